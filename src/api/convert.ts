@@ -1,0 +1,101 @@
+// Conversions between JS values and tensors: nested arrays, typed arrays and
+// scalars in; NDArray (shape, dtype, C-order data, toArray, item) out.
+// int64 appears in JS as a BigInt64Array in `data`; `toArray()` and `item()`
+// give JS numbers, exact up to 2**53 (a bigint beyond that).
+
+import { ARRAY_CTOR, type DType, type TypedArray, dtypeOfTypedArray, parseDType } from '../graph/dtype.js';
+import { castScalar } from '../ir/scalar.js';
+import { stridesOf } from '../graph/shape.js';
+
+export type NestedArray = number | boolean | bigint | readonly NestedArray[];
+export type JsData = NestedArray | TypedArray | ArrayBufferView;
+
+/** A materialised array fetched from Tessera. */
+export class NDArray {
+  constructor(readonly shape: readonly number[], readonly dtype: DType, readonly data: TypedArray) {}
+
+  get size(): number { return this.data.length; }
+  get ndim(): number { return this.shape.length; }
+
+  private value(i: number): number | boolean | bigint {
+    const v = this.data[i]!;
+    if (this.dtype === 'bool') return v !== 0;
+    if (typeof v === 'bigint') return v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v;
+    return v;
+  }
+
+  /** The single value of a 0-d (or size-1) array. */
+  item(): number | boolean | bigint {
+    if (this.data.length !== 1) throw new RangeError('can only convert an array of size 1 to a JS scalar');
+    return this.value(0);
+  }
+
+  /** Nested JS arrays, as ndarray.tolist(). */
+  toArray(): NestedArray {
+    if (this.shape.length === 0) return this.value(0);
+    const st = stridesOf(this.shape);
+    const build = (axis: number, off: number): NestedArray[] => {
+      const out: NestedArray[] = [];
+      for (let i = 0; i < this.shape[axis]!; i++) {
+        const o = off + i * st[axis]!;
+        out.push(axis === this.shape.length - 1 ? this.value(o) : build(axis + 1, o));
+      }
+      return out;
+    };
+    return build(0, 0);
+  }
+
+  toString(): string { return `NDArray(${JSON.stringify(this.toArray(), (_, v) => (typeof v === 'bigint' ? v.toString() : v))}, dtype=${this.dtype})`; }
+}
+
+/** Shape, inferred dtype and flat values of nested JS data. */
+export function fromJs(data: JsData, dtype?: DType): { shape: number[]; dtype: DType; data: TypedArray } {
+  if (ArrayBuffer.isView(data) && !(data instanceof DataView)) {
+    const d = dtypeOfTypedArray(data);
+    if (!d) throw new TypeError(`unsupported typed array ${data.constructor.name}`);
+    const src = data as TypedArray;
+    const out = dtype ?? d;
+    return { shape: [src.length], dtype: out, data: out === d ? (src.slice() as TypedArray) : convert(src, d, out) };
+  }
+  const shape: number[] = [];
+  let probe: unknown = data;
+  while (Array.isArray(probe)) { shape.push(probe.length); probe = probe[0]; }
+  const flat: (number | boolean | bigint)[] = [];
+  let kind: 'bool' | 'int' | 'float' | 'big' = 'bool';
+  const walk = (x: unknown, axis: number) => {
+    if (axis === shape.length) {
+      if (Array.isArray(x)) throw new RangeError(`setting an array element with a sequence. The requested array has an inhomogeneous shape after ${axis} dimensions.`);
+      if (typeof x === 'boolean') {}
+      else if (typeof x === 'bigint') kind = kind === 'float' ? 'float' : 'big';
+      else if (typeof x === 'number') { if (!Number.isInteger(x)) kind = 'float'; else if (kind === 'bool') kind = 'int'; }
+      else if (ArrayBuffer.isView(x)) throw new TypeError('typed arrays inside nested arrays are not supported; pass one typed array or nested JS arrays');
+      else throw new TypeError(`cannot make a tensor from a value of type ${x === null ? 'null' : typeof x}`);
+      flat.push(x as number);
+      return;
+    }
+    if (!Array.isArray(x) || x.length !== shape[axis]) {
+      throw new RangeError(`setting an array element with a sequence. The requested array has an inhomogeneous shape after ${axis} dimensions.`);
+    }
+    for (const v of x) walk(v, axis + 1);
+  };
+  walk(data, 0);
+  const inferred: DType = kind === 'bool' ? (flat.length ? 'bool' : 'float64') : kind === 'float' ? 'float64' : 'int64';
+  const out = dtype ?? inferred;
+  const arr = new ARRAY_CTOR[out](flat.length);
+  const from: DType = kind === 'bool' ? 'bool' : kind === 'float' ? 'float64' : 'int64';
+  for (let i = 0; i < flat.length; i++) {
+    const v = flat[i]!;
+    const s = typeof v === 'boolean' ? (v ? 1 : 0) : v;
+    const src = typeof s === 'bigint' ? s : from === 'int64' ? BigInt(s) : s;
+    (arr as unknown as (number | bigint)[])[i] = castScalar(src, from, out);
+  }
+  return { shape, dtype: out, data: arr };
+}
+
+function convert(src: TypedArray, from: DType, to: DType): TypedArray {
+  const out = new ARRAY_CTOR[to](src.length);
+  for (let i = 0; i < src.length; i++) (out as unknown as (number | bigint)[])[i] = castScalar(src[i]!, from, to);
+  return out;
+}
+
+export const dtypeArg = (d: unknown): DType | undefined => (d === undefined || d === null ? undefined : parseDType(d));

@@ -1,0 +1,660 @@
+// The NumPy-like namespace, imported as `mt`: Tensor (a lazy value wrapping
+// one graph Node) and the functions that build nodes. NumPy's positional
+// arguments stay positional; its keyword arguments go in a trailing options
+// object. Nothing here computes: `execute`/`fetch` hand the graph to the
+// runtime. dtype rules come from graph/dtype, shape rules from graph/shape.
+
+import { type DType, INFO, type WeakKind, defaultDTypeOfWeak, floatResultOf, integerRange, isFloat, parseDType, promoteTypes, promoteWeak, sumResultOf, weakKindOf } from '../graph/dtype.js';
+import * as G from '../graph/node.js';
+import type { Node } from '../graph/node.js';
+import { BINARY_OPS, type BinaryOp, type ReduceOp, UNARY_OPS, type UnaryOp, resolveBinary, resolveUnary } from '../graph/ops.js';
+import { broadcastShapes, checkShape, chunkGrid, normalizeAxes, normalizeAxis, shapeStr, sizeOf } from '../graph/shape.js';
+import { seedKey } from '../ir/philox.js';
+import { type Report, type RunOptions, runtime } from '../runtime/runtime.js';
+import { type JsData, NDArray, dtypeArg, fromJs } from './convert.js';
+
+export { NDArray } from './convert.js';
+export type { Report } from '../runtime/runtime.js';
+
+/** Session-wide defaults (NumPy has none of these; Mars has similar options). */
+export const options = {
+  /** Start every operation as soon as it is written. */
+  eager: false,
+  /** Worker threads for the local executor (default: one per core; 0 = inline). */
+  workers: undefined as number | undefined,
+  /** Called with {done, total} as tasks finish. */
+  onProgress: undefined as RunOptions['onProgress'],
+};
+
+export type Operand = Tensor | number | boolean | JsData;
+type ChunkSize = number | readonly (number | null)[];
+interface CreateOpts { dtype?: DType | string; chunkSize?: ChunkSize }
+interface AxisOpts { axis?: number | readonly number[] | null; keepdims?: boolean; dtype?: DType | string }
+
+export class Tensor {
+  private pending: Promise<unknown> | undefined;
+
+  constructor(readonly node: Node) {
+    if (options.eager) {
+      this.pending = this.execute().catch(() => undefined);
+    }
+  }
+
+  get shape(): number[] { return [...this.node.shape]; }
+  get dtype(): DType { return this.node.dtype; }
+  get ndim(): number { return this.node.shape.length; }
+  get size(): number { return sizeOf(this.node.shape); }
+  get T(): Tensor { return transpose(this); }
+
+  /** Runs the graph behind this tensor; resolves to the same tensor, now materialised. */
+  async execute(opts: RunOptions = {}): Promise<this> {
+    await runtime.run([this.node], withDefaults(opts));
+    return this;
+  }
+
+  /** Computes (if needed) and returns the values. */
+  async fetch(opts: RunOptions = {}): Promise<NDArray> {
+    if (this.pending) await this.pending;
+    await runtime.run([this.node], withDefaults(opts));
+    return new NDArray(this.shape, this.dtype, runtime.read(this.node));
+  }
+
+  toString(): string { return `Tensor(shape=${shapeStr(this.shape)}, dtype=${this.dtype})`; }
+
+  // Methods where NumPy's ndarray has them.
+  reshape(...shape: (number | readonly number[])[]): Tensor { return reshape(this, shape.length === 1 ? (shape[0] as number | number[]) : (shape as number[])); }
+  astype(dtype: DType | string): Tensor { return astype(this, dtype); }
+  ravel(): Tensor { return ravel(this); }
+  flatten(): Tensor { return ravel(this); }
+  transpose(...axes: (number | readonly number[])[]): Tensor { return transpose(this, axes.length === 1 && Array.isArray(axes[0]) ? (axes[0] as number[]) : axes.length ? (axes as number[]) : undefined); }
+  swapaxes(a: number, b: number): Tensor { return swapaxes(this, a, b); }
+  squeeze(o: { axis?: number | number[] } = {}): Tensor { return squeeze(this, o); }
+  sum(o: AxisOpts = {}): Tensor { return sum(this, o); }
+  prod(o: AxisOpts = {}): Tensor { return prod(this, o); }
+  mean(o: AxisOpts = {}): Tensor { return mean(this, o); }
+  var(o: AxisOpts & { ddof?: number } = {}): Tensor { return var_(this, o); }
+  std(o: AxisOpts & { ddof?: number } = {}): Tensor { return std(this, o); }
+  min(o: AxisOpts = {}): Tensor { return min(this, o); }
+  max(o: AxisOpts = {}): Tensor { return max(this, o); }
+  argmin(o: { axis?: number; keepdims?: boolean } = {}): Tensor { return argmin(this, o); }
+  argmax(o: { axis?: number; keepdims?: boolean } = {}): Tensor { return argmax(this, o); }
+  any(o: AxisOpts = {}): Tensor { return any(this, o); }
+  all(o: AxisOpts = {}): Tensor { return all(this, o); }
+  ptp(o: AxisOpts = {}): Tensor { return ptp(this, o); }
+  cumsum(o: { axis?: number; dtype?: DType | string } = {}): Tensor { return cumsum(this, o); }
+  cumprod(o: { axis?: number; dtype?: DType | string } = {}): Tensor { return cumprod(this, o); }
+  clip(lo: Operand | null, hi: Operand | null): Tensor { return clip(this, lo, hi); }
+  round(o: { decimals?: number } = {}): Tensor { return round(this, o); }
+  dot(b: Operand): Tensor { return dot(this, b); }
+  matmul(b: Operand): Tensor { return matmul(this, b); }
+  __getitem__?: never;
+}
+
+function withDefaults(o: RunOptions): RunOptions {
+  return { workers: o.workers ?? options.workers, onProgress: o.onProgress ?? options.onProgress };
+}
+
+export interface Tensor extends Record<`${UnaryOp}` | 'absolute' | 'positive' | 'conjugate', () => Tensor> {}
+export interface Tensor extends Record<BinaryOp | 'true_divide' | 'remainder' | 'pow', (b: Operand) => Tensor> {}
+
+// ---------------------------------------------------------------------------
+// Operands
+
+const isTensor = (x: unknown): x is Tensor => x instanceof Tensor;
+
+/** A tensor for JS data; scalars stay weak for promotion (see binaryOp). */
+export function tensor(data: JsData | Tensor, o: CreateOpts = {}): Tensor {
+  const dtype = dtypeArg(o.dtype);
+  if (isTensor(data)) return dtype ? astype(data, dtype) : data;
+  const v = fromJs(data, dtype);
+  const chunk = chunkGrid(v.shape, INFO[v.dtype].bytes, o.chunkSize);
+  const n = G.source(`data${Math.random().toString(36).slice(2)}`, v.dtype, v.shape, chunk);
+  runtime.put(n, v.data);
+  return new Tensor(n);
+}
+export const array = tensor;
+export const asarray = tensor;
+
+type Arg = { node: Node; weak?: WeakKind; value?: number | boolean };
+
+function arg(x: Operand): Arg {
+  if (isTensor(x)) return { node: x.node };
+  if (typeof x === 'number' || typeof x === 'boolean') {
+    const weak = weakKindOf(x);
+    return { node: G.constant(x, defaultDTypeOfWeak(weak)), weak, value: x };
+  }
+  if (typeof x === 'bigint') return { node: G.constant(x, 'int64') };
+  if (x === null || x === undefined) throw new TypeError(`unsupported operand type ${x === null ? 'null' : 'undefined'}`);
+  return { node: tensor(x as JsData).node };
+}
+
+function castArg(a: Arg, d: DType): Node {
+  if (a.weak !== undefined) {
+    const r = integerRange(d);
+    if (a.weak === 'int' && r && (Number(a.value) < r[0] || Number(a.value) > r[1])) {
+      throw new RangeError(`Python integer ${a.value} out of bounds for ${d}`);
+    }
+    return G.constant(a.value!, d);
+  }
+  return G.cast(a.node, d);
+}
+
+function promoteArgs(args: Arg[]): DType {
+  const strong = args.filter((a) => a.weak === undefined);
+  if (strong.length) {
+    let d = strong.map((a) => a.node.dtype).reduce(promoteTypes);
+    for (const a of args) if (a.weak !== undefined) d = promoteWeak(d, a.weak);
+    return d;
+  }
+  return args.map((a) => defaultDTypeOfWeak(a.weak!)).reduce(promoteTypes);
+}
+
+function unaryOp(op: UnaryOp, x: Operand): Tensor {
+  const a = arg(x);
+  const r = resolveUnary(op, a.node.dtype);
+  return new Tensor(G.unary(op, castArg(a, r.compute), r.result));
+}
+
+function binaryOp(op: BinaryOp, x: Operand, y: Operand): Tensor {
+  const a = arg(x), b = arg(y);
+  broadcastShapes(a.node.shape, b.node.shape);
+  const r = resolveBinary(op, promoteArgs([a, b]));
+  return new Tensor(G.binary(op, castArg(a, r.compute), castArg(b, r.compute), r.result));
+}
+
+// ---------------------------------------------------------------------------
+// Elementwise ufuncs, generated from the op tables.
+
+type UFuncs = { [P in UnaryOp]: (x: Operand) => Tensor } & { [P in BinaryOp]: (x: Operand, y: Operand) => Tensor };
+const ufuncs = {} as UFuncs;
+for (const op of UNARY_OPS) {
+  (ufuncs as Record<string, unknown>)[op] = (x: Operand) => unaryOp(op, x);
+  (Tensor.prototype as unknown as Record<string, unknown>)[op] = function (this: Tensor) { return unaryOp(op, this); };
+}
+for (const op of BINARY_OPS) {
+  (ufuncs as Record<string, unknown>)[op] = (x: Operand, y: Operand) => binaryOp(op, x, y);
+  (Tensor.prototype as unknown as Record<string, unknown>)[op] = function (this: Tensor, y: Operand) { return binaryOp(op, this, y); };
+}
+const proto = Tensor.prototype as unknown as Record<string, unknown>;
+proto.absolute = proto.abs;
+proto.true_divide = proto.divide;
+proto.remainder = proto.mod;
+proto.pow = proto.power;
+proto.positive = function (this: Tensor) { return positive(this); };
+proto.conjugate = function (this: Tensor) { return this; };
+
+export const {
+  negative, abs, sign, sqrt, square, cbrt, reciprocal, exp, exp2, expm1, log, log2, log10, log1p,
+  sin, cos, tan, arcsin, arccos, arctan, sinh, cosh, tanh, arcsinh, arccosh, arctanh, floor, ceil, trunc, rint,
+  logical_not, bitwise_not, isnan, isinf, isfinite,
+  add, subtract, multiply, divide, floor_divide, mod, power, arctan2, maximum, minimum, fmax, fmin, hypot,
+  equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, logical_xor,
+  bitwise_and, bitwise_or, bitwise_xor,
+} = ufuncs;
+export const absolute = abs, true_divide = divide, remainder = mod, invert = bitwise_not;
+export const positive = (x: Operand): Tensor => {
+  const t = isTensor(x) ? x : tensor(x as JsData);
+  if (t.dtype === 'bool') throw new TypeError("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator or the logical_not function instead.");
+  return t;
+};
+
+export function astype(x: Operand, dtype: DType | string): Tensor {
+  return new Tensor(G.cast(arg(x).node, parseDType(dtype)));
+}
+
+export function where(c: Operand, x?: Operand, y?: Operand): Tensor {
+  if (x === undefined || y === undefined) throw new TypeError('where() with one argument (nonzero) is not supported yet; pass x and y');
+  const ca = arg(c), a = arg(x), b = arg(y);
+  const d = promoteArgs([a, b]);
+  return new Tensor(G.where(G.cast(ca.node, 'bool'), castArg(a, d), castArg(b, d)));
+}
+
+export function clip(x: Operand, lo: Operand | null, hi: Operand | null): Tensor {
+  let r = isTensor(x) ? x : tensor(x as JsData);
+  if (lo !== null && lo !== undefined) r = maximum(r, lo);
+  if (hi !== null && hi !== undefined) r = minimum(r, hi);
+  return r;
+}
+
+export function round(x: Operand, o: { decimals?: number } = {}): Tensor {
+  const t = isTensor(x) ? x : tensor(x as JsData);
+  const d = o.decimals ?? 0;
+  if (!isFloat(t.dtype)) return t;
+  if (d === 0) return rint(t);
+  const f = 10 ** Math.abs(d);
+  return d > 0 ? divide(rint(multiply(t, f)), f) : multiply(rint(divide(t, f)), f);
+}
+export const around = round;
+
+export function nan_to_num(x: Operand, o: { nan?: number; posinf?: number; neginf?: number } = {}): Tensor {
+  const t = isTensor(x) ? x : tensor(x as JsData);
+  if (!isFloat(t.dtype)) return t;
+  const big = t.dtype === 'float32' ? 3.4028234663852886e38 : Number.MAX_VALUE;
+  let r = where(isnan(t), o.nan ?? 0, t);
+  r = where(equal(t, Infinity), o.posinf ?? big, r);
+  return where(equal(t, -Infinity), o.neginf ?? -big, r);
+}
+
+// ---------------------------------------------------------------------------
+// Reductions
+
+function reduceOp(op: ReduceOp, x: Operand, o: AxisOpts, result?: (d: DType) => DType): Tensor {
+  const a = arg(x).node;
+  const axes = normalizeAxes(o.axis, a.shape.length);
+  let src = a;
+  const want = dtypeArg(o.dtype);
+  if (want) src = G.cast(src, want);
+  const dtype = result ? result(src.dtype) : src.dtype;
+  if (dtype !== src.dtype && (op === 'sum' || op === 'prod')) src = G.cast(src, dtype);
+  return new Tensor(G.reduce(op, src, axes, o.keepdims ?? false, dtype));
+}
+
+export const sum = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('sum', x, o, (d) => (o.dtype ? d : sumResultOf(d)));
+export const prod = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('prod', x, o, (d) => (o.dtype ? d : sumResultOf(d)));
+export const min = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('min', x, o);
+export const max = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('max', x, o);
+export const amin = min, amax = max;
+export const any = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('any', astype(x, 'bool'), o);
+export const all = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('all', astype(x, 'bool'), o);
+
+function countOf(x: Node, axes: number[]): number {
+  return axes.reduce((a, i) => a * x.shape[i]!, 1);
+}
+
+export function mean(x: Operand, o: AxisOpts = {}): Tensor {
+  const a = arg(x).node;
+  const out = dtypeArg(o.dtype) ?? (isFloat(a.dtype) ? a.dtype : 'float64');
+  const s = sum(new Tensor(a), { ...o, dtype: out === 'float32' ? 'float32' : 'float64' });
+  return astype(divide(s, countOf(a, normalizeAxes(o.axis, a.shape.length))), out);
+}
+
+export function var_(x: Operand, o: AxisOpts & { ddof?: number } = {}): Tensor {
+  const t = new Tensor(arg(x).node);
+  const axes = normalizeAxes(o.axis, t.ndim);
+  const m = mean(t, { axis: axes, keepdims: true, ...(o.dtype ? { dtype: o.dtype } : {}) });
+  const dev = subtract(t, m);
+  const n = countOf(t.node, axes) - (o.ddof ?? 0);
+  return divide(sum(multiply(dev, dev), { axis: axes, keepdims: o.keepdims ?? false }), n);
+}
+export { var_ as var };
+
+export const std = (x: Operand, o: AxisOpts & { ddof?: number } = {}): Tensor => sqrt(var_(x, o));
+
+function argReduce(op: 'argmin' | 'argmax', x: Operand, o: { axis?: number; keepdims?: boolean }): Tensor {
+  let a = arg(x).node;
+  if (o.axis === undefined || o.axis === null) {
+    const flat = G.reshape(a, [sizeOf(a.shape)]);
+    const r = G.reduce(op, flat, [0], false, 'int64');
+    return new Tensor(o.keepdims ? G.reshape(r, a.shape.map(() => 1)) : r);
+  }
+  const ax = normalizeAxis(o.axis, a.shape.length);
+  if (a.shape[ax] === 0) throw new RangeError(`attempt to get ${op} of an empty sequence`);
+  a = G.reduce(op, a, [ax], o.keepdims ?? false, 'int64');
+  return new Tensor(a);
+}
+export const argmin = (x: Operand, o: { axis?: number; keepdims?: boolean } = {}): Tensor => argReduce('argmin', x, o);
+export const argmax = (x: Operand, o: { axis?: number; keepdims?: boolean } = {}): Tensor => argReduce('argmax', x, o);
+
+export const count_nonzero = (x: Operand, o: AxisOpts = {}): Tensor => sum(astype(x, 'bool'), { ...o, dtype: 'int64' });
+export const ptp = (x: Operand, o: AxisOpts = {}): Tensor => subtract(max(x, o), min(x, o));
+
+export function nansum(x: Operand, o: AxisOpts = {}): Tensor {
+  const t = isTensor(x) ? x : tensor(x as JsData);
+  return sum(isFloat(t.dtype) ? where(isnan(t), 0, t) : t, o);
+}
+export function nanmean(x: Operand, o: AxisOpts = {}): Tensor {
+  const t = isTensor(x) ? x : tensor(x as JsData);
+  if (!isFloat(t.dtype)) return mean(t, o);
+  return divide(nansum(t, o), sum(logical_not(isnan(t)), { axis: o.axis ?? null, keepdims: o.keepdims ?? false }));
+}
+export function nanmin(x: Operand, o: AxisOpts = {}): Tensor {
+  const t = isTensor(x) ? x : tensor(x as JsData);
+  if (!isFloat(t.dtype)) return min(t, o);
+  const m = min(where(isnan(t), Infinity, t), o);
+  return where(all(isnan(t), o), NaN, m);
+}
+export function nanmax(x: Operand, o: AxisOpts = {}): Tensor {
+  const t = isTensor(x) ? x : tensor(x as JsData);
+  if (!isFloat(t.dtype)) return max(t, o);
+  const m = max(where(isnan(t), -Infinity, t), o);
+  return where(all(isnan(t), o), NaN, m);
+}
+
+function scanOp(op: 'sum' | 'prod', x: Operand, o: { axis?: number | null; dtype?: DType | string }): Tensor {
+  let a = arg(x).node;
+  if (o.axis === undefined || o.axis === null) { a = G.reshape(a, [sizeOf(a.shape)]); }
+  const ax = normalizeAxis(o.axis ?? 0, a.shape.length);
+  const d = dtypeArg(o.dtype) ?? sumResultOf(a.dtype);
+  return new Tensor(G.scan(op, G.cast(a, d), ax, d));
+}
+export const cumsum = (x: Operand, o: { axis?: number | null; dtype?: DType | string } = {}): Tensor => scanOp('sum', x, o);
+export const cumprod = (x: Operand, o: { axis?: number | null; dtype?: DType | string } = {}): Tensor => scanOp('prod', x, o);
+
+// ---------------------------------------------------------------------------
+// Creation
+
+function creationChunk(shape: number[], dtype: DType, o: CreateOpts): number[] {
+  return chunkGrid(shape, INFO[dtype].bytes, o.chunkSize);
+}
+
+export function full(shape: number | readonly number[], value: number | boolean, o: CreateOpts = {}): Tensor {
+  const s = checkShape(shape);
+  const d = dtypeArg(o.dtype) ?? defaultDTypeOfWeak(weakKindOf(value));
+  return new Tensor(G.expand(G.constant(value, d), s, creationChunk(s, d, o)));
+}
+export const zeros = (shape: number | readonly number[], o: CreateOpts = {}): Tensor => full(shape, 0, { dtype: 'float64', ...o });
+export const ones = (shape: number | readonly number[], o: CreateOpts = {}): Tensor => full(shape, 1, { dtype: 'float64', ...o });
+export const empty = zeros;
+export const full_like = (x: Tensor, v: number | boolean, o: CreateOpts = {}): Tensor => full(x.shape, v, { dtype: x.dtype, ...o });
+export const zeros_like = (x: Tensor, o: CreateOpts = {}): Tensor => full(x.shape, 0, { dtype: x.dtype, ...o });
+export const ones_like = (x: Tensor, o: CreateOpts = {}): Tensor => full(x.shape, 1, { dtype: x.dtype, ...o });
+export const empty_like = zeros_like;
+
+export function arange(start: number, stop?: number, step?: number, o: CreateOpts = {}): Tensor {
+  if (stop === undefined) { stop = start; start = 0; }
+  step ??= 1;
+  if (step === 0) throw new RangeError('Maximum allowed size exceeded (step is zero)');
+  const n = Math.max(0, Math.ceil((stop - start) / step));
+  const allInt = [start, stop, step].every(Number.isInteger);
+  const d = dtypeArg(o.dtype) ?? (allInt ? 'int64' : 'float64');
+  const chunk = creationChunk([n], d, o);
+  const idx = G.iota([n], 0, chunk);
+  const compute: DType = isFloat(d) || !allInt ? 'float64' : 'int64';
+  const i = G.cast(idx, compute);
+  const v = G.binary('add', G.binary('multiply', i, G.constant(step, compute), compute), G.constant(start, compute), compute);
+  return new Tensor(G.cast(v, d));
+}
+
+export function linspace(start: number, stop: number, num = 50, o: CreateOpts & { endpoint?: boolean } = {}): Tensor {
+  const endpoint = o.endpoint ?? true;
+  const div = endpoint ? num - 1 : num;
+  const step = div > 0 ? (stop - start) / div : NaN;
+  const d = dtypeArg(o.dtype) ?? 'float64';
+  const chunk = creationChunk([num], d, o);
+  const i = G.cast(G.iota([num], 0, chunk), 'float64');
+  let v: Node = div > 0
+    ? G.binary('add', G.binary('multiply', i, G.constant(step, 'float64'), 'float64'), G.constant(start, 'float64'), 'float64')
+    : G.binary('add', G.binary('multiply', i, G.constant(stop - start, 'float64'), 'float64'), G.constant(start, 'float64'), 'float64');
+  if (endpoint && num > 1) v = G.where(G.binary('equal', G.iota([num], 0, chunk), G.constant(num - 1, 'int64'), 'bool'), G.expand(G.constant(stop, 'float64'), [num]), v);
+  return new Tensor(G.cast(v, d));
+}
+
+export function eye(n: number, m?: number, o: CreateOpts & { k?: number } = {}): Tensor {
+  const shape = [n, m ?? n];
+  const d = dtypeArg(o.dtype) ?? 'float64';
+  const chunk = creationChunk(shape, d, o);
+  const diff = G.binary('subtract', G.iota(shape, 1, chunk), G.iota(shape, 0, chunk), 'int64');
+  return new Tensor(G.cast(G.binary('equal', diff, G.constant(o.k ?? 0, 'int64'), 'bool'), d));
+}
+export const identity = (n: number, o: CreateOpts = {}): Tensor => eye(n, n, o);
+
+function triMask(shape: readonly number[], k: number, lower: boolean): Node {
+  const r = shape.length;
+  const s2 = shape.slice(r - 2);
+  const diff = G.binary('subtract', G.iota(s2, 1), G.iota(s2, 0), 'int64');
+  return G.binary(lower ? 'less_equal' : 'greater_equal', diff, G.constant(k, 'int64'), 'bool');
+}
+export function tril(x: Operand, o: { k?: number } = {}): Tensor {
+  const t = isTensor(x) ? x : tensor(x as JsData);
+  return where(new Tensor(triMask(t.shape, o.k ?? 0, true)), t, zeros([], { dtype: t.dtype }));
+}
+export function triu(x: Operand, o: { k?: number } = {}): Tensor {
+  const t = isTensor(x) ? x : tensor(x as JsData);
+  return where(new Tensor(triMask(t.shape, o.k ?? 0, false)), t, zeros([], { dtype: t.dtype }));
+}
+
+// ---------------------------------------------------------------------------
+// Shape and movement
+
+function toTensor(x: Operand): Tensor { return isTensor(x) ? x : new Tensor(arg(x).node); }
+
+export function reshape(x: Operand, shape: number | readonly number[]): Tensor {
+  const t = toTensor(x);
+  const s = typeof shape === 'number' ? [shape] : [...shape];
+  const neg = s.filter((d) => d === -1).length;
+  if (neg > 1) throw new RangeError('can only specify one unknown dimension');
+  if (neg === 1) {
+    const known = s.filter((d) => d !== -1).reduce((a, b) => a * b, 1);
+    if (known === 0 || t.size % known !== 0) throw new RangeError(`cannot reshape array of size ${t.size} into shape ${shapeStr(s)}`);
+    s[s.indexOf(-1)] = t.size / known;
+  }
+  return new Tensor(G.reshape(t.node, checkShape(s)));
+}
+export const ravel = (x: Operand): Tensor => reshape(x, [-1]);
+
+export function transpose(x: Operand, axes?: readonly number[]): Tensor {
+  const t = toTensor(x);
+  const r = t.ndim;
+  const ax = axes ? axes.map((a) => normalizeAxis(a, r)) : Array.from({ length: r }, (_, i) => r - 1 - i);
+  if (ax.length !== r || new Set(ax).size !== r) throw new RangeError("axes don't match array");
+  return new Tensor(G.permute(t.node, ax));
+}
+export function swapaxes(x: Operand, a: number, b: number): Tensor {
+  const t = toTensor(x);
+  const ax = Array.from({ length: t.ndim }, (_, i) => i);
+  const i = normalizeAxis(a, t.ndim), j = normalizeAxis(b, t.ndim);
+  [ax[i], ax[j]] = [ax[j]!, ax[i]!];
+  return transpose(t, ax);
+}
+export function moveaxis(x: Operand, source: number, destination: number): Tensor {
+  const t = toTensor(x);
+  const s = normalizeAxis(source, t.ndim), d = normalizeAxis(destination, t.ndim);
+  const order = Array.from({ length: t.ndim }, (_, i) => i).filter((i) => i !== s);
+  order.splice(d, 0, s);
+  return transpose(t, order);
+}
+export function expand_dims(x: Operand, axis: number | readonly number[]): Tensor {
+  const t = toTensor(x);
+  const list = typeof axis === 'number' ? [axis] : [...axis];
+  const r = t.ndim + list.length;
+  const ax = list.map((a) => normalizeAxis(a, r));
+  const shape: number[] = [];
+  let k = 0;
+  for (let i = 0; i < r; i++) shape.push(ax.includes(i) ? 1 : t.shape[k++]!);
+  return reshape(t, shape);
+}
+export function squeeze(x: Operand, o: { axis?: number | readonly number[] } = {}): Tensor {
+  const t = toTensor(x);
+  const ax = o.axis === undefined ? t.shape.map((d, i) => (d === 1 ? i : -1)).filter((i) => i >= 0) : normalizeAxes(o.axis, t.ndim);
+  for (const a of ax) if (t.shape[a] !== 1) throw new RangeError('cannot select an axis to squeeze out which has size not equal to one');
+  return reshape(t, t.shape.filter((_, i) => !ax.includes(i)));
+}
+export function broadcast_to(x: Operand, shape: readonly number[]): Tensor {
+  return new Tensor(G.expand(toTensor(x).node, checkShape(shape)));
+}
+
+export function concatenate(xs: readonly Operand[], o: { axis?: number } = {}): Tensor {
+  const ts = xs.map(toTensor);
+  if (!ts.length) throw new RangeError('need at least one array to concatenate');
+  const r = ts[0]!.ndim;
+  if (r === 0) throw new RangeError('zero-dimensional arrays cannot be concatenated');
+  const axis = normalizeAxis(o.axis ?? 0, r);
+  ts.forEach((t, i) => {
+    if (t.ndim !== r) throw new RangeError(`all the input array dimensions except for the concatenation axis must match exactly, but along dimension 0, the array at index 0 has ${r} dimension(s) and the array at index ${i} has ${t.ndim} dimension(s)`);
+    t.shape.forEach((d, j) => { if (j !== axis && d !== ts[0]!.shape[j]) throw new RangeError(`all the input array dimensions except for the concatenation axis must match exactly, but along dimension ${j}, the array at index 0 has size ${ts[0]!.shape[j]} and the array at index ${i} has size ${d}`); });
+  });
+  const d = ts.map((t) => t.dtype).reduce(promoteTypes);
+  return new Tensor(G.concat(ts.map((t) => G.cast(t.node, d)), axis, d));
+}
+export function stack(xs: readonly Operand[], o: { axis?: number } = {}): Tensor {
+  const ts = xs.map(toTensor);
+  if (!ts.length) throw new RangeError('need at least one array to stack');
+  const axis = normalizeAxis(o.axis ?? 0, ts[0]!.ndim + 1);
+  ts.forEach((t) => { if (t.shape.join() !== ts[0]!.shape.join()) throw new RangeError('all input arrays must have the same shape'); });
+  return concatenate(ts.map((t) => expand_dims(t, axis)), { axis });
+}
+export function vstack(xs: readonly Operand[]): Tensor {
+  return concatenate(xs.map(toTensor).map((t) => (t.ndim < 2 ? reshape(t, [1, t.size]) : t)), { axis: 0 });
+}
+export function hstack(xs: readonly Operand[]): Tensor {
+  const ts = xs.map(toTensor);
+  return concatenate(ts, { axis: ts[0] && ts[0].ndim === 1 ? 0 : 1 });
+}
+
+export function flip(x: Operand, o: { axis?: number | readonly number[] | null } = {}): Tensor {
+  const t = toTensor(x);
+  const ax = normalizeAxes(o.axis ?? null, t.ndim);
+  const starts = t.shape.map((d, i) => (ax.includes(i) ? d - 1 : 0));
+  const steps = t.shape.map((_, i) => (ax.includes(i) ? -1 : 1));
+  return new Tensor(G.slice(t.node, starts, steps, t.shape));
+}
+
+// ---------------------------------------------------------------------------
+// Linear algebra basics
+
+export function matmul(x: Operand, y: Operand): Tensor {
+  let a = toTensor(x), b = toTensor(y);
+  if (a.ndim === 0 || b.ndim === 0) throw new RangeError("matmul: Input operand does not have enough dimensions (has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)");
+  const va = a.ndim === 1, vb = b.ndim === 1;
+  if (va) a = reshape(a, [1, a.size]);
+  if (vb) b = reshape(b, [b.size, 1]);
+  const k = a.shape[a.ndim - 1]!;
+  if (b.shape[b.ndim - 2] !== k) {
+    throw new RangeError(`matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size ${b.shape[b.ndim - 2]} is different from ${k})`);
+  }
+  const batch = broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2));
+  const d = promoteTypes(a.dtype, b.dtype);
+  const cd: DType = d === 'bool' ? 'bool' : d;
+  const an = G.expand(G.cast(a.node, cd), [...batch, ...a.shape.slice(-2)]);
+  const bn = G.expand(G.cast(b.node, cd), [...batch, ...b.shape.slice(-2)]);
+  let out = new Tensor(G.matmul(an, bn, cd));
+  if (va) out = squeeze(out, { axis: out.ndim - 2 });
+  if (vb) out = squeeze(out, { axis: out.ndim - 1 });
+  return out;
+}
+
+export function dot(x: Operand, y: Operand): Tensor {
+  const a = toTensor(x), b = toTensor(y);
+  if (a.ndim === 0 || b.ndim === 0) return multiply(a, b);
+  if (b.ndim <= 2) return matmul(a, b);
+  return tensordot(a, b, { axes: [[a.ndim - 1], [b.ndim - 2]] });
+}
+
+export function tensordot(x: Operand, y: Operand, o: { axes?: number | [readonly number[], readonly number[]] } = {}): Tensor {
+  const a = toTensor(x), b = toTensor(y);
+  const ax = o.axes ?? 2;
+  const [aa, ba] = typeof ax === 'number'
+    ? [Array.from({ length: ax }, (_, i) => a.ndim - ax + i), Array.from({ length: ax }, (_, i) => i)]
+    : [ax[0].map((i) => normalizeAxis(i, a.ndim)), ax[1].map((i) => normalizeAxis(i, b.ndim))];
+  aa.forEach((i, j) => { if (a.shape[i] !== b.shape[ba[j]!]) throw new RangeError('shape-mismatch for sum'); });
+  const fa = Array.from({ length: a.ndim }, (_, i) => i).filter((i) => !aa.includes(i));
+  const fb = Array.from({ length: b.ndim }, (_, i) => i).filter((i) => !ba.includes(i));
+  const k = aa.reduce((p, i) => p * a.shape[i]!, 1);
+  const A = reshape(transpose(a, [...fa, ...aa]), [fa.reduce((p, i) => p * a.shape[i]!, 1), k]);
+  const B = reshape(transpose(b, [...ba, ...fb]), [k, fb.reduce((p, i) => p * b.shape[i]!, 1)]);
+  return reshape(matmul(A, B), [...fa.map((i) => a.shape[i]!), ...fb.map((i) => b.shape[i]!)]);
+}
+
+export const inner = (x: Operand, y: Operand): Tensor => {
+  const a = toTensor(x), b = toTensor(y);
+  if (a.ndim === 0 || b.ndim === 0) return multiply(a, b);
+  return tensordot(a, b, { axes: [[a.ndim - 1], [b.ndim - 1]] });
+};
+export const outer = (x: Operand, y: Operand): Tensor => multiply(reshape(ravel(x), [-1, 1]), reshape(ravel(y), [1, -1]));
+export const vdot = (x: Operand, y: Operand): Tensor => sum(multiply(ravel(x), ravel(y)));
+
+export function trace(x: Operand, o: { offset?: number } = {}): Tensor {
+  const t = toTensor(x);
+  const [n, m] = [t.shape[0]!, t.shape[1]!];
+  const k = o.offset ?? 0;
+  const len = Math.max(0, Math.min(n - Math.max(0, -k), m - Math.max(0, k)));
+  if (len === 0) return sum(zeros([0], { dtype: t.dtype }));
+  const rows = arange(Math.max(0, -k), Math.max(0, -k) + len);
+  const flat = reshape(t, [n * m, ...t.shape.slice(2)]);
+  const idx = add(multiply(rows, m + 1), k);
+  return sum(take(flat, idx, { axis: 0 }), { axis: 0 });
+}
+
+export function take(x: Operand, indices: Operand, o: { axis?: number | null } = {}): Tensor {
+  let t = toTensor(x);
+  if (o.axis === undefined || o.axis === null) t = ravel(t);
+  const ax = normalizeAxis(o.axis ?? 0, t.ndim);
+  const i = toTensor(indices);
+  if (isFloat(i.dtype) || i.dtype === 'bool') throw new TypeError('arrays used as indices must be of integer (or boolean) type');
+  return new Tensor(G.gather(t.node, i.node, ax));
+}
+
+export const linalg = {
+  norm(x: Operand, o: { ord?: number | 'fro'; axis?: number | readonly number[] | null; keepdims?: boolean } = {}): Tensor {
+    const t = toTensor(x);
+    const f = isFloat(t.dtype) ? t : astype(t, floatResultOf(t.dtype) === 'float32' ? 'float64' : 'float64');
+    const ord = o.ord ?? 2;
+    const ao = { axis: o.axis ?? null, keepdims: o.keepdims ?? false };
+    if (ord === Infinity) return max(abs(f), ao);
+    if (ord === -Infinity) return min(abs(f), ao);
+    if (ord === 1 && o.axis !== undefined && o.axis !== null && typeof o.axis === 'number') return sum(abs(f), ao);
+    if (ord === 2 || ord === 'fro') return sqrt(sum(multiply(f, f), ao));
+    if (typeof ord === 'number') return power(sum(power(abs(f), ord), ao), 1 / ord);
+    throw new RangeError(`Invalid norm order '${String(ord)}' for vectors`);
+  },
+};
+
+// ---------------------------------------------------------------------------
+// Random numbers: counter-based (Philox4x32-10), keyed by seed and stream.
+
+export class Generator {
+  private stream = 0;
+  private readonly key: [number, number];
+  constructor(seed: number) { this.key = seedKey(seed); }
+
+  private draw(dist: 'uniform' | 'normal' | 'bits', size: number | readonly number[] | undefined, o: CreateOpts): Node {
+    const shape = size === undefined ? [] : checkShape(size, 'size');
+    return G.random(dist, this.key, this.stream++, shape, chunkGrid(shape, 8, o.chunkSize));
+  }
+  random(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return this.cast(new Tensor(this.draw('uniform', size, o)), o); }
+  uniform(low = 0, high = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor {
+    return this.cast(add(multiply(new Tensor(this.draw('uniform', size, o)), high - low), low), o);
+  }
+  standard_normal(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return this.cast(new Tensor(this.draw('normal', size, o)), o); }
+  normal(loc = 0, scale = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor {
+    return this.cast(add(multiply(new Tensor(this.draw('normal', size, o)), scale), loc), o);
+  }
+  exponential(scale = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor {
+    return this.cast(multiply(negative(log1p(negative(new Tensor(this.draw('uniform', size, o))))), scale), o);
+  }
+  integers(low: number, high?: number, size?: number | readonly number[], o: CreateOpts = {}): Tensor {
+    if (high === undefined) { high = low; low = 0; }
+    if (high <= low) throw new RangeError('high <= low');
+    const u = new Tensor(this.draw('uniform', size, o));
+    const d = dtypeArg(o.dtype) ?? 'int64';
+    return astype(add(floor(multiply(u, high - low)), low), d);
+  }
+  permutation(n: number): Tensor {
+    if (!Number.isInteger(n) || n < 0) throw new TypeError('permutation(n) needs a non-negative integer');
+    throw new RangeError('permutation is not available yet: it needs the sort routine');
+  }
+  private cast(t: Tensor, o: CreateOpts): Tensor { const d = dtypeArg(o.dtype); return d ? astype(t, d) : t; }
+}
+
+let global = new Generator(0);
+export const random = {
+  seed(s: number): void { global = new Generator(s); },
+  default_rng(s = Math.floor(Math.random() * 2 ** 32)): Generator { return new Generator(s); },
+  rand(...shape: number[]): Tensor { return global.random(shape); },
+  randn(...shape: number[]): Tensor { return global.standard_normal(shape); },
+  random(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.random(size, o); },
+  random_sample(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.random(size, o); },
+  uniform(low = 0, high = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.uniform(low, high, size, o); },
+  normal(loc = 0, scale = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.normal(loc, scale, size, o); },
+  standard_normal(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.standard_normal(size, o); },
+  exponential(scale = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.exponential(scale, size, o); },
+  randint(low: number, high?: number, size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.integers(low, high, size, o); },
+  permutation(n: number): Tensor { return global.permutation(n); },
+};
+
+// ---------------------------------------------------------------------------
+// Execution
+
+/** Runs several outputs in one graph, sharing common work. */
+export async function execute(...ts: Tensor[]): Promise<Tensor[]> {
+  await runtime.run(ts.map((t) => t.node), withDefaults({}));
+  return ts;
+}
+
+/** The report of the last execution (tasks, kernels compiled, bytes, peak chunk memory). */
+export const lastReport = (): Report | undefined => runtime.lastReport;
+
+/** Stops the worker pool (it idles unref'd otherwise). */
+export const shutdown = (): Promise<void> => runtime.close();
+
+export { sizeOf as _sizeOf };

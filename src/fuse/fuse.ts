@@ -1,0 +1,313 @@
+// Fusion: turns a graph into the fewest kernels. Every node that need not be
+// stored is inlined into its consumers as an index expression, so elementwise
+// chains, views (reshape, transpose, slicing, broadcasting, concatenation),
+// random and index sources, and reductions with their epilogues become one
+// loop nest. Interning makes equal subexpressions one (CSE); nodes the outputs
+// do not reach are never visited (dead code is dropped).
+// In: output nodes and which nodes are already materialised.
+// Out: Steps in dependency order, each the Kernel that materialises one node.
+
+import type { DType } from '../graph/dtype.js';
+import { type Node, topo } from '../graph/node.js';
+import { isArgReduce } from '../graph/ops.js';
+import { sameShape, sizeOf, stridesOf } from '../graph/shape.js';
+import {
+  type Expr, type Kernel, type RVar, children, iadd, ic, idiv, imod, imul, intern, ivar, konst,
+} from '../ir/ir.js';
+
+export interface KernelStep {
+  readonly kind: 'kernel';
+  readonly node: Node;
+  readonly kernel: Kernel;
+  /** The materialised node behind each kernel input. */
+  readonly inputs: readonly Node[];
+}
+
+export interface ScanStep {
+  readonly kind: 'scan';
+  readonly node: Node<'scan'>;
+  readonly inputs: readonly Node[];
+}
+
+export type Step = KernelStep | ScanStep;
+
+/** Accumulator dtype: float32 sums and products accumulate in float64, as pairwise sums would keep their accuracy. */
+function accDType(op: string, node: Node): DType {
+  if (isArgReduce(op as never)) return 'int64';
+  if ((op === 'sum' || op === 'prod') && node.dtype === 'float32') return 'float64';
+  return node.dtype;
+}
+
+/** Nodes that must be stored: outputs, routines and their inputs, and reductions read more than once. */
+function mustRealize(order: readonly Node[], outputs: readonly Node[], isMaterialised: (n: Node) => boolean): Set<Node> {
+  const consumers = new Map<Node, Node[]>();
+  for (const n of order) for (const i of new Set(n.inputs)) consumers.set(i, [...(consumers.get(i) ?? []), n]);
+  const out = new Set<Node>(outputs);
+  const isCheapSource = (n: Node) => n.op === 'const' || n.op === 'iota' || n.op === 'random';
+  for (const n of order) {
+    if (isMaterialised(n)) out.add(n);
+    if (n.op === 'scan') { out.add(n); out.add(n.inputs[0]!); }
+    if (n.op === 'matmul') { out.add(n.inputs[0]!); out.add(n.inputs[1]!); }
+    if (n.op === 'gather') out.add(n.inputs[0]!);
+    const cs = consumers.get(n) ?? [];
+    if (n.op === 'reduce' || n.op === 'matmul') {
+      if (cs.length > 1) out.add(n);
+      for (const c of cs) {
+        const elementwise = c.op === 'unary' || c.op === 'binary' || c.op === 'where' || c.op === 'cast';
+        if (c.op === 'expand' || c.op === 'gather' || (elementwise && !sameShape(c.shape, n.shape))) out.add(n);
+      }
+    } else if (cs.length > 1 && !isCheapSource(n) && containsReduce(n, out)) {
+      out.add(n);
+    }
+  }
+  return out;
+}
+
+function containsReduce(n: Node, stop: Set<Node>): boolean {
+  const seen = new Set<Node>();
+  const walk = (m: Node): boolean => {
+    if (seen.has(m)) return false;
+    seen.add(m);
+    if (m !== n && stop.has(m)) return false;
+    if (m.op === 'reduce' || m.op === 'matmul') return true;
+    return m.inputs.some(walk);
+  };
+  return walk(n);
+}
+
+/** Maps an index over `to` to the index over `from` that a C-order reshape reads. */
+function reshapeIndex(idx: readonly Expr[], from: readonly number[], to: readonly number[]): Expr[] {
+  let p = 0;
+  while (p < from.length && p < to.length && from[p] === to[p]) p++;
+  let s = 0;
+  while (s < from.length - p && s < to.length - p && from[from.length - 1 - s] === to[to.length - 1 - s]) s++;
+  const midTo = to.slice(p, to.length - s), midFrom = from.slice(p, from.length - s);
+  const ts = stridesOf(midTo);
+  let lin: Expr = ic(0);
+  midTo.forEach((d, i) => { if (d !== 1) lin = iadd(lin, imul(idx[p + i]!, ic(ts[i]!))); });
+  const fs = stridesOf(midFrom);
+  const mid = midFrom.map((d, i) => (d === 1 ? ic(0) : imod(idiv(lin, fs[i]!), d)));
+  // The leading axis of the middle needs no modulo: the linear index is in range.
+  if (midFrom.length > 0 && midFrom[0] !== 1) mid[0] = idiv(lin, fs[0]!);
+  return [...idx.slice(0, p), ...mid, ...idx.slice(to.length - s)];
+}
+
+class Lowering {
+  readonly inputs: Node[] = [];
+  private readonly memo = new Map<string, Expr>();
+  readonly reduceNodes = new Map<Expr, Node>();
+  private nextVar: number;
+
+  constructor(private readonly root: Node, private readonly realized: Set<Node>) {
+    this.nextVar = root.shape.length;
+  }
+
+  private inputIndex(n: Node): number {
+    let i = this.inputs.indexOf(n);
+    if (i < 0) { i = this.inputs.length; this.inputs.push(n); }
+    return i;
+  }
+
+  expr(n: Node, idx: readonly Expr[]): Expr {
+    const key = `${n.id}|${idx.map((e) => exprKey(e)).join(',')}`;
+    const hit = this.memo.get(key);
+    if (hit) return hit;
+    const e = this.build(n, idx);
+    this.memo.set(key, e);
+    return e;
+  }
+
+  private broadcastIdx(n: Node, idx: readonly Expr[], shape: readonly number[]): Expr[] {
+    const off = shape.length - n.shape.length;
+    return n.shape.map((d, i) => (d === 1 && shape[off + i] !== 1 ? ic(0) : idx[off + i]!));
+  }
+
+  private build(n: Node, idx: readonly Expr[]): Expr {
+    if (n !== this.root && this.realized.has(n)) {
+      return intern({ k: 'load', dtype: n.dtype, input: this.inputIndex(n), index: [...idx] });
+    }
+    const a = n.attrs as never as Record<string, unknown>;
+    switch (n.op) {
+      case 'source':
+        return intern({ k: 'load', dtype: n.dtype, input: this.inputIndex(n), index: [...idx] });
+      case 'const':
+        return konst(a.value as number, n.dtype);
+      case 'iota':
+        return idx[a.axis as number]!;
+      case 'random': {
+        const st = stridesOf(n.shape);
+        let lin: Expr = ic(0);
+        idx.forEach((e, i) => { if (n.shape[i] !== 1) lin = iadd(lin, imul(e, ic(st[i]!))); });
+        const r = a as { dist: 'uniform'; seed: [number, number]; stream: number };
+        return intern({ k: 'random', dtype: n.dtype, dist: r.dist, seed: r.seed, stream: r.stream, index: lin });
+      }
+      case 'unary':
+        return intern({ k: 'unary', dtype: n.dtype, op: a.op as never, a: this.expr(n.inputs[0]!, idx) });
+      case 'cast':
+        return intern({ k: 'cast', dtype: n.dtype, a: this.expr(n.inputs[0]!, idx) });
+      case 'binary': {
+        const [x, y] = n.inputs as [Node, Node];
+        return intern({ k: 'binary', dtype: n.dtype, op: a.op as never, a: this.expr(x, this.broadcastIdx(x, idx, n.shape)), b: this.expr(y, this.broadcastIdx(y, idx, n.shape)) });
+      }
+      case 'where': {
+        const [c, x, y] = n.inputs as [Node, Node, Node];
+        return intern({
+          k: 'where', dtype: n.dtype,
+          c: this.expr(c, this.broadcastIdx(c, idx, n.shape)),
+          a: this.expr(x, this.broadcastIdx(x, idx, n.shape)),
+          b: this.expr(y, this.broadcastIdx(y, idx, n.shape)),
+        });
+      }
+      case 'reduce': {
+        const { op, axes, keepdims } = a as { op: never; axes: number[]; keepdims: boolean };
+        const x = n.inputs[0]!;
+        const vars: RVar[] = axes.map((ax) => ({ id: this.nextVar++, size: x.shape[ax]!, chunk: x.chunk[ax]! }));
+        const full: Expr[] = [];
+        let o = 0;
+        x.shape.forEach((_, i) => {
+          const r = axes.indexOf(i);
+          if (r >= 0) { full.push(ivar(vars[r]!.id)); if (keepdims) o++; } else full.push(idx[o++]!);
+        });
+        const red = intern({ k: 'reduce', dtype: accDType(op, n), op, vars, body: this.expr(x, full) });
+        this.reduceNodes.set(red, n);
+        return red.dtype === n.dtype ? red : intern({ k: 'cast', dtype: n.dtype, a: red });
+      }
+      case 'matmul': {
+        const [x, y] = n.inputs as [Node, Node];
+        const r = n.shape.length;
+        const k = x.shape[r - 1]!;
+        const v: RVar = { id: this.nextVar++, size: k, chunk: x.chunk[r - 1]! };
+        const kv = ivar(v.id);
+        const body = intern({
+          k: 'binary', dtype: n.dtype, op: 'multiply',
+          a: this.expr(x, [...idx.slice(0, r - 1), kv]),
+          b: this.expr(y, [...idx.slice(0, r - 2), kv, idx[r - 1]!]),
+        });
+        const red = intern({ k: 'reduce', dtype: n.dtype, op: 'sum', vars: [v], body });
+        this.reduceNodes.set(red, n);
+        return red;
+      }
+      case 'reshape':
+        return this.expr(n.inputs[0]!, reshapeIndex(idx, n.inputs[0]!.shape, n.shape));
+      case 'permute': {
+        const axes = a.axes as number[];
+        const inner = new Array<Expr>(axes.length);
+        axes.forEach((ax, i) => { inner[ax] = idx[i]!; });
+        return this.expr(n.inputs[0]!, inner);
+      }
+      case 'expand':
+        return this.expr(n.inputs[0]!, this.broadcastIdx(n.inputs[0]!, idx, n.shape));
+      case 'slice': {
+        const { starts, steps } = a as { starts: number[]; steps: number[] };
+        return this.expr(n.inputs[0]!, idx.map((e, i) => iadd(ic(starts[i]!), imul(e, ic(steps[i]!)))));
+      }
+      case 'concat': {
+        const axis = a.axis as number;
+        const parts: { lo: number; n: Node }[] = [];
+        let off = 0;
+        for (const x of n.inputs) { parts.push({ lo: off, n: x }); off += x.shape[axis]!; }
+        let e: Expr | undefined;
+        for (let i = parts.length - 1; i >= 0; i--) {
+          const p = parts[i]!;
+          if (p.n.shape[axis] === 0) continue;
+          const sub = [...idx];
+          sub[axis] = iadd(idx[axis]!, ic(-p.lo));
+          const v = this.expr(p.n, sub);
+          if (e === undefined) e = v;
+          else {
+            const c = intern({ k: 'binary', dtype: 'bool', op: 'less', a: idx[axis]!, b: ic(p.lo + p.n.shape[axis]!) });
+            e = intern({ k: 'where', dtype: n.dtype, c, a: v, b: e });
+          }
+        }
+        return e ?? konst(0, n.dtype);
+      }
+      case 'gather': {
+        const axis = a.axis as number;
+        const [x, ind] = n.inputs as [Node, Node];
+        const ri = ind.shape.length;
+        let j = this.expr(ind, idx.slice(axis, axis + ri));
+        if (j.dtype !== 'int64') j = intern({ k: 'cast', dtype: 'int64', a: j });
+        const len = x.shape[axis]!;
+        const neg = intern({ k: 'binary', dtype: 'bool', op: 'less', a: j, b: ic(0) });
+        const norm = intern({ k: 'where', dtype: 'int64', c: neg, a: iadd(j, ic(len)), b: j });
+        return this.expr(x, [...idx.slice(0, axis), norm, ...idx.slice(axis + ri)]);
+      }
+      case 'scan':
+        throw new Error('internal: scan is always materialised');
+      default:
+        return n.op satisfies never;
+    }
+  }
+}
+
+const keyIds = new WeakMap<Expr, number>();
+let keyCounter = 0;
+function exprKey(e: Expr): number {
+  let k = keyIds.get(e);
+  if (k === undefined) { k = keyCounter++; keyIds.set(e, k); }
+  return k;
+}
+
+/** Reductions not nested inside another reduction's body. */
+function topReduces(e: Expr, out = new Set<Extract<Expr, { k: 'reduce' }>>(), seen = new Set<Expr>()): Set<Extract<Expr, { k: 'reduce' }>> {
+  if (seen.has(e)) return out;
+  seen.add(e);
+  if (e.k === 'reduce') { out.add(e); return out; }
+  for (const c of children(e)) topReduces(c, out, seen);
+  return out;
+}
+
+function replace(e: Expr, from: Expr, to: Expr, memo = new Map<Expr, Expr>()): Expr {
+  if (e === from) return to;
+  const hit = memo.get(e);
+  if (hit) return hit;
+  let r: Expr;
+  switch (e.k) {
+    case 'const': case 'var': case 'acc': r = e; break;
+    case 'load': r = intern({ ...e, index: e.index.map((i) => replace(i, from, to, memo)) }); break;
+    case 'unary': case 'cast': r = intern({ ...e, a: replace(e.a, from, to, memo) } as Expr); break;
+    case 'binary': r = intern({ ...e, a: replace(e.a, from, to, memo), b: replace(e.b, from, to, memo) }); break;
+    case 'where': r = intern({ ...e, c: replace(e.c, from, to, memo), a: replace(e.a, from, to, memo), b: replace(e.b, from, to, memo) }); break;
+    case 'random': r = intern({ ...e, index: replace(e.index, from, to, memo) }); break;
+    case 'reduce': r = intern({ ...e, body: replace(e.body, from, to, memo) }); break;
+    default: return e satisfies never;
+  }
+  memo.set(e, r);
+  return r;
+}
+
+/** Fuses the graph behind `outputs` into kernels, one per node that must be stored. */
+export function fuse(outputs: readonly Node[], isMaterialised: (n: Node) => boolean): Step[] {
+  const order = topo(outputs);
+  const realized = mustRealize(order, outputs, isMaterialised);
+  for (;;) {
+    const steps: Step[] = [];
+    let grew = false;
+    for (const n of order) {
+      if (!realized.has(n) || isMaterialised(n) || n.op === 'source') continue;
+      if (n.op === 'scan') { steps.push({ kind: 'scan', node: n as Node<'scan'>, inputs: [n.inputs[0]!] }); continue; }
+      const low = new Lowering(n, realized);
+      const body = low.expr(n, n.shape.map((_, i) => ivar(i)));
+      const tops = topReduces(body);
+      if (tops.size > 1) {
+        // Two independent reductions in one kernel cannot share a split: store all but the first.
+        [...tops].slice(1).forEach((r) => realized.add(low.reduceNodes.get(r)!));
+        grew = true;
+        break;
+      }
+      const red = [...tops][0];
+      const kernel: Kernel = {
+        inputs: low.inputs.map((i) => ({ dtype: i.dtype, shape: i.shape })),
+        shape: n.shape,
+        chunk: n.chunk,
+        dtype: n.dtype,
+        ...(red ? { reduce: red } : {}),
+        epilogue: red ? replace(body, red, intern({ k: 'acc', dtype: red.dtype })) : body,
+      };
+      steps.push({ kind: 'kernel', node: n, kernel, inputs: low.inputs });
+    }
+    if (!grew) return steps;
+  }
+}
+
+export { sizeOf };

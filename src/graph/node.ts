@@ -1,0 +1,201 @@
+// Graph nodes: plain, immutable records of one operation each (kind, inputs,
+// attributes, dtype, shape, chunk grid). Constructors infer shape and dtype
+// and validate arguments, so a bad call throws where the user wrote it.
+// In: parent nodes and attributes. Out: a new Node. Nothing here computes.
+
+import { type DType, INFO } from './dtype.js';
+import { type BinaryOp, type RandomDist, type ReduceOp, type UnaryOp, isArgReduce } from './ops.js';
+import { type Shape, broadcastShapes, chunkGrid, shapeStr, sizeOf } from './shape.js';
+
+/** Attributes per node kind. `source` nodes carry data held by the runtime under `key`. */
+export interface Attrs {
+  source: { key: string };
+  const: { value: number | boolean | string };
+  iota: { axis: number };
+  random: { dist: RandomDist; seed: readonly [number, number]; stream: number };
+  unary: { op: UnaryOp };
+  binary: { op: BinaryOp };
+  where: Record<string, never>;
+  cast: Record<string, never>;
+  reduce: { op: ReduceOp; axes: readonly number[]; keepdims: boolean };
+  reshape: Record<string, never>;
+  permute: { axes: readonly number[] };
+  expand: Record<string, never>;
+  slice: { starts: readonly number[]; steps: readonly number[] };
+  concat: { axis: number };
+  gather: { axis: number };
+  scan: { op: 'sum' | 'prod'; axis: number };
+  matmul: Record<string, never>;
+}
+export type OpKind = keyof Attrs;
+
+export interface Node<K extends OpKind = OpKind> {
+  readonly id: number;
+  readonly op: K;
+  readonly inputs: readonly Node[];
+  readonly attrs: Attrs[K];
+  readonly dtype: DType;
+  readonly shape: Shape;
+  /** Chunk length along each axis: the grid this node is tiled by. */
+  readonly chunk: Shape;
+}
+
+let nextId = 1;
+
+function make<K extends OpKind>(op: K, inputs: readonly Node[], attrs: Attrs[K], dtype: DType, shape: Shape, chunk?: Shape): Node<K> {
+  const c = chunk ?? chunkGrid(shape, INFO[dtype].bytes);
+  return Object.freeze({ id: nextId++, op, inputs: Object.freeze([...inputs]), attrs: Object.freeze(attrs) as Attrs[K], dtype, shape: Object.freeze([...shape]), chunk: Object.freeze(c.map((v, i) => Math.max(1, Math.min(v, Math.max(1, shape[i]!))))) });
+}
+
+/** Chunk grid of a broadcast result: taken from the inputs that span each axis. */
+function mergeChunks(shape: Shape, inputs: readonly Node[], dtype: DType): number[] {
+  const auto = chunkGrid(shape, INFO[dtype].bytes);
+  return shape.map((d, i) => {
+    let best = Infinity;
+    for (const n of inputs) {
+      const j = i - (shape.length - n.shape.length);
+      if (j >= 0 && n.shape[j] === d && d > 1) best = Math.min(best, n.chunk[j]!);
+    }
+    return best === Infinity ? auto[i]! : best;
+  });
+}
+
+export function source(key: string, dtype: DType, shape: Shape, chunk: Shape): Node<'source'> {
+  return make('source', [], { key }, dtype, shape, chunk);
+}
+
+export function constant(value: number | boolean | bigint, dtype: DType): Node<'const'> {
+  const v = typeof value === 'bigint' ? value.toString() : value;
+  return make('const', [], { value: v }, dtype, []);
+}
+
+export function iota(shape: Shape, axis: number, chunk?: Shape): Node<'iota'> {
+  return make('iota', [], { axis }, 'int64', shape, chunk);
+}
+
+export function random(dist: RandomDist, seed: readonly [number, number], stream: number, shape: Shape, chunk?: Shape): Node<'random'> {
+  const dtype: DType = dist === 'bits' ? 'uint32' : 'float64';
+  return make('random', [], { dist, seed, stream }, dtype, shape, chunk);
+}
+
+export function unary(op: UnaryOp, x: Node, dtype: DType): Node<'unary'> {
+  return make('unary', [x], { op }, dtype, x.shape, x.chunk);
+}
+
+/** Both operands must already have the compute dtype; `dtype` is the result dtype. */
+export function binary(op: BinaryOp, a: Node, b: Node, dtype: DType): Node<'binary'> {
+  const shape = broadcastShapes(a.shape, b.shape);
+  return make('binary', [a, b], { op }, dtype, shape, mergeChunks(shape, [a, b], dtype));
+}
+
+export function where(c: Node, a: Node, b: Node): Node<'where'> {
+  const shape = broadcastShapes(c.shape, a.shape, b.shape);
+  return make('where', [c, a, b], {}, a.dtype, shape, mergeChunks(shape, [c, a, b], a.dtype));
+}
+
+export function cast(x: Node, dtype: DType): Node {
+  if (x.dtype === dtype) return x;
+  return make('cast', [x], {}, dtype, x.shape, x.chunk);
+}
+
+export function reduce(op: ReduceOp, x: Node, axes: readonly number[], keepdims: boolean, dtype: DType): Node<'reduce'> {
+  for (const a of axes) {
+    if (x.shape[a] === 0 && (op === 'min' || op === 'max' || isArgReduce(op))) {
+      throw new RangeError(`zero-size array to reduction operation ${op === 'min' ? 'minimum' : op === 'max' ? 'maximum' : op} which has no identity`);
+    }
+  }
+  const shape: number[] = [];
+  const chunk: number[] = [];
+  x.shape.forEach((d, i) => {
+    if (!axes.includes(i)) {
+      shape.push(d);
+      chunk.push(x.chunk[i]!);
+    } else if (keepdims) {
+      shape.push(1);
+      chunk.push(1);
+    }
+  });
+  return make('reduce', [x], { op, axes: [...axes], keepdims }, dtype, shape, chunk);
+}
+
+export function reshape(x: Node, shape: Shape): Node {
+  if (sizeOf(shape) !== sizeOf(x.shape)) {
+    throw new RangeError(`cannot reshape array of size ${sizeOf(x.shape)} into shape ${shapeStr(shape)}`);
+  }
+  if (shape.length === x.shape.length && shape.every((d, i) => d === x.shape[i])) return x;
+  return make('reshape', [x], {}, x.dtype, shape);
+}
+
+export function permute(x: Node, axes: readonly number[]): Node {
+  if (axes.every((a, i) => a === i)) return x;
+  return make('permute', [x], { axes: [...axes] }, x.dtype, axes.map((a) => x.shape[a]!), axes.map((a) => x.chunk[a]!));
+}
+
+export function expand(x: Node, shape: Shape, chunk?: Shape): Node {
+  const out = broadcastShapes(x.shape, shape);
+  if (out.length !== shape.length || out.some((d, i) => d !== shape[i])) {
+    throw new RangeError(`cannot broadcast an array of shape ${shapeStr(x.shape)} to shape ${shapeStr(shape)}`);
+  }
+  if (out.length === x.shape.length && out.every((d, i) => d === x.shape[i])) return x;
+  return make('expand', [x], {}, x.dtype, shape, chunk ?? mergeChunks(shape, [x], x.dtype));
+}
+
+/** out[i] = x[starts + i*steps] per axis; the caller has clipped starts/steps/shape as NumPy does. */
+export function slice(x: Node, starts: readonly number[], steps: readonly number[], shape: Shape): Node {
+  if (shape.every((d, i) => d === x.shape[i]) && starts.every((s) => s === 0) && steps.every((s) => s === 1)) return x;
+  const chunk = shape.map((d, i) => Math.max(1, Math.min(d, Math.ceil(x.chunk[i]! / Math.abs(steps[i]!)))));
+  return make('slice', [x], { starts: [...starts], steps: [...steps] }, x.dtype, shape, chunk);
+}
+
+export function concat(xs: readonly Node[], axis: number, dtype: DType): Node {
+  const shape = [...xs[0]!.shape];
+  shape[axis] = xs.reduce((a, n) => a + n.shape[axis]!, 0);
+  const chunk = [...xs[0]!.chunk];
+  chunk[axis] = Math.max(1, Math.max(...xs.map((n) => n.chunk[axis]!)));
+  return make('concat', xs, { axis }, dtype, shape, chunk);
+}
+
+/** np.take(x, indices, axis): indices is an integer node whose values index `axis`. */
+export function gather(x: Node, indices: Node, axis: number): Node {
+  const shape = [...x.shape.slice(0, axis), ...indices.shape, ...x.shape.slice(axis + 1)];
+  return make('gather', [x, indices], { axis }, x.dtype, shape);
+}
+
+export function scan(op: 'sum' | 'prod', x: Node, axis: number, dtype: DType): Node {
+  return make('scan', [x], { op, axis }, dtype, x.shape, x.chunk);
+}
+
+/** Batched matmul; both operands already share batch dims: a [..., n, k], b [..., k, m]. */
+export function matmul(a: Node, b: Node, dtype: DType): Node {
+  const r = a.shape.length;
+  const shape = [...a.shape.slice(0, r - 1), b.shape[r - 1]!];
+  const chunk = [...a.chunk.slice(0, r - 1), b.chunk[r - 1]!];
+  return make('matmul', [a, b], {}, dtype, shape, chunk);
+}
+
+/** Topological order of everything the outputs depend on (inputs before users). */
+export function topo(outputs: readonly Node[]): Node[] {
+  const seen = new Set<Node>();
+  const order: Node[] = [];
+  const stack: [Node, number][] = outputs.map((n) => [n, 0]);
+  while (stack.length) {
+    const top = stack[stack.length - 1]!;
+    const [n, i] = top;
+    if (i === 0 && seen.has(n)) {
+      stack.pop();
+      continue;
+    }
+    if (i < n.inputs.length) {
+      top[1]++;
+      const c = n.inputs[i]!;
+      if (!seen.has(c)) stack.push([c, 0]);
+    } else {
+      stack.pop();
+      if (!seen.has(n)) {
+        seen.add(n);
+        order.push(n);
+      }
+    }
+  }
+  return order;
+}

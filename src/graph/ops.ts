@@ -1,0 +1,107 @@
+// The elementwise operation tables: every ufunc Tessera knows, with its
+// arity and NumPy's type resolution (which dtype it computes in, which it
+// returns). The kernel IR, its emitters and the reference interpreter are
+// typed over these same enums, so an op added here without an
+// implementation fails to compile.
+
+import { type DType, INFO, floatResultOf, isFloat } from './dtype.js';
+
+export const UNARY_OPS = [
+  'negative', 'abs', 'sign', 'sqrt', 'square', 'cbrt', 'reciprocal',
+  'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p',
+  'sin', 'cos', 'tan', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh',
+  'arcsinh', 'arccosh', 'arctanh', 'floor', 'ceil', 'trunc', 'rint',
+  'logical_not', 'bitwise_not', 'isnan', 'isinf', 'isfinite',
+] as const;
+export type UnaryOp = (typeof UNARY_OPS)[number];
+
+export const BINARY_OPS = [
+  'add', 'subtract', 'multiply', 'divide', 'floor_divide', 'mod', 'power', 'arctan2',
+  'maximum', 'minimum', 'fmax', 'fmin', 'hypot',
+  'equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal',
+  'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
+] as const;
+export type BinaryOp = (typeof BINARY_OPS)[number];
+
+/** How an op maps its (promoted) input dtype to the dtype it computes in and returns. */
+type Rule =
+  | 'same' // computes and returns the input dtype
+  | 'float' // computes in floatResultOf(input)
+  | 'bool' // computes in input dtype, returns bool
+  | 'logical' // computes on truthiness, returns bool
+  | 'int' // bool or integers only, returns the input dtype
+  | 'nobool' // like 'same', but NumPy rejects bool
+  | 'float_or_int'; // floor/ceil/trunc/rint: ints stay as they are (NumPy 2)
+
+const UNARY_RULE: { readonly [P in UnaryOp]: Rule } = {
+  negative: 'nobool', abs: 'same', sign: 'nobool', sqrt: 'float', square: 'same', cbrt: 'float',
+  reciprocal: 'same', exp: 'float', exp2: 'float', expm1: 'float', log: 'float', log2: 'float',
+  log10: 'float', log1p: 'float', sin: 'float', cos: 'float', tan: 'float', arcsin: 'float',
+  arccos: 'float', arctan: 'float', sinh: 'float', cosh: 'float', tanh: 'float', arcsinh: 'float',
+  arccosh: 'float', arctanh: 'float', floor: 'float_or_int', ceil: 'float_or_int', trunc: 'float_or_int',
+  rint: 'float_or_int', logical_not: 'logical', bitwise_not: 'int', isnan: 'bool', isinf: 'bool', isfinite: 'bool',
+};
+
+const BINARY_RULE: { readonly [P in BinaryOp]: Rule } = {
+  add: 'same', subtract: 'nobool', multiply: 'same', divide: 'float', floor_divide: 'same', mod: 'same',
+  power: 'same', arctan2: 'float', maximum: 'same', minimum: 'same', fmax: 'same', fmin: 'same',
+  hypot: 'float', equal: 'bool', not_equal: 'bool', less: 'bool', less_equal: 'bool', greater: 'bool',
+  greater_equal: 'bool', logical_and: 'logical', logical_or: 'logical', logical_xor: 'logical',
+  bitwise_and: 'int', bitwise_or: 'int', bitwise_xor: 'int',
+};
+
+export interface Resolved {
+  /** dtype both operands are cast to before the op. */
+  readonly compute: DType;
+  /** dtype of the result. */
+  readonly result: DType;
+}
+
+function resolve(rule: Rule, name: string, d: DType): Resolved {
+  switch (rule) {
+    case 'same':
+      return { compute: d, result: d };
+    case 'float': {
+      const f = floatResultOf(d);
+      return { compute: f, result: f };
+    }
+    case 'float_or_int':
+      return { compute: d, result: d };
+    case 'bool':
+      return { compute: d, result: 'bool' };
+    case 'logical':
+      return { compute: d, result: 'bool' };
+    case 'nobool':
+      if (d === 'bool') {
+        throw new TypeError(`numpy boolean ${name}, the \`${name === 'subtract' ? '-' : name}\` operator, is not supported, use the bitwise_xor, the \`^\` operator, or the logical_xor function instead.`);
+      }
+      return { compute: d, result: d };
+    case 'int':
+      if (isFloat(d)) throw new TypeError(`ufunc '${name}' not supported for the input types (${d}), and the inputs could not be safely coerced`);
+      return { compute: d, result: d };
+    default:
+      return rule satisfies never;
+  }
+}
+
+export function resolveUnary(op: UnaryOp, d: DType): Resolved {
+  if (op === 'reciprocal' && d === 'bool') throw new TypeError(`ufunc 'reciprocal' not supported for the input types (bool)`);
+  return resolve(UNARY_RULE[op], op, d);
+}
+
+export function resolveBinary(op: BinaryOp, d: DType): Resolved {
+  if (op === 'power' && d === 'bool') return { compute: 'int8', result: 'int8' };
+  if ((op === 'floor_divide' || op === 'mod') && d === 'bool') return { compute: 'int8', result: 'int8' };
+  if (op === 'divide' && INFO[d].kind !== 'f') return { compute: 'float64', result: 'float64' };
+  return resolve(BINARY_RULE[op], op, d);
+}
+
+export const isUnaryOp = (s: string): s is UnaryOp => (UNARY_OPS as readonly string[]).includes(s);
+export const isBinaryOp = (s: string): s is BinaryOp => (BINARY_OPS as readonly string[]).includes(s);
+
+export const REDUCE_OPS = ['sum', 'prod', 'min', 'max', 'argmin', 'argmax', 'any', 'all'] as const;
+export type ReduceOp = (typeof REDUCE_OPS)[number];
+export const isArgReduce = (op: ReduceOp): boolean => op === 'argmin' || op === 'argmax';
+
+export const RANDOM_DISTS = ['uniform', 'normal', 'bits'] as const;
+export type RandomDist = (typeof RANDOM_DISTS)[number];

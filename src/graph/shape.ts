@@ -1,0 +1,112 @@
+// Shapes, axes and chunk grids: NumPy's broadcasting and axis rules, and the
+// automatic chunking that every later stage tiles by.
+// In: shapes and user axis arguments. Out: validated shapes/axes or a
+// NumPy-like error thrown at the line the user wrote.
+
+export type Shape = readonly number[];
+
+export const sizeOf = (shape: Shape): number => shape.reduce((a, b) => a * b, 1);
+
+export function stridesOf(shape: Shape): number[] {
+  const s = new Array<number>(shape.length);
+  let acc = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    s[i] = acc;
+    acc *= shape[i]!;
+  }
+  return s;
+}
+
+export const shapeStr = (s: Shape): string => `(${s.join(', ')}${s.length === 1 ? ',' : ''})`;
+
+export function sameShape(a: Shape, b: Shape): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+export function broadcastShapes(...shapes: Shape[]): number[] {
+  const rank = Math.max(0, ...shapes.map((s) => s.length));
+  const out = new Array<number>(rank).fill(1);
+  for (const s of shapes) {
+    for (let i = 0; i < s.length; i++) {
+      const o = rank - s.length + i;
+      const d = s[i]!;
+      if (d === out[o] || d === 1) continue;
+      if (out[o] === 1) out[o] = d;
+      else {
+        throw new RangeError(
+          `operands could not be broadcast together with shapes ${shapes.map(shapeStr).join(' ')}`,
+        );
+      }
+    }
+  }
+  return out;
+}
+
+export function checkShape(shape: unknown, what = 'shape'): number[] {
+  const arr = typeof shape === 'number' ? [shape] : shape;
+  if (!Array.isArray(arr)) throw new TypeError(`${what} must be an integer or an array of integers, got ${typeof shape}`);
+  return arr.map((d) => {
+    if (typeof d !== 'number' || !Number.isInteger(d)) throw new TypeError(`${what} entries must be integers, got ${String(d)}`);
+    if (d < 0) throw new RangeError(`negative dimensions are not allowed (${what} ${JSON.stringify(arr)})`);
+    return d;
+  });
+}
+
+export function normalizeAxis(axis: number, ndim: number): number {
+  if (typeof axis !== 'number' || !Number.isInteger(axis)) throw new TypeError(`axis must be an integer, got ${String(axis)}`);
+  if (axis < -ndim || axis >= ndim) {
+    throw new RangeError(`axis ${axis} is out of bounds for array of dimension ${ndim}`);
+  }
+  return axis < 0 ? axis + ndim : axis;
+}
+
+/** axis: undefined/null = all axes; number or array of numbers. Sorted, unique. */
+export function normalizeAxes(axis: number | readonly number[] | null | undefined, ndim: number): number[] {
+  if (axis === undefined || axis === null) return Array.from({ length: ndim }, (_, i) => i);
+  const list = typeof axis === 'number' ? [axis] : [...axis];
+  const out = list.map((a) => normalizeAxis(a, ndim));
+  if (new Set(out).size !== out.length) throw new RangeError('repeated axis');
+  return out.sort((a, b) => a - b);
+}
+
+/** Bytes a chunk aims at when the user gives no chunkSize: big enough to amortise a task, small enough to balance cores. */
+export const AUTO_CHUNK_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Chunk lengths per axis. `chunkSize` follows Mars: a number caps every axis,
+ * an array gives each axis (-1 or null = whole axis). Automatic chunks keep
+ * trailing axes whole and split leading ones, so rows stay contiguous.
+ */
+export function chunkGrid(shape: Shape, itemBytes: number, chunkSize?: number | readonly (number | null)[]): number[] {
+  if (chunkSize !== undefined) {
+    if (typeof chunkSize === 'number') {
+      if (!Number.isInteger(chunkSize) || chunkSize <= 0) throw new RangeError(`chunkSize must be a positive integer, got ${chunkSize}`);
+      return shape.map((d) => Math.max(1, Math.min(d, chunkSize)));
+    }
+    if (!Array.isArray(chunkSize) || chunkSize.length !== shape.length) {
+      throw new RangeError(`chunkSize ${JSON.stringify(chunkSize)} does not match shape ${shapeStr(shape)}`);
+    }
+    return shape.map((d, i) => {
+      const c = chunkSize[i];
+      if (c === null || c === -1 || c === undefined) return Math.max(1, d);
+      if (!Number.isInteger(c) || c <= 0) throw new RangeError(`chunkSize entries must be positive integers, got ${c}`);
+      return Math.max(1, Math.min(d, c));
+    });
+  }
+  let budget = Math.max(1, Math.floor(AUTO_CHUNK_BYTES / itemBytes));
+  const out = shape.map((d) => Math.max(1, d));
+  for (let i = shape.length - 1; i >= 0; i--) {
+    const d = Math.max(1, shape[i]!);
+    if (d <= budget) {
+      out[i] = d;
+      budget = Math.max(1, Math.floor(budget / d));
+    } else {
+      out[i] = budget;
+      budget = 1;
+    }
+  }
+  return out;
+}
+
+export const numChunks = (shape: Shape, chunk: Shape): number[] =>
+  shape.map((d, i) => Math.max(1, Math.ceil(d / chunk[i]!)));

@@ -1,0 +1,162 @@
+// The kernel IR: one small expression language for a fused chunk kernel.
+// A Kernel computes, for every index of its output box, an expression over
+// loop variables (global indices), loads from materialised inputs, random
+// draws and nested reductions. Index arithmetic is the same language at
+// int64. Expressions are hash-consed, so equal subexpressions are one object
+// (common-subexpression elimination for free) and a kernel has a structural
+// key that caches compiled Programs. Plain JSON-able data: a worker or peer
+// compiles its own Program from it, never from code text.
+
+import type { DType } from '../graph/dtype.js';
+import type { BinaryOp, RandomDist, ReduceOp, UnaryOp } from '../graph/ops.js';
+
+export type Expr =
+  | { readonly k: 'const'; readonly dtype: DType; readonly value: number | boolean | string }
+  /** A loop variable: the global index along one axis of the iteration space. */
+  | { readonly k: 'var'; readonly dtype: 'int64'; readonly id: number }
+  /** Element of materialised input `input` at the given global index (one int64 expr per axis). */
+  | { readonly k: 'load'; readonly dtype: DType; readonly input: number; readonly index: readonly Expr[] }
+  | { readonly k: 'unary'; readonly dtype: DType; readonly op: UnaryOp | 'floordiv_pos'; readonly a: Expr }
+  | { readonly k: 'binary'; readonly dtype: DType; readonly op: BinaryOp; readonly a: Expr; readonly b: Expr }
+  /** Lazy select: only the taken branch is evaluated (guards out-of-range loads). */
+  | { readonly k: 'where'; readonly dtype: DType; readonly c: Expr; readonly a: Expr; readonly b: Expr }
+  | { readonly k: 'cast'; readonly dtype: DType; readonly a: Expr }
+  /** Counter-based random value for linear element index `index` of stream (seed, stream). */
+  | { readonly k: 'random'; readonly dtype: DType; readonly dist: RandomDist; readonly seed: readonly [number, number]; readonly stream: number; readonly index: Expr }
+  /**
+   * A reduction over fresh loop variables `vars` (each over [0, size)) of `body`.
+   * For argmin/argmax the value is the C-order linear index over `vars`.
+   */
+  | { readonly k: 'reduce'; readonly dtype: DType; readonly op: ReduceOp; readonly vars: readonly RVar[]; readonly body: Expr }
+  /** In a kernel's epilogue: the value of its top-level reduction. */
+  | { readonly k: 'acc'; readonly dtype: DType };
+
+export interface RVar {
+  readonly id: number;
+  readonly size: number;
+  /** Chunk length along this variable when it is split across tasks. */
+  readonly chunk: number;
+}
+
+export interface KernelInput {
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+}
+
+/**
+ * out[v0..v(r-1)] = epilogue, where `acc` in the epilogue stands for the
+ * top-level reduction `reduce` (absent for purely elementwise kernels).
+ * Outer variables 0..r-1 range over `shape`, chunked by `chunk`.
+ */
+export interface Kernel {
+  readonly inputs: readonly KernelInput[];
+  readonly shape: readonly number[];
+  readonly chunk: readonly number[];
+  readonly dtype: DType;
+  readonly reduce?: Extract<Expr, { k: 'reduce' }>;
+  readonly epilogue: Expr;
+}
+
+const table = new Map<string, Expr>();
+
+function keyOf(e: Expr): string {
+  switch (e.k) {
+    case 'const': return `c${e.dtype}:${String(e.value)}`;
+    case 'var': return `v${e.id}`;
+    case 'load': return `l${e.dtype}:${e.input}[${e.index.map(idOf).join(',')}]`;
+    case 'unary': return `u${e.op}:${e.dtype}(${idOf(e.a)})`;
+    case 'binary': return `b${e.op}:${e.dtype}(${idOf(e.a)},${idOf(e.b)})`;
+    case 'where': return `w${e.dtype}(${idOf(e.c)},${idOf(e.a)},${idOf(e.b)})`;
+    case 'cast': return `t${e.dtype}(${idOf(e.a)})`;
+    case 'random': return `r${e.dist}:${e.seed[0]},${e.seed[1]}:${e.stream}(${idOf(e.index)})`;
+    case 'reduce': return `R${e.op}:${e.dtype}[${e.vars.map((v) => `${v.id}:${v.size}:${v.chunk}`).join(',')}](${idOf(e.body)})`;
+    case 'acc': return `A${e.dtype}`;
+    default: return e satisfies never;
+  }
+}
+
+const ids = new WeakMap<Expr, number>();
+let nextExprId = 0;
+function idOf(e: Expr): number {
+  let i = ids.get(e);
+  if (i === undefined) {
+    i = nextExprId++;
+    ids.set(e, i);
+  }
+  return i;
+}
+
+/** Returns the canonical object for `e`: structurally equal expressions are identical. */
+export function intern<E extends Expr>(e: E): E {
+  const key = keyOf(e);
+  const hit = table.get(key);
+  if (hit) return hit as E;
+  if (table.size > 200_000) table.clear();
+  Object.freeze(e);
+  table.set(key, e);
+  return e;
+}
+
+export const I64 = 'int64' as const;
+export const konst = (value: number | boolean | string, dtype: DType): Expr => intern({ k: 'const', dtype, value });
+export const ivar = (id: number): Expr => intern({ k: 'var', dtype: I64, id });
+
+/** Index arithmetic with constant folding, so views compose into short expressions. */
+export function iadd(a: Expr, b: Expr): Expr {
+  if (a.k === 'const' && b.k === 'const') return konst(Number(a.value) + Number(b.value), I64);
+  if (a.k === 'const' && Number(a.value) === 0) return b;
+  if (b.k === 'const' && Number(b.value) === 0) return a;
+  return intern({ k: 'binary', dtype: I64, op: 'add', a, b });
+}
+export function imul(a: Expr, b: Expr): Expr {
+  if (a.k === 'const' && b.k === 'const') return konst(Number(a.value) * Number(b.value), I64);
+  if (a.k === 'const') [a, b] = [b, a];
+  if (b.k === 'const' && Number(b.value) === 1) return a;
+  if (b.k === 'const' && Number(b.value) === 0) return b;
+  return intern({ k: 'binary', dtype: I64, op: 'multiply', a, b });
+}
+/** Floor division of a non-negative index by a positive constant. */
+export function idiv(a: Expr, d: number): Expr {
+  if (d === 1) return a;
+  if (a.k === 'const') return konst(Math.floor(Number(a.value) / d), I64);
+  return intern({ k: 'binary', dtype: I64, op: 'floor_divide', a, b: konst(d, I64) });
+}
+export function imod(a: Expr, d: number): Expr {
+  if (d === 1) return konst(0, I64);
+  if (a.k === 'const') return konst(Number(a.value) % d, I64);
+  return intern({ k: 'binary', dtype: I64, op: 'mod', a, b: konst(d, I64) });
+}
+export const ic = (v: number): Expr => konst(v, I64);
+
+/** Children of an expression, for generic walks. */
+export function children(e: Expr): readonly Expr[] {
+  switch (e.k) {
+    case 'const': case 'var': case 'acc': return [];
+    case 'load': return e.index;
+    case 'unary': case 'cast': return [e.a];
+    case 'binary': return [e.a, e.b];
+    case 'where': return [e.c, e.a, e.b];
+    case 'random': return [e.index];
+    case 'reduce': return [e.body];
+    default: return e satisfies never;
+  }
+}
+
+/** Structural key of a kernel: equal keys compile to the same Program. */
+export function kernelKey(k: Kernel): string {
+  const parts: string[] = [];
+  const seen = new Map<Expr, number>();
+  const walk = (e: Expr): number => {
+    const s = seen.get(e);
+    if (s !== undefined) return s;
+    const kids = children(e).map(walk);
+    const self = keyOf(e).replace(/\(.*\)$|\[.*\]$/s, '');
+    parts.push(`${self}<${kids.join(',')}>`);
+    const id = parts.length - 1;
+    seen.set(e, id);
+    return id;
+  };
+  const r = k.reduce ? walk(k.reduce) : -1;
+  const ep = walk(k.epilogue);
+  return `${k.inputs.map((i) => `${i.dtype}${i.shape.length}`).join(',')}|${k.shape.length}|${k.dtype}|${r}|${ep}|${parts.join(';')}`;
+}

@@ -1,0 +1,263 @@
+// Scalar semantics of every IR operation, per dtype: the definition the
+// reference interpreter uses and the WASM emitter must match. Values are JS
+// numbers, except int64, which is a bigint so that it is exact.
+// Integer arithmetic wraps as NumPy's arrays do; division by zero gives 0 for
+// integers and IEEE results for floats; float->int casts truncate and saturate
+// (NaN -> 0), where NumPy leaves the result undefined.
+
+import { type DType, INFO } from '../graph/dtype.js';
+import type { BinaryOp, UnaryOp } from '../graph/ops.js';
+
+export type Scalar = number | bigint;
+
+export function wrap(v: number, d: DType): number {
+  switch (d) {
+    case 'bool': return v ? 1 : 0;
+    case 'int8': return (v << 24) >> 24;
+    case 'int16': return (v << 16) >> 16;
+    case 'int32': return v | 0;
+    case 'uint8': return v & 0xff;
+    case 'uint16': return v & 0xffff;
+    case 'uint32': return v >>> 0;
+    case 'float32': return Math.fround(v);
+    default: return v;
+  }
+}
+
+const truthy = (v: Scalar): boolean => (typeof v === 'bigint' ? v !== 0n : v !== 0);
+
+function saturate(v: number, lo: number, hi: number): number {
+  if (Number.isNaN(v)) return 0;
+  return Math.max(lo, Math.min(hi, Math.trunc(v)));
+}
+
+/** Cast a value of dtype `from` to dtype `to`. */
+export function castScalar(v: Scalar, from: DType, to: DType): Scalar {
+  if (from === to) return v;
+  if (to === 'bool') return truthy(v) ? 1 : 0;
+  if (to === 'int64') {
+    if (typeof v === 'bigint') return v;
+    if (INFO[from].kind === 'f') {
+      if (Number.isNaN(v)) return 0n;
+      if (v >= 9223372036854775807) return 9223372036854775807n;
+      if (v <= -9223372036854775808) return -9223372036854775808n;
+      return BigInt(Math.trunc(v));
+    }
+    return BigInt(v);
+  }
+  const n = typeof v === 'bigint' ? Number(BigInt.asIntN(64, v)) : v;
+  if (INFO[to].kind === 'f') return to === 'float32' ? Math.fround(n) : n;
+  if (typeof v === 'bigint') return wrap(Number(BigInt.asIntN(32, v)), to);
+  // Float to integer goes through int64 as C does: truncate, saturate, then wrap.
+  if (INFO[from].kind === 'f') return wrap(saturate(n, -9223372036854775808, 9223372036854775807), to);
+  return wrap(n, to);
+}
+
+function ipow(a: number, b: number, d: DType): number {
+  if (b < 0) return a === 1 ? 1 : a === -1 ? (b % 2 === 0 ? 1 : -1) : 0;
+  let r = 1, base = a, e = b;
+  while (e > 0) {
+    if (e & 1) r = wrap(Math.imul(r, base), d);
+    base = wrap(Math.imul(base, base), d);
+    e = Math.floor(e / 2);
+  }
+  return wrap(r, d);
+}
+
+function ipow64(a: bigint, b: bigint): bigint {
+  if (b < 0n) return a === 1n ? 1n : a === -1n ? (b % 2n === 0n ? 1n : -1n) : 0n;
+  let r = 1n, base = a, e = b;
+  while (e > 0n) {
+    if (e & 1n) r = BigInt.asIntN(64, r * base);
+    base = BigInt.asIntN(64, base * base);
+    e >>= 1n;
+  }
+  return r;
+}
+
+/** NumPy's npy_divmod for floats: [floor quotient, remainder with the divisor's sign]. */
+export function fdivmod(a: number, b: number): [number, number] {
+  let mod = a % b;
+  if (!b) return [a / b, mod];
+  let div = (a - mod) / b;
+  if (mod) {
+    if ((b < 0) !== (mod < 0)) {
+      mod += b;
+      div -= 1;
+    }
+  } else {
+    mod = b < 0 ? -0 : 0;
+  }
+  let fl: number;
+  if (div) {
+    fl = Math.floor(div);
+    if (div - fl > 0.5) fl += 1;
+  } else {
+    fl = a / b < 0 || Object.is(a / b, -0) ? -0 : 0;
+  }
+  return [fl, mod];
+}
+
+export function rint(x: number): number {
+  const r = Math.round(x);
+  return Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : r === 0 && x < 0 ? -0 : r;
+}
+
+/** Unary op on a value of dtype `d` (its operand dtype); result in the op's result dtype. */
+export function unaryScalar(op: UnaryOp | 'floordiv_pos', v: Scalar, d: DType): Scalar {
+  const kind = INFO[d].kind;
+  if (typeof v === 'bigint') {
+    switch (op) {
+      case 'negative': return BigInt.asIntN(64, -v);
+      case 'abs': return BigInt.asIntN(64, v < 0n ? -v : v);
+      case 'sign': return v > 0n ? 1n : v < 0n ? -1n : 0n;
+      case 'square': return BigInt.asIntN(64, v * v);
+      case 'reciprocal': return v === 0n ? 0n : 1n / v;
+      case 'floor': case 'ceil': case 'trunc': case 'rint': return v;
+      case 'logical_not': return v === 0n ? 1 : 0;
+      case 'bitwise_not': return BigInt.asIntN(64, ~v);
+      case 'isnan': case 'isinf': return 0;
+      case 'isfinite': return 1;
+      default: return unaryScalar(op, Number(v), 'float64');
+    }
+  }
+  if (kind !== 'f') {
+    switch (op) {
+      case 'negative': return wrap(-v, d);
+      case 'abs': return wrap(Math.abs(v), d);
+      case 'sign': return Math.sign(v);
+      case 'square': return wrap(Math.imul(v, v), d);
+      case 'reciprocal': return v === 0 ? 0 : wrap(Math.trunc(1 / v), d);
+      case 'floor': case 'ceil': case 'trunc': case 'rint': return v;
+      case 'logical_not': return v === 0 ? 1 : 0;
+      case 'bitwise_not': return d === 'bool' ? (v ? 0 : 1) : wrap(~v, d);
+      case 'isnan': case 'isinf': return 0;
+      case 'isfinite': return 1;
+      default: break;
+    }
+  }
+  const f = d === 'float32' ? Math.fround : (x: number) => x;
+  switch (op) {
+    case 'negative': return -v;
+    case 'abs': return Math.abs(v);
+    case 'sign': return Number.isNaN(v) ? NaN : v > 0 ? 1 : v < 0 ? -1 : 0;
+    case 'sqrt': return f(Math.sqrt(v));
+    case 'square': return f(v * v);
+    case 'cbrt': return f(Math.cbrt(v));
+    case 'reciprocal': return f(1 / v);
+    case 'exp': return f(Math.exp(v));
+    case 'exp2': return f(Math.pow(2, v));
+    case 'expm1': return f(Math.expm1(v));
+    case 'log': return f(Math.log(v));
+    case 'log2': return f(Math.log2(v));
+    case 'log10': return f(Math.log10(v));
+    case 'log1p': return f(Math.log1p(v));
+    case 'sin': return f(Math.sin(v));
+    case 'cos': return f(Math.cos(v));
+    case 'tan': return f(Math.tan(v));
+    case 'arcsin': return f(Math.asin(v));
+    case 'arccos': return f(Math.acos(v));
+    case 'arctan': return f(Math.atan(v));
+    case 'sinh': return f(Math.sinh(v));
+    case 'cosh': return f(Math.cosh(v));
+    case 'tanh': return f(Math.tanh(v));
+    case 'arcsinh': return f(Math.asinh(v));
+    case 'arccosh': return f(Math.acosh(v));
+    case 'arctanh': return f(Math.atanh(v));
+    case 'floor': return Math.floor(v);
+    case 'ceil': return Math.ceil(v);
+    case 'trunc': return Math.trunc(v);
+    case 'rint': return rint(v);
+    case 'logical_not': return v === 0 ? 1 : 0;
+    case 'bitwise_not': return v ? 0 : 1;
+    case 'isnan': return Number.isNaN(v) ? 1 : 0;
+    case 'isinf': return v === Infinity || v === -Infinity ? 1 : 0;
+    case 'isfinite': return Number.isFinite(v) ? 1 : 0;
+    case 'floordiv_pos': return v;
+    default: return op satisfies never;
+  }
+}
+
+/** Binary op on two values of dtype `d`. Comparisons and logical ops return 0/1. */
+export function binaryScalar(op: BinaryOp, a: Scalar, b: Scalar, d: DType): Scalar {
+  switch (op) {
+    case 'equal': return a === b ? 1 : 0;
+    case 'not_equal': return a !== b ? 1 : 0;
+    case 'less': return a < b ? 1 : 0;
+    case 'less_equal': return a <= b ? 1 : 0;
+    case 'greater': return a > b ? 1 : 0;
+    case 'greater_equal': return a >= b ? 1 : 0;
+    case 'logical_and': return truthy(a) && truthy(b) ? 1 : 0;
+    case 'logical_or': return truthy(a) || truthy(b) ? 1 : 0;
+    case 'logical_xor': return truthy(a) !== truthy(b) ? 1 : 0;
+    default: break;
+  }
+  if (typeof a === 'bigint' && typeof b === 'bigint') {
+    const w = (x: bigint) => BigInt.asIntN(64, x);
+    switch (op) {
+      case 'add': return w(a + b);
+      case 'subtract': return w(a - b);
+      case 'multiply': return w(a * b);
+      case 'divide': return Number(a) / Number(b);
+      case 'floor_divide': {
+        if (b === 0n) return 0n;
+        const q = a / b;
+        return w((a % b !== 0n) && ((a < 0n) !== (b < 0n)) ? q - 1n : q);
+      }
+      case 'mod': {
+        if (b === 0n) return 0n;
+        const r = a % b;
+        return r !== 0n && (r < 0n) !== (b < 0n) ? r + b : r;
+      }
+      case 'power': return ipow64(a, b);
+      case 'maximum': case 'fmax': return a > b ? a : b;
+      case 'minimum': case 'fmin': return a < b ? a : b;
+      case 'bitwise_and': return a & b;
+      case 'bitwise_or': return a | b;
+      case 'bitwise_xor': return a ^ b;
+      case 'arctan2': return Math.atan2(Number(a), Number(b));
+      case 'hypot': return Math.hypot(Number(a), Number(b));
+      default: return op satisfies never;
+    }
+  }
+  const x = a as number, y = b as number;
+  if (INFO[d].kind !== 'f') {
+    switch (op) {
+      case 'add': return wrap(x + y, d);
+      case 'subtract': return wrap(x - y, d);
+      case 'multiply': return d === 'bool' ? (x && y ? 1 : 0) : wrap(Math.imul(x, y), d);
+      case 'floor_divide': return y === 0 ? 0 : wrap(Math.floor(x / y), d);
+      case 'mod': {
+        if (y === 0) return 0;
+        const r = x % y;
+        return wrap(r !== 0 && (r < 0) !== (y < 0) ? r + y : r, d);
+      }
+      case 'power': return ipow(x, y, d);
+      case 'maximum': case 'fmax': return Math.max(x, y);
+      case 'minimum': case 'fmin': return Math.min(x, y);
+      case 'bitwise_and': return wrap(x & y, d);
+      case 'bitwise_or': return wrap(x | y, d);
+      case 'bitwise_xor': return wrap(x ^ y, d);
+      default: break;
+    }
+  }
+  const f = d === 'float32' ? Math.fround : (v: number) => v;
+  switch (op) {
+    case 'add': return f(x + y);
+    case 'subtract': return f(x - y);
+    case 'multiply': return f(x * y);
+    case 'divide': return f(x / y);
+    case 'floor_divide': return f(fdivmod(x, y)[0]);
+    case 'mod': return f(fdivmod(x, y)[1]);
+    case 'power': return f(Math.pow(x, y));
+    case 'arctan2': return f(Math.atan2(x, y));
+    case 'hypot': return f(Math.hypot(x, y));
+    case 'maximum': return Number.isNaN(x) || Number.isNaN(y) ? NaN : Math.max(x, y);
+    case 'minimum': return Number.isNaN(x) || Number.isNaN(y) ? NaN : Math.min(x, y);
+    case 'fmax': return Number.isNaN(x) ? y : Number.isNaN(y) ? x : Math.max(x, y);
+    case 'fmin': return Number.isNaN(x) ? y : Number.isNaN(y) ? x : Math.min(x, y);
+    case 'bitwise_and': case 'bitwise_or': case 'bitwise_xor':
+      throw new TypeError(`ufunc '${op}' not supported for the input types (${d})`);
+    default: return op satisfies never;
+  }
+}

@@ -1,0 +1,116 @@
+// Task execution on one thread: resolves nothing, decides nothing; given a
+// task already bound to memory (copies to make, kernel arguments), it runs the
+// compiled Program or, for scans, the scan routine. The same code runs in a
+// worker_thread, a Web Worker, or inline on the main thread.
+
+import { ARRAY_CTOR, type DType, type TypedArray } from '../graph/dtype.js';
+import type { KernelArgs } from '../ir/args.js';
+import { type Layout, mathImports, writeParams } from '../wasm/render.js';
+
+/** Copy the box `shape` from one strided region to another (element strides, byte pointers). */
+export interface Copy {
+  readonly itemBytes: number;
+  readonly shape: readonly number[];
+  readonly src: number;
+  readonly srcStrides: readonly number[];
+  readonly dst: number;
+  readonly dstStrides: readonly number[];
+}
+
+export interface KernelJob {
+  readonly kind: 'kernel';
+  readonly key: string;
+  readonly module: WebAssembly.Module;
+  readonly layout: Layout;
+  readonly copies: readonly Copy[];
+  readonly args: KernelArgs;
+}
+
+export interface ScanJob {
+  readonly kind: 'scan';
+  readonly op: 'sum' | 'prod';
+  readonly axis: number;
+  readonly inDtype: DType;
+  readonly outDtype: DType;
+  /** Chunk extent. */
+  readonly shape: readonly number[];
+  readonly src: number;
+  readonly dst: number;
+  /** The previous chunk along the axis (same extent except along the axis), if any. */
+  readonly prev?: { readonly ptr: number; readonly len: number };
+}
+
+export type Job = KernelJob | ScanJob;
+
+export class Executor {
+  private readonly instances = new Map<string, WebAssembly.Instance>();
+  private readonly imports: WebAssembly.Imports;
+
+  constructor(private readonly memory: WebAssembly.Memory, private readonly paramPtr: number) {
+    this.imports = { env: { memory }, math: mathImports() };
+  }
+
+  run(job: Job): void {
+    if (job.kind === 'scan') return this.scan(job);
+    for (const c of job.copies) this.copy(c);
+    let inst = this.instances.get(job.key);
+    if (!inst) {
+      inst = new WebAssembly.Instance(job.module, this.imports);
+      this.instances.set(job.key, inst);
+    }
+    const view = new BigInt64Array(this.memory.buffer, this.paramPtr, job.layout.slots);
+    writeParams(job.layout, job.args, view, 0);
+    (inst.exports.run as (p: number) => void)(this.paramPtr);
+  }
+
+  private copy(c: Copy): void {
+    const u8 = new Uint8Array(this.memory.buffer);
+    const r = c.shape.length;
+    const n = c.shape.reduce((a, b) => a * b, 1);
+    if (n === 0) return;
+    // Copy rows along the last axis when it is contiguous on both sides.
+    const last = r ? c.shape[r - 1]! : 1;
+    const rowContig = r === 0 || (c.srcStrides[r - 1] === 1 && c.dstStrides[r - 1] === 1);
+    const inner = rowContig ? last : 1;
+    const outerDims = rowContig ? c.shape.slice(0, Math.max(0, r - 1)) : c.shape;
+    const idx = new Array<number>(outerDims.length).fill(0);
+    const count = outerDims.reduce((a, b) => a * b, 1);
+    const b = c.itemBytes;
+    for (let k = 0; k < count; k++) {
+      let s = c.src, d = c.dst;
+      for (let i = 0; i < idx.length; i++) { s += idx[i]! * c.srcStrides[i]! * b; d += idx[i]! * c.dstStrides[i]! * b; }
+      u8.copyWithin(d, s, s + inner * b);
+      for (let i = idx.length - 1; i >= 0; i--) { if (++idx[i]! < outerDims[i]!) break; idx[i] = 0; }
+    }
+  }
+
+  private view(d: DType, ptr: number, n: number): TypedArray {
+    return new ARRAY_CTOR[d](this.memory.buffer, ptr, n);
+  }
+
+  private scan(j: ScanJob): void {
+    const n = j.shape.reduce((a, b) => a * b, 1);
+    if (n === 0) return;
+    const src = this.view(j.inDtype, j.src, n);
+    const dst = this.view(j.outDtype, j.dst, n);
+    const len = j.shape[j.axis]!;
+    const inner = j.shape.slice(j.axis + 1).reduce((a, b) => a * b, 1);
+    const outer = n / (len * inner);
+    const big = j.outDtype === 'int64';
+    const conv = (v: number | bigint): number | bigint => (big ? BigInt(typeof v === 'bigint' ? v : Math.trunc(Number(v))) : Number(v));
+    const prev = j.prev ? this.view(j.outDtype, j.prev.ptr, outer * j.prev.len * inner) : undefined;
+    for (let o = 0; o < outer; o++) {
+      for (let i = 0; i < inner; i++) {
+        let acc: number | bigint = prev ? prev[(o * j.prev!.len + j.prev!.len - 1) * inner + i]! : j.op === 'sum' ? conv(0) : conv(1);
+        for (let k = 0; k < len; k++) {
+          const at = (o * len + k) * inner + i;
+          const v = conv(src[at]!);
+          acc = j.op === 'sum' ? (acc as number) + (v as number) : (acc as number) * (v as number);
+          if (big) acc = BigInt.asIntN(64, acc as unknown as bigint);
+          else if (j.outDtype === 'float32') acc = Math.fround(acc as number);
+          dst[at] = acc as never;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,407 @@
+// The local runtime: the chunk store, program cache and scheduler of one
+// machine. `run` fuses and tiles the graph behind the requested nodes, then
+// dispatches ready tasks to the worker pool (or inline), allocating each
+// output chunk when its first writer starts and freeing each chunk after its
+// last reader finishes. It reports progress (tasks done of total) and an
+// execution report. A failed run frees everything it allocated.
+
+import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
+import type { Node } from '../graph/node.js';
+import { numChunks, sizeOf, stridesOf } from '../graph/shape.js';
+import { fuse } from '../fuse/fuse.js';
+import { type Kernel, kernelKey } from '../ir/ir.js';
+import type { Binding } from '../ir/args.js';
+import { type Plan, type Range, type ScanTask, type Task, type TensorSpec, chunkBox, chunksOf, isScanTask, tile } from '../tile/tile.js';
+import { type Layout, render } from '../wasm/render.js';
+import { type Copy, Executor, type Job } from './exec.js';
+import { type Block, Heap } from './memory.js';
+import { Pool, defaultWorkers } from './pool.js';
+
+export interface Stored {
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  readonly chunk: readonly number[];
+  readonly blocks: (Block | undefined)[];
+}
+
+export interface Progress { readonly done: number; readonly total: number }
+
+export interface Report {
+  tasks: number;
+  kernels: number;
+  kernelsCompiled: number;
+  bytesAllocated: number;
+  peakBytes: number;
+  bytesCopied: number;
+  workers: number;
+  ms: number;
+}
+
+export interface RunOptions {
+  onProgress?: (p: Progress) => void;
+  /** Worker threads; 0 runs every task inline on the calling thread. */
+  workers?: number;
+}
+
+const PARAM_BYTES = 16384;
+
+interface Program { readonly module: WebAssembly.Module; readonly layout: Layout }
+
+export class Runtime {
+  readonly heap = new Heap();
+  private readonly stored = new WeakMap<Node, Stored>();
+  private readonly registry = new FinalizationRegistry<Stored>((s) => this.free(s));
+  private readonly programs = new Map<string, Program>();
+  private pool: Pool | undefined;
+  private readonly paramPtrs: number[] = [];
+  private inline: Executor | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  compiled = 0;
+  lastReport: Report | undefined;
+
+  has(n: Node): boolean {
+    return this.stored.has(n);
+  }
+
+  /** Stores C-order data for a source node, split into its chunks. */
+  put(n: Node, data: TypedArray): void {
+    const s: Stored = { dtype: n.dtype, shape: n.shape, chunk: n.chunk, blocks: [] };
+    const grid = numChunks(n.shape, n.chunk);
+    const total = grid.reduce((a, b) => a * b, 1);
+    const item = INFO[n.dtype].bytes;
+    const fullStrides = stridesOf(n.shape);
+    const src = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    for (let c = 0; c < total; c++) {
+      const box = chunkBox(n.shape, n.chunk, c);
+      const ext = box.map(([lo, hi]) => hi - lo);
+      const b = this.heap.alloc(sizeOf(ext) * item);
+      s.blocks.push(b);
+      const dst = new Uint8Array(this.heap.memory.buffer);
+      const cs = stridesOf(ext);
+      forEachRow(ext, (idx, len) => {
+        let so = 0, d = b.ptr;
+        idx.forEach((v, i) => { so += (v + box[i]![0]) * fullStrides[i]!; d += v * cs[i]! * item; });
+        dst.set(src.subarray(so * item, (so + len) * item), d);
+      });
+    }
+    this.keep(n, s);
+  }
+
+  private keep(n: Node, s: Stored): void {
+    this.stored.set(n, s);
+    this.registry.register(n, s);
+  }
+
+  /** Reads a materialised node back as one C-order typed array. */
+  read(n: Node): TypedArray {
+    const s = this.stored.get(n);
+    if (!s) throw new Error('internal: reading a tensor that was not executed');
+    const item = INFO[s.dtype].bytes;
+    const out = new ARRAY_CTOR[s.dtype](sizeOf(s.shape));
+    const dst = new Uint8Array(out.buffer);
+    const src = new Uint8Array(this.heap.memory.buffer);
+    const fullStrides = stridesOf(s.shape);
+    s.blocks.forEach((b, c) => {
+      if (!b) return;
+      const box = chunkBox(s.shape, s.chunk, c);
+      const ext = box.map(([lo, hi]) => hi - lo);
+      const cs = stridesOf(ext);
+      forEachRow(ext, (idx, len) => {
+        let d = 0, so = b.ptr;
+        idx.forEach((v, i) => { d += (v + box[i]![0]) * fullStrides[i]!; so += v * cs[i]! * item; });
+        dst.set(src.subarray(so, so + len * item), d * item);
+      });
+    });
+    return out;
+  }
+
+  private free(s: Stored): void {
+    for (const b of s.blocks) if (b) this.heap.release(b);
+    s.blocks.length = 0;
+  }
+
+  /** Runs the graph behind `outputs`, one run at a time. */
+  run(outputs: readonly Node[], opts: RunOptions = {}): Promise<Report> {
+    const next = this.queue.then(() => this.runNow(outputs, opts));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private program(k: Kernel, partial: boolean): [string, Program] {
+    const key = `${partial ? 'p' : 'f'}|${kernelKey(k)}`;
+    let p = this.programs.get(key);
+    if (!p) {
+      const { bytes, layout } = render(k, partial);
+      p = { module: new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>), layout };
+      this.programs.set(key, p);
+      this.compiled++;
+    }
+    return [key, p];
+  }
+
+  private ensurePool(n: number): Pool | undefined {
+    if (n === 0) return undefined;
+    if (this.pool && this.pool.size !== n) { void this.pool.close(); this.pool = undefined; }
+    if (!this.pool) {
+      while (this.paramPtrs.length < n + 1) this.paramPtrs.push(this.heap.alloc(PARAM_BYTES).ptr);
+      this.pool = new Pool(n, this.heap.memory, this.paramPtrs.slice(1));
+    }
+    return this.pool;
+  }
+
+  private inlineExecutor(): Executor {
+    if (!this.inline) {
+      if (!this.paramPtrs.length) this.paramPtrs.push(this.heap.alloc(PARAM_BYTES).ptr);
+      this.inline = new Executor(this.heap.memory, this.paramPtrs[0]!);
+    }
+    return this.inline;
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
+    this.pool = undefined;
+  }
+
+  private async runNow(outputs: readonly Node[], opts: RunOptions): Promise<Report> {
+    const t0 = performance.now();
+    const compiled0 = this.compiled;
+    const heap = this.heap;
+    const peak0 = heap.inUse;
+    heap.peak = heap.inUse;
+    const alloc0 = heap.allocated;
+    const todo = outputs.filter((n) => !this.stored.has(n));
+    const steps = fuse(todo, (n) => this.stored.has(n));
+    const plan = tile(steps, todo, (n) => {
+      const s = this.stored.get(n);
+      return s ? { id: -1, dtype: s.dtype, shape: s.shape, chunk: s.chunk } : undefined;
+    });
+    const st = new RunState(this, plan, (n) => this.stored.get(n));
+    const nworkers = opts.workers ?? defaultWorkers();
+    const pool = this.ensurePool(Math.min(nworkers, Math.max(0, plan.tasks.length > 1 ? nworkers : 0)));
+    const total = plan.tasks.length;
+    let done = 0;
+    let bytesCopied = 0;
+    try {
+      const ready: number[] = [];
+      const waiting = plan.tasks.map((t) => t.deps.length);
+      const dependents: number[][] = plan.tasks.map(() => []);
+      plan.tasks.forEach((t) => t.deps.forEach((d) => dependents[d]!.push(t.id)));
+      plan.tasks.forEach((t) => { if (t.deps.length === 0) ready.push(t.id); });
+      ready.reverse();
+      const finish = (id: number, temps: Block[]) => {
+        done++;
+        for (const b of temps) heap.release(b);
+        st.afterTask(plan.tasks[id]!);
+        for (const d of dependents[id]!) if (--waiting[d]! === 0) ready.push(d);
+        opts.onProgress?.({ done, total });
+      };
+      if (!pool) {
+        const ex = this.inlineExecutor();
+        while (ready.length) {
+          const id = ready.pop()!;
+          const [job, temps, copied] = st.bind(plan.tasks[id]!);
+          bytesCopied += copied;
+          ex.run(job);
+          finish(id, temps);
+          if (done % 64 === 0) await Promise.resolve();
+        }
+      } else {
+        let failure: Error | undefined;
+        const running = new Set<Promise<void>>();
+        while ((ready.length || running.size) && !failure) {
+          let w: number;
+          while (ready.length && !failure && (w = pool.idle()) >= 0) {
+            const id = ready.shift()!;
+            const [job, temps, copied] = st.bind(plan.tasks[id]!);
+            bytesCopied += copied;
+            const p: Promise<void> = pool.run(w, job).then(
+              () => { running.delete(p); finish(id, temps); },
+              (e: Error) => { running.delete(p); failure = e; },
+            );
+            running.add(p);
+          }
+          if (running.size) await Promise.race(running);
+        }
+        if (failure) {
+          await Promise.allSettled(running);
+          throw failure;
+        }
+      }
+      if (done !== total) throw new Error(`internal: ${total - done} tasks never became ready`);
+      for (const [node, tid] of plan.outputs) this.keep(node, st.storedOf(tid));
+    } catch (e) {
+      st.abort();
+      if (pool) { await pool.close(); this.pool = undefined; }
+      throw e;
+    }
+    const report: Report = {
+      tasks: total,
+      kernels: plan.kernels.length,
+      kernelsCompiled: this.compiled - compiled0,
+      bytesAllocated: heap.allocated - alloc0,
+      peakBytes: heap.peak - peak0,
+      bytesCopied,
+      workers: pool ? pool.size : 0,
+      ms: performance.now() - t0,
+    };
+    this.lastReport = report;
+    return report;
+  }
+
+  programFor(k: Kernel, partial: boolean): [string, Program] {
+    return this.program(k, partial);
+  }
+}
+
+/** Per-run bookkeeping: chunk allocations, reference counts, bindings. */
+class RunState {
+  private readonly stores: Stored[];
+  private readonly kept: boolean[];
+  private readonly preexisting: boolean[];
+  private readonly refs: Map<number, number>[];
+
+  constructor(private readonly rt: Runtime, private readonly plan: Plan, existing: (n: Node) => Stored | undefined) {
+    const outs = new Set(plan.outputs.values());
+    this.stores = plan.tensors.map((t) => {
+      const ex = t.node ? existing(t.node) : undefined;
+      return ex ?? { dtype: t.dtype, shape: t.shape, chunk: t.chunk, blocks: new Array(chunkCount(t)).fill(undefined) };
+    });
+    this.preexisting = plan.tensors.map((t) => t.node !== undefined && existing(t.node) !== undefined);
+    this.kept = plan.tensors.map((_, i) => outs.has(i) || this.preexisting[i]!);
+    this.refs = plan.tensors.map(() => new Map());
+    for (const task of plan.tasks) {
+      if (isScanTask(task)) {
+        this.ref(task.input, [task.chunk]);
+        if (task.prev !== undefined) this.ref(task.output, [task.prev]);
+        continue;
+      }
+      for (const r of task.reads) this.ref(r.tensor, chunksOf(plan.tensors[r.tensor]!.shape, plan.tensors[r.tensor]!.chunk, r.box));
+    }
+  }
+
+  private ref(t: number, chunks: number[]): void {
+    const m = this.refs[t]!;
+    for (const c of chunks) m.set(c, (m.get(c) ?? 0) + 1);
+  }
+
+  private unref(t: number, chunks: number[]): void {
+    const m = this.refs[t]!;
+    for (const c of chunks) {
+      const n = (m.get(c) ?? 0) - 1;
+      m.set(c, n);
+      if (n <= 0 && !this.kept[t]) {
+        const b = this.stores[t]!.blocks[c];
+        if (b) { this.rt.heap.release(b); this.stores[t]!.blocks[c] = undefined; }
+      }
+    }
+  }
+
+  storedOf(t: number): Stored {
+    return this.stores[t]!;
+  }
+
+  private block(t: number, c: number): Block {
+    const s = this.stores[t]!;
+    let b = s.blocks[c];
+    if (!b) {
+      const box = chunkBox(s.shape, s.chunk, c);
+      b = this.rt.heap.alloc(box.reduce((a, [lo, hi]) => a * (hi - lo), 1) * INFO[s.dtype].bytes);
+      s.blocks[c] = b;
+    }
+    return b;
+  }
+
+  /** Binds a task to memory: the job for an executor, temporary blocks to free after it, bytes copied. */
+  bind(task: Task | ScanTask): [Job, Block[], number] {
+    if (isScanTask(task)) {
+      const out = this.stores[task.output]!;
+      const box = chunkBox(out.shape, out.chunk, task.chunk);
+      const shape = box.map(([lo, hi]) => hi - lo);
+      const prev = task.prev === undefined ? undefined : { ptr: this.block(task.output, task.prev).ptr, len: (() => { const pb = chunkBox(out.shape, out.chunk, task.prev!); return pb[task.scan.axis]![1] - pb[task.scan.axis]![0]; })() };
+      const job: Job = {
+        kind: 'scan', op: task.scan.op, axis: task.scan.axis, inDtype: this.stores[task.input]!.dtype, outDtype: out.dtype, shape,
+        src: this.block(task.input, task.chunk).ptr, dst: this.block(task.output, task.chunk).ptr, ...(prev ? { prev } : {}),
+      };
+      return [job, [], 0];
+    }
+    const kernel = this.plan.kernels[task.kernel]!;
+    const [key, prog] = this.rt.programFor(kernel, task.partial);
+    const temps: Block[] = [];
+    const copies: Copy[] = [];
+    let copied = 0;
+    const inputs: Binding[] = task.reads.map((r) => {
+      const spec = this.plan.tensors[r.tensor]!;
+      const s = this.stores[r.tensor]!;
+      const cs = chunksOf(spec.shape, spec.chunk, r.box);
+      if (cs.length === 0) return { ptr: 0, origin: spec.shape.map(() => 0), strides: spec.shape.map(() => 0) };
+      if (cs.length === 1) return this.chunkBinding(r.tensor, cs[0]!);
+      // The box spans several chunks: gather it into one temporary block.
+      const ext = r.box.map(([lo, hi]) => hi - lo);
+      const item = INFO[s.dtype].bytes;
+      const tb = this.rt.heap.alloc(sizeOf(ext) * item);
+      temps.push(tb);
+      const ts = stridesOf(ext);
+      for (const c of cs) {
+        const cb = chunkBox(spec.shape, spec.chunk, c);
+        const inter = cb.map(([lo, hi], i) => [Math.max(lo, r.box[i]![0]), Math.min(hi, r.box[i]![1])] as Range);
+        const cstr = stridesOf(cb.map(([lo, hi]) => hi - lo));
+        let src = this.block(r.tensor, c).ptr, dst = tb.ptr;
+        inter.forEach(([lo], i) => { src += (lo - cb[i]![0]) * cstr[i]! * item; dst += (lo - r.box[i]![0]) * ts[i]! * item; });
+        const shape = inter.map(([lo, hi]) => hi - lo);
+        copies.push({ itemBytes: item, shape, src, srcStrides: cstr, dst, dstStrides: ts });
+        copied += sizeOf(shape) * item;
+      }
+      return { ptr: tb.ptr, origin: r.box.map(([lo]) => lo), strides: ts };
+    });
+    const outputs: Binding[] = task.writes.map((w) => {
+      const b = this.chunkBinding(w.tensor, w.chunk);
+      if (w.row === undefined) return b;
+      const item = INFO[this.stores[w.tensor]!.dtype].bytes;
+      return { ptr: b.ptr + w.row * b.strides[0]! * item, origin: b.origin.slice(1), strides: b.strides.slice(1) };
+    });
+    const job: Job = { kind: 'kernel', key, module: prog.module, layout: prog.layout, copies, args: { inputs, outputs, outer: task.outer, red: task.red, partial: task.partial } };
+    return [job, temps, copied];
+  }
+
+  private chunkBinding(t: number, c: number): Binding {
+    const s = this.stores[t]!;
+    const box = chunkBox(s.shape, s.chunk, c);
+    return { ptr: this.block(t, c).ptr, origin: box.map(([lo]) => lo), strides: stridesOf(box.map(([lo, hi]) => hi - lo)) };
+  }
+
+  afterTask(task: Task | ScanTask): void {
+    if (isScanTask(task)) {
+      this.unref(task.input, [task.chunk]);
+      if (task.prev !== undefined) this.unref(task.output, [task.prev]);
+      return;
+    }
+    for (const r of task.reads) this.unref(r.tensor, chunksOf(this.plan.tensors[r.tensor]!.shape, this.plan.tensors[r.tensor]!.chunk, r.box));
+  }
+
+  /** Frees every block this run allocated for tensors it does not keep. */
+  abort(): void {
+    this.stores.forEach((s, t) => {
+      if (this.preexisting[t]) return;
+      s.blocks.forEach((b, c) => { if (b) { this.rt.heap.release(b); s.blocks[c] = undefined; } });
+    });
+  }
+}
+
+function chunkCount(t: TensorSpec): number {
+  return numChunks(t.shape, t.chunk).reduce((a, b) => a * b, 1);
+}
+
+/** Calls fn(index of row start, row length) for each contiguous last-axis row of `ext`. */
+function forEachRow(ext: readonly number[], fn: (idx: number[], len: number) => void): void {
+  if (sizeOf(ext) === 0) return;
+  const r = ext.length;
+  if (r === 0) { fn([], 1); return; }
+  const idx = new Array<number>(r).fill(0);
+  const rows = sizeOf(ext.slice(0, r - 1));
+  for (let k = 0; k < rows; k++) {
+    fn(idx, ext[r - 1]!);
+    for (let i = r - 2; i >= 0; i--) { if (++idx[i]! < ext[i]!) break; idx[i] = 0; }
+  }
+}
+
+export const runtime = new Runtime();

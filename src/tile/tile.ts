@@ -1,0 +1,301 @@
+// Tiling: splits every fused kernel over chunk grids into Tasks. A task covers
+// one chunk of the output and, for a reduction split across chunks, one block
+// of the reduced axes; such partial results land in a partials tensor that a
+// combine kernel folds in a fixed order (a two-level tree), then applies the
+// epilogue. Interval analysis of each load gives the box of each input a task
+// reads, and so its dependencies.
+// In: Steps from fuse. Out: a Plan of tensors, kernels and tasks (plain data).
+
+import { type DType } from '../graph/dtype.js';
+import type { Node } from '../graph/node.js';
+import { isArgReduce } from '../graph/ops.js';
+import { numChunks } from '../graph/shape.js';
+import type { Step } from '../fuse/fuse.js';
+import { type Interval, bounds } from '../ir/interval.js';
+import { type Expr, type Kernel, type RVar, children, intern, ivar } from '../ir/ir.js';
+
+export type Range = readonly [number, number];
+
+export interface TensorSpec {
+  readonly id: number;
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  readonly chunk: readonly number[];
+  /** The graph node this tensor materialises (absent for partials). */
+  readonly node?: Node;
+}
+
+export interface Read {
+  readonly tensor: number;
+  /** [lo, hi) per axis of the tensor. */
+  readonly box: readonly Range[];
+}
+
+export interface Write {
+  readonly tensor: number;
+  readonly chunk: number;
+  /** For partials: the index along the leading (split) axis inside the chunk. */
+  readonly row?: number;
+}
+
+export interface Task {
+  readonly id: number;
+  readonly kernel: number;
+  readonly outer: readonly Range[];
+  readonly red: readonly Range[];
+  readonly partial: boolean;
+  readonly reads: readonly Read[];
+  readonly writes: readonly Write[];
+  readonly deps: readonly number[];
+}
+
+export interface ScanTask {
+  readonly id: number;
+  readonly scan: { readonly op: 'sum' | 'prod'; readonly axis: number };
+  readonly input: number;
+  readonly output: number;
+  /** Chunk index (in the output grid) this task scans; it continues from `prev`. */
+  readonly chunk: number;
+  readonly prev: number | undefined;
+  readonly deps: readonly number[];
+}
+
+export interface Plan {
+  readonly tensors: TensorSpec[];
+  readonly kernels: Kernel[];
+  readonly tasks: (Task | ScanTask)[];
+  /** Tensor id of each requested node. */
+  readonly outputs: Map<Node, number>;
+}
+
+export const isScanTask = (t: Task | ScanTask): t is ScanTask => 'scan' in t;
+
+/** Origin and extent of chunk `c` (linear index) of a grid. */
+export function chunkBox(shape: readonly number[], chunk: readonly number[], c: number): Range[] {
+  const n = numChunks(shape, chunk);
+  const box: Range[] = new Array(shape.length);
+  for (let i = shape.length - 1; i >= 0; i--) {
+    const k = c % n[i]!;
+    c = Math.floor(c / n[i]!);
+    const lo = k * chunk[i]!;
+    box[i] = [lo, Math.min(shape[i]!, lo + chunk[i]!)];
+  }
+  return box;
+}
+
+/** Linear indices of the chunks a box touches. */
+export function chunksOf(shape: readonly number[], chunk: readonly number[], box: readonly Range[]): number[] {
+  const n = numChunks(shape, chunk);
+  let out = [0];
+  for (let i = 0; i < shape.length; i++) {
+    const [lo, hi] = box[i]!;
+    if (hi <= lo) return [];
+    const a = Math.floor(lo / chunk[i]!), b = Math.floor((hi - 1) / chunk[i]!);
+    const next: number[] = [];
+    for (const o of out) for (let k = a; k <= b; k++) next.push(o * n[i]! + k);
+    out = next;
+  }
+  return out;
+}
+
+function product<T>(lists: T[][]): T[][] {
+  return lists.reduce<T[][]>((acc, l) => acc.flatMap((a) => l.map((x) => [...a, x])), [[]]);
+}
+
+function splits(size: number, chunk: number): Range[] {
+  if (size === 0) return [[0, 0]];
+  const out: Range[] = [];
+  for (let lo = 0; lo < size; lo += chunk) out.push([lo, Math.min(size, lo + chunk)]);
+  return out;
+}
+
+/** Every load of input i, with the reduce variables' full ranges for nested reductions. */
+function readBoxes(k: Kernel, outer: readonly Range[], red: readonly Range[]): (Range[] | undefined)[] {
+  const vars = new Map<number, Interval>();
+  outer.forEach(([lo, hi], i) => vars.set(i, [lo, hi - 1]));
+  k.reduce?.vars.forEach((v, i) => vars.set(v.id, [red[i]![0], red[i]![1] - 1]));
+  const boxes: (Range[] | undefined)[] = k.inputs.map(() => undefined);
+  const seen = new Set<Expr>();
+  const walk = (e: Expr) => {
+    if (seen.has(e)) return;
+    seen.add(e);
+    if (e.k === 'reduce') e.vars.forEach((v) => { if (!vars.has(v.id)) vars.set(v.id, [0, v.size - 1]); });
+    if (e.k === 'load') {
+      const shape = k.inputs[e.input]!.shape;
+      const b = e.index.map((ix, ax) => {
+        const [lo, hi] = bounds(ix, vars);
+        return [Math.max(0, lo), Math.min(shape[ax]!, hi + 1)] as Range;
+      });
+      const prev = boxes[e.input];
+      boxes[e.input] = prev ? prev.map(([lo, hi], ax) => [Math.min(lo, b[ax]![0]), Math.max(hi, b[ax]![1])] as Range) : b;
+    }
+    children(e).forEach(walk);
+  };
+  if (k.reduce) walk(k.reduce);
+  walk(k.epilogue);
+  return boxes;
+}
+
+/** Splits the steps into tasks. `materialised` gives the tensor id of nodes stored before this plan. */
+export function tile(steps: readonly Step[], outputs: readonly Node[], existing: (n: Node) => TensorSpec | undefined): Plan {
+  const tensors: TensorSpec[] = [];
+  const kernels: Kernel[] = [];
+  const tasks: (Task | ScanTask)[] = [];
+  const byNode = new Map<Node, number>();
+  /** Producing tasks of each tensor's chunks. */
+  const producers = new Map<number, Map<number, number[]>>();
+
+  const tensorOf = (n: Node): number => {
+    const have = byNode.get(n);
+    if (have !== undefined) return have;
+    const ex = existing(n);
+    const spec: TensorSpec = ex ?? { id: tensors.length, dtype: n.dtype, shape: n.shape, chunk: n.chunk, node: n };
+    const t: TensorSpec = { ...spec, id: tensors.length, node: n };
+    tensors.push(t);
+    byNode.set(n, t.id);
+    return t.id;
+  };
+  const newTensor = (dtype: DType, shape: number[], chunk: number[]): number => {
+    tensors.push({ id: tensors.length, dtype, shape, chunk });
+    return tensors.length - 1;
+  };
+  const depsOf = (reads: readonly Read[]): number[] => {
+    const deps = new Set<number>();
+    for (const r of reads) {
+      const t = tensors[r.tensor]!;
+      const prod = producers.get(r.tensor);
+      if (!prod) continue;
+      for (const c of chunksOf(t.shape, t.chunk, r.box)) for (const p of prod.get(c) ?? []) deps.add(p);
+    }
+    return [...deps];
+  };
+  const addTask = (kernel: number, outer: Range[], red: Range[], partial: boolean, inputs: number[], writes: Write[]) => {
+    const k = kernels[kernel]!;
+    const boxes = readBoxes(k, outer, red);
+    const reads: Read[] = [];
+    // reads[i] belongs to kernel input i; an input no load reaches reads an empty box.
+    boxes.forEach((b, i) => reads.push({ tensor: inputs[i]!, box: b ?? tensors[inputs[i]!]!.shape.map(() => [0, 0] as Range) }));
+    const task: Task = { id: tasks.length, kernel, outer, red, partial, reads, writes, deps: depsOf(reads) };
+    tasks.push(task);
+    for (const w of writes) {
+      let m = producers.get(w.tensor);
+      if (!m) producers.set(w.tensor, (m = new Map()));
+      m.set(w.chunk, [...(m.get(w.chunk) ?? []), task.id]);
+    }
+  };
+
+  for (const step of steps) {
+    const out = tensorOf(step.node);
+    const spec = tensors[out]!;
+    const ins = step.inputs.map(tensorOf);
+    if (step.kind === 'scan') {
+      const { op, axis } = step.node.attrs;
+      const grid = numChunks(spec.shape, spec.chunk);
+      const total = grid.reduce((a, b) => a * b, 1);
+      const stride = grid.slice(axis + 1).reduce((a, b) => a * b, 1);
+      for (let c = 0; c < total; c++) {
+        const pos = Math.floor(c / stride) % grid[axis]!;
+        const prevChunk = pos > 0 ? c - stride : undefined;
+        const box = chunkBox(spec.shape, spec.chunk, c);
+        const deps = depsOf([{ tensor: ins[0]!, box }]);
+        const prevTask = prevChunk === undefined ? undefined : producers.get(out)?.get(prevChunk)?.[0];
+        const id = tasks.length;
+        tasks.push({ id, scan: { op, axis }, input: ins[0]!, output: out, chunk: c, prev: prevChunk, deps: prevTask === undefined ? deps : [...deps, prevTask] });
+        let m = producers.get(out);
+        if (!m) producers.set(out, (m = new Map()));
+        m.set(c, [id]);
+      }
+      continue;
+    }
+    const k = step.kernel;
+    const outerChunks = product(spec.shape.map((d, i) => splits(d, spec.chunk[i]!)));
+    const red = k.reduce;
+    const redSplits = red ? product(red.vars.map((v) => splits(v.size, Math.max(1, v.chunk)))) : [[]];
+    if (redSplits.length <= 1) {
+      const ki = kernels.push(k) - 1;
+      const full = red ? red.vars.map((v) => [0, v.size] as Range) : [];
+      outerChunks.forEach((outer, c) => addTask(ki, outer, full, false, ins, [{ tensor: out, chunk: c }]));
+      continue;
+    }
+    // Split reduction: partial accumulators [nsplit, ...shape], then one combine task per output chunk.
+    const ns = redSplits.length;
+    const pshape = [ns, ...spec.shape], pchunk = [ns, ...spec.chunk];
+    const arg = isArgReduce(red!.op);
+    const pval = newTensor(arg ? red!.body.dtype : red!.dtype, pshape, pchunk);
+    const pidx = arg ? newTensor('int64', pshape, pchunk) : -1;
+    const ki = kernels.push(k) - 1;
+    outerChunks.forEach((outer, c) => {
+      redSplits.forEach((r, s) => {
+        const writes: Write[] = [{ tensor: pval, chunk: c, row: s }];
+        if (arg) writes.push({ tensor: pidx, chunk: c, row: s });
+        addTask(ki, outer, r, true, ins, writes);
+      });
+    });
+    const combine = combineKernel(k, ns);
+    const ci = kernels.push(combine) - 1;
+    const cins = arg ? [pval, pidx, ...ins] : [pval, ...ins];
+    outerChunks.forEach((outer, c) => addTask(ci, outer, [[0, ns]], false, cins, [{ tensor: out, chunk: c }]));
+  }
+  const outs = new Map<Node, number>();
+  for (const n of outputs) outs.set(n, tensorOf(n));
+  return { tensors, kernels, tasks, outputs: outs };
+}
+
+function shiftInputs(e: Expr, by: number, memo = new Map<Expr, Expr>()): Expr {
+  const hit = memo.get(e);
+  if (hit) return hit;
+  let r: Expr;
+  switch (e.k) {
+    case 'const': case 'var': case 'acc': r = e; break;
+    case 'load': r = intern({ ...e, input: e.input + by, index: e.index.map((i) => shiftInputs(i, by, memo)) }); break;
+    case 'unary': case 'cast': r = intern({ ...e, a: shiftInputs(e.a, by, memo) } as Expr); break;
+    case 'binary': r = intern({ ...e, a: shiftInputs(e.a, by, memo), b: shiftInputs(e.b, by, memo) }); break;
+    case 'where': r = intern({ ...e, c: shiftInputs(e.c, by, memo), a: shiftInputs(e.a, by, memo), b: shiftInputs(e.b, by, memo) }); break;
+    case 'random': r = intern({ ...e, index: shiftInputs(e.index, by, memo) }); break;
+    case 'reduce': r = intern({ ...e, body: shiftInputs(e.body, by, memo) }); break;
+    default: return e satisfies never;
+  }
+  memo.set(e, r);
+  return r;
+}
+
+function substituteAcc(e: Expr, to: Expr, memo = new Map<Expr, Expr>()): Expr {
+  if (e.k === 'acc') return to;
+  const hit = memo.get(e);
+  if (hit) return hit;
+  let r: Expr;
+  switch (e.k) {
+    case 'const': case 'var': case 'load': case 'random': case 'reduce': r = e; break;
+    case 'unary': case 'cast': r = intern({ ...e, a: substituteAcc(e.a, to, memo) } as Expr); break;
+    case 'binary': r = intern({ ...e, a: substituteAcc(e.a, to, memo), b: substituteAcc(e.b, to, memo) }); break;
+    case 'where': r = intern({ ...e, c: substituteAcc(e.c, to, memo), a: substituteAcc(e.a, to, memo), b: substituteAcc(e.b, to, memo) }); break;
+    default: return e satisfies never;
+  }
+  memo.set(e, r);
+  return r;
+}
+
+/**
+ * The kernel that folds `ns` partial accumulators of `k` in order and applies
+ * its epilogue. Its inputs are the partials (values, then indices for
+ * arg-reductions) followed by the original inputs, which the epilogue may read.
+ */
+export function combineKernel(k: Kernel, ns: number): Kernel {
+  const red = k.reduce!;
+  const r = k.shape.length;
+  const arg = isArgReduce(red.op);
+  const pv: RVar = { id: r, size: ns, chunk: ns };
+  const outerIdx = k.shape.map((_, i) => ivar(i));
+  const pdt = arg ? red.body.dtype : red.dtype;
+  const loadP = intern({ k: 'load', dtype: pdt, input: 0, index: [ivar(r), ...outerIdx] });
+  const op = red.op === 'prod' ? 'prod' : red.op === 'any' ? 'any' : red.op === 'all' ? 'all' : red.op;
+  const combine = intern({ k: 'reduce', dtype: arg ? 'int64' : red.dtype, op, vars: [pv], body: loadP });
+  const shift = arg ? 2 : 1;
+  let epilogue = shiftInputs(k.epilogue, shift);
+  if (arg) {
+    const idx = intern({ k: 'load', dtype: 'int64', input: 1, index: [intern({ k: 'acc', dtype: 'int64' }), ...outerIdx] });
+    epilogue = substituteAcc(epilogue, idx);
+  }
+  const inputs = [{ dtype: pdt, shape: [ns, ...k.shape] }, ...(arg ? [{ dtype: 'int64' as DType, shape: [ns, ...k.shape] }] : []), ...k.inputs];
+  return { inputs, shape: k.shape, chunk: k.chunk, dtype: k.dtype, reduce: combine, epilogue };
+}

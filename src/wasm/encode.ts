@@ -1,0 +1,83 @@
+// A minimal WebAssembly binary writer: LEB128, sections, and an instruction
+// buffer with named opcodes. Just enough for the kernel emitter; no parser,
+// no text format, no toolchain shipped to a tab.
+
+export const enum T { i32 = 0x7f, i64 = 0x7e, f32 = 0x7d, f64 = 0x7c, v128 = 0x7b, void = 0x40 }
+
+export function uleb(n: number | bigint, out: number[] = []): number[] {
+  let v = BigInt(n);
+  do {
+    let byte = Number(v & 0x7fn);
+    v >>= 7n;
+    if (v !== 0n) byte |= 0x80;
+    out.push(byte);
+  } while (v !== 0n);
+  return out;
+}
+
+export function sleb(n: number | bigint, out: number[] = []): number[] {
+  let v = BigInt(n);
+  for (;;) {
+    const byte = Number(v & 0x7fn);
+    v >>= 7n;
+    if ((v === 0n && (byte & 0x40) === 0) || (v === -1n && (byte & 0x40) !== 0)) {
+      out.push(byte);
+      return out;
+    }
+    out.push(byte | 0x80);
+  }
+}
+
+const str = (s: string): number[] => { const b = [...new TextEncoder().encode(s)]; return [...uleb(b.length), ...b]; };
+const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
+const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
+
+/** Instruction bytes for one function body. */
+export class Code {
+  readonly bytes: number[] = [];
+  op(...b: number[]): this { this.bytes.push(...b); return this; }
+  i32(v: number): this { this.bytes.push(0x41, ...sleb(v | 0)); return this; }
+  i64(v: number | bigint): this { this.bytes.push(0x42, ...sleb(BigInt.asIntN(64, BigInt(v)))); return this; }
+  f32(v: number): this { const b = new Uint8Array(new Float32Array([v]).buffer); this.bytes.push(0x43, ...b); return this; }
+  f64(v: number): this { const b = new Uint8Array(new Float64Array([v]).buffer); this.bytes.push(0x44, ...b); return this; }
+  get(l: number): this { this.bytes.push(0x20, ...uleb(l)); return this; }
+  set(l: number): this { this.bytes.push(0x21, ...uleb(l)); return this; }
+  tee(l: number): this { this.bytes.push(0x22, ...uleb(l)); return this; }
+  call(f: number): this { this.bytes.push(0x10, ...uleb(f)); return this; }
+  /** Memory access with natural alignment log2 `align` and byte offset. */
+  mem(opcode: number, align: number, offset = 0): this { this.bytes.push(opcode, align, ...uleb(offset)); return this; }
+  block(t: T | number = T.void): this { this.bytes.push(0x02, t); return this; }
+  loop(t: T | number = T.void): this { this.bytes.push(0x03, t); return this; }
+  if(t: T | number = T.void): this { this.bytes.push(0x04, t); return this; }
+  else(): this { this.bytes.push(0x05); return this; }
+  end(): this { this.bytes.push(0x0b); return this; }
+  br(d: number): this { this.bytes.push(0x0c, ...uleb(d)); return this; }
+  brIf(d: number): this { this.bytes.push(0x0d, ...uleb(d)); return this; }
+  /** 0xFC-prefixed instruction (saturating truncations, bulk memory). */
+  fc(sub: number): this { this.bytes.push(0xfc, ...uleb(sub)); return this; }
+}
+
+export interface FuncType { params: T[]; results: T[] }
+export interface Func { type: number; locals: T[]; code: Code; export?: string }
+export interface Import { module: string; name: string; type: number }
+
+/** Assembles a module that imports a shared memory as env.memory. */
+export function assemble(types: FuncType[], imports: Import[], funcs: Func[], maxPages: number): Uint8Array {
+  const typeSec = section(1, vec(types.map((t) => [0x60, ...vec(t.params.map((p) => [p])), ...vec(t.results.map((r) => [r]))])));
+  const memImport = [...str('env'), ...str('memory'), 0x02, 0x03, ...uleb(1), ...uleb(maxPages)];
+  const importSec = section(2, vec([...imports.map((i) => [...str(i.module), ...str(i.name), 0x00, ...uleb(i.type)]), memImport]));
+  const funcSec = section(3, vec(funcs.map((f) => uleb(f.type))));
+  const exports = funcs.map((f, i) => ({ f, i })).filter(({ f }) => f.export);
+  const exportSec = section(7, vec(exports.map(({ f, i }) => [...str(f.export!), 0x00, ...uleb(imports.length + i)])));
+  const codeSec = section(10, vec(funcs.map((f) => {
+    const groups: number[][] = [];
+    for (const t of f.locals) {
+      const last = groups[groups.length - 1];
+      if (last && last[1] === t) last[0]!++;
+      else groups.push([1, t]);
+    }
+    const body = [...vec(groups.map(([n, t]) => [...uleb(n!), t!])), ...f.code.bytes, 0x0b];
+    return [...uleb(body.length), ...body];
+  })));
+  return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, ...typeSec, ...importSec, ...funcSec, ...exportSec, ...codeSec]);
+}

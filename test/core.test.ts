@@ -1,0 +1,57 @@
+// End-to-end checks of the core through the public namespace, against exact
+// identities and closed forms (NumPy fixtures live in conformance.test.ts).
+import { afterAll, describe, expect, it } from 'vitest';
+import * as mt from '../src/api/tensor.js';
+
+afterAll(() => mt.shutdown());
+
+describe('core', () => {
+  it('runs a fused elementwise chain', async () => {
+    const a = mt.tensor([[1, 2, 3], [4, 5, 6]]);
+    const r = await a.add(1).multiply(2).fetch();
+    expect(r.dtype).toBe('int64');
+    expect(r.shape).toEqual([2, 3]);
+    expect(r.toArray()).toEqual([[4, 6, 8], [10, 12, 14]]);
+  });
+
+  it('reduces along axes with keepdims and negative axes', async () => {
+    const a = mt.arange(24).reshape([2, 3, 4]);
+    expect((await a.sum({ axis: -1 }).fetch()).toArray()).toEqual([[6, 22, 38], [54, 70, 86]]);
+    expect((await a.sum({ axis: [0, 2], keepdims: true }).fetch()).shape).toEqual([1, 3, 1]);
+    expect((await a.sum().fetch()).item()).toBe(276);
+    expect((await a.argmax({ axis: 1 }).fetch()).toArray()).toEqual([[2, 2, 2, 2], [2, 2, 2, 2]]);
+  });
+
+  it('splits reductions across chunks and combines them', async () => {
+    const a = mt.arange(1000, undefined, undefined, { chunkSize: 64 });
+    expect((await a.sum().fetch()).item()).toBe(499500);
+    expect((await mt.argmax(a.multiply(-1).add(500).abs().negative()).fetch()).item()).toBe(500);
+    expect((await a.max().fetch()).item()).toBe(999);
+  });
+
+  it('gives the same random numbers for any chunking and worker count', async () => {
+    const ref = await mt.random.default_rng(7).random([1000, 3], { chunkSize: 1000 }).fetch({ workers: 0 });
+    for (const chunkSize of [1, 17, 256]) {
+      for (const workers of [0, 2]) {
+        const r = await mt.random.default_rng(7).random([1000, 3], { chunkSize }).fetch({ workers });
+        expect(Array.from(r.data as Float64Array)).toEqual(Array.from(ref.data as Float64Array));
+      }
+    }
+  });
+
+  it('estimates pi with the Monte Carlo program', async () => {
+    mt.random.seed(3);
+    const N = 200_000;
+    const d = mt.random.uniform(-1, 1, [N, 2], { chunkSize: 10_000 });
+    const hits = mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum();
+    const pi = (4 * Number((await hits.fetch()).item())) / N;
+    expect(Math.abs(pi - Math.PI)).toBeLessThan(0.02);
+  });
+
+  it('throws NumPy-like errors at the call site', () => {
+    expect(() => mt.tensor([1, 2, 3]).add(mt.tensor([1, 2]))).toThrow(/could not be broadcast together with shapes \(3,\) \(2,\)/);
+    expect(() => mt.tensor([1, 2, 3]).sum({ axis: 1 })).toThrow(/axis 1 is out of bounds for array of dimension 1/);
+    expect(() => mt.tensor([1]).astype('float16')).toThrow(/data type "float16" not understood/);
+    expect(() => mt.tensor([1, 2, 3]).reshape([2, 2])).toThrow(/cannot reshape array of size 3 into shape \(2, 2\)/);
+  });
+});
