@@ -3,7 +3,10 @@
 // of a random tensor depends only on (seed, stream, i), so it is the same for
 // any chunking, worker count, placement or recompute. This is the reference;
 // the WASM emitter produces the same integer stream.
-// Counter = (i mod 2^32, floor(i / 2^32), stream, 0); key = (seed0, seed1).
+// Element i of a stream uses Philox block b = floor(i / 2): counter =
+// (b mod 2^32, floor(b / 2^32), stream, 0), key = (seed0, seed1). Even
+// elements take words (0, 1), odd ones words (2, 3); a normal pair shares one
+// Box-Muller draw (cos for even, sin for odd).
 
 export const PHILOX_M0 = 0xd2511f53;
 export const PHILOX_M1 = 0xcd9e8d57;
@@ -18,9 +21,9 @@ function mulhi(a: number, b: number): number {
   return (a1 * b1 + Math.floor(t / 65536) + Math.floor(w1 / 65536)) >>> 0;
 }
 
-/** The four 32-bit words for element `index` (0 <= index < 2^53). */
-export function philox(seed: readonly [number, number], stream: number, index: number, out = new Uint32Array(4)): Uint32Array {
-  let c0 = index >>> 0, c1 = Math.floor(index / 4294967296) >>> 0, c2 = stream >>> 0, c3 = 0;
+/** The four 32-bit words of Philox block `block` (0 <= block < 2^52). */
+export function philox(seed: readonly [number, number], stream: number, block: number, out = new Uint32Array(4)): Uint32Array {
+  let c0 = block >>> 0, c1 = Math.floor(block / 4294967296) >>> 0, c2 = stream >>> 0, c3 = 0;
   let k0 = seed[0] >>> 0, k1 = seed[1] >>> 0;
   for (let r = 0; r < PHILOX_ROUNDS; r++) {
     const hi0 = mulhi(PHILOX_M0, c0), lo0 = Math.imul(PHILOX_M0, c0) >>> 0;
@@ -43,18 +46,19 @@ const scratch = new Uint32Array(4);
 
 /** Reference value of one random element; float64 for uniform/normal, uint32 for bits. */
 export function randomValue(dist: 'uniform' | 'normal' | 'bits', seed: readonly [number, number], stream: number, index: number): number {
-  const w = philox(seed, stream, index, scratch);
+  const w = philox(seed, stream, Math.floor(index / 2), scratch);
+  const odd = index % 2 === 1;
   switch (dist) {
     case 'uniform':
-      return toUniform(w[0]!, w[1]!);
+      return odd ? toUniform(w[2]!, w[3]!) : toUniform(w[0]!, w[1]!);
     case 'normal': {
       // Box-Muller on two independent uniforms; 1 - u lies in (0, 1] so log is finite.
-      const u1 = 1 - toUniform(w[0]!, w[1]!);
-      const u2 = toUniform(w[2]!, w[3]!);
-      return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+      const r = Math.sqrt(-2 * Math.log(1 - toUniform(w[0]!, w[1]!)));
+      const t = toUniform(w[2]!, w[3]!) * (2 * Math.PI);
+      return odd ? r * Math.sin(t) : r * Math.cos(t);
     }
     case 'bits':
-      return w[0]!;
+      return odd ? w[2]! : w[0]!;
     default:
       return dist satisfies never;
   }

@@ -5,6 +5,7 @@
 // last reader finishes. It reports progress (tasks done of total) and an
 // execution report. A failed run frees everything it allocated.
 
+import { setFlagsFromString } from 'node:v8';
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import type { Node } from '../graph/node.js';
 import { numChunks, sizeOf, stridesOf } from '../graph/shape.js';
@@ -44,6 +45,11 @@ export interface RunOptions {
 }
 
 const PARAM_BYTES = 16384;
+
+// Kernels run once per task for a long time: compile them with the optimising
+// tier straight away. V8 does not replace a running baseline (Liftoff) frame,
+// so a worker's first task would otherwise run unoptimised to the end.
+setFlagsFromString('--no-liftoff');
 
 interface Program { readonly module: WebAssembly.Module; readonly layout: Layout }
 

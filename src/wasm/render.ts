@@ -442,22 +442,33 @@ class Emitter {
         return;
       }
       case 'random': {
-        c.i32(e.seed[0] | 0).i32(e.seed[1] | 0).i32(e.stream | 0);
+        // Element i uses Philox block i >> 1: words (0,1) for even i, (2,3) for odd i.
+        // The block is kept per draw site, so neighbouring elements share one Philox call.
+        const site = this.randomSite(e);
+        const ix = this.tmpOf(T.i64);
         this.expr(e.index);
-        c.call(FN.philox);
-        const [w0, w1, w2, w3] = [this.local(T.i32), this.local(T.i32), this.local(T.i32), this.local(T.i32)];
-        c.set(w3).set(w2).set(w1).set(w0);
-        const uniform = (a: number, b: number) => {
+        c.tee(ix).i64(1).op(0x87).i64(1).op(0x7c).get(site.memo).op(0x52).if();
+        c.get(ix).i64(1).op(0x87).tee(site.memo);
+        this.philoxInline(e.seed, e.stream, site);
+        c.get(site.memo).i64(1).op(0x7c).set(site.memo);
+        c.end();
+        const odd = site.odd;
+        c.get(ix).op(0xa7).i32(1).op(0x71).set(odd);
+        const word = (even: number, oddw: number) => c.get(oddw).get(even).get(odd).op(0x1b);
+        const uniform = (a: () => void, b: () => void) => {
           // ((a >>> 5) * 2^26 + (b >>> 6)) * 2^-53
-          c.get(a).i32(5).op(0x76).op(0xb8).f64(67108864).op(0xa2);
-          c.get(b).i32(6).op(0x76).op(0xb8).op(0xa0).f64(1 / 9007199254740992).op(0xa2);
+          a(); c.i32(5).op(0x76).op(0xb8).f64(67108864).op(0xa2);
+          b(); c.i32(6).op(0x76).op(0xb8).op(0xa0).f64(1 / 9007199254740992).op(0xa2);
         };
-        if (e.dist === 'uniform') uniform(w0, w1);
-        else if (e.dist === 'bits') c.get(w0);
+        const [w0, w1, w2, w3] = site.words;
+        if (e.dist === 'uniform') uniform(() => word(w0!, w2!), () => word(w1!, w3!));
+        else if (e.dist === 'bits') word(w0!, w2!);
         else {
-          // sqrt(-2 log(1 - u1)) * cos(2 pi u2)
-          c.f64(1); uniform(w0, w1); c.op(0xa1).call(importIndex('log')).f64(-2).op(0xa2).op(0x9f);
-          uniform(w2, w3); c.f64(2 * Math.PI).op(0xa2).call(importIndex('cos')).op(0xa2);
+          // Box-Muller pair: r cos(t) for even elements, r sin(t) for odd ones.
+          c.f64(1); uniform(() => c.get(w0!), () => c.get(w1!)); c.op(0xa1).call(importIndex('log')).f64(-2).op(0xa2).op(0x9f);
+          uniform(() => c.get(w2!), () => c.get(w3!)); c.f64(2 * Math.PI).op(0xa2);
+          c.get(odd).if(T.f64).call(importIndex('sin')).else().call(importIndex('cos')).end();
+          c.op(0xa2);
         }
         return;
       }
@@ -468,6 +479,47 @@ class Emitter {
       }
       default:
         return e satisfies never;
+    }
+  }
+
+  private readonly sites = new Map<string, { memo: number; odd: number; words: number[] }>();
+  private philoxTemps?: number[];
+
+  /** Locals that keep the last Philox block of one draw site (memo holds block + 1; 0 = none). */
+  private randomSite(e: Extract<Expr, { k: 'random' }>): { memo: number; odd: number; words: number[] } {
+    const key = `${e.seed[0]},${e.seed[1]},${e.stream}`;
+    let s = this.sites.get(key);
+    if (!s) {
+      s = { memo: this.local(T.i64), odd: this.local(T.i32), words: [this.local(T.i32), this.local(T.i32), this.local(T.i32), this.local(T.i32)] };
+      this.sites.set(key, s);
+    }
+    return s;
+  }
+
+  /** Philox4x32-10 of counter (block on the stack top as i64, stream, 0) with key seed, into the site's words. */
+  private philoxInline(seed: readonly [number, number], stream: number, site: { words: number[] }): void {
+    const c = this.c;
+    if (!this.philoxTemps) this.philoxTemps = [this.local(T.i64), this.local(T.i32), this.local(T.i32)];
+    const [p, k0, k1] = this.philoxTemps as [number, number, number];
+    const [c0, c1, c2, c3] = site.words as [number, number, number, number];
+    c.tee(p).op(0xa7).set(c0);
+    c.get(p).i64(32).op(0x88).op(0xa7).set(c1);
+    c.i32(stream | 0).set(c2);
+    c.i32(0).set(c3);
+    c.i32(seed[0] | 0).set(k0).i32(seed[1] | 0).set(k1);
+    for (let r = 0; r < PHILOX_ROUNDS; r++) {
+      c.i64(PHILOX_M0).get(c0).op(0xad).op(0x7e).set(p);
+      c.get(p).i64(32).op(0x88).op(0xa7).get(c3).op(0x73).get(k1).op(0x73); // new c2 on the stack
+      c.get(p).op(0xa7).set(c3);
+      c.set(c0);
+      c.i64(PHILOX_M1).get(c2).op(0xad).op(0x7e).set(p);
+      c.get(c0).set(c2);
+      c.get(p).i64(32).op(0x88).op(0xa7).get(c1).op(0x73).get(k0).op(0x73).set(c0);
+      c.get(p).op(0xa7).set(c1);
+      if (r < PHILOX_ROUNDS - 1) {
+        c.get(k0).i32(PHILOX_W0).op(0x6a).set(k0);
+        c.get(k1).i32(PHILOX_W1).op(0x6a).set(k1);
+      }
     }
   }
 
