@@ -467,7 +467,8 @@ class Emitter {
           // Box-Muller pair: r cos(t) for even elements, r sin(t) for odd ones.
           c.f64(1); uniform(() => c.get(w0!), () => c.get(w1!)); c.op(0xa1).call(importIndex('log')).f64(-2).op(0xa2).op(0x9f);
           uniform(() => c.get(w2!), () => c.get(w3!)); c.f64(2 * Math.PI).op(0xa2);
-          c.get(odd).if(T.f64).call(importIndex('sin')).else().call(importIndex('cos')).end();
+          const theta = this.tmpOf(T.f64);
+          c.set(theta).get(odd).if(T.f64).get(theta).call(importIndex('sin')).else().get(theta).call(importIndex('cos')).end();
           c.op(0xa2);
         }
         return;
