@@ -102,6 +102,26 @@ export interface Tensor extends Record<BinaryOp | 'true_divide' | 'remainder' | 
 
 const isTensor = (x: unknown): x is Tensor => x instanceof Tensor;
 
+/** A plain `{...}` object: NumPy's keyword arguments, trailing the positional ones. */
+export function isOptions(x: unknown): x is Record<string, unknown> {
+  if (x === null || typeof x !== 'object' || Array.isArray(x) || ArrayBuffer.isView(x)) return false;
+  const p = Object.getPrototypeOf(x);
+  return p === Object.prototype || p === null;
+}
+
+/** Splits a trailing options object off positional arguments (trailing undefineds dropped). */
+export function trailingOpts<O>(args: readonly unknown[]): [unknown[], O] {
+  const a = [...args];
+  while (a.length && a[a.length - 1] === undefined) a.pop();
+  const o = a.length && isOptions(a[a.length - 1]) ? (a.pop() as O) : ({} as O);
+  return [a, o];
+}
+
+function checkNumber(v: unknown, fn: string, name: string): number {
+  if (typeof v !== 'number') throw new TypeError(`${fn}(): '${name}' must be a number, got ${v === null ? 'null' : typeof v}`);
+  return v;
+}
+
 /** A tensor for JS data; scalars stay weak for promotion (see binaryOp). */
 export function tensor(data: JsData | Tensor, o: CreateOpts = {}): Tensor {
   const dtype = dtypeArg(o.dtype);
@@ -219,7 +239,12 @@ export function clip(x: Operand, lo: Operand | null, hi: Operand | null): Tensor
 export function round(x: Operand, o: { decimals?: number } = {}): Tensor {
   const t = isTensor(x) ? x : tensor(x as JsData);
   const d = o.decimals ?? 0;
-  if (!isFloat(t.dtype)) return t;
+  if (!isFloat(t.dtype)) {
+    // Integers: unchanged unless decimals < 0, then NumPy rounds half to even at 10**-decimals.
+    if (d >= 0) return t;
+    const f = 10 ** -d;
+    return astype(multiply(rint(divide(t, f)), f), t.dtype);
+  }
   if (d === 0) return rint(t);
   const f = 10 ** Math.abs(d);
   return d > 0 ? divide(rint(multiply(t, f)), f) : multiply(rint(divide(t, f)), f);
@@ -305,7 +330,8 @@ export function nansum(x: Operand, o: AxisOpts = {}): Tensor {
 export function nanmean(x: Operand, o: AxisOpts = {}): Tensor {
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (!isFloat(t.dtype)) return mean(t, o);
-  return divide(nansum(t, o), sum(logical_not(isnan(t)), { axis: o.axis ?? null, keepdims: o.keepdims ?? false }));
+  const count = sum(logical_not(isnan(t)), { axis: o.axis ?? null, keepdims: o.keepdims ?? false, dtype: t.dtype });
+  return divide(nansum(t, o), count);
 }
 export function nanmin(x: Operand, o: AxisOpts = {}): Tensor {
   const t = isTensor(x) ? x : tensor(x as JsData);
@@ -350,7 +376,13 @@ export const zeros_like = (x: Tensor, o: CreateOpts = {}): Tensor => full(x.shap
 export const ones_like = (x: Tensor, o: CreateOpts = {}): Tensor => full(x.shape, 1, { dtype: x.dtype, ...o });
 export const empty_like = zeros_like;
 
-export function arange(start: number, stop?: number, step?: number, o: CreateOpts = {}): Tensor {
+export function arange(stop: number, o?: CreateOpts): Tensor;
+export function arange(start: number, stop: number, o?: CreateOpts): Tensor;
+export function arange(start: number, stop: number, step: number, o?: CreateOpts): Tensor;
+export function arange(...args: (number | CreateOpts | undefined)[]): Tensor {
+  const [pos, o] = trailingOpts<CreateOpts>(args);
+  let [start, stop, step] = pos.map((v, i) => checkNumber(v, 'arange', ['start', 'stop', 'step'][i]!));
+  if (start === undefined) throw new TypeError('arange() requires stop to be specified.');
   if (stop === undefined) { stop = start; start = 0; }
   step ??= 1;
   if (step === 0) throw new RangeError('Maximum allowed size exceeded (step is zero)');
@@ -365,7 +397,13 @@ export function arange(start: number, stop?: number, step?: number, o: CreateOpt
   return new Tensor(G.cast(v, d));
 }
 
-export function linspace(start: number, stop: number, num = 50, o: CreateOpts & { endpoint?: boolean } = {}): Tensor {
+export function linspace(start: number, stop: number, o?: CreateOpts & { endpoint?: boolean; num?: number }): Tensor;
+export function linspace(start: number, stop: number, num: number, o?: CreateOpts & { endpoint?: boolean }): Tensor;
+export function linspace(start: number, stop: number, ...rest: (number | (CreateOpts & { endpoint?: boolean; num?: number }) | undefined)[]): Tensor {
+  const [pos, o] = trailingOpts<CreateOpts & { endpoint?: boolean; num?: number }>(rest);
+  const num = checkNumber(pos[0] ?? o.num ?? 50, 'linspace', 'num');
+  checkNumber(start, 'linspace', 'start'); checkNumber(stop, 'linspace', 'stop');
+  if (!Number.isInteger(num) || num < 0) throw new RangeError(`Number of samples, ${num}, must be non-negative.`);
   const endpoint = o.endpoint ?? true;
   const div = endpoint ? num - 1 : num;
   const step = div > 0 ? (stop - start) / div : NaN;
@@ -379,12 +417,18 @@ export function linspace(start: number, stop: number, num = 50, o: CreateOpts & 
   return new Tensor(G.cast(v, d));
 }
 
-export function eye(n: number, m?: number, o: CreateOpts & { k?: number } = {}): Tensor {
-  const shape = [n, m ?? n];
+export function eye(n: number, o?: CreateOpts & { k?: number; M?: number }): Tensor;
+export function eye(n: number, m: number | null, o?: CreateOpts & { k?: number }): Tensor;
+export function eye(n: number, m: number | null, k: number, o?: CreateOpts): Tensor;
+export function eye(n: number, ...rest: (number | null | (CreateOpts & { k?: number; M?: number }) | undefined)[]): Tensor {
+  const [pos, o] = trailingOpts<CreateOpts & { k?: number; M?: number }>(rest);
+  const m = (pos[0] as number | null | undefined) ?? o.M ?? n;
+  const k = (pos[1] as number | undefined) ?? o.k ?? 0;
+  const shape = checkShape([n, m]);
   const d = dtypeArg(o.dtype) ?? 'float64';
   const chunk = creationChunk(shape, d, o);
   const diff = G.binary('subtract', G.iota(shape, 1, chunk), G.iota(shape, 0, chunk), 'int64');
-  return new Tensor(G.cast(G.binary('equal', diff, G.constant(o.k ?? 0, 'int64'), 'bool'), d));
+  return new Tensor(G.cast(G.binary('equal', diff, G.constant(k, 'int64'), 'bool'), d));
 }
 export const identity = (n: number, o: CreateOpts = {}): Tensor => eye(n, n, o);
 
@@ -551,7 +595,10 @@ export const inner = (x: Operand, y: Operand): Tensor => {
   return tensordot(a, b, { axes: [[a.ndim - 1], [b.ndim - 1]] });
 };
 export const outer = (x: Operand, y: Operand): Tensor => multiply(reshape(ravel(x), [-1, 1]), reshape(ravel(y), [1, -1]));
-export const vdot = (x: Operand, y: Operand): Tensor => sum(multiply(ravel(x), ravel(y)));
+export const vdot = (x: Operand, y: Operand): Tensor => {
+  const p = multiply(ravel(x), ravel(y));
+  return sum(p, { dtype: p.dtype });
+};
 
 export function trace(x: Operand, o: { offset?: number } = {}): Tensor {
   const t = toTensor(x);

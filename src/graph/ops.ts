@@ -31,7 +31,7 @@ type Rule =
   | 'logical' // computes on truthiness, returns bool
   | 'int' // bool or integers only, returns the input dtype
   | 'nobool' // like 'same', but NumPy rejects bool
-  | 'float_or_int'; // floor/ceil/trunc/rint: ints stay as they are (NumPy 2)
+  | 'float_or_int'; // floor/ceil/trunc: ints stay as they are (NumPy 2; rint still goes to float)
 
 const UNARY_RULE: { readonly [P in UnaryOp]: Rule } = {
   negative: 'nobool', abs: 'same', sign: 'nobool', sqrt: 'float', square: 'same', cbrt: 'float',
@@ -39,7 +39,7 @@ const UNARY_RULE: { readonly [P in UnaryOp]: Rule } = {
   log10: 'float', log1p: 'float', sin: 'float', cos: 'float', tan: 'float', arcsin: 'float',
   arccos: 'float', arctan: 'float', sinh: 'float', cosh: 'float', tanh: 'float', arcsinh: 'float',
   arccosh: 'float', arctanh: 'float', floor: 'float_or_int', ceil: 'float_or_int', trunc: 'float_or_int',
-  rint: 'float_or_int', logical_not: 'logical', bitwise_not: 'int', isnan: 'bool', isinf: 'bool', isfinite: 'bool',
+  rint: 'float', logical_not: 'logical', bitwise_not: 'int', isnan: 'bool', isinf: 'bool', isfinite: 'bool',
 };
 
 const BINARY_RULE: { readonly [P in BinaryOp]: Rule } = {
@@ -85,7 +85,8 @@ function resolve(rule: Rule, name: string, d: DType): Resolved {
 }
 
 export function resolveUnary(op: UnaryOp, d: DType): Resolved {
-  if (op === 'reciprocal' && d === 'bool') throw new TypeError(`ufunc 'reciprocal' not supported for the input types (bool)`);
+  // NumPy has no bool loop for these and computes them in int8.
+  if ((op === 'reciprocal' || op === 'square') && d === 'bool') return { compute: 'int8', result: 'int8' };
   return resolve(UNARY_RULE[op], op, d);
 }
 

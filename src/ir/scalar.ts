@@ -77,10 +77,11 @@ function ipow64(a: bigint, b: bigint): bigint {
 
 /** NumPy's npy_divmod for floats: [floor quotient, remainder with the divisor's sign]. */
 export function fdivmod(a: number, b: number): [number, number] {
+  // NumPy's npy_divmod. C's `if (x)` is true for NaN, JS's is not: compare with 0.
   let mod = a % b;
-  if (!b) return [a / b, mod];
+  if (b === 0) return [a / b, mod];
   let div = (a - mod) / b;
-  if (mod) {
+  if (mod !== 0) {
     if ((b < 0) !== (mod < 0)) {
       mod += b;
       div -= 1;
@@ -89,7 +90,7 @@ export function fdivmod(a: number, b: number): [number, number] {
     mod = b < 0 ? -0 : 0;
   }
   let fl: number;
-  if (div) {
+  if (div !== 0) {
     fl = Math.floor(div);
     if (div - fl > 0.5) fl += 1;
   } else {
