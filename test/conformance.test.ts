@@ -14,6 +14,9 @@ interface Case {
   args: Enc[];
   kwargs: Record<string, unknown>;
   expected: { shape: number[]; dtype: string; data: (number | boolean | string)[]; data_from?: string };
+  /** For functions returning several arrays (split, meshgrid): which one, of how many. */
+  pick?: number;
+  count?: number;
 }
 
 const cases: Case[] = JSON.parse(readFileSync(new URL('./fixtures/numpy.json', import.meta.url), 'utf8'));
@@ -43,6 +46,14 @@ function decodeArg(a: Enc, chunkSize?: number): unknown {
 }
 
 function call(c: Case, chunkSize?: number): mt.Tensor {
+  const r = callRaw(c, chunkSize);
+  if (c.pick === undefined) return r as mt.Tensor;
+  const list = r as mt.Tensor[];
+  expect(list.length).toBe(c.count);
+  return list[c.pick]!;
+}
+
+function callRaw(c: Case, chunkSize?: number): mt.Tensor | mt.Tensor[] {
   const f = c.fn.split('.').reduce<any>((o, k) => o[k], mt);
   const args = c.args.map((a) => decodeArg(a, chunkSize));
   if (Object.keys(c.kwargs).length) {
@@ -60,7 +71,7 @@ function call(c: Case, chunkSize?: number): mt.Tensor {
 const expectedDType = (d: string): string => (d === 'float16' ? 'float32' : d === 'uint64' ? 'int64' : d);
 
 const TRANSCENDENTAL = new Set(['exp', 'log', 'log1p', 'expm1', 'sin', 'cos', 'tan', 'arcsin', 'arctanh', 'power', 'hypot', 'arctan2', 'std', 'linalg.norm']);
-const ACCUMULATING = new Set(['sum', 'prod', 'mean', 'var', 'std', 'nansum', 'nanmean', 'cumsum', 'cumprod', 'dot', 'matmul', 'tensordot', 'inner', 'vdot', 'trace', 'linalg.norm', 'linspace', 'arange']);
+const ACCUMULATING = new Set(['sum', 'prod', 'mean', 'var', 'std', 'nansum', 'nanmean', 'cumsum', 'cumprod', 'dot', 'matmul', 'tensordot', 'inner', 'vdot', 'trace', 'linalg.norm', 'linspace', 'arange', 'einsum']);
 
 /** Sum of |finite input values|: the scale of rounding error in accumulations. */
 function inputScale(c: Case): number {

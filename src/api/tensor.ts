@@ -9,7 +9,7 @@ import * as G from '../graph/node.js';
 import type { Node } from '../graph/node.js';
 import { BINARY_OPS, type BinaryOp, type ReduceOp, UNARY_OPS, type UnaryOp, resolveBinary, resolveUnary } from '../graph/ops.js';
 import { broadcastShapes, checkShape, chunkGrid, normalizeAxes, normalizeAxis, shapeStr, sizeOf } from '../graph/shape.js';
-import { seedKey } from '../ir/philox.js';
+import { randomValue, seedKey } from '../ir/philox.js';
 import { type Report, type RunOptions, runtime } from '../runtime/runtime.js';
 import { type JsData, NDArray, dtypeArg, fromJs } from './convert.js';
 
@@ -450,7 +450,7 @@ export function triu(x: Operand, o: { k?: number } = {}): Tensor {
 // ---------------------------------------------------------------------------
 // Shape and movement
 
-function toTensor(x: Operand): Tensor { return isTensor(x) ? x : new Tensor(arg(x).node); }
+export function toTensor(x: Operand): Tensor { return isTensor(x) ? x : new Tensor(arg(x).node); }
 
 export function reshape(x: Operand, shape: number | readonly number[]): Tensor {
   const t = toTensor(x);
@@ -666,10 +666,31 @@ export class Generator {
     const d = dtypeArg(o.dtype) ?? 'int64';
     return astype(add(floor(multiply(u, high - low)), low), d);
   }
-  permutation(n: number): Tensor {
-    if (!Number.isInteger(n) || n < 0) throw new TypeError('permutation(n) needs a non-negative integer');
-    throw new RangeError('permutation is not available yet: it needs the sort routine');
+  /**
+   * A random permutation of arange(n), or of x along its first axis. Fisher-Yates
+   * on the coordinator, driven by this generator's Philox stream, so the result
+   * depends only on (seed, stream); O(n) host work and one int64 source chunk set.
+   */
+  permutation(x: number | Operand, o: CreateOpts = {}): Tensor {
+    if (typeof x === 'number') {
+      if (!Number.isInteger(x) || x < 0) throw new TypeError(`permutation(): n must be a non-negative integer, got ${x}`);
+      const stream = this.stream++;
+      const p = new BigInt64Array(x);
+      const idx = new Float64Array(x);
+      for (let i = 0; i < x; i++) idx[i] = i;
+      for (let i = x - 1; i > 0; i--) {
+        const j = Math.floor(randomValue('uniform', this.key, stream, i) * (i + 1));
+        const t = idx[i]!; idx[i] = idx[j]!; idx[j] = t;
+      }
+      for (let i = 0; i < x; i++) p[i] = BigInt(idx[i]!);
+      return tensor(p, o);
+    }
+    const t = toTensor(x);
+    if (t.ndim === 0) throw new RangeError('permutation(): x must be an integer or at least 1-dimensional');
+    return take(t, this.permutation(t.shape[0]!), { axis: 0 });
   }
+  /** Alias of permutation (NumPy's Generator.permuted/shuffle act in place; Tessera's values are immutable). */
+  shuffle(x: Operand): Tensor { return this.permutation(x); }
   private cast(t: Tensor, o: CreateOpts): Tensor { const d = dtypeArg(o.dtype); return d ? astype(t, d) : t; }
 }
 
@@ -686,7 +707,7 @@ export const random = {
   standard_normal(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.standard_normal(size, o); },
   exponential(scale = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.exponential(scale, size, o); },
   randint(low: number, high?: number, size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.integers(low, high, size, o); },
-  permutation(n: number): Tensor { return global.permutation(n); },
+  permutation(x: number | Operand, o: CreateOpts = {}): Tensor { return global.permutation(x, o); },
 };
 
 // ---------------------------------------------------------------------------
@@ -705,3 +726,5 @@ export const lastReport = (): Report | undefined => runtime.lastReport;
 export const shutdown = (): Promise<void> => runtime.close();
 
 export { sizeOf as _sizeOf };
+export { array_split, diag, diagonal, hsplit, meshgrid, repeat, roll, split, tile, vsplit } from './manipulate.js';
+export { einsum } from './einsum.js';
