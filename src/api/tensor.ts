@@ -8,9 +8,10 @@ import { type DType, INFO, type WeakKind, defaultDTypeOfWeak, floatResultOf, int
 import * as G from '../graph/node.js';
 import type { Node } from '../graph/node.js';
 import { BINARY_OPS, type BinaryOp, type ReduceOp, UNARY_OPS, type UnaryOp, resolveBinary, resolveUnary } from '../graph/ops.js';
-import { broadcastShapes, checkShape, chunkGrid, normalizeAxes, normalizeAxis, shapeStr, sizeOf } from '../graph/shape.js';
+import { broadcastShapes, checkShape, chunkGrid, hasUnknown, normalizeAxes, normalizeAxis, shapeStr, sizeOf } from '../graph/shape.js';
 import { randomValue, seedKey } from '../ir/philox.js';
 import { type Report, type RunOptions, runtime } from '../runtime/runtime.js';
+import { resolve } from '../runtime/resolve.js';
 import { type JsData, NDArray, dtypeArg, fromJs } from './convert.js';
 
 export { NDArray } from './convert.js';
@@ -34,12 +35,21 @@ interface AxisOpts { axis?: number | readonly number[] | null; keepdims?: boolea
 export class Tensor {
   private pending: Promise<unknown> | undefined;
 
-  constructor(readonly node: Node) {
+  private current: Node;
+
+  constructor(node: Node) {
+    this.current = node;
     if (options.eager) {
       this.pending = this.execute().catch(() => undefined);
     }
   }
 
+  /** The graph node behind this tensor (replaced by an equivalent one once unknown lengths are computed). */
+  get node(): Node { return this.current; }
+  /** @internal Called by `realize` only. */
+  _resolved(n: Node): void { this.current = n; }
+
+  /** NaN marks a length known only after execution (a boolean-mask selection), as in Mars and Dask. */
   get shape(): number[] { return [...this.node.shape]; }
   get dtype(): DType { return this.node.dtype; }
   get ndim(): number { return this.node.shape.length; }
@@ -48,14 +58,14 @@ export class Tensor {
 
   /** Runs the graph behind this tensor; resolves to the same tensor, now materialised. */
   async execute(opts: RunOptions = {}): Promise<this> {
-    await runtime.run([this.node], withDefaults(opts));
+    await realize([this], withDefaults(opts));
     return this;
   }
 
   /** Computes (if needed) and returns the values. */
   async fetch(opts: RunOptions = {}): Promise<NDArray> {
     if (this.pending) await this.pending;
-    await runtime.run([this.node], withDefaults(opts));
+    await realize([this], withDefaults(opts));
     return new NDArray(this.shape, this.dtype, runtime.read(this.node));
   }
 
@@ -86,8 +96,28 @@ export class Tensor {
   clip(lo: Operand | null, hi: Operand | null): Tensor { return clip(this, lo, hi); }
   round(o: { decimals?: number } = {}): Tensor { return round(this, o); }
   dot(b: Operand): Tensor { return dot(this, b); }
+  /** x[index]: `x.get('1:3, ::-1, None')`, `x.get(0, mt.slice(1, 3))`, `x.get(mask)`, `x.get([0, 2])`. */
+  get(...index: unknown[]): Tensor { return getitem(this, ...index); }
+  /**
+   * The functional `x[index] = value`: a new tensor; x is unchanged. Also
+   * `x.set(item1, item2, ..., value)`, the index items spread out as in `get`.
+   */
+  set(index: Index, ...value: unknown[]): Tensor { return setitem(this, index, ...value); }
+  nonzero(): Tensor[] { return nonzero(this); }
+  take(indices: Operand, o: { axis?: number | null } = {}): Tensor { return take(this, indices, o); }
+  repeat(repeats: number | readonly number[], o: { axis?: number | null } = {}): Tensor { return repeat(this, repeats, o); }
+  diagonal(...args: (number | { offset?: number; axis1?: number; axis2?: number })[]): Tensor { return diagonal(this, ...args); }
+  trace(o: { offset?: number } = {}): Tensor { return trace(this, o); }
+  copy(): Tensor { return this; }
   matmul(b: Operand): Tensor { return matmul(this, b); }
   __getitem__?: never;
+}
+
+/** Resolves unknown lengths (iterative tiling), then runs all outputs as one graph. */
+async function realize(ts: readonly Tensor[], opts: RunOptions): Promise<void> {
+  const nodes = await resolve(ts.map((t) => t.node), runtime, opts);
+  ts.forEach((t, i) => t._resolved(nodes[i]!));
+  await runtime.run(nodes, opts);
 }
 
 function withDefaults(o: RunOptions): RunOptions {
@@ -112,8 +142,10 @@ export function isOptions(x: unknown): x is Record<string, unknown> {
 /** Splits a trailing options object off positional arguments (trailing undefineds dropped). */
 export function trailingOpts<O>(args: readonly unknown[]): [unknown[], O] {
   const a = [...args];
-  while (a.length && a[a.length - 1] === undefined) a.pop();
+  const trim = () => { while (a.length && a[a.length - 1] === undefined) a.pop(); };
+  trim();
   const o = a.length && isOptions(a[a.length - 1]) ? (a.pop() as O) : ({} as O);
+  trim();
   return [a, o];
 }
 
@@ -223,7 +255,8 @@ export function astype(x: Operand, dtype: DType | string): Tensor {
 }
 
 export function where(c: Operand, x?: Operand, y?: Operand): Tensor {
-  if (x === undefined || y === undefined) throw new TypeError('where() with one argument (nonzero) is not supported yet; pass x and y');
+  if (x === undefined && y === undefined) return nonzero(c) as unknown as Tensor;
+  if (x === undefined || y === undefined) throw new TypeError('either both or neither of x and y should be given');
   const ca = arg(c), a = arg(x), b = arg(y);
   const d = promoteArgs([a, b]);
   return new Tensor(G.where(G.cast(ca.node, 'bool'), castArg(a, d), castArg(b, d)));
@@ -282,15 +315,21 @@ export const amin = min, amax = max;
 export const any = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('any', astype(x, 'bool'), o);
 export const all = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('all', astype(x, 'bool'), o);
 
-function countOf(x: Node, axes: number[]): number {
-  return axes.reduce((a, i) => a * x.shape[i]!, 1);
+/** Elements reduced over `axes`: a number, or a lazy count when a length is known only at run time. */
+function countOf(x: Node, axes: number[], dtype: DType = 'float64'): number | Tensor {
+  const n = axes.reduce((a, i) => a * x.shape[i]!, 1);
+  if (!Number.isNaN(n)) return n;
+  return sum(logical_or(new Tensor(G.cast(x, 'bool')), true), { axis: axes, keepdims: true, dtype });
 }
 
 export function mean(x: Operand, o: AxisOpts = {}): Tensor {
   const a = arg(x).node;
   const out = dtypeArg(o.dtype) ?? (isFloat(a.dtype) ? a.dtype : 'float64');
   const s = sum(new Tensor(a), { ...o, dtype: out === 'float32' ? 'float32' : 'float64' });
-  return astype(divide(s, countOf(a, normalizeAxes(o.axis, a.shape.length))), out);
+  const axes = normalizeAxes(o.axis, a.shape.length);
+  let n = countOf(a, axes);
+  if (isTensor(n) && !o.keepdims) n = reshape(n, s.shape);
+  return astype(divide(s, n), out);
 }
 
 export function var_(x: Operand, o: AxisOpts & { ddof?: number } = {}): Tensor {
@@ -298,8 +337,10 @@ export function var_(x: Operand, o: AxisOpts & { ddof?: number } = {}): Tensor {
   const axes = normalizeAxes(o.axis, t.ndim);
   const m = mean(t, { axis: axes, keepdims: true, ...(o.dtype ? { dtype: o.dtype } : {}) });
   const dev = subtract(t, m);
-  const n = countOf(t.node, axes) - (o.ddof ?? 0);
-  return divide(sum(multiply(dev, dev), { axis: axes, keepdims: o.keepdims ?? false }), n);
+  const ss = sum(multiply(dev, dev), { axis: axes, keepdims: o.keepdims ?? false });
+  const c = countOf(t.node, axes);
+  const n = isTensor(c) ? subtract(o.keepdims ? c : reshape(c, ss.shape), o.ddof ?? 0) : c - (o.ddof ?? 0);
+  return divide(ss, n);
 }
 export { var_ as var };
 
@@ -381,7 +422,7 @@ export function arange(start: number, stop: number, o?: CreateOpts): Tensor;
 export function arange(start: number, stop: number, step: number, o?: CreateOpts): Tensor;
 export function arange(...args: (number | CreateOpts | undefined)[]): Tensor {
   const [pos, o] = trailingOpts<CreateOpts>(args);
-  let [start, stop, step] = pos.map((v, i) => checkNumber(v, 'arange', ['start', 'stop', 'step'][i]!));
+  let [start, stop, step] = pos.map((v, i) => (v === undefined || v === null ? undefined : checkNumber(v, 'arange', ['start', 'stop', 'step'][i]!)));
   if (start === undefined) throw new TypeError('arange() requires stop to be specified.');
   if (stop === undefined) { stop = start; start = 0; }
   step ??= 1;
@@ -457,6 +498,10 @@ export function reshape(x: Operand, shape: number | readonly number[]): Tensor {
   const s = typeof shape === 'number' ? [shape] : [...shape];
   const neg = s.filter((d) => d === -1).length;
   if (neg > 1) throw new RangeError('can only specify one unknown dimension');
+  if (hasUnknown(t.shape)) {
+    // Size known only after execution: -1 (or a matching NaN) stands for the unknown part.
+    return new Tensor(G.reshape(t.node, s.map((d) => (d === -1 ? NaN : d))));
+  }
   if (neg === 1) {
     const known = s.filter((d) => d !== -1).reduce((a, b) => a * b, 1);
     if (known === 0 || t.size % known !== 0) throw new RangeError(`cannot reshape array of size ${t.size} into shape ${shapeStr(s)}`);
@@ -715,7 +760,7 @@ export const random = {
 
 /** Runs several outputs in one graph, sharing common work. */
 export async function execute(...ts: Tensor[]): Promise<Tensor[]> {
-  await runtime.run(ts.map((t) => t.node), withDefaults({}));
+  await realize(ts, withDefaults({}));
   return ts;
 }
 
@@ -728,3 +773,6 @@ export const shutdown = (): Promise<void> => runtime.close();
 export { sizeOf as _sizeOf };
 export { array_split, diag, diagonal, hsplit, meshgrid, repeat, roll, split, tile, vsplit } from './manipulate.js';
 export { einsum } from './einsum.js';
+export { Slice, argwhere, compress, ellipsis, extract, flatnonzero, getitem, newaxis, nonzero, parseIndex, setitem, slice } from './indexing.js';
+import { type Index, getitem, nonzero, setitem } from './indexing.js';
+import { diagonal, repeat } from './manipulate.js';

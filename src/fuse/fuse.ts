@@ -229,11 +229,16 @@ class Lowering {
         if (j.dtype !== 'int64') j = intern({ k: 'cast', dtype: 'int64', a: j });
         const len = x.shape[axis]!;
         const neg = intern({ k: 'binary', dtype: 'bool', op: 'less', a: j, b: ic(0) });
-        const norm = intern({ k: 'where', dtype: 'int64', c: neg, a: iadd(j, ic(len)), b: j });
+        const wrapped = intern({ k: 'where', dtype: 'int64', c: neg, a: iadd(j, ic(len)), b: j });
+        // Index tensors are data, unchecked when the graph is built: clamp so a bad index never reads outside the array.
+        const lo = intern({ k: 'binary', dtype: 'int64', op: 'maximum', a: wrapped, b: ic(0) });
+        const norm = intern({ k: 'binary', dtype: 'int64', op: 'minimum', a: lo, b: ic(Math.max(0, len - 1)) });
         return this.expr(x, [...idx.slice(0, axis), norm, ...idx.slice(axis + ri)]);
       }
       case 'scan':
         throw new Error('internal: scan is always materialised');
+      case 'compress':
+        throw new Error('internal: compress nodes are resolved (computed and replaced) before fusion');
       default:
         return n.op satisfies never;
     }

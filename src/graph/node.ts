@@ -5,7 +5,7 @@
 
 import { type DType, INFO } from './dtype.js';
 import { type BinaryOp, type RandomDist, type ReduceOp, type UnaryOp, isArgReduce } from './ops.js';
-import { type Shape, broadcastShapes, chunkGrid, shapeStr, sizeOf } from './shape.js';
+import { type Shape, broadcastShapes, chunkGrid, hasUnknown, isUnknown, shapeStr, sizeOf } from './shape.js';
 
 /** Attributes per node kind. `source` nodes carry data held by the runtime under `key`. */
 export interface Attrs {
@@ -26,6 +26,7 @@ export interface Attrs {
   gather: { axis: number };
   scan: { op: 'sum' | 'prod'; axis: number };
   matmul: Record<string, never>;
+  compress: { axis: number };
 }
 export type OpKind = keyof Attrs;
 
@@ -119,6 +120,10 @@ export function reduce(op: ReduceOp, x: Node, axes: readonly number[], keepdims:
 }
 
 export function reshape(x: Node, shape: Shape): Node {
+  if (hasUnknown(shape) || hasUnknown(x.shape)) {
+    if (shape.filter(isUnknown).length > 1) throw new RangeError(`cannot reshape an array of unknown size ${shapeStr(x.shape)} into ${shapeStr(shape)} with more than one unknown dimension`);
+    return make('reshape', [x], {}, x.dtype, shape);
+  }
   if (sizeOf(shape) !== sizeOf(x.shape)) {
     throw new RangeError(`cannot reshape array of size ${sizeOf(x.shape)} into shape ${shapeStr(shape)}`);
   }
@@ -171,6 +176,66 @@ export function matmul(a: Node, b: Node, dtype: DType): Node {
   const shape = [...a.shape.slice(0, r - 1), b.shape[r - 1]!];
   const chunk = [...a.chunk.slice(0, r - 1), b.chunk[r - 1]!];
   return make('matmul', [a, b], {}, dtype, shape, chunk);
+}
+
+/**
+ * Boolean-mask selection along `axis`: mask (1-d, length x.shape[axis]) keeps
+ * the positions where it is true. The output length along `axis` is unknown
+ * (NaN) until the mask is computed; the runtime then replaces this node by its
+ * stored result and rebuilds what depends on it (iterative tiling, as Mars).
+ */
+export function compress(x: Node, mask: Node, axis: number): Node<'compress'> {
+  if (mask.dtype !== 'bool' || mask.shape.length !== 1) throw new TypeError('compress(): the mask must be a 1-d bool array');
+  if (!isUnknown(x.shape[axis]!) && !isUnknown(mask.shape[0]!) && mask.shape[0] !== x.shape[axis]) {
+    throw new RangeError(`boolean index did not match indexed array along axis ${axis}; size of axis is ${x.shape[axis]} but size of corresponding boolean axis is ${mask.shape[0]}`);
+  }
+  const shape = x.shape.map((d, i) => (i === axis ? NaN : d));
+  return make('compress', [x, mask], { axis }, x.dtype, shape, x.chunk);
+}
+
+/**
+ * The same operation over new inputs (whose unknown lengths are now known):
+ * shape, dtype and chunk grid are inferred again, with the builders' checks.
+ */
+export function rebuild(n: Node, inputs: readonly Node[]): Node {
+  if (inputs.length === n.inputs.length && inputs.every((x, i) => x === n.inputs[i])) return n;
+  const [x, y, z] = inputs as [Node, Node, Node];
+  const a = n.attrs as Attrs[OpKind] & Record<string, unknown>;
+  const sameRankShape = (target: Shape, from: Shape): number[] => {
+    // An unknown dim takes the length of the aligned input dim (expand/reshape targets).
+    const off = from.length - target.length;
+    return target.map((d, i) => (isUnknown(d) ? (from[i + off] ?? NaN) : d));
+  };
+  switch (n.op) {
+    case 'source': case 'const': case 'iota': case 'random': return n;
+    case 'unary': return unary((a as Attrs['unary']).op, x, n.dtype);
+    case 'binary': return binary((a as Attrs['binary']).op, x, y, n.dtype);
+    case 'where': return where(x, y, z);
+    case 'cast': return cast(x, n.dtype);
+    case 'reduce': { const r = a as Attrs['reduce']; return reduce(r.op, x, r.axes, r.keepdims, n.dtype); }
+    case 'reshape': {
+      let shape = [...n.shape];
+      if (hasUnknown(shape)) {
+        const known = shape.filter((d) => !isUnknown(d)).reduce((p, d) => p * d, 1);
+        const total = sizeOf(x.shape);
+        shape = shape.map((d) => (isUnknown(d) ? (known === 0 ? 0 : total / known) : d));
+        if (!shape.every(Number.isInteger)) throw new RangeError(`cannot reshape array of size ${total} into shape ${shapeStr(n.shape)}`);
+      }
+      return reshape(x, shape);
+    }
+    case 'permute': return permute(x, (a as Attrs['permute']).axes);
+    case 'expand': return expand(x, sameRankShape(n.shape, x.shape));
+    case 'slice': {
+      const s = a as Attrs['slice'];
+      return slice(x, s.starts, s.steps, n.shape.map((d, i) => (isUnknown(d) ? x.shape[i]! : d)));
+    }
+    case 'concat': return concat(inputs, (a as Attrs['concat']).axis, n.dtype);
+    case 'gather': return gather(x, y, (a as Attrs['gather']).axis);
+    case 'scan': { const s = a as Attrs['scan']; return scan(s.op, x, s.axis, n.dtype); }
+    case 'matmul': return matmul(x, y, n.dtype);
+    case 'compress': return compress(x, y, (a as Attrs['compress']).axis);
+    default: return n.op satisfies never;
+  }
 }
 
 /** Topological order of everything the outputs depend on (inputs before users). */

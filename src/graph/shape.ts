@@ -23,6 +23,13 @@ export function sameShape(a: Shape, b: Shape): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
+/**
+ * A dimension whose length is known only once an input is computed (the
+ * length of a boolean-mask selection) is NaN, as in Mars and Dask.
+ */
+export const isUnknown = (d: number): boolean => Number.isNaN(d);
+export const hasUnknown = (s: Shape): boolean => s.some(isUnknown);
+
 export function broadcastShapes(...shapes: Shape[]): number[] {
   const rank = Math.max(0, ...shapes.map((s) => s.length));
   const out = new Array<number>(rank).fill(1);
@@ -32,6 +39,8 @@ export function broadcastShapes(...shapes: Shape[]): number[] {
       const d = s[i]!;
       if (d === out[o] || d === 1) continue;
       if (out[o] === 1) out[o] = d;
+      // Unknown lengths broadcast optimistically; the check reruns once they are known.
+      else if (isUnknown(d) || isUnknown(out[o]!)) out[o] = NaN;
       else {
         throw new RangeError(
           `operands could not be broadcast together with shapes ${shapes.map(shapeStr).join(' ')}`,

@@ -1,0 +1,78 @@
+// Iterative tiling for lengths known only at run time (Mars's approach). A
+// boolean-mask selection (`compress` node) has an unknown (NaN) length, so
+// nothing that depends on it can be tiled yet. `resolve` runs the graph in
+// stages: it computes the inputs of every compress whose inputs are known,
+// compacts the selection into a stored chunk set of the now-known length,
+// rebuilds the dependent nodes over it (shapes and checks inferred again),
+// and repeats until no unknown length is left. The caller then runs the
+// concrete graph as usual.
+// In: output Nodes (possibly with unknown lengths). Out: equivalent Nodes
+// with every length known (the same Nodes when there was nothing to resolve).
+
+import { ARRAY_CTOR, INFO, type TypedArray } from '../graph/dtype.js';
+import { type Node, rebuild, source, topo } from '../graph/node.js';
+import { chunkGrid, hasUnknown, sizeOf } from '../graph/shape.js';
+import type { RunOptions } from './runtime.js';
+
+/** What resolve needs from the runtime (the local one, or later a mesh coordinator). */
+export interface Store {
+  run(nodes: readonly Node[], opts: RunOptions): Promise<unknown>;
+  read(n: Node): TypedArray;
+  put(n: Node, data: TypedArray): void;
+}
+
+/** compress node → the stored source node holding its result. */
+const computed = new WeakMap<Node, Node>();
+let counter = 0;
+
+export async function resolve(outputs: readonly Node[], store: Store, opts: RunOptions): Promise<Node[]> {
+  let cur = [...outputs];
+  for (;;) {
+    cur = substitute(cur);
+    const order = topo(cur);
+    if (!order.some((n) => hasUnknown(n.shape))) return cur;
+    const frontier = order.filter((n) => n.op === 'compress' && !computed.has(n) && n.inputs.every((i) => !hasUnknown(i.shape)));
+    if (!frontier.length) throw new Error('internal: unknown lengths left but no selection can be computed');
+    await store.run([...new Set(frontier.flatMap((n) => n.inputs))], opts);
+    for (const f of frontier) computed.set(f, compact(f, store));
+  }
+}
+
+/** Rebuilds every node over the computed selections, inputs first. */
+function substitute(outputs: readonly Node[]): Node[] {
+  const map = new Map<Node, Node>();
+  for (const n of topo(outputs)) {
+    const done = computed.get(n);
+    if (done) { map.set(n, done); continue; }
+    const inputs = n.inputs.map((i) => map.get(i) ?? i);
+    map.set(n, rebuild(n, inputs));
+  }
+  return outputs.map((n) => map.get(n) ?? n);
+}
+
+/** The selection itself: x's [lead, N, trail] blocks kept where mask is true, in order. */
+function compact(n: Node, store: Store): Node {
+  const [x, m] = n.inputs as [Node, Node];
+  const axis = (n.attrs as { axis: number }).axis;
+  const xs = store.read(x), ms = store.read(m);
+  const lead = sizeOf(x.shape.slice(0, axis));
+  const len = x.shape[axis]!;
+  const trail = sizeOf(x.shape.slice(axis + 1));
+  let count = 0;
+  for (let i = 0; i < len; i++) if (ms[i]) count++;
+  const out = new ARRAY_CTOR[x.dtype](lead * count * trail) as TypedArray;
+  let o = 0;
+  for (let l = 0; l < lead; l++) {
+    const base = l * len * trail;
+    for (let i = 0; i < len; i++) {
+      if (!ms[i]) continue;
+      const from = base + i * trail;
+      if (trail === 1) out[o++] = xs[from]!;
+      else { out.set(xs.subarray(from, from + trail) as never, o); o += trail; }
+    }
+  }
+  const shape = x.shape.map((d, i) => (i === axis ? count : d));
+  const s = source(`selection${counter++}`, x.dtype, shape, chunkGrid(shape, INFO[x.dtype].bytes));
+  store.put(s, out);
+  return s;
+}
