@@ -136,7 +136,7 @@ function parse(x: Tensor, items: Item[]): Parsed {
         const m = Math.max(1, t.ndim);
         const want = x.shape.slice(ax, ax + m);
         if (t.ndim === 0) throw new RangeError('0-d boolean indices are not supported; use where()');
-        if (t.shape.some((d, j) => d !== want[j])) throw new RangeError(`boolean index did not match indexed array along axis ${ax}; size of axis is ${want[0]} but size of corresponding boolean axis is ${t.shape[0]} (mask shape ${shapeStr(t.shape)}, array shape ${shapeStr(x.shape)})`);
+        if (t.shape.some((d, j) => d !== want[j] && !Number.isNaN(d) && !Number.isNaN(want[j]!))) throw new RangeError(`boolean index did not match indexed array along axis ${ax}; size of axis is ${want[0]} but size of corresponding boolean axis is ${t.shape[0]} (mask shape ${shapeStr(t.shape)}, array shape ${shapeStr(x.shape)})`);
         p.mask = { t, first: ax };
         for (let j = 0; j < m; j++) { p.axes.push(full(x.shape[ax]!)); p.layout.push(ax++); }
       } else {

@@ -767,6 +767,9 @@ export async function execute(...ts: Tensor[]): Promise<Tensor[]> {
 /** The report of the last execution (tasks, kernels compiled, bytes, peak chunk memory). */
 export const lastReport = (): Report | undefined => runtime.lastReport;
 
+/** Chunk-heap bytes held now and worker threads alive (for tests and monitoring). */
+export const usage = (): { bytesInUse: number; workers: number } => runtime.usage();
+
 /** Stops the worker pool (it idles unref'd otherwise). */
 export const shutdown = (): Promise<void> => runtime.close();
 

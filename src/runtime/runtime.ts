@@ -69,6 +69,11 @@ export class Runtime {
     return this.stored.has(n);
   }
 
+  /** Chunk-heap bytes held now (stored tensors, plus the fixed parameter blocks) and worker threads alive. */
+  usage(): { bytesInUse: number; workers: number } {
+    return { bytesInUse: this.heap.inUse, workers: this.pool?.size ?? 0 };
+  }
+
   /** Stores C-order data for a source node, split into its chunks. */
   put(n: Node, data: TypedArray): void {
     const s: Stored = { dtype: n.dtype, shape: n.shape, chunk: n.chunk, blocks: [] };

@@ -1,0 +1,138 @@
+// The API contract beyond values (those are in conformance.test.ts): errors
+// thrown where the user wrote the call, NDArray, execute/fetch/eager,
+// progress and the report, lengths known only at run time, value semantics
+// of set, and what a failing execution leaves behind.
+import { afterAll, describe, expect, it } from 'vitest';
+import * as mt from '../src/api/tensor.js';
+
+afterAll(() => mt.shutdown());
+
+describe('errors at the call site', () => {
+  const cases: [string, () => unknown, RegExp][] = [
+    ['broadcast', () => mt.ones([3, 2]).multiply(mt.ones([3])), /could not be broadcast together with shapes \(3, 2\) \(3,\)/],
+    ['axis', () => mt.sum(mt.ones([2, 3]), { axis: -3 }), /axis -3 is out of bounds for array of dimension 2/],
+    ['repeated axis', () => mt.sum(mt.ones([2, 3]), { axis: [0, -2] }), /repeated axis/],
+    ['dtype', () => mt.zeros([2], { dtype: 'float128' }), /data type "float128" not understood/],
+    ['matmul', () => mt.matmul(mt.ones([2, 3]), mt.ones([2, 3])), /mismatch in its core dimension 0.*size 2 is different from 3/],
+    ['concatenate', () => mt.concatenate([mt.ones([2, 3]), mt.ones([2, 4])]), /along dimension 1, the array at index 0 has size 3 and the array at index 1 has size 4/],
+    ['index bounds', () => mt.ones([2, 3]).get('0, 3'), /index 3 is out of bounds for axis 1 with size 3/],
+    ['too many indices', () => mt.ones([2]).get('0, 0'), /too many indices for array: array is 1-dimensional, but 2 were indexed/],
+    ['slice step', () => mt.ones([4]).get('::0'), /slice step cannot be zero/],
+    ['index syntax', () => mt.ones([4]).get('1:x'), /slice bounds must be integers/],
+    ['float index', () => mt.ones([4]).get(mt.tensor([0.5])), /arrays used as indices must be of integer \(or boolean\) type/],
+    ['mask shape', () => mt.ones([4]).get(mt.tensor([true, false])), /boolean index did not match indexed array along axis 0; size of axis is 4 but size of corresponding boolean axis is 2/],
+    ['split', () => mt.split(mt.ones([5]), 2), /array split does not result in an equal division/],
+    ['negative shape', () => mt.zeros([2, -1]), /negative dimensions are not allowed/],
+    ['bool subtract', () => mt.tensor([true]).subtract(mt.tensor([false])), /numpy boolean subtract/],
+    ['bitwise float', () => mt.bitwise_and(mt.ones([2]), mt.ones([2])), /ufunc 'bitwise_and' not supported for the input types \(float64\)/],
+    ['weak int range', () => mt.ones([2], { dtype: 'uint8' }).add(300), /Python integer 300 out of bounds for uint8/],
+    ['operand type', () => mt.add(mt.ones([2]), null as unknown as number), /unsupported operand type null/],
+    ['arange type', () => mt.arange('5' as unknown as number), /arange\(\): 'start' must be a number, got string/],
+    ['einsum', () => mt.einsum('ij,jk->ik', mt.ones([2, 3]), mt.ones([4, 2])), /operands could not be broadcast for subscript 'j' \(3 vs 4\)/],
+    ['chunkSize', () => mt.tensor([1, 2], { chunkSize: 0 }), /chunkSize must be a positive integer, got 0/],
+  ];
+  it.each(cases)('%s', (_, f, re) => {
+    expect(f).toThrow(re);
+  });
+});
+
+describe('fetch, execute and NDArray', () => {
+  it('returns shape, dtype, C-order data, nested arrays and 0-d items', async () => {
+    const r = await mt.arange(6, { dtype: 'int32' }).reshape([2, 3]).T.fetch();
+    expect(r.shape).toEqual([3, 2]);
+    expect(r.dtype).toBe('int32');
+    expect(Array.from(r.data as Int32Array)).toEqual([0, 3, 1, 4, 2, 5]);
+    expect(r.toArray()).toEqual([[0, 3], [1, 4], [2, 5]]);
+    expect((await mt.sum(mt.arange(5)).fetch()).item()).toBe(10);
+    expect(() => r.item()).toThrow(/size 1/);
+  });
+
+  it('holds int64 exactly as BigInt64Array data', async () => {
+    const big = 2 ** 53 + 2;
+    const r = await mt.tensor(BigInt64Array.from([BigInt(big), -3n])).add(1).fetch();
+    expect(r.data).toBeInstanceOf(BigInt64Array);
+    expect((r.data as BigInt64Array)[0]).toBe(BigInt(big) + 1n);
+    expect(r.toArray()).toEqual([BigInt(big) + 1n, -2]);
+  });
+
+  it('execute() resolves to the same tensor, materialised; mt.execute runs several outputs in one graph', async () => {
+    const x = mt.arange(100, { dtype: 'float64' });
+    const s = x.multiply(2);
+    expect(await s.execute()).toBe(s);
+    const [a, b] = await mt.execute(s.sum(), s.max());
+    expect((await a!.fetch()).item()).toBe(9900);
+    expect((await b!.fetch()).item()).toBe(198);
+  });
+
+  it('reports progress and an execution report', async () => {
+    const seen: { done: number; total: number }[] = [];
+    const t = mt.random.uniform(0, 1, [40_000], { chunkSize: 4_000 }).sum();
+    await t.fetch({ onProgress: (p) => seen.push({ done: p.done, total: p.total }) });
+    expect(seen.length).toBeGreaterThan(0);
+    const last = seen[seen.length - 1]!;
+    expect(last.done).toBe(last.total);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.done).toBeGreaterThanOrEqual(seen[i - 1]!.done);
+    const rep = mt.lastReport()!;
+    expect(rep.tasks).toBeGreaterThanOrEqual(10);
+    expect(rep.peakBytes).toBeGreaterThan(0);
+  });
+
+  it('eager mode starts work at once and still fetches the same values', async () => {
+    mt.options.eager = true;
+    try {
+      const x = mt.arange(10).multiply(3);
+      expect((await x.fetch()).toArray()).toEqual([0, 3, 6, 9, 12, 15, 18, 21, 24, 27]);
+    } finally {
+      mt.options.eager = false;
+    }
+  });
+});
+
+describe('lengths known only at run time', () => {
+  it('a mask selection has NaN length until executed, then the real one', async () => {
+    const x = mt.arange(20).reshape([4, 5]);
+    const sel = x.get(x.mod(3).equal(0));
+    expect(sel.shape[0]).toBeNaN();
+    const m = sel.multiply(2).sum();
+    expect((await m.fetch()).item()).toBe(2 * (0 + 3 + 6 + 9 + 12 + 15 + 18));
+    await sel.execute();
+    expect(sel.shape).toEqual([7]);
+  });
+
+  it('chains selections, reduces them, and takes their mean by the run-time count', async () => {
+    const x = mt.arange(1000, { dtype: 'float64', chunkSize: 64 });
+    const a = x.get(x.greater(100));
+    const b = a.get(a.less(200));
+    expect((await b.mean().fetch()).item()).toBe(150);
+    expect((await b.var().fetch()).item()).toBeCloseTo((99 * 99 - 1) / 12, 9);
+    expect((await mt.nonzero(x.less(3))[0]!.fetch()).toArray()).toEqual([0, 1, 2]);
+  });
+
+  it('checks shapes again once lengths are known', async () => {
+    const x = mt.arange(10);
+    const bad = x.get(x.less(3)).add(x.get(x.less(4)));
+    await expect(bad.fetch()).rejects.toThrow(/could not be broadcast together with shapes \(3,\) \(4,\)/);
+  });
+});
+
+describe('value semantics', () => {
+  it('set returns a new tensor and leaves the original unchanged', async () => {
+    const x = mt.arange(6);
+    const y = x.set('1:3', 0);
+    expect((await y.fetch()).toArray()).toEqual([0, 0, 0, 3, 4, 5]);
+    expect((await x.fetch()).toArray()).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
+
+describe('failures', () => {
+  it('a failing execution frees its chunks and leaves the pool usable', async () => {
+    await mt.arange(10).sum().fetch();
+    const before = mt.usage();
+    // 16 GB of float64: more than the 4 GiB chunk heap holds.
+    await expect(mt.ones([200_000, 10_000]).add(1).fetch()).rejects.toThrow(/Unable to allocate .* the chunk heap is limited to 4 GiB/);
+    const after = mt.usage();
+    expect(after.bytesInUse).toBe(before.bytesInUse);
+    expect(after.workers).toBeLessThanOrEqual(before.workers); // the pool may be torn down, never leaked
+    expect((await mt.arange(10).sum().fetch()).item()).toBe(45);
+  });
+});
