@@ -211,6 +211,10 @@ function binaryOp(op: BinaryOp, x: Operand, y: Operand): Tensor {
   const a = arg(x), b = arg(y);
   broadcastShapes(a.node.shape, b.node.shape);
   const r = resolveBinary(op, promoteArgs([a, b]));
+  // x**2 is x*x exactly (pow is exact there, NaN/inf/-0 included): one multiply, not a pow call per element.
+  if (op === 'power' && b.weak !== undefined && b.value === 2 && a.weak === undefined) {
+    return new Tensor(G.unary('square', castArg(a, r.compute), r.result));
+  }
   return new Tensor(G.binary(op, castArg(a, r.compute), castArg(b, r.compute), r.result));
 }
 
