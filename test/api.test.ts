@@ -115,6 +115,19 @@ describe('lengths known only at run time', () => {
   });
 });
 
+describe('NumPy positional arguments', () => {
+  it('takes an axis positionally as NumPy does', async () => {
+    const x = mt.arange(6).reshape([2, 3]);
+    expect((await x.sum(1).fetch()).toArray()).toEqual([3, 12]);
+    expect((await mt.sum(x, 0).fetch()).toArray()).toEqual([3, 5, 7]);
+    expect((await mt.max(x, [0, 1]).fetch()).item()).toBe(5);
+    expect((await x.argmax(1).fetch()).toArray()).toEqual([2, 2]);
+    expect((await mt.concatenate([x, x], 1).fetch()).shape).toEqual([2, 6]);
+    expect((await mt.cumsum(x, 1).fetch()).toArray()).toEqual([[0, 1, 3], [3, 7, 12]]);
+    expect(() => mt.sum(x, 'a' as unknown as number)).toThrow(/expected an axis/);
+  });
+});
+
 describe('value semantics', () => {
   it('set returns a new tensor and leaves the original unchanged', async () => {
     const x = mt.arange(6);

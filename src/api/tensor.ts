@@ -31,6 +31,14 @@ export type Operand = Tensor | number | boolean | JsData;
 type ChunkSize = number | readonly (number | null)[];
 interface CreateOpts { dtype?: DType | string; chunkSize?: ChunkSize }
 interface AxisOpts { axis?: number | readonly number[] | null; keepdims?: boolean; dtype?: DType | string }
+/** NumPy's axis given positionally: `mt.sum(x, 1)`, `x.max([0, 2])`, `mt.concatenate([a, b], 1)`. */
+type AxisArg = number | readonly number[] | null;
+function axisOpts<O>(o: O | AxisArg | undefined): O {
+  if (o === undefined) return {} as O;
+  if (o === null || typeof o === 'number' || Array.isArray(o)) return { axis: o } as O;
+  if (!isOptions(o)) throw new TypeError(`expected an axis (integer or array of integers) or an options object, got ${typeof o}`);
+  return o as O;
+}
 
 export class Tensor {
   private pending: Promise<unknown> | undefined;
@@ -79,20 +87,20 @@ export class Tensor {
   transpose(...axes: (number | readonly number[])[]): Tensor { return transpose(this, axes.length === 1 && Array.isArray(axes[0]) ? (axes[0] as number[]) : axes.length ? (axes as number[]) : undefined); }
   swapaxes(a: number, b: number): Tensor { return swapaxes(this, a, b); }
   squeeze(o: { axis?: number | number[] } = {}): Tensor { return squeeze(this, o); }
-  sum(o: AxisOpts = {}): Tensor { return sum(this, o); }
-  prod(o: AxisOpts = {}): Tensor { return prod(this, o); }
-  mean(o: AxisOpts = {}): Tensor { return mean(this, o); }
-  var(o: AxisOpts & { ddof?: number } = {}): Tensor { return var_(this, o); }
-  std(o: AxisOpts & { ddof?: number } = {}): Tensor { return std(this, o); }
-  min(o: AxisOpts = {}): Tensor { return min(this, o); }
-  max(o: AxisOpts = {}): Tensor { return max(this, o); }
-  argmin(o: { axis?: number; keepdims?: boolean } = {}): Tensor { return argmin(this, o); }
-  argmax(o: { axis?: number; keepdims?: boolean } = {}): Tensor { return argmax(this, o); }
-  any(o: AxisOpts = {}): Tensor { return any(this, o); }
-  all(o: AxisOpts = {}): Tensor { return all(this, o); }
-  ptp(o: AxisOpts = {}): Tensor { return ptp(this, o); }
-  cumsum(o: { axis?: number; dtype?: DType | string } = {}): Tensor { return cumsum(this, o); }
-  cumprod(o: { axis?: number; dtype?: DType | string } = {}): Tensor { return cumprod(this, o); }
+  sum(o: AxisOpts | AxisArg = {}): Tensor { return sum(this, o); }
+  prod(o: AxisOpts | AxisArg = {}): Tensor { return prod(this, o); }
+  mean(o: AxisOpts | AxisArg = {}): Tensor { return mean(this, o); }
+  var(o: AxisOpts & { ddof?: number } | AxisArg = {}): Tensor { return var_(this, o); }
+  std(o: AxisOpts & { ddof?: number } | AxisArg = {}): Tensor { return std(this, o); }
+  min(o: AxisOpts | AxisArg = {}): Tensor { return min(this, o); }
+  max(o: AxisOpts | AxisArg = {}): Tensor { return max(this, o); }
+  argmin(o: { axis?: number; keepdims?: boolean } | AxisArg = {}): Tensor { return argmin(this, o); }
+  argmax(o: { axis?: number; keepdims?: boolean } | AxisArg = {}): Tensor { return argmax(this, o); }
+  any(o: AxisOpts | AxisArg = {}): Tensor { return any(this, o); }
+  all(o: AxisOpts | AxisArg = {}): Tensor { return all(this, o); }
+  ptp(o: AxisOpts | AxisArg = {}): Tensor { return ptp(this, o); }
+  cumsum(o: { axis?: number; dtype?: DType | string } | AxisArg = {}): Tensor { return cumsum(this, o); }
+  cumprod(o: { axis?: number; dtype?: DType | string } | AxisArg = {}): Tensor { return cumprod(this, o); }
   clip(lo: Operand | null, hi: Operand | null): Tensor { return clip(this, lo, hi); }
   round(o: { decimals?: number } = {}): Tensor { return round(this, o); }
   dot(b: Operand): Tensor { return dot(this, b); }
@@ -311,13 +319,13 @@ function reduceOp(op: ReduceOp, x: Operand, o: AxisOpts, result?: (d: DType) => 
   return new Tensor(G.reduce(op, src, axes, o.keepdims ?? false, dtype));
 }
 
-export const sum = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('sum', x, o, (d) => (o.dtype ? d : sumResultOf(d)));
-export const prod = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('prod', x, o, (d) => (o.dtype ? d : sumResultOf(d)));
-export const min = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('min', x, o);
-export const max = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('max', x, o);
+export const sum = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return reduceOp('sum', x, o, (d) => (o.dtype ? d : sumResultOf(d))); };
+export const prod = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return reduceOp('prod', x, o, (d) => (o.dtype ? d : sumResultOf(d))); };
+export const min = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return reduceOp('min', x, o); };
+export const max = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return reduceOp('max', x, o); };
 export const amin = min, amax = max;
-export const any = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('any', astype(x, 'bool'), o);
-export const all = (x: Operand, o: AxisOpts = {}): Tensor => reduceOp('all', astype(x, 'bool'), o);
+export const any = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return reduceOp('any', astype(x, 'bool'), o); };
+export const all = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return reduceOp('all', astype(x, 'bool'), o); };
 
 /** Elements reduced over `axes`: a number, or a lazy count when a length is known only at run time. */
 function countOf(x: Node, axes: number[], dtype: DType = 'float64'): number | Tensor {
@@ -326,7 +334,8 @@ function countOf(x: Node, axes: number[], dtype: DType = 'float64'): number | Te
   return sum(logical_or(new Tensor(G.cast(x, 'bool')), true), { axis: axes, keepdims: true, dtype });
 }
 
-export function mean(x: Operand, o: AxisOpts = {}): Tensor {
+export function mean(x: Operand, oa: AxisOpts | AxisArg = {}): Tensor {
+  const o = axisOpts<AxisOpts>(oa);
   const a = arg(x).node;
   const out = dtypeArg(o.dtype) ?? (isFloat(a.dtype) ? a.dtype : 'float64');
   const s = sum(new Tensor(a), { ...o, dtype: out === 'float32' ? 'float32' : 'float64' });
@@ -336,7 +345,8 @@ export function mean(x: Operand, o: AxisOpts = {}): Tensor {
   return astype(divide(s, n), out);
 }
 
-export function var_(x: Operand, o: AxisOpts & { ddof?: number } = {}): Tensor {
+export function var_(x: Operand, oa: AxisOpts & { ddof?: number } | AxisArg = {}): Tensor {
+  const o = axisOpts<AxisOpts & { ddof?: number }>(oa);
   const t = new Tensor(arg(x).node);
   const axes = normalizeAxes(o.axis, t.ndim);
   const m = mean(t, { axis: axes, keepdims: true, ...(o.dtype ? { dtype: o.dtype } : {}) });
@@ -348,7 +358,7 @@ export function var_(x: Operand, o: AxisOpts & { ddof?: number } = {}): Tensor {
 }
 export { var_ as var };
 
-export const std = (x: Operand, o: AxisOpts & { ddof?: number } = {}): Tensor => sqrt(var_(x, o));
+export const std = (x: Operand, oa: AxisOpts & { ddof?: number } | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts & { ddof?: number }>(oa); return sqrt(var_(x, o)); };
 
 function argReduce(op: 'argmin' | 'argmax', x: Operand, o: { axis?: number; keepdims?: boolean }): Tensor {
   let a = arg(x).node;
@@ -362,29 +372,33 @@ function argReduce(op: 'argmin' | 'argmax', x: Operand, o: { axis?: number; keep
   a = G.reduce(op, a, [ax], o.keepdims ?? false, 'int64');
   return new Tensor(a);
 }
-export const argmin = (x: Operand, o: { axis?: number; keepdims?: boolean } = {}): Tensor => argReduce('argmin', x, o);
-export const argmax = (x: Operand, o: { axis?: number; keepdims?: boolean } = {}): Tensor => argReduce('argmax', x, o);
+export const argmin = (x: Operand, oa: { axis?: number; keepdims?: boolean } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number; keepdims?: boolean }>(oa); return argReduce('argmin', x, o); };
+export const argmax = (x: Operand, oa: { axis?: number; keepdims?: boolean } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number; keepdims?: boolean }>(oa); return argReduce('argmax', x, o); };
 
-export const count_nonzero = (x: Operand, o: AxisOpts = {}): Tensor => sum(astype(x, 'bool'), { ...o, dtype: 'int64' });
-export const ptp = (x: Operand, o: AxisOpts = {}): Tensor => subtract(max(x, o), min(x, o));
+export const count_nonzero = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return sum(astype(x, 'bool'), { ...o, dtype: 'int64' }); };
+export const ptp = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return subtract(max(x, o), min(x, o)); };
 
-export function nansum(x: Operand, o: AxisOpts = {}): Tensor {
+export function nansum(x: Operand, oa: AxisOpts | AxisArg = {}): Tensor {
+  const o = axisOpts<AxisOpts>(oa);
   const t = isTensor(x) ? x : tensor(x as JsData);
   return sum(isFloat(t.dtype) ? where(isnan(t), 0, t) : t, o);
 }
-export function nanmean(x: Operand, o: AxisOpts = {}): Tensor {
+export function nanmean(x: Operand, oa: AxisOpts | AxisArg = {}): Tensor {
+  const o = axisOpts<AxisOpts>(oa);
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (!isFloat(t.dtype)) return mean(t, o);
   const count = sum(logical_not(isnan(t)), { axis: o.axis ?? null, keepdims: o.keepdims ?? false, dtype: t.dtype });
   return divide(nansum(t, o), count);
 }
-export function nanmin(x: Operand, o: AxisOpts = {}): Tensor {
+export function nanmin(x: Operand, oa: AxisOpts | AxisArg = {}): Tensor {
+  const o = axisOpts<AxisOpts>(oa);
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (!isFloat(t.dtype)) return min(t, o);
   const m = min(where(isnan(t), Infinity, t), o);
   return where(all(isnan(t), o), NaN, m);
 }
-export function nanmax(x: Operand, o: AxisOpts = {}): Tensor {
+export function nanmax(x: Operand, oa: AxisOpts | AxisArg = {}): Tensor {
+  const o = axisOpts<AxisOpts>(oa);
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (!isFloat(t.dtype)) return max(t, o);
   const m = max(where(isnan(t), -Infinity, t), o);
@@ -398,8 +412,8 @@ function scanOp(op: 'sum' | 'prod', x: Operand, o: { axis?: number | null; dtype
   const d = dtypeArg(o.dtype) ?? sumResultOf(a.dtype);
   return new Tensor(G.scan(op, G.cast(a, d), ax, d));
 }
-export const cumsum = (x: Operand, o: { axis?: number | null; dtype?: DType | string } = {}): Tensor => scanOp('sum', x, o);
-export const cumprod = (x: Operand, o: { axis?: number | null; dtype?: DType | string } = {}): Tensor => scanOp('prod', x, o);
+export const cumsum = (x: Operand, oa: { axis?: number | null; dtype?: DType | string } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number | null; dtype?: DType | string }>(oa); return scanOp('sum', x, o); };
+export const cumprod = (x: Operand, oa: { axis?: number | null; dtype?: DType | string } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number | null; dtype?: DType | string }>(oa); return scanOp('prod', x, o); };
 
 // ---------------------------------------------------------------------------
 // Creation
@@ -556,7 +570,8 @@ export function broadcast_to(x: Operand, shape: readonly number[]): Tensor {
   return new Tensor(G.expand(toTensor(x).node, checkShape(shape)));
 }
 
-export function concatenate(xs: readonly Operand[], o: { axis?: number } = {}): Tensor {
+export function concatenate(xs: readonly Operand[], oa: { axis?: number } | AxisArg = {}): Tensor {
+  const o = axisOpts<{ axis?: number }>(oa);
   const ts = xs.map(toTensor);
   if (!ts.length) throw new RangeError('need at least one array to concatenate');
   const r = ts[0]!.ndim;
@@ -569,7 +584,8 @@ export function concatenate(xs: readonly Operand[], o: { axis?: number } = {}): 
   const d = ts.map((t) => t.dtype).reduce(promoteTypes);
   return new Tensor(G.concat(ts.map((t) => G.cast(t.node, d)), axis, d));
 }
-export function stack(xs: readonly Operand[], o: { axis?: number } = {}): Tensor {
+export function stack(xs: readonly Operand[], oa: { axis?: number } | AxisArg = {}): Tensor {
+  const o = axisOpts<{ axis?: number }>(oa);
   const ts = xs.map(toTensor);
   if (!ts.length) throw new RangeError('need at least one array to stack');
   const axis = normalizeAxis(o.axis ?? 0, ts[0]!.ndim + 1);
