@@ -215,10 +215,21 @@ function unaryOp(op: UnaryOp, x: Operand): Tensor {
   return new Tensor(G.unary(op, castArg(a, r.compute), r.result));
 }
 
+const COMPARISONS = new Set<BinaryOp>(['equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal']);
+function outOfRange(a: Arg, d: DType): boolean {
+  const r = integerRange(d);
+  return a.weak === 'int' && r !== undefined && r !== null && (Number(a.value) < r[0] || Number(a.value) > r[1]);
+}
+
 function binaryOp(op: BinaryOp, x: Operand, y: Operand): Tensor {
   const a = arg(x), b = arg(y);
   broadcastShapes(a.node.shape, b.node.shape);
-  const r = resolveBinary(op, promoteArgs([a, b]));
+  let r = resolveBinary(op, promoteArgs([a, b]));
+  // NumPy 2 compares integer arrays with out-of-range Python ints by value (uint8 > -1 is all true).
+  if (r.result === 'bool' && COMPARISONS.has(op) && r.compute !== 'int64' && [a, b].some((v) => outOfRange(v, r.compute))) {
+    const wide = [a, b].some((v) => v.weak === 'int' && Math.abs(Number(v.value)) >= 2 ** 63) ? 'float64' : 'int64';
+    r = { compute: wide, result: 'bool' };
+  }
   // x**2 is x*x exactly (pow is exact there, NaN/inf/-0 included): one multiply, not a pow call per element.
   if (op === 'power' && b.weak !== undefined && b.value === 2 && a.weak === undefined) {
     return new Tensor(G.unary('square', castArg(a, r.compute), r.result));

@@ -77,6 +77,8 @@ function containsReduce(n: Node, stop: Set<Node>): boolean {
 
 /** Maps an index over `to` to the index over `from` that a C-order reshape reads. */
 function reshapeIndex(idx: readonly Expr[], from: readonly number[], to: readonly number[]): Expr[] {
+  // A 0-size result is never indexed; its strides would divide by zero.
+  if (to.includes(0) || from.includes(0)) return from.map(() => ic(0));
   let p = 0;
   while (p < from.length && p < to.length && from[p] === to[p]) p++;
   let s = 0;
