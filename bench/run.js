@@ -1,0 +1,389 @@
+#!/usr/bin/env node
+// `npm run bench`: Tessera side by side with NumPy, TensorFlow.js (WASM
+// backend) and jax-js (WASM device), on the same machine in the same run.
+//
+// Usage: node bench/run.js [--quick] [--huge] [--slow] [--only ids] [--impls list]
+//                          [--reps-scale x] [--timeout s] [--render results.json]
+// (bench/README.md explains the cases, the flags and how to read the table.)
+//
+// This process only orchestrates. For each case it starts one fresh process
+// per implementation (bench/child.js for the JavaScript libraries, python3
+// bench/numpy_bench.py for NumPy), has each prepare its inputs, runs one
+// warm-up each, then interleaves the timed runs round by round (NumPy,
+// Tessera, tfjs, jax-js, NumPy, ...) so that drift on a noisy machine hits
+// every implementation alike. Only one process computes at a time. Every
+// run's answer is checked against a reference (bench/cases.js); a wrong
+// answer is reported as WRONG, never as a time. Output: JSON lines on stdout,
+// then a Markdown table; bench/results/latest.{md,json}.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { IMPL_LABEL, caseLabel, caseList, rates, reference } from './cases.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..');
+const argv = process.argv.slice(2);
+const has = (f) => argv.includes(f);
+const opt = (f, d) => { const i = argv.indexOf(f); return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : d; };
+
+const ALL_IMPLS = ['numpy', 'tessera', 'tfjs', 'jax'];
+const FLAGS = ['--quick', '--huge', '--slow'];
+const OPTIONS = ['--only', '--impls', '--reps-scale', '--timeout', '--render'];
+for (let i = 0; i < argv.length; i++) {
+  if (OPTIONS.includes(argv[i])) { i++; continue; }
+  if (!FLAGS.includes(argv[i])) {
+    process.stderr.write(`bench: unknown argument ${argv[i]}\nusage: node bench/run.js [${FLAGS.join('] [')}] [--only ids] [--impls ${ALL_IMPLS.join(',')}] [--reps-scale x] [--timeout s] [--render results.json]\n`);
+    process.exit(2);
+  }
+}
+/** A first run at least this long is the only timed run. */
+const LONG_S = 10;
+/** Timed runs of one implementation in one case stop adding up past this (at least 3 runs). */
+const CELL_BUDGET_S = 30;
+/**
+ * Without --slow, a matmul run predicted to take longer than this is skipped:
+ * the prediction scales the smaller size's median by n³, which underestimates
+ * (jax-js float64: 4.8 s at 1024, then 59 s at 2048; 5.7 s then 100 s), hence the low bar.
+ */
+const SLOW_S = 30;
+/** Pause after a NumPy run: OpenBLAS threads spin for a while after a call and would steal cores from the next process. */
+const NUMPY_GAP_MS = 250;
+const TIMEOUT_S = Number(opt('--timeout', '900'));
+const REPS_SCALE = Number(opt('--reps-scale', '1'));
+
+const CLK_TCK = 100; // USER_HZ: the unit of /proc/stat and /proc/<pid>/stat on Linux
+
+/** Busy CPU seconds of the whole machine so far (all cores), or undefined off Linux. */
+function machineBusySeconds() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = f;
+    return (user + nice + system + irq + softirq + (steal ?? 0)) / CLK_TCK;
+  } catch { return undefined; }
+}
+
+const log = (s) => process.stderr.write(s);
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const fmtS = (s) => (s >= 100 ? s.toFixed(0) : s >= 10 ? s.toFixed(1) : s >= 1 ? s.toFixed(2) : s >= 0.01 ? s.toFixed(3) : s.toFixed(4)) + ' s';
+const mib = (b) => `${Math.round(b / 2 ** 20)} MiB`;
+
+// ---------------------------------------------------------------------------
+// A child process speaking the line protocol of bench/child.js.
+
+class Child {
+  constructor(name) {
+    this.name = name;
+    const [cmd, args] = name === 'numpy'
+      ? [process.env.PYTHON ?? 'python3', [path.join(HERE, 'numpy_bench.py')]]
+      : [process.execPath, ['--expose-gc', path.join(HERE, 'child.js'), name]];
+    this.proc = spawn(cmd, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.lines = [];
+    this.waiter = undefined;
+    this.stderr = '';
+    this.proc.on('error', (e) => this.die(`could not start ${cmd}: ${e.message}`));
+    this.proc.stdin.on('error', () => {});
+    this.proc.stderr.on('data', (d) => { this.stderr = (this.stderr + d).slice(-4000); });
+    readline.createInterface({ input: this.proc.stdout }).on('line', (l) => {
+      let o;
+      try { o = JSON.parse(l); } catch { return; }
+      this.lines.push(o);
+      this.flush();
+    });
+    this.proc.on('exit', (code, sig) => {
+      const tail = this.stderr.trim().split('\n').filter((l) => l.trim()).slice(-2).join(' | ').slice(0, 300);
+      this.die(`process exited (${sig ?? `code ${code}`})${tail ? `: ${tail}` : ''}`);
+    });
+  }
+
+  die(why) { if (!this.dead) { this.dead = why; this.flush(); } }
+
+  flush() {
+    if (!this.waiter) return;
+    if (this.lines.length) { const w = this.waiter; this.waiter = undefined; w(this.lines.shift()); }
+    else if (this.dead) { const w = this.waiter; this.waiter = undefined; w({ dead: this.dead }); }
+  }
+
+  next() {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { this.kill(); this.die(`no answer within ${TIMEOUT_S} s (killed)`); }, TIMEOUT_S * 1000);
+      this.waiter = (m) => { clearTimeout(timer); resolve(m); };
+      this.flush();
+    });
+  }
+
+  send(msg) {
+    if (this.dead) return Promise.resolve({ dead: this.dead });
+    this.proc.stdin.write(JSON.stringify(msg) + '\n');
+    return this.next();
+  }
+
+  /** CPU seconds used so far by the process (all its threads), from /proc; 0 where unavailable. */
+  cpuSeconds() {
+    try {
+      const stat = readFileSync(`/proc/${this.proc.pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+    } catch { return 0; }
+  }
+
+  async end() {
+    this.cpu = this.cpuSeconds();
+    const m = await this.send({ cmd: 'end' });
+    this.kill();
+    return m.max_rss_bytes;
+  }
+
+  kill() { if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill('SIGKILL'); }
+}
+
+// ---------------------------------------------------------------------------
+// One case: prepare every implementation, warm up, interleave timed runs.
+
+/** Seconds one run of `name` on case c is expected to take, from a smaller matmul of the same dtype; undefined if unknown. */
+function predict(c, name, done) {
+  if (c.bench !== 'matmul') return undefined;
+  const prev = done.filter((p) => p.c.bench === c.bench && p.c.dtype === c.dtype && p.c.size < c.size && p.cells[name]?.status === 'ok').at(-1);
+  return prev && { s: prev.cells[name].median_s * (c.size / prev.c.size) ** 3, from: prev };
+}
+
+async function runCase(c, impls, info, unavailable, done) {
+  const ref = reference(c);
+  const cells = {};
+  const live = [];
+  const children = [];
+  const busy0 = machineBusySeconds(), own0 = process.cpuUsage(), wall0 = performance.now();
+  for (const name of impls) {
+    const cell = (cells[name] = { bench: c.bench, size: c.size, dtype: c.dtype, impl: name, status: 'ok', runs: [] });
+    if (unavailable[name]) { Object.assign(cell, { status: 'not run', reason: unavailable[name] }); continue; }
+    const guess = has('--slow') ? undefined : predict(c, name, done);
+    if (guess && guess.s > SLOW_S) {
+      Object.assign(cell, { status: 'n/a', reason: `skipped as too slow: n=${guess.from.c.size} took ${fmtS(guess.from.cells[name].median_s)}, this needs ${Math.round((c.size / guess.from.c.size) ** 3)}x the work; --slow runs it` });
+      log(`  ${name}: ${cell.reason}\n`);
+      continue;
+    }
+    const ch = new Child(name);
+    children.push(ch);
+    const hello = await ch.next();
+    if (!hello.ready) {
+      unavailable[name] = hello.error ?? hello.dead ?? 'failed to start';
+      Object.assign(cell, { status: 'not run', reason: unavailable[name] });
+      log(`  ${name}: not run: ${unavailable[name]}\n`);
+      ch.kill();
+      continue;
+    }
+    info[name] ??= Object.fromEntries(Object.entries(hello).filter(([k]) => k !== 'ready'));
+    const p = await ch.send({ cmd: 'prepare', bench: c.bench, size: c.size, dtype: c.dtype });
+    if (p.ok) {
+      cell.setup_s = p.setup_s;
+      if (p.note) cell.note = p.note;
+      live.push({ name, ch, cell });
+    } else {
+      if (p.skip) Object.assign(cell, { status: 'n/a', reason: p.skip });
+      else Object.assign(cell, { status: 'error', reason: `setup failed: ${p.error ?? p.dead}` });
+      log(`  ${name}: ${cell.status}: ${cell.reason}\n`);
+      cell.max_rss_bytes = await ch.end();
+    }
+  }
+
+  const runOnce = async (x, warm) => {
+    const r = await x.ch.send({ cmd: 'run' });
+    if (x.name === 'numpy') await new Promise((res) => setTimeout(res, NUMPY_GAP_MS));
+    if (r.t === undefined) {
+      Object.assign(x.cell, { status: 'error', reason: r.error ?? r.dead });
+      log(`  ${x.name}: error: ${x.cell.reason}\n`);
+      return false;
+    }
+    const verdict = ref.check(r.answer);
+    if (!verdict.ok) {
+      Object.assign(x.cell, { status: 'wrong', reason: verdict.detail });
+      log(`  ${x.name}: WRONG answer: ${verdict.detail}\n`);
+      return false;
+    }
+    if (verdict.warn) x.cell.warn ??= verdict.warn;
+    if (r.extra) x.cell.report = r.extra;
+    if (c.bench === 'mc_pi') (x.cell.pi ??= []).push(r.answer);
+    if (warm) x.cell.warm_s = r.t;
+    else x.cell.runs.push(r.t);
+    return true;
+  };
+
+  // Warm-up: compiles kernels, faults in memory; a long one is the measurement.
+  for (const x of live) {
+    if (!(await runOnce(x, true))) continue;
+    const w = x.cell.warm_s;
+    x.reps = w >= LONG_S ? 0 : Math.max(1, Math.round(Math.min(c.reps * REPS_SCALE, Math.max(3, Math.floor(CELL_BUDGET_S / w)))));
+    if (x.reps === 0) { x.cell.runs.push(w); x.cell.single_run = true; }
+  }
+  const rounds = Math.max(0, ...live.map((x) => (x.cell.status === 'ok' ? x.reps : 0)));
+  for (let r = 0; r < rounds; r++) {
+    for (const x of live) if (x.cell.status === 'ok' && r < x.reps) await runOnce(x, false);
+  }
+  for (const x of live) x.cell.max_rss_bytes = await x.ch.end();
+
+  // Cores kept busy by other processes while this case ran: the machine's
+  // busy time minus this process's and its children's.
+  const own = process.cpuUsage(own0);
+  const busy1 = machineBusySeconds();
+  const foreign = busy0 === undefined || busy1 === undefined ? undefined
+    : Math.max(0, (busy1 - busy0 - (own.user + own.system) / 1e6 - children.reduce((a, ch) => a + (ch.cpu ?? ch.cpuSeconds()), 0)) / ((performance.now() - wall0) / 1000));
+
+  for (const cell of Object.values(cells)) {
+    if (foreign !== undefined) cell.foreign_cores = +foreign.toFixed(2);
+    if (cell.status !== 'ok') { delete cell.runs; delete cell.warm_s; delete cell.pi; continue; }
+    cell.median_s = median(cell.runs);
+    Object.assign(cell, rates(c, cell.median_s));
+  }
+  const np = cells.numpy?.status === 'ok' ? cells.numpy.median_s : undefined;
+  for (const cell of Object.values(cells)) {
+    if (cell.status === 'ok' && np !== undefined) cell.vs_numpy = np / cell.median_s;
+  }
+  const t = cells.tessera;
+  if (t && c.target) t.target = { text: c.target.text, met: targetMet(c, t) };
+  return cells;
+}
+
+/** true / false, or null when it cannot be judged (a missing or failed measurement). */
+function targetMet(c, t) {
+  if (t.status !== 'ok') return t.status === 'wrong' || t.status === 'error' ? false : null;
+  if (c.target.kind === 'speedup') return t.vs_numpy === undefined ? null : t.vs_numpy >= c.target.min;
+  return t.median_s < c.target.maxSeconds && t.max_rss_bytes < c.target.maxRssBytes;
+}
+
+// ---------------------------------------------------------------------------
+// Output: JSON lines, the Markdown table, the result files.
+
+function cellText(c, cell) {
+  if (!cell) return '—';
+  switch (cell.status) {
+    case 'ok': {
+      let s = fmtS(cell.median_s);
+      if (cell.gflops !== undefined) s += ` · ${cell.gflops.toFixed(cell.gflops < 10 ? 2 : 1)} GFLOP/s`;
+      if (c.bench === 'mc_pi' && cell.max_rss_bytes) s += ` · ${mib(cell.max_rss_bytes)}`;
+      if (cell.single_run) s += ' ¹';
+      if (cell.warn) s += ' ²';
+      return s;
+    }
+    case 'wrong': return `**WRONG** (${cell.reason})`;
+    case 'n/a': return `n/a (${cell.reason})`;
+    case 'error': return `error (${cell.reason})`;
+    default: return '—';
+  }
+}
+
+function table(list, results, impls) {
+  const head = ['case', ...impls.map((n) => IMPL_LABEL[n]), 'Tessera vs NumPy', 'target', 'met', 'other load'];
+  const rows = list.map((c) => {
+    const cells = results[c.id];
+    const t = cells.tessera;
+    const ratio = t?.vs_numpy !== undefined ? `${t.vs_numpy >= 10 ? t.vs_numpy.toFixed(1) : t.vs_numpy.toFixed(2)}×` : '—';
+    const met = !t?.target ? '—' : t.target.met === null ? '?' : t.target.met ? 'yes' : '**no**';
+    const load = Object.values(cells).find((x) => x.foreign_cores !== undefined)?.foreign_cores;
+    return [caseLabel(c), ...impls.map((n) => cellText(c, cells[n])), ratio, t?.target?.text ?? '—', met, load === undefined ? '?' : load.toFixed(1)];
+  });
+  const esc = (s) => String(s).replace(/\|/g, '\\|');
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`,
+    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
+}
+
+function gitRev() {
+  try {
+    const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${rev} + uncommitted src/ changes` : rev;
+  } catch { return 'unknown'; }
+}
+
+async function main() {
+  const only = opt('--only')?.split(',');
+  const list = caseList({ quick: has('--quick'), huge: has('--huge') || !!only?.includes('mc_pi@1e10') })
+    .filter((c) => !only || only.some((o) => o === c.bench || o === c.id));
+  if (!list.length) { log(`bench: no case matches --only ${only}\n`); process.exit(2); }
+  const impls = opt('--impls', ALL_IMPLS.join(',')).split(',').filter((n) => ALL_IMPLS.includes(n))
+    .sort((a, b) => ALL_IMPLS.indexOf(a) - ALL_IMPLS.indexOf(b));
+  const meta = {
+    type: 'meta', date: new Date().toISOString(), command: `node bench/run.js${argv.length ? ` ${argv.join(' ')}` : ''}`,
+    node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? '?',
+    mem_gib: +(os.totalmem() / 2 ** 30).toFixed(1), tessera_commit: gitRev(), impls,
+  };
+  process.stdout.write(JSON.stringify(meta) + '\n');
+  log(`bench: ${list.length} cases x [${impls.join(', ')}] on ${meta.cpus} x ${meta.cpu}, node ${meta.node}\n`);
+  const t0 = performance.now();
+  const info = {};
+  const unavailable = {};
+  const results = {};
+  const done = [];
+  for (const c of list) {
+    log(`bench: ${caseLabel(c)}\n`);
+    const names = impls.filter((n) => !c.only || c.only.includes(n));
+    results[c.id] = await runCase(c, names, info, unavailable, done);
+    done.push({ c, cells: results[c.id] });
+    for (const name of names) {
+      const cell = results[c.id][name];
+      process.stdout.write(JSON.stringify({ type: 'result', case: c.id, ...cell }) + '\n');
+      log(`  ${name.padEnd(8)} ${cellText(c, cell)}${cell.vs_numpy !== undefined && name !== 'numpy' ? `  (${cell.vs_numpy.toFixed(2)}x NumPy)` : ''}\n`);
+    }
+  }
+  meta.total_s = (performance.now() - t0) / 1000;
+  meta.versions = info;
+  meta.unavailable = unavailable;
+  const dir = path.join(HERE, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'latest.json'), JSON.stringify({ meta, cases: list, results }, null, 2) + '\n');
+  report(meta, list, results);
+}
+
+/** The Markdown table and notes: printed, and written to bench/results/latest.md. */
+function report(meta, list, results) {
+  const { impls, versions: info = {}, unavailable = {} } = meta;
+  const shown = impls.filter((n) => list.some((c) => results[c.id][n] && results[c.id][n].status !== 'not run'));
+  const md = table(list, results, shown);
+  const notes = [
+    `Median wall time of the timed runs after one warm-up run; runs of all implementations interleave, one process computing at a time. "Tessera vs NumPy" = NumPy's time / Tessera's time (> 1: Tessera is faster). Every run's answer is checked against a reference from the same inputs (pi within 6 standard errors; means and sums to a relative 1e-9 in float64; argmax exactly; matmul by C@w = A@(B@w)); a wrong one shows as WRONG, with no time.`,
+    'Monte Carlo cells also show the peak RSS of that implementation\'s process (a fresh process per case); matmul cells show GFLOP/s (2n³ per product).',
+    `Machine: ${meta.cpus} x ${meta.cpu}, ${meta.mem_gib} GiB RAM, ${meta.platform}, node ${meta.node}. Tessera ${meta.tessera_commit}.`,
+    `Versions and threads: ${Object.entries(info).map(([k, v]) => `${IMPL_LABEL[k]} ${v.version} (${v.threads})`).join('; ')}.`,
+    ...Object.entries(unavailable).map(([k, v]) => `${IMPL_LABEL[k]} not run: ${v}`),
+  ];
+  const cellsOf = (pred) => list.some((c) => Object.values(results[c.id]).some(pred));
+  if (cellsOf((x) => x.status === 'ok' && x.warn)) notes.splice(1, 0, '² the answer is right but less precise than its dtype allows (see the per-cell notes).');
+  if (cellsOf((x) => x.single_run)) notes.splice(1, 0, `¹ the first run took over ${LONG_S} s, so it is the only (and the timed) run.`);
+  const judged = list.filter((c) => results[c.id].tessera?.target && results[c.id].tessera.target.met !== null);
+  if (judged.length) {
+    const missed = judged.filter((c) => !results[c.id].tessera.target.met).map(caseLabel);
+    notes.push(`Tessera's targets: ${judged.length - missed.length} of ${judged.length} met${missed.length ? `; missed: ${missed.join('; ')}` : ''}.`);
+  }
+  notes.push(`"other load": cores (of ${meta.cpus}) that other processes on the machine kept busy, on average, while the case ran (machine busy time minus the benchmark's own processes); rows with a high value are noisier and penalise whichever implementation uses more cores.`);
+  // Per-cell notes, grouped: "impl: note (case, case)".
+  const grouped = new Map();
+  for (const c of list) {
+    for (const [name, cell] of Object.entries(results[c.id])) {
+      for (const n of [cell.note, cell.warn]) {
+        if (!n) continue;
+        const k = `${IMPL_LABEL[name]}: ${n}`;
+        if (!grouped.has(k)) grouped.set(k, []);
+        grouped.get(k).push(caseLabel(c));
+      }
+    }
+  }
+  const cellNotes = [...grouped].map(([k, cs]) => `${k} (${cs.join('; ')})`);
+  const text = `${md}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n${cellNotes.length ? `\nPer-cell notes:\n${cellNotes.map((n) => `- ${n}`).join('\n')}\n` : ''}`;
+  process.stdout.write(`\n${text}`);
+  writeFileSync(path.join(HERE, 'results', 'latest.md'), `# Benchmark results\n\n${meta.date}, \`${meta.command}\` (${(meta.total_s / 60).toFixed(1)} min)\n\n${text}`);
+  log(`bench: done in ${(meta.total_s / 60).toFixed(1)} min; wrote bench/results/latest.md and latest.json\n`);
+}
+
+if (opt('--render')) {
+  // Re-renders the table of a saved run: node bench/run.js --render bench/results/latest.json
+  const { meta, cases, results } = JSON.parse(readFileSync(opt('--render'), 'utf8'));
+  mkdirSync(path.join(HERE, 'results'), { recursive: true });
+  report(meta, cases, results);
+} else {
+  await main();
+}
