@@ -50,7 +50,8 @@ function runWith(out: G.Node, mode: 'ref' | 'wasm'): number[] {
     else {
       const { bytes, layout } = render(k, task.partial);
       const inst = new WebAssembly.Instance(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>), { env: { memory }, math: mathImports() });
-      writeParams(layout, args, new BigInt64Array(memory.buffer, 0, layout.slots), 0);
+      const scratch = layout.scratch ? alloc(layout.scratch.bytes) : 0;
+      writeParams(layout, { ...args, scratch }, new BigInt64Array(memory.buffer, 0, layout.slots), 0);
       (inst.exports.run as (p: number) => void)(0);
     }
   }

@@ -3,7 +3,10 @@
 // chains, views (reshape, transpose, slicing, broadcasting, concatenation),
 // random and index sources, and reductions with their epilogues become one
 // loop nest. Interning makes equal subexpressions one (CSE); nodes the outputs
-// do not reach are never visited (dead code is dropped).
+// do not reach are never visited (dead code is dropped). A float matrix
+// product is always stored (it runs as the GEMM routine, which has no
+// epilogue), and a float sum that will run over a leading axis adds in one
+// lane per block (ir/order.ts).
 // In: output nodes and which nodes are already materialised.
 // Out: Steps in dependency order, each the Kernel that materialises one node.
 
@@ -12,8 +15,10 @@ import { type Node, topo } from '../graph/node.js';
 import { isArgReduce } from '../graph/ops.js';
 import { sameShape, sizeOf, stridesOf } from '../graph/shape.js';
 import {
-  type Expr, type Kernel, type RVar, children, iadd, ic, idiv, imod, imul, intern, ivar, konst,
+  type Expr, type Kernel, type RVar, children, iadd, ic, idiv, imod, imul, intern, isBlockedSum, ivar, konst,
 } from '../ir/ir.js';
+import { MATMUL_LANES } from '../ir/matmul.js';
+import { ROWS_LANES, reduceOrder } from '../ir/order.js';
 
 export interface KernelStep {
   readonly kind: 'kernel';
@@ -47,7 +52,12 @@ function mustRealize(order: readonly Node[], outputs: readonly Node[], isMateria
   for (const n of order) {
     if (isMaterialised(n)) out.add(n);
     if (n.op === 'scan') { out.add(n); out.add(n.inputs[0]!); }
-    if (n.op === 'matmul') { out.add(n.inputs[0]!); out.add(n.inputs[1]!); }
+    if (n.op === 'matmul') {
+      out.add(n.inputs[0]!); out.add(n.inputs[1]!);
+      // A float product runs as the GEMM routine, which has no epilogue: store it, and
+      // let its consumers read it (an O(n^2) pass beside the O(n^3) product).
+      if (n.dtype === 'float32' || n.dtype === 'float64') out.add(n);
+    }
     if (n.op === 'gather') out.add(n.inputs[0]!);
     const cs = consumers.get(n) ?? [];
     if (n.op === 'reduce' || n.op === 'matmul') {
@@ -185,7 +195,7 @@ class Lowering {
           a: this.expr(x, [...idx.slice(0, r - 1), kv]),
           b: this.expr(y, [...idx.slice(0, r - 2), kv, idx[r - 1]!]),
         });
-        const red = intern({ k: 'reduce', dtype: n.dtype, op: 'sum', vars: [v], body });
+        const red = intern({ k: 'reduce', dtype: n.dtype, op: 'sum', vars: [v], body, lanes: MATMUL_LANES });
         this.reduceNodes.set(red, n);
         return red;
       }
@@ -303,7 +313,7 @@ export function fuse(outputs: readonly Node[], isMaterialised: (n: Node) => bool
         break;
       }
       const red = [...tops][0];
-      const kernel: Kernel = {
+      let kernel: Kernel = {
         inputs: low.inputs.map((i) => ({ dtype: i.dtype, shape: i.shape })),
         shape: n.shape,
         chunk: n.chunk,
@@ -311,6 +321,10 @@ export function fuse(outputs: readonly Node[], isMaterialised: (n: Node) => bool
         ...(red ? { reduce: red } : {}),
         epilogue: red ? replace(body, red, intern({ k: 'acc', dtype: red.dtype })) : body,
       };
+      // A float sum that will run in rows order adds its blocks in one lane (see ROWS_LANES).
+      if (red && red.lanes === undefined && isBlockedSum(red.op, red.dtype) && reduceOrder(kernel) === 'rows') {
+        kernel = { ...kernel, reduce: intern({ ...red, lanes: ROWS_LANES }) };
+      }
       steps.push({ kind: 'kernel', node: n, kernel, inputs: low.inputs });
     }
     if (!grew) return steps;

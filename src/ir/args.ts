@@ -19,4 +19,6 @@ export interface KernelArgs {
   readonly red: readonly (readonly [number, number])[];
   /** Write the raw accumulator (for a later combine) instead of the epilogue. */
   readonly partial: boolean;
+  /** Byte offset of the task's scratch block, for routines whose Layout asks for one. */
+  readonly scratch?: number;
 }

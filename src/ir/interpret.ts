@@ -1,12 +1,13 @@
 // The reference interpreter: evaluates a Kernel over one task's box, element
 // by element, in plain TypeScript. It defines what every compiled Program
-// must compute, including the order of accumulation (sequential per output
-// element, in C order over the reduction box).
+// must compute, including the order of accumulation: sequential per output
+// element, in C order over the reduction box, except float sums, which add
+// in blocks (`SUM_BLOCK`) so that long sums keep their accuracy.
 
 import { ARRAY_CTOR, type DType, type TypedArray } from '../graph/dtype.js';
 import { isArgReduce } from '../graph/ops.js';
 import type { KernelArgs } from './args.js';
-import type { Expr, Kernel } from './ir.js';
+import { type Expr, type Kernel, SUM_BLOCK, SUM_LANES, isBlockedSum, laneTree } from './ir.js';
 import { randomValue } from './philox.js';
 import { type Scalar, binaryScalar, castScalar, unaryScalar } from './scalar.js';
 
@@ -68,6 +69,7 @@ class Evaluator {
 
   /** Runs the reduction `r` over the box `ranges`, returning [acc, argValue]. */
   reduce(r: Extract<Expr, { k: 'reduce' }>, env: Env, ranges: readonly (readonly [number, number])[]): [Scalar, Scalar] {
+    if (isBlockedSum(r.op, r.dtype)) return [this.blockedSum(r, env, ranges), 0];
     const bodyType = r.body.dtype;
     const arg = isArgReduce(r.op);
     let acc: Scalar = arg ? -1n : identity(r.op, r.dtype);
@@ -94,6 +96,39 @@ class Evaluator {
       }
     }
     return [acc, best];
+  }
+
+  private blockedSum(r: Extract<Expr, { k: 'reduce' }>, env: Env, ranges: readonly (readonly [number, number])[]): number {
+    const d = r.dtype;
+    const add = (a: number, b: number) => binaryScalar('add', a, b, d) as number;
+    let total = 0, group = 0, terms = 0, blocks = 0;
+    const lanes = r.lanes ?? SUM_LANES;
+    const lane = new Array<number>(lanes).fill(0);
+    const flush = () => {
+      group = add(group, laneTree(lane, add));
+      lane.fill(0); terms = 0;
+      if (++blocks === SUM_BLOCK) { total = add(total, group); group = 0; blocks = 0; }
+    };
+    const m = r.vars.length;
+    if (ranges.some(([lo, hi]) => hi <= lo)) return 0;
+    const idx = ranges.map(([lo]) => lo);
+    const [ilo, ihi] = m > 0 ? ranges[m - 1]! : [0, 1];
+    for (;;) {
+      r.vars.forEach((v, i) => env.set(v.id, idx[i]!));
+      for (let j = ilo; j < ihi; j++) {
+        if (m > 0) env.set(r.vars[m - 1]!.id, j);
+        lane[terms % lanes] = add(lane[terms % lanes]!, castScalar(this.eval(r.body, env), r.body.dtype, d) as number);
+        if (++terms === SUM_BLOCK) flush();
+      }
+      if (terms > 0) flush();
+      let i = m - 2;
+      for (; i >= 0; i--) {
+        if (++idx[i]! < ranges[i]![1]) break;
+        idx[i] = ranges[i]![0];
+      }
+      if (i < 0) break;
+    }
+    return add(total, group);
   }
 
   eval(e: Expr, env: Env, acc?: Scalar): Scalar {

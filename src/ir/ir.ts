@@ -26,10 +26,44 @@ export type Expr =
   /**
    * A reduction over fresh loop variables `vars` (each over [0, size)) of `body`.
    * For argmin/argmax the value is the C-order linear index over `vars`.
+   * `lanes` (float sums only, default SUM_LANES) is the number of lanes per block.
    */
-  | { readonly k: 'reduce'; readonly dtype: DType; readonly op: ReduceOp; readonly vars: readonly RVar[]; readonly body: Expr }
+  | { readonly k: 'reduce'; readonly dtype: DType; readonly op: ReduceOp; readonly vars: readonly RVar[]; readonly body: Expr; readonly lanes?: number }
   /** In a kernel's epilogue: the value of its top-level reduction. */
   | { readonly k: 'acc'; readonly dtype: DType };
+
+/**
+ * Float sums add their terms in blocks: each run of the innermost reduction
+ * variable (a "row" of the reduction box, in C order) is cut into blocks of
+ * SUM_BLOCK consecutive terms. A block sums its terms in `lanes` lanes (term
+ * p of the block goes to lane p % lanes), each one by one from 0, and its sum
+ * is `laneTree` of the lanes (the lane itself when there is one). The blocks, in order, sum in groups of
+ * SUM_BLOCK (from 0) into group sums, and the group sums add up (from 0) to
+ * the result. As in NumPy's pairwise sum (blocks of 128 in 8 lanes), the
+ * error grows with the block and group lengths and the number of groups, not
+ * with the number of terms; a contiguous row sums as f64x2 vectors in one
+ * sequential pass, and a reduction over a leading axis adds whole rows of
+ * outputs at once. A matrix product uses 2 lanes (what its GEMM routine keeps
+ * in registers).
+ */
+export const SUM_BLOCK = 128;
+export const SUM_LANES = 8;
+
+/**
+ * The sum of a block's lanes: lanes in pairs (l0, l1), (l2, l3), ... as two-lane
+ * vectors added pairwise, ((v0 + v1) + (v2 + v3)), then the vector's two lanes:
+ * for 8 lanes ((l0 + l2) + (l4 + l6)) + ((l1 + l3) + (l5 + l7)).
+ */
+export function laneTree<V>(lanes: readonly V[], add: (a: V, b: V) => V): V {
+  if (lanes.length === 1) return lanes[0]!;
+  return add(pairTree(lanes.filter((_, i) => i % 2 === 0), add), pairTree(lanes.filter((_, i) => i % 2 === 1), add));
+}
+
+/** Adjacent pairs first: ((x0 + x1) + (x2 + x3)) for four values (a power of two of them). */
+export function pairTree<V>(xs: readonly V[], add: (a: V, b: V) => V): V {
+  return xs.length === 1 ? xs[0]! : add(pairTree(xs.slice(0, xs.length / 2), add), pairTree(xs.slice(xs.length / 2), add));
+}
+export const isBlockedSum = (op: string, acc: DType): boolean => op === 'sum' && (acc === 'float64' || acc === 'float32');
 
 export interface RVar {
   readonly id: number;
@@ -69,7 +103,7 @@ function keyOf(e: Expr): string {
     case 'where': return `w${e.dtype}(${idOf(e.c)},${idOf(e.a)},${idOf(e.b)})`;
     case 'cast': return `t${e.dtype}(${idOf(e.a)})`;
     case 'random': return `r${e.dist}:${e.seed[0]},${e.seed[1]}:${e.stream}(${idOf(e.index)})`;
-    case 'reduce': return `R${e.op}:${e.dtype}[${e.vars.map((v) => `${v.id}:${v.size}:${v.chunk}`).join(',')}](${idOf(e.body)})`;
+    case 'reduce': return `R${e.op}:${e.dtype}:${e.lanes ?? SUM_LANES}[${e.vars.map((v) => `${v.id}:${v.size}:${v.chunk}`).join(',')}](${idOf(e.body)})`;
     case 'acc': return `A${e.dtype}`;
     default: return e satisfies never;
   }
@@ -142,8 +176,16 @@ export function children(e: Expr): readonly Expr[] {
   }
 }
 
-/** Structural key of a kernel: equal keys compile to the same Program. */
+const kernelKeys = new WeakMap<Kernel, string>();
+
+/** Structural key of a kernel: equal keys compile to the same Program (memoised per kernel object: a plan asks once per task). */
 export function kernelKey(k: Kernel): string {
+  let key = kernelKeys.get(k);
+  if (key === undefined) { key = computeKernelKey(k); kernelKeys.set(k, key); }
+  return key;
+}
+
+function computeKernelKey(k: Kernel): string {
   const parts: string[] = [];
   const seen = new Map<Expr, number>();
   const walk = (e: Expr): number => {

@@ -1,13 +1,18 @@
 // The local worker pool: one worker_thread per core, each sharing the chunk
 // heap. Workers are unref'd so an idle pool never keeps the process alive,
 // and a pool whose worker failed is torn down so no thread is left behind.
+// A worker holds up to DEPTH jobs (it runs them in order), so it starts its
+// next task without waiting for the main thread to hear of the last one.
 
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Job } from './exec.js';
 
-interface Slot { worker: Worker; busy: boolean; resolve?: () => void; reject?: (e: Error) => void }
+interface Pending { resolve: () => void; reject: (e: Error) => void }
+interface Slot { worker: Worker; pending: Pending[] }
+
+const DEPTH = 2;
 
 export const defaultWorkers = (): number => Math.max(1, availableParallelism());
 
@@ -23,31 +28,37 @@ export class Pool {
     for (let i = 0; i < size; i++) {
       const worker = new Worker(url);
       worker.unref();
-      const slot: Slot = { worker, busy: false };
+      const slot: Slot = { worker, pending: [] };
       worker.on('message', (m: { type: 'done' | 'error'; message?: string }) => {
-        const { resolve, reject } = slot;
-        slot.busy = false;
-        slot.resolve = slot.reject = undefined;
-        if (m.type === 'done') resolve?.();
-        else reject?.(new Error(m.message));
+        const p = slot.pending.shift();
+        if (m.type === 'done') p?.resolve();
+        else p?.reject(new Error(m.message));
       });
-      worker.on("error", (e: Error) => { slot.reject?.(e); });
+      worker.on("error", (e: Error) => { for (const p of slot.pending.splice(0)) p.reject(e); });
       worker.postMessage({ type: 'init', memory, paramPtr: paramPtrs[i] });
       this.slots.push(slot);
     }
   }
 
-  idle(): number {
-    return this.slots.findIndex((s) => !s.busy);
+  /**
+   * A worker that can take a job now, or -1: an idle one, or, while `backlog`
+   * (jobs waiting) is long enough to keep every worker busy to the end, the
+   * least loaded one below DEPTH. Near the end jobs wait for an idle worker,
+   * so none sits queued behind a long job while another worker has nothing.
+   */
+  idle(backlog = 0): number {
+    let best = -1;
+    this.slots.forEach((s, i) => { if (best < 0 || s.pending.length < this.slots[best]!.pending.length) best = i; });
+    if (best < 0) return -1;
+    const n = this.slots[best]!.pending.length;
+    return n === 0 || (n < DEPTH && backlog >= 2 * this.size) ? best : -1;
   }
 
-  /** Runs `job` on idle worker `i`. */
+  /** Queues `job` on worker `i` (one that `idle` returned). */
   run(i: number, job: Job): Promise<void> {
     const slot = this.slots[i]!;
-    slot.busy = true;
     return new Promise<void>((resolve, reject) => {
-      slot.resolve = resolve;
-      slot.reject = reject;
+      slot.pending.push({ resolve, reject });
       slot.worker.postMessage({ type: 'job', id: this.nextId++, job });
     });
   }

@@ -221,7 +221,7 @@ export class Runtime {
         const running = new Set<Promise<void>>();
         while ((ready.length || running.size) && !failure) {
           let w: number;
-          while (ready.length && !failure && (w = pool.idle()) >= 0) {
+          while (ready.length && !failure && (w = pool.idle(ready.length)) >= 0) {
             const id = ready.shift()!;
             const [job, temps, copied] = st.bind(plan.tasks[id]!);
             bytesCopied += copied;
@@ -370,7 +370,10 @@ class RunState {
       const item = INFO[this.stores[w.tensor]!.dtype].bytes;
       return { ptr: b.ptr + w.row * b.strides[0]! * item, origin: b.origin.slice(1), strides: b.strides.slice(1) };
     });
-    const job: Job = { kind: 'kernel', key, module: prog.module, layout: prog.layout, copies, args: { inputs, outputs, outer: task.outer, red: task.red, partial: task.partial } };
+    // A program whose layout asks for scratch (the GEMM routine, a reduction run in rows order) gets it for the task's duration.
+    const scratch = prog.layout.scratch ? this.rt.heap.alloc(prog.layout.scratch.bytes) : undefined;
+    if (scratch) temps.push(scratch);
+    const job: Job = { kind: 'kernel', key, module: prog.module, layout: prog.layout, copies, args: { inputs, outputs, outer: task.outer, red: task.red, partial: task.partial, ...(scratch ? { scratch: scratch.ptr } : {}) } };
     return [job, temps, copied];
   }
 

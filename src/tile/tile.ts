@@ -2,8 +2,10 @@
 // one chunk of the output and, for a reduction split across chunks, one block
 // of the reduced axes; such partial results land in a partials tensor that a
 // combine kernel folds in a fixed order (a two-level tree), then applies the
-// epilogue. Interval analysis of each load gives the box of each input a task
-// reads, and so its dependencies.
+// epilogue. A matrix product (numpywren's blocked GEMM) also cuts each output
+// chunk into row x column blocks, so that every worker has work, and its K
+// into ranges its GEMM routine sums exactly. Interval analysis of each load
+// gives the box of each input a task reads, and so its dependencies.
 // In: Steps from fuse. Out: a Plan of tensors, kernels and tasks (plain data).
 
 import { type DType } from '../graph/dtype.js';
@@ -12,7 +14,8 @@ import { isArgReduce } from '../graph/ops.js';
 import { numChunks } from '../graph/shape.js';
 import type { Step } from '../fuse/fuse.js';
 import { type Interval, bounds } from '../ir/interval.js';
-import { type Expr, type Kernel, type RVar, children, intern, ivar } from '../ir/ir.js';
+import { type Expr, type Kernel, type RVar, SUM_BLOCK, children, intern, ivar } from '../ir/ir.js';
+import { matmulOf } from '../ir/matmul.js';
 
 export type Range = readonly [number, number];
 
@@ -210,11 +213,16 @@ export function tile(steps: readonly Step[], outputs: readonly Node[], existing:
     const k = step.kernel;
     const outerChunks = product(spec.shape.map((d, i) => splits(d, spec.chunk[i]!)));
     const red = k.reduce;
-    const redSplits = red ? product(red.vars.map((v) => splits(v.size, Math.max(1, v.chunk)))) : [[]];
+    const mm = matmulOf(k);
+    // The GEMM routine keeps one group of the blocked sum per output: longer K ranges split.
+    const redChunk = (v: RVar) => Math.max(1, mm ? Math.min(v.chunk, SUM_BLOCK * SUM_BLOCK) : v.chunk);
+    const redSplits = red ? product(red.vars.map((v) => splits(v.size, redChunk(v)))) : [[]];
+    // A matrix product cuts each output chunk further into blocks, so that every worker has work.
+    const blocks = mm ? matmulBlocks(outerChunks, redSplits) : (outer: Range[]) => [outer];
     if (redSplits.length <= 1) {
       const ki = kernels.push(k) - 1;
       const full = red ? red.vars.map((v) => [0, v.size] as Range) : [];
-      outerChunks.forEach((outer, c) => addTask(ki, outer, full, false, ins, [{ tensor: out, chunk: c }]));
+      outerChunks.forEach((outer, c) => blocks(outer).forEach((b) => addTask(ki, b, full, false, ins, [{ tensor: out, chunk: c }])));
       continue;
     }
     // Split reduction: partial accumulators [nsplit, ...shape], then one combine task per output chunk.
@@ -228,7 +236,7 @@ export function tile(steps: readonly Step[], outputs: readonly Node[], existing:
       redSplits.forEach((r, s) => {
         const writes: Write[] = [{ tensor: pval, chunk: c, row: s }];
         if (arg) writes.push({ tensor: pidx, chunk: c, row: s });
-        addTask(ki, outer, r, true, ins, writes);
+        blocks(outer).forEach((b) => addTask(ki, b, r, true, ins, writes));
       });
     });
     const combine = combineKernel(k, ns);
@@ -239,6 +247,45 @@ export function tile(steps: readonly Step[], outputs: readonly Node[], existing:
   const outs = new Map<Node, number>();
   for (const n of outputs) outs.set(n, tensorOf(n));
   return { tensors, kernels, tasks, outputs: outs };
+}
+
+/** Tasks a matrix product aims for (a few per core of a small machine) and the least work worth a task. */
+const MATMUL_TASKS = 8;
+const MATMUL_MIN_TASK_FLOPS = 2 ** 26;
+
+/**
+ * Splits each output chunk of a matrix product ([..., rows, cols]) into a grid
+ * of row x column blocks: enough blocks that the whole product has about
+ * MATMUL_TASKS tasks, none smaller than MATMUL_MIN_TASK_FLOPS. Halving the
+ * longer side keeps blocks square-ish, which keeps the packing work (each task
+ * packs its rows of A and its columns of B) low.
+ */
+function matmulBlocks(outerChunks: readonly Range[][], redSplits: readonly Range[][]): (outer: Range[]) => Range[][] {
+  const tasks = outerChunks.length * redSplits.length;
+  const k = redSplits[0]?.[0] ? redSplits[0][0][1] - redSplits[0][0][0] : 0;
+  return (outer) => {
+    const r = outer.length;
+    const [[i0, i1], [j0, j1]] = [outer[r - 2]!, outer[r - 1]!];
+    const batch = outer.slice(0, r - 2).reduce((a, [lo, hi]) => a * (hi - lo), 1);
+    const flops = 2 * batch * (i1 - i0) * (j1 - j0) * k;
+    const want = Math.max(1, Math.min(Math.ceil(MATMUL_TASKS / tasks), Math.floor(flops / MATMUL_MIN_TASK_FLOPS)));
+    let gr = 1, gc = 1;
+    while (gr * gc < want) {
+      const bm = (i1 - i0) / gr, bn = (j1 - j0) / gc;
+      if (bn >= bm && bn >= 32) gc *= 2;
+      else if (bm >= 32) gr *= 2;
+      else break;
+    }
+    const cuts = (lo: number, hi: number, g: number, unit: number): Range[] => {
+      const step = Math.ceil((hi - lo) / g / unit) * unit;
+      const out: Range[] = [];
+      for (let a = lo; a < hi; a += step) out.push([a, Math.min(hi, a + step)]);
+      return out.length ? out : [[lo, hi]];
+    };
+    const out: Range[][] = [];
+    for (const rows of cuts(i0, i1, gr, 4)) for (const cols of cuts(j0, j1, gc, 8)) out.push([...outer.slice(0, r - 2), rows, cols]);
+    return out;
+  };
 }
 
 function shiftInputs(e: Expr, by: number, memo = new Map<Expr, Expr>()): Expr {

@@ -55,7 +55,27 @@ export class Code {
   brIf(d: number): this { this.bytes.push(0x0d, ...uleb(d)); return this; }
   /** 0xFC-prefixed instruction (saturating truncations, bulk memory). */
   fc(sub: number): this { this.bytes.push(0xfc, ...uleb(sub)); return this; }
+  /** 0xFD-prefixed SIMD128 instruction, with its immediate bytes (lane index, shuffle pattern). */
+  v(sub: number, ...imm: number[]): this { this.bytes.push(0xfd, ...uleb(sub), ...imm); return this; }
+  /** SIMD128 memory access: subopcode, alignment log2, byte offset (and a lane index for *_lane). */
+  vmem(sub: number, align: number, offset = 0, ...lane: number[]): this { this.bytes.push(0xfd, ...uleb(sub), align, ...uleb(offset), ...lane); return this; }
+  /** v128.const of sixteen zero bytes. */
+  vzero(): this { this.bytes.push(0xfd, 0x0c, ...new Array<number>(16).fill(0)); return this; }
 }
+
+/** SIMD128 subopcodes used by the emitters (after the 0xFD prefix). */
+export const V = {
+  load: 0x00, load32_splat: 0x09, load64_splat: 0x0a, store: 0x0b, shuffle: 0x0d,
+  f32x4_splat: 0x13, f64x2_splat: 0x14, i64x2_splat: 0x12,
+  f32x4_extract: 0x1f, f32x4_replace: 0x20, f64x2_extract: 0x21, f64x2_replace: 0x22, i64x2_extract: 0x1d,
+  f32x4_eq: 0x41, f32x4_ne: 0x42, f32x4_lt: 0x43, f32x4_gt: 0x44, f32x4_le: 0x45, f32x4_ge: 0x46,
+  f64x2_eq: 0x47, f64x2_ne: 0x48, f64x2_lt: 0x49, f64x2_gt: 0x4a, f64x2_le: 0x4b, f64x2_ge: 0x4c,
+  not: 0x4d, and: 0x4e, andnot: 0x4f, or: 0x50, bitselect: 0x52, any_true: 0x53,
+  store32_lane: 0x5a, store64_lane: 0x5b, load64_zero: 0x5d, f64x2_promote_low_f32x4: 0x5f,
+  i64x2_add: 0xce, i64x2_eq: 0xd6,
+  f32x4_abs: 0xe0, f32x4_neg: 0xe1, f32x4_sqrt: 0xe3, f32x4_add: 0xe4, f32x4_sub: 0xe5, f32x4_mul: 0xe6, f32x4_div: 0xe7, f32x4_min: 0xe8, f32x4_max: 0xe9,
+  f64x2_abs: 0xec, f64x2_neg: 0xed, f64x2_sqrt: 0xef, f64x2_add: 0xf0, f64x2_sub: 0xf1, f64x2_mul: 0xf2, f64x2_div: 0xf3, f64x2_min: 0xf4, f64x2_max: 0xf5,
+} as const;
 
 export interface FuncType { params: T[]; results: T[] }
 export interface Func { type: number; locals: T[]; code: Code; export?: string }

@@ -1,0 +1,188 @@
+// The calling convention and skeleton every kernel module shares: the
+// parameter block (Layout, writeParams), the function types, the host Math
+// imports and their index, the helper functions appended after `run`
+// (Philox, NumPy's integer division and power), and memory-access opcodes
+// per dtype. The emitters and the runtime agree through this file.
+// In: dtypes, a Layout and a task's arguments. Out: opcodes, indices, the
+// i64 parameter slots, helper function bodies.
+
+import { type DType, INFO } from '../graph/dtype.js';
+import type { UnaryOp } from '../graph/ops.js';
+import type { KernelArgs } from '../ir/args.js';
+import { fdivmod } from '../ir/scalar.js';
+import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir/philox.js';
+import { Code, type Func, type FuncType, type Import, T } from './encode.js';
+
+export const MAX_PAGES = 65536;
+
+/** Host functions a kernel may import, by name. */
+export const MATH_IMPORTS = {
+  unary: ['cbrt', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh'],
+  binary: ['pow', 'atan2', 'hypot', 'floordiv', 'fmod'],
+} as const;
+
+export const UNARY_IMPORT: Partial<Record<UnaryOp, (typeof MATH_IMPORTS.unary)[number]>> = {
+  cbrt: 'cbrt', exp: 'exp', exp2: 'exp2', expm1: 'expm1', log: 'log', log2: 'log2', log10: 'log10', log1p: 'log1p',
+  sin: 'sin', cos: 'cos', tan: 'tan', arcsin: 'asin', arccos: 'acos', arctan: 'atan', sinh: 'sinh', cosh: 'cosh',
+  tanh: 'tanh', arcsinh: 'asinh', arccosh: 'acosh', arctanh: 'atanh',
+};
+
+export const wasmType = (d: DType): T => (d === 'int64' ? T.i64 : d === 'float32' ? T.f32 : d === 'float64' ? T.f64 : T.i32);
+export const log2Bytes = (d: DType): number => Math.log2(INFO[d].bytes);
+export const signed = (d: DType): boolean => INFO[d].kind === 'i' || INFO[d].kind === 'f';
+
+export const LOAD: Record<DType, number> = { bool: 0x2d, uint8: 0x2d, int8: 0x2c, int16: 0x2e, uint16: 0x2f, int32: 0x28, uint32: 0x28, int64: 0x29, float32: 0x2a, float64: 0x2b };
+export const STORE: Record<DType, number> = { bool: 0x3a, uint8: 0x3a, int8: 0x3a, int16: 0x3b, uint16: 0x3b, int32: 0x36, uint32: 0x36, int64: 0x37, float32: 0x38, float64: 0x39 };
+
+/** Parameter block layout: i64 slots, in this order. */
+export interface Layout {
+  readonly slots: number;
+  readonly inputs: readonly { ptr: number; origin: number; strides: number; rank: number }[];
+  readonly outputs: readonly { ptr: number; origin: number; strides: number; rank: number }[];
+  readonly outer: number;
+  readonly red: number;
+  /** A routine that needs working memory: the slot of its pointer and the bytes one task needs. */
+  readonly scratch?: { readonly slot: number; readonly bytes: number };
+}
+
+/** Writes a task's arguments into `view` (i64 slots) at slot offset `at`. */
+export function writeParams(layout: Layout, args: KernelArgs, view: BigInt64Array, at: number): void {
+  const put = (slot: number, v: number) => { view[at + slot] = BigInt(v); };
+  const bind = (b: Layout['inputs'][number], x: KernelArgs['inputs'][number]) => {
+    put(b.ptr, x.ptr);
+    for (let d = 0; d < b.rank; d++) { put(b.origin + d, x.origin[d]!); put(b.strides + d, x.strides[d]!); }
+  };
+  layout.inputs.forEach((b, i) => bind(b, args.inputs[i]!));
+  layout.outputs.forEach((b, i) => bind(b, args.outputs[i]!));
+  args.outer.forEach(([lo, hi], i) => { put(layout.outer + 2 * i, lo); put(layout.outer + 2 * i + 1, hi); });
+  args.red.forEach(([lo, hi], i) => { put(layout.red + 2 * i, lo); put(layout.red + 2 * i + 1, hi); });
+  if (layout.scratch) put(layout.scratch.slot, args.scratch ?? 0);
+}
+
+// Type indices in every module.
+export const TY = { run: 0, f64_f64: 1, f64f64_f64: 2, philox: 3, i32i32_i32: 4, i64i64_i64: 5, i32x7: 6 } as const;
+export const TYPES: FuncType[] = [
+  { params: [T.i32], results: [] },
+  { params: [T.f64], results: [T.f64] },
+  { params: [T.f64, T.f64], results: [T.f64] },
+  { params: [T.i32, T.i32, T.i32, T.i64], results: [T.i32, T.i32, T.i32, T.i32] },
+  { params: [T.i32, T.i32], results: [T.i32] },
+  { params: [T.i64, T.i64], results: [T.i64] },
+  { params: [T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32], results: [] },
+];
+export const IMPORTS: Import[] = [
+  ...MATH_IMPORTS.unary.map((name) => ({ module: 'math', name, type: TY.f64_f64 })),
+  ...MATH_IMPORTS.binary.map((name) => ({ module: 'math', name, type: TY.f64f64_f64 })),
+];
+export const importIndex = (name: string): number => IMPORTS.findIndex((i) => i.name === name);
+const NI = IMPORTS.length;
+// Internal helper functions follow `run` (function index NI).
+export const FN = { run: NI, philox: NI + 1, fdivI32: NI + 2, modI32: NI + 3, fdivI64: NI + 4, modI64: NI + 5, powI32: NI + 6, powI64: NI + 7 } as const;
+
+export function philoxFunc(): Func {
+  // params: k0, k1, stream, index(i64); locals: c0..c3 (4..7), hi/lo temp (8: i64)
+  const c = new Code();
+  const [k0, k1, st, idx, c0, c1, c2, c3, p] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  c.get(idx).op(0xa7).set(c0); // c0 = low word
+  c.get(idx).i64(32).op(0x88).op(0xa7).set(c1);
+  c.get(st).set(c2);
+  c.i32(0).set(c3);
+  for (let r = 0; r < PHILOX_ROUNDS; r++) {
+    // p = M0 * c0 (64-bit)
+    c.i64(PHILOX_M0).get(c0).op(0xad).op(0x7e).set(p);
+    // c0' = hi(M1*c2) ^ c1 ^ k0 ; c1' = lo(M1*c2) ; c2' = hi(M0*c0) ^ c3 ^ k1 ; c3' = lo(M0*c0)
+    // compute c2' and c3' first into c3 temporarily needs care: use stack order.
+    c.get(p).i64(32).op(0x88).op(0xa7).get(c3).op(0x73).get(k1).op(0x73); // new c2 on stack
+    c.get(p).op(0xa7).set(c3); // c3' = lo0
+    c.set(c0); // stash new c2 in c0 (old c0 consumed)
+    c.i64(PHILOX_M1).get(c2).op(0xad).op(0x7e).set(p);
+    c.get(c0).set(c2); // c2 = new c2
+    c.get(p).i64(32).op(0x88).op(0xa7).get(c1).op(0x73).get(k0).op(0x73).set(c0); // c0' = hi1 ^ c1 ^ k0
+    c.get(p).op(0xa7).set(c1); // c1' = lo1
+    if (r < PHILOX_ROUNDS - 1) {
+      c.get(k0).i32(PHILOX_W0).op(0x6a).set(k0);
+      c.get(k1).i32(PHILOX_W1).op(0x6a).set(k1);
+    }
+  }
+  c.get(c0).get(c1).get(c2).get(c3);
+  return { type: TY.philox, locals: [T.i32, T.i32, T.i32, T.i32, T.i64], code: c };
+}
+
+/** Integer floor division and modulo with NumPy's semantics (x/0 = 0, no trap on MIN/-1). */
+export function intDivFuncs(): Func[] {
+  const make = (is64: boolean, mod: boolean): Func => {
+    const c = new Code();
+    const [a, b, q] = [0, 1, 2];
+    const t = is64 ? T.i64 : T.i32;
+    const k = (v: number) => (is64 ? c.i64(v) : c.i32(v));
+    const o = is64 ? { eqz: 0x50, eq: 0x51, ne: 0x52, lt: 0x53, divs: 0x7f, rems: 0x81, sub: 0x7d, add: 0x7c, xor: 0x85, mul: 0x7e } : { eqz: 0x45, eq: 0x46, ne: 0x47, lt: 0x48, divs: 0x6d, rems: 0x6f, sub: 0x6b, add: 0x6a, xor: 0x73, mul: 0x6c };
+    // if b == 0 return 0
+    c.get(b).op(o.eqz).if().op(...(is64 ? [0x42, 0] : [0x41, 0])).op(0x0f).end();
+    // if b == -1: quotient = -a (wrapping), remainder 0
+    c.get(b); k(-1); c.op(o.eq).if();
+    if (mod) k(0); else { k(0); c.get(a).op(o.sub); }
+    c.op(0x0f).end();
+    if (mod) {
+      c.get(a).get(b).op(o.rems).set(q);
+      // if q != 0 && (q ^ b) < 0: q += b
+      c.get(q); k(0); c.op(o.ne).get(q).get(b).op(o.xor); k(0); c.op(o.lt).op(0x71).if().get(q).get(b).op(o.add).set(q).end();
+      c.get(q);
+    } else {
+      c.get(a).get(b).op(o.divs).set(q);
+      // if a - q*b != 0 && (a ^ b) < 0: q -= 1
+      c.get(a).get(q).get(b).op(o.mul).op(o.sub); k(0); c.op(o.ne).get(a).get(b).op(o.xor); k(0); c.op(o.lt).op(0x71).if().get(q); k(1); c.op(o.sub).set(q).end();
+      c.get(q);
+    }
+    return { type: is64 ? TY.i64i64_i64 : TY.i32i32_i32, locals: [t], code: c };
+  };
+  return [make(false, false), make(false, true), make(true, false), make(true, true)];
+}
+
+/** Integer power by squaring (wrapping); negative exponents give 0 except for bases 1 and -1. */
+export function intPowFuncs(): Func[] {
+  const make = (is64: boolean): Func => {
+    const c = new Code();
+    const [a, b, r] = [0, 1, 2];
+    const k = (v: number) => (is64 ? c.i64(v) : c.i32(v));
+    const o = is64 ? { lt: 0x53, eq: 0x51, and: 0x83, mul: 0x7e, shr: 0x87, eqz: 0x50, wrapEqz: 0x50 } : { lt: 0x48, eq: 0x46, and: 0x71, mul: 0x6c, shr: 0x75, eqz: 0x45, wrapEqz: 0x45 };
+    // negative exponent
+    c.get(b); k(0); c.op(o.lt).if();
+    c.get(a); k(1); c.op(o.eq).if(); k(1); c.op(0x0f).end();
+    c.get(a); k(-1); c.op(o.eq).if(); k(1); k(-1); c.get(b); k(1); c.op(o.and, o.eqz, 0x1b, 0x0f).end();
+    k(0); c.op(0x0f).end();
+    k(1); c.set(r);
+    c.block().loop();
+    c.get(b).op(o.eqz).brIf(1);
+    c.get(b); k(1); c.op(o.and); if (is64) c.op(0x50, 0x45); c.if().get(r).get(a).op(o.mul).set(r).end();
+    c.get(a).get(a).op(o.mul).set(a);
+    c.get(b); k(1); c.op(o.shr).set(b);
+    c.br(0).end().end();
+    c.get(r);
+    return { type: is64 ? TY.i64i64_i64 : TY.i32i32_i32, locals: [is64 ? T.i64 : T.i32], code: c };
+  };
+  return [make(false), make(true)];
+}
+
+export function identityOf(op: string, d: DType): number | bigint {
+  const big = d === 'int64';
+  const kind = INFO[d].kind;
+  switch (op) {
+    case 'sum': case 'any': return big ? 0n : 0;
+    case 'prod': case 'all': return big ? 1n : 1;
+    case 'min': return big ? 9223372036854775807n : kind === 'f' ? Infinity : { bool: 1, int8: 127, int16: 32767, int32: 2147483647, uint8: 255, uint16: 65535, uint32: -1 }[d as 'int8']!;
+    case 'max': return big ? -9223372036854775808n : kind === 'f' ? -Infinity : { bool: 0, int8: -128, int16: -32768, int32: -2147483648, uint8: 0, uint16: 0, uint32: 0 }[d as 'int8']!;
+    default: return 0;
+  }
+}
+
+/** Host functions with the reference interpreter's exact semantics. */
+export function mathImports(): Record<string, (...a: number[]) => number> {
+  const m: Record<string, (...a: number[]) => number> = {};
+  for (const n of MATH_IMPORTS.unary) m[n] = n === 'exp2' ? (x: number) => Math.pow(2, x) : (Math as unknown as Record<string, (x: number) => number>)[n]!;
+  m.pow = Math.pow;
+  m.atan2 = Math.atan2;
+  m.hypot = Math.hypot;
+  m.floordiv = (a: number, b: number) => fdivmod(a, b)[0];
+  m.fmod = (a: number, b: number) => fdivmod(a, b)[1];
+  return m;
+}

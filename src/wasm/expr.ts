@@ -1,0 +1,467 @@
+// Expression emission for kernel modules: turns IR expressions into WASM
+// instructions over locals, with NumPy's scalar semantics per dtype (the
+// reference interpreter's, op for op), loads through a binding's origin and
+// strides or through a running pointer, cached subexpressions per loop
+// scope, and inline Philox for random draws. The loop nests that drive it
+// are in loops.ts.
+// In: Exprs of one Kernel and its Layout. Out: instructions in `c`, locals.
+
+import { type DType, INFO } from '../graph/dtype.js';
+import type { BinaryOp, UnaryOp } from '../graph/ops.js';
+import { type Expr, type Kernel, children } from '../ir/ir.js';
+import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir/philox.js';
+import { FN, LOAD, type Layout, UNARY_IMPORT, importIndex, log2Bytes, signed, wasmType } from './abi.js';
+import { Code, T } from './encode.js';
+
+export type ReduceExpr = Extract<Expr, { k: 'reduce' }>;
+
+export abstract class ExprEmitter {
+  readonly c = new Code();
+  readonly locals: T[] = [];
+  protected readonly varLocal = new Map<number, number>();
+  protected readonly uses = new Map<Expr, number>();
+  protected readonly scopes: Map<Expr, number>[] = [new Map()];
+  protected readonly inPtr: number[] = [];
+  protected readonly inBase: number[] = [];
+  protected readonly inStride: number[][] = [];
+  protected accLocal = -1;
+
+  constructor(protected readonly k: Kernel, protected readonly partial: boolean, protected readonly layout: Layout) {}
+
+  local(t: T): number {
+    this.locals.push(t);
+    return this.locals.length; // param 0 is the params pointer
+  }
+
+  protected countUses(e: Expr): void {
+    const n = (this.uses.get(e) ?? 0) + 1;
+    this.uses.set(e, n);
+    if (n === 1) children(e).forEach((c) => this.countUses(c));
+  }
+
+  /** Loads i64 slot `s` of the parameter block. */
+  protected param(s: number): void {
+    this.c.get(0).mem(0x29, 3, s * 8);
+  }
+
+  protected bindInput(b: Layout['inputs'][number], ptrs: number[], bases: number[], strides: number[][]): void {
+    const c = this.c;
+    const ptr = this.local(T.i32);
+    this.param(b.ptr); c.op(0xa7).set(ptr);
+    // base = -sum(origin * stride), so an element's offset is base + sum(index * stride).
+    const base = this.local(T.i64);
+    c.i64(0).set(base);
+    const st: number[] = [];
+    for (let d = 0; d < b.rank; d++) {
+      const s = this.local(T.i64);
+      this.param(b.strides + d); c.set(s);
+      c.get(base); this.param(b.origin + d); c.get(s).op(0x7e).op(0x7d).set(base);
+      st.push(s);
+    }
+    ptrs.push(ptr); bases.push(base); strides.push(st);
+  }
+
+  /** Pushes the byte address of element `idx` of binding (ptr, base, strides). */
+  protected address(ptr: number, base: number, strides: readonly number[], idx: readonly Expr[], d: DType): void {
+    const c = this.c;
+    c.get(base);
+    idx.forEach((e, i) => { this.expr(e); c.get(strides[i]!).op(0x7e).op(0x7c); });
+    c.op(0xa7);
+    const sh = log2Bytes(d);
+    if (sh) c.i32(sh).op(0x74);
+    c.get(ptr).op(0x6a);
+  }
+
+  protected accumulate(op: string, d: DType): void {
+    const c = this.c;
+    switch (op) {
+      case 'sum': this.binary('add', d); return;
+      case 'prod': this.binary('multiply', d); return;
+      case 'min': this.binary('minimum', d); return;
+      case 'max': this.binary('maximum', d); return;
+      case 'any': this.truthy(d); c.op(0x72); return;
+      case 'all': this.truthy(d); c.op(0x71); return;
+      default: throw new Error(`internal: accumulate ${op}`);
+    }
+  }
+
+  protected constant(v: number | bigint | boolean, d: DType): void {
+    const c = this.c;
+    const t = wasmType(d);
+    if (t === T.i64) c.i64(typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v))));
+    else if (t === T.f64) c.f64(Number(v));
+    else if (t === T.f32) c.f32(Number(v));
+    else c.i32(Number(v) | 0);
+  }
+
+  /** Emits `e`, caching values used more than once in a local of the current scope. */
+  expr(e: Expr): void {
+    const c = this.c;
+    for (let i = this.scopes.length - 1; i >= 0; i--) {
+      const l = this.scopes[i]!.get(e);
+      if (l !== undefined) { c.get(l); return; }
+    }
+    this.emit(e);
+    if ((this.uses.get(e) ?? 0) > 1 && e.k !== 'const' && e.k !== 'var' && e.k !== 'acc') {
+      const l = this.local(wasmType(e.dtype));
+      c.tee(l);
+      this.scopes[this.scopes.length - 1]!.set(e, l);
+    }
+  }
+
+  protected emit(e: Expr): void {
+    const c = this.c;
+    switch (e.k) {
+      case 'const': {
+        const v = typeof e.value === 'string' ? BigInt(e.value) : typeof e.value === 'boolean' ? (e.value ? 1 : 0) : e.value;
+        this.constant(e.dtype === 'bool' ? (Number(v) !== 0 ? 1 : 0) : v, e.dtype);
+        return;
+      }
+      case 'var': c.get(this.varLocal.get(e.id)!); return;
+      case 'acc': c.get(this.accLocal); return;
+      case 'load': {
+        const p = this.fast.get(e);
+        if (p !== undefined) c.get(p[0]);
+        else this.address(this.inPtr[e.input]!, this.inBase[e.input]!, this.inStride[e.input]!, e.index, e.dtype);
+        c.mem(LOAD[e.dtype], log2Bytes(e.dtype), p ? p[1] : 0);
+        return;
+      }
+      case 'cast':
+        this.expr(e.a);
+        this.castTo(e.a.dtype, e.dtype);
+        return;
+      case 'unary':
+        if (e.op === 'floordiv_pos') { this.expr(e.a); return; }
+        this.unary(e.op, e.a, e.dtype);
+        return;
+      case 'binary':
+        if (e.op === 'power' && e.b.k === 'const' && Number(e.b.value) === 2 && INFO[e.a.dtype].kind === 'f') {
+          this.expr(e.a); this.expr(e.a); this.binary('multiply', e.a.dtype); return;
+        }
+        this.expr(e.a);
+        this.expr(e.b);
+        this.binary(e.op, e.a.dtype);
+        return;
+      case 'where': {
+        this.expr(e.c);
+        this.truthy(e.c.dtype);
+        c.if(wasmType(e.dtype));
+        this.scopes.push(new Map()); this.expr(e.a); this.scopes.pop();
+        c.else();
+        this.scopes.push(new Map()); this.expr(e.b); this.scopes.pop();
+        c.end();
+        return;
+      }
+      case 'random': {
+        // Element i uses Philox block i >> 1: words (0,1) for even i, (2,3) for odd i.
+        // The block is kept per draw site, so neighbouring elements share one Philox call.
+        const site = this.randomSite(e);
+        const ix = this.tmpOf(T.i64);
+        this.expr(e.index);
+        c.tee(ix).i64(1).op(0x87).i64(1).op(0x7c).get(site.memo).op(0x52).if();
+        c.get(ix).i64(1).op(0x87).tee(site.memo);
+        this.philoxInline(e.seed, e.stream, site);
+        c.get(site.memo).i64(1).op(0x7c).set(site.memo);
+        c.end();
+        const odd = site.odd;
+        c.get(ix).op(0xa7).i32(1).op(0x71).set(odd);
+        const word = (even: number, oddw: number) => c.get(oddw).get(even).get(odd).op(0x1b);
+        const uniform = (a: () => void, b: () => void) => {
+          // ((a >>> 5) * 2^26 + (b >>> 6)) * 2^-53
+          a(); c.i32(5).op(0x76).op(0xb8).f64(67108864).op(0xa2);
+          b(); c.i32(6).op(0x76).op(0xb8).op(0xa0).f64(1 / 9007199254740992).op(0xa2);
+        };
+        const [w0, w1, w2, w3] = site.words;
+        if (e.dist === 'uniform') uniform(() => word(w0!, w2!), () => word(w1!, w3!));
+        else if (e.dist === 'bits') word(w0!, w2!);
+        else {
+          // Box-Muller pair: r cos(t) for even elements, r sin(t) for odd ones.
+          c.f64(1); uniform(() => c.get(w0!), () => c.get(w1!)); c.op(0xa1).call(importIndex('log')).f64(-2).op(0xa2).op(0x9f);
+          uniform(() => c.get(w2!), () => c.get(w3!)); c.f64(2 * Math.PI).op(0xa2);
+          const theta = this.tmpOf(T.f64);
+          c.set(theta).get(odd).if(T.f64).get(theta).call(importIndex('sin')).else().get(theta).call(importIndex('cos')).end();
+          c.op(0xa2);
+        }
+        return;
+      }
+      case 'reduce': {
+        const [acc] = this.reduceLoop(e);
+        c.get(acc);
+        return;
+      }
+      default:
+        return e satisfies never;
+    }
+  }
+
+  protected readonly sites = new Map<string, { memo: number; odd: number; words: number[] }>();
+  protected philoxTemps?: number[];
+
+  /** Locals that keep the last Philox block of one draw site (memo holds block + 1; 0 = none). */
+  protected randomSite(e: Extract<Expr, { k: 'random' }>): { memo: number; odd: number; words: number[] } {
+    const key = `${e.seed[0]},${e.seed[1]},${e.stream}`;
+    let s = this.sites.get(key);
+    if (!s) {
+      s = { memo: this.local(T.i64), odd: this.local(T.i32), words: [this.local(T.i32), this.local(T.i32), this.local(T.i32), this.local(T.i32)] };
+      this.sites.set(key, s);
+    }
+    return s;
+  }
+
+  /** Philox4x32-10 of counter (block on the stack top as i64, stream, 0) with key seed, into the site's words. */
+  protected philoxInline(seed: readonly [number, number], stream: number, site: { words: number[] }): void {
+    const c = this.c;
+    if (!this.philoxTemps) this.philoxTemps = [this.local(T.i64), this.local(T.i32), this.local(T.i32)];
+    const [p, k0, k1] = this.philoxTemps as [number, number, number];
+    const [c0, c1, c2, c3] = site.words as [number, number, number, number];
+    c.tee(p).op(0xa7).set(c0);
+    c.get(p).i64(32).op(0x88).op(0xa7).set(c1);
+    c.i32(stream | 0).set(c2);
+    c.i32(0).set(c3);
+    c.i32(seed[0] | 0).set(k0).i32(seed[1] | 0).set(k1);
+    for (let r = 0; r < PHILOX_ROUNDS; r++) {
+      c.i64(PHILOX_M0).get(c0).op(0xad).op(0x7e).set(p);
+      c.get(p).i64(32).op(0x88).op(0xa7).get(c3).op(0x73).get(k1).op(0x73); // new c2 on the stack
+      c.get(p).op(0xa7).set(c3);
+      c.set(c0);
+      c.i64(PHILOX_M1).get(c2).op(0xad).op(0x7e).set(p);
+      c.get(c0).set(c2);
+      c.get(p).i64(32).op(0x88).op(0xa7).get(c1).op(0x73).get(k0).op(0x73).set(c0);
+      c.get(p).op(0xa7).set(c1);
+      if (r < PHILOX_ROUNDS - 1) {
+        c.get(k0).i32(PHILOX_W0).op(0x6a).set(k0);
+        c.get(k1).i32(PHILOX_W1).op(0x6a).set(k1);
+      }
+    }
+  }
+
+  truthy(d: DType): void {
+    const c = this.c;
+    if (d === 'float64') c.f64(0).op(0x62);
+    else if (d === 'float32') c.f32(0).op(0x5c);
+    else if (d === 'int64') c.i64(0).op(0x52);
+    else if (d !== 'bool') c.i32(0).op(0x47);
+  }
+
+  /** Wraps an i32 value to a narrow integer dtype. */
+  protected wrapNarrow(d: DType): void {
+    const c = this.c;
+    if (d === 'int8') c.op(0xc0);
+    else if (d === 'int16') c.op(0xc1);
+    else if (d === 'uint8') c.i32(0xff).op(0x71);
+    else if (d === 'uint16') c.i32(0xffff).op(0x71);
+    else if (d === 'bool') c.i32(0).op(0x47);
+  }
+
+  castTo(from: DType, to: DType): void {
+    if (from === to) return;
+    const c = this.c;
+    if (to === 'bool') { this.truthy(from); return; }
+    const ft = wasmType(from), tt = wasmType(to);
+    if (tt === T.f64 || tt === T.f32) {
+      const f64 = tt === T.f64;
+      if (ft === T.i32) c.op(f64 ? (signed(from) ? 0xb7 : 0xb8) : signed(from) ? 0xb2 : 0xb3);
+      else if (ft === T.i64) c.op(f64 ? 0xb9 : 0xb4);
+      else if (ft === T.f32) c.op(0xbb);
+      else c.op(0xb6);
+      return;
+    }
+    if (tt === T.i64) {
+      if (ft === T.i32) c.op(signed(from) ? 0xac : 0xad);
+      else c.fc(ft === T.f64 ? 6 : 4);
+      return;
+    }
+    // to a 32-bit-or-narrower integer
+    if (ft === T.i64) c.op(0xa7);
+    else if (ft === T.f64) c.fc(6).op(0xa7);
+    else if (ft === T.f32) c.fc(4).op(0xa7);
+    this.wrapNarrow(to);
+  }
+
+  protected compare(op: BinaryOp, d: DType): void {
+    const t = wasmType(d);
+    const u = !signed(d);
+    const tbl: Record<string, [number, number, number, number]> = {
+      // [i32 signed, i32 unsigned / i64 signed, f32, f64] chosen below
+      equal: [0x46, 0x51, 0x5b, 0x61], not_equal: [0x47, 0x52, 0x5c, 0x62],
+      less: [u ? 0x49 : 0x48, 0x53, 0x5d, 0x63], less_equal: [u ? 0x4d : 0x4c, 0x57, 0x5f, 0x65],
+      greater: [u ? 0x4b : 0x4a, 0x55, 0x5e, 0x64], greater_equal: [u ? 0x4f : 0x4e, 0x59, 0x60, 0x66],
+    };
+    const row = tbl[op]!;
+    this.c.op(t === T.i32 ? row[0] : t === T.i64 ? row[1] : t === T.f32 ? row[2] : row[3]);
+  }
+
+  protected callF64(name: string, t: T, arity: number): void {
+    const c = this.c;
+    if (t === T.f32) {
+      if (arity === 2) {
+        const b = this.tmpOf(T.f32);
+        c.set(b).op(0xbb).get(b).op(0xbb);
+      } else c.op(0xbb);
+      c.call(importIndex(name)).op(0xb6);
+    } else c.call(importIndex(name));
+  }
+
+  protected tmps = new Map<T, number>();
+  protected tmpOf(t: T): number {
+    let l = this.tmps.get(t);
+    if (l === undefined) { l = this.local(t); this.tmps.set(t, l); }
+    return l;
+  }
+
+  /** Operands on the stack (both of dtype d); leaves the result. */
+  binary(op: BinaryOp, d: DType): void {
+    const c = this.c;
+    if (d === 'uint32' && (op === 'floor_divide' || op === 'mod' || op === 'power')) {
+      // Unsigned 32-bit values do not fit i32's signed division: compute in i64.
+      const b = this.tmpOf(T.i32);
+      c.set(b).op(0xad).get(b).op(0xad);
+      this.binary(op, 'int64');
+      c.op(0xa7);
+      return;
+    }
+    const t = wasmType(d);
+    const f = t === T.f32 || t === T.f64;
+    const i64 = t === T.i64;
+    const pick = (i32op: number, i64op: number, f32op: number, f64op: number) => c.op(t === T.i32 ? i32op : i64 ? i64op : t === T.f32 ? f32op : f64op);
+    switch (op) {
+      case 'add':
+        if (d === 'bool') { c.op(0x72); return; }
+        pick(0x6a, 0x7c, 0x92, 0xa0); if (t === T.i32) this.wrapNarrow(d); return;
+      case 'subtract': pick(0x6b, 0x7d, 0x93, 0xa1); if (t === T.i32) this.wrapNarrow(d); return;
+      case 'multiply':
+        if (d === 'bool') { c.op(0x71); return; }
+        pick(0x6c, 0x7e, 0x94, 0xa2); if (t === T.i32) this.wrapNarrow(d); return;
+      case 'divide': pick(0x6d, 0x7f, 0x95, 0xa3); return;
+      case 'floor_divide':
+        if (f) { this.callF64('floordiv', t, 2); return; }
+        c.call(i64 ? FN.fdivI64 : FN.fdivI32); if (t === T.i32) this.wrapNarrow(d); return;
+      case 'mod':
+        if (f) { this.callF64('fmod', t, 2); return; }
+        c.call(i64 ? FN.modI64 : FN.modI32); if (t === T.i32) this.wrapNarrow(d); return;
+      case 'power':
+        if (f) { this.callF64('pow', t, 2); return; }
+        c.call(i64 ? FN.powI64 : FN.powI32); if (t === T.i32) this.wrapNarrow(d); return;
+      case 'arctan2': this.callF64('atan2', t, 2); return;
+      case 'hypot': this.callF64('hypot', t, 2); return;
+      case 'maximum': case 'minimum': case 'fmax': case 'fmin': {
+        const max = op === 'maximum' || op === 'fmax';
+        if (f && (op === 'maximum' || op === 'minimum')) { c.op(t === T.f32 ? (max ? 0x97 : 0x96) : max ? 0xa5 : 0xa4); return; }
+        const b = this.tmpOf(t), a = this.tmpOf2(t);
+        c.set(b).set(a);
+        if (f) {
+          // fmax/fmin: a NaN operand yields the other one
+          c.get(a).get(b).get(b).get(b).op(t === T.f32 ? 0x5c : 0x62).op(0x1b).set(b);
+          c.get(b).get(a).get(a).get(a).op(t === T.f32 ? 0x5c : 0x62).op(0x1b).set(a);
+          c.get(a).get(b).op(t === T.f32 ? (max ? 0x97 : 0x96) : max ? 0xa5 : 0xa4);
+          return;
+        }
+        c.get(a).get(b).get(a).get(b);
+        this.compare(max ? 'greater' : 'less', d);
+        c.op(0x1b);
+        return;
+      }
+      case 'equal': case 'not_equal': case 'less': case 'less_equal': case 'greater': case 'greater_equal':
+        this.compare(op, d); return;
+      case 'logical_and': case 'logical_or': case 'logical_xor': {
+        const b = this.tmpOf(t);
+        c.set(b); this.truthy(d); c.get(b); this.truthy(d);
+        c.op(op === 'logical_and' ? 0x71 : op === 'logical_or' ? 0x72 : 0x73);
+        return;
+      }
+      case 'bitwise_and': pick(0x71, 0x83, 0, 0); return;
+      case 'bitwise_or': pick(0x72, 0x84, 0, 0); return;
+      case 'bitwise_xor': pick(0x73, 0x85, 0, 0); return;
+      default: return op satisfies never;
+    }
+  }
+
+  protected tmps2 = new Map<T, number>();
+  protected tmpOf2(t: T): number {
+    let l = this.tmps2.get(t);
+    if (l === undefined) { l = this.local(t); this.tmps2.set(t, l); }
+    return l;
+  }
+
+  protected unary(op: UnaryOp, a: Expr, out: DType): void {
+    const c = this.c;
+    const d = a.dtype;
+    const t = wasmType(d);
+    const f = t === T.f32 || t === T.f64;
+    const f64 = t === T.f64;
+    const imp = UNARY_IMPORT[op];
+    if (imp) { this.expr(a); this.callF64(imp, t, 1); void out; return; }
+    switch (op) {
+      case 'negative':
+        if (f) { this.expr(a); c.op(f64 ? 0x9a : 0x8c); return; }
+        if (t === T.i64) { c.i64(0); this.expr(a); c.op(0x7d); return; }
+        c.i32(0); this.expr(a); c.op(0x6b); this.wrapNarrow(d); return;
+      case 'abs': {
+        if (f) { this.expr(a); c.op(f64 ? 0x99 : 0x8b); return; }
+        if (!signed(d)) { this.expr(a); return; }
+        const l = this.tmpOf(t);
+        this.expr(a); c.set(l);
+        if (t === T.i64) { c.i64(0).get(l).op(0x7d).get(l).get(l).i64(0).op(0x53).op(0x1b); return; }
+        c.i32(0).get(l).op(0x6b).get(l).get(l).i32(0).op(0x48).op(0x1b); this.wrapNarrow(d); return;
+      }
+      case 'sign': {
+        const l = this.tmpOf(t);
+        this.expr(a); c.set(l);
+        if (f) {
+          // x > 0 ? 1 : x < 0 ? -1 : x  (keeps NaN and zero)
+          const one = () => (f64 ? c.f64(1) : c.f32(1));
+          const neg = () => (f64 ? c.f64(-1) : c.f32(-1));
+          const z = () => (f64 ? c.f64(0) : c.f32(0));
+          one(); neg(); c.get(l); c.get(l); z(); c.op(f64 ? 0x63 : 0x5d).op(0x1b);
+          c.get(l); z(); c.op(f64 ? 0x64 : 0x5e).op(0x1b);
+          return;
+        }
+        if (t === T.i64) { c.get(l).i64(0).op(0x55).op(0xad).get(l).i64(0).op(0x53).op(0xad).op(0x7d); return; }
+        c.get(l).i32(0); this.compare('greater', d); c.get(l).i32(0); this.compare('less', d); c.op(0x6b); this.wrapNarrow(d); return;
+      }
+      case 'sqrt': this.expr(a); c.op(f64 ? 0x9f : 0x91); return;
+      case 'square': this.expr(a); this.expr(a); this.binary('multiply', d); return;
+      case 'reciprocal':
+        if (f) { f64 ? c.f64(1) : c.f32(1); this.expr(a); c.op(f64 ? 0xa3 : 0x95); return; }
+        {
+          // integer 1/x: x itself for 1 and -1, else 0 (NumPy's C division; 0 for 1/0)
+          const l = this.tmpOf(t);
+          this.expr(a); c.set(l);
+          if (!signed(d)) { c.get(l); t === T.i64 ? c.i64(0) : c.i32(0); c.get(l); t === T.i64 ? c.i64(1).op(0x51) : c.i32(1).op(0x46); c.op(0x1b); return; }
+          if (t === T.i64) { c.get(l).i64(0).get(l).i64(1).op(0x7c).i64(3).op(0x54).get(l).i64(0).op(0x52).op(0x71).op(0x1b); return; }
+          c.get(l).i32(0).get(l).i32(1).op(0x6a).i32(3).op(0x49).get(l).i32(0).op(0x47).op(0x71).op(0x1b); return;
+        }
+      case 'floor': this.expr(a); if (f) c.op(f64 ? 0x9c : 0x8e); return;
+      case 'ceil': this.expr(a); if (f) c.op(f64 ? 0x9b : 0x8d); return;
+      case 'trunc': this.expr(a); if (f) c.op(f64 ? 0x9d : 0x8f); return;
+      case 'rint': this.expr(a); if (f) c.op(f64 ? 0x9e : 0x90); return;
+      case 'logical_not': this.expr(a); this.truthy(d); c.op(0x45); return;
+      case 'bitwise_not':
+        this.expr(a);
+        if (d === 'bool') { c.op(0x45); return; }
+        if (t === T.i64) { c.i64(-1).op(0x85); return; }
+        c.i32(-1).op(0x73); this.wrapNarrow(d); return;
+      case 'isnan': {
+        if (!f) { this.expr(a); c.op(t === T.i64 ? 0x1a : 0x1a).i32(0); return; }
+        const l = this.tmpOf(t);
+        this.expr(a); c.tee(l).get(l).op(f64 ? 0x62 : 0x5c); return;
+      }
+      case 'isinf':
+        this.expr(a);
+        if (!f) { c.op(0x1a).i32(0); return; }
+        c.op(f64 ? 0x99 : 0x8b); f64 ? c.f64(Infinity) : c.f32(Infinity); c.op(f64 ? 0x61 : 0x5b); return;
+      case 'isfinite':
+        this.expr(a);
+        if (!f) { c.op(0x1a).i32(1); return; }
+        c.op(f64 ? 0x99 : 0x8b); f64 ? c.f64(Infinity) : c.f32(Infinity); c.op(f64 ? 0x63 : 0x5d); return;
+      default:
+        throw new Error(`internal: no WASM for unary ${op}`);
+    }
+  }
+
+  /** Loads emitted through a running pointer: [pointer local, constant byte offset]. */
+  protected readonly fast = new Map<Expr, readonly [number, number]>();
+
+  /** Emits the loop nest of reduction `r`; returns its accumulator local (and, for arg-reductions, the best value's). */
+  protected abstract reduceLoop(r: ReduceExpr, ranges?: readonly (readonly [number, number])[]): [number, number | undefined];
+}
