@@ -266,6 +266,31 @@ describe('reductions at the edges', () => {
   });
 });
 
+describe('short nested sums (straight-line code)', () => {
+  it('match the blocked sum of the reference for every length up to the lanes, with -0 terms', () => {
+    const mem = new Mem();
+    for (const len of [1, 2, 3, 5, 8, 9]) {
+      for (const dtype of ['float64', 'float32'] as const) {
+        // sum over a short axis of random draws (no loads), then a top-level sum: the pi kernel's shape
+        const u = G.cast(G.binary('multiply', G.random('normal', [7, 9], 3, [50, 6, len]), G.constant(1e3, 'float64'), 'float64'), dtype);
+        const negz = G.binary('multiply', G.binary('subtract', u, u, dtype), G.constant(-1, dtype), dtype); // -0 everywhere
+        for (const body of [u, negz]) {
+          const inner = G.reduce('sum', body, [2], false, dtype);
+          const count = G.reduce('sum', G.binary('less', G.unary('abs', inner, dtype), G.constant(1000, dtype), 'bool'), [0, 1], false, 'int64');
+          for (const n of [inner, count, G.reduce('max', inner, [1], false, dtype), G.reduce('sum', inner, [1], false, dtype)]) {
+            const st = fuse([n], () => false).at(-1)!;
+            if (st.kind !== 'kernel') throw new Error('expected a kernel');
+            const k = st.kernel;
+            const red = k.reduce ? k.reduce.vars.map((v) => [0, v.size] as [number, number]) : [];
+            const [w, r] = both(k, mem, [], { shape: [...k.shape], dtype: k.dtype }, k.shape.map((d) => [0, d] as [number, number]), red);
+            expect(w.map((x) => Object.is(x, -0) ? '-0' : x)).toEqual(r.map((x) => Object.is(x, -0) ? '-0' : x));
+          }
+        }
+      }
+    }
+  });
+});
+
 describe('float sums keep their accuracy', () => {
   it('adds two million tenths without drifting', async () => {
     // A sequential sum drifts by about 1e-5 here; blocks of 128 in lanes, in groups, stay near 1e-9.

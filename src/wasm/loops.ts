@@ -217,6 +217,9 @@ export class KernelEmitter extends ExprEmitter {
     const los = r.vars.map((_, i) => () => { if (ranges) this.param(ranges[i]![0]); else c.i64(0); });
     const n = this.local(T.i32);
     const inner = r.vars.length ? this.stepLoads(r.body, r.vars[r.vars.length - 1]!.id) : [];
+    if (isBlockedSum(r.op, r.dtype) && !ranges && r.vars.length === 1 && inner.length === 0 && r.vars[0]!.size <= (r.lanes ?? SUM_LANES)) {
+      return [this.shortSum(r, vs[0]!), undefined];
+    }
     if (isBlockedSum(r.op, r.dtype)) return [this.blockedSum(r, vs, los, his, n, inner), undefined];
     if (isArgReduce(r.op)) return this.argReduce(r, vs, los, his, n, inner);
     const acc = this.local(wasmType(r.dtype));
@@ -323,6 +326,31 @@ export class KernelEmitter extends ExprEmitter {
       v(); best(); this.compare(max ? 'greater' : 'less', d);
       c.if(); update(); c.end();
     }
+  }
+
+  /**
+   * A nested float sum over one short axis (at most one block's lanes, like the
+   * two coordinates of a point): straight-line code, each term in its own lane,
+   * with exactly the additions of the blocked sum (0 + term per lane, the lane
+   * tree over empty lanes of 0, then into the group and the total from 0).
+   */
+  private shortSum(r: ReduceExpr, v: number): number {
+    const c = this.c;
+    const d = r.dtype;
+    const t = wasmType(d);
+    const L = r.lanes ?? SUM_LANES;
+    const size = r.vars[0]!.size;
+    const add = () => this.binary('add', d);
+    const zero = () => this.constant(0, d);
+    const lanes = Array.from({ length: size }, () => this.local(t));
+    lanes.forEach((x, i) => {
+      c.i64(i).set(v);
+      zero(); this.fresh(r.body); this.castTo(r.body.dtype, d); add(); c.set(x);
+    });
+    const tree = laneTree(Array.from({ length: L }, (_, i) => (i < size ? () => { c.get(lanes[i]!); } : zero)), (a, b) => () => { a(); b(); add(); });
+    const acc = this.local(t);
+    zero(); zero(); tree(); add(); add(); c.set(acc);
+    return acc;
   }
 
   /**
