@@ -176,6 +176,31 @@ export function children(e: Expr): readonly Expr[] {
   }
 }
 
+/** The key of a random draw site: draws of one (seed, stream) share their Philox blocks. */
+export const siteKey = (e: Extract<Expr, { k: 'random' }>): string => `${e.seed[0]},${e.seed[1]},${e.stream}`;
+
+const kernelSites = new WeakMap<Kernel, string[]>();
+
+/** The distinct draw sites of a kernel, in a fixed order (each gets its own scratch). */
+export function randomSites(k: Kernel): string[] {
+  let out = kernelSites.get(k);
+  if (!out) {
+    const keys = new Set<string>();
+    const seen = new Set<Expr>();
+    const walk = (e: Expr): void => {
+      if (seen.has(e)) return;
+      seen.add(e);
+      if (e.k === 'random') keys.add(siteKey(e));
+      children(e).forEach(walk);
+    };
+    if (k.reduce) walk(k.reduce);
+    walk(k.epilogue);
+    out = [...keys];
+    kernelSites.set(k, out);
+  }
+  return out;
+}
+
 const kernelKeys = new WeakMap<Kernel, string>();
 
 /** Structural key of a kernel: equal keys compile to the same Program (memoised per kernel object: a plan asks once per task). */

@@ -1,7 +1,7 @@
 // The calling convention and skeleton every kernel module shares: the
 // parameter block (Layout, writeParams), the function types, the host Math
 // imports and their index, the helper functions appended after `run`
-// (Philox, NumPy's integer division and power), and memory-access opcodes
+// (NumPy's integer division and power), and memory-access opcodes
 // per dtype. The emitters and the runtime agree through this file.
 // In: dtypes, a Layout and a task's arguments. Out: opcodes, indices, the
 // i64 parameter slots, helper function bodies.
@@ -10,7 +10,6 @@ import { type DType, INFO } from '../graph/dtype.js';
 import type { UnaryOp } from '../graph/ops.js';
 import type { KernelArgs } from '../ir/args.js';
 import { fdivmod } from '../ir/scalar.js';
-import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir/philox.js';
 import { Code, type Func, type FuncType, type Import, T } from './encode.js';
 
 export const MAX_PAGES = 65536;
@@ -41,8 +40,8 @@ export interface Layout {
   readonly outputs: readonly { ptr: number; origin: number; strides: number; rank: number }[];
   readonly outer: number;
   readonly red: number;
-  /** A routine that needs working memory: the slot of its pointer and the bytes one task needs. */
-  readonly scratch?: { readonly slot: number; readonly bytes: number };
+  /** A routine that needs working memory: the slot of its pointer, the bytes one task needs, and where the draw sites' Philox blocks start in it. */
+  readonly scratch?: { readonly slot: number; readonly bytes: number; readonly random?: number };
 }
 
 /** Writes a task's arguments into `view` (i64 slots) at slot offset `at`. */
@@ -60,12 +59,11 @@ export function writeParams(layout: Layout, args: KernelArgs, view: BigInt64Arra
 }
 
 // Type indices in every module.
-export const TY = { run: 0, f64_f64: 1, f64f64_f64: 2, philox: 3, i32i32_i32: 4, i64i64_i64: 5, i32x7: 6 } as const;
+export const TY = { run: 0, f64_f64: 1, f64f64_f64: 2, i32i32_i32: 3, i64i64_i64: 4, i32x7: 5 } as const;
 export const TYPES: FuncType[] = [
   { params: [T.i32], results: [] },
   { params: [T.f64], results: [T.f64] },
   { params: [T.f64, T.f64], results: [T.f64] },
-  { params: [T.i32, T.i32, T.i32, T.i64], results: [T.i32, T.i32, T.i32, T.i32] },
   { params: [T.i32, T.i32], results: [T.i32] },
   { params: [T.i64, T.i64], results: [T.i64] },
   { params: [T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32], results: [] },
@@ -77,36 +75,7 @@ export const IMPORTS: Import[] = [
 export const importIndex = (name: string): number => IMPORTS.findIndex((i) => i.name === name);
 const NI = IMPORTS.length;
 // Internal helper functions follow `run` (function index NI).
-export const FN = { run: NI, philox: NI + 1, fdivI32: NI + 2, modI32: NI + 3, fdivI64: NI + 4, modI64: NI + 5, powI32: NI + 6, powI64: NI + 7 } as const;
-
-export function philoxFunc(): Func {
-  // params: k0, k1, stream, index(i64); locals: c0..c3 (4..7), hi/lo temp (8: i64)
-  const c = new Code();
-  const [k0, k1, st, idx, c0, c1, c2, c3, p] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
-  c.get(idx).op(0xa7).set(c0); // c0 = low word
-  c.get(idx).i64(32).op(0x88).op(0xa7).set(c1);
-  c.get(st).set(c2);
-  c.i32(0).set(c3);
-  for (let r = 0; r < PHILOX_ROUNDS; r++) {
-    // p = M0 * c0 (64-bit)
-    c.i64(PHILOX_M0).get(c0).op(0xad).op(0x7e).set(p);
-    // c0' = hi(M1*c2) ^ c1 ^ k0 ; c1' = lo(M1*c2) ; c2' = hi(M0*c0) ^ c3 ^ k1 ; c3' = lo(M0*c0)
-    // compute c2' and c3' first into c3 temporarily needs care: use stack order.
-    c.get(p).i64(32).op(0x88).op(0xa7).get(c3).op(0x73).get(k1).op(0x73); // new c2 on stack
-    c.get(p).op(0xa7).set(c3); // c3' = lo0
-    c.set(c0); // stash new c2 in c0 (old c0 consumed)
-    c.i64(PHILOX_M1).get(c2).op(0xad).op(0x7e).set(p);
-    c.get(c0).set(c2); // c2 = new c2
-    c.get(p).i64(32).op(0x88).op(0xa7).get(c1).op(0x73).get(k0).op(0x73).set(c0); // c0' = hi1 ^ c1 ^ k0
-    c.get(p).op(0xa7).set(c1); // c1' = lo1
-    if (r < PHILOX_ROUNDS - 1) {
-      c.get(k0).i32(PHILOX_W0).op(0x6a).set(k0);
-      c.get(k1).i32(PHILOX_W1).op(0x6a).set(k1);
-    }
-  }
-  c.get(c0).get(c1).get(c2).get(c3);
-  return { type: TY.philox, locals: [T.i32, T.i32, T.i32, T.i32, T.i64], code: c };
-}
+export const FN = { run: NI, fdivI32: NI + 1, modI32: NI + 2, fdivI64: NI + 3, modI64: NI + 4, powI32: NI + 5, powI64: NI + 6 } as const;
 
 /** Integer floor division and modulo with NumPy's semantics (x/0 = 0, no trap on MIN/-1). */
 export function intDivFuncs(): Func[] {

@@ -61,6 +61,12 @@ export class Code {
   vmem(sub: number, align: number, offset = 0, ...lane: number[]): this { this.bytes.push(0xfd, ...uleb(sub), align, ...uleb(offset), ...lane); return this; }
   /** v128.const of sixteen zero bytes. */
   vzero(): this { this.bytes.push(0xfd, 0x0c, ...new Array<number>(16).fill(0)); return this; }
+  /** v128.const of four 32-bit lanes. */
+  vconst32(lanes: readonly number[]): this {
+    const b = new Uint8Array(new Uint32Array(lanes.map((x) => x >>> 0)).buffer);
+    this.bytes.push(0xfd, 0x0c, ...b);
+    return this;
+  }
 }
 
 /** SIMD128 subopcodes used by the emitters (after the 0xFD prefix). */
@@ -72,7 +78,8 @@ export const V = {
   f64x2_eq: 0x47, f64x2_ne: 0x48, f64x2_lt: 0x49, f64x2_gt: 0x4a, f64x2_le: 0x4b, f64x2_ge: 0x4c,
   not: 0x4d, and: 0x4e, andnot: 0x4f, or: 0x50, bitselect: 0x52, any_true: 0x53,
   store32_lane: 0x5a, store64_lane: 0x5b, load64_zero: 0x5d, f64x2_promote_low_f32x4: 0x5f,
-  i64x2_add: 0xce, i64x2_eq: 0xd6,
+  xor: 0x51, i32x4_splat: 0x11, i32x4_add: 0xae, i32x4_shr_u: 0xad, f64x2_convert_low_i32x4_u: 0xff,
+  i64x2_add: 0xce, i64x2_eq: 0xd6, i64x2_extmul_low_i32x4_u: 0xde, i64x2_extmul_high_i32x4_u: 0xdf,
   f32x4_abs: 0xe0, f32x4_neg: 0xe1, f32x4_sqrt: 0xe3, f32x4_add: 0xe4, f32x4_sub: 0xe5, f32x4_mul: 0xe6, f32x4_div: 0xe7, f32x4_min: 0xe8, f32x4_max: 0xe9,
   f64x2_abs: 0xec, f64x2_neg: 0xed, f64x2_sqrt: 0xef, f64x2_add: 0xf0, f64x2_sub: 0xf1, f64x2_mul: 0xf2, f64x2_div: 0xf3, f64x2_min: 0xf4, f64x2_max: 0xf5,
 } as const;

@@ -2,16 +2,22 @@
 // instructions over locals, with NumPy's scalar semantics per dtype (the
 // reference interpreter's, op for op), loads through a binding's origin and
 // strides or through a running pointer, cached subexpressions per loop
-// scope, and inline Philox for random draws. The loop nests that drive it
+// scope, and Philox for random draws (four SIMD chains of four blocks at a
+// time, kept in scratch). The loop nests that drive it
 // are in loops.ts.
 // In: Exprs of one Kernel and its Layout. Out: instructions in `c`, locals.
 
 import { type DType, INFO } from '../graph/dtype.js';
 import type { BinaryOp, UnaryOp } from '../graph/ops.js';
-import { type Expr, type Kernel, children } from '../ir/ir.js';
+import { type Expr, type Kernel, children, randomSites, siteKey } from '../ir/ir.js';
 import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir/philox.js';
 import { FN, LOAD, type Layout, UNARY_IMPORT, importIndex, log2Bytes, signed, wasmType } from './abi.js';
-import { Code, T } from './encode.js';
+import { Code, T, V } from './encode.js';
+
+/** Independent sets of four Philox blocks made per call (a power of two). */
+export const PHILOX_SETS = 4;
+/** Scratch bytes per draw site: four words of each block made at once. */
+export const PHILOX_SCRATCH = 64 * PHILOX_SETS;
 
 export type ReduceExpr = Extract<Expr, { k: 'reduce' }>;
 
@@ -136,7 +142,7 @@ export abstract class ExprEmitter {
         return;
       case 'binary':
         if (e.op === 'power' && e.b.k === 'const' && Number(e.b.value) === 2 && INFO[e.a.dtype].kind === 'f') {
-          this.expr(e.a); this.expr(e.a); this.binary('multiply', e.a.dtype); return;
+          this.expr(e.a); const l = this.tmpOf(wasmType(e.a.dtype)); c.tee(l).get(l); this.binary('multiply', e.a.dtype); return;
         }
         this.expr(e.a);
         this.expr(e.b);
@@ -153,35 +159,46 @@ export abstract class ExprEmitter {
         return;
       }
       case 'random': {
-        // Element i uses Philox block i >> 1: words (0,1) for even i, (2,3) for odd i.
-        // The block is kept per draw site, so neighbouring elements share one Philox call.
+        // Element i uses Philox block b = i >> 1: words (0,1) for even i, (2,3) for odd i.
+        // PHILOX_SETS x 4 blocks (b rounded down to a multiple of that, onwards) are made
+        // at once, one per SIMD lane, in independent sets that the CPU overlaps, and kept
+        // in the site's scratch, so neighbouring elements share one call (see philox4).
         const site = this.randomSite(e);
         const ix = this.tmpOf(T.i64);
+        const shift = 3 + Math.log2(PHILOX_SETS);
         this.expr(e.index);
-        c.tee(ix).i64(1).op(0x87).i64(1).op(0x7c).get(site.memo).op(0x52).if();
-        c.get(ix).i64(1).op(0x87).tee(site.memo);
-        this.philoxInline(e.seed, e.stream, site);
+        c.tee(ix).i64(shift).op(0x87).i64(1).op(0x7c).get(site.memo).op(0x52).if();
+        c.get(ix).i64(shift).op(0x87).tee(site.memo).i64(shift - 1).op(0x86);
+        this.philox4(e.seed, e.stream, e.dist === 'uniform', site.offset);
         c.get(site.memo).i64(1).op(0x7c).set(site.memo);
         c.end();
-        const odd = site.odd;
-        c.get(ix).op(0xa7).i32(1).op(0x71).set(odd);
-        const word = (even: number, oddw: number) => c.get(oddw).get(even).get(odd).op(0x1b);
+        const at = site.at;
+        if (e.dist === 'uniform') {
+          // the uniforms in element order
+          c.get(ix).op(0xa7).i32(8 * PHILOX_SETS - 1).op(0x71).i32(3).op(0x74).get(this.scratchBase()).op(0x6a);
+          c.mem(0x2b, 3, site.offset);
+          return;
+        }
+        // byte offset of the element's first word: set (b >> 2) % sets, vector 0 (even) or 2 (odd), lane b & 3
+        c.get(ix).op(0xa7).tee(at).i32(1).op(0x71).i32(5).op(0x74);
+        c.get(at).i32(1).op(0x76).i32(3).op(0x71).i32(2).op(0x74).op(0x72);
+        if (PHILOX_SETS > 1) c.get(at).i32(3).op(0x76).i32(PHILOX_SETS - 1).op(0x71).i32(6).op(0x74).op(0x72);
+        c.get(this.scratchBase()).op(0x6a).set(at);
+        const word = (w: number) => c.get(at).mem(0x28, 2, site.offset + 16 * w);
+        if (e.dist === 'bits') { word(0); return; }
+        // Box-Muller pair from the block's four words: r cos(t) for even elements, r sin(t) for odd ones.
         const uniform = (a: () => void, b: () => void) => {
           // ((a >>> 5) * 2^26 + (b >>> 6)) * 2^-53
           a(); c.i32(5).op(0x76).op(0xb8).f64(67108864).op(0xa2);
           b(); c.i32(6).op(0x76).op(0xb8).op(0xa0).f64(1 / 9007199254740992).op(0xa2);
         };
-        const [w0, w1, w2, w3] = site.words;
-        if (e.dist === 'uniform') uniform(() => word(w0!, w2!), () => word(w1!, w3!));
-        else if (e.dist === 'bits') word(w0!, w2!);
-        else {
-          // Box-Muller pair: r cos(t) for even elements, r sin(t) for odd ones.
-          c.f64(1); uniform(() => c.get(w0!), () => c.get(w1!)); c.op(0xa1).call(importIndex('log')).f64(-2).op(0xa2).op(0x9f);
-          uniform(() => c.get(w2!), () => c.get(w3!)); c.f64(2 * Math.PI).op(0xa2);
-          const theta = this.tmpOf(T.f64);
-          c.set(theta).get(odd).if(T.f64).get(theta).call(importIndex('sin')).else().get(theta).call(importIndex('cos')).end();
-          c.op(0xa2);
-        }
+        const odd = site.odd;
+        c.get(at).get(ix).op(0xa7).i32(1).op(0x71).tee(odd).i32(5).op(0x74).op(0x6b).set(at); // back to vector 0
+        c.f64(1); uniform(() => word(0), () => word(1)); c.op(0xa1).call(importIndex('log')).f64(-2).op(0xa2).op(0x9f);
+        uniform(() => word(2), () => word(3)); c.f64(2 * Math.PI).op(0xa2);
+        const theta = this.tmpOf(T.f64);
+        c.set(theta).get(odd).if(T.f64).get(theta).call(importIndex('sin')).else().get(theta).call(importIndex('cos')).end();
+        c.op(0xa2);
         return;
       }
       case 'reduce': {
@@ -194,45 +211,117 @@ export abstract class ExprEmitter {
     }
   }
 
-  protected readonly sites = new Map<string, { memo: number; odd: number; words: number[] }>();
-  protected philoxTemps?: number[];
+  protected readonly sites = new Map<string, { memo: number; odd: number; at: number; offset: number }>();
+  private rbase = -1;
+  private philoxTemps?: number[];
 
-  /** Locals that keep the last Philox block of one draw site (memo holds block + 1; 0 = none). */
-  protected randomSite(e: Extract<Expr, { k: 'random' }>): { memo: number; odd: number; words: number[] } {
-    const key = `${e.seed[0]},${e.seed[1]},${e.stream}`;
+  /** A local holding the task's scratch address, read once at the top of the function. */
+  protected scratchBase(): number {
+    if (this.rbase < 0) throw new Error('internal: random draw without scratch');
+    return this.rbase;
+  }
+
+  /** Reads the scratch pointer (call first in the function body when the kernel draws random numbers). */
+  protected bindScratch(): void {
+    if (!this.layout.scratch || this.layout.scratch.random === undefined) return;
+    this.rbase = this.local(T.i32);
+    this.param(this.layout.scratch.slot); this.c.op(0xa7).set(this.rbase);
+  }
+
+  /** Locals and scratch bytes of one draw site (memo holds (block >> 2) + 1; 0 = none). */
+  protected randomSite(e: Extract<Expr, { k: 'random' }>): { memo: number; odd: number; at: number; offset: number } {
+    const key = siteKey(e);
     let s = this.sites.get(key);
     if (!s) {
-      s = { memo: this.local(T.i64), odd: this.local(T.i32), words: [this.local(T.i32), this.local(T.i32), this.local(T.i32), this.local(T.i32)] };
+      const i = randomSites(this.k).indexOf(key);
+      if (i < 0 || this.layout.scratch?.random === undefined) throw new Error('internal: random site without scratch');
+      s = { memo: this.local(T.i64), odd: this.local(T.i32), at: this.local(T.i32), offset: this.layout.scratch.random + PHILOX_SCRATCH * i };
       this.sites.set(key, s);
     }
     return s;
   }
 
-  /** Philox4x32-10 of counter (block on the stack top as i64, stream, 0) with key seed, into the site's words. */
-  protected philoxInline(seed: readonly [number, number], stream: number, site: { words: number[] }): void {
+  /**
+   * Philox4x32-10 of the counters (q + j, stream, 0), j = 0 .. 4 * sets - 1,
+   * where q (an i64 on the stack top) is the first block, with key `seed`, one
+   * block per i32x4 lane, each set of four blocks an independent chain. Stores
+   * 64 bytes per set at the site's scratch: for a uniform draw the set's eight
+   * uniforms in element order (exact, as toUniform makes them); otherwise its
+   * words as four vectors (word 0 of the four blocks, then word 1, 2, 3).
+   */
+  protected philox4(seed: readonly [number, number], stream: number, uniform: boolean, offset: number): void {
     const c = this.c;
-    if (!this.philoxTemps) this.philoxTemps = [this.local(T.i64), this.local(T.i32), this.local(T.i32)];
-    const [p, k0, k1] = this.philoxTemps as [number, number, number];
-    const [c0, c1, c2, c3] = site.words as [number, number, number, number];
-    c.tee(p).op(0xa7).set(c0);
-    c.get(p).i64(32).op(0x88).op(0xa7).set(c1);
-    c.i32(stream | 0).set(c2);
-    c.i32(0).set(c3);
-    c.i32(seed[0] | 0).set(k0).i32(seed[1] | 0).set(k1);
+    const S = PHILOX_SETS;
+    if (!this.philoxTemps) this.philoxTemps = [this.local(T.i64), ...Array.from({ length: 6 * S }, () => this.local(T.v128))];
+    const [q, ...vs] = this.philoxTemps as [number, ...number[]];
+    const sets = Array.from({ length: S }, (_, s) => vs.slice(6 * s, 6 * s + 6) as [number, number, number, number, number, number]);
+    c.set(q);
+    sets.forEach(([c0, c1, c2, c3], s) => {
+      c.get(q).op(0xa7).v(V.i32x4_splat).vconst32([4 * s, 4 * s + 1, 4 * s + 2, 4 * s + 3]).v(V.i32x4_add).set(c0);
+      c.get(q).i64(32).op(0x88).op(0xa7).v(V.i32x4_splat).set(c1);
+      c.vconst32([stream, stream, stream, stream]).set(c2);
+      c.vzero().set(c3);
+    });
+    const HI = [4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31];
+    const LO = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
+    const M0 = [PHILOX_M0, PHILOX_M0, PHILOX_M0, PHILOX_M0], M1 = [PHILOX_M1, PHILOX_M1, PHILOX_M1, PHILOX_M1];
+    let k0 = seed[0] >>> 0, k1 = seed[1] >>> 0;
     for (let r = 0; r < PHILOX_ROUNDS; r++) {
-      c.i64(PHILOX_M0).get(c0).op(0xad).op(0x7e).set(p);
-      c.get(p).i64(32).op(0x88).op(0xa7).get(c3).op(0x73).get(k1).op(0x73); // new c2 on the stack
-      c.get(p).op(0xa7).set(c3);
-      c.set(c0);
-      c.i64(PHILOX_M1).get(c2).op(0xad).op(0x7e).set(p);
-      c.get(c0).set(c2);
-      c.get(p).i64(32).op(0x88).op(0xa7).get(c1).op(0x73).get(k0).op(0x73).set(c0);
-      c.get(p).op(0xa7).set(c1);
-      if (r < PHILOX_ROUNDS - 1) {
-        c.get(k0).i32(PHILOX_W0).op(0x6a).set(k0);
-        c.get(k1).i32(PHILOX_W1).op(0x6a).set(k1);
+      for (const [c0, c1, c2, c3, p, h] of sets) {
+        // the full products of x and m, lanes 0-1 in p and 2-3 in h (i64x2 each)
+        const products = (x: number, m: number[]) => {
+          c.get(x).vconst32(m).v(V.i64x2_extmul_low_i32x4_u).set(p);
+          c.get(x).vconst32(m).v(V.i64x2_extmul_high_i32x4_u).set(h);
+        };
+        products(c2, M1);
+        // c0' = hi(M1 c2) ^ c1 ^ k0, c1' = lo(M1 c2); then from M0 c0: c2' = hi ^ c3 ^ k1, c3' = lo
+        c.get(p).get(h).v(V.shuffle, ...HI).get(c1).v(V.xor).vconst32([k0, k0, k0, k0]).v(V.xor);
+        c.get(p).get(h).v(V.shuffle, ...LO).set(c1);
+        products(c0, M0);
+        c.set(c0);
+        c.get(p).get(h).v(V.shuffle, ...HI).get(c3).v(V.xor).vconst32([k1, k1, k1, k1]).v(V.xor).set(c2);
+        c.get(p).get(h).v(V.shuffle, ...LO).set(c3);
       }
+      k0 = (k0 + PHILOX_W0) >>> 0;
+      k1 = (k1 + PHILOX_W1) >>> 0;
     }
+    const base = this.scratchBase();
+    if (!uniform) {
+      sets.forEach(([c0, c1, c2, c3], s) => {
+        [c0, c1, c2, c3].forEach((x, w) => { c.get(base).get(x).vmem(V.store, 4, offset + 64 * s + 16 * w); });
+      });
+      return;
+    }
+    // ((a >>> 5) * 2^26 + (b >>> 6)) * 2^-53 in f64x2: even elements from words (0, 1), odd from (2, 3)
+    const f64x2 = (x: number) => { const b = new Uint8Array(new Float64Array([x, x]).buffer); c.v(0x0c, ...b); };
+    const HIGH = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
+    // lanes 0-1 (or 2-3) of x >>> sh as f64x2
+    const convert = (x: number, sh: number, high: boolean) => {
+      c.get(x);
+      if (high) c.get(x).v(V.shuffle, ...HIGH);
+      c.i32(sh).v(V.i32x4_shr_u).v(V.f64x2_convert_low_i32x4_u);
+    };
+    for (const [c0, c1, c2, c3, p, h] of sets) {
+      // p, h: even uniforms of blocks (0, 1) and (2, 3); then c0, c1: odd ones
+      const halves = (a: number, b: number, high: boolean) => {
+        convert(a, 5, high); f64x2(67108864); c.v(V.f64x2_mul);
+        convert(b, 6, high); c.v(V.f64x2_add); f64x2(1 / 9007199254740992); c.v(V.f64x2_mul);
+      };
+      halves(c0, c1, false); c.set(p);
+      halves(c0, c1, true); c.set(h);
+      halves(c2, c3, false); c.set(c0);
+      halves(c2, c3, true); c.set(c1);
+    }
+    // interleave even and odd: element 2j is block j's even uniform, 2j + 1 its odd one
+    const EVEN = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
+    const ODD = [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31];
+    sets.forEach(([c0, c1, , , p, h], s) => {
+      const at = offset + 64 * s;
+      c.get(base).get(p).get(c0).v(V.shuffle, ...EVEN).vmem(V.store, 4, at);
+      c.get(base).get(p).get(c0).v(V.shuffle, ...ODD).vmem(V.store, 4, at + 16);
+      c.get(base).get(h).get(c1).v(V.shuffle, ...EVEN).vmem(V.store, 4, at + 32);
+      c.get(base).get(h).get(c1).v(V.shuffle, ...ODD).vmem(V.store, 4, at + 48);
+    });
   }
 
   truthy(d: DType): void {
@@ -420,7 +509,7 @@ export abstract class ExprEmitter {
         c.get(l).i32(0); this.compare('greater', d); c.get(l).i32(0); this.compare('less', d); c.op(0x6b); this.wrapNarrow(d); return;
       }
       case 'sqrt': this.expr(a); c.op(f64 ? 0x9f : 0x91); return;
-      case 'square': this.expr(a); this.expr(a); this.binary('multiply', d); return;
+      case 'square': { this.expr(a); const l = this.tmpOf(t); c.tee(l).get(l); this.binary('multiply', d); return; }
       case 'reciprocal':
         if (f) { f64 ? c.f64(1) : c.f32(1); this.expr(a); c.op(f64 ? 0xa3 : 0x95); return; }
         {

@@ -26,6 +26,7 @@ export const rowsScratchRows = (k: Kernel): number => (isBlockedSum(k.reduce!.op
 export class KernelEmitter extends ExprEmitter {
   build(): Func {
     const { k, c, layout } = this;
+    this.bindScratch();
     if (k.reduce) this.countUses(k.reduce);
     this.countUses(k.epilogue);
     k.inputs.forEach((_, i) => this.bindInput(layout.inputs[i]!, this.inPtr, this.inBase, this.inStride));
@@ -217,7 +218,7 @@ export class KernelEmitter extends ExprEmitter {
     const los = r.vars.map((_, i) => () => { if (ranges) this.param(ranges[i]![0]); else c.i64(0); });
     const n = this.local(T.i32);
     const inner = r.vars.length ? this.stepLoads(r.body, r.vars[r.vars.length - 1]!.id) : [];
-    if (isBlockedSum(r.op, r.dtype) && !ranges && r.vars.length === 1 && inner.length === 0 && r.vars[0]!.size <= (r.lanes ?? SUM_LANES)) {
+    if (isBlockedSum(r.op, r.dtype) && !ranges && r.vars.length === 1 && inner.length === 0 && r.vars[0]!.size >= 1 && r.vars[0]!.size <= (r.lanes ?? SUM_LANES)) {
       return [this.shortSum(r, vs[0]!), undefined];
     }
     if (isBlockedSum(r.op, r.dtype)) return [this.blockedSum(r, vs, los, his, n, inner), undefined];
@@ -330,9 +331,11 @@ export class KernelEmitter extends ExprEmitter {
 
   /**
    * A nested float sum over one short axis (at most one block's lanes, like the
-   * two coordinates of a point): straight-line code, each term in its own lane,
-   * with exactly the additions of the blocked sum (0 + term per lane, the lane
-   * tree over empty lanes of 0, then into the group and the total from 0).
+   * two coordinates of a point): straight-line code, each term in its own lane
+   * as 0 + term, then the lane tree over the filled lanes. That is exactly the
+   * blocked sum: 0 + term is never -0, a sum of two values that are not -0 is
+   * not -0 either, and x + 0 = x for every other x (NaN included), so the empty
+   * lanes' zeros and the group's and total's starting zeros change nothing.
    */
   private shortSum(r: ReduceExpr, v: number): number {
     const c = this.c;
@@ -341,15 +344,15 @@ export class KernelEmitter extends ExprEmitter {
     const L = r.lanes ?? SUM_LANES;
     const size = r.vars[0]!.size;
     const add = () => this.binary('add', d);
-    const zero = () => this.constant(0, d);
     const lanes = Array.from({ length: size }, () => this.local(t));
     lanes.forEach((x, i) => {
       c.i64(i).set(v);
-      zero(); this.fresh(r.body); this.castTo(r.body.dtype, d); add(); c.set(x);
+      this.constant(0, d); this.fresh(r.body); this.castTo(r.body.dtype, d); add(); c.set(x);
     });
-    const tree = laneTree(Array.from({ length: L }, (_, i) => (i < size ? () => { c.get(lanes[i]!); } : zero)), (a, b) => () => { a(); b(); add(); });
+    type Sum = (() => void) | null;
+    const tree = laneTree<Sum>(Array.from({ length: L }, (_, i) => (i < size ? () => { c.get(lanes[i]!); } : null)), (a, b) => (a && b ? () => { a(); b(); add(); } : a ?? b));
     const acc = this.local(t);
-    zero(); zero(); tree(); add(); add(); c.set(acc);
+    tree!(); c.set(acc);
     return acc;
   }
 

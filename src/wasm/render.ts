@@ -10,12 +10,13 @@
 // parameter layout the runtime fills for each task.
 
 import { isArgReduce } from '../graph/ops.js';
-import type { Kernel } from '../ir/ir.js';
+import { type Kernel, randomSites } from '../ir/ir.js';
 import { matmulOf } from '../ir/matmul.js';
 import { reduceOrder } from '../ir/order.js';
-import { IMPORTS, type Layout, MAX_PAGES, TY, TYPES, intDivFuncs, intPowFuncs, philoxFunc } from './abi.js';
+import { IMPORTS, type Layout, MAX_PAGES, TY, TYPES, intDivFuncs, intPowFuncs } from './abi.js';
 import { type Func, assemble } from './encode.js';
 import { gemmFuncs, gemmScratchBytes } from './gemm.js';
+import { PHILOX_SCRATCH } from './expr.js';
 import { KernelEmitter, ROW_BLOCK, rowsScratchRows } from './loops.js';
 
 export { MATH_IMPORTS, MAX_PAGES, type Layout, identityOf, mathImports, wasmType, writeParams } from './abi.js';
@@ -29,8 +30,11 @@ export function layoutOf(k: Kernel, partial: boolean): Layout {
   const outputs = Array.from({ length: nout }, () => bind(k.shape.length));
   const outer = s; s += 2 * k.shape.length;
   const red = s; s += 2 * (k.reduce?.vars.length ?? 0);
-  const bytes = matmulOf(k) ? gemmScratchBytes(k.dtype as 'float32' | 'float64') : reduceOrder(k) === 'rows' ? rowsScratchRows(k) * 8 * ROW_BLOCK : 0;
-  if (bytes) return { slots: s + 1, inputs, outputs, outer, red, scratch: { slot: s, bytes } };
+  if (matmulOf(k)) return { slots: s + 1, inputs, outputs, outer, red, scratch: { slot: s, bytes: gemmScratchBytes(k.dtype as 'float32' | 'float64') } };
+  // 'rows' reductions keep their rows first; then 64 bytes (four blocks of Philox words) per draw site
+  const rows = reduceOrder(k) === 'rows' ? rowsScratchRows(k) * 8 * ROW_BLOCK : 0;
+  const sites = randomSites(k).length;
+  if (rows || sites) return { slots: s + 1, inputs, outputs, outer, red, scratch: { slot: s, bytes: rows + PHILOX_SCRATCH * sites, ...(sites ? { random: rows } : {}) } };
   return { slots: s, inputs, outputs, outer, red };
 }
 
@@ -45,6 +49,6 @@ export function render(kernel: Kernel, partial: boolean): { bytes: Uint8Array; l
   }
   const em = new KernelEmitter(kernel, partial, layout);
   const run = em.build();
-  const funcs: Func[] = [run, philoxFunc(), ...intDivFuncs(), ...intPowFuncs()];
+  const funcs: Func[] = [run, ...intDivFuncs(), ...intPowFuncs()];
   return { bytes: assemble(TYPES, IMPORTS, funcs, MAX_PAGES), layout };
 }
