@@ -20,7 +20,8 @@ export interface Copy {
 export interface KernelJob {
   readonly kind: 'kernel';
   readonly key: string;
-  readonly module: WebAssembly.Module;
+  /** The program; a pool sends it with a worker's first job of this key only (the worker keeps an instance per key). */
+  readonly module?: WebAssembly.Module;
   readonly layout: Layout;
   readonly copies: readonly Copy[];
   readonly args: KernelArgs;
@@ -55,6 +56,7 @@ export class Executor {
     for (const c of job.copies) this.copy(c);
     let inst = this.instances.get(job.key);
     if (!inst) {
+      if (!job.module) throw new Error(`internal: no program for kernel ${job.key}`);
       inst = new WebAssembly.Instance(job.module, this.imports);
       this.instances.set(job.key, inst);
     }

@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import type { Job } from './exec.js';
 
 interface Pending { resolve: () => void; reject: (e: Error) => void }
-interface Slot { worker: Worker; pending: Pending[] }
+interface Slot { worker: Worker; pending: Pending[]; programs: Set<string> }
 
 const DEPTH = 2;
 
@@ -28,7 +28,7 @@ export class Pool {
     for (let i = 0; i < size; i++) {
       const worker = new Worker(url);
       worker.unref();
-      const slot: Slot = { worker, pending: [] };
+      const slot: Slot = { worker, pending: [], programs: new Set() };
       worker.on('message', (m: { type: 'done' | 'error'; message?: string }) => {
         const p = slot.pending.shift();
         if (m.type === 'done') p?.resolve();
@@ -57,6 +57,11 @@ export class Pool {
   /** Queues `job` on worker `i` (one that `idle` returned). */
   run(i: number, job: Job): Promise<void> {
     const slot = this.slots[i]!;
+    // A compiled module crosses to a worker once; later jobs of its kernel name it by key.
+    if (job.kind === 'kernel') {
+      if (slot.programs.has(job.key)) job = { ...job, module: undefined };
+      else slot.programs.add(job.key);
+    }
     return new Promise<void>((resolve, reject) => {
       slot.pending.push({ resolve, reject });
       slot.worker.postMessage({ type: 'job', id: this.nextId++, job });

@@ -2,7 +2,7 @@
 // instructions over locals, with NumPy's scalar semantics per dtype (the
 // reference interpreter's, op for op), loads through a binding's origin and
 // strides or through a running pointer, cached subexpressions per loop
-// scope, and Philox for random draws (four SIMD chains of four blocks at a
+// scope, and Philox for random draws (two SIMD chains of four blocks at a
 // time, kept in scratch). The loop nests that drive it
 // are in loops.ts.
 // In: Exprs of one Kernel and its Layout. Out: instructions in `c`, locals.
@@ -15,7 +15,7 @@ import { FN, LOAD, type Layout, UNARY_IMPORT, importIndex, log2Bytes, signed, wa
 import { Code, T, V } from './encode.js';
 
 /** Independent sets of four Philox blocks made per call (a power of two). */
-export const PHILOX_SETS = 4;
+export const PHILOX_SETS = 2;
 /** Scratch bytes per draw site: four words of each block made at once. */
 export const PHILOX_SCRATCH = 64 * PHILOX_SETS;
 
