@@ -295,7 +295,7 @@ describe('short nested sums (straight-line code)', () => {
         // sum over a short axis of random draws (no loads), then a top-level sum: the pi kernel's shape
         const u = G.cast(G.binary('multiply', G.random('normal', [7, 9], 3, [50, 6, len]), G.constant(1e3, 'float64'), 'float64'), dtype);
         const negz = G.binary('multiply', G.binary('subtract', u, u, dtype), G.constant(-1, dtype), dtype); // -0 everywhere
-        for (const body of [u, negz]) {
+        for (const body of [u, negz, G.unary('square', u, dtype)]) {
           const inner = G.reduce('sum', body, [2], false, dtype);
           const count = G.reduce('sum', G.binary('less', G.unary('abs', inner, dtype), G.constant(1000, dtype), 'bool'), [0, 1], false, 'int64');
           for (const n of [inner, count, G.reduce('max', inner, [1], false, dtype), G.reduce('sum', inner, [1], false, dtype)]) {

@@ -183,7 +183,9 @@ export function tile(steps: readonly Step[], outputs: readonly Node[], existing:
     for (const w of writes) {
       let m = producers.get(w.tensor);
       if (!m) producers.set(w.tensor, (m = new Map()));
-      m.set(w.chunk, [...(m.get(w.chunk) ?? []), task.id]);
+      const ids = m.get(w.chunk);
+      if (ids) ids.push(task.id);
+      else m.set(w.chunk, [task.id]);
     }
   };
 

@@ -263,7 +263,6 @@ export abstract class ExprEmitter {
       c.vzero().set(c3);
     });
     const HI = [4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31];
-    const LO = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
     const M0 = [PHILOX_M0, PHILOX_M0, PHILOX_M0, PHILOX_M0], M1 = [PHILOX_M1, PHILOX_M1, PHILOX_M1, PHILOX_M1];
     let k0 = seed[0] >>> 0, k1 = seed[1] >>> 0;
     for (let r = 0; r < PHILOX_ROUNDS; r++) {
@@ -273,14 +272,15 @@ export abstract class ExprEmitter {
           c.get(x).vconst32(m).v(V.i64x2_extmul_low_i32x4_u).set(p);
           c.get(x).vconst32(m).v(V.i64x2_extmul_high_i32x4_u).set(h);
         };
-        products(c2, M1);
         // c0' = hi(M1 c2) ^ c1 ^ k0, c1' = lo(M1 c2); then from M0 c0: c2' = hi ^ c3 ^ k1, c3' = lo
+        // (high words from the full products, low words from one 32-bit multiply)
+        products(c2, M1);
         c.get(p).get(h).v(V.shuffle, ...HI).get(c1).v(V.xor).vconst32([k0, k0, k0, k0]).v(V.xor);
-        c.get(p).get(h).v(V.shuffle, ...LO).set(c1);
+        c.get(c2).vconst32(M1).v(V.i32x4_mul).set(c1);
         products(c0, M0);
-        c.set(c0);
         c.get(p).get(h).v(V.shuffle, ...HI).get(c3).v(V.xor).vconst32([k1, k1, k1, k1]).v(V.xor).set(c2);
-        c.get(p).get(h).v(V.shuffle, ...LO).set(c3);
+        c.get(c0).vconst32(M0).v(V.i32x4_mul).set(c3);
+        c.set(c0);
       }
       k0 = (k0 + PHILOX_W0) >>> 0;
       k1 = (k1 + PHILOX_W1) >>> 0;

@@ -23,6 +23,17 @@ export const ROW_BLOCK = 8192;
 /** Rows of 8-byte slots a 'rows' reduction keeps in scratch: lanes, group and total of a float sum, or two. */
 export const rowsScratchRows = (k: Kernel): number => (isBlockedSum(k.reduce!.op, k.reduce!.dtype) ? (k.reduce!.lanes ?? SUM_LANES) + 2 : 2);
 
+/** True when `e` can never be -0 (so 0 + e is e): squares, absolute values, exponentials, integers. */
+function notNegZero(e: Expr): boolean {
+  if (INFO[e.dtype].kind !== 'f') return true;
+  switch (e.k) {
+    case 'unary': return e.op === 'square' || e.op === 'abs' || e.op === 'exp' || e.op === 'exp2';
+    case 'binary': return (e.op === 'multiply' && e.a === e.b) || (e.op === 'power' && e.b.k === 'const' && Number(e.b.value) === 2);
+    case 'cast': return INFO[e.a.dtype].kind !== 'f' || notNegZero(e.a);
+    default: return false;
+  }
+}
+
 export class KernelEmitter extends ExprEmitter {
   build(): Func {
     const { k, c, layout } = this;
@@ -347,6 +358,7 @@ export class KernelEmitter extends ExprEmitter {
     const lanes = Array.from({ length: size }, () => this.local(t));
     lanes.forEach((x, i) => {
       c.i64(i).set(v);
+      if (notNegZero(r.body)) { this.fresh(r.body); this.castTo(r.body.dtype, d); c.set(x); return; } // 0 + t = t
       this.constant(0, d); this.fresh(r.body); this.castTo(r.body.dtype, d); add(); c.set(x);
     });
     type Sum = (() => void) | null;
