@@ -48,8 +48,12 @@ export function castScalar(v: Scalar, from: DType, to: DType): Scalar {
   const n = typeof v === 'bigint' ? Number(BigInt.asIntN(64, v)) : v;
   if (INFO[to].kind === 'f') return to === 'float32' ? Math.fround(n) : n;
   if (typeof v === 'bigint') return wrap(Number(BigInt.asIntN(32, v)), to);
-  // Float to integer goes through int64 as C does: truncate, saturate, then wrap.
-  if (INFO[from].kind === 'f') return wrap(saturate(n, -9223372036854775808, 9223372036854775807), to);
+  // Float to integer goes through int64 as C does: truncate, saturate, then wrap. The
+  // saturated int64 maximum has all low bits set (-1 after wrapping), its minimum none.
+  if (INFO[from].kind === 'f') {
+    if (n >= 9223372036854775807) return wrap(-1, to);
+    return wrap(saturate(n, -9223372036854775808, 9223372036854775807), to);
+  }
   return wrap(n, to);
 }
 
@@ -97,6 +101,12 @@ export function fdivmod(a: number, b: number): [number, number] {
     fl = a / b < 0 || Object.is(a / b, -0) ? -0 : 0;
   }
   return [fl, mod];
+}
+
+/** C's pow (as NumPy computes it): unlike JS's Math.pow, 1 ** y and (-1) ** +-inf are 1. */
+export function cpow(x: number, y: number): number {
+  if (x === 1 || (x === -1 && (y === Infinity || y === -Infinity))) return 1;
+  return Math.pow(x, y);
 }
 
 export function rint(x: number): number {
@@ -250,7 +260,7 @@ export function binaryScalar(op: BinaryOp, a: Scalar, b: Scalar, d: DType): Scal
     case 'divide': return f(x / y);
     case 'floor_divide': return f(fdivmod(x, y)[0]);
     case 'mod': return f(fdivmod(x, y)[1]);
-    case 'power': return f(Math.pow(x, y));
+    case 'power': return f(cpow(x, y));
     case 'arctan2': return f(Math.atan2(x, y));
     case 'hypot': return f(Math.hypot(x, y));
     case 'maximum': return Number.isNaN(x) || Number.isNaN(y) ? NaN : Math.max(x, y);

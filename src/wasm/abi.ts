@@ -9,7 +9,7 @@
 import { type DType, INFO } from '../graph/dtype.js';
 import type { UnaryOp } from '../graph/ops.js';
 import type { KernelArgs } from '../ir/args.js';
-import { fdivmod } from '../ir/scalar.js';
+import { cpow, fdivmod } from '../ir/scalar.js';
 import { Code, type Func, type FuncType, type Import, T } from './encode.js';
 
 export const MAX_PAGES = 65536;
@@ -148,7 +148,7 @@ export function identityOf(op: string, d: DType): number | bigint {
 export function mathImports(): Record<string, (...a: number[]) => number> {
   const m: Record<string, (...a: number[]) => number> = {};
   for (const n of MATH_IMPORTS.unary) m[n] = n === 'exp2' ? (x: number) => Math.pow(2, x) : (Math as unknown as Record<string, (x: number) => number>)[n]!;
-  m.pow = Math.pow;
+  m.pow = cpow;
   m.atan2 = Math.atan2;
   m.hypot = Math.hypot;
   m.floordiv = (a: number, b: number) => fdivmod(a, b)[0];
