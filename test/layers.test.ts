@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, it } from 'vitest';
 
-const ORDER = ['graph', 'ir', 'fuse', 'tile', 'wasm', 'runtime', 'api', 'cli'];
+const ORDER = ['graph', 'ir', 'fuse', 'tile', 'wasm', 'wgsl', 'runtime', 'api', 'cli'];
 const SRC = join(__dirname, '..', 'src');
 
 function files(dir: string): string[] {

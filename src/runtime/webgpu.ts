@@ -1,0 +1,252 @@
+// The WebGPU device: runs kernel tasks as the WGSL programs of wgsl/render.ts
+// on a GPU adapter, behind the same task interface as the CPU executor. It
+// probes the adapter once (features, limits), compiles a Program per kernel
+// structure and mode, reuses buffers from a pool, and answers `undefined`
+// from `open` where there is no adapter, so the caller stays on WASM.
+// In a tab the adapter is `navigator.gpu`; in Node it is the `webgpu`
+// package (Dawn), pointed at Chromium's SwiftShader Vulkan driver when the
+// machine has no GPU. A Node device keeps a core busy while it lives:
+// `destroy` it when idle and before exit.
+// In: a Kernel, its mode, and a task's input and output regions as typed
+// arrays. Out: the task's box of each output, written in place.
+
+import { existsSync } from 'node:fs';
+import type { DType, TypedArray } from '../graph/dtype.js';
+import { kernelKey, type Kernel } from '../ir/ir.js';
+import { type GpuLayout, type WType, WG, gpuSupport, renderWgsl, wtype } from '../wgsl/render.js';
+
+/** A region of one chunk as the device sees it: element at global index g is data[sum((g - origin) * strides)]. */
+export interface Region {
+  readonly data: TypedArray;
+  readonly dtype: DType;
+  readonly origin: readonly number[];
+  readonly strides: readonly number[];
+}
+
+export interface GpuTask {
+  readonly kernel: Kernel;
+  readonly partial: boolean;
+  readonly inputs: readonly Region[];
+  /** One output; two in partial mode of an arg-reduction (value, then int64 index). */
+  readonly outputs: readonly Region[];
+  readonly outer: readonly (readonly [number, number])[];
+  readonly red: readonly (readonly [number, number])[];
+}
+
+export interface GpuInfo {
+  readonly adapter: string;
+  readonly features: readonly string[];
+  readonly maxStorageBufferBindingSize: number;
+  readonly maxComputeWorkgroupsPerDimension: number;
+  readonly maxBufferSize: number;
+}
+
+interface Program { pipeline: GPUComputePipeline; layout: GpuLayout }
+
+/** Where Debian's Chromium keeps its SwiftShader Vulkan driver (a CPU implementation of Vulkan). */
+const SWIFTSHADER_ICD = ['/usr/lib/chromium/vk_swiftshader_icd.json', '/usr/lib/chromium-browser/vk_swiftshader_icd.json'];
+
+const WORD: { readonly [T in WType]: Float32ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor } = { f32: Float32Array, i32: Int32Array, u32: Uint32Array };
+
+/** Finds a WebGPU entry point: the page's navigator.gpu, or Dawn in Node. */
+async function gpuEntry(): Promise<GPU | undefined> {
+  const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
+  if (nav?.gpu) return nav.gpu;
+  if (typeof process === 'undefined' || !process.versions?.node) return undefined;
+  if (!process.env.VK_ICD_FILENAMES) {
+    const icd = SWIFTSHADER_ICD.find((p) => existsSync(p));
+    if (icd && process.env.TESSERA_GPU_DRIVER !== 'system') process.env.VK_ICD_FILENAMES = icd;
+  }
+  try {
+    const { create, globals } = (await import('webgpu')) as unknown as { create: (flags: string[]) => GPU; globals: Record<string, unknown> };
+    for (const [k, v] of Object.entries(globals)) if (!(k in globalThis)) (globalThis as Record<string, unknown>)[k] = v;
+    return create([]);
+  } catch {
+    return undefined;
+  }
+}
+
+export class GpuDevice {
+  private readonly programs = new Map<string, Program>();
+  private readonly pool = new Map<string, GPUBuffer[]>();
+  private lostReason: string | undefined;
+  /** Programs compiled and tasks run, for reports and tests. */
+  readonly stats = { compiled: 0, tasks: 0, bytesUp: 0, bytesDown: 0 };
+
+  // `entry` keeps Dawn's instance alive in Node: collecting it while the device lives crashes the process.
+  private constructor(private entry: GPU | undefined, private readonly device: GPUDevice, readonly info: GpuInfo) {
+    void device.lost.then((l) => { this.lostReason = l.message || l.reason || 'lost'; });
+  }
+
+  /** A device on the first adapter, or undefined where WebGPU has none. */
+  static async open(): Promise<GpuDevice | undefined> {
+    const gpu = await gpuEntry();
+    if (!gpu) return undefined;
+    const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+    if (!adapter) return undefined;
+    const lim = adapter.limits;
+    const device = await adapter.requestDevice({
+      requiredLimits: {
+        maxStorageBufferBindingSize: lim.maxStorageBufferBindingSize,
+        maxBufferSize: lim.maxBufferSize,
+        maxStorageBuffersPerShaderStage: lim.maxStorageBuffersPerShaderStage,
+      },
+    });
+    const ai = adapter.info as GPUAdapterInfo | undefined;
+    const info: GpuInfo = {
+      adapter: [ai?.vendor, ai?.architecture, ai?.device, ai?.description].filter(Boolean).join(' ') || 'unknown adapter',
+      features: [...adapter.features].sort(),
+      maxStorageBufferBindingSize: device.limits.maxStorageBufferBindingSize,
+      maxComputeWorkgroupsPerDimension: device.limits.maxComputeWorkgroupsPerDimension,
+      maxBufferSize: device.limits.maxBufferSize,
+    };
+    return new GpuDevice(gpu, device, info);
+  }
+
+  get lost(): boolean { return this.lostReason !== undefined; }
+
+  /** Why `k` cannot run here, or undefined when it can. */
+  supports(k: Kernel): string | undefined {
+    if (this.lostReason) return `the device was lost (${this.lostReason})`;
+    return gpuSupport(k);
+  }
+
+  private async program(k: Kernel, partial: boolean): Promise<Program> {
+    const key = `${kernelKey(k)}|${partial}`;
+    let p = this.programs.get(key);
+    if (!p) {
+      const { code, layout } = renderWgsl(k, partial);
+      this.device.pushErrorScope('validation');
+      const module = this.device.createShaderModule({ code });
+      const pipeline = this.device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+      const error = await this.device.popErrorScope();
+      if (error) throw new Error(`internal: the WGSL of a kernel does not compile: ${error.message}`);
+      p = { pipeline, layout };
+      this.programs.set(key, p);
+      this.stats.compiled++;
+    }
+    return p;
+  }
+
+  private buffer(bytes: number, usage: number): GPUBuffer {
+    const size = Math.max(16, 2 ** Math.ceil(Math.log2(Math.max(4, bytes))));
+    const free = this.pool.get(`${usage}:${size}`);
+    return free?.pop() ?? this.device.createBuffer({ size, usage });
+  }
+
+  private release(b: GPUBuffer): void {
+    const key = `${b.usage}:${b.size}`;
+    let free = this.pool.get(key);
+    if (!free) this.pool.set(key, (free = []));
+    if (free.length < 8) free.push(b);
+    else b.destroy();
+  }
+
+  /** Runs one task: uploads its inputs, dispatches, and writes its box of each output back. */
+  async run(task: GpuTask): Promise<void> {
+    if (this.lostReason) throw new Error(`WebGPU device lost: ${this.lostReason}`);
+    const { kernel: k } = task;
+    const { pipeline, layout } = await this.program(k, task.partial);
+    const dev = this.device;
+    const count = task.outer.reduce((a, [lo, hi]) => a * Math.max(0, hi - lo), 1);
+    if (count === 0) return;
+    const groups = layout.perOutput === 'workgroup' ? count : Math.ceil(count / WG);
+    const maxDim = this.info.maxComputeWorkgroupsPerDimension;
+    const gridX = Math.min(groups, maxDim);
+    const gridY = Math.ceil(groups / gridX);
+    if (gridY > maxDim) throw new Error(`task of ${count} outputs is too large for one dispatch`);
+
+    const params = new Int32Array(layout.slots);
+    const put = (b: GpuLayout['inputs'][number], r: Region) => {
+      for (let d = 0; d < b.rank; d++) { params[b.origin + d] = r.origin[d]!; params[b.strides + d] = r.strides[d]!; }
+    };
+    layout.inputs.forEach((b, i) => put(b, task.inputs[i]!));
+    layout.outputs.forEach((b, i) => put(b, task.outputs[i]!));
+    task.outer.forEach(([lo, hi], i) => { params[layout.outer + 2 * i] = lo; params[layout.outer + 2 * i + 1] = hi - lo; });
+    task.red.forEach(([lo, hi], i) => { params[layout.red + 2 * i] = lo; params[layout.red + 2 * i + 1] = Math.max(0, hi - lo); });
+    params[layout.countSlot] = count;
+    params[layout.gridSlot] = gridX;
+    params[layout.redCountSlot] = task.red.reduce((a, [lo, hi]) => a * Math.max(0, hi - lo), 1);
+
+    const STORAGE = GPUBufferUsage.STORAGE, COPY_DST = GPUBufferUsage.COPY_DST, COPY_SRC = GPUBufferUsage.COPY_SRC;
+    const temps: GPUBuffer[] = [];
+    const upload = (words: ArrayBufferView & { byteLength: number }, usage: number): GPUBuffer => {
+      const b = this.buffer(words.byteLength, usage);
+      temps.push(b);
+      if (words.byteLength) dev.queue.writeBuffer(b, 0, words.buffer, words.byteOffset, words.byteLength);
+      this.stats.bytesUp += words.byteLength;
+      return b;
+    };
+    const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: upload(params, STORAGE | COPY_DST) } }];
+    task.inputs.forEach((r, i) => {
+      entries.push({ binding: i + 1, resource: { buffer: upload(widen(r.data, wtype(r.dtype)), STORAGE | COPY_DST) } });
+    });
+    const outs = task.outputs.map((r, i) => {
+      const bytes = Math.max(4, r.data.length * 4);
+      const b = this.buffer(bytes, STORAGE | COPY_SRC);
+      temps.push(b);
+      entries.push({ binding: task.inputs.length + 1 + i, resource: { buffer: b } });
+      return { b, bytes, type: layout.outTypes[i]! };
+    });
+    const enc = dev.createCommandEncoder();
+    const pass = enc.beginComputePass();
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, dev.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries }));
+    pass.dispatchWorkgroups(gridX, gridY);
+    pass.end();
+    const reads = outs.map((o) => {
+      const staging = dev.createBuffer({ size: o.b.size, usage: GPUBufferUsage.MAP_READ | COPY_DST });
+      enc.copyBufferToBuffer(o.b, 0, staging, 0, o.b.size);
+      return staging;
+    });
+    dev.queue.submit([enc.finish()]);
+    try {
+      await Promise.all(reads.map((s) => s.mapAsync(GPUMapMode.READ)));
+      if (this.lostReason) throw new Error(`WebGPU device lost: ${this.lostReason}`);
+      reads.forEach((s, i) => {
+        const o = outs[i]!;
+        const words = new WORD[o.type](s.getMappedRange(0, o.bytes));
+        writeBox(task.outputs[i]!, words, task.outer);
+        this.stats.bytesDown += o.bytes;
+        s.unmap();
+      });
+    } finally {
+      reads.forEach((s) => s.destroy());
+      temps.forEach((b) => this.release(b));
+    }
+    this.stats.tasks++;
+  }
+
+  /** Frees every buffer and the device (a Node device keeps a core busy until then). */
+  destroy(): void {
+    for (const free of this.pool.values()) free.forEach((b) => b.destroy());
+    this.pool.clear();
+    this.programs.clear();
+    this.device.destroy();
+    this.entry = undefined; // lets a Node process exit
+  }
+}
+
+/** The words a chunk lives in on the GPU: 4 bytes per element, narrow integers and bools widened. */
+function widen(data: TypedArray, t: WType): Float32Array | Int32Array | Uint32Array {
+  const W = WORD[t];
+  if (data instanceof W) return data;
+  const out = new W(data.length);
+  for (let i = 0; i < data.length; i++) out[i] = Number(data[i]!);
+  return out;
+}
+
+/** Copies the task's box of an output from the GPU's words into the region (narrowing to its dtype). */
+function writeBox(r: Region, words: Float32Array | Int32Array | Uint32Array, outer: readonly (readonly [number, number])[]): void {
+  const big = r.dtype === 'int64';
+  const dst = r.data as unknown as { [i: number]: number | bigint };
+  const rank = outer.length;
+  const idx = outer.map(([lo]) => lo);
+  const count = outer.reduce((a, [lo, hi]) => a * Math.max(0, hi - lo), 1);
+  for (let c = 0; c < count; c++) {
+    let at = 0;
+    for (let i = 0; i < rank; i++) at += (idx[i]! - r.origin[i]!) * r.strides[i]!;
+    dst[at] = big ? BigInt(words[at]!) : words[at]!;
+    for (let i = rank - 1; i >= 0; i--) { if (++idx[i]! < outer[i]![1]) break; idx[i] = outer[i]![0]; }
+  }
+}

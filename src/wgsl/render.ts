@@ -1,0 +1,874 @@
+// The WGSL stage's verb: renders one Kernel into a WebGPU compute shader, the
+// second emitter of the one kernel IR (wasm/ is the first). Elementwise
+// kernels run one invocation per output element; a kernel with a top-level
+// reduction runs one workgroup per output element, its invocations striding
+// over the reduction box and combining in a workgroup tree. Nested reductions
+// are loops. NumPy's scalar semantics per dtype are the reference
+// interpreter's (ir/scalar.ts): integers wrap, integer division by zero
+// gives 0, float-to-int casts truncate, saturate to int64 and wrap, min/max
+// propagate NaN, argmin/argmax keep the first extreme; Philox draws are the
+// same integer stream as the CPU path's. Float results differ from the CPU
+// within the tolerances test/webgpu.test.ts documents (WGSL's built-in
+// functions have their own accuracy, and a workgroup adds its terms in
+// another order).
+//
+// WGSL has no 64-bit types. Every element lives in a 32-bit word on the GPU
+// (the host widens narrow inputs on upload and narrows outputs on readback),
+// int64 appears only as index arithmetic and counts that provably fit in
+// i32, and float64 kernels stay on WASM: `gpuSupport` says why a kernel
+// cannot run here.
+// In: a Kernel and the mode (full or partial). Out: WGSL source and the
+// parameter layout the device fills per task.
+
+import type { DType } from '../graph/dtype.js';
+import { isArgReduce } from '../graph/ops.js';
+import { type Expr, type Kernel, children, intern } from '../ir/ir.js';
+import { type Interval, bounds } from '../ir/interval.js';
+import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir/philox.js';
+
+/** The WGSL type an element of `d` lives in (in registers and in GPU buffers). */
+export type WType = 'f32' | 'i32' | 'u32';
+export function wtype(d: DType): WType {
+  switch (d) {
+    case 'float32': return 'f32';
+    case 'int8': case 'int16': case 'int32': case 'int64': return 'i32';
+    case 'uint8': case 'uint16': case 'uint32': case 'bool': return 'u32';
+    case 'float64': throw new Error('internal: float64 has no WGSL form');
+    default: return d satisfies never;
+  }
+}
+
+/** Invocations per workgroup. */
+export const WG = 64;
+
+/** i32 parameter slots of a shader, in this order, and what it writes. */
+export interface GpuLayout {
+  readonly inputs: readonly { origin: number; strides: number; rank: number }[];
+  readonly outputs: readonly { origin: number; strides: number; rank: number }[];
+  /** lo, extent per outer variable. */
+  readonly outer: number;
+  /** lo, extent per top-level reduction variable. */
+  readonly red: number;
+  /** Output elements of the task (one invocation, or one workgroup, each). */
+  readonly countSlot: number;
+  /** Width of the dispatch grid in workgroups (x); a grid over 65535 is two-dimensional. */
+  readonly gridSlot: number;
+  /** Terms of the top-level reduction per output. */
+  readonly redCountSlot: number;
+  readonly slots: number;
+  /** WGSL types of the outputs' words. */
+  readonly outTypes: readonly WType[];
+  readonly perOutput: 'invocation' | 'workgroup';
+}
+
+const I32_MIN = -2147483648, I32_MAX = 2147483647;
+const fits = ([lo, hi]: Interval): boolean => lo >= I32_MIN && hi <= I32_MAX;
+
+function dtypeRange(d: DType): Interval {
+  switch (d) {
+    case 'bool': return [0, 1];
+    case 'int8': return [-128, 127];
+    case 'uint8': return [0, 255];
+    case 'int16': return [-32768, 32767];
+    case 'uint16': return [0, 65535];
+    case 'int32': return [I32_MIN, I32_MAX];
+    case 'uint32': return [0, 4294967295];
+    default: return [-Infinity, Infinity];
+  }
+}
+
+const demoted = new WeakMap<Kernel, Kernel>();
+
+/**
+ * The kernel as the GPU computes it: float32 sums and products, which the CPU
+ * accumulates in float64, accumulate in float32 here (in a workgroup tree,
+ * which keeps their accuracy); everything else as it is.
+ */
+export function gpuKernel(k: Kernel): Kernel {
+  let out = demoted.get(k);
+  if (out) return out;
+  const memo = new Map<Expr, Expr>();
+  const f32Acc = (e: Expr): boolean => e.k === 'reduce' && (e.op === 'sum' || e.op === 'prod') && e.dtype === 'float64' && e.body.dtype === 'float32';
+  const top = k.reduce && f32Acc(k.reduce);
+  const walk = (e: Expr): Expr => {
+    let r = memo.get(e);
+    if (r) return r;
+    switch (e.k) {
+      case 'const': case 'var': r = e; break;
+      case 'acc': r = top ? intern({ k: 'acc', dtype: 'float32' }) : e; break;
+      case 'load': r = intern({ ...e, index: e.index.map(walk) }); break;
+      case 'unary': case 'cast': {
+        const a = walk(e.a);
+        r = e.k === 'cast' && a.dtype === e.dtype ? a : intern({ ...e, a });
+        break;
+      }
+      case 'binary': r = intern({ ...e, a: walk(e.a), b: walk(e.b) }); break;
+      case 'where': r = intern({ ...e, c: walk(e.c), a: walk(e.a), b: walk(e.b) }); break;
+      case 'random': r = intern({ ...e, index: walk(e.index) }); break;
+      case 'reduce': r = intern({ ...e, body: walk(e.body), ...(f32Acc(e) ? { dtype: 'float32' as const } : {}) }); break;
+      default: return e satisfies never;
+    }
+    memo.set(e, r);
+    return r;
+  };
+  out = { ...k, epilogue: walk(k.epilogue), ...(k.reduce ? { reduce: walk(k.reduce) as Extract<Expr, { k: 'reduce' }> } : {}) };
+  demoted.set(k, out);
+  return out;
+}
+
+/**
+ * Why `k` cannot run as WGSL (float64 anywhere, an int64 value that may not
+ * fit in 32 bits, a float64 random draw), or undefined when it can.
+ */
+export function gpuSupport(kernel: Kernel): string | undefined {
+  const k = gpuKernel(kernel);
+  const vars = new Map<number, Interval>(k.shape.map((d, i) => [i, [0, Math.max(0, d - 1)]]));
+  const seen = new Set<Expr>();
+  const check = (e: Expr): string | undefined => {
+    if (e.k === 'acc') return e.dtype === 'int64' && !fits(rangeOf(k.reduce!, vars)) ? 'an int64 value may not fit in 32 bits' : undefined;
+    if (seen.has(e)) return undefined;
+    seen.add(e);
+    if (e.dtype === 'float64') return 'float64 has no WGSL form';
+    if (e.k === 'random' && e.dist !== 'bits') return `${e.dist} draws are float64`;
+    if (e.k === 'reduce') e.vars.forEach((v) => vars.set(v.id, [0, Math.max(0, v.size - 1)]));
+    if (e.k === 'load' && e.dtype === 'int64') return 'int64 data has no WGSL form';
+    if (e.dtype === 'int64' && !fits(rangeOf(e, vars))) return 'an int64 value may not fit in 32 bits';
+    for (const c of children(e)) {
+      const why = check(c);
+      if (why) return why;
+    }
+    return undefined;
+  };
+  for (const i of k.inputs) if (i.dtype === 'float64' || i.dtype === 'int64') return `${i.dtype} inputs have no WGSL form`;
+  if (k.dtype === 'float64') return 'float64 has no WGSL form';
+  return (k.reduce && check(k.reduce)) || check(k.epilogue);
+}
+
+/** Bounds of an integer expression over the kernel's iteration space. */
+function rangeOf(e: Expr, vars: ReadonlyMap<number, Interval>): Interval {
+  switch (e.k) {
+    case 'const': case 'var': return bounds(e, vars);
+    case 'cast': return e.a.dtype === 'int64' ? rangeOf(e.a, vars) : dtypeRange(e.a.dtype);
+    case 'reduce': {
+      const n = e.vars.reduce((a, v) => a * v.size, 1);
+      if (isArgReduce(e.op)) return [-1, Math.max(0, n - 1)];
+      const b = rangeOf(e.body, vars);
+      if (e.op === 'sum') return [Math.min(0, n * b[0]), Math.max(0, n * b[1])];
+      if (e.op === 'min' || e.op === 'max') return b;
+      return [-Infinity, Infinity];
+    }
+    case 'where': {
+      const a = rangeOf(e.a, vars), b = rangeOf(e.b, vars);
+      return [Math.min(a[0], b[0]), Math.max(a[1], b[1])];
+    }
+    case 'binary': {
+      if (e.dtype !== 'int64') return dtypeRange(e.dtype);
+      // index arithmetic: bounds() over operands that are themselves bounded
+      const a = rangeOf(e.a, vars), b = rangeOf(e.b, vars);
+      const sub = new Map(vars);
+      const va = -1, vb = -2;
+      sub.set(va, a); sub.set(vb, b);
+      return bounds({ ...e, a: { k: 'var', dtype: 'int64', id: va }, b: { k: 'var', dtype: 'int64', id: vb } } as Expr, sub);
+    }
+    default: return e.dtype === 'int64' ? [-Infinity, Infinity] : dtypeRange(e.dtype);
+  }
+}
+
+const f32bits = (v: number): number => new Uint32Array(new Float32Array([v]).buffer)[0]!;
+const lit = (v: number, t: WType): string => {
+  // NaN and infinities through a function: WGSL rejects them in constant expressions
+  if (t === 'f32') return Number.isFinite(v) ? `bitcast<f32>(${f32bits(v)}u)` : `f32_of(${f32bits(v)}u)`;
+  if (t === 'u32') return `${v >>> 0}u`;
+  return v === I32_MIN ? 'i32(-2147483648)' : `${v | 0}i`;
+};
+
+/** Wraps an i32/u32 value to a narrow integer dtype, as the CPU's `wrap` does. */
+function narrow(x: string, d: DType): string {
+  switch (d) {
+    case 'int8': return `((${x} << 24u) >> 24u)`;
+    case 'int16': return `((${x} << 16u) >> 16u)`;
+    case 'uint8': return `(${x} & 255u)`;
+    case 'uint16': return `(${x} & 65535u)`;
+    case 'bool': return `select(0u, 1u, ${x} != 0u)`;
+    default: return x;
+  }
+}
+
+// Helpers every shader gets (unused ones cost nothing after compilation).
+const PRELUDE = `
+fn isnan_(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
+fn isinf_(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
+fn f32_of(bits: u32) -> f32 { return bitcast<f32>(bits); }
+fn nan_() -> f32 { return f32_of(0x7fc00000u); }
+fn truthy_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) != 0u; }
+fn max_f(a: f32, b: f32) -> f32 {
+  if (isnan_(a) || isnan_(b)) { return nan_(); }
+  if (a == b) { return bitcast<f32>(bitcast<u32>(a) & bitcast<u32>(b)); }
+  return select(b, a, a > b);
+}
+fn min_f(a: f32, b: f32) -> f32 {
+  if (isnan_(a) || isnan_(b)) { return nan_(); }
+  if (a == b) { return bitcast<f32>(bitcast<u32>(a) | bitcast<u32>(b)); }
+  return select(b, a, a < b);
+}
+fn fmax_f(a: f32, b: f32) -> f32 { if (isnan_(a)) { return b; } if (isnan_(b)) { return a; } return max_f(a, b); }
+fn fmin_f(a: f32, b: f32) -> f32 { if (isnan_(a)) { return b; } if (isnan_(b)) { return a; } return min_f(a, b); }
+fn sign_f(x: f32) -> f32 { if (isnan_(x)) { return x; } if (x > 0.0) { return 1.0; } if (x < 0.0) { return -1.0; } return 0.0; }
+fn sincos_f(x: f32) -> vec2<f32> {
+  // (sin x, cos x): Cody-Waite reduction by pi/2 in three parts, Cephes' polynomials on [-pi/4, pi/4]
+  // (WGSL's own sin and cos need only be within 2^-11 absolutely); theirs past 1e5
+  if (abs(x) > 1.0e5) { return vec2<f32>(sin(x), cos(x)); }
+  let k = round(x * 0.63661977236758134);
+  let r = ((x - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.54978995489188216e-8;
+  let z = r * r;
+  let sr = r + r * z * (-1.6666654611e-1 + z * (8.3321608736e-3 + z * -1.9515295891e-4));
+  let cr = 1.0 - 0.5 * z + z * z * (4.166664568298827e-2 + z * (-1.388731625493765e-3 + z * 2.443315711809948e-5));
+  let q = u32(i32(k - 4.0 * floor(k * 0.25)));
+  if (q == 0u) { return vec2<f32>(sr, cr); }
+  if (q == 1u) { return vec2<f32>(cr, -sr); }
+  if (q == 2u) { return vec2<f32>(-sr, -cr); }
+  return vec2<f32>(-cr, sr);
+}
+fn atan_f(x: f32) -> f32 {
+  // Cephes' atanf (WGSL's atan inherits atan2's loose accuracy)
+  let a = abs(x);
+  var y = 0.0; var t = a;
+  if (a > 2.414213562373095) { y = 1.5707963267948966; t = -1.0 / a; }
+  else if (a > 0.41421356237309503) { y = 0.7853981633974483; t = (a - 1.0) / (a + 1.0); }
+  let z = t * t;
+  let r = y + ((((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z - 3.33329491539e-1) * z * t + t);
+  return select(r, -r, (bitcast<u32>(x) >> 31u) == 1u);
+}
+fn atan2_f(y: f32, x: f32) -> f32 {
+  // C99's atan2, special cases included
+  let pi = 3.14159265358979; let neg = (bitcast<u32>(y) >> 31u) == 1u; let xneg = (bitcast<u32>(x) >> 31u) == 1u;
+  if (isnan_(x) || isnan_(y)) { return nan_(); }
+  var r: f32;
+  if (y == 0.0) { r = select(0.0, pi, xneg); }
+  else if (isinf_(x)) { if (isinf_(y)) { r = select(0.7853981633974483, 2.356194490192345, xneg); } else { r = select(0.0, pi, xneg); } }
+  else if (isinf_(y) || x == 0.0) { r = 1.5707963267948966; }
+  else { r = atan_f(abs(y / x)); if (xneg) { r = pi - r; } }
+  if (neg) { return -r; }
+  return select(r, f32_of(0u), r == 0.0);
+}
+fn sinh_f(x: f32) -> f32 {
+  let a = abs(x);
+  var r: f32;
+  if (a < 1.0) { let e = expm1_f(a); r = 0.5 * (e + e / (e + 1.0)); }
+  else if (a < 88.0) { let e = exp(a); r = 0.5 * (e - 1.0 / e); }
+  else { let e = exp2_f((a - 0.6931471805599453) * 1.4426950408889634); r = e; }
+  return select(r, -r, (bitcast<u32>(x) >> 31u) == 1u);
+}
+fn cosh_f(x: f32) -> f32 {
+  let a = abs(x);
+  if (a < 88.0) { let e = exp(a); return 0.5 * (e + 1.0 / e); }
+  return exp2_f((a - 0.6931471805599453) * 1.4426950408889634);
+}
+fn tanh_f(x: f32) -> f32 {
+  let a = abs(x);
+  var r: f32;
+  if (a > 9.0) { r = 1.0; } else { let e = expm1_f(2.0 * a); r = e / (e + 2.0); }
+  return select(r, -r, (bitcast<u32>(x) >> 31u) == 1u);
+}
+fn asinh_f(x: f32) -> f32 {
+  let a = abs(x);
+  var r: f32;
+  if (a > 1.0e18) { r = log(a) + 0.6931471805599453; } else { r = log1p_f(a + a * a / (1.0 + sqrt(1.0 + a * a))); }
+  return select(r, -r, (bitcast<u32>(x) >> 31u) == 1u);
+}
+fn acosh_f(x: f32) -> f32 {
+  if (x > 1.0e18) { return log(x) + 0.6931471805599453; }
+  let t = x - 1.0;
+  return log1p_f(t + sqrt(t * (x + 1.0)));
+}
+fn atanh_f(x: f32) -> f32 {
+  let a = abs(x);
+  let r = 0.5 * log1p_f(2.0 * a / (1.0 - a));
+  return select(r, -r, (bitcast<u32>(x) >> 31u) == 1u);
+}
+fn expm1_f(x: f32) -> f32 {
+  if (abs(x) < 0.01) { return x * (1.0 + x * (0.5 + x * (0.16666667 + x * (0.041666668 + x * 0.008333334)))); }
+  let u = exp(x);
+  if (u == 1.0) { return x; }
+  let um1 = u - 1.0;
+  if (um1 == -1.0 || isinf_(u)) { return um1; }
+  return um1 * x / log(u);
+}
+fn log1p_f(x: f32) -> f32 {
+  if (abs(x) < 0.01) { return x * (1.0 + x * (-0.5 + x * (0.33333334 + x * (-0.25 + x * 0.2)))); }
+  let u = 1.0 + x;
+  if (u == 1.0) { return x; }
+  if (isinf_(u)) { return log(u); }
+  return log(u) * x / (u - 1.0);
+}
+fn cbrt_f(x: f32) -> f32 {
+  if (x == 0.0 || isnan_(x) || isinf_(x)) { return x; }
+  let r = exp2(log2(abs(x)) / 3.0);
+  let y = r - (r * r * r - abs(x)) / (3.0 * r * r);
+  return select(y, -y, x < 0.0);
+}
+fn hypot_f(x: f32, y: f32) -> f32 {
+  let a = abs(x); let b = abs(y);
+  if (isinf_(a) || isinf_(b)) { return f32_of(0x7f800000u); }
+  if (isnan_(a) || isnan_(b)) { return nan_(); }
+  let m = max(a, b);
+  if (m == 0.0) { return 0.0; }
+  let p = a / m; let q = b / m;
+  return m * sqrt(p * p + q * q);
+}
+fn pow_f(x: f32, y: f32) -> f32 {
+  if (y == 0.0 || x == 1.0 || (x == -1.0 && isinf_(y))) { return 1.0; }
+  if (isnan_(x) || isnan_(y)) { return nan_(); }
+  let ay = abs(y);
+  if (ay == floor(ay)) {
+    if (ay <= 64.0) {
+      var r = 1.0; var b = abs(x); var e = u32(ay);
+      loop { if (e == 0u) { break; } if ((e & 1u) == 1u) { r = r * b; } b = b * b; e = e >> 1u; }
+      if (y < 0.0) { r = 1.0 / r; }
+      let odd = (u32(ay) & 1u) == 1u;
+      return select(r, -r, (bitcast<u32>(x) >> 31u) == 1u && odd);
+    }
+    let r = exp2_f(y * log2_f(abs(x)));
+    let odd = ay < 16777216.0 && fract(ay * 0.5) != 0.0;
+    return select(r, -r, (bitcast<u32>(x) >> 31u) == 1u && odd);
+  }
+  if (isinf_(x)) { return select(0.0, f32_of(0x7f800000u), y > 0.0); }
+  if (x < 0.0) { return nan_(); }
+  return exp2_f(y * log2_f(x));
+}
+fn log2_f(x: f32) -> f32 {
+  if (x == 0.0) { return f32_of(0xff800000u); }
+  if (isinf_(x)) { return x; }
+  return log2(x);
+}
+fn exp2_f(e: f32) -> f32 {
+  if (e >= 128.0) { return f32_of(0x7f800000u); }
+  if (e < -150.0) { return 0.0; }
+  return exp2(e);
+}
+fn fmod_f(x: f32, y: f32) -> f32 {
+  // C's fmodf, exactly (musl's bit-level algorithm)
+  var ux = bitcast<u32>(x); var uy = bitcast<u32>(y);
+  var ex = i32((ux >> 23u) & 0xffu); var ey = i32((uy >> 23u) & 0xffu);
+  let sx = ux & 0x80000000u;
+  if ((uy << 1u) == 0u || isnan_(y) || ex == 0xff) { return nan_(); }
+  if ((ux << 1u) <= (uy << 1u)) { if ((ux << 1u) == (uy << 1u)) { return f32_of(sx); } return x; }
+  if (ex == 0) { var i = ux << 9u; loop { if ((i >> 31u) != 0u) { break; } ex = ex - 1; i = i << 1u; } ux = ux << u32(1 - ex); } else { ux = (ux & 0x7fffffu) | 0x800000u; }
+  if (ey == 0) { var i = uy << 9u; loop { if ((i >> 31u) != 0u) { break; } ey = ey - 1; i = i << 1u; } uy = uy << u32(1 - ey); } else { uy = (uy & 0x7fffffu) | 0x800000u; }
+  loop {
+    if (ex <= ey) { break; }
+    let i = ux - uy;
+    if ((i >> 31u) == 0u) { if (i == 0u) { return f32_of(sx); } ux = i; }
+    ux = ux << 1u; ex = ex - 1;
+  }
+  let i = ux - uy;
+  if ((i >> 31u) == 0u) { if (i == 0u) { return f32_of(sx); } ux = i; }
+  loop { if ((ux >> 23u) != 0u) { break; } ux = ux << 1u; ex = ex - 1; }
+  if (ex > 0) { ux = (ux - 0x800000u) | (u32(ex) << 23u); } else { ux = ux >> u32(1 - ex); }
+  return bitcast<f32>(ux | sx);
+}
+fn fdivmod_f(a: f32, b: f32) -> vec2<f32> {
+  // NumPy's npy_divmod: (floor quotient, remainder with the divisor's sign)
+  let negz = f32_of(0x80000000u);
+  if (isnan_(a) || isnan_(b)) { return vec2<f32>(nan_(), nan_()); }
+  var m = fmod_f(a, b);
+  if (b == 0.0) { return vec2<f32>(a / b, m); }
+  var d = (a - m) / b;
+  if (isnan_(d)) { return vec2<f32>(d, m); }
+  if (m != 0.0) {
+    if ((b < 0.0) != (m < 0.0)) { m = m + b; d = d - 1.0; }
+  } else {
+    m = select(0.0, negz, b < 0.0);
+  }
+  var fl: f32;
+  if (d != 0.0) {
+    fl = floor(d);
+    if (d - fl > 0.5) { fl = fl + 1.0; }
+  } else {
+    let q = a / b;
+    fl = select(0.0, negz, q < 0.0 || bitcast<u32>(q) == 0x80000000u);
+  }
+  return vec2<f32>(fl, m);
+}
+fn f2i(x: f32) -> i32 {
+  // truncate, saturate to int64, keep the low 32 bits (the CPU path's cast)
+  if (isnan_(x)) { return 0i; }
+  let t = trunc(x);
+  if (abs(t) < 2147483648.0) { return i32(t); }
+  if (t >= 9223372036854775808.0) { return -1i; }
+  if (t <= -9223372036854775808.0) { return 0i; }
+  let m = t - 4294967296.0 * floor(t / 4294967296.0);
+  return bitcast<i32>(u32(m));
+}
+fn fdiv_i(a: i32, b: i32) -> i32 {
+  if (b == 0i) { return 0i; }
+  if (b == -1i) { return 0i - a; }
+  let q = a / b;
+  if ((a % b != 0i) && ((a < 0i) != (b < 0i))) { return q - 1i; }
+  return q;
+}
+fn mod_i(a: i32, b: i32) -> i32 {
+  if (b == 0i || b == -1i) { return 0i; }
+  let r = a % b;
+  if (r != 0i && ((r < 0i) != (b < 0i))) { return r + b; }
+  return r;
+}
+fn fdiv_u(a: u32, b: u32) -> u32 { if (b == 0u) { return 0u; } return a / b; }
+fn mod_u(a: u32, b: u32) -> u32 { if (b == 0u) { return 0u; } return a % b; }
+fn pow_i(a: i32, b: i32) -> i32 {
+  if (b < 0i) { if (a == 1i) { return 1i; } if (a == -1i) { return select(-1i, 1i, (b & 1i) == 0i); } return 0i; }
+  var r = 1i; var base = a; var e = u32(b);
+  loop { if (e == 0u) { break; } if ((e & 1u) == 1u) { r = r * base; } base = base * base; e = e >> 1u; }
+  return r;
+}
+fn pow_u(a: u32, b: u32) -> u32 {
+  var r = 1u; var base = a; var e = b;
+  loop { if (e == 0u) { break; } if ((e & 1u) == 1u) { r = r * base; } base = base * base; e = e >> 1u; }
+  return r;
+}
+fn mulhilo(a: u32, b: u32) -> vec2<u32> {
+  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
+  let p01 = a0 * b1; let p10 = a1 * b0;
+  let mid = ((a0 * b0) >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  return vec2<u32>(a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u), a * b);
+}
+fn philox(block: u32, stream: u32, key: vec2<u32>) -> vec4<u32> {
+  var c = vec4<u32>(block, 0u, stream, 0u);
+  var k = key;
+  for (var r = 0u; r < ${PHILOX_ROUNDS}u; r = r + 1u) {
+    let p0 = mulhilo(${PHILOX_M0}u, c.x);
+    let p1 = mulhilo(${PHILOX_M1}u, c.z);
+    c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y);
+    k = k + vec2<u32>(${PHILOX_W0}u, ${PHILOX_W1}u);
+  }
+  return c;
+}
+`;
+
+/** Writes WGSL statements for expressions, one `let` per value, cached per scope. */
+class Emitter {
+  readonly lines: string[] = [];
+  private n = 0;
+  private readonly scopes: Map<Expr, string>[] = [new Map()];
+  readonly varName = new Map<number, string>();
+  accName = '';
+  indent = '  ';
+
+  constructor(private readonly k: Kernel, private readonly layout: { inputs: GpuLayout['inputs'] }) {}
+
+  fresh(prefix = 't'): string { return `${prefix}${this.n++}`; }
+  line(s: string): void { this.lines.push(this.indent + s); }
+
+  /** A WGSL expression (usually a name) for `e`. */
+  value(e: Expr): string {
+    for (let i = this.scopes.length - 1; i >= 0; i--) {
+      const hit = this.scopes[i]!.get(e);
+      if (hit) return hit;
+    }
+    const s = this.emit(e);
+    if (e.k === 'const' || e.k === 'var' || e.k === 'acc') return s;
+    const name = this.fresh();
+    this.line(`let ${name}: ${wtype(e.dtype)} = ${s};`);
+    this.scopes[this.scopes.length - 1]!.set(e, name);
+    return name;
+  }
+
+  scoped<T>(f: () => T): T {
+    this.scopes.push(new Map());
+    const outer = this.indent;
+    this.indent += '  ';
+    try { return f(); } finally { this.indent = outer; this.scopes.pop(); }
+  }
+
+  private emit(e: Expr): string {
+    switch (e.k) {
+      case 'const': {
+        const v = typeof e.value === 'string' ? Number(e.value) : typeof e.value === 'boolean' ? (e.value ? 1 : 0) : e.value;
+        if (e.dtype === 'bool') return Number(v) !== 0 ? '1u' : '0u';
+        return lit(v, wtype(e.dtype));
+      }
+      case 'var': return this.varName.get(e.id)!;
+      case 'acc': return this.accName;
+      case 'load': {
+        const b = this.layout.inputs[e.input]!;
+        const terms = e.index.map((ix, i) => `(${this.value(ix)} - p[${b.origin + i}]) * p[${b.strides + i}]`);
+        return `in${e.input}[${terms.length ? terms.join(' + ') : '0i'}]`;
+      }
+      case 'cast': return this.cast(this.value(e.a), e.a.dtype, e.dtype);
+      case 'unary': return this.unary(e.op, e.a, e.dtype);
+      case 'binary': return this.binary(e.op, e.a, e.b, e.dtype);
+      case 'where': {
+        const c = this.truthy(this.value(e.c), e.c.dtype);
+        const name = this.fresh('w');
+        this.line(`var ${name}: ${wtype(e.dtype)};`);
+        this.line(`if (${c}) {`);
+        this.scoped(() => this.line(`${name} = ${this.value(e.a)};`));
+        this.line('} else {');
+        this.scoped(() => this.line(`${name} = ${this.value(e.b)};`));
+        this.line('}');
+        return name;
+      }
+      case 'random': {
+        // element i: Philox block i >> 1, word 0 (even i) or 2 (odd i)
+        const i = this.value(e.index);
+        const w = `philox(u32(${i}) >> 1u, ${e.stream >>> 0}u, vec2<u32>(${e.seed[0] >>> 0}u, ${e.seed[1] >>> 0}u))`;
+        const name = this.fresh('r');
+        this.line(`let ${name} = ${w};`);
+        return `select(${name}.x, ${name}.z, (u32(${i}) & 1u) == 1u)`;
+      }
+      case 'reduce': return this.nestedReduce(e);
+      default: return e satisfies never;
+    }
+  }
+
+  truthy(x: string, d: DType): string {
+    const t = wtype(d);
+    return t === 'f32' ? `truthy_f(${x})` : t === 'u32' ? `(${x} != 0u)` : `(${x} != 0i)`;
+  }
+
+  cast(x: string, from: DType, to: DType): string {
+    if (from === to) return x;
+    const ft = wtype(from), tt = wtype(to);
+    if (to === 'bool') return `select(0u, 1u, ${this.truthy(x, from)})`;
+    if (tt === 'f32') return ft === 'f32' ? x : `f32(${x})`;
+    if (ft === 'f32') {
+      const i = `f2i(${x})`;
+      return tt === 'u32' ? narrow(`bitcast<u32>(${i})`, to) : narrow(i, to);
+    }
+    // integer to integer: same low bits, then wrap to the narrower type
+    const same = ft === tt ? x : `bitcast<${tt}>(${x})`;
+    return narrow(same, to);
+  }
+
+  private unary(op: Extract<Expr, { k: 'unary' }>['op'], a: Expr, d: DType): string {
+    const x = this.value(a);
+    const t = wtype(a.dtype);
+    const ad = a.dtype;
+    if (t !== 'f32') {
+      switch (op) {
+        case 'negative': return narrow(t === 'u32' ? `(0u - ${x})` : `(0i - ${x})`, ad);
+        case 'abs': return t === 'u32' ? x : narrow(`select(${x}, 0i - ${x}, ${x} < 0i)`, ad);
+        case 'sign': return t === 'u32' ? `select(0u, 1u, ${x} > 0u)` : `select(select(0i, -1i, ${x} < 0i), 1i, ${x} > 0i)`;
+        case 'square': return narrow(`(${x} * ${x})`, ad);
+        case 'reciprocal':
+          return t === 'u32' ? `select(0u, 1u, ${x} == 1u)` : `select(0i, ${x}, ${x} == 1i || ${x} == -1i)`;
+        case 'floor': case 'ceil': case 'trunc': case 'rint': case 'floordiv_pos': return x;
+        case 'logical_not': return `select(0u, 1u, ${x} == ${t === 'u32' ? '0u' : '0i'})`;
+        case 'bitwise_not': return ad === 'bool' ? `(1u - ${x})` : narrow(`(~${x})`, ad);
+        case 'isnan': case 'isinf': return '0u';
+        case 'isfinite': return '1u';
+        default: throw new Error(`internal: ${op} of ${ad} reaches the WGSL emitter`);
+      }
+    }
+    // WGSL's built-in functions need not pass NaN through (SwiftShader's exp(NaN) is inf): keep it
+    const nan = (f: string) => `select(${f}, ${x}, isnan_(${x}))`;
+    switch (op) {
+      case 'negative': return `(-${x})`;
+      case 'sign': return `sign_f(${x})`;
+      case 'square': return `(${x} * ${x})`;
+      case 'reciprocal': return `(1.0 / ${x})`;
+      case 'logical_not': return `select(1u, 0u, truthy_f(${x}))`;
+      case 'bitwise_not': throw new Error('internal: bitwise_not of a float');
+      case 'isnan': return `select(0u, 1u, isnan_(${x}))`;
+      case 'isinf': return `select(0u, 1u, isinf_(${x}))`;
+      case 'isfinite': return `select(1u, 0u, isnan_(${x}) || isinf_(${x}))`;
+      case 'floordiv_pos': return x;
+      default: return nan(this.special(op, x, this.builtin(op, x)));
+    }
+  }
+
+  /**
+   * C99's special values, which WGSL leaves to the implementation (SwiftShader's
+   * log(0) is -88): logs of 0, of negatives and of inf, roots of negatives,
+   * trigonometry at infinity, inverse functions outside their domain.
+   */
+  private special(op: string, x: string, f: string): string {
+    const inf = 'f32_of(0x7f800000u)', ninf = 'f32_of(0xff800000u)', nan = 'nan_()';
+    const sel = (cases: [string, string][]) => cases.reduceRight((acc, [cond, v]) => `select(${acc}, ${v}, ${cond})`, f);
+    switch (op) {
+      case 'log': case 'log2': case 'log10':
+        return sel([[`${x} == 0.0`, ninf], [`${x} < 0.0`, nan], [`${x} == ${inf}`, inf]]);
+      case 'log1p': return sel([[`${x} == -1.0`, ninf], [`${x} < -1.0`, nan], [`${x} == ${inf}`, inf]]);
+      case 'sqrt': return sel([[`${x} < 0.0`, nan], [`${x} == ${inf}`, inf], [`${x} == 0.0`, x]]);
+      case 'exp': return sel([[`${x} > 88.7228394`, inf], [`${x} < -103.972084`, '0.0']]);
+      case 'exp2': return sel([[`${x} >= 128.0`, inf], [`${x} < -150.0`, '0.0']]);
+      case 'expm1': return sel([[`${x} == ${inf}`, inf], [`${x} == ${ninf}`, '-1.0']]);
+      case 'sin': case 'cos': case 'tan': return sel([[`isinf_(${x})`, nan]]);
+      case 'arcsin': case 'arccos': return sel([[`abs(${x}) > 1.0`, nan]]);
+      case 'arccosh': return sel([[`${x} < 1.0`, nan], [`${x} == ${inf}`, inf]]);
+      case 'arctanh': return sel([[`abs(${x}) > 1.0`, nan], [`${x} == 1.0`, inf], [`${x} == -1.0`, ninf]]);
+      case 'arcsinh': case 'sinh': return sel([[`isinf_(${x})`, x]]);
+      case 'cosh': return sel([[`isinf_(${x})`, inf]]);
+      case 'tanh': return sel([[`${x} == ${inf}`, '1.0'], [`${x} == ${ninf}`, '-1.0']]);
+      case 'arctan': return sel([[`${x} == ${inf}`, '1.5707963267948966'], [`${x} == ${ninf}`, '-1.5707963267948966']]);
+      case 'floor': case 'ceil': case 'trunc': case 'rint': case 'abs': return sel([[`isinf_(${x})`, op === 'abs' ? inf : x]]);
+      default: return f;
+    }
+  }
+
+  private builtin(op: Exclude<Extract<Expr, { k: 'unary' }>['op'], 'negative' | 'sign' | 'square' | 'reciprocal' | 'logical_not' | 'bitwise_not' | 'isnan' | 'isinf' | 'isfinite' | 'floordiv_pos'>, x: string): string {
+    switch (op) {
+      case 'abs': return `abs(${x})`;
+      case 'sqrt': return `sqrt(${x})`;
+      case 'cbrt': return `cbrt_f(${x})`;
+      case 'exp': return `exp(${x})`;
+      case 'exp2': return `exp2(${x})`;
+      case 'expm1': return `expm1_f(${x})`;
+      case 'log': return `log(${x})`;
+      case 'log2': return `log2(${x})`;
+      case 'log10': return `(log2(${x}) * 0.30102999566398120)`;
+      case 'log1p': return `log1p_f(${x})`;
+      case 'sin': return `sincos_f(${x}).x`;
+      case 'cos': return `sincos_f(${x}).y`;
+      case 'tan': return `(sincos_f(${x}).x / sincos_f(${x}).y)`;
+      case 'arcsin': return `atan2_f(${x}, sqrt((1.0 - ${x}) * (1.0 + ${x})))`;
+      case 'arccos': return `(2.0 * atan2_f(sqrt(1.0 - ${x}), sqrt(1.0 + ${x})))`;
+      case 'arctan': return `atan_f(${x})`;
+      case 'sinh': return `sinh_f(${x})`;
+      case 'cosh': return `cosh_f(${x})`;
+      case 'tanh': return `tanh_f(${x})`;
+      case 'arcsinh': return `asinh_f(${x})`;
+      case 'arccosh': return `acosh_f(${x})`;
+      case 'arctanh': return `atanh_f(${x})`;
+      case 'floor': return `floor(${x})`;
+      case 'ceil': return `ceil(${x})`;
+      case 'trunc': return `trunc(${x})`;
+      case 'rint': return `round(${x})`;
+      default: return op satisfies never;
+    }
+  }
+
+  private binary(op: Extract<Expr, { k: 'binary' }>['op'], ae: Expr, be: Expr, d: DType): string {
+    const a = this.value(ae), b = this.value(be);
+    const cd = ae.dtype;
+    const t = wtype(cd);
+    // IEEE comparisons with NaN spelled out: shader compilers may assume there is none
+    const ordered = t === 'f32' ? `!isnan_(${a}) && !isnan_(${b}) && ` : '';
+    const cmp = (o: string) => (o === '!=' && t === 'f32' ? `select(0u, 1u, isnan_(${a}) || isnan_(${b}) || ${a} != ${b})` : `select(0u, 1u, ${ordered}${a} ${o} ${b})`);
+    switch (op) {
+      case 'equal': return cmp('==');
+      case 'not_equal': return cmp('!=');
+      case 'less': return cmp('<');
+      case 'less_equal': return cmp('<=');
+      case 'greater': return cmp('>');
+      case 'greater_equal': return cmp('>=');
+      case 'logical_and': return `select(0u, 1u, ${this.truthy(a, cd)} && ${this.truthy(b, cd)})`;
+      case 'logical_or': return `select(0u, 1u, ${this.truthy(a, cd)} || ${this.truthy(b, cd)})`;
+      case 'logical_xor': return `select(0u, 1u, ${this.truthy(a, cd)} != ${this.truthy(b, cd)})`;
+      default: break;
+    }
+    if (t === 'f32') {
+      switch (op) {
+        case 'add': return `(${a} + ${b})`;
+        case 'subtract': return `(${a} - ${b})`;
+        case 'multiply': return `(${a} * ${b})`;
+        case 'divide': return `(${a} / ${b})`;
+        case 'floor_divide': return `fdivmod_f(${a}, ${b}).x`;
+        case 'mod': return `fdivmod_f(${a}, ${b}).y`;
+        case 'power': return `pow_f(${a}, ${b})`;
+        case 'arctan2': return `atan2_f(${a}, ${b})`;
+        case 'hypot': return `hypot_f(${a}, ${b})`;
+        case 'maximum': return `max_f(${a}, ${b})`;
+        case 'minimum': return `min_f(${a}, ${b})`;
+        case 'fmax': return `fmax_f(${a}, ${b})`;
+        case 'fmin': return `fmin_f(${a}, ${b})`;
+        default: throw new Error(`internal: ${op} of float32 reaches the WGSL emitter`);
+      }
+    }
+    const s = t === 'i32' ? 'i' : 'u';
+    const w = (x: string) => (cd === 'int64' ? x : narrow(x, cd));
+    switch (op) {
+      case 'add': return cd === 'bool' ? `select(0u, 1u, (${a} | ${b}) != 0u)` : w(`(${a} + ${b})`);
+      case 'subtract': return w(`(${a} - ${b})`);
+      case 'multiply': return cd === 'bool' ? `(${a} & ${b})` : w(`(${a} * ${b})`);
+      case 'floor_divide': return w(`fdiv_${s}(${a}, ${b})`);
+      case 'mod': return w(`mod_${s}(${a}, ${b})`);
+      case 'power': return w(t === 'i32' ? `pow_i(${a}, ${b})` : `pow_u(${a}, ${b})`);
+      case 'maximum': case 'fmax': return `max(${a}, ${b})`;
+      case 'minimum': case 'fmin': return `min(${a}, ${b})`;
+      case 'bitwise_and': return `(${a} & ${b})`;
+      case 'bitwise_or': return `(${a} | ${b})`;
+      case 'bitwise_xor': return `(${a} ^ ${b})`;
+      case 'divide': case 'arctan2': case 'hypot': throw new Error(`internal: ${op} of ${cd} reaches the WGSL emitter`);
+      default: return op satisfies never;
+    }
+    void d;
+  }
+
+  /** Accumulation of `v` (already in the accumulator's dtype) into `acc`, as a statement. */
+  accumulate(op: string, acc: string, v: string, d: DType): string {
+    const t = wtype(d);
+    switch (op) {
+      case 'sum': return `${acc} = ${t === 'f32' ? `${acc} + ${v}` : d === 'bool' ? `select(0u, 1u, (${acc} | ${v}) != 0u)` : d === 'int64' ? `${acc} + ${v}` : narrow(`(${acc} + ${v})`, d)};`;
+      case 'prod': return `${acc} = ${t === 'f32' ? `${acc} * ${v}` : d === 'bool' ? `(${acc} & ${v})` : d === 'int64' ? `${acc} * ${v}` : narrow(`(${acc} * ${v})`, d)};`;
+      case 'min': return `${acc} = ${t === 'f32' ? `min_f(${acc}, ${v})` : `min(${acc}, ${v})`};`;
+      case 'max': return `${acc} = ${t === 'f32' ? `max_f(${acc}, ${v})` : `max(${acc}, ${v})`};`;
+      case 'any': return `${acc} = select(0u, 1u, ${acc} != 0u || ${this.truthy(v, d)});`;
+      case 'all': return `${acc} = select(0u, 1u, ${acc} != 0u && ${this.truthy(v, d)});`;
+      default: throw new Error(`internal: accumulate ${op}`);
+    }
+  }
+
+  identity(op: string, d: DType): string {
+    const t = wtype(d);
+    switch (op) {
+      case 'sum': case 'any': return lit(0, t);
+      case 'prod': case 'all': return lit(1, t);
+      case 'min': return t === 'f32' ? lit(Infinity, t) : lit(dtypeRange(d === 'int64' ? 'int32' : d)[1], t);
+      case 'max': return t === 'f32' ? lit(-Infinity, t) : lit(dtypeRange(d === 'int64' ? 'int32' : d)[0], t);
+      default: throw new Error(`internal: identity of ${op}`);
+    }
+  }
+
+  /** Whether value `v` beats `best` for argmin/argmax: NaN wins and stays; otherwise strictly better. */
+  better(op: string, v: string, best: string, d: DType): string {
+    const o = op === 'argmax' ? '>' : '<';
+    if (wtype(d) !== 'f32') return `(${v} ${o} ${best})`;
+    return `(!isnan_(${best}) && (isnan_(${v}) || ${v} ${o} ${best}))`;
+  }
+
+  /** A nested reduction: a loop nest over its variables, in C order. */
+  private nestedReduce(r: Extract<Expr, { k: 'reduce' }>): string {
+    const d = r.dtype;
+    const acc = this.fresh('acc');
+    const arg = isArgReduce(r.op);
+    const best = arg ? this.fresh('best') : '';
+    this.line(`var ${acc}: ${wtype(d)} = ${arg ? '-1i' : this.identity(r.op, d)};`);
+    if (arg) this.line(`var ${best}: ${wtype(r.body.dtype)};`);
+    const open = r.vars.map((v) => {
+      const name = this.fresh('v');
+      this.varName.set(v.id, name);
+      this.line(`for (var ${name} = 0i; ${name} < ${v.size}i; ${name} = ${name} + 1i) {`);
+      this.indent += '  ';
+      this.scopes.push(new Map());
+      return name;
+    });
+    const body = this.value(r.body);
+    if (arg) {
+      let lin = '0i';
+      r.vars.forEach((v, i) => { lin = i === 0 ? open[0]! : `(${lin}) * ${v.size}i + ${open[i]}`; });
+      this.line(`if (${acc} < 0i || ${this.better(r.op, body, best, r.body.dtype)}) { ${best} = ${body}; ${acc} = ${lin}; }`);
+    } else {
+      this.line(this.accumulate(r.op, acc, this.cast(body, r.body.dtype, d), d));
+    }
+    for (let i = 0; i < open.length; i++) {
+      this.scopes.pop();
+      this.indent = this.indent.slice(2);
+      this.line('}');
+    }
+    return acc;
+  }
+}
+
+/** Renders `k` as a WGSL compute shader for one task (full or partial mode). */
+export function renderWgsl(kernel: Kernel, partial: boolean): { code: string; layout: GpuLayout } {
+  const why = gpuSupport(kernel);
+  const k = gpuKernel(kernel);
+  if (why) throw new Error(`internal: kernel cannot run as WGSL: ${why}`);
+  let s = 0;
+  const bind = (rank: number) => { const b = { origin: s, strides: s + rank, rank }; s += 2 * rank; return b; };
+  const inputs = k.inputs.map((i) => bind(i.shape.length));
+  const red = k.reduce;
+  const argPartial = partial && !!red && isArgReduce(red.op);
+  const outputs = Array.from({ length: argPartial ? 2 : 1 }, () => bind(k.shape.length));
+  const outer = s; s += 2 * k.shape.length;
+  const redSlot = s; s += 2 * (red?.vars.length ?? 0);
+  const countSlot = s++, gridSlot = s++, redCountSlot = s++;
+  const outTypes: WType[] = !red || !partial ? [wtype(k.dtype)] : argPartial ? [wtype(red.body.dtype), 'i32'] : [wtype(red.dtype)];
+  const perOutput: GpuLayout['perOutput'] = red ? 'workgroup' : 'invocation';
+
+  const em = new Emitter(k, { inputs });
+  const decl: string[] = [];
+  decl.push('@group(0) @binding(0) var<storage, read> p: array<i32>;');
+  k.inputs.forEach((inp, i) => decl.push(`@group(0) @binding(${i + 1}) var<storage, read> in${i}: array<${wtype(inp.dtype)}>;`));
+  outTypes.forEach((t, i) => decl.push(`@group(0) @binding(${k.inputs.length + 1 + i}) var<storage, read_write> out${i}: array<${t}>;`));
+
+  // Output element o of the task's box -> the outer variables, in C order.
+  const r = k.shape.length;
+  em.indent = '  ';
+  if (perOutput === 'invocation') em.line(`let o = i32(wid.x + wid.y * u32(p[${gridSlot}])) * ${WG}i + i32(lid);`);
+  else em.line(`let o = i32(wid.x + wid.y * u32(p[${gridSlot}]));`);
+  em.line(`if (o >= p[${countSlot}]) { return; }`);
+  em.line('var rest = o;');
+  for (let i = r - 1; i >= 0; i--) {
+    const name = `o${i}`;
+    em.varName.set(i, name);
+    em.line(`let ${name} = p[${outer + 2 * i}] + rest % p[${outer + 2 * i + 1}];`);
+    if (i > 0) em.line(`rest = rest / p[${outer + 2 * i + 1}];`);
+  }
+  const store = (o: number, value: string) => {
+    const b = outputs[o]!;
+    const terms = Array.from({ length: r }, (_, i) => `(o${i} - p[${b.origin + i}]) * p[${b.strides + i}]`);
+    em.line(`out${o}[${terms.length ? terms.join(' + ') : '0i'}] = ${value};`);
+  };
+
+  const shared: string[] = [];
+  if (!red) {
+    store(0, em.value(k.epilogue));
+  } else {
+    const d = red.dtype;
+    const arg = isArgReduce(red.op);
+    const vt = arg ? wtype(red.body.dtype) : wtype(d);
+    shared.push(`var<workgroup> sh_v: array<${vt}, ${WG}>;`);
+    if (arg) shared.push(`var<workgroup> sh_i: array<i32, ${WG}>;`);
+    em.line(`var acc: ${vt} = ${arg ? lit(0, vt) : em.identity(red.op, d)};`);
+    if (arg) em.line('var besti = -1i;');
+    // Each invocation takes terms lid, lid + WG, ... of the reduction box (C order).
+    em.line(`for (var t = i32(lid); t < p[${redCountSlot}]; t = t + ${WG}i) {`);
+    em.scoped(() => {
+      em.line('var rr = t;');
+      for (let j = red.vars.length - 1; j >= 0; j--) {
+        const name = em.fresh('q');
+        em.varName.set(red.vars[j]!.id, name);
+        em.line(`let ${name} = p[${redSlot + 2 * j}] + rr % p[${redSlot + 2 * j + 1}];`);
+        if (j > 0) em.line(`rr = rr / p[${redSlot + 2 * j + 1}];`);
+      }
+      const body = em.value(red.body);
+      if (arg) {
+        let lin = '0i';
+        red.vars.forEach((v, i) => { lin = i === 0 ? em.varName.get(v.id)! : `(${lin}) * ${v.size}i + ${em.varName.get(v.id)}`; });
+        em.line(`if (besti < 0i || ${em.better(red.op, body, 'acc', red.body.dtype)}) { acc = ${body}; besti = ${lin}; }`);
+      } else {
+        em.line(em.accumulate(red.op, 'acc', em.cast(body, red.body.dtype, d), d));
+      }
+    });
+    em.line('}');
+    em.line('sh_v[lid] = acc;');
+    if (arg) em.line('sh_i[lid] = besti;');
+    em.line('workgroupBarrier();');
+    em.line(`for (var s = ${WG / 2}u; s > 0u; s = s >> 1u) {`);
+    em.line('  if (lid < s) {');
+    if (arg) {
+      // the better value, or on a tie (both NaN, or equal) the lower index; an empty side loses
+      em.line('    let bi = sh_i[lid + s]; let bv = sh_v[lid + s]; let ai = sh_i[lid]; let av = sh_v[lid];');
+      const tie = wtype(red.body.dtype) === 'f32' ? '((isnan_(bv) && isnan_(av)) || bv == av)' : '(bv == av)';
+      em.line(`    if (bi >= 0i && (ai < 0i || ${em.better(red.op, 'bv', 'av', red.body.dtype)} || (${tie} && bi < ai))) { sh_v[lid] = bv; sh_i[lid] = bi; }`);
+    } else {
+      em.line(`    var a = sh_v[lid]; ${em.accumulate(red.op, 'a', 'sh_v[lid + s]', d)} sh_v[lid] = a;`);
+    }
+    em.line('  }');
+    em.line('  workgroupBarrier();');
+    em.line('}');
+    em.line('if (lid != 0u) { return; }');
+    em.line('acc = sh_v[0];');
+    if (arg) em.line('besti = sh_i[0];');
+    if (partial) {
+      if (arg) { store(0, 'acc'); store(1, 'besti'); } else store(0, 'acc');
+    } else {
+      em.accName = arg ? 'besti' : 'acc';
+      store(0, em.value(k.epilogue));
+    }
+  }
+
+  const code = [
+    PRELUDE,
+    ...decl,
+    ...shared,
+    `@compute @workgroup_size(${WG})`,
+    'fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {',
+    ...em.lines,
+    '}',
+    '',
+  ].join('\n');
+  return { code, layout: { inputs, outputs, outer, red: redSlot, countSlot, gridSlot, redCountSlot, slots: s, outTypes, perOutput } };
+}

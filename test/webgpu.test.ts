@@ -1,0 +1,286 @@
+// The WGSL emitter on a real WebGPU device (Dawn in Node; with no GPU here it
+// runs on Chromium's SwiftShader Vulkan driver), against the reference
+// interpreter, kernel by kernel and task by task: every unary and binary op in
+// every 32-bit-or-narrower dtype over special values, every cast, reductions
+// in full and partial mode over sub-boxes (with NaN and ties), nested
+// reductions, strided and transposed loads, lazy `where`, the Philox stream,
+// and grids wider than one dispatch dimension.
+//
+// Exact: every integer and boolean result, every cast, min/max/argmin/argmax,
+// comparisons, the random stream, and float32 +, -, *, / (IEEE, correctly
+// rounded in WGSL), except that a subnormal float32 result (below 1.2e-38)
+// may be flushed to zero, as WGSL allows and SwiftShader does. Within a tolerance (|gpu - ref| <= atol + rtol * |ref|,
+// both NaN, or equal infinities): WGSL's built-in functions, which the spec
+// lets be a few ulp off (rtol 4e-6: exp, log, sin, sqrt, ...), the formulas
+// this emitter builds from them (rtol 3e-5: pow, cbrt, hypot, expm1, log1p,
+// log10, the hyperbolics; float floor_divide, whose quotient the CPU forms in
+// float64), and float sums and products, which a workgroup
+// adds in another order than the CPU (rtol 1e-5 of the sum of |terms|).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fuse } from '../src/fuse/fuse.js';
+import { ARRAY_CTOR, type DType, type TypedArray } from '../src/graph/dtype.js';
+import * as G from '../src/graph/node.js';
+import { BINARY_OPS, UNARY_OPS, type BinaryOp, type UnaryOp, resolveBinary, resolveUnary } from '../src/graph/ops.js';
+import { interpret } from '../src/ir/interpret.js';
+import type { Kernel } from '../src/ir/ir.js';
+import { GpuDevice, type Region } from '../src/runtime/webgpu.js';
+import { gpuSupport } from '../src/wgsl/render.js';
+
+let dev: GpuDevice;
+beforeAll(async () => {
+  const d = await GpuDevice.open();
+  if (!d) throw new Error('no WebGPU adapter: `npm test` installs chromium (SwiftShader) and libvulkan1; run `npm run setup` as root');
+  dev = d;
+}, 60_000);
+afterAll(() => dev?.destroy());
+
+const F32_SPECIAL = [0, -0, 1, -1, 0.5, -2.5, 3.75, 1e-3, -7e-4, 1e-30, 123.456, -98765.4, 3.4e38, -3.4e38, Infinity, -Infinity, NaN, 2.5, -3.5, 0.1, 9.99, 1e6, -1e6];
+const INT_SPECIAL: Record<string, number[]> = {
+  int32: [0, 1, -1, 2, -2, 7, -7, 100, -100, 2147483647, -2147483648, 65536, -65537, 12345678, 3, -3],
+  uint32: [0, 1, 2, 3, 7, 100, 4294967295, 2147483648, 65536, 12345678, 4000000000, 5, 9, 255, 256, 1000],
+  int16: [0, 1, -1, 2, -2, 7, -7, 100, -100, 32767, -32768, 255, -256, 1234, 3, -3],
+  uint16: [0, 1, 2, 3, 7, 100, 65535, 32768, 255, 256, 1234, 5, 9, 1000, 60000, 4],
+  int8: [0, 1, -1, 2, -2, 7, -7, 100, -100, 127, -128, 64, -65, 12, 3, -3],
+  uint8: [0, 1, 2, 3, 7, 100, 255, 128, 64, 200, 12, 5, 9, 250, 16, 4],
+  bool: [0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 1, 0],
+};
+const DTYPES32: DType[] = ['float32', 'int32', 'uint32', 'int16', 'uint16', 'int8', 'uint8', 'bool'];
+
+const valuesOf = (d: DType): number[] => (d === 'float32' ? F32_SPECIAL : INT_SPECIAL[d]!);
+
+/** A typed array of `dtype` holding `vals` repeated to length n. */
+function arrayOf(d: DType, vals: number[], n: number): TypedArray {
+  const a = new ARRAY_CTOR[d](n) as TypedArray;
+  for (let i = 0; i < n; i++) (a as unknown as number[])[i] = vals[i % vals.length]!;
+  return a;
+}
+
+const cstrides = (shape: readonly number[]) => shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
+const sizeOf = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
+
+interface Case { kernel: Kernel; inputs: Region[]; outShape: number[]; outer: [number, number][]; red: [number, number][]; partial?: boolean }
+
+/** The one kernel of `node` over sources whose data is given. */
+function kernelOf(node: G.Node): Kernel {
+  const st = fuse([node], (n) => n.op === 'source').at(-1)!;
+  if (st.kind !== 'kernel') throw new Error('expected a kernel');
+  return st.kernel;
+}
+
+/** Runs `c` on the GPU and in the interpreter; returns [gpu, ref] outputs (one or two). */
+async function both(c: Case): Promise<[TypedArray[], TypedArray[]]> {
+  const k = c.kernel;
+  const red = k.reduce;
+  const argPartial = !!c.partial && !!red && (red.op === 'argmin' || red.op === 'argmax');
+  const outDtypes: DType[] = !red || !c.partial ? [k.dtype] : argPartial ? [red.body.dtype, 'int64'] : [red.dtype];
+  const n = sizeOf(c.outShape);
+  const poison = (d: DType) => { const a = new ARRAY_CTOR[d](n) as TypedArray; (a as unknown as { fill(v: unknown): void }).fill(d === 'int64' ? -7n : d === 'bool' ? 1 : 77); return a; };
+  const gpuOut = outDtypes.map(poison);
+  await dev.run({ kernel: k, partial: !!c.partial, inputs: c.inputs, outputs: gpuOut.map((data, i) => ({ data, dtype: outDtypes[i]!, origin: c.outShape.map(() => 0), strides: cstrides(c.outShape) })), outer: c.outer, red: c.red });
+  // The interpreter on one heap holding copies of the inputs and the poisoned outputs.
+  const parts = [...c.inputs.map((r) => r.data), ...outDtypes.map(poison)];
+  let top = 0;
+  const ptrs = parts.map((p) => { const at = top; top += Math.ceil(p.byteLength / 8) * 8 + 8; return at; });
+  const heap = new ArrayBuffer(top + 8);
+  parts.forEach((p, i) => new Uint8Array(heap, ptrs[i]!, p.byteLength).set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength)));
+  interpret(k, {
+    inputs: c.inputs.map((r, i) => ({ ptr: ptrs[i]!, origin: r.origin, strides: r.strides })),
+    outputs: outDtypes.map((_, i) => ({ ptr: ptrs[c.inputs.length + i]!, origin: c.outShape.map(() => 0), strides: cstrides(c.outShape) })),
+    outer: c.outer, red: c.red, partial: !!c.partial,
+  }, heap);
+  const ref = outDtypes.map((d, i) => new ARRAY_CTOR[d](heap, ptrs[c.inputs.length + i]!, n) as TypedArray);
+  return [gpuOut, ref];
+}
+
+const full = (shape: readonly number[]): [number, number][] => shape.map((d) => [0, d]);
+
+/** |a - b| <= atol + rtol * |b|, NaN with NaN, infinities equal; reports the worst element. */
+function expectClose(got: TypedArray, want: TypedArray, rtol: number, atol: number, what: string): void {
+  for (let i = 0; i < want.length; i++) {
+    const g = Number(got[i]), w = Number(want[i]);
+    if (Number.isNaN(w) ? Number.isNaN(g) : !Number.isFinite(w) ? g === w : Math.abs(g - w) <= atol + rtol * Math.abs(w)) continue;
+    expect.fail(`${what}: element ${i}: got ${g}, want ${w}`);
+  }
+}
+
+/** Bitwise equality, -0 distinct from +0, NaN equal to NaN. */
+function expectExact(got: TypedArray, want: TypedArray, what: string): void {
+  const norm = (a: TypedArray) => Array.from(a as ArrayLike<number | bigint>, (x) => (typeof x === 'bigint' ? String(x) : Object.is(x, -0) ? '-0' : Number.isNaN(x) ? 'NaN' : String(x)));
+  const g = norm(got), w = norm(want);
+  // WGSL lets a GPU flush subnormal float32 results to zero (SwiftShader does)
+  const sub = (x: string) => { const v = Number(x); return v !== 0 && Math.abs(v) < 1.1754943508222875e-38; };
+  const i = w.findIndex((x, j) => x !== g[j] && !(want instanceof Float32Array && sub(x) && (g[j] === '0' || g[j] === '-0')));
+  if (i >= 0 || g.length !== w.length) expect.fail(`${what}: element ${i} of ${w.length}: got ${g[i]}, want ${w[i]}`);
+}
+
+const src = (name: string, d: DType, shape: number[]) => G.source(name, d, shape, shape);
+const region = (data: TypedArray, d: DType, shape: number[]): Region => ({ data, dtype: d, origin: shape.map(() => 0), strides: cstrides(shape) });
+
+const TRANSCENDENTAL = new Set<UnaryOp>(['exp', 'exp2', 'log', 'log2', 'sin', 'cos', 'tan', 'arcsin', 'arccos', 'arctan', 'sqrt']);
+const FORMULA = new Set<UnaryOp>(['cbrt', 'expm1', 'log1p', 'log10', 'sinh', 'cosh', 'tanh', 'arcsinh', 'arccosh', 'arctanh']);
+
+describe('elementwise ops on WebGPU match the reference', () => {
+  it('every unary op in every dtype, over special values', async () => {
+    for (const d of DTYPES32) {
+      const vals = valuesOf(d);
+      const shape = [vals.length];
+      for (const op of UNARY_OPS) {
+        let r;
+        try { r = resolveUnary(op, d); } catch { continue; }
+        const node = G.unary(op, G.cast(src('x', d, shape), r.compute), r.result);
+        const k = kernelOf(node);
+        if (gpuSupport(k)) continue; // float64 results (float ufuncs of narrow ints give float32 here, of int32 float64)
+        const [[g], [w]] = await both({ kernel: k, inputs: [region(arrayOf(d, vals, vals.length), d, shape)], outShape: shape, outer: full(shape), red: [] });
+        const what = `${op}(${d})`;
+        if (r.result !== 'float32' || ['negative', 'abs', 'sign', 'square', 'floor', 'ceil', 'trunc', 'rint', 'isnan', 'isinf', 'isfinite', 'logical_not', 'reciprocal'].includes(op)) {
+          if (op === 'reciprocal' && r.result === 'float32') expectClose(g!, w!, 1.5e-7, 1.2e-38, what);
+          else expectExact(g!, w!, what);
+        } else if (op === 'sin' || op === 'cos' || op === 'tan') {
+          // reduction by pi/2 in float32 arithmetic: the error grows with the argument beyond |x| ~ 8192
+          const xs = arrayOf(d, vals, vals.length);
+          for (let i = 0; i < w!.length; i++) {
+            const gi = Number(g![i]), wi = Number(w![i]);
+            if (Number.isNaN(wi) ? !Number.isNaN(gi) : Math.abs(gi - wi) > 4e-6 * Math.abs(wi) * (op === 'tan' ? 4 : 1) + 1.2e-7 * Math.abs(Number(xs[i])) * (op === 'tan' ? 1 + wi * wi : 1)) expect.fail(`${what}: element ${i}: got ${gi}, want ${wi}`);
+          }
+        } else {
+          expectClose(g!, w!, TRANSCENDENTAL.has(op) ? 4e-6 : FORMULA.has(op) ? 3e-5 : 4e-6, op.startsWith('log') ? 1e-6 : 1e-37, what);
+        }
+      }
+    }
+  });
+
+  it('every binary op in every dtype, all pairs of special values', async () => {
+    for (const d of DTYPES32) {
+      const vals = valuesOf(d);
+      const m = vals.length;
+      for (const op of BINARY_OPS) {
+        let r;
+        try { r = resolveBinary(op, d); } catch { continue; }
+        const a = src('a', d, [m, 1]), b = src('b', d, [1, m]);
+        const node = G.binary(op, G.cast(G.expand(a, [m, m]), r.compute), G.cast(G.expand(b, [m, m]), r.compute), r.result);
+        const k = kernelOf(node);
+        if (gpuSupport(k)) continue;
+        const [[g], [w]] = await both({
+          kernel: k, inputs: [region(arrayOf(d, vals, m), d, [m, 1]), region(arrayOf(d, vals, m), d, [1, m])], outShape: [m, m], outer: full([m, m]), red: [],
+        });
+        const what = `${op}(${d})`;
+        if (r.result === 'float32' && ['power', 'arctan2', 'hypot', 'floor_divide'].includes(op)) expectClose(g!, w!, 3e-5, 1e-37, what);
+        else expectExact(g!, w!, what);
+      }
+    }
+  });
+
+  it('every cast between the 32-bit-or-narrower dtypes, exactly', async () => {
+    for (const from of DTYPES32) {
+      for (const to of DTYPES32) {
+        if (to === from) continue;
+        const vals = from === 'float32' ? [...F32_SPECIAL, 3e9, -3e9, 4294967296, 1e19, -1e19, 9.2e18, 65537.5, -129.75, 300.5] : valuesOf(from);
+        const shape = [vals.length];
+        const k = kernelOf(G.cast(src('x', from, shape), to));
+        const [[g], [w]] = await both({ kernel: k, inputs: [region(arrayOf(from, vals, vals.length), from, shape)], outShape: shape, outer: full(shape), red: [] });
+        expectExact(g!, w!, `${from} -> ${to}`);
+      }
+    }
+  });
+});
+
+describe('reductions on WebGPU match the reference', () => {
+  const shape = [5, 37, 6];
+  const n = sizeOf(shape);
+  it('integer and boolean reductions, exactly, in full and partial mode over sub-boxes', async () => {
+    for (const d of ['int32', 'uint32', 'int8', 'bool'] as DType[]) {
+      const data = arrayOf(d, valuesOf(d).map((v, i) => (i % 3 === 0 ? v : v >> 4)), n);
+      for (const op of ['sum', 'prod', 'min', 'max', 'argmin', 'argmax', 'any', 'all'] as const) {
+        for (const axes of [[1], [0, 2], [2]]) {
+          const acc: DType = op === 'sum' || op === 'prod' ? (d === 'uint32' ? 'uint32' : 'int32') : op === 'argmin' || op === 'argmax' ? 'int64' : op === 'any' || op === 'all' ? 'bool' : d;
+          const x = G.cast(src('x', d, shape), op === 'argmin' || op === 'argmax' || op === 'any' || op === 'all' ? d : acc);
+          const node = op === 'argmin' || op === 'argmax' ? G.reduce(op, x, [axes[0]!], false, 'int64') : G.reduce(op, x, axes, false, acc);
+          const k = kernelOf(node);
+          if (gpuSupport(k)) throw new Error(`${op} ${d}: ${gpuSupport(k)}`);
+          const outShape = [...k.shape];
+          const redFull = k.reduce!.vars.map((v) => [0, v.size] as [number, number]);
+          const redSub = k.reduce!.vars.map((v) => [Math.min(1, v.size), Math.max(Math.min(1, v.size), v.size - 2)] as [number, number]);
+          for (const [red, partial] of [[redFull, false], [redSub, true], [redFull, true]] as const) {
+            const outer = outShape.map((s) => [s > 2 ? 1 : 0, s] as [number, number]);
+            const [g, w] = await both({ kernel: k, inputs: [region(data, d, shape)], outShape, outer, red: [...red], partial });
+            g.forEach((x, i) => expectExact(x, w[i]!, `${op}(${d}) axes ${axes} partial ${partial}`));
+          }
+        }
+      }
+    }
+  });
+
+  it('float32 reductions with NaN, infinities and ties: min/max/arg exactly, sums within tolerance', async () => {
+    const data = arrayOf('float32', [1.5, -2, 3, 3, -0, 0, 7.25, -7.25, 0.1, 1e-3], n);
+    const withNaN = Float32Array.from(data, (v, i) => (i % 97 === 13 ? NaN : i % 89 === 5 ? Infinity : v));
+    for (const arr of [data, withNaN]) {
+      for (const op of ['sum', 'prod', 'min', 'max', 'argmin', 'argmax'] as const) {
+        for (const axes of [[0], [1], [2]]) {
+          const node = op === 'argmin' || op === 'argmax' ? G.reduce(op, src('x', 'float32', shape), axes, false, 'int64') : G.reduce(op, op === 'prod' ? G.binary('add', G.binary('multiply', src('x', 'float32', shape), G.constant(0.01, 'float32'), 'float32'), G.constant(1, 'float32'), 'float32') : src('x', 'float32', shape), axes, false, 'float32');
+          const k = kernelOf(node);
+          for (const partial of [false, true]) {
+            const [g, w] = await both({ kernel: k, inputs: [region(arr, 'float32', shape)], outShape: [...k.shape], outer: full(k.shape), red: k.reduce!.vars.map((v) => [0, v.size]), partial });
+            const what = `${op} axis ${axes} partial ${partial}`;
+            if (op === 'sum' || op === 'prod') expectClose(g[0]!, w[0]!, 1e-5, 1e-4, what);
+            else g.forEach((x, i) => expectExact(x, w[i]!, what));
+          }
+        }
+      }
+    }
+  });
+
+  it('an elementwise epilogue over a reduction, and a count in int64', async () => {
+    const x = src('x', 'float32', shape);
+    const node = G.unary('sqrt', G.reduce('max', G.unary('square', x, 'float32'), [2], false, 'float32'), 'float32');
+    const k = kernelOf(node);
+    const data = arrayOf('float32', [1.5, -2, 3, 3, -0, 0, 7.25, -7.25, 0.1, 1e-3, NaN], n);
+    const [[g], [w]] = await both({ kernel: k, inputs: [region(data, 'float32', shape)], outShape: [...k.shape], outer: full(k.shape), red: k.reduce!.vars.map((v) => [0, v.size]) });
+    expectClose(g!, w!, 1.5e-7, 0, 'sqrt(max(x**2, axis=2))');
+    const cnt = kernelOf(G.reduce('sum', G.binary('greater', x, G.constant(0, 'float32'), 'bool'), [0, 1, 2], false, 'int64'));
+    const [[gc], [wc]] = await both({ kernel: cnt, inputs: [region(data, 'float32', shape)], outShape: [], outer: [], red: cnt.reduce!.vars.map((v) => [0, v.size]) });
+    expectExact(gc!, wc!, 'count of x > 0 (int64)');
+  });
+});
+
+describe('memory access, control flow and random numbers on WebGPU', () => {
+  it('reads strided and transposed regions of a larger chunk, and guards loads with where', async () => {
+    const shape = [9, 13];
+    const data = arrayOf('int32', INT_SPECIAL.int32!, sizeOf(shape));
+    const x = src('x', 'int32', shape);
+    const t = G.permute(x, [1, 0]);
+    const node = G.where(G.binary('greater', t, G.constant(0, 'int32'), 'bool'), G.binary('multiply', t, G.constant(3, 'int32'), 'int32'), G.unary('negative', t, 'int32'));
+    const k = kernelOf(node);
+    const [[g], [w]] = await both({ kernel: k, inputs: [region(data, 'int32', shape)], outShape: [13, 9], outer: [[2, 11], [1, 8]], red: [] });
+    expectExact(g!, w!, 'where(t > 0, 3t, -t) of a transpose, in a sub-box');
+  });
+
+  it('draws the same Philox bits as the CPU path, in any box', async () => {
+    const shape = [7, 300];
+    const node = G.binary('bitwise_xor', G.random('bits', [0x9e3779b9, 77], 5, shape), G.random('bits', [3, 0], 2 ** 31 + 9, shape), 'uint32');
+    const k = kernelOf(node);
+    for (const outer of [full(shape), [[1, 6], [17, 299]] as [number, number][]]) {
+      const [[g], [w]] = await both({ kernel: k, inputs: [], outShape: shape, outer, red: [] });
+      expectExact(g!, w!, 'bits ^ bits');
+    }
+  });
+
+  it('runs grids wider than one dispatch dimension (more than 65535 workgroups)', async () => {
+    const n = 65535 * 64 + 1000;
+    const node = G.binary('add', G.cast(G.iota([n], 0), 'int32'), G.constant(1, 'int32'), 'int32');
+    const k = kernelOf(node);
+    const [[g], [w]] = await both({ kernel: k, inputs: [], outShape: [n], outer: full([n]), red: [] });
+    expect(g![n - 1]).toBe(n);
+    expectExact(g!, w!, 'iota + 1');
+    const rows = 70000;
+    const rk = kernelOf(G.reduce('max', G.cast(G.iota([rows, 3], 1), 'int32'), [1], false, 'int32'));
+    const [[gr], [wr]] = await both({ kernel: rk, inputs: [], outShape: [rows], outer: full([rows]), red: [[0, 3]] });
+    expectExact(gr!, wr!, 'max over 70000 rows');
+  });
+
+  it('says why a kernel cannot run on WebGPU', () => {
+    expect(gpuSupport(kernelOf(G.unary('sqrt', src('x', 'float64', [3]), 'float64')))).toMatch(/float64/);
+    expect(gpuSupport(kernelOf(G.random('uniform', [1, 2], 3, [4])))).toMatch(/float64/);
+    expect(gpuSupport(kernelOf(G.reduce('sum', src('x', 'int32', [8]), [0], false, 'int64')))).toMatch(/32 bits/);
+    expect(gpuSupport(kernelOf(G.reduce('sum', G.cast(src('x', 'bool', [8]), 'int64'), [0], false, 'int64')))).toBeUndefined();
+  });
+});
