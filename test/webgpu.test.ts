@@ -16,13 +16,17 @@
 // log10, the hyperbolics; float floor_divide, whose quotient the CPU forms in
 // float64), and float sums and products, which a workgroup
 // adds in another order than the CPU (rtol 1e-5 of the sum of |terms|).
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as mt from '../src/api/tensor.js';
 import { fuse } from '../src/fuse/fuse.js';
 import { ARRAY_CTOR, type DType, type TypedArray } from '../src/graph/dtype.js';
 import * as G from '../src/graph/node.js';
 import { BINARY_OPS, UNARY_OPS, type BinaryOp, type UnaryOp, resolveBinary, resolveUnary } from '../src/graph/ops.js';
 import { interpret } from '../src/ir/interpret.js';
 import type { Kernel } from '../src/ir/ir.js';
+import { runtime } from '../src/runtime/runtime.js';
 import { GpuDevice, type Region } from '../src/runtime/webgpu.js';
 import { gpuSupport } from '../src/wgsl/render.js';
 
@@ -282,5 +286,76 @@ describe('memory access, control flow and random numbers on WebGPU', () => {
     expect(gpuSupport(kernelOf(G.random('uniform', [1, 2], 3, [4])))).toMatch(/float64/);
     expect(gpuSupport(kernelOf(G.reduce('sum', src('x', 'int32', [8]), [0], false, 'int64')))).toMatch(/32 bits/);
     expect(gpuSupport(kernelOf(G.reduce('sum', G.cast(src('x', 'bool', [8]), 'int64'), [0], false, 'int64')))).toBeUndefined();
+  });
+});
+
+describe("the API on WebGPU (options.device = 'webgpu')", () => {
+  afterAll(async () => { mt.options.device = 'wasm'; await mt.shutdown(); });
+  const both = async (f: () => mt.Tensor, workers = 2) => {
+    const out: [TypedArray, mt.Report][] = [];
+    for (const device of ['wasm', 'webgpu'] as const) {
+      mt.options.device = device;
+      const r = await f().fetch({ workers });
+      out.push([r.data, mt.lastReport()!]);
+    }
+    mt.options.device = 'wasm';
+    return out;
+  };
+
+  it('runs float32 and int32 programs on the GPU, chunked, beside the worker pool, with the CPU answers', async () => {
+    const a = mt.arange(0, 60000, 1, { dtype: 'float32', chunkSize: 7000 }).reshape([60, 1000]);
+    const [[cpu, rc], [gpu, rg]] = await both(() => mt.sqrt(a.multiply(a).sum({ axis: 1 })).add(1));
+    expect(rc.gpuTasks).toBe(0);
+    expect(rg.gpuTasks).toBeGreaterThan(0);
+    expect(rg.gpu).toMatch(/./);
+    expectClose(gpu, cpu, 1e-5, 0, 'sqrt(sum(a*a, axis=1)) + 1');
+    const b = mt.arange(0, 300000, 1, { dtype: 'int32', chunkSize: 40000 });
+    const [[ci], [gi, ri]] = await both(() => b.multiply(7).mod(1013).subtract(500));
+    expect(ri.gpuTasks).toBeGreaterThan(1);
+    expectExact(gi, ci, '(b * 7) % 1013 - 500');
+    const [[cm], [gm]] = await both(() => mt.argmax(b.multiply(7).mod(1013)));
+    expectExact(gm, cm, 'argmax over chunks');
+  });
+
+  it('keeps float64 work on WASM', async () => {
+    const x = mt.arange(0, 1000, 1, { dtype: 'float64' });
+    const [[c], [g, r]] = await both(() => x.multiply(x).sum());
+    expect(r.gpuTasks).toBe(0);
+    expectExact(g, c, 'float64 sum');
+  });
+
+  it('finishes a job with the right answer when the device is lost mid-job', async () => {
+    const b = mt.arange(0, 400000, 1, { dtype: 'int32', chunkSize: 20000 });
+    mt.options.device = 'wasm';
+    const want = (await b.multiply(3).mod(17).fetch({ workers: 0 })).data;
+    mt.options.device = 'webgpu';
+    let lost = false;
+    const got = (await b.multiply(3).mod(17).fetch({
+      workers: 0,
+      onProgress: ({ done }) => { if (done === 3 && !lost) { lost = true; void runtime.gpuDevice().then((d) => d!.lose()); } },
+    })).data;
+    const r = mt.lastReport()!;
+    mt.options.device = 'wasm';
+    expect(lost).toBe(true);
+    expect(r.gpuTasks).toBeGreaterThanOrEqual(3);
+    expect(r.gpuTasks).toBeLessThan(r.tasks);
+    expectExact(got, want, 'after a device loss');
+    // the next job gets a fresh device
+    mt.options.device = 'webgpu';
+    await b.add(1).fetch({ workers: 0 });
+    mt.options.device = 'wasm';
+    expect(mt.lastReport()!.gpuTasks).toBeGreaterThan(0);
+  });
+
+  it('runs on WASM where there is no adapter', () => {
+    const script = `import * as mt from './dist/api/tensor.js';
+      mt.options.device = 'webgpu';
+      const r = await mt.arange(0, 1000, 1, { dtype: 'int32' }).multiply(2).sum().fetch();
+      console.log(JSON.stringify({ v: Number(r.item()), gpu: mt.lastReport().gpu, tasks: mt.lastReport().gpuTasks }));
+      await mt.shutdown();`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: join(__dirname, '..'), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VK_ICD_FILENAMES: '/nonexistent/icd.json' },
+    });
+    expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ v: 999000, gpu: 'no WebGPU adapter', tasks: 0 });
   });
 });

@@ -10,12 +10,12 @@ import type { Node } from '../graph/node.js';
 import { BINARY_OPS, type BinaryOp, type ReduceOp, UNARY_OPS, type UnaryOp, resolveBinary, resolveUnary } from '../graph/ops.js';
 import { broadcastShapes, checkShape, chunkGrid, hasUnknown, normalizeAxes, normalizeAxis, shapeStr, sizeOf } from '../graph/shape.js';
 import { randomValue, seedKey } from '../ir/philox.js';
-import { type Report, type RunOptions, runtime } from '../runtime/runtime.js';
+import { type DeviceChoice, type Report, type RunOptions, runtime } from '../runtime/runtime.js';
 import { resolve } from '../runtime/resolve.js';
 import { type JsData, NDArray, dtypeArg, fromJs } from './convert.js';
 
 export { NDArray } from './convert.js';
-export type { Report } from '../runtime/runtime.js';
+export type { DeviceChoice, Report } from '../runtime/runtime.js';
 
 /** Session-wide defaults (NumPy has none of these; Mars has similar options). */
 export const options = {
@@ -25,6 +25,13 @@ export const options = {
   workers: undefined as number | undefined,
   /** Called with {done, total} as tasks finish. */
   onProgress: undefined as RunOptions['onProgress'],
+  /**
+   * Where kernels run: 'wasm' (the CPU), 'webgpu' (the GPU for every kernel it
+   * can run: float32 and 32-bit integer work; float64 stays on WASM), or
+   * 'auto' (WebGPU on a hardware GPU only). Without an adapter, or when the
+   * device is lost mid-job, the work runs on WASM.
+   */
+  device: 'wasm' as DeviceChoice,
 };
 
 export type Operand = Tensor | number | boolean | JsData;
@@ -129,7 +136,7 @@ async function realize(ts: readonly Tensor[], opts: RunOptions): Promise<void> {
 }
 
 function withDefaults(o: RunOptions): RunOptions {
-  return { workers: o.workers ?? options.workers, onProgress: o.onProgress ?? options.onProgress };
+  return { workers: o.workers ?? options.workers, onProgress: o.onProgress ?? options.onProgress, device: o.device ?? options.device };
 }
 
 export interface Tensor extends Record<`${UnaryOp}` | 'absolute' | 'positive' | 'conjugate', () => Tensor> {}

@@ -66,24 +66,7 @@ export class Executor {
   }
 
   private copy(c: Copy): void {
-    const u8 = new Uint8Array(this.memory.buffer);
-    const r = c.shape.length;
-    const n = c.shape.reduce((a, b) => a * b, 1);
-    if (n === 0) return;
-    // Copy rows along the last axis when it is contiguous on both sides.
-    const last = r ? c.shape[r - 1]! : 1;
-    const rowContig = r === 0 || (c.srcStrides[r - 1] === 1 && c.dstStrides[r - 1] === 1);
-    const inner = rowContig ? last : 1;
-    const outerDims = rowContig ? c.shape.slice(0, Math.max(0, r - 1)) : c.shape;
-    const idx = new Array<number>(outerDims.length).fill(0);
-    const count = outerDims.reduce((a, b) => a * b, 1);
-    const b = c.itemBytes;
-    for (let k = 0; k < count; k++) {
-      let s = c.src, d = c.dst;
-      for (let i = 0; i < idx.length; i++) { s += idx[i]! * c.srcStrides[i]! * b; d += idx[i]! * c.dstStrides[i]! * b; }
-      u8.copyWithin(d, s, s + inner * b);
-      for (let i = idx.length - 1; i >= 0; i--) { if (++idx[i]! < outerDims[i]!) break; idx[i] = 0; }
-    }
+    copyBox(this.memory, c);
   }
 
   private view(d: DType, ptr: number, n: number): TypedArray {
@@ -114,5 +97,27 @@ export class Executor {
         }
       }
     }
+  }
+}
+
+/** Copies one box between strided regions of `memory` (the gathering a task's inputs may need). */
+export function copyBox(memory: WebAssembly.Memory, c: Copy): void {
+  const u8 = new Uint8Array(memory.buffer);
+  const r = c.shape.length;
+  const n = c.shape.reduce((a, b) => a * b, 1);
+  if (n === 0) return;
+  // Copy rows along the last axis when it is contiguous on both sides.
+  const last = r ? c.shape[r - 1]! : 1;
+  const rowContig = r === 0 || (c.srcStrides[r - 1] === 1 && c.dstStrides[r - 1] === 1);
+  const inner = rowContig ? last : 1;
+  const outerDims = rowContig ? c.shape.slice(0, Math.max(0, r - 1)) : c.shape;
+  const idx = new Array<number>(outerDims.length).fill(0);
+  const count = outerDims.reduce((a, b) => a * b, 1);
+  const b = c.itemBytes;
+  for (let k = 0; k < count; k++) {
+    let s = c.src, d = c.dst;
+    for (let i = 0; i < idx.length; i++) { s += idx[i]! * c.srcStrides[i]! * b; d += idx[i]! * c.dstStrides[i]! * b; }
+    u8.copyWithin(d, s, s + inner * b);
+    for (let i = idx.length - 1; i >= 0; i--) { if (++idx[i]! < outerDims[i]!) break; idx[i] = 0; }
   }
 }

@@ -14,9 +14,10 @@ import { type Kernel, kernelKey } from '../ir/ir.js';
 import type { Binding } from '../ir/args.js';
 import { type Plan, type Range, type ScanTask, type Task, type TensorSpec, chunkBox, chunksOf, isScanTask, tile } from '../tile/tile.js';
 import { type Layout, render } from '../wasm/render.js';
-import { type Copy, Executor, type Job } from './exec.js';
+import { type Copy, Executor, type Job, type KernelJob, copyBox } from './exec.js';
 import { type Block, Heap } from './memory.js';
 import { Pool, defaultWorkers } from './pool.js';
+import { GpuDevice, type GpuTask, type Region } from './webgpu.js';
 
 export interface Stored {
   readonly dtype: DType;
@@ -35,16 +36,30 @@ export interface Report {
   peakBytes: number;
   bytesCopied: number;
   workers: number;
+  /** Tasks that ran on WebGPU, and the adapter (or why none was used). */
+  gpuTasks: number;
+  gpu: string;
   ms: number;
 }
+
+/**
+ * Where kernels run: 'wasm' on the CPU; 'webgpu' on the WebGPU adapter for
+ * every kernel it can run (float32 and 32-bit integer work), WASM for the rest
+ * and wherever there is no adapter; 'auto' like 'webgpu' on a hardware GPU,
+ * like 'wasm' on a software one (SwiftShader is slower than WASM).
+ */
+export type DeviceChoice = 'wasm' | 'webgpu' | 'auto';
 
 export interface RunOptions {
   onProgress?: (p: Progress) => void;
   /** Worker threads; 0 runs every task inline on the calling thread. */
   workers?: number;
+  device?: DeviceChoice;
 }
 
 const PARAM_BYTES = 16384;
+/** How long an idle WebGPU device lives. */
+const GPU_IDLE_MS = 5000;
 
 // Kernels run once per task for a long time: compile them with the optimising
 // tier straight away. V8 does not replace a running baseline (Liftoff) frame,
@@ -64,6 +79,29 @@ export class Runtime {
   private queue: Promise<unknown> = Promise.resolve();
   compiled = 0;
   lastReport: Report | undefined;
+  private gpuOpen: Promise<GpuDevice | undefined> | undefined;
+
+  private gpuIdle: ReturnType<typeof setTimeout> | undefined;
+
+  /** The WebGPU device, opened on first use and again after a loss (undefined where there is no adapter). */
+  async gpuDevice(): Promise<GpuDevice | undefined> {
+    if (this.gpuIdle) { clearTimeout(this.gpuIdle); this.gpuIdle = undefined; }
+    if (this.gpuOpen && (await this.gpuOpen)?.lost) this.gpuOpen = undefined;
+    this.gpuOpen ??= GpuDevice.open().catch(() => undefined);
+    return this.gpuOpen;
+  }
+
+  /** A Node WebGPU device keeps a core busy while it lives: destroy it after a while without work. */
+  private idleGpu(): void {
+    if (!this.gpuOpen) return;
+    const open = this.gpuOpen;
+    this.gpuIdle = setTimeout(() => {
+      if (this.gpuOpen !== open) return;
+      this.gpuOpen = undefined;
+      void open.then((d) => d?.destroy());
+    }, GPU_IDLE_MS);
+    this.gpuIdle.unref?.();
+  }
 
   has(n: Node): boolean {
     return this.stored.has(n);
@@ -171,6 +209,9 @@ export class Runtime {
   async close(): Promise<void> {
     await this.pool?.close();
     this.pool = undefined;
+    const gpu = this.gpuOpen && (await this.gpuOpen);
+    this.gpuOpen = undefined;
+    gpu?.destroy();
   }
 
   private async runNow(outputs: readonly Node[], opts: RunOptions): Promise<Report> {
@@ -187,6 +228,31 @@ export class Runtime {
       return s ? { id: -1, dtype: s.dtype, shape: s.shape, chunk: s.chunk } : undefined;
     });
     const st = new RunState(this, plan, (n) => this.stored.get(n));
+    const choice = opts.device ?? 'wasm';
+    const gpu = choice === 'wasm' ? undefined : await this.gpuDevice();
+    const gpuNote = choice === 'wasm' ? 'not asked for' : !gpu ? 'no WebGPU adapter' : gpu.info.adapter;
+    const useGpu = gpu && (choice === 'webgpu' || !gpu.software)
+      ? plan.kernels.map((k) => gpu.supports(k) === undefined)
+      : plan.kernels.map(() => false);
+    const onGpu = (id: number): boolean => { const t = plan.tasks[id]!; return !isScanTask(t) && useGpu[t.kernel]! && !gpu!.lost; };
+    let gpuTasks = 0;
+    let gpuBusy = false;
+    /** Runs kernel task `id` on the GPU; if the device is lost on the way, on WASM here instead. */
+    const runOnGpu = async (id: number): Promise<Block[]> => {
+      const task = plan.tasks[id] as Task;
+      const [job, temps, copied] = st.bind(task);
+      bytesCopied += copied;
+      const kj = job as KernelJob;
+      for (const c of kj.copies) copyBox(heap.memory, c);
+      try {
+        await gpu!.run(gpuTaskOf(plan.kernels[task.kernel]!, kj, task, heap.memory));
+        gpuTasks++;
+      } catch (e) {
+        if (!gpu!.lost) throw e;
+        this.inlineExecutor().run({ ...kj, copies: [] });
+      }
+      return temps;
+    };
     const nworkers = opts.workers ?? defaultWorkers();
     const pool = this.ensurePool(Math.min(nworkers, Math.max(0, plan.tasks.length > 1 ? nworkers : 0)));
     const total = plan.tasks.length;
@@ -210,6 +276,7 @@ export class Runtime {
         const ex = this.inlineExecutor();
         while (ready.length) {
           const id = ready.pop()!;
+          if (onGpu(id)) { finish(id, await runOnGpu(id)); continue; }
           const [job, temps, copied] = st.bind(plan.tasks[id]!);
           bytesCopied += copied;
           ex.run(job);
@@ -220,9 +287,21 @@ export class Runtime {
         let failure: Error | undefined;
         const running = new Set<Promise<void>>();
         while ((ready.length || running.size) && !failure) {
+          // The GPU takes one task at a time (its own queue keeps it busy); workers take the others.
+          const g = gpuBusy ? -1 : ready.findIndex(onGpu);
+          if (g >= 0) {
+            const id = ready.splice(g, 1)[0]!;
+            gpuBusy = true;
+            const p: Promise<void> = runOnGpu(id).then(
+              (temps) => { gpuBusy = false; running.delete(p); finish(id, temps); },
+              (e: Error) => { gpuBusy = false; running.delete(p); failure = e; },
+            );
+            running.add(p);
+          }
           let w: number;
-          while (ready.length && !failure && (w = pool.idle(ready.length)) >= 0) {
-            const id = ready.shift()!;
+          let c: number;
+          while (!failure && (c = ready.findIndex((id) => !onGpu(id))) >= 0 && (w = pool.idle(ready.length)) >= 0) {
+            const id = ready.splice(c, 1)[0]!;
             const [job, temps, copied] = st.bind(plan.tasks[id]!);
             bytesCopied += copied;
             const p: Promise<void> = pool.run(w, job).then(
@@ -241,10 +320,12 @@ export class Runtime {
       if (done !== total) throw new Error(`internal: ${total - done} tasks never became ready`);
       for (const [node, tid] of plan.outputs) this.keep(node, st.storedOf(tid));
     } catch (e) {
+      if (gpu) this.idleGpu();
       st.abort();
       if (pool) { await pool.close(); this.pool = undefined; }
       throw e;
     }
+    if (gpu) this.idleGpu();
     const report: Report = {
       tasks: total,
       kernels: plan.kernels.length,
@@ -253,6 +334,8 @@ export class Runtime {
       peakBytes: heap.peak - peak0,
       bytesCopied,
       workers: pool ? pool.size : 0,
+      gpuTasks,
+      gpu: gpuNote,
       ms: performance.now() - t0,
     };
     this.lastReport = report;
@@ -416,6 +499,27 @@ function forEachRow(ext: readonly number[], fn: (idx: number[], len: number) => 
     fn(idx, ext[r - 1]!);
     for (let i = r - 2; i >= 0; i--) { if (++idx[i]! < ext[i]!) break; idx[i] = 0; }
   }
+}
+
+/** A kernel task's regions of the heap, as the GPU device takes them. */
+function gpuTaskOf(k: Kernel, job: KernelJob, task: Task, memory: WebAssembly.Memory): GpuTask {
+  const region = (b: Binding, d: DType, box: readonly Range[]): Region => {
+    // the elements the task can reach: up to the box's far corner
+    const empty = box.some(([lo, hi]) => hi <= lo);
+    const last = empty ? -1 : box.reduce((a, [, hi], i) => a + (hi - 1 - b.origin[i]!) * b.strides[i]!, 0);
+    return { data: new ARRAY_CTOR[d](memory.buffer, b.ptr, last + 1) as TypedArray, dtype: d, origin: b.origin, strides: b.strides };
+  };
+  const red = k.reduce;
+  const arg = task.partial && !!red && (red.op === 'argmin' || red.op === 'argmax');
+  const outTypes: DType[] = !red || !task.partial ? [k.dtype] : arg ? [red.body.dtype, 'int64'] : [red.dtype];
+  return {
+    kernel: k,
+    partial: task.partial,
+    inputs: job.args.inputs.map((b, i) => region(b, k.inputs[i]!.dtype, task.reads[i]!.box)),
+    outputs: job.args.outputs.map((b, i) => region(b, outTypes[i]!, task.outer)),
+    outer: task.outer,
+    red: task.red,
+  };
 }
 
 export const runtime = new Runtime();

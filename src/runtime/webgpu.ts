@@ -105,6 +105,12 @@ export class GpuDevice {
 
   get lost(): boolean { return this.lostReason !== undefined; }
 
+  /** A software adapter (SwiftShader): correct, but slower than the WASM path. */
+  get software(): boolean { return /swiftshader|llvmpipe|lavapipe|software/i.test(this.info.adapter); }
+
+  /** Destroys the device as a GPU reset or driver crash would (tests of recovery use it). */
+  lose(): void { this.device.destroy(); }
+
   /** Why `k` cannot run here, or undefined when it can. */
   supports(k: Kernel): string | undefined {
     if (this.lostReason) return `the device was lost (${this.lostReason})`;
@@ -201,7 +207,13 @@ export class GpuDevice {
     });
     dev.queue.submit([enc.finish()]);
     try {
-      await Promise.all(reads.map((s) => s.mapAsync(GPUMapMode.READ)));
+      try {
+        await Promise.all(reads.map((s) => s.mapAsync(GPUMapMode.READ)));
+      } catch (e) {
+        // a failed readback after the device went away: let the lost promise say so
+        await Promise.race([this.device.lost, new Promise((r) => setTimeout(r, 100))]);
+        throw e;
+      }
       if (this.lostReason) throw new Error(`WebGPU device lost: ${this.lostReason}`);
       reads.forEach((s, i) => {
         const o = outs[i]!;
@@ -230,7 +242,7 @@ export class GpuDevice {
 /** The words a chunk lives in on the GPU: 4 bytes per element, narrow integers and bools widened. */
 function widen(data: TypedArray, t: WType): Float32Array | Int32Array | Uint32Array {
   const W = WORD[t];
-  if (data instanceof W) return data;
+  if (data instanceof W) return data.buffer instanceof ArrayBuffer ? data : new W(data);
   const out = new W(data.length);
   for (let i = 0; i < data.length; i++) out[i] = Number(data[i]!);
   return out;

@@ -82,7 +82,10 @@ const demoted = new WeakMap<Kernel, Kernel>();
 /**
  * The kernel as the GPU computes it: float32 sums and products, which the CPU
  * accumulates in float64, accumulate in float32 here (in a workgroup tree,
- * which keeps their accuracy); everything else as it is.
+ * which keeps their accuracy), and float64 arithmetic whose result is cast to
+ * float32 (arange's and linspace's start + i * step) runs in float32: exact
+ * while the values are integers below 2^24, within float32's rounding
+ * otherwise. Everything else as it is.
  */
 export function gpuKernel(k: Kernel): Kernel {
   let out = demoted.get(k);
@@ -98,7 +101,7 @@ export function gpuKernel(k: Kernel): Kernel {
       case 'acc': r = top ? intern({ k: 'acc', dtype: 'float32' }) : e; break;
       case 'load': r = intern({ ...e, index: e.index.map(walk) }); break;
       case 'unary': case 'cast': {
-        const a = walk(e.a);
+        const a = e.k === 'cast' && e.dtype === 'float32' && e.a.dtype === 'float64' && demotable(e.a) ? to32(e.a) : walk(e.a);
         r = e.k === 'cast' && a.dtype === e.dtype ? a : intern({ ...e, a });
         break;
       }
@@ -110,6 +113,32 @@ export function gpuKernel(k: Kernel): Kernel {
     }
     memo.set(e, r);
     return r;
+  };
+  // float64 element arithmetic (no data, draws or reductions in float64) that ends in a float32 cast
+  const demotable = (e: Expr): boolean => {
+    if (e.dtype !== 'float64') return true;
+    switch (e.k) {
+      case 'const': return true;
+      case 'cast': return e.a.dtype !== 'float64' || demotable(e.a);
+      case 'unary': return demotable(e.a);
+      case 'binary': return demotable(e.a) && demotable(e.b);
+      case 'where': return demotable(e.a) && demotable(e.b);
+      default: return false;
+    }
+  };
+  const to32 = (e: Expr): Expr => {
+    if (e.dtype !== 'float64') return walk(e);
+    switch (e.k) {
+      case 'const': return intern({ ...e, dtype: 'float32', value: Math.fround(Number(e.value)) });
+      case 'cast': return intern({ ...e, dtype: 'float32', a: to32(e.a) });
+      case 'unary': return intern({ ...e, dtype: 'float32', a: to32(e.a) });
+      case 'binary': {
+        const a = to32(e.a), b = to32(e.b);
+        return intern({ ...e, dtype: 'float32', a, b });
+      }
+      case 'where': return intern({ ...e, dtype: 'float32', c: walk(e.c), a: to32(e.a), b: to32(e.b) });
+      default: throw new Error('internal: not demotable');
+    }
   };
   out = { ...k, epilogue: walk(k.epilogue), ...(k.reduce ? { reduce: walk(k.reduce) as Extract<Expr, { k: 'reduce' }> } : {}) };
   demoted.set(k, out);
