@@ -4,7 +4,7 @@
 
 import { STREAMS, fill, matvec, probe } from './data.js';
 
-export const IMPL_LABEL = { tessera: 'Tessera', numpy: 'NumPy', tfjs: 'tfjs-wasm', jax: 'jax-js (wasm)' };
+export const IMPL_LABEL = { tessera: 'Tessera', 'tessera-webgpu': 'Tessera WebGPU', numpy: 'NumPy', tfjs: 'tfjs-wasm', jax: 'jax-js (wasm)' };
 export const fmtN = (n) => (n >= 1e6 && Number.isInteger(Math.log10(n)) ? `1e${Math.log10(n)}` : String(n));
 const REDUCTIONS = ['sum_axis0', 'sum_axis1', 'argmax_axis0', 'argmax_axis1'];
 
@@ -24,8 +24,12 @@ export function caseList({ quick = false, huge = false } = {}) {
   const sq = quick ? 2000 : 5000;
   for (const b of REDUCTIONS) add(b, sq, 'float64', 7, { target: speedup(1, '≥ 1× NumPy') });
   for (const dtype of ['float32', 'float64']) {
-    for (const n of quick ? [256, 512] : [1024, 2048]) add('matmul', n, dtype, n >= 2048 ? 3 : 5, { target: speedup(0.25, '≥ 25% of NumPy GFLOP/s') });
+    for (const n of quick ? [256, 512] : [1024, 2048]) add('matmul', n, dtype, n >= 2048 ? 3 : 5, { target: speedup(0.25, '≥ 25% of NumPy GFLOP/s'), ...(n >= 2048 ? { only: ['numpy', 'tessera', 'tfjs', 'jax'] } : {}) });
   }
+  // float32 rows, where the WebGPU path runs (it has no float64): a fused chain and reductions
+  add('mean_expr', quick ? 1e6 : 1e7, 'float32', 5);
+  add('sum_axis1', quick ? 1000 : 4000, 'float32', 5);
+  add('argmax_axis0', quick ? 1000 : 4000, 'float32', 5);
   return list;
 }
 
@@ -42,7 +46,10 @@ export function caseLabel(c) {
 export function rates(c, seconds) {
   if (c.bench === 'mc_pi') return { mpoints_per_s: c.size / seconds / 1e6 };
   if (c.bench === 'matmul') return { gflops: (2 * c.size ** 3) / seconds / 1e9 };
-  return {};
+  const item = c.dtype === 'float32' ? 4 : 8;
+  // bytes read per run: two inputs for the chain, the matrix for a reduction
+  if (c.bench === 'mean_expr') return { gbytes_per_s: (2 * c.size * item) / seconds / 1e9 };
+  return { gbytes_per_s: (c.size * c.size * item) / seconds / 1e9 };
 }
 
 // ---------------------------------------------------------------------------

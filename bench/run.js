@@ -30,7 +30,7 @@ const argv = process.argv.slice(2);
 const has = (f) => argv.includes(f);
 const opt = (f, d) => { const i = argv.indexOf(f); return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : d; };
 
-const ALL_IMPLS = ['numpy', 'tessera', 'tfjs', 'jax'];
+const ALL_IMPLS = ['numpy', 'tessera', 'tessera-webgpu', 'tfjs', 'jax'];
 const FLAGS = ['--quick', '--huge', '--slow'];
 const OPTIONS = ['--only', '--impls', '--reps-scale', '--timeout', '--render'];
 for (let i = 0; i < argv.length; i++) {
@@ -262,6 +262,7 @@ function cellText(c, cell) {
     case 'ok': {
       let s = fmtS(cell.median_s);
       if (cell.gflops !== undefined) s += ` · ${cell.gflops.toFixed(cell.gflops < 10 ? 2 : 1)} GFLOP/s`;
+      if (cell.gbytes_per_s !== undefined) s += ` · ${cell.gbytes_per_s.toFixed(cell.gbytes_per_s < 10 ? 2 : 1)} GB/s`;
       if (c.bench === 'mc_pi' && cell.max_rss_bytes) s += ` · ${mib(cell.max_rss_bytes)}`;
       if (cell.single_run) s += ' ¹';
       if (cell.warn) s += ' ²';

@@ -9,8 +9,9 @@ import { STREAMS, fill, matvec, probe } from '../data.js';
 
 const ROOT = new URL('../../', import.meta.url);
 
-export async function setup() {
+export async function setup({ device = 'wasm' } = {}) {
   const mt = await import(new URL('dist/api/tensor.js', ROOT).href);
+  mt.options.device = device;
   const version = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')).version;
   const upload = async (stream, n, shape, dtype) => {
     const t = mt.tensor(fill(stream, n, dtype), { dtype });
@@ -20,7 +21,7 @@ export async function setup() {
   // The execution report of the last run (tasks, kernels, peak chunk memory), kept in the JSON results.
   const extra = () => {
     const r = mt.lastReport();
-    return r && { tasks: r.tasks, kernels: r.kernels, kernels_compiled: r.kernelsCompiled, workers: r.workers, peak_chunk_bytes: r.peakBytes, bytes_copied: r.bytesCopied };
+    return r && { tasks: r.tasks, kernels: r.kernels, kernels_compiled: r.kernelsCompiled, workers: r.workers, peak_chunk_bytes: r.peakBytes, bytes_copied: r.bytesCopied, gpu_tasks: r.gpuTasks };
   };
   return {
     info: { version, threads: `${availableParallelism()} worker threads` },
