@@ -317,6 +317,18 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
     expectExact(gm, cm, 'argmax over chunks');
   });
 
+  it('sends the work on a tensor created with { gpu: true } to WebGPU, as Mars does with gpu=True', async () => {
+    mt.options.device = 'wasm';
+    const want = (await mt.arange(0, 5000, 1, { dtype: 'int32' }).multiply(3).mod(1001).max().fetch()).item();
+    expect(mt.lastReport()!.gpuTasks).toBe(0);
+    const got = (await mt.arange(0, 5000, 1, { dtype: 'int32', gpu: true }).multiply(3).mod(1001).max().fetch()).item();
+    expect(mt.lastReport()!.gpuTasks).toBeGreaterThan(0);
+    expect(got).toBe(want);
+    // float64 work on such a tensor still runs on WASM
+    await mt.arange(0, 5000, 1, { gpu: true }).multiply(0.5).sum().fetch();
+    expect(mt.lastReport()!.gpuTasks).toBe(0);
+  });
+
   it('keeps float64 work on WASM', async () => {
     const x = mt.arange(0, 1000, 1, { dtype: 'float64' });
     const [[c], [g, r]] = await both(() => x.multiply(x).sum());

@@ -36,7 +36,19 @@ export const options = {
 
 export type Operand = Tensor | number | boolean | JsData;
 type ChunkSize = number | readonly (number | null)[];
-interface CreateOpts { dtype?: DType | string; chunkSize?: ChunkSize }
+interface CreateOpts {
+  dtype?: DType | string;
+  chunkSize?: ChunkSize;
+  /** Run the work on this tensor on WebGPU (as Mars's gpu=True): a graph holding one runs with device 'webgpu'. */
+  gpu?: boolean;
+}
+
+/** Nodes created with { gpu: true }. */
+const gpuNodes = new WeakSet<Node>();
+function placed<T extends Tensor | Node>(t: T, o: CreateOpts): T {
+  if (o.gpu) gpuNodes.add(t instanceof Tensor ? t.node : t);
+  return t;
+}
 interface AxisOpts { axis?: number | readonly number[] | null; keepdims?: boolean; dtype?: DType | string }
 /** NumPy's axis given positionally: `mt.sum(x, 1)`, `x.max([0, 2])`, `mt.concatenate([a, b], 1)`. */
 type AxisArg = number | readonly number[] | null;
@@ -132,7 +144,9 @@ export class Tensor {
 async function realize(ts: readonly Tensor[], opts: RunOptions): Promise<void> {
   const nodes = await resolve(ts.map((t) => t.node), runtime, opts);
   ts.forEach((t, i) => t._resolved(nodes[i]!));
-  await runtime.run(nodes, opts);
+  // a graph holding a tensor created with { gpu: true } runs on WebGPU
+  const gpu = opts.device === 'wasm' && G.topo(nodes).some((n) => gpuNodes.has(n));
+  await runtime.run(nodes, gpu ? { ...opts, device: 'webgpu' } : opts);
 }
 
 function withDefaults(o: RunOptions): RunOptions {
@@ -172,12 +186,12 @@ function checkNumber(v: unknown, fn: string, name: string): number {
 /** A tensor for JS data; scalars stay weak for promotion (see binaryOp). */
 export function tensor(data: JsData | Tensor, o: CreateOpts = {}): Tensor {
   const dtype = dtypeArg(o.dtype);
-  if (isTensor(data)) return dtype ? astype(data, dtype) : data;
+  if (isTensor(data)) return placed(dtype ? astype(data, dtype) : data, o);
   const v = fromJs(data, dtype);
   const chunk = chunkGrid(v.shape, INFO[v.dtype].bytes, o.chunkSize);
   const n = G.source(`data${Math.random().toString(36).slice(2)}`, v.dtype, v.shape, chunk);
   runtime.put(n, v.data);
-  return new Tensor(n);
+  return placed(new Tensor(n), o);
 }
 export const array = tensor;
 export const asarray = tensor;
@@ -443,7 +457,7 @@ function creationChunk(shape: number[], dtype: DType, o: CreateOpts): number[] {
 export function full(shape: number | readonly number[], value: number | boolean, o: CreateOpts = {}): Tensor {
   const s = checkShape(shape);
   const d = dtypeArg(o.dtype) ?? defaultDTypeOfWeak(weakKindOf(value));
-  return new Tensor(G.expand(G.constant(value, d), s, creationChunk(s, d, o)));
+  return placed(new Tensor(G.expand(G.constant(value, d), s, creationChunk(s, d, o))), o);
 }
 export const zeros = (shape: number | readonly number[], o: CreateOpts = {}): Tensor => full(shape, 0, { dtype: 'float64', ...o });
 export const ones = (shape: number | readonly number[], o: CreateOpts = {}): Tensor => full(shape, 1, { dtype: 'float64', ...o });
@@ -471,7 +485,7 @@ export function arange(...args: (number | CreateOpts | undefined)[]): Tensor {
   const compute: DType = isFloat(d) || !allInt ? 'float64' : 'int64';
   const i = G.cast(idx, compute);
   const v = G.binary('add', G.binary('multiply', i, G.constant(step, compute), compute), G.constant(start, compute), compute);
-  return new Tensor(G.cast(v, d));
+  return placed(new Tensor(G.cast(v, d)), o);
 }
 
 export function linspace(start: number, stop: number, o?: CreateOpts & { endpoint?: boolean; num?: number }): Tensor;
@@ -491,7 +505,7 @@ export function linspace(start: number, stop: number, ...rest: (number | (Create
     ? G.binary('add', G.binary('multiply', i, G.constant(step, 'float64'), 'float64'), G.constant(start, 'float64'), 'float64')
     : G.binary('add', G.binary('multiply', i, G.constant(stop - start, 'float64'), 'float64'), G.constant(start, 'float64'), 'float64');
   if (endpoint && num > 1) v = G.where(G.binary('equal', G.iota([num], 0, chunk), G.constant(num - 1, 'int64'), 'bool'), G.expand(G.constant(stop, 'float64'), [num]), v);
-  return new Tensor(G.cast(v, d));
+  return placed(new Tensor(G.cast(v, d)), o);
 }
 
 export function eye(n: number, o?: CreateOpts & { k?: number; M?: number }): Tensor;
@@ -505,7 +519,7 @@ export function eye(n: number, ...rest: (number | null | (CreateOpts & { k?: num
   const d = dtypeArg(o.dtype) ?? 'float64';
   const chunk = creationChunk(shape, d, o);
   const diff = G.binary('subtract', G.iota(shape, 1, chunk), G.iota(shape, 0, chunk), 'int64');
-  return new Tensor(G.cast(G.binary('equal', diff, G.constant(k, 'int64'), 'bool'), d));
+  return placed(new Tensor(G.cast(G.binary('equal', diff, G.constant(k, 'int64'), 'bool'), d)), o);
 }
 export const identity = (n: number, o: CreateOpts = {}): Tensor => eye(n, n, o);
 
@@ -729,7 +743,7 @@ export class Generator {
 
   private draw(dist: 'uniform' | 'normal' | 'bits', size: number | readonly number[] | undefined, o: CreateOpts): Node {
     const shape = size === undefined ? [] : checkShape(size, 'size');
-    return G.random(dist, this.key, this.stream++, shape, chunkGrid(shape, 8, o.chunkSize));
+    return placed(G.random(dist, this.key, this.stream++, shape, chunkGrid(shape, 8, o.chunkSize)), o);
   }
   random(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return this.cast(new Tensor(this.draw('uniform', size, o)), o); }
   uniform(low = 0, high = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor {
