@@ -246,6 +246,25 @@ describe('reductions on WebGPU match the reference', () => {
   });
 });
 
+describe('the tiled matmul shader (shaders/matmul.wgsl)', () => {
+  it('matches the reference at awkward sizes, in sub-boxes and K ranges, within float32 rounding', async () => {
+    for (const [m, n, k] of [[1, 1, 1], [3, 5, 7], [64, 64, 16], [65, 130, 67], [70, 37, 513], [2, 3, 0], [200, 150, 100]] as const) {
+      const A = src('a', 'float32', [m, k]), B = src('b', 'float32', [k, n]);
+      const kernel = kernelOf(G.matmul(A, B, 'float32'));
+      const av = Float32Array.from({ length: m * k }, (_, i) => Math.sin(i * 1.7) * (1 + (i % 5)));
+      const bv = Float32Array.from({ length: k * n }, (_, i) => Math.cos(i * 0.3) - 0.25);
+      const boxes: [[number, number][], [number, number][]][] = [[full([m, n]), [[0, k]]], [[[Math.min(1, m), m], [Math.min(2, n), n]], [[Math.floor(k / 3), k]]]];
+      for (const [outer, red] of boxes) {
+        const before = dev.stats.tasks;
+        const [[g], [w]] = await both({ kernel, inputs: [region(av, 'float32', [m, k]), region(bv, 'float32', [k, n])], outShape: [m, n], outer, red });
+        expect(dev.stats.tasks).toBe(before + (outer.some(([lo, hi]) => hi <= lo) ? 0 : 1));
+        // |error| <= K * eps * sum |a||b| per element, bounded here by the magnitudes used
+        expectClose(g!, w!, 0, Math.max(1, k) * 6e-8 * 6 * 1.25 * Math.max(1, k), `${m}x${k} @ ${k}x${n} box ${JSON.stringify(outer)} k ${JSON.stringify(red)}`);
+      }
+    }
+  });
+});
+
 describe('memory access, control flow and random numbers on WebGPU', () => {
   it('reads strided and transposed regions of a larger chunk, and guards loads with where', async () => {
     const shape = [9, 13];

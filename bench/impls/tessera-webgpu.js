@@ -1,8 +1,7 @@
 // Tessera with options.device = 'webgpu': the same programs as tessera.js,
 // their float32 and 32-bit integer kernels on the WebGPU adapter (Dawn in
 // Node; SwiftShader on the CPU where the machine has no GPU), float64 work
-// on WASM. Float64 cases are skipped: they would only repeat the WASM row;
-// so is matmul until the tiled shader exists.
+// on WASM. Float64 cases are skipped: they would only repeat the WASM row.
 
 import { setup as tessera } from './tessera.js';
 
@@ -16,8 +15,6 @@ export async function setup() {
     async prepare(c) {
       if (c.dtype === 'float64') return { skip: 'float64 runs on WASM' };
       if (!gpu) return { skip: 'no WebGPU adapter' };
-      // the generic kernel (a workgroup per output element) is no matmul: the tiled shader comes next
-      if (c.bench === 'matmul') return { skip: 'no tiled matmul shader yet' };
       return t.prepare(c);
     },
   };

@@ -13,6 +13,7 @@
 import { existsSync } from 'node:fs';
 import type { DType, TypedArray } from '../graph/dtype.js';
 import { kernelKey, type Kernel } from '../ir/ir.js';
+import { type MatmulInfo, matmulOf } from '../ir/matmul.js';
 import { type GpuLayout, type WType, WG, gpuSupport, renderWgsl, wtype } from '../wgsl/render.js';
 
 /** A region of one chunk as the device sees it: element at global index g is data[sum((g - origin) * strides)]. */
@@ -152,10 +153,11 @@ export class GpuDevice {
   async run(task: GpuTask): Promise<void> {
     if (this.lostReason) throw new Error(`WebGPU device lost: ${this.lostReason}`);
     const { kernel: k } = task;
-    const { pipeline, layout } = await this.program(k, task.partial);
-    const dev = this.device;
     const count = task.outer.reduce((a, [lo, hi]) => a * Math.max(0, hi - lo), 1);
     if (count === 0) return;
+    const mm = matmulOf(k);
+    if (mm && k.shape.length === 2 && k.dtype === 'float32') return this.matmul(task, mm);
+    const { pipeline, layout } = await this.program(k, task.partial);
     const groups = layout.perOutput === 'workgroup' ? count : Math.ceil(count / WG);
     const maxDim = this.info.maxComputeWorkgroupsPerDimension;
     const gridX = Math.min(groups, maxDim);
@@ -173,7 +175,46 @@ export class GpuDevice {
     params[layout.countSlot] = count;
     params[layout.gridSlot] = gridX;
     params[layout.redCountSlot] = task.red.reduce((a, [lo, hi]) => a * Math.max(0, hi - lo), 1);
+    await this.dispatch(pipeline, params, task.inputs, task.outputs.map((r, i) => [r, layout.outTypes[i]!]), [gridX, gridY], task.outer);
+    this.stats.tasks++;
+  }
 
+  /** A 2-D float32 matrix product through the hand-written tiled shader (shaders/matmul.wgsl). */
+  private async matmul(task: GpuTask, mm: MatmulInfo): Promise<void> {
+    const pipeline = await this.shader('matmul');
+    const [[i0, i1], [j0, j1]] = task.outer as [[number, number], [number, number]];
+    const [k0, k1] = task.red[0]!;
+    const a = task.inputs[mm.a]!, b = task.inputs[mm.b]!, c = task.outputs[0]!;
+    const params = Int32Array.from([i1 - i0, j1 - j0, Math.max(0, k1 - k0), i0, j0, k0, ...a.origin, ...a.strides, ...b.origin, ...b.strides, ...c.origin, ...c.strides]);
+    await this.dispatch(pipeline, params, [a, b], [[c, 'f32']], [Math.ceil((j1 - j0) / 64), Math.ceil((i1 - i0) / 64)], task.outer);
+    this.stats.tasks++;
+  }
+
+  /** A hand-written shader from shaders/, compiled once. */
+  private async shader(name: string): Promise<GPUComputePipeline> {
+    const key = `shader:${name}`;
+    let p = this.programs.get(key);
+    if (!p) {
+      const code = await loadShader(name);
+      this.device.pushErrorScope('validation');
+      const module = this.device.createShaderModule({ code });
+      const pipeline = this.device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+      const error = await this.device.popErrorScope();
+      if (error) throw new Error(`internal: shaders/${name}.wgsl does not compile: ${error.message}`);
+      p = { pipeline, layout: undefined as unknown as GpuLayout };
+      this.programs.set(key, p);
+      this.stats.compiled++;
+    }
+    return p.pipeline;
+  }
+
+  /**
+   * Uploads params and inputs (binding 0, then 1..n), binds the outputs after
+   * them, dispatches `grid` workgroups, and writes the box `outer` of each
+   * output back into its region.
+   */
+  private async dispatch(pipeline: GPUComputePipeline, params: Int32Array, inputs: readonly Region[], outputs: readonly (readonly [Region, WType])[], grid: readonly [number, number], outer: GpuTask['outer']): Promise<void> {
+    const dev = this.device;
     const STORAGE = GPUBufferUsage.STORAGE, COPY_DST = GPUBufferUsage.COPY_DST, COPY_SRC = GPUBufferUsage.COPY_SRC;
     const temps: GPUBuffer[] = [];
     const upload = (words: ArrayBufferView & { byteLength: number }, usage: number): GPUBuffer => {
@@ -184,21 +225,21 @@ export class GpuDevice {
       return b;
     };
     const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: upload(params, STORAGE | COPY_DST) } }];
-    task.inputs.forEach((r, i) => {
+    inputs.forEach((r, i) => {
       entries.push({ binding: i + 1, resource: { buffer: upload(widen(r.data, wtype(r.dtype)), STORAGE | COPY_DST) } });
     });
-    const outs = task.outputs.map((r, i) => {
+    const outs = outputs.map(([r, type], i) => {
       const bytes = Math.max(4, r.data.length * 4);
       const b = this.buffer(bytes, STORAGE | COPY_SRC);
       temps.push(b);
-      entries.push({ binding: task.inputs.length + 1 + i, resource: { buffer: b } });
-      return { b, bytes, type: layout.outTypes[i]! };
+      entries.push({ binding: inputs.length + 1 + i, resource: { buffer: b } });
+      return { b, bytes, type };
     });
     const enc = dev.createCommandEncoder();
     const pass = enc.beginComputePass();
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, dev.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries }));
-    pass.dispatchWorkgroups(gridX, gridY);
+    pass.dispatchWorkgroups(grid[0], grid[1]);
     pass.end();
     const reads = outs.map((o) => {
       const staging = dev.createBuffer({ size: o.b.size, usage: GPUBufferUsage.MAP_READ | COPY_DST });
@@ -218,7 +259,7 @@ export class GpuDevice {
       reads.forEach((s, i) => {
         const o = outs[i]!;
         const words = new WORD[o.type](s.getMappedRange(0, o.bytes));
-        writeBox(task.outputs[i]!, words, task.outer);
+        writeBox(outputs[i]![0], words, outer);
         this.stats.bytesDown += o.bytes;
         s.unmap();
       });
@@ -226,7 +267,6 @@ export class GpuDevice {
       reads.forEach((s) => s.destroy());
       temps.forEach((b) => this.release(b));
     }
-    this.stats.tasks++;
   }
 
   /** Frees every buffer and the device (a Node device keeps a core busy until then). */
@@ -237,6 +277,13 @@ export class GpuDevice {
     this.device.destroy();
     this.entry = undefined; // lets a Node process exit
   }
+}
+
+/** The text of shaders/<name>.wgsl (read from the package in Node, fetched beside the page in a browser). */
+async function loadShader(name: string): Promise<string> {
+  const url = new URL(`../../shaders/${name}.wgsl`, import.meta.url);
+  if (url.protocol === 'file:') return (await import('node:fs')).readFileSync(url, 'utf8');
+  return (await fetch(url)).text();
 }
 
 /** The words a chunk lives in on the GPU: 4 bytes per element, narrow integers and bools widened. */
