@@ -10,7 +10,6 @@
 // In: a Kernel, its mode, and a task's input and output regions as typed
 // arrays. Out: the task's box of each output, written in place.
 
-import { existsSync } from 'node:fs';
 import type { DType, TypedArray } from '../graph/dtype.js';
 import { kernelKey, type Kernel } from '../ir/ir.js';
 import { type MatmulInfo, matmulOf } from '../ir/matmul.js';
@@ -55,11 +54,12 @@ async function gpuEntry(): Promise<GPU | undefined> {
   if (nav?.gpu) return nav.gpu;
   if (typeof process === 'undefined' || !process.versions?.node) return undefined;
   if (!process.env.VK_ICD_FILENAMES) {
+    const { existsSync } = await import('node:fs');
     const icd = SWIFTSHADER_ICD.find((p) => existsSync(p));
     if (icd && process.env.TESSERA_GPU_DRIVER !== 'system') process.env.VK_ICD_FILENAMES = icd;
   }
   try {
-    const { create, globals } = (await import('webgpu')) as unknown as { create: (flags: string[]) => GPU; globals: Record<string, unknown> };
+    const { create, globals } = (await import(/* @vite-ignore */ 'webgpu')) as unknown as { create: (flags: string[]) => GPU; globals: Record<string, unknown> };
     for (const [k, v] of Object.entries(globals)) if (!(k in globalThis)) (globalThis as Record<string, unknown>)[k] = v;
     return create([]);
   } catch {
@@ -153,6 +153,7 @@ export class GpuDevice {
   async run(task: GpuTask): Promise<void> {
     if (this.lostReason) throw new Error(`WebGPU device lost: ${this.lostReason}`);
     const { kernel: k } = task;
+    if (task.inputs.length !== k.inputs.length) throw new Error(`internal: a task of a kernel with ${k.inputs.length} inputs got ${task.inputs.length}`);
     const count = task.outer.reduce((a, [lo, hi]) => a * Math.max(0, hi - lo), 1);
     if (count === 0) return;
     const mm = matmulOf(k);
