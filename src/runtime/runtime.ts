@@ -259,24 +259,28 @@ export class Runtime {
     let done = 0;
     let bytesCopied = 0;
     try {
+      // Ready tasks in two queues: kernels the GPU takes, and the rest (a lost device sends its queue back)
       const ready: number[] = [];
+      const gpuReady: number[] = [];
+      const enqueue = (id: number) => (onGpu(id) ? gpuReady : ready).push(id);
+      const gpuQueueBack = () => { if (gpu?.lost && gpuReady.length) ready.push(...gpuReady.splice(0)); };
       const waiting = plan.tasks.map((t) => t.deps.length);
       const dependents: number[][] = plan.tasks.map(() => []);
       plan.tasks.forEach((t) => t.deps.forEach((d) => dependents[d]!.push(t.id)));
-      plan.tasks.forEach((t) => { if (t.deps.length === 0) ready.push(t.id); });
-      ready.reverse();
+      [...plan.tasks].reverse().forEach((t) => { if (t.deps.length === 0) enqueue(t.id); });
       const finish = (id: number, temps: Block[]) => {
         done++;
         for (const b of temps) heap.release(b);
         st.afterTask(plan.tasks[id]!);
-        for (const d of dependents[id]!) if (--waiting[d]! === 0) ready.push(d);
+        for (const d of dependents[id]!) if (--waiting[d]! === 0) enqueue(d);
         opts.onProgress?.({ done, total });
       };
       if (!pool) {
         const ex = this.inlineExecutor();
-        while (ready.length) {
+        while (ready.length || gpuReady.length) {
+          gpuQueueBack();
+          if (gpuReady.length) { const id = gpuReady.pop()!; finish(id, await runOnGpu(id)); continue; }
           const id = ready.pop()!;
-          if (onGpu(id)) { finish(id, await runOnGpu(id)); continue; }
           const [job, temps, copied] = st.bind(plan.tasks[id]!);
           bytesCopied += copied;
           ex.run(job);
@@ -286,11 +290,11 @@ export class Runtime {
       } else {
         let failure: Error | undefined;
         const running = new Set<Promise<void>>();
-        while ((ready.length || running.size) && !failure) {
+        while ((ready.length || gpuReady.length || running.size) && !failure) {
+          gpuQueueBack();
           // The GPU takes one task at a time (its own queue keeps it busy); workers take the others.
-          const g = gpuBusy ? -1 : ready.findIndex(onGpu);
-          if (g >= 0) {
-            const id = ready.splice(g, 1)[0]!;
+          if (!gpuBusy && gpuReady.length) {
+            const id = gpuReady.shift()!;
             gpuBusy = true;
             const p: Promise<void> = runOnGpu(id).then(
               (temps) => { gpuBusy = false; running.delete(p); finish(id, temps); },
@@ -299,9 +303,8 @@ export class Runtime {
             running.add(p);
           }
           let w: number;
-          let c: number;
-          while (!failure && (c = ready.findIndex((id) => !onGpu(id))) >= 0 && (w = pool.idle(ready.length)) >= 0) {
-            const id = ready.splice(c, 1)[0]!;
+          while (ready.length && !failure && (w = pool.idle(ready.length)) >= 0) {
+            const id = ready.shift()!;
             const [job, temps, copied] = st.bind(plan.tasks[id]!);
             bytesCopied += copied;
             const p: Promise<void> = pool.run(w, job).then(

@@ -69,6 +69,7 @@ async function gpuEntry(): Promise<GPU | undefined> {
 
 export class GpuDevice {
   private readonly programs = new Map<string, Program>();
+  private readonly shaders = new Map<string, GPUComputePipeline>();
   private readonly pool = new Map<string, GPUBuffer[]>();
   private lostReason: string | undefined;
   /** Programs compiled and tasks run, for reports and tests. */
@@ -123,16 +124,30 @@ export class GpuDevice {
     let p = this.programs.get(key);
     if (!p) {
       const { code, layout } = renderWgsl(k, partial);
-      this.device.pushErrorScope('validation');
-      const module = this.device.createShaderModule({ code });
-      const pipeline = this.device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
-      const error = await this.device.popErrorScope();
-      if (error) throw new Error(`internal: the WGSL of a kernel does not compile: ${error.message}`);
-      p = { pipeline, layout };
+      p = { pipeline: await this.compile(code, 'the WGSL of a kernel'), layout };
       this.programs.set(key, p);
-      this.stats.compiled++;
     }
     return p;
+  }
+
+  /** A hand-written shader from shaders/, compiled once. */
+  private async shader(name: string): Promise<GPUComputePipeline> {
+    let p = this.shaders.get(name);
+    if (!p) {
+      p = await this.compile(await loadShader(name), `shaders/${name}.wgsl`);
+      this.shaders.set(name, p);
+    }
+    return p;
+  }
+
+  private async compile(code: string, what: string): Promise<GPUComputePipeline> {
+    this.device.pushErrorScope('validation');
+    const module = this.device.createShaderModule({ code });
+    const pipeline = this.device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+    const error = await this.device.popErrorScope();
+    if (error) throw new Error(`internal: ${what} does not compile: ${error.message}`);
+    this.stats.compiled++;
+    return pipeline;
   }
 
   private buffer(bytes: number, usage: number): GPUBuffer {
@@ -189,24 +204,6 @@ export class GpuDevice {
     const params = Int32Array.from([i1 - i0, j1 - j0, Math.max(0, k1 - k0), i0, j0, k0, ...a.origin, ...a.strides, ...b.origin, ...b.strides, ...c.origin, ...c.strides]);
     await this.dispatch(pipeline, params, [a, b], [[c, 'f32']], [Math.ceil((j1 - j0) / 64), Math.ceil((i1 - i0) / 64)], task.outer);
     this.stats.tasks++;
-  }
-
-  /** A hand-written shader from shaders/, compiled once. */
-  private async shader(name: string): Promise<GPUComputePipeline> {
-    const key = `shader:${name}`;
-    let p = this.programs.get(key);
-    if (!p) {
-      const code = await loadShader(name);
-      this.device.pushErrorScope('validation');
-      const module = this.device.createShaderModule({ code });
-      const pipeline = this.device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
-      const error = await this.device.popErrorScope();
-      if (error) throw new Error(`internal: shaders/${name}.wgsl does not compile: ${error.message}`);
-      p = { pipeline, layout: undefined as unknown as GpuLayout };
-      this.programs.set(key, p);
-      this.stats.compiled++;
-    }
-    return p.pipeline;
   }
 
   /**
@@ -275,6 +272,7 @@ export class GpuDevice {
     for (const free of this.pool.values()) free.forEach((b) => b.destroy());
     this.pool.clear();
     this.programs.clear();
+    this.shaders.clear();
     this.device.destroy();
     this.entry = undefined; // lets a Node process exit
   }

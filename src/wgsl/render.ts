@@ -524,8 +524,8 @@ class Emitter {
         return `in${e.input}[${terms.length ? terms.join(' + ') : '0i'}]`;
       }
       case 'cast': return this.cast(this.value(e.a), e.a.dtype, e.dtype);
-      case 'unary': return this.unary(e.op, e.a, e.dtype);
-      case 'binary': return this.binary(e.op, e.a, e.b, e.dtype);
+      case 'unary': return this.unary(e.op, e.a);
+      case 'binary': return this.binary(e.op, e.a, e.b);
       case 'where': {
         const c = this.truthy(this.value(e.c), e.c.dtype);
         const name = this.fresh('w');
@@ -569,7 +569,7 @@ class Emitter {
     return narrow(same, to);
   }
 
-  private unary(op: Extract<Expr, { k: 'unary' }>['op'], a: Expr, d: DType): string {
+  private unary(op: Extract<Expr, { k: 'unary' }>['op'], a: Expr): string {
     const x = this.value(a);
     const t = wtype(a.dtype);
     const ad = a.dtype;
@@ -667,7 +667,7 @@ class Emitter {
     }
   }
 
-  private binary(op: Extract<Expr, { k: 'binary' }>['op'], ae: Expr, be: Expr, d: DType): string {
+  private binary(op: Extract<Expr, { k: 'binary' }>['op'], ae: Expr, be: Expr): string {
     const a = this.value(ae), b = this.value(be);
     const cd = ae.dtype;
     const t = wtype(cd);
@@ -721,7 +721,6 @@ class Emitter {
       case 'divide': case 'arctan2': case 'hypot': throw new Error(`internal: ${op} of ${cd} reaches the WGSL emitter`);
       default: return op satisfies never;
     }
-    void d;
   }
 
   /** Accumulation of `v` (already in the accumulator's dtype) into `acc`, as a statement. */
