@@ -300,6 +300,10 @@ describe('memory access, control flow and random numbers on WebGPU', () => {
     expectExact(gr!, wr!, 'max over 70000 rows');
   });
 
+  it('passes its own self-test, which compares a small kernel with the reference', async () => {
+    expect(await dev.selfTest()).toBeUndefined();
+  });
+
   it('says why a kernel cannot run on WebGPU', () => {
     expect(gpuSupport(kernelOf(G.unary('sqrt', src('x', 'float64', [3]), 'float64')))).toMatch(/float64/);
     expect(gpuSupport(kernelOf(G.random('uniform', [1, 2], 3, [4])))).toMatch(/float64/);

@@ -82,12 +82,20 @@ export class Runtime {
   private gpuOpen: Promise<GpuDevice | undefined> | undefined;
 
   private gpuIdle: ReturnType<typeof setTimeout> | undefined;
+  private gpuRefused: string | undefined;
 
   /** The WebGPU device, opened on first use and again after a loss (undefined where there is no adapter). */
   async gpuDevice(): Promise<GpuDevice | undefined> {
     if (this.gpuIdle) { clearTimeout(this.gpuIdle); this.gpuIdle = undefined; }
     if (this.gpuOpen && (await this.gpuOpen)?.lost) this.gpuOpen = undefined;
-    this.gpuOpen ??= GpuDevice.open().catch(() => undefined);
+    this.gpuOpen ??= (async () => {
+      const d = await GpuDevice.open().catch(() => undefined);
+      const failed = d && (await d.selfTest().catch((e: Error) => e.message));
+      if (!failed) return d;
+      this.gpuRefused = `the adapter failed its self-test (${failed})`;
+      d!.destroy();
+      return undefined;
+    })();
     return this.gpuOpen;
   }
 
@@ -230,7 +238,7 @@ export class Runtime {
     const st = new RunState(this, plan, (n) => this.stored.get(n));
     const choice = opts.device ?? 'wasm';
     const gpu = choice === 'wasm' ? undefined : await this.gpuDevice();
-    const gpuNote = choice === 'wasm' ? 'not asked for' : !gpu ? 'no WebGPU adapter' : gpu.info.adapter;
+    const gpuNote = choice === 'wasm' ? 'not asked for' : !gpu ? (this.gpuRefused ?? 'no WebGPU adapter') : gpu.info.adapter;
     const useGpu = gpu && (choice === 'webgpu' || !gpu.software)
       ? plan.kernels.map((k) => gpu.supports(k) === undefined)
       : plan.kernels.map(() => false);
@@ -244,11 +252,14 @@ export class Runtime {
       bytesCopied += copied;
       const kj = job as KernelJob;
       for (const c of kj.copies) copyBox(heap.memory, c);
+      const gt = gpuTaskOf(plan.kernels[task.kernel]!, kj, task, heap.memory);
       try {
-        await gpu!.run(gpuTaskOf(plan.kernels[task.kernel]!, kj, task, heap.memory));
+        if (!gpu!.fits(gt)) throw new RangeError('too large for one binding');
+        await gpu!.run(gt);
         gpuTasks++;
       } catch (e) {
-        if (!gpu!.lost) throw e;
+        // a chunk larger than the adapter's binding limit, or a lost device: this task on WASM
+        if (!gpu!.lost && !(e instanceof RangeError)) throw e;
         this.inlineExecutor().run({ ...kj, copies: [] });
       }
       return temps;

@@ -2,7 +2,8 @@
 // on a GPU adapter, behind the same task interface as the CPU executor. It
 // probes the adapter once (features, limits), compiles a Program per kernel
 // structure and mode, reuses buffers from a pool, and answers `undefined`
-// from `open` where there is no adapter, so the caller stays on WASM.
+// from `open` where there is no adapter, so the caller stays on WASM (as it
+// does for an adapter that fails `selfTest`).
 // In a tab the adapter is `navigator.gpu`; in Node it is the `webgpu`
 // package (Dawn), pointed at Chromium's SwiftShader Vulkan driver when the
 // machine has no GPU. A Node device keeps a core busy while it lives:
@@ -10,7 +11,10 @@
 // In: a Kernel, its mode, and a task's input and output regions as typed
 // arrays. Out: the task's box of each output, written in place.
 
-import type { DType, TypedArray } from '../graph/dtype.js';
+import { ARRAY_CTOR, type DType, type TypedArray } from '../graph/dtype.js';
+import * as G from '../graph/node.js';
+import { fuse } from '../fuse/fuse.js';
+import { interpret } from '../ir/interpret.js';
 import { kernelKey, type Kernel } from '../ir/ir.js';
 import { type MatmulInfo, matmulOf } from '../ir/matmul.js';
 import { type GpuLayout, type WType, WG, gpuSupport, renderWgsl, wtype } from '../wgsl/render.js';
@@ -113,6 +117,44 @@ export class GpuDevice {
   /** Destroys the device as a GPU reset or driver crash would (tests of recovery use it). */
   lose(): void { this.device.destroy(); }
 
+  /**
+   * Runs a small kernel (Philox bits, integer and float32 arithmetic, a
+   * reduction) and compares it with the reference interpreter: an adapter
+   * that gets it wrong is not used. Returns what differed, or undefined.
+   */
+  async selfTest(): Promise<string | undefined> {
+    const n = 300;
+    const i = G.iota([n], 0);
+    const bits = G.binary('bitwise_xor', G.random('bits', [7, 11], 3, [n]), G.cast(i, 'uint32'), 'uint32');
+    const f = G.unary('sqrt', G.binary('add', G.cast(i, 'float32'), G.constant(0.5, 'float32'), 'float32'), 'float32');
+    const m = G.reduce('max', G.binary('mod', G.cast(i, 'int32'), G.constant(37, 'int32'), 'int32'), [0], false, 'int32');
+    for (const [node, shape, tol] of [[bits, [n], 0], [f, [n], 2e-7], [m, [], 0]] as const) {
+      const step = fuse([node], () => false).at(-1)!;
+      if (step.kind !== 'kernel') return 'internal: no kernel';
+      const k = step.kernel;
+      const red = k.reduce ? k.reduce.vars.map((v) => [0, v.size] as [number, number]) : [];
+      const outer = shape.map((d) => [0, d] as [number, number]);
+      const size = shape.reduce((a, b) => a * b, 1);
+      const got = new ARRAY_CTOR[k.dtype](size) as TypedArray;
+      const strides = shape.map((_, j) => shape.slice(j + 1).reduce((a, b) => a * b, 1));
+      await this.run({ kernel: k, partial: false, inputs: [], outputs: [{ data: got, dtype: k.dtype, origin: shape.map(() => 0), strides }], outer, red });
+      const heap = new ArrayBuffer(size * 8 + 8);
+      interpret(k, { inputs: [], outputs: [{ ptr: 0, origin: shape.map(() => 0), strides }], outer, red, partial: false }, heap);
+      const want = new ARRAY_CTOR[k.dtype](heap, 0, size) as TypedArray;
+      for (let j = 0; j < size; j++) {
+        const g = Number(got[j]), w = Number(want[j]);
+        if (Math.abs(g - w) > tol * Math.abs(w)) return `${k.dtype} element ${j}: ${g} instead of ${w}`;
+      }
+    }
+    return undefined;
+  }
+
+  /** Whether every region of `task` fits in one storage binding (4 bytes per element on the GPU). */
+  fits(task: GpuTask): boolean {
+    const limit = this.info.maxStorageBufferBindingSize;
+    return [...task.inputs, ...task.outputs].every((r) => r.data.length * 4 <= limit);
+  }
+
   /** Why `k` cannot run here, or undefined when it can. */
   supports(k: Kernel): string | undefined {
     if (this.lostReason) return `the device was lost (${this.lostReason})`;
@@ -178,7 +220,7 @@ export class GpuDevice {
     const maxDim = this.info.maxComputeWorkgroupsPerDimension;
     const gridX = Math.min(groups, maxDim);
     const gridY = Math.ceil(groups / gridX);
-    if (gridY > maxDim) throw new Error(`task of ${count} outputs is too large for one dispatch`);
+    if (gridY > maxDim) throw new RangeError(`task of ${count} outputs is too large for one dispatch`);
 
     const params = new Int32Array(layout.slots);
     const put = (b: GpuLayout['inputs'][number], r: Region) => {
