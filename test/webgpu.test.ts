@@ -352,6 +352,22 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
     expect(mt.lastReport()!.gpuTasks).toBe(0);
   });
 
+  it('keeps stored chunks resident on the GPU: a second job over the same tensor uploads only its parameters', async () => {
+    const x = mt.tensor(Float32Array.from({ length: 100000 }, (_, i) => Math.sin(i)), { chunkSize: 25000 });
+    mt.options.device = 'webgpu';
+    const first = (await x.multiply(2).max().fetch()).item();
+    const d = (await runtime.gpuDevice())!;
+    const up = d.stats.bytesUp, hits = d.stats.residentHits;
+    const second = (await x.multiply(2).max().fetch()).item();
+    const r = mt.lastReport()!;
+    mt.options.device = 'wasm';
+    expect(r.gpuTasks).toBeGreaterThanOrEqual(4);
+    expect(d.stats.residentHits - hits).toBeGreaterThanOrEqual(4);
+    expect(d.stats.bytesUp - up).toBeLessThan(4096);
+    expect(second).toBe(first);
+    expect(first).toBe((await x.multiply(2).max().fetch()).item());
+  });
+
   it('keeps float64 work on WASM', async () => {
     const x = mt.arange(0, 1000, 1, { dtype: 'float64' });
     const [[c], [g, r]] = await both(() => x.multiply(x).sum());

@@ -252,7 +252,7 @@ export class Runtime {
       bytesCopied += copied;
       const kj = job as KernelJob;
       for (const c of kj.copies) copyBox(heap.memory, c);
-      const gt = gpuTaskOf(plan.kernels[task.kernel]!, kj, task, heap.memory);
+      const gt = gpuTaskOf(plan.kernels[task.kernel]!, kj, task, heap.memory, (i) => st.stableInput(task, i));
       try {
         if (!gpu!.fits(gt)) throw new RangeError('too large for one binding');
         await gpu!.run(gt);
@@ -474,6 +474,18 @@ class RunState {
     return [job, temps, copied];
   }
 
+  /**
+   * The block input `i` of `task` reads when it is one chunk of a tensor that
+   * existed before this run (immutable: a device may keep a copy of it).
+   */
+  stableInput(task: Task, i: number): Block | undefined {
+    const r = task.reads[i]!;
+    if (!this.preexisting[r.tensor]) return undefined;
+    const spec = this.plan.tensors[r.tensor]!;
+    const cs = chunksOf(spec.shape, spec.chunk, r.box);
+    return cs.length === 1 ? this.stores[r.tensor]!.blocks[cs[0]!] : undefined;
+  }
+
   private chunkBinding(t: number, c: number): Binding {
     const s = this.stores[t]!;
     const box = chunkBox(s.shape, s.chunk, c);
@@ -516,8 +528,13 @@ function forEachRow(ext: readonly number[], fn: (idx: number[], len: number) => 
 }
 
 /** A kernel task's regions of the heap, as the GPU device takes them. */
-function gpuTaskOf(k: Kernel, job: KernelJob, task: Task, memory: WebAssembly.Memory): GpuTask {
-  const region = (b: Binding, d: DType, box: readonly Range[]): Region => {
+function gpuTaskOf(k: Kernel, job: KernelJob, task: Task, memory: WebAssembly.Memory, stable: (i: number) => Block | undefined): GpuTask {
+  const region = (b: Binding, d: DType, box: readonly Range[], whole?: Block): Region => {
+    if (whole) {
+      // a whole immutable chunk: the device may keep it resident, keyed by its block
+      const n = Math.floor(whole.bytes / INFO[d].bytes) - (b.ptr - whole.ptr) / INFO[d].bytes;
+      return { data: new ARRAY_CTOR[d](memory.buffer, b.ptr, n) as TypedArray, dtype: d, origin: b.origin, strides: b.strides, key: whole };
+    }
     // the elements the task can reach: up to the box's far corner
     const empty = box.some(([lo, hi]) => hi <= lo);
     const last = empty ? -1 : box.reduce((a, [, hi], i) => a + (hi - 1 - b.origin[i]!) * b.strides[i]!, 0);
@@ -529,7 +546,7 @@ function gpuTaskOf(k: Kernel, job: KernelJob, task: Task, memory: WebAssembly.Me
   return {
     kernel: k,
     partial: task.partial,
-    inputs: job.args.inputs.map((b, i) => region(b, k.inputs[i]!.dtype, task.reads[i]!.box)),
+    inputs: job.args.inputs.map((b, i) => region(b, k.inputs[i]!.dtype, task.reads[i]!.box, stable(i))),
     outputs: job.args.outputs.map((b, i) => region(b, outTypes[i]!, task.outer)),
     outer: task.outer,
     red: task.red,

@@ -25,7 +25,18 @@ export interface Region {
   readonly dtype: DType;
   readonly origin: readonly number[];
   readonly strides: readonly number[];
+  /**
+   * Identity of immutable content (a stored chunk's block): the device keeps
+   * such a region resident and uploads it once.
+   */
+  readonly key?: object;
 }
+
+/** Inputs and outputs of each hand-written shader (after the params binding), as its header says. */
+const SHADER_IO: Record<string, readonly [number, number]> = { matmul: [2, 1] };
+
+/** Bytes of immutable chunks kept on the device between tasks and jobs (least recently used go first). */
+const RESIDENT_BYTES = 256 * 2 ** 20;
 
 export interface GpuTask {
   readonly kernel: Kernel;
@@ -74,10 +85,13 @@ async function gpuEntry(): Promise<GPU | undefined> {
 export class GpuDevice {
   private readonly programs = new Map<string, Program>();
   private readonly shaders = new Map<string, GPUComputePipeline>();
+  /** Resident copies of immutable chunks, in least-recently-used order (a Map keeps insertion order). */
+  private readonly resident = new Map<object, GPUBuffer>();
+  private residentBytes = 0;
   private readonly pool = new Map<string, GPUBuffer[]>();
   private lostReason: string | undefined;
   /** Programs compiled and tasks run, for reports and tests. */
-  readonly stats = { compiled: 0, tasks: 0, bytesUp: 0, bytesDown: 0 };
+  readonly stats = { compiled: 0, tasks: 0, bytesUp: 0, bytesDown: 0, residentHits: 0 };
 
   // `entry` keeps Dawn's instance alive in Node: collecting it while the device lives crashes the process.
   private constructor(private entry: GPU | undefined, private readonly device: GPUDevice, readonly info: GpuInfo) {
@@ -166,7 +180,7 @@ export class GpuDevice {
     let p = this.programs.get(key);
     if (!p) {
       const { code, layout } = renderWgsl(k, partial);
-      p = { pipeline: await this.compile(code, 'the WGSL of a kernel'), layout };
+      p = { pipeline: await this.compile(code, 'the WGSL of a kernel', k.inputs.length, layout.outTypes.length), layout };
       this.programs.set(key, p);
     }
     return p;
@@ -176,16 +190,29 @@ export class GpuDevice {
   private async shader(name: string): Promise<GPUComputePipeline> {
     let p = this.shaders.get(name);
     if (!p) {
-      p = await this.compile(await loadShader(name), `shaders/${name}.wgsl`);
+      const io = SHADER_IO[name];
+      if (!io) throw new Error(`internal: no binding layout for shaders/${name}.wgsl`);
+      p = await this.compile(await loadShader(name), `shaders/${name}.wgsl`, io[0], io[1]);
       this.shaders.set(name, p);
     }
     return p;
   }
 
-  private async compile(code: string, what: string): Promise<GPUComputePipeline> {
-    this.device.pushErrorScope('validation');
-    const module = this.device.createShaderModule({ code });
-    const pipeline = this.device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+  /**
+   * Compiles a shader whose bindings are params (0), `inputs` read-only
+   * buffers, then `outputs` writable ones, with that layout spelled out: an
+   * 'auto' layout drops bindings the code never reads (a kernel input that
+   * only decides the task's shape), and binding them would be invalid.
+   */
+  private async compile(code: string, what: string, inputs: number, outputs: number): Promise<GPUComputePipeline> {
+    const dev = this.device;
+    dev.pushErrorScope('validation');
+    const module = dev.createShaderModule({ code });
+    const entries: GPUBindGroupLayoutEntry[] = Array.from({ length: 1 + inputs + outputs }, (_, i) => ({
+      binding: i, visibility: GPUShaderStage.COMPUTE, buffer: { type: i <= inputs ? 'read-only-storage' : 'storage' },
+    }));
+    const layout = dev.createPipelineLayout({ bindGroupLayouts: [dev.createBindGroupLayout({ entries })] });
+    const pipeline = dev.createComputePipeline({ layout, compute: { module, entryPoint: 'main' } });
     const error = await this.device.popErrorScope();
     if (error) throw new Error(`internal: ${what} does not compile: ${error.message}`);
     this.stats.compiled++;
@@ -266,7 +293,7 @@ export class GpuDevice {
     };
     const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: upload(params, STORAGE | COPY_DST) } }];
     inputs.forEach((r, i) => {
-      entries.push({ binding: i + 1, resource: { buffer: upload(widen(r.data, wtype(r.dtype)), STORAGE | COPY_DST) } });
+      entries.push({ binding: i + 1, resource: { buffer: r.key ? this.residentOf(r) : upload(widen(r.data, wtype(r.dtype)), STORAGE | COPY_DST) } });
     });
     const outs = outputs.map(([r, type], i) => {
       const bytes = Math.max(4, r.data.length * 4);
@@ -275,6 +302,7 @@ export class GpuDevice {
       entries.push({ binding: inputs.length + 1 + i, resource: { buffer: b } });
       return { b, bytes, type };
     });
+    dev.pushErrorScope('validation');
     const enc = dev.createCommandEncoder();
     const pass = enc.beginComputePass();
     pass.setPipeline(pipeline);
@@ -287,7 +315,9 @@ export class GpuDevice {
       return staging;
     });
     dev.queue.submit([enc.finish()]);
+    const invalid = await dev.popErrorScope();
     try {
+      if (invalid) throw new Error(`internal: a WebGPU dispatch was invalid: ${invalid.message}`);
       try {
         await Promise.all(reads.map((s) => s.mapAsync(GPUMapMode.READ)));
       } catch (e) {
@@ -309,12 +339,40 @@ export class GpuDevice {
     }
   }
 
+  /** The resident buffer of an immutable region, uploaded on first use. */
+  private residentOf(r: Region): GPUBuffer {
+    const key = r.key!;
+    let b = this.resident.get(key);
+    if (b) {
+      this.resident.delete(key);
+      this.resident.set(key, b);
+      this.stats.residentHits++;
+      return b;
+    }
+    const words = widen(r.data, wtype(r.dtype));
+    b = this.device.createBuffer({ size: Math.max(16, Math.ceil(words.byteLength / 4) * 4), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+    if (words.byteLength) this.device.queue.writeBuffer(b, 0, words.buffer, words.byteOffset, words.byteLength);
+    this.stats.bytesUp += words.byteLength;
+    this.resident.set(key, b);
+    this.residentBytes += b.size;
+    for (const [k, old] of this.resident) {
+      if (this.residentBytes <= RESIDENT_BYTES || k === key) break;
+      this.resident.delete(k);
+      this.residentBytes -= old.size;
+      old.destroy();
+    }
+    return b;
+  }
+
   /** Frees every buffer and the device (a Node device keeps a core busy until then). */
   destroy(): void {
     for (const free of this.pool.values()) free.forEach((b) => b.destroy());
     this.pool.clear();
     this.programs.clear();
     this.shaders.clear();
+    for (const b of this.resident.values()) b.destroy();
+    this.resident.clear();
+    this.residentBytes = 0;
     this.device.destroy();
     this.entry = undefined; // lets a Node process exit
   }
