@@ -15,7 +15,7 @@ const REDUCTIONS = ['sum_axis0', 'sum_axis1', 'argmax_axis0', 'argmax_axis1'];
  */
 export function caseList({ quick = false, huge = false } = {}) {
   const list = [];
-  const add = (bench, size, dtype, reps, extra = {}) => list.push({ id: `${bench}@${fmtN(size)}${bench === 'mc_pi' ? '' : `/${dtype}`}`, bench, size, dtype, reps, ...extra });
+  const add = (bench, size, dtype, reps, extra = {}) => list.push({ id: `${bench}@${fmtN(size)}${bench === 'mc_pi' && dtype === 'float64' ? '' : `/${dtype}`}`, bench, size, dtype, reps, ...extra });
   const speedup = (min, text) => ({ kind: 'speedup', min, text });
 
   for (const n of quick ? [1e7] : [1e7, 1e8, 1e9]) add('mc_pi', n, 'float64', n >= 1e8 ? 3 : 5, n === 1e8 ? { target: speedup(10, '≥ 10× NumPy') } : {});
@@ -26,7 +26,8 @@ export function caseList({ quick = false, huge = false } = {}) {
   for (const dtype of ['float32', 'float64']) {
     for (const n of quick ? [256, 512] : [1024, 2048]) add('matmul', n, dtype, n >= 2048 ? 3 : 5, { target: speedup(0.25, '≥ 25% of NumPy GFLOP/s'), ...(n >= 2048 ? { only: ['numpy', 'tessera', 'tfjs', 'jax'] } : {}) });
   }
-  // float32 rows, where the WebGPU path runs (it has no float64): a fused chain and reductions
+  // float32 rows, where the WebGPU path runs (it has no float64): Monte Carlo, a fused chain, reductions
+  add('mc_pi', quick ? 1e6 : 1e7, 'float32', 5);
   add('mean_expr', quick ? 1e6 : 1e7, 'float32', 5);
   add('sum_axis1', quick ? 1000 : 4000, 'float32', 5);
   add('argmax_axis0', quick ? 1000 : 4000, 'float32', 5);
@@ -35,7 +36,7 @@ export function caseList({ quick = false, huge = false } = {}) {
 
 export function caseLabel(c) {
   switch (c.bench) {
-    case 'mc_pi': return `Monte Carlo pi, N=${fmtN(c.size)}`;
+    case 'mc_pi': return `Monte Carlo pi, N=${fmtN(c.size)}${c.dtype === 'float32' ? ' float32' : ''}`;
     case 'mean_expr': return `((a*2+b)**2).mean(), n=${fmtN(c.size)} ${c.dtype}`;
     case 'matmul': return `matmul ${c.size}x${c.size} ${c.dtype}`;
     default: return `${c.bench.replace(/_axis(\d)/, ' axis=$1')} ${c.size}x${c.size} ${c.dtype}`;

@@ -70,7 +70,8 @@ def prepare(c):
         def run():
             inside = 0
             for m in ps:
-                d = rng.uniform(-1, 1, (m, 2))
+                # float32: NumPy's own float32 draws (24 bits), then float32 arithmetic
+                d = rng.random((m, 2), dtype=np.float32) * 2 - 1 if dt == "float32" else rng.uniform(-1, 1, (m, 2))
                 inside += int((np.sqrt((d**2).sum(axis=1)) < 1).sum())
             return 4 * inside / n
 

@@ -269,11 +269,11 @@ describe('reductions at the edges', () => {
 describe('random draws (Philox blocks made sixteen at a time)', () => {
   it('match the reference in boxes that start and end anywhere, read forwards, transposed and two draws at once', () => {
     const mem = new Mem();
-    for (const dist of ['uniform', 'normal', 'bits'] as const) {
-      const dt = dist === 'bits' ? 'uint32' : 'float64';
+    for (const dist of ['uniform', 'uniform32', 'normal', 'bits'] as const) {
+      const dt = dist === 'bits' ? 'uint32' : dist === 'uniform32' ? 'float32' : 'float64';
       const a = G.random(dist, [0x9e3779b9, 12345], 7, [9, 37]);
       const b = G.random(dist, [5, 0], 2 ** 31 + 3, [37, 9]);
-      const nodes = [a, G.permute(b, [1, 0]), G.binary('subtract', a, G.permute(b, [1, 0]), dt === 'uint32' ? 'uint32' : 'float64')];
+      const nodes = [a, G.permute(b, [1, 0]), G.binary('subtract', a, G.permute(b, [1, 0]), dt)];
       for (const n of nodes) {
         const st = fuse([n], () => false).at(-1)!;
         if (st.kind !== 'kernel') throw new Error('expected a kernel');

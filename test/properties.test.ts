@@ -856,6 +856,14 @@ describe('random numbers (Philox) are bit-identical for any chunkSize and worker
           const want = randomValue('uniform', key, stream, i);
           if (!Object.is(got[i], want)) expect.fail(`seed ${seed} stream ${stream} element ${i}: got ${got[i]} want ${want}`);
         }
+        // float32 draws: 24 bits of the same stream
+        const g32 = mt.random.default_rng(seed);
+        for (let i = 0; i < stream; i++) g32.random([1]);
+        const got32 = values(await g32.random(shape, { chunkSize: cs, dtype: 'float32' }).fetch()) as number[];
+        for (let i = 0; i < got32.length; i++) {
+          const want = randomValue('uniform32', key, stream, i);
+          if (!Object.is(got32[i], want)) expect.fail(`float32: seed ${seed} stream ${stream} element ${i}: got ${got32[i]} want ${want}`);
+        }
       }),
       RUN,
     );

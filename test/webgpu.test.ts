@@ -280,10 +280,12 @@ describe('memory access, control flow and random numbers on WebGPU', () => {
   it('draws the same Philox bits as the CPU path, in any box', async () => {
     const shape = [7, 300];
     const node = G.binary('bitwise_xor', G.random('bits', [0x9e3779b9, 77], 5, shape), G.random('bits', [3, 0], 2 ** 31 + 9, shape), 'uint32');
-    const k = kernelOf(node);
-    for (const outer of [full(shape), [[1, 6], [17, 299]] as [number, number][]]) {
-      const [[g], [w]] = await both({ kernel: k, inputs: [], outShape: shape, outer, red: [] });
-      expectExact(g!, w!, 'bits ^ bits');
+    const u32 = G.binary('subtract', G.random('uniform32', [11, 12], 4, shape), G.constant(0.25, 'float32'), 'float32');
+    for (const k of [kernelOf(node), kernelOf(u32)]) {
+      for (const outer of [full(shape), [[1, 6], [17, 299]] as [number, number][]]) {
+        const [[g], [w]] = await both({ kernel: k, inputs: [], outShape: shape, outer, red: [] });
+        expectExact(g!, w!, `${k.dtype} draws`);
+      }
     }
   });
 
@@ -366,6 +368,25 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
     expect(d.stats.bytesUp - up).toBeLessThan(4096);
     expect(second).toBe(first);
     expect(first).toBe((await x.multiply(2).max().fetch()).item());
+  });
+
+  it('runs the Monte Carlo pi program in float32 on the GPU, counting as the CPU does but for points on the circle', async () => {
+    const n = 300000;
+    const pi = async () => {
+      mt.random.seed(7);
+      const d = mt.random.uniform(-1, 1, [n, 2], { dtype: 'float32', chunkSize: 100000 });
+      return Number((await mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum().fetch()).item());
+    };
+    mt.options.device = 'wasm';
+    const cpu = await pi();
+    mt.options.device = 'webgpu';
+    const gpu = await pi();
+    const r = mt.lastReport()!;
+    mt.options.device = 'wasm';
+    expect(r.gpuTasks).toBeGreaterThan(0);
+    // the GPU adds a point's two squares in float32, the CPU in float64: a point within an ulp of the circle may flip
+    expect(Math.abs(gpu - cpu)).toBeLessThanOrEqual(3);
+    expect(Math.abs((4 * cpu) / n - Math.PI)).toBeLessThan(6 * Math.sqrt(Math.PI * (4 - Math.PI) / n));
   });
 
   it('keeps float64 work on WASM', async () => {

@@ -38,7 +38,7 @@ export async function setup({ device = 'wasm' } = {}) {
         return {
           async run() {
             mt.random.seed(seed++);
-            const d = mt.random.uniform(-1, 1, [n, 2]);
+            const d = mt.random.uniform(-1, 1, [n, 2], dtype === 'float32' ? { dtype } : {});
             const inside = mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum();
             return (4 * Number((await inside.fetch()).item())) / n;
           },

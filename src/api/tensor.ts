@@ -741,13 +741,17 @@ export class Generator {
   private readonly key: [number, number];
   constructor(seed: number) { this.key = seedKey(seed); }
 
-  private draw(dist: 'uniform' | 'normal' | 'bits', size: number | readonly number[] | undefined, o: CreateOpts): Node {
+  private draw(dist: 'uniform' | 'uniform32' | 'normal' | 'bits', size: number | readonly number[] | undefined, o: CreateOpts): Node {
     const shape = size === undefined ? [] : checkShape(size, 'size');
     return placed(G.random(dist, this.key, this.stream++, shape, chunkGrid(shape, 8, o.chunkSize)), o);
   }
-  random(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return this.cast(new Tensor(this.draw('uniform', size, o)), o); }
+  /** Uniform draws: 53 random bits in float64; with { dtype: 'float32' }, 24 bits drawn as float32 (as NumPy's random(dtype=float32)), so float32 programs run where float64 cannot (WebGPU). */
+  private unit(size: number | readonly number[] | undefined, o: CreateOpts): Tensor {
+    return new Tensor(this.draw(dtypeArg(o.dtype) === 'float32' ? 'uniform32' : 'uniform', size, o));
+  }
+  random(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return this.cast(this.unit(size, o), o); }
   uniform(low = 0, high = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor {
-    return this.cast(add(multiply(new Tensor(this.draw('uniform', size, o)), high - low), low), o);
+    return this.cast(add(multiply(this.unit(size, o), high - low), low), o);
   }
   standard_normal(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return this.cast(new Tensor(this.draw('normal', size, o)), o); }
   normal(loc = 0, scale = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor {

@@ -75,7 +75,7 @@ export function iota(shape: Shape, axis: number, chunk?: Shape): Node<'iota'> {
 }
 
 export function random(dist: RandomDist, seed: readonly [number, number], stream: number, shape: Shape, chunk?: Shape): Node<'random'> {
-  const dtype: DType = dist === 'bits' ? 'uint32' : 'float64';
+  const dtype: DType = dist === 'bits' ? 'uint32' : dist === 'uniform32' ? 'float32' : 'float64';
   return make('random', [], { dist, seed, stream }, dtype, shape, chunk);
 }
 

@@ -104,5 +104,5 @@ export const REDUCE_OPS = ['sum', 'prod', 'min', 'max', 'argmin', 'argmax', 'any
 export type ReduceOp = (typeof REDUCE_OPS)[number];
 export const isArgReduce = (op: ReduceOp): boolean => op === 'argmin' || op === 'argmax';
 
-export const RANDOM_DISTS = ['uniform', 'normal', 'bits'] as const;
+export const RANDOM_DISTS = ['uniform', 'uniform32', 'normal', 'bits'] as const;
 export type RandomDist = (typeof RANDOM_DISTS)[number];

@@ -8,6 +8,8 @@
 // elements take words (0, 1), odd ones words (2, 3); a normal pair shares one
 // Box-Muller draw (cos for even, sin for odd).
 
+import type { RandomDist } from '../graph/ops.js';
+
 export const PHILOX_M0 = 0xd2511f53;
 export const PHILOX_M1 = 0xcd9e8d57;
 export const PHILOX_W0 = 0x9e3779b9;
@@ -44,8 +46,8 @@ export const toUniform = (a: number, b: number): number => ((a >>> 5) * 67108864
 
 const scratch = new Uint32Array(4);
 
-/** Reference value of one random element; float64 for uniform/normal, uint32 for bits. */
-export function randomValue(dist: 'uniform' | 'normal' | 'bits', seed: readonly [number, number], stream: number, index: number): number {
+/** Reference value of one random element; float64 for uniform/normal, float32 for uniform32, uint32 for bits. */
+export function randomValue(dist: RandomDist, seed: readonly [number, number], stream: number, index: number): number {
   const w = philox(seed, stream, Math.floor(index / 2), scratch);
   const odd = index % 2 === 1;
   switch (dist) {
@@ -59,6 +61,9 @@ export function randomValue(dist: 'uniform' | 'normal' | 'bits', seed: readonly 
     }
     case 'bits':
       return odd ? w[2]! : w[0]!;
+    case 'uniform32':
+      // 24 bits, exactly a float32 in [0, 1), as NumPy's Generator.random(dtype=float32) makes them
+      return ((odd ? w[2]! : w[0]!) >>> 8) * 5.9604644775390625e-8;
     default:
       return dist satisfies never;
   }

@@ -186,6 +186,8 @@ export abstract class ExprEmitter {
         c.get(this.scratchBase()).op(0x6a).set(at);
         const word = (w: number) => c.get(at).mem(0x28, 2, site.offset + 16 * w);
         if (e.dist === 'bits') { word(0); return; }
+        // (w >>> 8) * 2^-24: exact in float32
+        if (e.dist === 'uniform32') { word(0); c.i32(8).op(0x76).op(0xb3).f32(5.9604644775390625e-8).op(0x94); return; }
         // Box-Muller pair from the block's four words: r cos(t) for even elements, r sin(t) for odd ones.
         const uniform = (a: () => void, b: () => void) => {
           // ((a >>> 5) * 2^26 + (b >>> 6)) * 2^-53

@@ -158,7 +158,7 @@ export function gpuSupport(kernel: Kernel): string | undefined {
     if (seen.has(e)) return undefined;
     seen.add(e);
     if (e.dtype === 'float64') return 'float64 has no WGSL form';
-    if (e.k === 'random' && e.dist !== 'bits') return `${e.dist} draws are float64`;
+    if (e.k === 'random' && e.dist !== 'bits' && e.dist !== 'uniform32') return `${e.dist} draws are float64`;
     if (e.k === 'reduce') e.vars.forEach((v) => vars.set(v.id, [0, Math.max(0, v.size - 1)]));
     if (e.k === 'load' && e.dtype === 'int64') return 'int64 data has no WGSL form';
     if (e.dtype === 'int64' && !fits(rangeOf(e, vars))) return 'an int64 value may not fit in 32 bits';
@@ -543,7 +543,8 @@ class Emitter {
         const w = `philox(u32(${i}) >> 1u, ${e.stream >>> 0}u, vec2<u32>(${e.seed[0] >>> 0}u, ${e.seed[1] >>> 0}u))`;
         const name = this.fresh('r');
         this.line(`let ${name} = ${w};`);
-        return `select(${name}.x, ${name}.z, (u32(${i}) & 1u) == 1u)`;
+        const word = `select(${name}.x, ${name}.z, (u32(${i}) & 1u) == 1u)`;
+        return e.dist === 'uniform32' ? `(f32(${word} >> 8u) * 5.9604644775390625e-8)` : word;
       }
       case 'reduce': return this.nestedReduce(e);
       default: return e satisfies never;
