@@ -14,6 +14,7 @@ import * as G from '../src/graph/node.js';
 import { UNARY_OPS, resolveUnary } from '../src/graph/ops.js';
 import { interpret } from '../src/ir/interpret.js';
 import type { Kernel } from '../src/ir/ir.js';
+import { encodeKernel } from '../src/ir/wire.js';
 import { gpuSupport } from '../src/wgsl/render.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
@@ -53,7 +54,7 @@ async function both(kernel: Kernel, inputs: { data: TypedArray; dtype: DType; sh
   const n = sizeOf(outShape);
   const outer = outShape.map((d) => [0, d] as [number, number]);
   const task = {
-    kernel: JSON.parse(JSON.stringify(kernel)) as Kernel, // plain data, as a peer receives it
+    kernel: encodeKernel(kernel), // text, as a peer receives it
     partial: false,
     inputs: inputs.map((x) => ({ data: Array.from(x.data as ArrayLike<number>, Number), dtype: x.dtype, origin: x.shape.map(() => 0), strides: cstrides(x.shape) })),
     outputs: [{ data: new Array<number>(n).fill(0), dtype: kernel.dtype, origin: outShape.map(() => 0), strides: cstrides(outShape) }],
@@ -131,6 +132,15 @@ describe('WebGPU kernels in headless Chromium match the reference', () => {
     const bits = kernelOf(G.random('bits', [12345, 678], 9, [3, 400]));
     const [g, w] = await both(bits, [], [3, 400]);
     expect(g).toEqual(w);
+  });
+
+  it('kernels with NaN, infinite and negative-zero constants survive the trip as text', async () => {
+    const x = G.source('x', 'float32', [F32.length], [F32.length]);
+    const node = G.where(G.binary('greater', x, G.constant(0, 'float32'), 'bool'),
+      G.binary('fmax', x, G.constant(-Infinity, 'float32'), 'float32'),
+      G.where(G.unary('isnan', x, 'bool'), G.constant(-0, 'float32'), G.binary('add', x, G.constant(NaN, 'float32'), 'float32')));
+    const [g, w] = await both(kernelOf(node), [{ data: F32, dtype: 'float32', shape: [F32.length] }], [F32.length]);
+    w.forEach((wi, i) => { if (!same(g[i]!, wi)) expect.fail(`element ${i} (${F32[i]}): got ${g[i]}, want ${wi}`); });
   });
 
   it('the tiled matmul shader', async () => {

@@ -324,3 +324,27 @@ describe('float sums keep their accuracy', () => {
     }
   });
 });
+
+describe('kernel IR as text (ir/wire.ts)', () => {
+  it('keeps NaN, infinities and -0, and names what is wrong in bad text', async () => {
+    const { encodeKernel, decodeKernel } = await import('../src/ir/wire.js');
+    const x = G.source('x', 'float64', [4], [4]);
+    const node = G.where(G.binary('greater', x, G.constant(0, 'float64'), 'bool'), G.constant(-0, 'float64'), G.binary('add', x, G.constant(NaN, 'float64'), 'float64'));
+    const k = fuse([G.binary('fmax', node, G.constant(-Infinity, 'float64'), 'float64')], (n) => n.op === 'source').at(-1)!;
+    if (k.kind !== 'kernel') throw new Error('expected a kernel');
+    const back = decodeKernel(encodeKernel(k.kernel));
+    const consts = (e: unknown, out: unknown[] = []): unknown[] => {
+      if (e && typeof e === 'object') {
+        if ((e as { k?: string }).k === 'const') out.push((e as { value: unknown }).value);
+        Object.values(e).forEach((v) => consts(v, out));
+      }
+      return out;
+    };
+    expect(consts(back.epilogue).map((v) => Object.is(v, -0) ? '-0' : String(v)).sort()).toEqual(consts(k.kernel.epilogue).map((v) => Object.is(v, -0) ? '-0' : String(v)).sort());
+    expect(consts(back.epilogue).some((v) => Object.is(v, -0))).toBe(true);
+    expect(consts(back.epilogue).some((v) => Number.isNaN(v))).toBe(true);
+    expect(() => decodeKernel('{"inputs":[],"shape":[2],"chunk":[2],"dtype":"float64","epilogue":{"k":"load","dtype":"float64","input":3,"index":[]}}')).toThrow(/load of input 3/);
+    expect(() => decodeKernel('{"inputs":[],"shape":[2],"chunk":[2],"dtype":"float64","epilogue":{"k":"eval","dtype":"float64"}}')).toThrow(/bad expression at epilogue/);
+    expect(() => decodeKernel('[1]')).toThrow(/inputs/);
+  });
+});

@@ -277,6 +277,15 @@ describe('memory access, control flow and random numbers on WebGPU', () => {
     expectExact(g!, w!, 'where(t > 0, 3t, -t) of a transpose, in a sub-box');
   });
 
+  it('keeps NaN, infinite and negative-zero constants (shader compilers fold a literal -0 into +0)', async () => {
+    const vals = [1, -1, NaN, 0, -0, Infinity];
+    const x = src('x', 'float32', [vals.length]);
+    const node = G.where(G.unary('isnan', x, 'bool'), G.constant(-0, 'float32'),
+      G.where(G.binary('greater', x, G.constant(0, 'float32'), 'bool'), G.binary('fmax', x, G.constant(-Infinity, 'float32'), 'float32'), G.binary('add', x, G.constant(NaN, 'float32'), 'float32')));
+    const [[g], [w]] = await both({ kernel: kernelOf(node), inputs: [region(Float32Array.from(vals), 'float32', [vals.length])], outShape: [vals.length], outer: full([vals.length]), red: [] });
+    expectExact(g!, w!, 'special constants');
+  });
+
   it('draws the same Philox bits as the CPU path, in any box', async () => {
     const shape = [7, 300];
     const node = G.binary('bitwise_xor', G.random('bits', [0x9e3779b9, 77], 5, shape), G.random('bits', [3, 0], 2 ** 31 + 9, shape), 'uint32');

@@ -95,7 +95,7 @@ const table = new Map<string, Expr>();
 
 function keyOf(e: Expr): string {
   switch (e.k) {
-    case 'const': return `c${e.dtype}:${String(e.value)}`;
+    case 'const': return `c${e.dtype}:${Object.is(e.value, -0) ? '-0' : String(e.value)}`;
     case 'var': return `v${e.id}`;
     case 'load': return `l${e.dtype}:${e.input}[${e.index.map(idOf).join(',')}]`;
     case 'unary': return `u${e.op}:${e.dtype}(${idOf(e.a)})`;

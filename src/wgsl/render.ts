@@ -205,8 +205,9 @@ function rangeOf(e: Expr, vars: ReadonlyMap<number, Interval>): Interval {
 
 const f32bits = (v: number): number => new Uint32Array(new Float32Array([v]).buffer)[0]!;
 const lit = (v: number, t: WType): string => {
-  // NaN and infinities through a function: WGSL rejects them in constant expressions
-  if (t === 'f32') return Number.isFinite(v) ? `bitcast<f32>(${f32bits(v)}u)` : `f32_of(${f32bits(v)}u)`;
+  // NaN and infinities through a function: WGSL rejects them in constant expressions; -0 too,
+  // which shader compilers fold into +0
+  if (t === 'f32') return Number.isFinite(v) && !Object.is(v, -0) ? `bitcast<f32>(${f32bits(v)}u)` : `f32_of(${f32bits(v)}u)`;
   if (t === 'u32') return `${v >>> 0}u`;
   return v === I32_MIN ? 'i32(-2147483648)' : `${v | 0}i`;
 };
