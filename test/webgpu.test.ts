@@ -398,6 +398,16 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
     expect(Math.abs((4 * cpu) / n - Math.PI)).toBeLessThan(6 * Math.sqrt(Math.PI * (4 - Math.PI) / n));
   });
 
+  it('keeps a kernel with more inputs than the adapter has storage bindings on WASM, in the same job', async () => {
+    const d = (await runtime.gpuDevice())!;
+    const parts = Array.from({ length: d.info.maxStorageBuffersPerShaderStage }, (_, i) => mt.arange(i * 10, i * 10 + 10, 1, { dtype: 'int32' }).execute());
+    const ts = await Promise.all(parts);
+    const [[c], [g, r]] = await both(() => mt.concatenate(ts).multiply(3), 0);
+    expect(r.tasks).toBeGreaterThan(0);
+    expectExact(g, c, 'concatenate of many inputs');
+    expect(Array.from(g as Int32Array).slice(0, 3)).toEqual([0, 3, 6]);
+  });
+
   it('keeps float64 work on WASM', async () => {
     const x = mt.arange(0, 1000, 1, { dtype: 'float64' });
     const [[c], [g, r]] = await both(() => x.multiply(x).sum());

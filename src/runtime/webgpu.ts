@@ -54,6 +54,7 @@ export interface GpuInfo {
   readonly maxStorageBufferBindingSize: number;
   readonly maxComputeWorkgroupsPerDimension: number;
   readonly maxBufferSize: number;
+  readonly maxStorageBuffersPerShaderStage: number;
 }
 
 interface Program { pipeline: GPUComputePipeline; layout: GpuLayout }
@@ -119,6 +120,7 @@ export class GpuDevice {
       maxStorageBufferBindingSize: device.limits.maxStorageBufferBindingSize,
       maxComputeWorkgroupsPerDimension: device.limits.maxComputeWorkgroupsPerDimension,
       maxBufferSize: device.limits.maxBufferSize,
+      maxStorageBuffersPerShaderStage: device.limits.maxStorageBuffersPerShaderStage,
     };
     return new GpuDevice(gpu, device, info);
   }
@@ -172,6 +174,8 @@ export class GpuDevice {
   /** Why `k` cannot run here, or undefined when it can. */
   supports(k: Kernel): string | undefined {
     if (this.lostReason) return `the device was lost (${this.lostReason})`;
+    // params, the inputs and up to two outputs, each a storage binding
+    if (k.inputs.length + 3 > this.info.maxStorageBuffersPerShaderStage) return `${k.inputs.length} inputs need more storage bindings than the adapter's ${this.info.maxStorageBuffersPerShaderStage}`;
     return gpuSupport(k);
   }
 
