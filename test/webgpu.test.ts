@@ -28,15 +28,19 @@ import { interpret } from '../src/ir/interpret.js';
 import type { Kernel } from '../src/ir/ir.js';
 import { runtime } from '../src/runtime/runtime.js';
 import { GpuDevice, type Region } from '../src/runtime/webgpu.js';
-import { gpuSupport } from '../src/wgsl/render.js';
+import { gpuSupport, renderWgsl } from '../src/wgsl/render.js';
 
 let dev: GpuDevice;
+/** The device the cases run on: `dev`, or one that combines reductions in the workgroup tree only. */
+let on: GpuDevice;
+let treeDev: GpuDevice;
 beforeAll(async () => {
   const d = await GpuDevice.open();
   if (!d) throw new Error('no WebGPU adapter: `npm test` installs chromium (SwiftShader) and libvulkan1; run `npm run setup` as root');
-  dev = d;
+  dev = on = d;
+  treeDev = (await GpuDevice.open({ subgroups: false }))!;
 }, 60_000);
-afterAll(() => dev?.destroy());
+afterAll(() => { dev?.destroy(); treeDev?.destroy(); });
 
 const F32_SPECIAL = [0, -0, 1, -1, 0.5, -2.5, 3.75, 1e-3, -7e-4, 1e-30, 123.456, -98765.4, 3.4e38, -3.4e38, Infinity, -Infinity, NaN, 2.5, -3.5, 0.1, 9.99, 1e6, -1e6];
 const INT_SPECIAL: Record<string, number[]> = {
@@ -80,7 +84,7 @@ async function both(c: Case): Promise<[TypedArray[], TypedArray[]]> {
   const n = sizeOf(c.outShape);
   const poison = (d: DType) => { const a = new ARRAY_CTOR[d](n) as TypedArray; (a as unknown as { fill(v: unknown): void }).fill(d === 'int64' ? -7n : d === 'bool' ? 1 : 77); return a; };
   const gpuOut = outDtypes.map(poison);
-  await dev.run({ kernel: k, partial: !!c.partial, inputs: c.inputs, outputs: gpuOut.map((data, i) => ({ data, dtype: outDtypes[i]!, origin: c.outShape.map(() => 0), strides: cstrides(c.outShape) })), outer: c.outer, red: c.red });
+  await on.run({ kernel: k, partial: !!c.partial, inputs: c.inputs, outputs: gpuOut.map((data, i) => ({ data, dtype: outDtypes[i]!, origin: c.outShape.map(() => 0), strides: cstrides(c.outShape) })), outer: c.outer, red: c.red });
   // The interpreter on one heap holding copies of the inputs and the poisoned outputs.
   const parts = [...c.inputs.map((r) => r.data), ...outDtypes.map(poison)];
   let top = 0;
@@ -188,7 +192,14 @@ describe('elementwise ops on WebGPU match the reference', () => {
   });
 });
 
-describe('reductions on WebGPU match the reference', () => {
+describe.each(['subgroups', 'workgroup tree'])('reductions on WebGPU match the reference (combined with %s)', (how) => {
+  beforeAll(() => {
+    on = how === 'subgroups' ? dev : treeDev;
+    // SwiftShader has subgroups; without them both runs take the tree
+    if (how === 'subgroups' && !dev.info.subgroups) console.warn('this adapter has no subgroups');
+    expect(treeDev.usesSubgroups).toBe(false);
+  });
+  afterAll(() => { on = dev; });
   const shape = [5, 37, 6];
   const n = sizeOf(shape);
   it('integer and boolean reductions, exactly, in full and partial mode over sub-boxes', async () => {
@@ -313,6 +324,15 @@ describe('memory access, control flow and random numbers on WebGPU', () => {
 
   it('passes its own self-test, which compares a small kernel with the reference', async () => {
     expect(await dev.selfTest()).toBeUndefined();
+    // SwiftShader has subgroups, and they pass the self-test, so reductions use them
+    expect(dev.info.subgroups).toBe(true);
+    expect(dev.usesSubgroups).toBe(true);
+    const k = kernelOf(G.reduce('sum', src('x', 'int32', [100]), [0], false, 'int32'));
+    expect(renderWgsl(k, false, { subgroups: true }).code).toContain('subgroupAdd(acc)');
+    expect(renderWgsl(k, false).code).not.toContain('subgroup');
+    // and timestamp queries, so the device measures the GPU time of its dispatches
+    expect(dev.info.timestamps).toBe(true);
+    expect(dev.stats.kernelNs).toBeGreaterThan(0);
   });
 
   it('says why a kernel cannot run on WebGPU', () => {
@@ -349,6 +369,30 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
     expectExact(gi, ci, '(b * 7) % 1013 - 500');
     const [[cm], [gm]] = await both(() => mt.argmax(b.multiply(7).mod(1013)));
     expectExact(gm, cm, 'argmax over chunks');
+  });
+
+  it('runs float32 cumulative sums and products along an axis on the GPU, bit for bit the CPU result', async () => {
+    // values with few significant bits keep products finite but still rounding
+    const xs = (await mt.arange(0, 600 * 700, 1, { dtype: 'float32' }).reshape([600, 700]).multiply(0.37).sin().multiply(0.5).add(1).fetch()).toArray();
+    // chunks of 300 x 350: two chunks along either axis, the second continuing from the first,
+    // and at least 256 lines in each (fewer stay on the CPU)
+    const x = mt.tensor(xs as number[][], { dtype: 'float32', chunkSize: [300, 350] });
+    for (const axis of [0, 1]) {
+      for (const op of ['cumsum', 'cumprod'] as const) {
+        const f = () => mt[op](x, { axis }).add(0);
+        const [[cpu, rc], [gpu, rg]] = await both(f);
+        expect(rc.gpuTasks).toBe(0);
+        // the scans, and the elementwise kernels after them, all ran there
+        expect(rg.gpuTasks).toBe(rg.tasks);
+        expectExact(gpu, cpu, `${op} axis ${axis}`);
+      }
+    }
+    // scans of one line stay on the CPU (one invocation would walk it all)
+    const line = mt.arange(0, 5000, 1, { dtype: 'float32', chunkSize: 1000 });
+    const [[c1], [g1, r1]] = await both(() => mt.cumsum(line));
+    expectExact(g1, c1, 'cumsum of one line');
+    // (arange's five chunks are kernels, which the GPU takes; the five scans are not)
+    expect(r1.tasks - r1.gpuTasks).toBe(5);
   });
 
   it('sends the work on a tensor created with { gpu: true } to WebGPU, as Mars does with gpu=True', async () => {

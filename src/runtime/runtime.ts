@@ -14,7 +14,7 @@ import { type Kernel, kernelKey } from '../ir/ir.js';
 import type { Binding } from '../ir/args.js';
 import { type Plan, type Range, type ScanTask, type Task, type TensorSpec, chunkBox, chunksOf, isScanTask, tile } from '../tile/tile.js';
 import { type Layout, render } from '../wasm/render.js';
-import { type Copy, Executor, type Job, type KernelJob, copyBox } from './exec.js';
+import { type Copy, Executor, type Job, type KernelJob, type ScanJob, copyBox } from './exec.js';
 import { type Block, Heap } from './memory.js';
 import { Pool, defaultWorkers } from './pool.js';
 import { GpuDevice, type GpuTask, type Region } from './webgpu.js';
@@ -60,6 +60,8 @@ export interface RunOptions {
 const PARAM_BYTES = 16384;
 /** How long an idle WebGPU device lives. */
 const GPU_IDLE_MS = 5000;
+/** Lines (elements across the axis) a float32 scan chunk needs to run on the GPU, one line per invocation. */
+const SCAN_GPU_LINES = 256;
 
 // Kernels run once per task for a long time: compile them with the optimising
 // tier straight away. V8 does not replace a running baseline (Liftoff) frame,
@@ -242,12 +244,38 @@ export class Runtime {
     const useGpu = gpu && (choice === 'webgpu' || !gpu.software)
       ? plan.kernels.map((k) => gpu.supports(k) === undefined)
       : plan.kernels.map(() => false);
-    const onGpu = (id: number): boolean => { const t = plan.tasks[id]!; return !isScanTask(t) && useGpu[t.kernel]! && !gpu!.lost; };
+    const onGpu = (id: number): boolean => {
+      const t = plan.tasks[id]!;
+      if (!gpu || gpu.lost) return false;
+      return isScanTask(t) ? useGpu.length > 0 && scanOnGpu(t) : useGpu[t.kernel]!;
+    };
+    // A float32 scan runs one line per invocation: worth the GPU only with enough lines
+    const scanOnGpu = (t: ScanTask): boolean => {
+      const i = plan.tensors[t.input]!, o = plan.tensors[t.output]!;
+      if (i.dtype !== 'float32' || o.dtype !== 'float32' || !(choice === 'webgpu' || !gpu!.software)) return false;
+      const box = chunkBox(o.shape, o.chunk, t.chunk);
+      return box.reduce((a, [lo, hi], d) => (d === t.scan.axis ? a : a * (hi - lo)), 1) >= SCAN_GPU_LINES;
+    };
     let gpuTasks = 0;
     let gpuBusy = false;
     /** Runs kernel task `id` on the GPU; if the device is lost on the way, on WASM here instead. */
     const runOnGpu = async (id: number): Promise<Block[]> => {
-      const task = plan.tasks[id] as Task;
+      const t = plan.tasks[id]!;
+      if (isScanTask(t)) {
+        const [job] = st.bind(t);
+        const sj = job as ScanJob;
+        const n = sj.shape.reduce((a, b) => a * b, 1);
+        const f32 = (ptr: number, len: number) => new Float32Array(heap.memory.buffer, ptr, len);
+        try {
+          await gpu!.scan(sj.op, sj.axis, sj.shape, f32(sj.src, n), f32(sj.dst, n), sj.prev && f32(sj.prev.ptr, (n / sj.shape[sj.axis]!) * sj.prev.len));
+          gpuTasks++;
+        } catch (e) {
+          if (!gpu!.lost && !(e instanceof RangeError)) throw e;
+          this.inlineExecutor().run(sj);
+        }
+        return [];
+      }
+      const task = t;
       const [job, temps, copied] = st.bind(task);
       bytesCopied += copied;
       const kj = job as KernelJob;

@@ -33,7 +33,7 @@ export interface Region {
 }
 
 /** Inputs and outputs of each hand-written shader (after the params binding), as its header says. */
-const SHADER_IO: Record<string, readonly [number, number]> = { matmul: [2, 1] };
+const SHADER_IO: Record<string, readonly [number, number]> = { matmul: [2, 1], scan: [2, 1] };
 
 /** Bytes of immutable chunks kept on the device between tasks and jobs (least recently used go first). */
 const RESIDENT_BYTES = 256 * 2 ** 20;
@@ -55,6 +55,12 @@ export interface GpuInfo {
   readonly maxComputeWorkgroupsPerDimension: number;
   readonly maxBufferSize: number;
   readonly maxStorageBuffersPerShaderStage: number;
+  /** Subgroup operations (the 'subgroups' feature), used to combine reductions. */
+  readonly subgroups: boolean;
+  /** Half-precision arithmetic in shaders ('shader-f16'); no Tessera dtype needs it yet. */
+  readonly f16: boolean;
+  /** GPU-side timestamps ('timestamp-query'): the device reports the time its kernels ran. */
+  readonly timestamps: boolean;
 }
 
 interface Program { pipeline: GPUComputePipeline; layout: GpuLayout }
@@ -92,21 +98,35 @@ export class GpuDevice {
   private readonly pool = new Map<string, GPUBuffer[]>();
   private lostReason: string | undefined;
   /** Programs compiled and tasks run, for reports and tests. */
-  readonly stats = { compiled: 0, tasks: 0, bytesUp: 0, bytesDown: 0, residentHits: 0 };
+  readonly stats = { compiled: 0, tasks: 0, bytesUp: 0, bytesDown: 0, residentHits: 0, /** GPU time of the dispatches, where the adapter has timestamp queries. */ kernelNs: 0 };
 
   // `entry` keeps Dawn's instance alive in Node: collecting it while the device lives crashes the process.
+  /** Whether reductions combine with subgroup operations (off after a self-test they failed). */
+  private subgroups: boolean;
+
   private constructor(private entry: GPU | undefined, private readonly device: GPUDevice, readonly info: GpuInfo) {
     void device.lost.then((l) => { this.lostReason = l.message || l.reason || 'lost'; });
+    this.subgroups = info.subgroups;
   }
 
-  /** A device on the first adapter, or undefined where WebGPU has none. */
-  static async open(): Promise<GpuDevice | undefined> {
+  /** Whether reductions use subgroup operations. */
+  get usesSubgroups(): boolean { return this.subgroups; }
+
+  /**
+   * A device on the first adapter, or undefined where WebGPU has none: the
+   * one place that probes the adapter's features and limits.
+   * `subgroups: false` keeps reductions on the workgroup tree.
+   */
+  static async open(opts: { subgroups?: boolean } = {}): Promise<GpuDevice | undefined> {
     const gpu = await gpuEntry();
     if (!gpu) return undefined;
     const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
     if (!adapter) return undefined;
     const lim = adapter.limits;
+    const want = (f: string, on = true): GPUFeatureName[] => (on && adapter.features.has(f) ? [f as GPUFeatureName] : []);
+    const requiredFeatures = [...want('subgroups', opts.subgroups !== false), ...want('shader-f16'), ...want('timestamp-query')];
     const device = await adapter.requestDevice({
+      requiredFeatures,
       requiredLimits: {
         maxStorageBufferBindingSize: lim.maxStorageBufferBindingSize,
         maxBufferSize: lim.maxBufferSize,
@@ -121,6 +141,9 @@ export class GpuDevice {
       maxComputeWorkgroupsPerDimension: device.limits.maxComputeWorkgroupsPerDimension,
       maxBufferSize: device.limits.maxBufferSize,
       maxStorageBuffersPerShaderStage: device.limits.maxStorageBuffersPerShaderStage,
+      subgroups: device.features.has('subgroups'),
+      f16: device.features.has('shader-f16'),
+      timestamps: device.features.has('timestamp-query'),
     };
     return new GpuDevice(gpu, device, info);
   }
@@ -139,12 +162,23 @@ export class GpuDevice {
    * that gets it wrong is not used. Returns what differed, or undefined.
    */
   async selfTest(): Promise<string | undefined> {
+    const failed = await this.check();
+    if (!failed || !this.subgroups) return failed;
+    // an adapter whose subgroups are not runs of consecutive invocations: reduce in the tree
+    this.subgroups = false;
+    this.programs.clear();
+    return this.check();
+  }
+
+  private async check(): Promise<string | undefined> {
     const n = 300;
     const i = G.iota([n], 0);
     const bits = G.binary('bitwise_xor', G.random('bits', [7, 11], 3, [n]), G.cast(i, 'uint32'), 'uint32');
     const f = G.unary('sqrt', G.binary('add', G.cast(i, 'float32'), G.constant(0.5, 'float32'), 'float32'), 'float32');
     const m = G.reduce('max', G.binary('mod', G.cast(i, 'int32'), G.constant(37, 'int32'), 'int32'), [0], false, 'int32');
-    for (const [node, shape, tol] of [[bits, [n], 0], [f, [n], 2e-7], [m, [], 0]] as const) {
+    // one term per invocation is distinct, so a subgroup result left in the wrong slot shows
+    const sq = G.reduce('sum', G.binary('multiply', G.cast(i, 'int32'), G.cast(i, 'int32'), 'int32'), [0], false, 'int32');
+    for (const [node, shape, tol] of [[bits, [n], 0], [f, [n], 2e-7], [m, [], 0], [sq, [], 0]] as const) {
       const step = fuse([node], () => false).at(-1)!;
       if (step.kind !== 'kernel') return 'internal: no kernel';
       const k = step.kernel;
@@ -183,7 +217,7 @@ export class GpuDevice {
     const key = `${kernelKey(k)}|${partial}`;
     let p = this.programs.get(key);
     if (!p) {
-      const { code, layout } = renderWgsl(k, partial);
+      const { code, layout } = renderWgsl(k, partial, { subgroups: this.subgroups });
       p = { pipeline: await this.compile(code, 'the WGSL of a kernel', k.inputs.length, layout.outTypes.length), layout };
       this.programs.set(key, p);
     }
@@ -280,6 +314,33 @@ export class GpuDevice {
   }
 
   /**
+   * A cumulative sum or product of one float32 chunk along `axis`
+   * (shaders/scan.wgsl), continuing from `prev`, the previous output chunk
+   * along the axis, when there is one.
+   */
+  async scan(op: 'sum' | 'prod', axis: number, shape: readonly number[], src: Float32Array, dst: Float32Array, prev?: Float32Array): Promise<void> {
+    if (this.lostReason) throw new Error(`WebGPU device lost: ${this.lostReason}`);
+    const n = shape.reduce((a, b) => a * b, 1);
+    if (n === 0) return;
+    if (src.length !== n || dst.length !== n) throw new Error(`internal: a scan of shape [${shape}] got ${src.length} and ${dst.length} elements`);
+    const len = shape[axis]!;
+    const inner = shape.slice(axis + 1).reduce((a, b) => a * b, 1);
+    const outer = n / (len * inner);
+    const prevLen = prev ? prev.length / (outer * inner) : 0;
+    if (!Number.isInteger(prevLen)) throw new Error(`internal: a previous scan chunk of ${prev!.length} elements does not match [${shape}] along axis ${axis}`);
+    if (n * 4 > this.info.maxStorageBufferBindingSize) throw new RangeError('too large for one binding');
+    const groups = Math.ceil((outer * inner) / WG);
+    const gridX = Math.min(groups, this.info.maxComputeWorkgroupsPerDimension);
+    const pipeline = await this.shader('scan');
+    const params = Int32Array.from([outer, len, inner, prevLen, op === 'prod' ? 1 : 0, gridX]);
+    const whole = shape.map((d) => [0, d] as const);
+    const cstr = shape.map((_, j) => shape.slice(j + 1).reduce((a, b) => a * b, 1));
+    const region = (data: Float32Array): Region => ({ data, dtype: 'float32', origin: shape.map(() => 0), strides: cstr });
+    await this.dispatch(pipeline, params, [region(src), region(prev ?? new Float32Array(1))], [[region(dst), 'f32']], [gridX, Math.ceil(groups / gridX)], whole);
+    this.stats.tasks++;
+  }
+
+  /**
    * Uploads params and inputs (binding 0, then 1..n), binds the outputs after
    * them, dispatches `grid` workgroups, and writes the box `outer` of each
    * output back into its region.
@@ -308,7 +369,8 @@ export class GpuDevice {
     });
     dev.pushErrorScope('validation');
     const enc = dev.createCommandEncoder();
-    const pass = enc.beginComputePass();
+    const times = this.info.timestamps ? dev.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
+    const pass = enc.beginComputePass(times ? { timestampWrites: { querySet: times, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {});
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, dev.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries }));
     pass.dispatchWorkgroups(grid[0], grid[1]);
@@ -318,12 +380,20 @@ export class GpuDevice {
       enc.copyBufferToBuffer(o.b, 0, staging, 0, o.b.size);
       return staging;
     });
+    let stamps: GPUBuffer | undefined;
+    if (times) {
+      const resolved = this.buffer(16, GPUBufferUsage.QUERY_RESOLVE | COPY_SRC);
+      temps.push(resolved);
+      enc.resolveQuerySet(times, 0, 2, resolved, 0);
+      stamps = dev.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | COPY_DST });
+      enc.copyBufferToBuffer(resolved, 0, stamps, 0, 16);
+    }
     dev.queue.submit([enc.finish()]);
     const invalid = await dev.popErrorScope();
     try {
       if (invalid) throw new Error(`internal: a WebGPU dispatch was invalid: ${invalid.message}`);
       try {
-        await Promise.all(reads.map((s) => s.mapAsync(GPUMapMode.READ)));
+        await Promise.all([...reads, ...(stamps ? [stamps] : [])].map((s) => s.mapAsync(GPUMapMode.READ)));
       } catch (e) {
         // a failed readback after the device went away: let the lost promise say so
         await Promise.race([this.device.lost, new Promise((r) => setTimeout(r, 100))]);
@@ -337,8 +407,14 @@ export class GpuDevice {
         this.stats.bytesDown += o.bytes;
         s.unmap();
       });
+      if (stamps) {
+        const [t0, t1] = new BigUint64Array(stamps.getMappedRange(0, 16));
+        if (t1! > t0!) this.stats.kernelNs += Number(t1! - t0!);
+      }
     } finally {
       reads.forEach((s) => s.destroy());
+      stamps?.destroy();
+      times?.destroy();
       temps.forEach((b) => this.release(b));
     }
   }

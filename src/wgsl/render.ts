@@ -790,8 +790,28 @@ class Emitter {
   }
 }
 
+/**
+ * The subgroup builtin that combines partial results of reduction `op` in
+ * dtype `d` exactly as the accumulation does (integers wrap, so narrowing
+ * after the combination is the same as after each step), or undefined where
+ * none does: float min and max (NaN and -0 have their own rules here) and
+ * arg-reductions use the workgroup tree.
+ */
+function subgroupOp(op: string, d: DType): string | undefined {
+  const f = wtype(d) === 'f32';
+  switch (op) {
+    case 'sum': return d === 'bool' ? 'subgroupOr' : 'subgroupAdd';
+    case 'prod': return d === 'bool' ? 'subgroupAnd' : 'subgroupMul';
+    case 'min': return f ? undefined : 'subgroupMin';
+    case 'max': return f ? undefined : 'subgroupMax';
+    case 'any': return 'subgroupOr';
+    case 'all': return 'subgroupAnd';
+    default: return undefined;
+  }
+}
+
 /** Renders `k` as a WGSL compute shader for one task (full or partial mode). */
-export function renderWgsl(kernel: Kernel, partial: boolean): { code: string; layout: GpuLayout } {
+export function renderWgsl(kernel: Kernel, partial: boolean, opts: { subgroups?: boolean } = {}): { code: string; layout: GpuLayout } {
   const why = gpuSupport(kernel);
   const k = gpuKernel(kernel);
   if (why) throw new Error(`internal: kernel cannot run as WGSL: ${why}`);
@@ -833,6 +853,7 @@ export function renderWgsl(kernel: Kernel, partial: boolean): { code: string; la
   };
 
   const shared: string[] = [];
+  let subgroups = false;
   if (!red) {
     store(0, em.value(k.epilogue));
   } else {
@@ -863,25 +884,39 @@ export function renderWgsl(kernel: Kernel, partial: boolean): { code: string; la
       }
     });
     em.line('}');
-    em.line('sh_v[lid] = acc;');
-    if (arg) em.line('sh_i[lid] = besti;');
-    em.line('workgroupBarrier();');
-    em.line(`for (var s = ${WG / 2}u; s > 0u; s = s >> 1u) {`);
-    em.line('  if (lid < s) {');
-    if (arg) {
-      // the better value, or on a tie (both NaN, or equal) the lower index; an empty side loses
-      em.line('    let bi = sh_i[lid + s]; let bv = sh_v[lid + s]; let ai = sh_i[lid]; let av = sh_v[lid];');
-      const tie = wtype(red.body.dtype) === 'f32' ? '((isnan_(bv) && isnan_(av)) || bv == av)' : '(bv == av)';
-      em.line(`    if (bi >= 0i && (ai < 0i || ${em.better(red.op, 'bv', 'av', red.body.dtype)} || (${tie} && bi < ai))) { sh_v[lid] = bv; sh_i[lid] = bi; }`);
+    const sg = opts.subgroups && !arg ? subgroupOp(red.op, d) : undefined;
+    if (sg) {
+      // Each subgroup combines in hardware; its first invocation leaves the result in the slot of
+      // its subgroup (subgroups are runs of consecutive invocations: the self-test checks it),
+      // and invocation 0 combines those in order.
+      subgroups = true;
+      em.line(`let sgv = ${narrow(`${sg}(acc)`, d)};`);
+      em.line('if (sgi == 0u) { sh_v[lid / sgs] = sgv; }');
+      em.line('workgroupBarrier();');
+      em.line('if (lid != 0u) { return; }');
+      em.line('acc = sh_v[0];');
+      em.line(`for (var j = 1u; j < (${WG}u + sgs - 1u) / sgs; j = j + 1u) { ${em.accumulate(red.op, 'acc', 'sh_v[j]', d)} }`);
     } else {
-      em.line(`    var a = sh_v[lid]; ${em.accumulate(red.op, 'a', 'sh_v[lid + s]', d)} sh_v[lid] = a;`);
+      em.line('sh_v[lid] = acc;');
+      if (arg) em.line('sh_i[lid] = besti;');
+      em.line('workgroupBarrier();');
+      em.line(`for (var s = ${WG / 2}u; s > 0u; s = s >> 1u) {`);
+      em.line('  if (lid < s) {');
+      if (arg) {
+        // the better value, or on a tie (both NaN, or equal) the lower index; an empty side loses
+        em.line('    let bi = sh_i[lid + s]; let bv = sh_v[lid + s]; let ai = sh_i[lid]; let av = sh_v[lid];');
+        const tie = wtype(red.body.dtype) === 'f32' ? '((isnan_(bv) && isnan_(av)) || bv == av)' : '(bv == av)';
+        em.line(`    if (bi >= 0i && (ai < 0i || ${em.better(red.op, 'bv', 'av', red.body.dtype)} || (${tie} && bi < ai))) { sh_v[lid] = bv; sh_i[lid] = bi; }`);
+      } else {
+        em.line(`    var a = sh_v[lid]; ${em.accumulate(red.op, 'a', 'sh_v[lid + s]', d)} sh_v[lid] = a;`);
+      }
+      em.line('  }');
+      em.line('  workgroupBarrier();');
+      em.line('}');
+      em.line('if (lid != 0u) { return; }');
+      em.line('acc = sh_v[0];');
+      if (arg) em.line('besti = sh_i[0];');
     }
-    em.line('  }');
-    em.line('  workgroupBarrier();');
-    em.line('}');
-    em.line('if (lid != 0u) { return; }');
-    em.line('acc = sh_v[0];');
-    if (arg) em.line('besti = sh_i[0];');
     if (partial) {
       if (arg) { store(0, 'acc'); store(1, 'besti'); } else store(0, 'acc');
     } else {
@@ -891,11 +926,12 @@ export function renderWgsl(kernel: Kernel, partial: boolean): { code: string; la
   }
 
   const code = [
+    ...(subgroups ? ['enable subgroups;'] : []),
     PRELUDE,
     ...decl,
     ...shared,
     `@compute @workgroup_size(${WG})`,
-    'fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {',
+    `fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32${subgroups ? ', @builtin(subgroup_invocation_id) sgi: u32, @builtin(subgroup_size) sgs: u32' : ''}) {`,
     ...em.lines,
     '}',
     '',
