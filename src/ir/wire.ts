@@ -4,7 +4,8 @@
 // strings, and a decoded kernel checks its own shape before it is used.
 // In: a Kernel. Out: a string; and back.
 
-import type { Expr, Kernel } from './ir.js';
+import { isDType } from '../graph/dtype.js';
+import { type Expr, type Kernel, intern } from './ir.js';
 
 const TAG = '$num:';
 
@@ -41,7 +42,7 @@ export function decodeKernel(text: string): Kernel {
   if (!Array.isArray(k.inputs) || !k.inputs.every((i) => i && typeof i.dtype === 'string' && isNums(i.shape))) throw new TypeError('kernel text: bad inputs');
   if (!isNums(k.shape) || !isNums(k.chunk)) throw new TypeError('kernel text: bad shape or chunk');
   const check = (e: Expr | undefined, where: string): void => {
-    if (!e || typeof e !== 'object' || !KINDS.has(e.k) || typeof e.dtype !== 'string') throw new TypeError(`kernel text: bad expression at ${where}`);
+    if (!e || typeof e !== 'object' || !KINDS.has(e.k) || !isDType(e.dtype)) throw new TypeError(`kernel text: bad expression at ${where}`);
     if (e.k === 'load' && !(Number.isInteger(e.input) && e.input >= 0 && e.input < k.inputs.length)) throw new TypeError(`kernel text: load of input ${e.input} at ${where}`);
     for (const [name, c] of Object.entries(e)) {
       if (c && typeof c === 'object' && 'k' in c) check(c as Expr, `${where}.${name}`);
@@ -50,5 +51,20 @@ export function decodeKernel(text: string): Kernel {
   };
   check(k.epilogue, 'epilogue');
   if (k.reduce !== undefined) check(k.reduce, 'reduce');
-  return k;
+  // canonical expressions, as the emitters expect of a kernel built here (shared subtrees are one object)
+  const memo = new Map<Expr, Expr>();
+  const canon = (e: Expr): Expr => {
+    let c = memo.get(e);
+    if (c) return c;
+    const fields: Record<string, unknown> = {};
+    for (const [name, v] of Object.entries(e)) {
+      fields[name] = v && typeof v === 'object' && 'k' in v ? canon(v as Expr)
+        : Array.isArray(v) ? v.map((x: unknown) => (x && typeof x === 'object' && 'k' in x ? canon(x as Expr) : x))
+        : v;
+    }
+    c = intern(fields as unknown as Expr);
+    memo.set(e, c);
+    return c;
+  };
+  return { ...k, epilogue: canon(k.epilogue), ...(k.reduce ? { reduce: canon(k.reduce) as Extract<Expr, { k: 'reduce' }> } : {}) };
 }

@@ -387,6 +387,107 @@ export class Runtime {
   programFor(k: Kernel, partial: boolean): [string, Program] {
     return this.program(k, partial);
   }
+
+  /**
+   * The plan of chunk tasks behind `outputs`, as a mesh coordinator places
+   * it: tensors already materialised here are its sources (`chunkOf` reads
+   * their chunks).
+   */
+  planOf(outputs: readonly Node[]): Plan {
+    const todo = outputs.filter((n) => !this.stored.has(n));
+    return tile(fuse(todo, (n) => this.stored.has(n)), todo, (n) => {
+      const s = this.stored.get(n);
+      return s ? { id: -1, dtype: s.dtype, shape: s.shape, chunk: s.chunk } : undefined;
+    });
+  }
+
+  /** Chunk `c` of a materialised tensor, as a copy in C order over the chunk's box. */
+  chunkOf(n: Node, c: number): TypedArray {
+    const s = this.stored.get(n);
+    const b = s?.blocks[c];
+    if (!s || !b) throw new Error('internal: reading a chunk of a tensor that was not executed');
+    const box = chunkBox(s.shape, s.chunk, c);
+    return (new ARRAY_CTOR[s.dtype](this.heap.memory.buffer, b.ptr, sizeOf(box.map(([lo, hi]) => hi - lo))) as TypedArray).slice();
+  }
+
+  /** Materialises `n` from its chunks (C order over each chunk's box), as a mesh job's output. */
+  putChunks(n: Node, chunks: readonly TypedArray[]): void {
+    const grid = numChunks(n.shape, n.chunk).reduce((a, b) => a * b, 1);
+    if (chunks.length !== grid) throw new Error(`internal: ${chunks.length} chunks for a tensor of ${grid}`);
+    const s: Stored = { dtype: n.dtype, shape: n.shape, chunk: n.chunk, blocks: [] };
+    chunks.forEach((data, c) => {
+      const b = this.heap.alloc(data.byteLength);
+      new Uint8Array(this.heap.memory.buffer, b.ptr, data.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+      s.blocks.push(b);
+    });
+    this.keep(n, s);
+  }
+
+  private readonly taskWaiters: (() => void)[] = [];
+
+  /**
+   * Runs one kernel task over data given in its boxes (what a mesh peer
+   * receives): each input is C-order data over the box it covers, each output
+   * comes back as C-order data over its box. Tasks run on the worker pool,
+   * as many at once as it has workers.
+   */
+  async runTask(t: TaskIO): Promise<TypedArray[]> {
+    const pool = this.ensurePool(defaultWorkers())!;
+    let w: number;
+    while ((w = pool.idle()) < 0) await new Promise<void>((r) => this.taskWaiters.push(r));
+    const [key, prog] = this.program(t.kernel, t.partial);
+    const blocks: Block[] = [];
+    const region = (dtype: DType, box: readonly Range[], data?: TypedArray): Binding => {
+      const ext = box.map(([lo, hi]) => hi - lo);
+      const n = sizeOf(ext);
+      if (data && data.length !== n) throw new RangeError(`a region of shape [${ext}] got ${data.length} elements`);
+      const b = this.heap.alloc(Math.max(1, n) * INFO[dtype].bytes);
+      blocks.push(b);
+      if (data) new Uint8Array(this.heap.memory.buffer, b.ptr, data.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+      return { ptr: b.ptr, origin: box.map(([lo]) => lo), strides: stridesOf(ext) };
+    };
+    try {
+      const inputs = t.inputs.map((i) => region(i.dtype, i.box, i.data));
+      const outputs = t.outputs.map((o) => region(o.dtype, o.box));
+      const scratch = prog.layout.scratch ? this.heap.alloc(prog.layout.scratch.bytes) : undefined;
+      if (scratch) blocks.push(scratch);
+      const job: KernelJob = { kind: 'kernel', key, module: prog.module, layout: prog.layout, copies: [], args: { inputs, outputs, outer: t.outer, red: t.red, partial: t.partial, ...(scratch ? { scratch: scratch.ptr } : {}) } };
+      await pool.run(w, job);
+      return t.outputs.map((o, i) => (new ARRAY_CTOR[o.dtype](this.heap.memory.buffer, outputs[i]!.ptr, sizeOf(o.box.map(([lo, hi]) => hi - lo))) as TypedArray).slice());
+    } finally {
+      blocks.forEach((b) => this.heap.release(b));
+      this.taskWaiters.shift()?.();
+    }
+  }
+
+  /** A cumulative sum or product of one chunk (C order over `shape`), continuing from the previous chunk along the axis. */
+  runScan(op: 'sum' | 'prod', axis: number, inDtype: DType, outDtype: DType, shape: readonly number[], src: TypedArray, prev?: TypedArray): TypedArray {
+    const n = sizeOf(shape);
+    const item = (d: DType) => INFO[d].bytes;
+    const sb = this.heap.alloc(Math.max(1, n) * item(inDtype)), db = this.heap.alloc(Math.max(1, n) * item(outDtype));
+    const pb = prev ? this.heap.alloc(Math.max(1, prev.byteLength)) : undefined;
+    try {
+      const put = (b: Block, d: TypedArray) => new Uint8Array(this.heap.memory.buffer, b.ptr, d.byteLength).set(new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
+      put(sb, src);
+      if (pb) put(pb, prev!);
+      const inner = n / (shape[axis]! || 1);
+      this.inlineExecutor().run({ kind: 'scan', op, axis, inDtype, outDtype, shape, src: sb.ptr, dst: db.ptr, ...(pb ? { prev: { ptr: pb.ptr, len: prev!.length / (inner || 1) } } : {}) });
+      return (new ARRAY_CTOR[outDtype](this.heap.memory.buffer, db.ptr, n) as TypedArray).slice();
+    } finally {
+      this.heap.release(sb); this.heap.release(db);
+      if (pb) this.heap.release(pb);
+    }
+  }
+}
+
+/** One kernel task with its data, as a mesh peer runs it (boxes in the kernel's coordinates). */
+export interface TaskIO {
+  readonly kernel: Kernel;
+  readonly partial: boolean;
+  readonly outer: readonly Range[];
+  readonly red: readonly Range[];
+  readonly inputs: readonly { readonly dtype: DType; readonly box: readonly Range[]; readonly data: TypedArray }[];
+  readonly outputs: readonly { readonly dtype: DType; readonly box: readonly Range[] }[];
 }
 
 /** Per-run bookkeeping: chunk allocations, reference counts, bindings. */

@@ -1,0 +1,524 @@
+// The mesh coordinator: runs a job's chunk plan (tile/tile.ts) on the workers
+// of a mesh. Every task output is a piece (a chunk, or one row of a partials
+// chunk) with a set of holders. A task is ready when every piece it reads has
+// a holder; it is leased to a worker with a deadline that the worker's
+// heartbeats extend. Tasks that read only the job's sources go where the
+// consistent-hash ring (virtual nodes weighted by throughput) puts their
+// first output, later ones where most of their input bytes already are,
+// always within each worker's slots. When a worker leaves or lets a lease
+// lapse, its tasks are leased again; pieces that only it held and that are
+// still needed are recomputed from lineage (their producing tasks run again,
+// and theirs in turn). A straggler is re-executed speculatively on an idle
+// worker; the first result is committed and later ones dropped, so every
+// piece is committed once. Pieces no task needs any more are freed on their
+// holders; the outputs come back to the coordinator, which materialises them
+// as local tensors. Tasks are deterministic, so the result is the same bit
+// for bit on 1 or N workers, with or without failures.
+
+import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
+import type { Node } from '../graph/node.js';
+import { numChunks } from '../graph/shape.js';
+import { encodeKernel } from '../ir/wire.js';
+import type { Progress, Runtime } from '../runtime/runtime.js';
+import { type Plan, type Range, chunkBox, isScanTask } from '../tile/tile.js';
+import { decodeChunk, encodeChunk } from './arrow.js';
+import { count, extent, intersect } from './boxes.js';
+import type { Endpoint } from './endpoint.js';
+import type { Message, MessageOf } from './protocol.js';
+import { Ring } from './ring.js';
+import type { MeshState } from './state.js';
+
+export interface CoordinatorOptions {
+  readonly runtime: Runtime;
+  /** A lease lapses this long after the last heartbeat that named its task. */
+  readonly leaseMs?: number;
+  /** How often leases, stragglers and the queue are looked at. */
+  readonly tickMs?: number;
+  /** Re-execute stragglers on idle workers (default true). */
+  readonly speculate?: boolean;
+  readonly fetchTimeoutMs?: number;
+  /** How long a job waits for its first worker. */
+  readonly waitForWorkersMs?: number;
+  /** A task that fails this many times for a reason other than a lost piece fails the job. */
+  readonly maxFailures?: number;
+}
+
+export interface PeerReport { readonly id: string; tasks: number; bytesIn: number }
+
+export interface MeshReport {
+  readonly job: string;
+  tasks: number;
+  /** Leases granted: one per task, plus re-leases and speculative copies. */
+  leases: number;
+  releases: number;
+  recomputed: number;
+  speculative: number;
+  duplicates: number;
+  /** Task results committed: one per task, plus one per recomputation of a lost piece. */
+  commits: number;
+  /** Bytes of pieces moved between peers (fetched by workers, sources served and outputs fetched by the coordinator). */
+  bytesMoved: number;
+  peers: PeerReport[];
+  ms: number;
+}
+
+interface Piece {
+  readonly key: string;
+  readonly tensor: number;
+  readonly box: Range[];
+  readonly dtype: DType;
+  readonly bytes: number;
+  readonly producer: number | undefined;
+  readonly holders: Set<string>;
+  readonly readers: number[];
+  /** Readers not done. */
+  left: number;
+  readonly output: boolean;
+  /** An output's data, once the coordinator has it; a source's (node, chunk). */
+  data?: TypedArray;
+  readonly source?: { readonly node: Node; readonly chunk: number };
+}
+
+interface Attempt { readonly peer: string; deadline: number; readonly started: number }
+
+type TaskState = 'wait' | 'ready' | 'run' | 'done';
+
+class JobFailed extends Error {}
+
+export class Coordinator {
+  private readonly jobs = new Map<string, Job>();
+  private readonly timer: ReturnType<typeof setInterval>;
+
+  constructor(private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions) {
+    state.doc.transact(() => state.announce({ role: 'coordinator', device: 'none', throughput: 0, memory: 0, slots: 0 }));
+    ep.on({
+      message: (from, m, payload) => {
+        if (m.t === 'get') return this.serve(from, m);
+        if ('job' in m) this.jobs.get(m.job)?.message(from, m, payload);
+        else if (m.t === 'hb') for (const r of m.running) this.jobs.get(r.job)?.heartbeat(from, r);
+        else if (m.t === 'piece' || m.t === 'missing') for (const j of this.jobs.values()) j.reply(m, payload);
+      },
+      peer: (id, up) => { for (const j of this.jobs.values()) { if (up) j.dispatch(); else j.peerDown(id); } },
+    });
+    this.timer = setInterval(() => { for (const j of this.jobs.values()) j.tick(); }, opts.tickMs ?? 200);
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    for (const j of this.jobs.values()) j.fail(new Error('the coordinator closed'));
+  }
+
+  private serve(from: string, m: MessageOf<'get'>): void {
+    const payload = this.jobs.get(m.job)?.pieceBytes(m.key);
+    if (payload) void this.ep.send(from, { t: 'piece', req: m.req, key: m.key }, payload).catch(() => undefined);
+    else void this.ep.send(from, { t: 'missing', req: m.req, key: m.key }).catch(() => undefined);
+  }
+
+  /** Runs the graph behind `outputs` on the mesh; the outputs are materialised locally. */
+  async run(outputs: readonly Node[], onProgress?: (p: Progress) => void): Promise<MeshReport> {
+    const plan = this.opts.runtime.planOf(outputs);
+    const job = new Job(this.ep, this.state, this.opts, plan, onProgress);
+    this.jobs.set(job.id, job);
+    try {
+      return await job.run();
+    } finally {
+      this.jobs.delete(job.id);
+      for (const p of this.ep.peers()) void this.ep.send(p, { t: 'end', job: job.id }).catch(() => undefined);
+    }
+  }
+}
+
+class Job {
+  readonly id = `j${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  private readonly pieces = new Map<string, Piece>();
+  private readonly reads: Piece[][][];
+  private readonly writes: Piece[][];
+  private readonly taskState: TaskState[];
+  private readonly attempts: Map<number, Attempt>[];
+  private readonly nextAttempt: number[];
+  private readonly failures: number[];
+  private readonly queue: number[] = [];
+  private readonly load = new Map<string, number>();
+  private readonly kernelText = new Map<number, string>();
+  private readonly encoded = new Map<string, Uint8Array>();
+  private readonly waiting = new Map<number, (p: Uint8Array | undefined) => void>();
+  private readonly doneMs: number[] = [];
+  private nextReq = 1;
+  private done = 0;
+  private outputsLeft = 0;
+  private ring: Ring | undefined;
+  private ringPeers = '';
+  private settle: { resolve: (r: MeshReport) => void; reject: (e: Error) => void } | undefined;
+  private finished = false;
+  private readonly t0 = performance.now();
+  private readonly report: MeshReport;
+  private readonly peerStats = new Map<string, PeerReport>();
+  private noWorkersSince = performance.now();
+
+  constructor(private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions, private readonly plan: Plan, private readonly onProgress?: (p: Progress) => void) {
+    const rt = opts.runtime;
+    const n = plan.tasks.length;
+    this.taskState = new Array<TaskState>(n).fill('wait');
+    this.attempts = plan.tasks.map(() => new Map());
+    this.nextAttempt = new Array<number>(n).fill(0);
+    this.failures = new Array<number>(n).fill(0);
+    this.report = { job: this.id, tasks: n, leases: 0, releases: 0, recomputed: 0, speculative: 0, duplicates: 0, commits: 0, bytesMoved: 0, peers: [], ms: 0 };
+    const outputs = new Set(plan.outputs.values());
+    const byTensor = new Map<number, Piece[]>();
+    const add = (p: Piece) => {
+      this.pieces.set(p.key, p);
+      let l = byTensor.get(p.tensor);
+      if (!l) byTensor.set(p.tensor, (l = []));
+      l.push(p);
+      return p;
+    };
+    const make = (tensor: number, c: number, row: number | undefined, producer: number | undefined): Piece => {
+      const spec = plan.tensors[tensor]!;
+      const box = chunkBox(spec.shape, spec.chunk, c);
+      if (row !== undefined) box[0] = [box[0]![0] + row, box[0]![0] + row + 1];
+      const key = row === undefined ? `${tensor}.${c}` : `${tensor}.${c}.${row}`;
+      const existing = this.pieces.get(key);
+      if (existing) return existing;
+      const source = producer === undefined && spec.node ? { node: spec.node, chunk: c } : undefined;
+      return add({ key, tensor, box, dtype: spec.dtype, bytes: count(box) * INFO[spec.dtype].bytes, producer, holders: new Set(source ? [ep.id] : []), readers: [], left: 0, output: outputs.has(tensor), ...(source ? { source } : {}) });
+    };
+    // pieces each task writes
+    this.writes = plan.tasks.map((t) => (isScanTask(t) ? [make(t.output, t.chunk, undefined, t.id)] : t.writes.map((w) => make(w.tensor, w.chunk, w.row, t.id))));
+    // sources: every chunk of a tensor no task writes (it is materialised here)
+    plan.tensors.forEach((spec, tid) => {
+      if (byTensor.has(tid) || !spec.node || !rt.has(spec.node)) return;
+      const grid = numChunks(spec.shape, spec.chunk).reduce((a, b) => a * b, 1);
+      for (let c = 0; c < grid; c++) make(tid, c, undefined, undefined);
+    });
+    // pieces each task reads, per input
+    this.reads = plan.tasks.map((t) => {
+      if (isScanTask(t)) return [[this.pieces.get(`${t.input}.${t.chunk}`)!], t.prev === undefined ? [] : [this.pieces.get(`${t.output}.${t.prev}`)!]];
+      return t.reads.map((r) => (byTensor.get(r.tensor) ?? []).filter((p) => intersect(p.box, r.box) !== undefined || (r.box.length === 0 && p.box.length === 0)));
+    });
+    this.reads.forEach((ins, t) => {
+      for (const p of new Set(ins.flat())) {
+        if (!p) throw new Error(`internal: task ${t} reads a piece that no task writes`);
+        p.readers.push(t);
+        p.left++;
+      }
+    });
+    for (const p of this.pieces.values()) if (p.output && p.producer !== undefined) this.outputsLeft++;
+  }
+
+  run(): Promise<MeshReport> {
+    if (!this.plan.tasks.length) return Promise.resolve(this.finish());
+    return new Promise<MeshReport>((resolve, reject) => {
+      this.settle = { resolve, reject };
+      this.plan.tasks.forEach((_, t) => this.check(t));
+      this.dispatch();
+    });
+  }
+
+  fail(e: Error): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.settle?.reject(e);
+  }
+
+  /** The bytes of a piece this coordinator holds (a source, or an output it fetched). */
+  pieceBytes(key: string): Uint8Array | undefined {
+    const p = this.pieces.get(key);
+    if (!p || !p.holders.has(this.ep.id)) return undefined;
+    let b = this.encoded.get(key);
+    if (!b) {
+      const data = p.data ?? (p.source ? this.opts.runtime.chunkOf(p.source.node, p.source.chunk) : undefined);
+      if (!data) return undefined;
+      b = encodeChunk(data, p.dtype, extent(p.box));
+      if (p.source) this.encoded.set(key, b);
+    }
+    this.report.bytesMoved += b.length;
+    return b;
+  }
+
+  private stats(peer: string): PeerReport {
+    let s = this.peerStats.get(peer);
+    if (!s) this.peerStats.set(peer, (s = { id: peer, tasks: 0, bytesIn: 0 }));
+    return s;
+  }
+
+  /** Moves a waiting task to the queue when every piece it reads has a holder. */
+  private check(t: number): void {
+    if (this.taskState[t] !== 'wait') return;
+    if (this.reads[t]!.every((ps) => ps.every((p) => p.holders.size > 0))) {
+      this.taskState[t] = 'ready';
+      this.queue.push(t);
+    }
+  }
+
+  private workers(): Map<string, { slots: number; throughput: number }> {
+    const ws = this.state.workers();
+    const out = new Map<string, { slots: number; throughput: number }>();
+    for (const [id, c] of ws) out.set(id, { slots: Math.max(1, Math.min(256, c.slots)), throughput: c.throughput });
+    const key = [...out.keys()].sort().join(',');
+    if (key !== this.ringPeers) {
+      this.ring = new Ring(new Map([...out].map(([id, c]) => [id, c.throughput])));
+      this.ringPeers = key;
+    }
+    return out;
+  }
+
+  /** Leases ready tasks to workers with free slots. */
+  dispatch(): void {
+    if (this.finished) return;
+    const ws = this.workers();
+    if (ws.size) this.noWorkersSince = performance.now();
+    const free = (id: string) => (this.load.get(id) ?? 0) < ws.get(id)!.slots + 1;
+    let skipped = 0;
+    while (this.queue.length > skipped) {
+      const t = this.queue.shift()!;
+      if (this.taskState[t] !== 'ready') continue;
+      const peer = this.place(t, ws, free);
+      if (!peer) { this.queue.push(t); skipped++; if (skipped >= this.queue.length) break; continue; }
+      this.lease(t, peer);
+    }
+  }
+
+  private place(t: number, ws: Map<string, { slots: number }>, free: (id: string) => boolean): string | undefined {
+    const candidates = [...ws.keys()].filter(free);
+    if (!candidates.length) return undefined;
+    const local = new Map<string, number>();
+    let computed = 0;
+    for (const p of new Set(this.reads[t]!.flat())) {
+      if (p.source) continue;
+      computed += p.bytes;
+      for (const h of p.holders) local.set(h, (local.get(h) ?? 0) + p.bytes);
+    }
+    const order = this.ring!.owners(this.writes[t]![0]!.key);
+    const rank = (id: string) => { const i = order.indexOf(id); return i < 0 ? order.length : i; };
+    if (computed === 0) return candidates.sort((a, b) => rank(a) - rank(b))[0];
+    // most input bytes already there; then the less loaded; then ring order
+    return candidates.sort((a, b) => (local.get(b) ?? 0) - (local.get(a) ?? 0) || (this.load.get(a) ?? 0) - (this.load.get(b) ?? 0) || rank(a) - rank(b))[0];
+  }
+
+  private lease(t: number, peer: string): void {
+    const attempt = this.nextAttempt[t]!++;
+    const now = performance.now();
+    this.attempts[t]!.set(attempt, { peer, deadline: now + (this.opts.leaseMs ?? 30_000), started: now });
+    this.taskState[t] = 'run';
+    this.load.set(peer, (this.load.get(peer) ?? 0) + 1);
+    this.report.leases++;
+    const m = this.taskMessage(t, attempt, peer);
+    this.ep.send(peer, m).catch(() => this.lapse(t, attempt));
+  }
+
+  private taskMessage(t: number, attempt: number, peer: string): Message {
+    const task = this.plan.tasks[t]!;
+    const src = (p: Piece) => ({ key: p.key, box: p.box as [number, number][], from: [...p.holders].sort((a, b) => (a === peer ? -1 : b === peer ? 1 : 0)).slice(0, 64) });
+    if (isScanTask(task)) {
+      const [[s], prev] = this.reads[t]! as [[Piece], Piece[]];
+      const out = this.writes[t]![0]!;
+      return { t: 'scan', job: this.id, task: t, attempt, op: task.scan.op, axis: task.scan.axis, inDtype: s.dtype, outDtype: out.dtype, shape: extent(out.box), src: src(s), ...(prev[0] ? { prev: src(prev[0]) } : {}), out: out.key };
+    }
+    let kernel = this.kernelText.get(task.kernel);
+    if (kernel === undefined) this.kernelText.set(task.kernel, (kernel = encodeKernel(this.plan.kernels[task.kernel]!)));
+    return {
+      t: 'task', job: this.id, task: t, attempt, kernel, partial: task.partial, outer: task.outer as [number, number][], red: task.red as [number, number][],
+      reads: task.reads.map((r, i) => ({ dtype: this.plan.tensors[r.tensor]!.dtype, box: r.box as [number, number][], pieces: this.reads[t]![i]!.map(src) })),
+      writes: task.writes.map((w, i) => {
+        const p = this.writes[t]![i]!;
+        return { key: p.key, dtype: p.dtype, box: (w.row === undefined ? p.box : p.box.slice(1)) as [number, number][] };
+      }),
+    };
+  }
+
+  /** An attempt that will not finish (its lease lapsed, its peer left, or sending it failed). */
+  private lapse(t: number, attempt: number): void {
+    const a = this.attempts[t]!.get(attempt);
+    if (!a) return;
+    this.attempts[t]!.delete(attempt);
+    this.load.set(a.peer, Math.max(0, (this.load.get(a.peer) ?? 1) - 1));
+    if (this.taskState[t] === 'run' && this.attempts[t]!.size === 0) {
+      this.taskState[t] = 'wait';
+      this.report.releases++;
+      this.check(t);
+    }
+  }
+
+  heartbeat(peer: string, r: { task: number; attempt: number }): void {
+    const a = this.attempts[r.task]?.get(r.attempt);
+    if (a && a.peer === peer) a.deadline = performance.now() + (this.opts.leaseMs ?? 30_000);
+  }
+
+  message(from: string, m: Message, payload?: Uint8Array): void {
+    if (this.finished) return;
+    if (m.t === 'done') this.onDone(from, m);
+    else if (m.t === 'fail') this.onFail(from, m);
+    void payload;
+    this.dispatch();
+  }
+
+  reply(m: MessageOf<'piece'> | MessageOf<'missing'>, payload?: Uint8Array): void {
+    const w = this.waiting.get(m.req);
+    if (w) { this.waiting.delete(m.req); w(m.t === 'piece' ? payload : undefined); }
+  }
+
+  private onDone(from: string, m: MessageOf<'done'>): void {
+    const t = m.task;
+    if (t >= this.plan.tasks.length) return;
+    const a = this.attempts[t]!.get(m.attempt);
+    if (a && a.peer === from) { this.attempts[t]!.delete(m.attempt); this.load.set(from, Math.max(0, (this.load.get(from) ?? 1) - 1)); }
+    if (this.taskState[t] === 'done') {
+      // a second result of a task already committed (a speculative copy, or a lease that lapsed): dropped
+      this.report.duplicates++;
+      const keys = this.writes[t]!.filter((p) => !p.holders.has(from)).map((p) => p.key);
+      if (keys.length) void this.ep.send(from, { t: 'free', job: this.id, keys }).catch(() => undefined);
+      return;
+    }
+    const expected = this.writes[t]!.map((p) => p.bytes);
+    if (m.bytes.length !== expected.length || m.bytes.some((b, i) => b !== expected[i])) {
+      this.onFail(from, { t: 'fail', job: this.id, task: t, attempt: m.attempt, reason: `wrote ${m.bytes} bytes, not ${expected}` });
+      return;
+    }
+    this.taskState[t] = 'done';
+    this.done++;
+    this.report.commits++;
+    this.doneMs.push(m.ms);
+    const s = this.stats(from);
+    s.tasks++;
+    s.bytesIn += m.bytesIn;
+    this.report.bytesMoved += m.bytesIn;
+    for (const p of this.writes[t]!) {
+      p.holders.add(from);
+      for (const r of p.readers) this.check(r);
+      if (p.output && !p.data) void this.fetchOutput(p);
+    }
+    for (const p of new Set(this.reads[t]!.flat())) {
+      if (--p.left === 0 && !p.output && !p.source) this.release(p);
+    }
+    this.progress();
+    // leases on other copies of this task end with it
+    for (const [att, other] of this.attempts[t]!) { this.attempts[t]!.delete(att); this.load.set(other.peer, Math.max(0, (this.load.get(other.peer) ?? 1) - 1)); }
+  }
+
+  /** Frees a piece no unfinished task reads on the peers that hold it. */
+  private release(p: Piece): void {
+    for (const h of p.holders) if (h !== this.ep.id) void this.ep.send(h, { t: 'free', job: this.id, keys: [p.key] }).catch(() => undefined);
+    p.holders.clear();
+  }
+
+  private onFail(from: string, m: MessageOf<'fail'>): void {
+    const t = m.task;
+    if (t >= this.plan.tasks.length || this.taskState[t] === 'done') return;
+    if (m.missing) {
+      const p = this.pieces.get(m.missing.key);
+      if (p && !p.source && p.holders.delete(m.missing.from) && p.holders.size === 0) this.lost(p);
+    } else if (++this.failures[t]! >= (this.opts.maxFailures ?? 5)) {
+      this.fail(new JobFailed(`task ${t} failed ${this.failures[t]} times; last on peer ${from}: ${m.reason}`));
+      return;
+    }
+    this.lapse(t, m.attempt);
+  }
+
+  /** A needed piece has no holder left: its producer runs again (and, transitively, what that needs). */
+  private lost(p: Piece): void {
+    if (p.producer === undefined || p.data) return;
+    for (const r of p.readers) {
+      if (this.taskState[r] === 'ready') this.taskState[r] = 'wait';
+    }
+    if (!(p.left > 0 || (p.output && !p.data))) return;
+    const t = p.producer;
+    if (this.taskState[t] !== 'done') return;
+    this.taskState[t] = 'wait';
+    this.done--;
+    this.report.recomputed++;
+    for (const q of new Set(this.reads[t]!.flat())) {
+      q.left++;
+      if (q.holders.size === 0) this.lost(q);
+    }
+    this.check(t);
+  }
+
+  peerDown(id: string): void {
+    if (this.finished) return;
+    for (const [t, as] of this.attempts.entries()) for (const [att, a] of as) if (a.peer === id) this.lapse(t, att);
+    for (const p of this.pieces.values()) {
+      if (p.holders.delete(id) && p.holders.size === 0) this.lost(p);
+    }
+    for (const [req, w] of this.waiting) { void req; void w; }
+    this.dispatch();
+  }
+
+  tick(): void {
+    if (this.finished) return;
+    const now = performance.now();
+    for (const [t, as] of this.attempts.entries()) for (const [att, a] of as) if (a.deadline < now) this.lapse(t, att);
+    this.dispatch();
+    if (this.opts.speculate !== false && this.queue.length === 0) this.speculate(now);
+    const wait = this.opts.waitForWorkersMs ?? 60_000;
+    if (this.workers().size === 0 && now - this.noWorkersSince > wait) this.fail(new Error(`no workers in the room for ${(wait / 1000).toFixed(0)} s`));
+  }
+
+  /** Leases a second copy of the slowest running task to an idle worker. */
+  private speculate(now: number): void {
+    if (this.doneMs.length < 3) return;
+    const sorted = [...this.doneMs].sort((a, b) => a - b);
+    const limit = Math.max(4 * sorted[sorted.length >> 1]!, 2000);
+    const ws = this.workers();
+    const idle = [...ws.keys()].filter((id) => (this.load.get(id) ?? 0) === 0);
+    if (!idle.length) return;
+    for (const [t, as] of this.attempts.entries()) {
+      if (this.taskState[t] !== 'run' || as.size !== 1) continue;
+      const [a] = as.values();
+      if (now - a!.started < limit) continue;
+      const peer = idle.find((id) => id !== a!.peer);
+      if (!peer) return;
+      this.report.speculative++;
+      this.lease(t, peer);
+      idle.splice(idle.indexOf(peer), 1);
+      if (!idle.length) return;
+    }
+  }
+
+  private async fetchOutput(p: Piece): Promise<void> {
+    for (const holder of [...p.holders]) {
+      if (holder === this.ep.id) continue;
+      const req = this.nextReq++;
+      const payload = await new Promise<Uint8Array | undefined>((resolve) => {
+        const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
+        this.waiting.set(req, (b) => { clearTimeout(timer); resolve(b); });
+        this.ep.send(holder, { t: 'get', req, job: this.id, key: p.key }).catch(() => { this.waiting.delete(req); clearTimeout(timer); resolve(undefined); });
+      });
+      if (this.finished || p.data) return;
+      if (!payload) { if (p.holders.delete(holder) && p.holders.size === 0) { this.lost(p); this.dispatch(); } continue; }
+      try {
+        p.data = decodeChunk(payload, { dtype: p.dtype, shape: extent(p.box) }).data;
+      } catch (e) {
+        this.fail(new Error(`an output piece from ${holder} does not decode: ${(e as Error).message}`));
+        return;
+      }
+      this.report.bytesMoved += payload.length;
+      p.holders.add(this.ep.id);
+      this.outputsLeft--;
+      this.progress();
+      return;
+    }
+  }
+
+  private progress(): void {
+    const total = this.plan.tasks.length;
+    this.onProgress?.({ done: this.done, total });
+    this.state.jobs.set(this.id, { done: this.done, total, peers: this.peerStats.size });
+    if (this.done === total && this.outputsLeft === 0 && !this.finished) this.settle?.resolve(this.finish());
+  }
+
+  private finish(): MeshReport {
+    this.finished = true;
+    for (const [node, tid] of this.plan.outputs) {
+      const spec = this.plan.tensors[tid]!;
+      const grid = numChunks(spec.shape, spec.chunk).reduce((a, b) => a * b, 1);
+      const chunks = Array.from({ length: grid }, (_, c) => this.pieces.get(`${tid}.${c}`)?.data);
+      if (chunks.some((c) => !c)) throw new Error(`internal: output tensor ${tid} is missing chunks`);
+      this.opts.runtime.putChunks(node, chunks as TypedArray[]);
+    }
+    this.state.jobs.delete(this.id);
+    this.report.peers = [...this.peerStats.values()];
+    this.report.ms = performance.now() - this.t0;
+    return this.report;
+  }
+}

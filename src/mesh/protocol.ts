@@ -1,0 +1,103 @@
+// The messages mesh peers send each other over their data channels, as closed
+// schemas with size and shape bounds: every message a peer receives is
+// decoded here before anything acts on it, and one that does not fit is
+// refused with the field that did not. A message is a JSON header and, for
+// chunk data and Yjs updates, a binary payload.
+//
+// coordinator -> worker   task, scan (run one chunk task; the kernel travels
+//                          as IR text, which the worker validates and compiles
+//                          itself), free (pieces no task needs any more), end
+// worker -> coordinator   done, fail, hb (heartbeat: the tasks it is running)
+// any -> any              get / piece / missing (one chunk piece, peer to
+//                          peer), y (a Yjs update of the shared mesh state)
+
+import { z } from 'zod';
+import { DTYPES } from '../graph/dtype.js';
+
+const MAX_RANK = 16;
+/** Pieces a task may read, and peers a piece may be fetched from. */
+const MAX_PIECES = 4096;
+const MAX_FROM = 64;
+export const MAX_KERNEL_TEXT = 1 << 20;
+
+const int = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const small = z.number().int().min(0).max(2 ** 31 - 1);
+const range = z.tuple([int, int]).refine(([lo, hi]) => lo <= hi, 'range ends before it starts');
+const box = z.array(range).max(MAX_RANK);
+const dtype = z.enum(DTYPES);
+export const peerId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/);
+/** A piece of a job's tensor: `tensor.chunk`, or `tensor.chunk.row` for one row of a partials chunk. */
+const key = z.string().regex(/^\d{1,9}\.\d{1,12}(\.\d{1,9})?$/);
+const job = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/);
+const lease = { job, task: small, attempt: small };
+const source = z.strictObject({ key, box, from: z.array(peerId).min(1).max(MAX_FROM) });
+
+export const Message = z.discriminatedUnion('t', [
+  z.strictObject({
+    t: z.literal('task'), ...lease,
+    kernel: z.string().max(MAX_KERNEL_TEXT),
+    partial: z.boolean(),
+    outer: box, red: box,
+    reads: z.array(z.strictObject({ dtype, box, pieces: z.array(source).max(MAX_PIECES) })).max(64),
+    writes: z.array(z.strictObject({ key, dtype, box })).min(1).max(4),
+  }),
+  z.strictObject({
+    t: z.literal('scan'), ...lease,
+    op: z.enum(['sum', 'prod']), axis: z.number().int().min(0).max(MAX_RANK - 1),
+    inDtype: dtype, outDtype: dtype, shape: z.array(int).max(MAX_RANK),
+    src: source, prev: source.optional(), out: key,
+  }),
+  z.strictObject({ t: z.literal('free'), job, keys: z.array(key).max(65536) }),
+  z.strictObject({ t: z.literal('end'), job }),
+  z.strictObject({ t: z.literal('done'), ...lease, bytes: z.array(int).max(4), ms: z.number().min(0).max(1e9), bytesIn: int }),
+  z.strictObject({ t: z.literal('fail'), ...lease, reason: z.string().max(2000), missing: z.strictObject({ key, from: peerId }).optional() }),
+  z.strictObject({ t: z.literal('hb'), running: z.array(z.strictObject(lease)).max(4096) }),
+  z.strictObject({ t: z.literal('get'), req: small, job, key }),
+  z.strictObject({ t: z.literal('piece'), req: small, key }),
+  z.strictObject({ t: z.literal('missing'), req: small, key }),
+  z.strictObject({ t: z.literal('y') }),
+]);
+export type Message = z.infer<typeof Message>;
+export type MessageOf<T extends Message['t']> = Extract<Message, { t: T }>;
+
+/** Messages that carry a binary payload, and only those. */
+const WITH_PAYLOAD = new Set<Message['t']>(['piece', 'y']);
+
+/** Largest encoded message (header and payload): a chunk piece with room to spare. */
+export const MAX_MESSAGE_BYTES = 1 << 30;
+
+/**
+ * A message as bytes: u32 header length, the header's JSON, the payload.
+ * Throws when the message does not fit its schema (a bug in the sender).
+ */
+export function encodeMessage(m: Message, payload?: Uint8Array): Uint8Array {
+  if (WITH_PAYLOAD.has(m.t) !== (payload !== undefined)) throw new Error(`internal: a ${m.t} message ${payload ? 'with' : 'without'} a payload`);
+  const head = new TextEncoder().encode(JSON.stringify(m));
+  const out = new Uint8Array(4 + head.length + (payload?.length ?? 0));
+  new DataView(out.buffer).setUint32(0, head.length, true);
+  out.set(head, 4);
+  if (payload) out.set(payload, 4 + head.length);
+  return out;
+}
+
+/** Decodes and validates a message; throws a TypeError naming what is wrong. */
+export function decodeMessage(bytes: Uint8Array): { m: Message; payload?: Uint8Array } {
+  if (bytes.length < 4) throw new TypeError('message shorter than its header length');
+  const n = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
+  if (n > Math.min(bytes.length - 4, MAX_KERNEL_TEXT + 65536)) throw new TypeError(`message header of ${n} bytes does not fit`);
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(4, 4 + n)));
+  } catch {
+    throw new TypeError('message header is not JSON');
+  }
+  const r = Message.safeParse(json);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new TypeError(`bad ${typeof json === 'object' && json && 't' in json ? `${String((json as { t: unknown }).t).slice(0, 20)} ` : ''}message: ${i.path.length ? `field ${i.path.join('.')}: ` : ''}${i.message}`);
+  }
+  const rest = bytes.subarray(4 + n);
+  if (WITH_PAYLOAD.has(r.data.t)) return { m: r.data, payload: rest };
+  if (rest.length) throw new TypeError(`a ${r.data.t} message carries ${rest.length} bytes it should not`);
+  return { m: r.data };
+}

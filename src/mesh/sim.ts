@@ -1,0 +1,107 @@
+// A seeded in-memory network for testing the mesh roles: every pair of live
+// endpoints is linked; each message is encoded and decoded as on a real data
+// channel, then delivered after a random delay (so messages reorder), or
+// dropped with the configured probability. `kill` takes an endpoint off the
+// network as a closed tab would; `join` adds one mid-job. The same seed gives
+// the same choices.
+
+import { type Endpoint, type EndpointEvents, Listeners } from './endpoint.js';
+import { type Message, decodeMessage, encodeMessage } from './protocol.js';
+
+export interface SimOptions {
+  readonly seed: number;
+  /** Probability that a message is lost (never for the control-plane sync, which heals by itself anyway). */
+  readonly drop?: number;
+  readonly minDelayMs?: number;
+  readonly maxDelayMs?: number;
+}
+
+/** A small, fast, seeded generator (mulberry32). */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class SimNet {
+  readonly random: () => number;
+  private readonly nodes = new Map<string, SimEndpoint>();
+  /** Messages dropped and delivered, for tests. */
+  readonly counts = { sent: 0, dropped: 0, delivered: 0 };
+
+  constructor(private readonly opts: SimOptions) {
+    this.random = rng(opts.seed);
+  }
+
+  /** A new endpoint, linked to every live one. */
+  join(id: string): SimEndpoint {
+    if (this.nodes.has(id)) throw new Error(`endpoint ${id} exists`);
+    const e = new SimEndpoint(id, this);
+    const others = [...this.nodes.values()];
+    this.nodes.set(id, e);
+    for (const o of others) {
+      this.later(() => { if (this.alive(o.id) && this.alive(id)) { o.listeners.peer(id, true); e.listeners.peer(o.id, true); } });
+    }
+    return e;
+  }
+
+  /** Takes an endpoint off the network: its links go down, its messages in flight are lost. */
+  kill(id: string): void {
+    if (!this.nodes.delete(id)) return;
+    for (const o of this.nodes.values()) this.later(() => { if (this.alive(o.id)) o.listeners.peer(id, false); });
+  }
+
+  alive(id: string): boolean { return this.nodes.has(id); }
+  peersOf(id: string): string[] { return this.alive(id) ? [...this.nodes.keys()].filter((k) => k !== id) : []; }
+
+  private later(f: () => void): void {
+    const lo = this.opts.minDelayMs ?? 0, hi = this.opts.maxDelayMs ?? 5;
+    setTimeout(f, lo + this.random() * (hi - lo));
+  }
+
+  deliver(from: string, to: string, m: Message, payload?: Uint8Array): void {
+    if (!this.alive(from) || !this.alive(to)) throw new Error(`no link from ${from} to ${to}`);
+    const bytes = encodeMessage(m, payload);
+    this.counts.sent++;
+    if (m.t !== 'y' && this.random() < (this.opts.drop ?? 0)) { this.counts.dropped++; return; }
+    const sender = this.nodes.get(from)!;
+    sender.count(to, bytes.length, 0);
+    this.later(() => {
+      const dst = this.nodes.get(to);
+      if (!dst || !this.alive(from)) return;
+      const d = decodeMessage(bytes);
+      this.counts.delivered++;
+      dst.count(from, 0, bytes.length);
+      dst.listeners.message(from, d.m, d.payload);
+    });
+  }
+}
+
+export class SimEndpoint implements Endpoint {
+  readonly listeners = new Listeners();
+  private readonly bytes = new Map<string, { sent: number; received: number }>();
+
+  constructor(readonly id: string, private readonly net: SimNet) {}
+
+  peers(): readonly string[] { return this.net.peersOf(this.id); }
+  get traffic(): ReadonlyMap<string, { sent: number; received: number }> { return this.bytes; }
+
+  count(peer: string, sent: number, received: number): void {
+    const t = this.bytes.get(peer) ?? { sent: 0, received: 0 };
+    t.sent += sent; t.received += received;
+    this.bytes.set(peer, t);
+  }
+
+  async send(to: string, m: Message, payload?: Uint8Array): Promise<void> {
+    this.net.deliver(this.id, to, m, payload);
+  }
+
+  on(e: Partial<EndpointEvents>): void { this.listeners.add(e); }
+
+  async close(): Promise<void> { this.net.kill(this.id); }
+}

@@ -1,0 +1,265 @@
+// A mesh worker: the peer runtime that runs chunk tasks. It takes task and
+// scan messages from a coordinator, fetches the pieces a task reads from the
+// peers that hold them (or its own store), compiles the kernel itself from
+// the validated IR text (it never runs code text it received), runs it on
+// WebGPU or the WASM worker pool, keeps the pieces it wrote in its chunk
+// store (under a memory cap) and serves them to any peer that asks. While it
+// runs tasks it sends heartbeats, which keep the coordinator's leases alive.
+// Tabs and Node processes run this same module; only the Endpoint differs.
+
+import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
+import { isArgReduce } from '../graph/ops.js';
+import type { Kernel } from '../ir/ir.js';
+import { decodeKernel } from '../ir/wire.js';
+import { type DeviceChoice, type Runtime } from '../runtime/runtime.js';
+import type { Range } from '../tile/tile.js';
+import { decodeChunk, encodeChunk } from './arrow.js';
+import { alloc, copyBoxInto, extent } from './boxes.js';
+import type { Endpoint } from './endpoint.js';
+import type { MessageOf } from './protocol.js';
+
+export interface WorkerOptions {
+  readonly runtime: Runtime;
+  /** Bytes of pieces kept at most (written ones; fetched copies use a quarter of it more). */
+  readonly memory: number;
+  readonly device?: DeviceChoice;
+  readonly heartbeatMs?: number;
+  /** How long to wait for a piece from one holder before trying the next. */
+  readonly fetchTimeoutMs?: number;
+  /** Called with a line for each task (the CLI prints them with --verbose). */
+  readonly log?: (line: string) => void;
+}
+
+interface Piece { readonly data: TypedArray; readonly dtype: DType; readonly shape: readonly number[] }
+
+/** A piece no holder could give: the coordinator recomputes it from lineage. */
+class Missing extends Error {
+  constructor(readonly key: string, readonly from: string) { super(`piece ${key} is not at ${from}`); }
+}
+
+const pieceBytes = (p: Piece): number => p.data.byteLength;
+
+export class MeshWorker {
+  /** Pieces this peer computed, by `${job}/${key}`. */
+  private readonly store = new Map<string, Piece>();
+  /** Copies of pieces fetched from others (least recently used first). */
+  private readonly fetched = new Map<string, Piece>();
+  private readonly inflight = new Map<string, Promise<Piece>>();
+  private held = 0;
+  private fetchedBytes = 0;
+  private readonly kernels = new Map<string, Kernel>();
+  private readonly running = new Map<string, { job: string; task: number; attempt: number; coordinator: string }>();
+  private readonly coordinators = new Set<string>();
+  private readonly waiting = new Map<number, { resolve: (p: Uint8Array | undefined) => void; timer: ReturnType<typeof setTimeout> }>();
+  private nextReq = 1;
+  private readonly timer: ReturnType<typeof setInterval>;
+  /** Tasks run and bytes fetched from other peers, for reports. */
+  readonly stats = { tasks: 0, failed: 0, bytesIn: 0, bytesServed: 0 };
+
+  constructor(private readonly ep: Endpoint, private readonly opts: WorkerOptions) {
+    ep.on({
+      message: (from, m, payload) => {
+        switch (m.t) {
+          case 'task': case 'scan': void this.run(from, m); break;
+          case 'get': void this.serve(from, m); break;
+          case 'piece': case 'missing': {
+            const w = this.waiting.get(m.req);
+            if (w) { this.waiting.delete(m.req); clearTimeout(w.timer); w.resolve(m.t === 'piece' ? payload : undefined); }
+            break;
+          }
+          case 'free': for (const k of m.keys) this.drop(`${m.job}/${k}`); break;
+          case 'end': this.endJob(m.job); break;
+          default: break;
+        }
+      },
+      peer: (id, up) => { if (!up) this.coordinators.delete(id); },
+    });
+    this.timer = setInterval(() => this.heartbeat(), opts.heartbeatMs ?? 1000);
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  /** Bytes of pieces held now (written and fetched). */
+  get bytesHeld(): number { return this.held + this.fetchedBytes; }
+
+  close(): void {
+    clearInterval(this.timer);
+    for (const w of this.waiting.values()) { clearTimeout(w.timer); w.resolve(undefined); }
+    this.waiting.clear();
+  }
+
+  private heartbeat(): void {
+    for (const c of this.coordinators) {
+      const running = [...this.running.values()].filter((r) => r.coordinator === c).map(({ job, task, attempt }) => ({ job, task, attempt }));
+      this.ep.send(c, { t: 'hb', running }).catch(() => undefined);
+    }
+  }
+
+  private drop(k: string): void {
+    const p = this.store.get(k);
+    if (p) { this.store.delete(k); this.held -= pieceBytes(p); }
+    const f = this.fetched.get(k);
+    if (f) { this.fetched.delete(k); this.fetchedBytes -= pieceBytes(f); }
+  }
+
+  private endJob(job: string): void {
+    for (const k of [...this.store.keys(), ...this.fetched.keys()]) if (k.startsWith(`${job}/`)) this.drop(k);
+  }
+
+  private kernel(text: string): Kernel {
+    let k = this.kernels.get(text);
+    if (!k) {
+      k = decodeKernel(text);
+      if (this.kernels.size >= 256) this.kernels.delete(this.kernels.keys().next().value!);
+      this.kernels.set(text, k);
+    }
+    return k;
+  }
+
+  private async serve(from: string, m: MessageOf<'get'>): Promise<void> {
+    const k = `${m.job}/${m.key}`;
+    const p = this.store.get(k) ?? this.fetched.get(k);
+    if (!p) return void this.ep.send(from, { t: 'missing', req: m.req, key: m.key }).catch(() => undefined);
+    const bytes = encodeChunk(p.data, p.dtype, p.shape);
+    this.stats.bytesServed += bytes.length;
+    await this.ep.send(from, { t: 'piece', req: m.req, key: m.key }, bytes).catch(() => undefined);
+  }
+
+  /** A piece of `job`: from this peer's store, or fetched from the first holder that has it. */
+  private async piece(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[]): Promise<Piece> {
+    const k = `${job}/${key}`;
+    const own = this.store.get(k);
+    if (own) return own;
+    const copy = this.fetched.get(k);
+    if (copy) { this.fetched.delete(k); this.fetched.set(k, copy); return copy; }
+    let p = this.inflight.get(k);
+    if (!p) {
+      p = this.fetch(job, key, from.filter((f) => f !== this.ep.id), dtype, shape).finally(() => this.inflight.delete(k));
+      this.inflight.set(k, p);
+    }
+    return p;
+  }
+
+  private async fetch(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[]): Promise<Piece> {
+    let last = from[0] ?? this.ep.id;
+    for (const holder of from) {
+      last = holder;
+      const req = this.nextReq++;
+      const payload = await new Promise<Uint8Array | undefined>((resolve) => {
+        const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
+        this.waiting.set(req, { resolve, timer });
+        this.ep.send(holder, { t: 'get', req, job, key }).catch(() => { clearTimeout(timer); this.waiting.delete(req); resolve(undefined); });
+      });
+      if (!payload) continue;
+      const { data } = decodeChunk(payload, { dtype, shape });
+      this.stats.bytesIn += payload.length;
+      const piece: Piece = { data, dtype, shape };
+      const k = `${job}/${key}`;
+      this.fetched.set(k, piece);
+      this.fetchedBytes += pieceBytes(piece);
+      for (const [old, q] of this.fetched) {
+        if (this.fetchedBytes <= this.opts.memory / 4 || old === k) break;
+        this.fetched.delete(old);
+        this.fetchedBytes -= pieceBytes(q);
+      }
+      return piece;
+    }
+    throw new Missing(key, last);
+  }
+
+  private async run(from: string, m: MessageOf<'task'> | MessageOf<'scan'>): Promise<void> {
+    const lk = `${m.job}/${m.task}/${m.attempt}`;
+    this.coordinators.add(from);
+    this.running.set(lk, { job: m.job, task: m.task, attempt: m.attempt, coordinator: from });
+    const t0 = performance.now();
+    const in0 = this.stats.bytesIn;
+    try {
+      const outs = m.t === 'task' ? await this.kernelTask(m) : await this.scanTask(m);
+      const bytes = outs.reduce((a, [, p]) => a + pieceBytes(p), 0);
+      if (this.held + bytes > this.opts.memory) throw new Error(`memory cap: ${this.held + bytes} bytes of pieces over the ${this.opts.memory}-byte limit`);
+      for (const [key, p] of outs) {
+        const k = `${m.job}/${key}`;
+        this.drop(k);
+        this.store.set(k, p);
+        this.held += pieceBytes(p);
+      }
+      this.stats.tasks++;
+      this.opts.log?.(`task ${m.job}/${m.task} done in ${(performance.now() - t0).toFixed(0)} ms`);
+      await this.ep.send(from, { t: 'done', job: m.job, task: m.task, attempt: m.attempt, bytes: outs.map(([, p]) => pieceBytes(p)), ms: performance.now() - t0, bytesIn: this.stats.bytesIn - in0 });
+    } catch (e) {
+      this.stats.failed++;
+      const missing = e instanceof Missing ? { key: e.key, from: e.from } : undefined;
+      this.opts.log?.(`task ${m.job}/${m.task} failed: ${(e as Error).message}`);
+      await this.ep.send(from, { t: 'fail', job: m.job, task: m.task, attempt: m.attempt, reason: (e as Error).message.slice(0, 2000), ...(missing ? { missing } : {}) }).catch(() => undefined);
+    } finally {
+      this.running.delete(lk);
+    }
+  }
+
+  private async kernelTask(m: MessageOf<'task'>): Promise<[string, Piece][]> {
+    const k = this.kernel(m.kernel);
+    // the message must fit the kernel it names
+    const red = k.reduce;
+    const nOut = m.partial && red && isArgReduce(red.op) ? 2 : 1;
+    const outDtypes: DType[] = !red || !m.partial ? [k.dtype] : nOut === 2 ? [red.body.dtype, 'int64'] : [red.dtype];
+    if (m.reads.length !== k.inputs.length) throw new TypeError(`task reads ${m.reads.length} inputs, its kernel has ${k.inputs.length}`);
+    m.reads.forEach((r, i) => {
+      const ki = k.inputs[i]!;
+      if (r.dtype !== ki.dtype || r.box.length !== ki.shape.length) throw new TypeError(`task input ${i} is ${r.dtype} of rank ${r.box.length}, its kernel reads ${ki.dtype} of rank ${ki.shape.length}`);
+      if (r.box.some(([, hi], d) => hi > ki.shape[d]!)) throw new RangeError(`task input ${i}: box outside the tensor's shape`);
+    });
+    if (m.outer.length !== k.shape.length || m.outer.some(([, hi], d) => hi > k.shape[d]!)) throw new RangeError('task outer box does not fit its kernel');
+    if (m.red.length !== (red?.vars.length ?? 0) || m.red.some(([, hi], d) => hi > red!.vars[d]!.size)) throw new RangeError('task reduction box does not fit its kernel');
+    if (m.writes.length !== nOut || m.writes.some((w, i) => w.dtype !== outDtypes[i] || w.box.length !== k.shape.length)) throw new TypeError('task writes do not fit its kernel');
+    const elements = [...m.reads.map((r) => r.box), ...m.writes.map((w) => w.box)].reduce((a, b) => a + b.reduce((x, [lo, hi]) => x * (hi - lo), 1), 0);
+    if (elements * 8 > this.opts.memory) throw new Error(`memory cap: the task needs ${elements} elements`);
+
+    const inputs = await Promise.all(m.reads.map(async (r) => {
+      const data = alloc(r.dtype, r.box);
+      for (const p of r.pieces) {
+        const piece = await this.piece(m.job, p.key, p.from, r.dtype, extent(p.box));
+        copyBoxInto(data, r.box, piece.data, p.box, r.dtype);
+      }
+      return { dtype: r.dtype, box: r.box as Range[], data };
+    }));
+    const outputs = m.writes.map((w) => ({ dtype: w.dtype, box: w.box as Range[] }));
+    const datas = await this.execute({ kernel: k, partial: m.partial, outer: m.outer as Range[], red: m.red as Range[], inputs, outputs });
+    return m.writes.map((w, i) => [w.key, { data: datas[i]!, dtype: w.dtype, shape: extent(w.box) }]);
+  }
+
+  /** On WebGPU where the peer has it and the kernel fits, else on the WASM pool. */
+  private async execute(t: Parameters<Runtime['runTask']>[0]): Promise<TypedArray[]> {
+    const choice = this.opts.device ?? 'wasm';
+    if (choice !== 'wasm') {
+      const gpu = await this.opts.runtime.gpuDevice();
+      if (gpu && (choice === 'webgpu' || !gpu.software) && gpu.supports(t.kernel) === undefined) {
+        const region = (data: TypedArray, dtype: DType, box: readonly Range[]) => {
+          const e = extent(box);
+          return { data, dtype, origin: box.map(([lo]) => lo), strides: e.map((_, i) => e.slice(i + 1).reduce((a, b) => a * b, 1)) };
+        };
+        const outs = t.outputs.map((o) => alloc(o.dtype, o.box));
+        const task = { kernel: t.kernel, partial: t.partial, outer: t.outer, red: t.red, inputs: t.inputs.map((i) => region(i.data, i.dtype, i.box)), outputs: outs.map((d, i) => region(d, t.outputs[i]!.dtype, t.outputs[i]!.box)) };
+        if (gpu.fits(task)) {
+          try {
+            await gpu.run(task);
+            return outs;
+          } catch (e) {
+            if (!gpu.lost && !(e instanceof RangeError)) throw e;
+          }
+        }
+      }
+    }
+    return this.opts.runtime.runTask(t);
+  }
+
+  private async scanTask(m: MessageOf<'scan'>): Promise<[string, Piece][]> {
+    if (m.axis >= m.shape.length) throw new RangeError(`scan axis ${m.axis} out of range for rank ${m.shape.length}`);
+    const src = await this.piece(m.job, m.src.key, m.src.from, m.inDtype, m.shape);
+    const prevShape = m.prev ? extent(m.prev.box) : undefined;
+    if (prevShape && prevShape.some((d, i) => i !== m.axis && d !== m.shape[i])) throw new RangeError('scan: the previous chunk does not line up');
+    const prev = m.prev ? await this.piece(m.job, m.prev.key, m.prev.from, m.outDtype, prevShape!) : undefined;
+    const out = this.opts.runtime.runScan(m.op, m.axis, m.inDtype, m.outDtype, m.shape, src.data, prev?.data);
+    return [[m.out, { data: out, dtype: m.outDtype, shape: m.shape }]];
+  }
+}
+
+export const bytesOf = (d: DType, n: number): number => INFO[d].bytes * n;
