@@ -1,13 +1,23 @@
 // Tessera's root export: the NumPy-like namespace `mt`, session `options`,
-// and `session` (local for now; the mesh session arrives with the mesh).
+// and `session`: this machine's cores, or, given a signaling server, a room
+// and a token, a mesh of peers (mesh/session.ts).
 
 import * as mt from './api/tensor.js';
+import type { Session, SessionOptions } from './mesh/session.js';
 
 export { mt };
 export const options = mt.options;
 
-/** The local session: every core of this machine. */
-export function session(): { execute: typeof mt.execute; close: () => Promise<void> } {
-  return { execute: mt.execute, close: mt.shutdown };
+export interface LocalSession { execute: typeof mt.execute; close: () => Promise<void> }
+
+/** The local session (every core of this machine), or with `opts` a mesh session joined to a room. */
+export async function session(): Promise<LocalSession>;
+export async function session(opts: SessionOptions): Promise<Session>;
+export async function session(opts?: SessionOptions): Promise<LocalSession | Session> {
+  if (!opts) return { execute: mt.execute, close: mt.shutdown };
+  const { Session } = await import('./mesh/session.js');
+  return Session.open(opts);
 }
 export type { Tensor, NDArray } from './api/tensor.js';
+export type { Session, SessionOptions } from './mesh/session.js';
+export type { MeshReport } from './mesh/coordinator.js';

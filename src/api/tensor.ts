@@ -145,12 +145,16 @@ async function realize(ts: readonly Tensor[], opts: RunOptions): Promise<void> {
   const nodes = await resolve(ts.map((t) => t.node), runtime, opts);
   ts.forEach((t, i) => t._resolved(nodes[i]!));
   // a graph holding a tensor created with { gpu: true } runs on WebGPU
+  if (opts.session) {
+    await opts.session.runNodes(nodes, opts.onProgress);
+    return;
+  }
   const gpu = opts.device === 'wasm' && G.topo(nodes).some((n) => gpuNodes.has(n));
   await runtime.run(nodes, gpu ? { ...opts, device: 'webgpu' } : opts);
 }
 
 function withDefaults(o: RunOptions): RunOptions {
-  return { workers: o.workers ?? options.workers, onProgress: o.onProgress ?? options.onProgress, device: o.device ?? options.device };
+  return { workers: o.workers ?? options.workers, onProgress: o.onProgress ?? options.onProgress, device: o.device ?? options.device, ...(o.session ? { session: o.session } : {}) };
 }
 
 export interface Tensor extends Record<`${UnaryOp}` | 'absolute' | 'positive' | 'conjugate', () => Tensor> {}
@@ -817,6 +821,12 @@ export const random = {
 /** Runs several outputs in one graph, sharing common work. */
 export async function execute(...ts: Tensor[]): Promise<Tensor[]> {
   await realize(ts, withDefaults({}));
+  return ts;
+}
+
+/** `execute` with run options (a mesh session, progress): one graph for all of `ts`. */
+export async function executeWith(opts: RunOptions, ...ts: Tensor[]): Promise<Tensor[]> {
+  await realize(ts, withDefaults(opts));
   return ts;
 }
 

@@ -50,8 +50,15 @@ export interface Report {
  */
 export type DeviceChoice = 'wasm' | 'webgpu' | 'auto';
 
+/** Where a graph runs instead of this machine: a mesh session (mesh/session.ts). */
+export interface Runner {
+  runNodes(nodes: readonly Node[], onProgress?: (p: Progress) => void): Promise<unknown>;
+}
+
 export interface RunOptions {
   onProgress?: (p: Progress) => void;
+  /** Run on a mesh: `await x.execute({ session: s })`. */
+  session?: Runner;
   /** Worker threads; 0 runs every task inline on the calling thread. */
   workers?: number;
   device?: DeviceChoice;

@@ -1,0 +1,187 @@
+#!/usr/bin/env node
+// The `tessera` command: the signaling server, room tokens, a headless mesh
+// worker, and the demo (what `npm start` runs): a signaling server, N
+// headless workers as child processes and a coordinator computing Monte
+// Carlo pi on them with a progress bar.
+//
+//   tessera signal --port 8787 --secret S [--host 127.0.0.1]
+//   tessera token --secret S --room R [--ttl 1h]
+//   tessera worker --signal ws://127.0.0.1:8787 --room R --token T [--device auto|webgpu|wasm] [--memory 2GiB] [--verbose]
+//   tessera demo [--peers 3] [--points 1e9] [--seed 0]
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import * as mt from '../api/tensor.js';
+import { MeshNode, nodeHost } from '../mesh/node.js';
+import { Session } from '../mesh/session.js';
+import { MeshState } from '../mesh/state.js';
+import { MeshWorker } from '../mesh/worker.js';
+import { type DeviceChoice, runtime } from '../runtime/runtime.js';
+import { defaultWorkers } from '../runtime/pool.js';
+
+type SignalModule = typeof import('../../signaling-server/dist/server.js');
+type TokenModule = typeof import('../../signaling-server/dist/token.js');
+const signalServer = (): Promise<SignalModule> => import(new URL('../../signaling-server/dist/server.js', import.meta.url).href) as Promise<SignalModule>;
+const tokens = (): Promise<TokenModule> => import(new URL('../../signaling-server/dist/token.js', import.meta.url).href) as Promise<TokenModule>;
+
+const USAGE = `usage:
+  tessera signal --port 8787 --secret S [--host 127.0.0.1]
+  tessera token --secret S --room R [--ttl 1h]
+  tessera worker --signal ws://127.0.0.1:8787 --room R --token T [--device auto|webgpu|wasm] [--memory 2GiB] [--verbose]
+  tessera demo [--peers 3] [--points 1e9] [--seed 0]`;
+
+class UsageError extends Error {}
+
+function flags(argv: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) throw new UsageError(`unexpected argument ${JSON.stringify(a)}`);
+    const next = argv[i + 1];
+    if (next === undefined || next.startsWith('--')) out.set(a.slice(2), 'true');
+    else { out.set(a.slice(2), next); i++; }
+  }
+  return out;
+}
+
+function need(f: Map<string, string>, name: string, env?: string): string {
+  const v = f.get(name) ?? (env ? process.env[env] : undefined);
+  if (!v || v === 'true') throw new UsageError(`--${name} is required${env ? ` (or ${env})` : ''}`);
+  return v;
+}
+
+/** Bytes in `2GiB`, `512MiB`, `1e9`. */
+export function parseBytes(s: string): number {
+  const m = /^(\d+(?:\.\d+)?(?:e\d+)?)\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)?$/i.exec(s.trim());
+  if (!m) throw new UsageError(`not a size: ${JSON.stringify(s)} (try 512MiB or 2GiB)`);
+  const unit = (m[2] ?? 'B').toLowerCase();
+  const mult: Record<string, number> = { b: 1, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12 };
+  return Math.floor(Number(m[1]) * mult[unit]!);
+}
+
+const fmtBytes = (n: number): string => (n >= 2 ** 20 ? `${(n / 2 ** 20).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
+
+async function signal(f: Map<string, string>): Promise<void> {
+  const { startSignalServer } = await signalServer();
+  const port = Number(f.get('port') ?? '8787');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0-65535, got ${f.get('port')}`);
+  const s = await startSignalServer({ port, host: f.get('host') ?? '127.0.0.1', secret: need(f, 'secret', 'TESSERA_SECRET') });
+  console.log(`tessera signaling server on ${s.url}`);
+  const stop = () => { void s.close().then(() => process.exit(0)); };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+async function token(f: Map<string, string>): Promise<void> {
+  const { mintToken, parseDuration } = await tokens();
+  console.log(mintToken(need(f, 'secret', 'TESSERA_SECRET'), need(f, 'room'), parseDuration(f.get('ttl') ?? '1h')));
+}
+
+/** Million elements per second this machine's pool computes (a small pi kernel): the worker's placement weight. */
+async function measure(): Promise<number> {
+  const n = 2_000_000;
+  mt.random.seed(1);
+  const d = mt.random.uniform(-1, 1, [n / 2, 2]);
+  const x = mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum();
+  const t0 = performance.now();
+  await x.fetch();
+  return n / ((performance.now() - t0) * 1000);
+}
+
+async function worker(f: Map<string, string>): Promise<void> {
+  const device = (f.get('device') ?? 'wasm') as DeviceChoice;
+  if (!['auto', 'webgpu', 'wasm'].includes(device)) throw new UsageError(`--device must be auto, webgpu or wasm, got ${device}`);
+  const memory = parseBytes(f.get('memory') ?? '2GiB');
+  const verbose = f.has('verbose');
+  const log = (line: string) => console.error(`[worker] ${line}`);
+  const node = await MeshNode.connect({ signal: need(f, 'signal'), room: need(f, 'room'), token: need(f, 'token', 'TESSERA_TOKEN'), host: await nodeHost(), log });
+  const state = new MeshState(node);
+  const throughput = await measure();
+  let adapter = 'wasm';
+  if (device !== 'wasm') {
+    const gpu = await runtime.gpuDevice();
+    adapter = gpu && (device === 'webgpu' || !gpu.software) ? gpu.info.adapter : 'wasm';
+  }
+  const w = new MeshWorker(node, { runtime, memory, device, ...(verbose ? { log } : {}) });
+  state.announce({ role: 'worker', device: adapter, throughput, memory, slots: defaultWorkers() });
+  console.error(`[worker] ${node.id} joined room ${f.get('room')}: ${defaultWorkers()} slots, ${throughput.toFixed(1)} M elements/s, device ${adapter}, memory cap ${fmtBytes(memory)}`);
+  const stop = async () => {
+    w.close();
+    state.close();
+    await node.close();
+    await mt.shutdown();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  // a worker runs until it is stopped
+  setInterval(() => undefined, 1 << 30);
+}
+
+async function demo(f: Map<string, string>): Promise<void> {
+  const peers = Number(f.get('peers') ?? '3');
+  const N = Number(f.get('points') ?? '1e9');
+  const seed = Number(f.get('seed') ?? '0');
+  if (!Number.isInteger(peers) || peers < 1 || peers > 64) throw new UsageError(`--peers must be 1-64, got ${f.get('peers')}`);
+  if (!Number.isInteger(N) || N <= 0) throw new UsageError(`--points must be a positive integer, got ${f.get('points')}`);
+  const { startSignalServer } = await signalServer();
+  const { mintToken } = await tokens();
+  const secret = randomBytes(16).toString('hex');
+  const room = 'demo';
+  const server = await startSignalServer({ port: 0, secret, log: () => undefined });
+  const tok = mintToken(secret, room, 3600);
+  console.log(`signaling server on ${server.url}; starting ${peers} worker${peers > 1 ? 's' : ''}`);
+  const script = fileURLToPath(import.meta.url);
+  const children: ChildProcess[] = [];
+  for (let i = 0; i < peers; i++) {
+    children.push(spawn(process.execPath, [script, 'worker', '--signal', server.url, '--room', room, '--token', tok], { stdio: ['ignore', 'inherit', 'inherit'] }));
+  }
+  const stopAll = () => { for (const c of children) c.kill('SIGTERM'); };
+  process.once('SIGINT', () => { stopAll(); process.exit(130); });
+  const s = await Session.open({ signal: server.url, room, token: tok });
+  try {
+    await s.waitForWorkers(peers, 120_000);
+    mt.random.seed(seed);
+    const d = mt.random.uniform(-1, 1, [N, 2]);
+    const inside = mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum();
+    const t0 = performance.now();
+    const bar = ({ done, total }: { done: number; total: number }) => {
+      const w = 30, k = Math.round((done / total) * w);
+      process.stderr.write(`\r[${'#'.repeat(k)}${'.'.repeat(w - k)}] ${done}/${total} tasks`);
+    };
+    await inside.execute({ session: s, onProgress: bar });
+    process.stderr.write('\n');
+    const secs = (performance.now() - t0) / 1000;
+    const pi = (4 * Number((await inside.fetch()).item())) / N;
+    const rep = s.lastReport!;
+    console.log(`pi ≈ ${pi} (error ${Math.abs(pi - Math.PI).toExponential(2)}) from ${N.toExponential(0)} points in ${secs.toFixed(2)} s on ${rep.peers.length} peer${rep.peers.length === 1 ? '' : 's'}`);
+    for (const p of rep.peers) console.log(`  peer ${p.id}: ${p.tasks} tasks, ${fmtBytes(p.bytesIn)} fetched from other peers`);
+    console.log(`  coordinator: ${fmtBytes([...s.node.traffic.values()].reduce((a, t) => a + t.sent + t.received, 0))} sent and received (tasks, heartbeats, results)`);
+    if (rep.releases || rep.recomputed) console.log(`  ${rep.releases} tasks leased again, ${rep.recomputed} recomputed`);
+  } finally {
+    await s.close();
+    stopAll();
+    await server.close();
+    await mt.shutdown();
+  }
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const [cmd, ...rest] = argv;
+  const f = flags(rest);
+  switch (cmd) {
+    case 'signal': return signal(f);
+    case 'token': return token(f);
+    case 'worker': return worker(f);
+    case 'demo': case undefined: return demo(f);
+    case 'help': case '--help': console.log(USAGE); return;
+    default: throw new UsageError(`unknown command ${JSON.stringify(cmd)}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((e: Error) => {
+  if (e instanceof UsageError) console.error(`tessera: ${e.message}\n${USAGE}`);
+  else console.error(`tessera: ${e.message}`);
+  process.exit(e instanceof UsageError ? 2 : 1);
+});

@@ -1,0 +1,61 @@
+// A mesh session: this process joins a room as a coordinator, and the graphs
+// it runs are placed on the room's workers. `await x.execute({ session: s })`
+// or `await s.execute(x)` materialise x here, as a local run would.
+
+import { type Tensor, executeWith } from '../api/tensor.js';
+import type { Node } from '../graph/node.js';
+import { type Progress, runtime } from '../runtime/runtime.js';
+import { Coordinator, type CoordinatorOptions, type MeshReport } from './coordinator.js';
+import { type Host, MeshNode, nodeHost } from './node.js';
+import { type Caps, MeshState } from './state.js';
+
+export interface SessionOptions {
+  readonly signal: string;
+  readonly room: string;
+  readonly token: string;
+  /** A browser passes { WebSocket, wrtc: undefined }; Node's is found by itself. */
+  readonly host?: Host;
+  readonly log?: (line: string) => void;
+  readonly coordinator?: Omit<CoordinatorOptions, 'runtime'>;
+}
+
+export class Session {
+  /** The report of the last job this session ran. */
+  lastReport: MeshReport | undefined;
+
+  private constructor(readonly node: MeshNode, readonly state: MeshState, private readonly coordinator: Coordinator) {}
+
+  static async open(opts: SessionOptions): Promise<Session> {
+    const node = await MeshNode.connect({ signal: opts.signal, room: opts.room, token: opts.token, host: opts.host ?? (await nodeHost()), ...(opts.log ? { log: opts.log } : {}) });
+    const state = new MeshState(node);
+    return new Session(node, state, new Coordinator(node, state, { runtime, ...opts.coordinator }));
+  }
+
+  /** Workers with a live link to this session, and their capabilities. */
+  workers(): Map<string, Caps> { return this.state.workers(); }
+
+  /** Resolves once `n` workers are linked (a job placed before then starts on fewer). */
+  async waitForWorkers(n: number, timeoutMs = 60_000): Promise<void> {
+    const t0 = Date.now();
+    while (this.workers().size < n) {
+      if (Date.now() - t0 > timeoutMs) throw new Error(`only ${this.workers().size} of ${n} workers joined within ${timeoutMs / 1000} s`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async runNodes(nodes: readonly Node[], onProgress?: (p: Progress) => void): Promise<MeshReport> {
+    this.lastReport = await this.coordinator.run(nodes, onProgress);
+    return this.lastReport;
+  }
+
+  /** Runs the graph behind `tensors` on the mesh, as one job; resolves to the tensors, materialised here. */
+  execute(...tensors: Tensor[]): Promise<Tensor[]> {
+    return executeWith({ session: this }, ...tensors);
+  }
+
+  async close(): Promise<void> {
+    this.coordinator.close();
+    this.state.close();
+    await this.node.close();
+  }
+}

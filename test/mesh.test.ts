@@ -1,0 +1,114 @@
+// Real multi-process meshes on loopback: the signaling server, headless
+// workers as child processes (`tessera worker`, WebRTC through @roamhq/wrtc)
+// and a coordinator session in this process. Jobs must give the local run's
+// result bit for bit, survive a worker killed mid-job, and hand work to a
+// worker that joins mid-job.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as mt from '../src/api/tensor.js';
+import { session } from '../src/index.js';
+import type { Session } from '../src/mesh/session.js';
+import { type SignalServer, startSignalServer } from '../signaling-server/server.js';
+import { mintToken } from '../signaling-server/token.js';
+
+const CLI = fileURLToPath(new URL('../dist/cli/tessera.js', import.meta.url));
+const SECRET = 'mesh-test';
+let server: SignalServer;
+const children: ChildProcess[] = [];
+
+function startWorker(room: string): ChildProcess {
+  const c = spawn(process.execPath, [CLI, 'worker', '--signal', server.url, '--room', room, '--token', mintToken(SECRET, room, 600), '--memory', '1GiB'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  c.stderr!.on('data', () => undefined);
+  children.push(c);
+  return c;
+}
+
+async function mesh(room: string, workers: number): Promise<Session> {
+  for (let i = 0; i < workers; i++) startWorker(room);
+  const s = await session({ signal: server.url, room, token: mintToken(SECRET, room, 600) });
+  await s.waitForWorkers(workers, 60_000);
+  return s;
+}
+
+beforeAll(async () => { server = await startSignalServer({ port: 0, secret: SECRET, log: () => undefined }); });
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await server?.close();
+  await mt.shutdown();
+});
+
+const pi = (n: number, chunk: number) => {
+  mt.random.seed(3);
+  const d = mt.random.uniform(-1, 1, [n, 2], { chunkSize: chunk });
+  return mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum();
+};
+const fused = () => mt.arange(0, 400 * 500, 1, { chunkSize: 25000 }).reshape([400, 500]).multiply(0.001).exp().subtract(1).sum({ axis: 0 });
+const matmul = () => {
+  const a = mt.arange(0, 160 * 120, 1, { chunkSize: 4800 }).reshape([160, 120]).multiply(0.01).sin();
+  const b = mt.arange(0, 120 * 90, 1, { chunkSize: 3600 }).reshape([120, 90]).multiply(0.02).cos();
+  return mt.matmul(a, b);
+};
+
+describe('a mesh of 3 headless Node workers over WebRTC', () => {
+  let s: Session;
+  beforeAll(async () => { s = await mesh('three', 3); }, 90_000);
+  afterAll(() => s?.close());
+
+  it('computes pi, a fused elementwise reduction and a tiled matmul bit for bit as the local run', async () => {
+    for (const [name, f] of [['pi', () => pi(200_000, 20_000)], ['fused', fused], ['matmul', matmul]] as const) {
+      const local = (await f().fetch()).data;
+      const x = f();
+      await x.execute({ session: s });
+      const rep = s.lastReport!;
+      expect(Array.from((await x.fetch()).data as ArrayLike<number>), name).toEqual(Array.from(local as ArrayLike<number>));
+      // every committed result came from a worker, and pieces moved between peers
+      expect(rep.peers.reduce((a, p) => a + p.tasks, 0), name).toBe(rep.commits);
+      expect(rep.bytesMoved, name).toBeGreaterThan(0);
+      // pi's hundreds of tasks are spread over all three
+      if (name === 'pi') expect(rep.peers.length).toBe(3);
+    }
+    // s.execute runs several outputs as one job
+    const [a, b] = await s.execute(pi(100_000, 25_000), fused());
+    expect((await a!.fetch()).item()).toBe((await pi(100_000, 25_000).fetch()).item());
+    expect(Array.from((await b!.fetch()).data as ArrayLike<number>)).toEqual(Array.from((await fused().fetch()).data as ArrayLike<number>));
+  }, 120_000);
+});
+
+describe('workers that come and go', () => {
+  it('finishes correctly when a worker is killed mid-job', async () => {
+    const s = await mesh('kill', 3);
+    try {
+      const want = (await pi(4_000_000, 40_000).fetch()).item();
+      const victim = children.at(-1)!;
+      let killed = false;
+      const x = pi(4_000_000, 40_000);
+      await x.execute({ session: s, onProgress: ({ done, total }) => { if (!killed && done >= total / 4) { killed = true; victim.kill('SIGKILL'); } } });
+      expect(killed).toBe(true);
+      expect((await x.fetch()).item()).toBe(want);
+      const rep = s.lastReport!;
+      // the killed worker's unfinished leases went to the others, and what only it held was recomputed
+      expect(rep.releases + rep.recomputed).toBeGreaterThan(0);
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
+
+  it('gives work to a worker that joins mid-job', async () => {
+    const s = await mesh('join', 1);
+    try {
+      const first = new Set(s.workers().keys());
+      const want = (await pi(40_000_000, 40_000).fetch()).item();
+      let joined = false;
+      const x = pi(40_000_000, 40_000);
+      await x.execute({ session: s, onProgress: ({ done }) => { if (!joined && done >= 1) { joined = true; startWorker('join'); } } });
+      expect((await x.fetch()).item()).toBe(want);
+      const late = s.lastReport!.peers.filter((p) => !first.has(p.id));
+      expect(late.length).toBe(1);
+      expect(late[0]!.tasks).toBeGreaterThan(0);
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
+});
