@@ -142,7 +142,7 @@ class Job {
   private readonly load = new Map<string, number>();
   private readonly kernelText = new Map<number, string>();
   private readonly encoded = new Map<string, Uint8Array>();
-  private readonly waiting = new Map<number, (p: Uint8Array | undefined) => void>();
+  private readonly waiting = new Map<number, { peer: string; resolve: (p: Uint8Array | undefined) => void }>();
   private readonly doneMs: number[] = [];
   private nextReq = 1;
   private done = 0;
@@ -355,7 +355,7 @@ class Job {
 
   reply(m: MessageOf<'piece'> | MessageOf<'missing'>, payload?: Uint8Array): void {
     const w = this.waiting.get(m.req);
-    if (w) { this.waiting.delete(m.req); w(m.t === 'piece' ? payload : undefined); }
+    if (w) { this.waiting.delete(m.req); w.resolve(m.t === 'piece' ? payload : undefined); }
   }
 
   private onDone(from: string, m: MessageOf<'done'>): void {
@@ -440,7 +440,8 @@ class Job {
     for (const p of this.pieces.values()) {
       if (p.holders.delete(id) && p.holders.size === 0) this.lost(p);
     }
-    for (const [req, w] of this.waiting) { void req; void w; }
+    // fetches from it will not be answered
+    for (const [req, w] of this.waiting) if (w.peer === id) { this.waiting.delete(req); w.resolve(undefined); }
     this.dispatch();
   }
 
@@ -481,7 +482,7 @@ class Job {
       const req = this.nextReq++;
       const payload = await new Promise<Uint8Array | undefined>((resolve) => {
         const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
-        this.waiting.set(req, (b) => { clearTimeout(timer); resolve(b); });
+        this.waiting.set(req, { peer: holder, resolve: (b) => { clearTimeout(timer); resolve(b); } });
         this.ep.send(holder, { t: 'get', req, job: this.id, key: p.key }).catch(() => { this.waiting.delete(req); clearTimeout(timer); resolve(undefined); });
       });
       if (this.finished || p.data) return;

@@ -7,7 +7,7 @@
 // runs tasks it sends heartbeats, which keep the coordinator's leases alive.
 // Tabs and Node processes run this same module; only the Endpoint differs.
 
-import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
+import type { DType, TypedArray } from '../graph/dtype.js';
 import { isArgReduce } from '../graph/ops.js';
 import type { Kernel } from '../ir/ir.js';
 import { decodeKernel } from '../ir/wire.js';
@@ -50,7 +50,7 @@ export class MeshWorker {
   private readonly kernels = new Map<string, Kernel>();
   private readonly running = new Map<string, { job: string; task: number; attempt: number; coordinator: string }>();
   private readonly coordinators = new Set<string>();
-  private readonly waiting = new Map<number, { resolve: (p: Uint8Array | undefined) => void; timer: ReturnType<typeof setTimeout> }>();
+  private readonly waiting = new Map<number, { peer: string; resolve: (p: Uint8Array | undefined) => void; timer: ReturnType<typeof setTimeout> }>();
   private nextReq = 1;
   private readonly timer: ReturnType<typeof setInterval>;
   /** Tasks run and bytes fetched from other peers, for reports. */
@@ -72,7 +72,12 @@ export class MeshWorker {
           default: break;
         }
       },
-      peer: (id, up) => { if (!up) this.coordinators.delete(id); },
+      peer: (id, up) => {
+        if (up) return;
+        this.coordinators.delete(id);
+        // fetches from it will not be answered: try the next holder now
+        for (const [req, w] of this.waiting) if (w.peer === id) { this.waiting.delete(req); clearTimeout(w.timer); w.resolve(undefined); }
+      },
     });
     this.timer = setInterval(() => this.heartbeat(), opts.heartbeatMs ?? 1000);
     (this.timer as { unref?: () => void }).unref?.();
@@ -146,7 +151,7 @@ export class MeshWorker {
       const req = this.nextReq++;
       const payload = await new Promise<Uint8Array | undefined>((resolve) => {
         const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
-        this.waiting.set(req, { resolve, timer });
+        this.waiting.set(req, { peer: holder, resolve, timer });
         this.ep.send(holder, { t: 'get', req, job, key }).catch(() => { clearTimeout(timer); this.waiting.delete(req); resolve(undefined); });
       });
       if (!payload) continue;
@@ -261,5 +266,3 @@ export class MeshWorker {
     return [[m.out, { data: out, dtype: m.outDtype, shape: m.shape }]];
   }
 }
-
-export const bytesOf = (d: DType, n: number): number => INFO[d].bytes * n;
