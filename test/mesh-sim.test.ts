@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import type { TypedArray } from '../src/graph/dtype.js';
 import { Coordinator } from '../src/mesh/coordinator.js';
+import { Reassembler } from '../src/mesh/node.js';
+import { decodeMessage, encodeMessage } from '../src/mesh/protocol.js';
 import { SimNet, rng } from '../src/mesh/sim.js';
 import { MeshState } from '../src/mesh/state.js';
 import { MeshWorker } from '../src/mesh/worker.js';
@@ -82,7 +84,11 @@ async function runOnSim(name: string, seed: number): Promise<void> {
   ];
   try {
     const x = PROGRAMS[name]!();
-    const rep = await coord.run([x.node]);
+    let stuck: ReturnType<typeof setTimeout> | undefined;
+    const rep = await Promise.race([
+      coord.run([x.node]),
+      new Promise<never>((_, reject) => { stuck = setTimeout(() => reject(new Error(`${name} seed ${seed} ${JSON.stringify(s)} did not finish in 20 s: ${coord.describe().join('; ')}`)), 20_000); }),
+    ]).finally(() => clearTimeout(stuck));
     const got = (await x.fetch()).data;
     expect(Array.from(got as ArrayLike<number>), `${name} seed ${seed} ${JSON.stringify(s)}`).toEqual(Array.from((await want(name)) as ArrayLike<number>));
     expect(rep.commits).toBe(rep.tasks + rep.recomputed);
@@ -111,4 +117,80 @@ describe('the mesh scheduler on a seeded network that delays, reorders, drops an
     const a = rng(3), b = rng(3);
     expect([a(), a(), a()]).toEqual([b(), b(), b()]);
   });
+});
+
+describe('stragglers', () => {
+  it('re-executes a task on a slow worker speculatively on an idle one, and commits the first result only', async () => {
+    // w-slow's messages take 600 ms each way; leases are long enough that none lapses
+    const net = new SimNet({ seed: 9, maxDelayMs: 2, slow: new Map([['w-slow', 600]]) });
+    const cep = net.join('coordinator');
+    const cstate = new MeshState(cep, 40);
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 60_000, stragglerMs: 100 });
+    const parts: { close(): void }[] = [coord, cstate];
+    for (const id of ['w-fast', 'w-slow']) {
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
+      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25 }));
+    }
+    try {
+      await new Promise((r) => setTimeout(r, 1500)); // both announcements arrive
+      const x = PROGRAMS.pi!();
+      const rep = await coord.run([x.node]);
+      expect(Array.from((await x.fetch()).data as ArrayLike<number>)).toEqual(Array.from((await want('pi')) as ArrayLike<number>));
+      expect(rep.speculative).toBeGreaterThan(0);
+      expect(rep.releases).toBe(0);
+      expect(rep.commits).toBe(rep.tasks + rep.recomputed);
+    } finally {
+      parts.forEach((p) => p.close());
+    }
+  }, 60_000);
+});
+
+describe('messages between peers', () => {
+  it('come back whole from a byte stream cut into frames of any size', () => {
+    const r = rng(4);
+    const msgs = [encodeMessage({ t: 'get', req: 1, job: 'j1', key: '3.4' }), encodeMessage({ t: 'piece', req: 1, key: '3.4' }, new Uint8Array(3 << 20).map((_, i) => i * 7)), encodeMessage({ t: 'end', job: 'j1' })];
+    const stream: number[] = [];
+    for (const m of msgs) { const h = new Uint8Array(4); new DataView(h.buffer).setUint32(0, m.length, true); stream.push(...h); for (const b of m) stream.push(b); }
+    const bytes = Uint8Array.from(stream);
+    for (let trial = 0; trial < 5; trial++) {
+      const re = new Reassembler();
+      const got: Uint8Array[] = [];
+      for (let at = 0; at < bytes.length;) {
+        const n = 1 + Math.floor(r() * (trial % 2 ? 7 : 70_000));
+        got.push(...re.push(bytes.subarray(at, at + n)));
+        at += n;
+      }
+      expect(got.map((g) => Array.from(g.subarray(0, 64)))).toEqual(msgs.map((m) => Array.from(m.subarray(0, 64))));
+      expect(got.map((g) => g.length)).toEqual(msgs.map((m) => m.length));
+      expect(decodeMessage(got[1]!).payload![12345]).toBe((12345 * 7) & 255);
+    }
+  });
+
+  it('are refused, naming the field, when they do not fit their schema', () => {
+    const raw = (o: unknown, tail = new Uint8Array(0)) => { const j = new TextEncoder().encode(JSON.stringify(o)); const b = new Uint8Array(4 + j.length + tail.length); new DataView(b.buffer).setUint32(0, j.length, true); b.set(j, 4); b.set(tail, 4 + j.length); return b; };
+    expect(() => decodeMessage(raw({ t: 'get', req: 1, job: 'j', key: '../etc' }))).toThrow(/field key/);
+    expect(() => decodeMessage(raw({ t: 'task', job: 'j', task: 0, attempt: 0, kernel: '{}', partial: false, outer: [[5, 2]], red: [], reads: [], writes: [{ key: '1.0', dtype: 'float32', box: [] }] }))).toThrow(/field outer/);
+    expect(() => decodeMessage(raw({ t: 'free', job: 'j', keys: ['1.0'], extra: true }))).toThrow(/bad free message/);
+    expect(() => decodeMessage(raw({ t: 'end', job: 'j' }, new Uint8Array(3)))).toThrow(/carries 3 bytes/);
+    expect(() => decodeMessage(new Uint8Array([200, 0, 0, 0, 1]))).toThrow(/does not fit/);
+    expect(() => encodeMessage({ t: 'piece', req: 1, key: '1.0' })).toThrow(/without a payload/);
+  });
+});
+
+describe('a mesh worker beside local runs in one process', () => {
+  it('a local run finishes while mesh tasks hold every pool worker (it waits for the pool, it does not spin)', async () => {
+    const big = mt.random.uniform(0, 1, [60_000_000], { chunkSize: 60_000_000 }).sum();
+    const plan = runtime.planOf([big.node]);
+    const t = plan.tasks[0] as { kernel: number; partial: boolean; outer: [number, number][]; red: [number, number][]; writes: { tensor: number }[] };
+    const k = plan.kernels[t.kernel]!;
+    const out = { dtype: plan.tensors[t.writes[0]!.tensor]!.dtype, box: t.outer };
+    // as many long tasks as the pool has workers, then a small local job
+    const tasks = [0, 1].map(() => runtime.runTask({ kernel: k, partial: t.partial, outer: t.outer, red: t.red, inputs: [], outputs: [out] }));
+    const r = await mt.arange(0, 1e6, 1, { chunkSize: 5e5 }).sum().fetch({ workers: 2 });
+    expect(r.item()).toBe(499999500000);
+    const [a, b] = await Promise.all(tasks);
+    expect(Array.from(a! as ArrayLike<number>)).toEqual(Array.from(b! as ArrayLike<number>));
+  }, 60_000);
 });

@@ -36,6 +36,8 @@ export interface CoordinatorOptions {
   readonly tickMs?: number;
   /** Re-execute stragglers on idle workers (default true). */
   readonly speculate?: boolean;
+  /** A task counts as a straggler after 4 median task times, and at least this long (default 2000 ms). */
+  readonly stragglerMs?: number;
   readonly fetchTimeoutMs?: number;
   /** How long a job waits for its first worker. */
   readonly waitForWorkersMs?: number;
@@ -107,6 +109,11 @@ export class Coordinator {
   close(): void {
     clearInterval(this.timer);
     for (const j of this.jobs.values()) j.fail(new Error('the coordinator closed'));
+  }
+
+  /** What each running job waits on (for diagnosing a job that does not finish). */
+  describe(): string[] {
+    return [...this.jobs.values()].map((j) => j.describe());
   }
 
   private serve(from: string, m: MessageOf<'get'>): void {
@@ -213,6 +220,12 @@ class Job {
       this.plan.tasks.forEach((_, t) => this.check(t));
       this.dispatch();
     });
+  }
+
+  describe(): string {
+    const states = this.plan.tasks.map((_, t) => `${t}:${this.taskState[t]}${this.attempts[t]!.size ? `@${[...this.attempts[t]!.values()].map((a) => a.peer).join('+')}` : ''}`);
+    const orphans = [...this.pieces.values()].filter((p) => p.holders.size === 0 && (p.left > 0 || (p.output && !p.data))).map((p) => p.key);
+    return `job ${this.id}: ${this.done}/${this.plan.tasks.length} done, ${this.outputsLeft} outputs to fetch, queue [${this.queue}], workers [${[...this.workers().keys()]}], tasks ${states.join(' ')}, needed pieces without holders [${orphans}]`;
   }
 
   fail(e: Error): void {
@@ -459,7 +472,7 @@ class Job {
   private speculate(now: number): void {
     if (this.doneMs.length < 3) return;
     const sorted = [...this.doneMs].sort((a, b) => a - b);
-    const limit = Math.max(4 * sorted[sorted.length >> 1]!, 2000);
+    const limit = Math.max(4 * sorted[sorted.length >> 1]!, this.opts.stragglerMs ?? 2000);
     const ws = this.workers();
     const idle = [...ws.keys()].filter((id) => (this.load.get(id) ?? 0) === 0);
     if (!idle.length) return;

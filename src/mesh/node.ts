@@ -54,11 +54,48 @@ const LOW_WATER = 1024 * 1024;
 interface Channel { bufferedAmount: number; bufferedAmountLowThreshold: number }
 type Peer = SimplePeer.Instance & { _channel?: Channel; _pc?: { sctp?: { maxMessageSize?: number } }; _onChannelBufferedAmountLow?: () => void };
 
+/**
+ * Cuts a byte stream of length-prefixed messages (u32 little-endian length,
+ * then the message) back into messages, whatever the frames it arrives in.
+ * Each byte is copied once, into the message it belongs to.
+ */
+export class Reassembler {
+  private readonly head = new Uint8Array(4);
+  private headFilled = 0;
+  private cur: Uint8Array | undefined;
+  private filled = 0;
+
+  push(data: Uint8Array): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    let at = 0;
+    while (at < data.length) {
+      if (!this.cur) {
+        const k = Math.min(4 - this.headFilled, data.length - at);
+        this.head.set(data.subarray(at, at + k), this.headFilled);
+        this.headFilled += k;
+        at += k;
+        if (this.headFilled < 4) break;
+        const n = new DataView(this.head.buffer).getUint32(0, true);
+        if (n > MAX_MESSAGE_BYTES) throw new Error(`a message of ${n} bytes is over the limit`);
+        this.headFilled = 0;
+        this.cur = new Uint8Array(n);
+        this.filled = 0;
+      }
+      const k = Math.min(this.cur.length - this.filled, data.length - at);
+      this.cur.set(data.subarray(at, at + k), this.filled);
+      this.filled += k;
+      at += k;
+      if (this.filled === this.cur.length) { out.push(this.cur); this.cur = undefined; }
+    }
+    return out;
+  }
+}
+
 class Link {
   up = false;
   private sending: Promise<void> = Promise.resolve();
   private readonly lows: (() => void)[] = [];
-  private inbox = new Uint8Array(0);
+  private readonly inbox = new Reassembler();
   private frame = FRAME;
 
   constructor(readonly id: string, readonly peer: Peer) {}
@@ -96,19 +133,7 @@ class Link {
 
   /** Bytes from the channel; returns the whole messages they complete. */
   receive(data: Uint8Array): Uint8Array[] {
-    const merged = new Uint8Array(this.inbox.length + data.length);
-    merged.set(this.inbox); merged.set(data, this.inbox.length);
-    const out: Uint8Array[] = [];
-    let at = 0;
-    while (merged.length - at >= 4) {
-      const n = new DataView(merged.buffer, merged.byteOffset + at, 4).getUint32(0, true);
-      if (n > MAX_MESSAGE_BYTES) throw new Error(`a message of ${n} bytes is over the limit`);
-      if (merged.length - at - 4 < n) break;
-      out.push(merged.slice(at + 4, at + 4 + n));
-      at += 4 + n;
-    }
-    this.inbox = merged.slice(at);
-    return out;
+    return this.inbox.push(data);
   }
 
   close(): void {

@@ -14,6 +14,8 @@ export interface SimOptions {
   readonly drop?: number;
   readonly minDelayMs?: number;
   readonly maxDelayMs?: number;
+  /** Extra delay of every message to or from these endpoints (a slow peer). */
+  readonly slow?: ReadonlyMap<string, number>;
 }
 
 /** A small, fast, seeded generator (mulberry32). */
@@ -45,7 +47,7 @@ export class SimNet {
     const others = [...this.nodes.values()];
     this.nodes.set(id, e);
     for (const o of others) {
-      this.later(() => { if (this.alive(o.id) && this.alive(id)) { o.listeners.peer(id, true); e.listeners.peer(o.id, true); } });
+      this.later(0, () => { if (this.alive(o.id) && this.alive(id)) { o.listeners.peer(id, true); e.listeners.peer(o.id, true); } });
     }
     return e;
   }
@@ -53,15 +55,15 @@ export class SimNet {
   /** Takes an endpoint off the network: its links go down, its messages in flight are lost. */
   kill(id: string): void {
     if (!this.nodes.delete(id)) return;
-    for (const o of this.nodes.values()) this.later(() => { if (this.alive(o.id)) o.listeners.peer(id, false); });
+    for (const o of this.nodes.values()) this.later(0, () => { if (this.alive(o.id)) o.listeners.peer(id, false); });
   }
 
   alive(id: string): boolean { return this.nodes.has(id); }
   peersOf(id: string): string[] { return this.alive(id) ? [...this.nodes.keys()].filter((k) => k !== id) : []; }
 
-  private later(f: () => void): void {
+  private later(extra: number, f: () => void): void {
     const lo = this.opts.minDelayMs ?? 0, hi = this.opts.maxDelayMs ?? 5;
-    setTimeout(f, lo + this.random() * (hi - lo));
+    setTimeout(f, extra + lo + this.random() * (hi - lo));
   }
 
   deliver(from: string, to: string, m: Message, payload?: Uint8Array): void {
@@ -71,7 +73,8 @@ export class SimNet {
     if (m.t !== 'y' && this.random() < (this.opts.drop ?? 0)) { this.counts.dropped++; return; }
     const sender = this.nodes.get(from)!;
     sender.count(to, bytes.length, 0);
-    this.later(() => {
+    const extra = (this.opts.slow?.get(from) ?? 0) + (this.opts.slow?.get(to) ?? 0);
+    this.later(extra, () => {
       const dst = this.nodes.get(to);
       if (!dst || !this.alive(from)) return;
       const d = decodeMessage(bytes);

@@ -19,6 +19,7 @@ export const defaultWorkers = (): number => Math.max(1, availableParallelism());
 export class Pool {
   private readonly slots: Slot[] = [];
   private nextId = 0;
+  private readonly settledWaiters: (() => void)[] = [];
 
   constructor(readonly size: number, memory: WebAssembly.Memory, paramPtrs: readonly number[]) {
     // Run from TypeScript sources (tests), the workers use the compiled twin in dist/.
@@ -33,8 +34,12 @@ export class Pool {
         const p = slot.pending.shift();
         if (m.type === 'done') p?.resolve();
         else p?.reject(new Error(m.message));
+        this.settledWaiters.splice(0).forEach((f) => f());
       });
-      worker.on("error", (e: Error) => { for (const p of slot.pending.splice(0)) p.reject(e); });
+      worker.on("error", (e: Error) => {
+        for (const p of slot.pending.splice(0)) p.reject(e);
+        this.settledWaiters.splice(0).forEach((f) => f());
+      });
       worker.postMessage({ type: 'init', memory, paramPtr: paramPtrs[i] });
       this.slots.push(slot);
     }
@@ -54,6 +59,15 @@ export class Pool {
     return n === 0 || (n < DEPTH && backlog >= 2 * this.size) ? best : -1;
   }
 
+  /**
+   * Resolves when any job on any worker next finishes: how a caller waits
+   * for a free worker when the pool is busy with jobs it did not queue
+   * itself (a mesh worker's tasks beside a local run).
+   */
+  settled(): Promise<void> {
+    return new Promise<void>((r) => this.settledWaiters.push(r));
+  }
+
   /** Queues `job` on worker `i` (one that `idle` returned). */
   run(i: number, job: Job): Promise<void> {
     const slot = this.slots[i]!;
@@ -69,7 +83,9 @@ export class Pool {
   }
 
   async close(): Promise<void> {
+    for (const s of this.slots) for (const p of s.pending.splice(0)) p.reject(new Error('the worker pool closed'));
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
     this.slots.length = 0;
+    this.settledWaiters.splice(0).forEach((f) => f());
   }
 }

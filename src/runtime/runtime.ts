@@ -359,7 +359,9 @@ export class Runtime {
             );
             running.add(p);
           }
+          // nothing of this run in flight but no idle worker: the pool is busy with other callers' jobs
           if (running.size) await Promise.race(running);
+          else if (ready.length) await pool.settled();
         }
         if (failure) {
           await Promise.allSettled(running);
@@ -430,8 +432,6 @@ export class Runtime {
     this.keep(n, s);
   }
 
-  private readonly taskWaiters: (() => void)[] = [];
-
   /**
    * Runs one kernel task over data given in its boxes (what a mesh peer
    * receives): each input is C-order data over the box it covers, each output
@@ -439,9 +439,12 @@ export class Runtime {
    * as many at once as it has workers.
    */
   async runTask(t: TaskIO): Promise<TypedArray[]> {
-    const pool = this.ensurePool(defaultWorkers())!;
+    let pool = this.ensurePool(defaultWorkers())!;
     let w: number;
-    while ((w = pool.idle()) < 0) await new Promise<void>((r) => this.taskWaiters.push(r));
+    while ((w = pool.idle()) < 0) {
+      await pool.settled();
+      pool = this.ensurePool(defaultWorkers())!;
+    }
     const [key, prog] = this.program(t.kernel, t.partial);
     const blocks: Block[] = [];
     const region = (dtype: DType, box: readonly Range[], data?: TypedArray): Binding => {
@@ -463,7 +466,6 @@ export class Runtime {
       return t.outputs.map((o, i) => (new ARRAY_CTOR[o.dtype](this.heap.memory.buffer, outputs[i]!.ptr, sizeOf(o.box.map(([lo, hi]) => hi - lo))) as TypedArray).slice());
     } finally {
       blocks.forEach((b) => this.heap.release(b));
-      this.taskWaiters.shift()?.();
     }
   }
 
