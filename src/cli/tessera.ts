@@ -13,7 +13,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import * as mt from '../api/tensor.js';
-import { MeshNode, nodeHost } from '../mesh/node.js';
+import { MeshNode } from '../mesh/node.js';
 import { Session } from '../mesh/session.js';
 import { MeshState } from '../mesh/state.js';
 import { MeshWorker } from '../mesh/worker.js';
@@ -95,7 +95,7 @@ async function worker(f: Map<string, string>): Promise<void> {
   const memory = parseBytes(f.get('memory') ?? '2GiB');
   const verbose = f.has('verbose');
   const log = (line: string) => console.error(`[worker] ${line}`);
-  const node = await MeshNode.connect({ signal: need(f, 'signal'), room: need(f, 'room'), token: need(f, 'token', 'TESSERA_TOKEN'), host: await nodeHost(), log });
+  const node = await MeshNode.connect({ signal: need(f, 'signal'), room: need(f, 'room'), token: need(f, 'token', 'TESSERA_TOKEN'), log });
   const state = new MeshState(node);
   const throughput = await measure();
   let adapter = 'wasm';

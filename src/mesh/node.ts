@@ -11,37 +11,20 @@
 // RTCPeerConnection through the host; Node uses `ws` and @roamhq/wrtc.
 
 import SimplePeer from 'simple-peer';
+import { host } from '#host';
+import type { Net, WebSocketLike } from '../host/types.js';
 import { type Endpoint, type EndpointEvents, Listeners } from './endpoint.js';
 import { MAX_MESSAGE_BYTES, type Message, decodeMessage, encodeMessage } from './protocol.js';
 
-/** What a host supplies: a WebSocket constructor and, outside browsers, a WebRTC implementation. */
-export interface Host {
-  readonly WebSocket: new (url: string) => WebSocketLike;
-  readonly wrtc?: unknown;
-}
-
-export interface WebSocketLike {
-  readyState: number;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-  onopen: ((e: unknown) => void) | null;
-  onmessage: ((e: { data: unknown }) => void) | null;
-  onclose: ((e: { code: number; reason: string }) => void) | null;
-  onerror: ((e: unknown) => void) | null;
-}
-
-/** Node's host: the `ws` client and @roamhq/wrtc. */
-export async function nodeHost(): Promise<Host> {
-  const { WebSocket } = await import('ws');
-  const wrtc = ((await import('@roamhq/wrtc')) as { default?: unknown }).default;
-  return { WebSocket: WebSocket as unknown as Host['WebSocket'], wrtc };
-}
+/** TEMPORARY alias for bench/mesh.js while it is written; remove. */
+export const nodeHost = (): Promise<Net> => host.net();
 
 export interface ConnectOptions {
   readonly signal: string;
   readonly room: string;
   readonly token: string;
-  readonly host: Host;
+  /** The WebSocket and WebRTC to use; the host's own by default. */
+  readonly host?: Net;
   readonly log?: (line: string) => void;
   /** How long to wait for the server's welcome. */
   readonly timeoutMs?: number;
@@ -150,13 +133,14 @@ export class MeshNode implements Endpoint {
   private ping: ReturnType<typeof setInterval> | undefined;
   private closed = false;
 
-  private constructor(readonly id: string, private readonly ws: WebSocketLike, private readonly opts: ConnectOptions) {}
+  private constructor(readonly id: string, private readonly ws: WebSocketLike, private readonly net: Net, private readonly opts: ConnectOptions) {}
 
   /** Joins the room; resolves once the server has admitted this node (links to peers come up after). */
-  static connect(opts: ConnectOptions): Promise<MeshNode> {
+  static async connect(opts: ConnectOptions): Promise<MeshNode> {
     const log = opts.log ?? (() => undefined);
+    const net = opts.host ?? (await host.net());
     return new Promise<MeshNode>((resolve, reject) => {
-      const ws = new opts.host.WebSocket(opts.signal);
+      const ws = new net.WebSocket(opts.signal);
       let node: MeshNode | undefined;
       const timer = setTimeout(() => { ws.close(); reject(new Error(`no answer from the signaling server at ${opts.signal}`)); }, opts.timeoutMs ?? 10_000);
       ws.onopen = () => ws.send(JSON.stringify({ t: 'join', room: opts.room, token: opts.token }));
@@ -171,7 +155,7 @@ export class MeshNode implements Endpoint {
         try { m = JSON.parse(String(e.data)) as typeof m; } catch { return; }
         if (m.t === 'welcome' && !node && typeof m.id === 'string') {
           clearTimeout(timer);
-          node = new MeshNode(m.id, ws, opts);
+          node = new MeshNode(m.id, ws, net, opts);
           node.ping = setInterval(() => { if (ws.readyState === 1) ws.send(JSON.stringify({ t: 'ping' })); }, 15_000);
           (node.ping as { unref?: () => void }).unref?.();
           for (const p of m.peers ?? []) node.link(p, true);
@@ -189,7 +173,7 @@ export class MeshNode implements Endpoint {
   }
 
   private link(id: string, initiator: boolean): Link {
-    const peer = new SimplePeer({ initiator, trickle: true, config: { iceServers: [] }, ...(this.opts.host.wrtc ? { wrtc: this.opts.host.wrtc as SimplePeer.Options['wrtc'] } : {}) }) as Peer;
+    const peer = new SimplePeer({ initiator, trickle: true, config: { iceServers: [] }, ...(this.net.wrtc ? { wrtc: this.net.wrtc as SimplePeer.Options['wrtc'] } : {}) }) as Peer;
     const l = new Link(id, peer);
     this.links.set(id, l);
     peer.on('signal', (data: unknown) => {

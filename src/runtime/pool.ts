@@ -1,20 +1,21 @@
-// The local worker pool: one worker_thread per core, each sharing the chunk
-// heap. Workers are unref'd so an idle pool never keeps the process alive,
+// The local worker pool: one compute thread per core (a worker_thread in
+// Node, a Web Worker in a browser: see ../host), each sharing the chunk heap.
+// In Node threads are unref'd so an idle pool never keeps the process alive,
 // and a pool whose worker failed is torn down so no thread is left behind.
 // A worker holds up to DEPTH jobs (it runs them in order), so it starts its
 // next task without waiting for the main thread to hear of the last one.
 
-import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { host } from '#host';
+import type { Thread } from '../host/types.js';
 import type { Job } from './exec.js';
 
 interface Pending { resolve: () => void; reject: (e: Error) => void }
-interface Slot { worker: Worker; pending: Pending[]; programs: Set<string> }
+interface Slot { worker: Thread; pending: Pending[]; programs: Set<string> }
 
 const DEPTH = 2;
 
-export const defaultWorkers = (): number => Math.max(1, availableParallelism());
+/** Compute threads by default: one per core (0 in a page that is not cross-origin isolated: tasks run inline). */
+export const defaultWorkers = (): number => host.cores();
 
 export class Pool {
   private readonly slots: Slot[] = [];
@@ -22,25 +23,20 @@ export class Pool {
   private readonly settledWaiters: (() => void)[] = [];
 
   constructor(readonly size: number, memory: WebAssembly.Memory, paramPtrs: readonly number[]) {
-    // Run from TypeScript sources (tests), the workers use the compiled twin in dist/.
-    const here = import.meta.url;
-    const url = new URL(here.endsWith('.ts') ? '../../dist/runtime/worker.js' : './worker.js', here);
-    if (!existsSync(url)) throw new Error(`worker script ${url.pathname} is missing: run \`npm run build\` first`);
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(url);
-      worker.unref();
+      const worker = host.spawnThread();
       const slot: Slot = { worker, pending: [], programs: new Set() };
-      worker.on('message', (m: { type: 'done' | 'error'; message?: string }) => {
+      worker.onMessage((m: { type: 'done' | 'error'; message?: string }) => {
         const p = slot.pending.shift();
         if (m.type === 'done') p?.resolve();
         else p?.reject(new Error(m.message));
         this.settledWaiters.splice(0).forEach((f) => f());
       });
-      worker.on("error", (e: Error) => {
+      worker.onError((e: Error) => {
         for (const p of slot.pending.splice(0)) p.reject(e);
         this.settledWaiters.splice(0).forEach((f) => f());
       });
-      worker.postMessage({ type: 'init', memory, paramPtr: paramPtrs[i] });
+      worker.post({ type: 'init', memory, paramPtr: paramPtrs[i] });
       this.slots.push(slot);
     }
   }
@@ -78,7 +74,7 @@ export class Pool {
     }
     return new Promise<void>((resolve, reject) => {
       slot.pending.push({ resolve, reject });
-      slot.worker.postMessage({ type: 'job', id: this.nextId++, job });
+      slot.worker.post({ type: 'job', id: this.nextId++, job });
     });
   }
 

@@ -5,7 +5,7 @@
 // last reader finishes. It reports progress (tasks done of total) and an
 // execution report. A failed run frees everything it allocated.
 
-import { setFlagsFromString } from 'node:v8';
+import { host } from '#host';
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import type { Node } from '../graph/node.js';
 import { numChunks, sizeOf, stridesOf } from '../graph/shape.js';
@@ -70,10 +70,7 @@ const GPU_IDLE_MS = 5000;
 /** Lines (elements across the axis) a float32 scan chunk needs to run on the GPU, one line per invocation. */
 const SCAN_GPU_LINES = 256;
 
-// Kernels run once per task for a long time: compile them with the optimising
-// tier straight away. V8 does not replace a running baseline (Liftoff) frame,
-// so a worker's first task would otherwise run unoptimised to the end.
-setFlagsFromString('--no-liftoff');
+host.tuneEngine();
 
 interface Program { readonly module: WebAssembly.Module; readonly layout: Layout }
 

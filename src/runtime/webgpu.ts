@@ -11,6 +11,7 @@
 // In: a Kernel, its mode, and a task's input and output regions as typed
 // arrays. Out: the task's box of each output, written in place.
 
+import { host } from '#host';
 import { ARRAY_CTOR, type DType, type TypedArray } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
 import { fuse } from '../fuse/fuse.js';
@@ -65,28 +66,12 @@ export interface GpuInfo {
 
 interface Program { pipeline: GPUComputePipeline; layout: GpuLayout }
 
-/** Where Debian's Chromium keeps its SwiftShader Vulkan driver (a CPU implementation of Vulkan). */
-const SWIFTSHADER_ICD = ['/usr/lib/chromium/vk_swiftshader_icd.json', '/usr/lib/chromium-browser/vk_swiftshader_icd.json'];
-
 const WORD: { readonly [T in WType]: Float32ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor } = { f32: Float32Array, i32: Int32Array, u32: Uint32Array };
 
-/** Finds a WebGPU entry point: the page's navigator.gpu, or Dawn in Node. */
+/** Finds a WebGPU entry point: the page's (or Worker's) navigator.gpu, or Dawn in Node (see ../host). */
 async function gpuEntry(): Promise<GPU | undefined> {
   const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
-  if (nav?.gpu) return nav.gpu;
-  if (typeof process === 'undefined' || !process.versions?.node) return undefined;
-  if (!process.env.VK_ICD_FILENAMES) {
-    const { existsSync } = await import('node:fs');
-    const icd = SWIFTSHADER_ICD.find((p) => existsSync(p));
-    if (icd && process.env.TESSERA_GPU_DRIVER !== 'system') process.env.VK_ICD_FILENAMES = icd;
-  }
-  try {
-    const { create, globals } = (await import(/* @vite-ignore */ 'webgpu')) as unknown as { create: (flags: string[]) => GPU; globals: Record<string, unknown> };
-    for (const [k, v] of Object.entries(globals)) if (!(k in globalThis)) (globalThis as Record<string, unknown>)[k] = v;
-    return create([]);
-  } catch {
-    return undefined;
-  }
+  return nav?.gpu ?? host.gpu();
 }
 
 export class GpuDevice {
@@ -460,9 +445,7 @@ export class GpuDevice {
 
 /** The text of shaders/<name>.wgsl (read from the package in Node, fetched beside the page in a browser). */
 async function loadShader(name: string): Promise<string> {
-  const url = new URL(`../../shaders/${name}.wgsl`, import.meta.url);
-  if (url.protocol === 'file:') return (await import('node:fs')).readFileSync(url, 'utf8');
-  return (await fetch(url)).text();
+  return host.readText(new URL(`../../shaders/${name}.wgsl`, import.meta.url));
 }
 
 /** The words a chunk lives in on the GPU: 4 bytes per element, narrow integers and bools widened. */

@@ -2,20 +2,21 @@
 // chunk heap once, then jobs; it runs each with the same Executor the main
 // thread uses inline, and answers done or the error's message.
 
-import { parentPort } from 'node:worker_threads';
+import { host } from '#host';
 import { Executor, type Job } from './exec.js';
 
 let exec: Executor | undefined;
 
-parentPort!.on('message', (msg: { type: 'init'; memory: WebAssembly.Memory; paramPtr: number } | { type: 'job'; id: number; job: Job }) => {
+const port = host.threadPort();
+port.onMessage((msg: { type: 'init'; memory: WebAssembly.Memory; paramPtr: number } | { type: 'job'; id: number; job: Job }) => {
   if (msg.type === 'init') {
     exec = new Executor(msg.memory, msg.paramPtr);
     return;
   }
   try {
     exec!.run(msg.job);
-    parentPort!.postMessage({ type: 'done', id: msg.id });
+    port.post({ type: 'done', id: msg.id });
   } catch (e) {
-    parentPort!.postMessage({ type: 'error', id: msg.id, message: e instanceof Error ? e.message : String(e) });
+    port.post({ type: 'error', id: msg.id, message: e instanceof Error ? e.message : String(e) });
   }
 });

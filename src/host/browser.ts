@@ -1,0 +1,45 @@
+// The browser host (a page or a Worker): Web Workers for the compute pool,
+// navigator.gpu, fetch, the page's WebSocket and RTCPeerConnection. The
+// Node twin is ./node.ts; package.json's "#host" import picks this one under
+// the "browser" condition. Like it, it imports nothing from the rest of Tessera.
+
+import type { Host, Thread, ThreadPort } from './types.js';
+
+const scope = globalThis as unknown as {
+  crossOriginIsolated?: boolean;
+  navigator?: { hardwareConcurrency?: number; gpu?: GPU };
+  postMessage?: (m: unknown) => void;
+  addEventListener?: (t: string, f: (e: MessageEvent) => void) => void;
+};
+
+export const host: Host = {
+  name: 'browser',
+
+  // The pool shares one WebAssembly.Memory between threads, which a page may
+  // only do when it is cross-origin isolated (COOP/COEP headers): otherwise
+  // every task runs inline.
+  cores: () => (scope.crossOriginIsolated ? Math.max(1, scope.navigator?.hardwareConcurrency ?? 1) : 0),
+
+  tuneEngine: () => undefined,
+
+  spawnThread(): Thread {
+    // The literal `new Worker(new URL(...), { type: 'module' })` is what Vite bundles as a worker.
+    const w = new Worker(new URL('../runtime/worker.js', import.meta.url), { type: 'module' });
+    return {
+      post: (m) => w.postMessage(m),
+      onMessage: (f) => w.addEventListener('message', (e) => f(e.data)),
+      onError: (f) => w.addEventListener('error', (e) => f(new Error(e.message || 'a compute worker failed'))),
+      terminate: async () => w.terminate(),
+    };
+  },
+
+  threadPort(): ThreadPort {
+    return { post: (m) => scope.postMessage!(m), onMessage: (f) => scope.addEventListener!('message', (e) => f(e.data)) };
+  },
+
+  gpu: async () => scope.navigator?.gpu,
+
+  readText: async (url: URL) => (await fetch(url)).text(),
+
+  net: async () => ({ WebSocket: globalThis.WebSocket as unknown as Awaited<ReturnType<Host['net']>>['WebSocket'] }),
+};

@@ -1,0 +1,67 @@
+// The Node host: what the runtime and the mesh need from the platform, in
+// Node. Its browser twin is ./browser.ts; package.json's "#host" import picks
+// one by the "browser" condition, so a browser bundle never sees this file
+// (worker_threads, v8 flags, the `webgpu` package, `ws`, @roamhq/wrtc).
+// It imports nothing from the rest of Tessera: tests run the sources while
+// this resolves to its compiled twin in dist/.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
+import { Worker, parentPort } from 'node:worker_threads';
+import type { Host, Thread, ThreadPort } from './types.js';
+
+/** Where Debian's Chromium keeps its SwiftShader Vulkan driver (a CPU implementation of Vulkan). */
+const SWIFTSHADER_ICD = ['/usr/lib/chromium/vk_swiftshader_icd.json', '/usr/lib/chromium-browser/vk_swiftshader_icd.json'];
+
+export const host: Host = {
+  name: 'node',
+
+  cores: () => Math.max(1, availableParallelism()),
+
+  // Kernels run once per task for a long time: compile them with the optimising
+  // tier straight away. V8 does not replace a running baseline (Liftoff) frame,
+  // so a worker's first task would otherwise run unoptimised to the end.
+  tuneEngine: () => setFlagsFromString('--no-liftoff'),
+
+  spawnThread(): Thread {
+    const url = new URL('../runtime/worker.js', import.meta.url);
+    if (!existsSync(url)) throw new Error(`worker script ${url.pathname} is missing: run \`npm run build\` first`);
+    const w = new Worker(url);
+    w.unref(); // an idle pool never keeps the process alive
+    return {
+      post: (m) => w.postMessage(m),
+      onMessage: (f) => { w.on('message', f); },
+      onError: (f) => { w.on('error', f); },
+      terminate: async () => { await w.terminate(); },
+    };
+  },
+
+  threadPort(): ThreadPort {
+    return { post: (m) => parentPort!.postMessage(m), onMessage: (f) => { parentPort!.on('message', f); } };
+  },
+
+  async gpu(): Promise<GPU | undefined> {
+    if (!process.env.VK_ICD_FILENAMES) {
+      const icd = SWIFTSHADER_ICD.find((p) => existsSync(p));
+      if (icd && process.env.TESSERA_GPU_DRIVER !== 'system') process.env.VK_ICD_FILENAMES = icd;
+    }
+    try {
+      const { create, globals } = (await import('webgpu')) as unknown as { create: (flags: string[]) => GPU; globals: Record<string, unknown> };
+      for (const [k, v] of Object.entries(globals)) if (!(k in globalThis)) (globalThis as Record<string, unknown>)[k] = v;
+      return create([]);
+    } catch {
+      return undefined;
+    }
+  },
+
+  async readText(url: URL): Promise<string> {
+    return url.protocol === 'file:' ? readFileSync(url, 'utf8') : (await fetch(url)).text();
+  },
+
+  async net() {
+    const { WebSocket } = await import('ws');
+    const wrtc = ((await import('@roamhq/wrtc')) as { default?: unknown }).default;
+    return { WebSocket: WebSocket as unknown as Awaited<ReturnType<Host['net']>>['WebSocket'], wrtc };
+  },
+};

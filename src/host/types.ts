@@ -1,0 +1,49 @@
+// What Tessera needs from its platform. One implementation per host
+// (./node.ts, ./browser.ts); the rest of the code imports "#host" and runs
+// unchanged in Node, a page and a Web Worker.
+
+/** A compute thread of the local pool, as the pool sees it. */
+export interface Thread {
+  post(m: unknown): void;
+  onMessage(f: (m: any) => void): void;
+  onError(f: (e: Error) => void): void;
+  terminate(): Promise<void>;
+}
+
+/** The pool's end of a compute thread, as the thread sees it. */
+export interface ThreadPort {
+  post(m: unknown): void;
+  onMessage(f: (m: any) => void): void;
+}
+
+/** A WebSocket as the mesh uses it (the page's, or the `ws` package's). */
+export interface WebSocketLike {
+  readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((e: unknown) => void) | null;
+  onmessage: ((e: { data: unknown }) => void) | null;
+  onclose: ((e: { code: number; reason: string }) => void) | null;
+  onerror: ((e: unknown) => void) | null;
+}
+
+/** The network: a WebSocket constructor and, outside browsers, a WebRTC implementation for simple-peer. */
+export interface Net {
+  readonly WebSocket: new (url: string) => WebSocketLike;
+  readonly wrtc?: unknown;
+}
+
+export interface Host {
+  readonly name: 'node' | 'browser';
+  /** Compute threads the local pool starts by default (0: run tasks inline). */
+  cores(): number;
+  /** Engine flags, set once before the first kernel compiles. */
+  tuneEngine(): void;
+  spawnThread(): Thread;
+  threadPort(): ThreadPort;
+  /** The WebGPU entry point, or undefined where there is none. */
+  gpu(): Promise<GPU | undefined>;
+  /** A text file of the package (the WGSL shaders), by URL. */
+  readText(url: URL): Promise<string>;
+  net(): Promise<Net>;
+}
