@@ -5,6 +5,9 @@
 // Usage: node bench/run.js [--quick] [--huge] [--slow] [--only ids] [--impls list]
 //                          [--reps-scale x] [--timeout s] [--render results.json]
 // (bench/README.md explains the cases, the flags and how to read the table.)
+// After the cases come the mesh rows (bench/mesh.js, Tessera only, in one
+// process of their own that starts the mesh workers it measures); `--only`
+// runs them when it names `mesh` or one of their sections.
 //
 // This process only orchestrates. For each case it starts one fresh process
 // per implementation (bench/child.js for the JavaScript libraries, python3
@@ -14,7 +17,7 @@
 // every implementation alike. Only one process computes at a time. Every
 // run's answer is checked against a reference (bench/cases.js); a wrong
 // answer is reported as WRONG, never as a time. Output: JSON lines on stdout,
-// then a Markdown table; bench/results/latest.{md,json}.
+// then a Markdown table (and a second one, "Mesh"); bench/results/latest.{md,json}.
 
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,7 +25,8 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { IMPL_LABEL, caseLabel, caseList, rates, reference } from './cases.js';
+import { IMPL_LABEL, caseLabel, caseList, fmtN, rates, reference } from './cases.js';
+import { SECTIONS as MESH_SECTIONS } from './mesh.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -305,16 +309,19 @@ async function main() {
   const only = opt('--only')?.split(',');
   const list = caseList({ quick: has('--quick'), huge: has('--huge') || !!only?.includes('mc_pi@1e10') })
     .filter((c) => !only || only.some((o) => o === c.bench || o === c.id));
-  if (!list.length) { log(`bench: no case matches --only ${only}\n`); process.exit(2); }
   const impls = opt('--impls', ALL_IMPLS.join(',')).split(',').filter((n) => ALL_IMPLS.includes(n))
     .sort((a, b) => ALL_IMPLS.indexOf(a) - ALL_IMPLS.indexOf(b));
+  // the mesh rows are Tessera's alone
+  const meshSections = !impls.includes('tessera') ? []
+    : !only || only.includes('mesh') ? MESH_SECTIONS : MESH_SECTIONS.filter((m) => only.includes(m));
+  if (!list.length && !meshSections.length) { log(`bench: no case matches --only ${only}\n`); process.exit(2); }
   const meta = {
     type: 'meta', date: new Date().toISOString(), command: `node bench/run.js${argv.length ? ` ${argv.join(' ')}` : ''}`,
     node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? '?',
     mem_gib: +(os.totalmem() / 2 ** 30).toFixed(1), tessera_commit: gitRev(), impls,
   };
   process.stdout.write(JSON.stringify(meta) + '\n');
-  log(`bench: ${list.length} cases x [${impls.join(', ')}] on ${meta.cpus} x ${meta.cpu}, node ${meta.node}\n`);
+  log(`bench: ${list.length} cases x [${impls.join(', ')}]${meshSections.length ? `, then mesh (${meshSections.join(', ')})` : ''} on ${meta.cpus} x ${meta.cpu}, node ${meta.node}\n`);
   const t0 = performance.now();
   const info = {};
   const unavailable = {};
@@ -331,13 +338,58 @@ async function main() {
       log(`  ${name.padEnd(8)} ${cellText(c, cell)}${cell.vs_numpy !== undefined && name !== 'numpy' ? `  (${cell.vs_numpy.toFixed(2)}x NumPy)` : ''}\n`);
     }
   }
+  const mesh = meshSections.length ? await runMesh(meshSections) : undefined;
   meta.total_s = (performance.now() - t0) / 1000;
   meta.versions = info;
   meta.unavailable = unavailable;
   const dir = path.join(HERE, 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'latest.json'), JSON.stringify({ meta, cases: list, results }, null, 2) + '\n');
-  report(meta, list, results);
+  writeFileSync(path.join(dir, 'latest.json'), JSON.stringify({ meta, cases: list, results, ...(mesh ? { mesh } : {}) }, null, 2) + '\n');
+  report(meta, list, results, mesh);
+}
+
+// ---------------------------------------------------------------------------
+// The mesh rows: bench/mesh.js measures them in a process of its own and
+// prints one {"type": "mesh"} line per row, passed on here as they come.
+
+async function runMesh(sections) {
+  log('bench: mesh\n');
+  const args = [path.join(HERE, 'mesh.js'), '--only', sections.join(','), '--reps-scale', String(REPS_SCALE), ...(has('--quick') ? ['--quick'] : [])];
+  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const rows = [];
+  let tail = '';
+  proc.stderr.on('data', (d) => { process.stderr.write(d); tail = (tail + d).slice(-4000); });
+  // a section prints its rows when it ends; silence past the timeout means it hangs
+  let timer;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      tail += `\nno result within ${TIMEOUT_S} s (stopped)`;
+      proc.kill('SIGTERM'); // mesh.js stops its workers on SIGTERM
+      setTimeout(() => proc.kill('SIGKILL'), 10_000).unref();
+    }, TIMEOUT_S * 1000);
+  };
+  arm();
+  readline.createInterface({ input: proc.stdout }).on('line', (l) => {
+    let o;
+    try { o = JSON.parse(l); } catch { return; }
+    if (o.type !== 'mesh') return;
+    rows.push(o);
+    process.stdout.write(JSON.stringify(o) + '\n');
+    arm();
+  });
+  const end = await new Promise((resolve) => {
+    proc.on('error', (e) => resolve(`could not start: ${e.message}`));
+    proc.on('exit', (code, sig) => resolve(code === 0 ? undefined : `exited (${sig ?? `code ${code}`})`));
+  });
+  clearTimeout(timer);
+  if (end) {
+    const last = tail.trim().split('\n').filter((l) => l.trim()).at(-1) ?? '';
+    const row = { type: 'mesh', case: 'mesh', bench: 'mesh', status: 'error', reason: `bench/mesh.js ${end}${last ? `: ${last.slice(0, 300)}` : ''}` };
+    rows.push(row);
+    process.stdout.write(JSON.stringify(row) + '\n');
+  }
+  return rows;
 }
 
 /** The Markdown table and notes: printed, and written to bench/results/latest.md. */

@@ -1,6 +1,7 @@
 // Tessera's root export: the NumPy-like namespace `mt`, session `options`,
 // and `session`: this machine's cores, or, given a signaling server, a room
-// and a token, a mesh of peers (mesh/session.ts).
+// and a token, a mesh of peers (mesh/session.ts). `volunteer` lends this
+// process or tab to a room as a worker; `observe` watches a room (dashboards).
 
 import * as mt from './api/tensor.js';
 import type { Session, SessionOptions } from './mesh/session.js';
@@ -18,6 +19,9 @@ export async function session(opts?: SessionOptions): Promise<LocalSession | Ses
   const { Session } = await import('./mesh/session.js');
   return Session.open(opts);
 }
+export { volunteer, Volunteer, type VolunteerOptions, type VolunteerStats } from './mesh/volunteer.js';
+export { observe, MeshView, type ObserveOptions, type PeerView, type RingView } from './mesh/observe.js';
 export type { Tensor, NDArray } from './api/tensor.js';
+export type { JobProgress, JobEvent, Caps } from './mesh/state.js';
 export type { Session, SessionOptions } from './mesh/session.js';
 export type { MeshReport } from './mesh/coordinator.js';

@@ -13,12 +13,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import * as mt from '../api/tensor.js';
-import { MeshNode } from '../mesh/node.js';
 import { Session } from '../mesh/session.js';
-import { MeshState } from '../mesh/state.js';
-import { MeshWorker } from '../mesh/worker.js';
-import { type DeviceChoice, runtime } from '../runtime/runtime.js';
-import { defaultWorkers } from '../runtime/pool.js';
+import { volunteer } from '../mesh/volunteer.js';
+import type { DeviceChoice } from '../runtime/runtime.js';
 
 type SignalModule = typeof import('../../signaling-server/dist/server.js');
 type TokenModule = typeof import('../../signaling-server/dist/token.js');
@@ -78,38 +75,16 @@ async function token(f: Map<string, string>): Promise<void> {
   console.log(mintToken(need(f, 'secret', 'TESSERA_SECRET'), need(f, 'room'), parseDuration(f.get('ttl') ?? '1h')));
 }
 
-/** Million elements per second this machine's pool computes (a small pi kernel): the worker's placement weight. */
-async function measure(): Promise<number> {
-  const n = 2_000_000;
-  mt.random.seed(1);
-  const d = mt.random.uniform(-1, 1, [n / 2, 2]);
-  const x = mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum();
-  const t0 = performance.now();
-  await x.fetch();
-  return n / ((performance.now() - t0) * 1000);
-}
-
 async function worker(f: Map<string, string>): Promise<void> {
   const device = (f.get('device') ?? 'wasm') as DeviceChoice;
   if (!['auto', 'webgpu', 'wasm'].includes(device)) throw new UsageError(`--device must be auto, webgpu or wasm, got ${device}`);
   const memory = parseBytes(f.get('memory') ?? '2GiB');
-  const verbose = f.has('verbose');
   const log = (line: string) => console.error(`[worker] ${line}`);
-  const node = await MeshNode.connect({ signal: need(f, 'signal'), room: need(f, 'room'), token: need(f, 'token', 'TESSERA_TOKEN'), log });
-  const state = new MeshState(node);
-  const throughput = await measure();
-  let adapter = 'wasm';
-  if (device !== 'wasm') {
-    const gpu = await runtime.gpuDevice();
-    adapter = gpu && (device === 'webgpu' || !gpu.software) ? gpu.info.adapter : 'wasm';
-  }
-  const w = new MeshWorker(node, { runtime, memory, device, ...(verbose ? { log } : {}) });
-  state.announce({ role: 'worker', device: adapter, throughput, memory, slots: defaultWorkers() });
-  console.error(`[worker] ${node.id} joined room ${f.get('room')}: ${defaultWorkers()} slots, ${throughput.toFixed(1)} M elements/s, device ${adapter}, memory cap ${fmtBytes(memory)}`);
+  const v = await volunteer({ signal: need(f, 'signal'), room: need(f, 'room'), token: need(f, 'token', 'TESSERA_TOKEN'), device, memory, ...(f.has('verbose') ? { log } : {}) });
+  const s = v.stats();
+  console.error(`[worker] ${v.id} joined room ${f.get('room')}: ${s.slots} slots, ${s.throughput.toFixed(1)} M elements/s, device ${s.device}, memory cap ${fmtBytes(memory)}`);
   const stop = async () => {
-    w.close();
-    state.close();
-    await node.close();
+    await v.leave();
     await mt.shutdown();
     process.exit(0);
   };

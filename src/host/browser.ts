@@ -12,6 +12,15 @@ const scope = globalThis as unknown as {
   addEventListener?: (t: string, f: (e: MessageEvent) => void) => void;
 };
 
+function thread(w: Worker, failed: string): Thread {
+  return {
+    post: (m) => w.postMessage(m),
+    onMessage: (f) => w.addEventListener('message', (e) => f(e.data)),
+    onError: (f) => w.addEventListener('error', (e) => f(new Error(e.message || failed))),
+    terminate: async () => w.terminate(),
+  };
+}
+
 export const host: Host = {
   name: 'browser',
 
@@ -22,16 +31,10 @@ export const host: Host = {
 
   tuneEngine: () => undefined,
 
-  spawnThread(): Thread {
-    // The literal `new Worker(new URL(...), { type: 'module' })` is what Vite bundles as a worker.
-    const w = new Worker(new URL('../runtime/worker.js', import.meta.url), { type: 'module' });
-    return {
-      post: (m) => w.postMessage(m),
-      onMessage: (f) => w.addEventListener('message', (e) => f(e.data)),
-      onError: (f) => w.addEventListener('error', (e) => f(new Error(e.message || 'a compute worker failed'))),
-      terminate: async () => w.terminate(),
-    };
-  },
+  // The literal `new Worker(new URL(...), { type: 'module' })` is what Vite bundles as a worker.
+  spawnThread: () => thread(new Worker(new URL('../runtime/worker.js', import.meta.url), { type: 'module' }), 'a compute worker failed'),
+
+  spawnPeerThread: () => thread(new Worker(new URL('../mesh/peer-thread.js', import.meta.url), { type: 'module' }), 'the peer thread failed'),
 
   threadPort(): ThreadPort {
     return { post: (m) => scope.postMessage!(m), onMessage: (f) => scope.addEventListener!('message', (e) => f(e.data)) };

@@ -26,7 +26,7 @@ import { count, extent, intersect } from './boxes.js';
 import type { Endpoint } from './endpoint.js';
 import type { Message, MessageOf } from './protocol.js';
 import { Ring } from './ring.js';
-import type { MeshState } from './state.js';
+import type { JobEvent, JobProgress, MeshState } from './state.js';
 
 export interface CoordinatorOptions {
   readonly runtime: Runtime;
@@ -43,7 +43,15 @@ export interface CoordinatorOptions {
   readonly waitForWorkersMs?: number;
   /** A task that fails this many times for a reason other than a lost piece fails the job. */
   readonly maxFailures?: number;
+  /** How often a running job's progress goes to the shared state (dashboards read it). */
+  readonly publishMs?: number;
 }
+
+/** Finished jobs a coordinator leaves in the shared state for dashboards. */
+const KEEP_FINISHED = 3;
+/** Latest commits and events a job publishes. */
+const KEEP_PLACED = 256;
+const KEEP_EVENTS = 40;
 
 export interface PeerReport { readonly id: string; tasks: number; bytesIn: number }
 
@@ -89,6 +97,7 @@ class JobFailed extends Error {}
 
 export class Coordinator {
   private readonly jobs = new Map<string, Job>();
+  private readonly finished: string[] = [];
   private readonly timer: ReturnType<typeof setInterval>;
 
   constructor(private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions) {
@@ -131,6 +140,8 @@ export class Coordinator {
       return await job.run();
     } finally {
       this.jobs.delete(job.id);
+      this.finished.push(job.id);
+      for (const id of this.finished.splice(0, Math.max(0, this.finished.length - KEEP_FINISHED))) this.state.jobs.delete(id);
       for (const p of this.ep.peers()) void this.ep.send(p, { t: 'end', job: job.id }).catch(() => undefined);
     }
   }
@@ -162,6 +173,10 @@ class Job {
   private readonly report: MeshReport;
   private readonly peerStats = new Map<string, PeerReport>();
   private noWorkersSince = performance.now();
+  private readonly started = Date.now();
+  private published = 0;
+  private readonly placed: [string, string][] = [];
+  private readonly events: JobEvent[] = [];
 
   constructor(private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions, private readonly plan: Plan, private readonly onProgress?: (p: Progress) => void) {
     const rt = opts.runtime;
@@ -231,7 +246,29 @@ class Job {
   fail(e: Error): void {
     if (this.finished) return;
     this.finished = true;
+    this.event('failed', { detail: e.message.slice(0, 200) });
+    this.publish('failed');
     this.settle?.reject(e);
+  }
+
+  private event(kind: JobEvent['kind'], e: Omit<JobEvent, 'kind' | 'ms'> = {}): void {
+    this.events.push({ ms: Math.round(performance.now() - this.t0), kind, ...e });
+    if (this.events.length > KEEP_EVENTS) this.events.shift();
+  }
+
+  /** The job's progress, in the shared state: at most every publishMs while it runs, and when it ends. */
+  private publish(state: JobProgress['state'] = 'running'): void {
+    const now = performance.now();
+    if (state === 'running' && now - this.published < (this.opts.publishMs ?? 250)) return;
+    this.published = now;
+    const perPeer: Record<string, { tasks: number; bytesIn: number }> = {};
+    for (const s of this.peerStats.values()) perPeer[s.id] = { tasks: s.tasks, bytesIn: s.bytesIn };
+    const r = this.report;
+    this.state.jobs.set(this.id, {
+      done: this.done, total: this.plan.tasks.length, peers: this.peerStats.size, state, started: this.started, ms: Math.round(now - this.t0),
+      releases: r.releases, recomputed: r.recomputed, speculative: r.speculative, bytesMoved: r.bytesMoved,
+      perPeer, placed: [...this.placed], events: [...this.events],
+    });
   }
 
   /** The bytes of a piece this coordinator holds (a source, or an output it fetched). */
@@ -349,6 +386,7 @@ class Job {
     if (this.taskState[t] === 'run' && this.attempts[t]!.size === 0) {
       this.taskState[t] = 'wait';
       this.report.releases++;
+      this.event('release', { peer: a.peer, task: t });
       this.check(t);
     }
   }
@@ -397,6 +435,8 @@ class Job {
     s.bytesIn += m.bytesIn;
     this.report.bytesMoved += m.bytesIn;
     for (const p of this.writes[t]!) {
+      this.placed.push([p.key, from]);
+      if (this.placed.length > KEEP_PLACED) this.placed.shift();
       p.holders.add(from);
       for (const r of p.readers) this.check(r);
       if (p.output && !p.data) void this.fetchOutput(p);
@@ -440,6 +480,7 @@ class Job {
     this.taskState[t] = 'wait';
     this.done--;
     this.report.recomputed++;
+    this.event('recompute', { task: t, detail: `piece ${p.key} was lost` });
     for (const q of new Set(this.reads[t]!.flat())) {
       q.left++;
       if (q.holders.size === 0) this.lost(q);
@@ -449,6 +490,7 @@ class Job {
 
   peerDown(id: string): void {
     if (this.finished) return;
+    if (this.peerStats.has(id) || this.load.has(id)) this.event('peer-left', { peer: id });
     for (const [t, as] of this.attempts.entries()) for (const [att, a] of as) if (a.peer === id) this.lapse(t, att);
     for (const p of this.pieces.values()) {
       if (p.holders.delete(id) && p.holders.size === 0) this.lost(p);
@@ -460,6 +502,7 @@ class Job {
 
   tick(): void {
     if (this.finished) return;
+    this.publish();
     const now = performance.now();
     for (const [t, as] of this.attempts.entries()) for (const [att, a] of as) if (a.deadline < now) this.lapse(t, att);
     this.dispatch();
@@ -483,6 +526,7 @@ class Job {
       const peer = idle.find((id) => id !== a!.peer);
       if (!peer) return;
       this.report.speculative++;
+      this.event('speculate', { peer, task: t });
       this.lease(t, peer);
       idle.splice(idle.indexOf(peer), 1);
       if (!idle.length) return;
@@ -517,7 +561,7 @@ class Job {
   private progress(): void {
     const total = this.plan.tasks.length;
     this.onProgress?.({ done: this.done, total });
-    this.state.jobs.set(this.id, { done: this.done, total, peers: this.peerStats.size });
+    this.publish();
     if (this.done === total && this.outputsLeft === 0 && !this.finished) this.settle?.resolve(this.finish());
   }
 
@@ -530,9 +574,10 @@ class Job {
       if (chunks.some((c) => !c)) throw new Error(`internal: output tensor ${tid} is missing chunks`);
       this.opts.runtime.putChunks(node, chunks as TypedArray[]);
     }
-    this.state.jobs.delete(this.id);
     this.report.peers = [...this.peerStats.values()];
     this.report.ms = performance.now() - this.t0;
+    this.event('finished');
+    this.publish('finished');
     return this.report;
   }
 }

@@ -29,6 +29,9 @@ export class Ring {
     this.count = weights.size;
   }
 
+  /** Every virtual node, in ring order (a dashboard draws them). */
+  nodes(): readonly { readonly at: number; readonly peer: string }[] { return this.points; }
+
   /** The peers that own `key`, in ring order (the owner first, then its successors). */
   owners(key: string): string[] {
     const p = this.points;

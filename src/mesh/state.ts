@@ -8,7 +8,8 @@ import * as Y from 'yjs';
 import type { Endpoint } from './endpoint.js';
 
 export interface Caps {
-  readonly role: 'worker' | 'coordinator';
+  /** An observer (a dashboard) only reads the state. */
+  readonly role: 'worker' | 'coordinator' | 'observer';
   /** 'wasm', or the WebGPU adapter a worker runs float32 kernels on. */
   readonly device: string;
   /** Measured kernel throughput, million elements per second (placement weight). */
@@ -17,9 +18,40 @@ export interface Caps {
   readonly memory: number;
   /** Tasks the peer runs at once (its worker threads). */
   readonly slots: number;
+  /** 'node' or 'browser'. */
+  readonly host?: string;
+  /** A paused worker takes no new tasks (its volunteer asked it to rest). */
+  readonly paused?: boolean;
 }
 
-export interface JobProgress { readonly done: number; readonly total: number; readonly peers: number }
+/** Something a dashboard shows as it happens. */
+export interface JobEvent {
+  /** Milliseconds since the job started. */
+  readonly ms: number;
+  readonly kind: 'release' | 'recompute' | 'speculate' | 'peer-left' | 'failed' | 'finished';
+  readonly peer?: string;
+  readonly task?: number;
+  readonly detail?: string;
+}
+
+/** A job's progress as its coordinator publishes it (a few times a second, and when it ends). */
+export interface JobProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly peers: number;
+  readonly state?: 'running' | 'finished' | 'failed';
+  readonly started?: number;
+  readonly ms?: number;
+  readonly releases?: number;
+  readonly recomputed?: number;
+  readonly speculative?: number;
+  readonly bytesMoved?: number;
+  /** Per worker: tasks committed and bytes it fetched from other peers. */
+  readonly perPeer?: Readonly<Record<string, { readonly tasks: number; readonly bytesIn: number }>>;
+  /** The latest pieces committed, with the worker that wrote them (for the ring view). */
+  readonly placed?: readonly (readonly [string, string])[];
+  readonly events?: readonly JobEvent[];
+}
 
 const REMOTE = Symbol('remote');
 
@@ -64,7 +96,7 @@ export class MeshState {
   workers(): Map<string, Caps> {
     const live = new Set(this.ep.peers());
     const out = new Map<string, Caps>();
-    for (const [id, c] of this.peers) if (live.has(id) && c.role === 'worker') out.set(id, c);
+    for (const [id, c] of this.peers) if (live.has(id) && c.role === 'worker' && !c.paused) out.set(id, c);
     return out;
   }
 }

@@ -83,6 +83,9 @@ export class MeshWorker {
     (this.timer as { unref?: () => void }).unref?.();
   }
 
+  /** Tasks running now. */
+  get busy(): number { return this.running.size; }
+
   /** Bytes of pieces held now (written and fetched). */
   get bytesHeld(): number { return this.held + this.fetchedBytes; }
 
