@@ -321,7 +321,8 @@ async function main() {
     mem_gib: +(os.totalmem() / 2 ** 30).toFixed(1), tessera_commit: gitRev(), impls,
   };
   process.stdout.write(JSON.stringify(meta) + '\n');
-  log(`bench: ${list.length} cases x [${impls.join(', ')}]${meshSections.length ? `, then mesh (${meshSections.join(', ')})` : ''} on ${meta.cpus} x ${meta.cpu}, node ${meta.node}\n`);
+  const what = [list.length ? `${list.length} cases x [${impls.join(', ')}]` : '', meshSections.length ? `mesh (${meshSections.join(', ')})` : ''].filter(Boolean).join(', then ');
+  log(`bench: ${what} on ${meta.cpus} x ${meta.cpu}, node ${meta.node}\n`);
   const t0 = performance.now();
   const info = {};
   const unavailable = {};
@@ -392,8 +393,15 @@ async function runMesh(sections) {
   return rows;
 }
 
-/** The Markdown table and notes: printed, and written to bench/results/latest.md. */
-function report(meta, list, results) {
+/** The Markdown tables and notes: printed, and written to bench/results/latest.md. */
+function report(meta, list, results, mesh) {
+  const text = [list.length ? casesText(meta, list, results) : '', mesh?.length ? meshText(meta, mesh, !list.length) : ''].filter(Boolean).join('\n');
+  process.stdout.write(`\n${text}`);
+  writeFileSync(path.join(HERE, 'results', 'latest.md'), `# Benchmark results\n\n${meta.date}, \`${meta.command}\` (${(meta.total_s / 60).toFixed(1)} min)\n\n${text}`);
+  log(`bench: done in ${(meta.total_s / 60).toFixed(1)} min; wrote bench/results/latest.md and latest.json\n`);
+}
+
+function casesText(meta, list, results) {
   const { impls, versions: info = {}, unavailable = {} } = meta;
   const shown = impls.filter((n) => list.some((c) => results[c.id][n] && results[c.id][n].status !== 'not run'));
   const md = table(list, results, shown);
@@ -426,17 +434,69 @@ function report(meta, list, results) {
     }
   }
   const cellNotes = [...grouped].map(([k, cs]) => `${k} (${cs.join('; ')})`);
-  const text = `${md}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n${cellNotes.length ? `\nPer-cell notes:\n${cellNotes.map((n) => `- ${n}`).join('\n')}\n` : ''}`;
-  process.stdout.write(`\n${text}`);
-  writeFileSync(path.join(HERE, 'results', 'latest.md'), `# Benchmark results\n\n${meta.date}, \`${meta.command}\` (${(meta.total_s / 60).toFixed(1)} min)\n\n${text}`);
-  log(`bench: done in ${(meta.total_s / 60).toFixed(1)} min; wrote bench/results/latest.md and latest.json\n`);
+  return `${md}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n${cellNotes.length ? `\nPer-cell notes:\n${cellNotes.map((n) => `- ${n}`).join('\n')}\n` : ''}`;
+}
+
+const fmtBytes = (b) => (b >= 2 ** 20 ? `${(b / 2 ** 20).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`);
+
+function meshLabel(r) {
+  switch (r.bench) {
+    case 'mesh_link': return `data channel, ${r.messages} × ${fmtBytes(r.message_bytes)} messages`;
+    case 'mesh_tasks': return `tiny tasks, n=${r.elements} in chunks of ${r.chunk_elements}`;
+    case 'mesh_pi': return `Monte Carlo pi, N=${fmtN(r.points)}`;
+    default: return r.case;
+  }
+}
+
+function meshSetup(r) {
+  if (r.setup === 'link') return '2 Node processes';
+  if (r.setup === 'local') return 'local executor';
+  if (r.setup === 'mesh') return `mesh, ${r.peers} worker${r.peers > 1 ? 's' : ''}`;
+  return '—';
+}
+
+/** The "Mesh" table (rows of bench/mesh.js) and its notes. */
+function meshText(meta, rows, alone) {
+  const head = ['case', 'setup', 'runs', 'median', 'rate', 'vs local', 'tasks', 'bytes moved', 'other load'];
+  const body = rows.map((r) => {
+    const load = r.foreign_cores === undefined ? '?' : r.foreign_cores.toFixed(1);
+    if (r.status !== 'ok') return [meshLabel(r), meshSetup(r), '—', r.status === 'wrong' ? `**WRONG** (${r.reason})` : `error (${r.reason})`, '—', '—', '—', '—', load];
+    const rate = r.mb_per_s !== undefined ? `${r.mb_per_s.toFixed(1)} MB/s` : r.tasks_per_s !== undefined ? `${Math.round(r.tasks_per_s)} tasks/s` : `${r.mpoints_per_s.toFixed(0)} Mpoints/s`;
+    // work a mesh did again (a lease lapsed, a piece was lost, a straggler was copied), summed over the timed runs
+    const again = ['releases', 'recomputed', 'speculative'].map((k) => [k, (r.reports ?? []).reduce((a, x) => a + (x[k] ?? 0), 0)]).filter(([, v]) => v);
+    const tasks = r.tasks === undefined ? '—' : `${r.tasks}${again.length ? ` (${again.map(([k, v]) => `${v} ${k}`).join(', ')} in ${r.runs.length} runs)` : ''}`;
+    const moved = r.setup === 'link' ? `${fmtBytes(r.bytes)} per batch` : r.setup === 'mesh' ? fmtBytes(r.reports.at(-1).bytes_moved) : '—';
+    return [meshLabel(r), meshSetup(r), String(r.runs.length), fmtS(r.median_s), rate, r.vs_local === undefined ? '—' : `${r.vs_local.toFixed(2)}×`, tasks, moved, load];
+  });
+  const esc = (s) => String(s).replace(/\|/g, '\\|');
+  const md = [
+    `| ${head.join(' | ')} |`,
+    `|${head.map((_, i) => (i < 2 ? ' --- ' : ' ---: ')).join('|')}|`,
+    ...body.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
+  const slots = rows.find((r) => r.slots?.length)?.slots[0];
+  const piWorkers = rows.filter((r) => r.bench === 'mesh_pi' && r.setup === 'mesh').reduce((a, r) => a + r.peers, 0);
+  const benches = new Set(rows.map((r) => r.bench));
+  const computes = benches.has('mesh_tasks') || benches.has('mesh_pi');
+  const notes = [
+    'Median of the timed runs after one untimed warm-up. The setups of a case take turns round by round (local executor, then the meshes), one computing at a time, on the same seed per round. "vs local" = the local executor\'s median / the mesh\'s (> 1: the mesh is faster).',
+    benches.has('mesh_link') && 'Data channel: payload MB/s (10⁶ bytes/s) of `piece` messages sent by a MeshNode in the benchmark\'s process to a MeshNode in a second Node process, over loopback (WebRTC data channel, @roamhq/wrtc); a batch is timed from its first send to the receiver\'s acknowledgement that all its bytes arrived.',
+    benches.has('mesh_tasks') && 'Tiny tasks: `uniform(0, 1, [n], { chunkSize: 1024 }) * 2 + 1`, summed: one task per chunk plus the final combine; tasks/s = tasks / median time.',
+    benches.has('mesh_pi') && 'Monte Carlo pi: the demo\'s program (float64, default chunking); rate in million points per second.',
+    computes && `Every mesh answer is checked to equal, bit for bit, the local executor's for the same seed${benches.has('mesh_pi') ? '; pi must also be within 6 standard errors of π' : ''}. A mismatch shows as WRONG, with no time.`,
+    computes && `Workers are \`tessera worker\` processes on this same machine, linked to the coordinator (the benchmark's process) by WebRTC data channels${slots ? `, each with a pool of ${slots} threads (one per core)` : ''}.${piWorkers ? ` On ${meta.cpus} cores, 2 and 4 workers oversubscribe the machine${slots ? ` (${2 * slots} and ${4 * slots} pool threads)` : ''}: these rows measure the mesh's overhead, not the speedup of more machines. The ${piWorkers} worker processes of the pi rows stay up through all its rounds; idle ones only exchange mesh state.` : ''}`,
+    computes && 'bytes moved: bytes of chunk pieces moved between peers in the last timed run (pieces workers fetched from each other, outputs the coordinator fetched), from the coordinator\'s report; task messages, heartbeats and state updates are not counted.',
+    `"other load": cores (of ${meta.cpus}) other processes kept busy, on average, during the section (machine busy time minus the benchmark's processes, its workers included).`,
+  ];
+  if (alone) notes.push(`Machine: ${meta.cpus} x ${meta.cpu}, ${meta.mem_gib} GiB RAM, ${meta.platform}, node ${meta.node}. Tessera ${meta.tessera_commit}.`);
+  return `## Mesh\n\n${md}\n\n${notes.filter(Boolean).map((n) => `- ${n}`).join('\n')}\n`;
 }
 
 if (opt('--render')) {
   // Re-renders the table of a saved run: node bench/run.js --render bench/results/latest.json
-  const { meta, cases, results } = JSON.parse(readFileSync(opt('--render'), 'utf8'));
+  const { meta, cases, results, mesh } = JSON.parse(readFileSync(opt('--render'), 'utf8'));
   mkdirSync(path.join(HERE, 'results'), { recursive: true });
-  report(meta, cases, results);
+  report(meta, cases, results, mesh);
 } else {
   await main();
 }

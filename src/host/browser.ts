@@ -12,7 +12,8 @@ const scope = globalThis as unknown as {
   addEventListener?: (t: string, f: (e: MessageEvent) => void) => void;
 };
 
-function thread(w: Worker, failed: string): Thread {
+/** A Worker as the pool (or a volunteer) drives it. */
+export function thread(w: Worker, failed: string): Thread {
   return {
     post: (m) => w.postMessage(m),
     onMessage: (f) => w.addEventListener('message', (e) => f(e.data)),
@@ -33,8 +34,6 @@ export const host: Host = {
 
   // The literal `new Worker(new URL(...), { type: 'module' })` is what Vite bundles as a worker.
   spawnThread: () => thread(new Worker(new URL('../runtime/worker.js', import.meta.url), { type: 'module' }), 'a compute worker failed'),
-
-  spawnPeerThread: () => thread(new Worker(new URL('../mesh/peer-thread.js', import.meta.url), { type: 'module' }), 'the peer thread failed'),
 
   threadPort(): ThreadPort {
     return { post: (m) => scope.postMessage!(m), onMessage: (f) => scope.addEventListener!('message', (e) => f(e.data)) };

@@ -37,9 +37,6 @@ export const host: Host = {
     };
   },
 
-  // A Node peer runs in-process: no timers are throttled here, and wrtc lives on any thread.
-  spawnPeerThread: () => undefined,
-
   threadPort(): ThreadPort {
     return { post: (m) => parentPort!.postMessage(m), onMessage: (f) => { parentPort!.on('message', f); } };
   },

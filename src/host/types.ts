@@ -40,8 +40,6 @@ export interface Host {
   /** Engine flags, set once before the first kernel compiles. */
   tuneEngine(): void;
   spawnThread(): Thread;
-  /** A thread for a volunteer's worker peer (mesh/peer-thread.ts), where the host has them for that (browsers). */
-  spawnPeerThread(): Thread | undefined;
   threadPort(): ThreadPort;
   /** The WebGPU entry point, or undefined where there is none. */
   gpu(): Promise<GPU | undefined>;

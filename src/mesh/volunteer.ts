@@ -4,7 +4,7 @@
 // heartbeats) runs in a Web Worker (peer-thread.ts), so a hidden tab keeps
 // its leases; in Node it runs in-process. Either way it is the same Peer.
 
-import { host } from '#host';
+import { spawnPeerThread } from '#peer-thread';
 import type { Net, Thread } from '../host/types.js';
 import type { DeviceChoice } from '../runtime/runtime.js';
 import { MeshNode } from './node.js';
@@ -45,7 +45,7 @@ export class Volunteer {
   static async join(opts: VolunteerOptions): Promise<Volunteer> {
     const node = await MeshNode.connect({ signal: opts.signal, room: opts.room, token: opts.token, ...(opts.host ? { host: opts.host } : {}), ...(opts.log ? { log: opts.log } : {}) });
     const peerOpts = { ...(opts.device ? { device: opts.device } : {}), ...(opts.memory ? { memory: opts.memory } : {}) };
-    const thread = host.spawnPeerThread();
+    const thread = spawnPeerThread();
     if (!thread) {
       try {
         const v = new Volunteer(node, await Peer.start(node, { ...peerOpts, ...(opts.log ? { log: opts.log } : {}) }), undefined);
