@@ -24,7 +24,7 @@
 // coordinator is a Session in this process, which also runs the local
 // executor. Only one setup computes at a time. Everything is torn down
 // before the process exits, also on SIGINT/SIGTERM (run.js sends SIGTERM on
-// a timeout), so no worker outlives the bench.
+// a timeout), so no worker outlives the bench (short of a SIGKILL).
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -112,7 +112,7 @@ async function stopChild(c) {
   await gone;
 }
 
-/** Cores other processes kept busy, on average, since `mark()`: machine busy time minus this process and its children. */
+/** A meter: called, it returns the cores other processes kept busy on average since it was made (machine busy time minus this process and its children). */
 function loadMeter() {
   const busy0 = machineBusySeconds(), own0 = process.cpuUsage(), kids0 = childrenCpu(), t0 = performance.now();
   return () => {
@@ -249,10 +249,11 @@ async function interleave(setups, { rounds, program, check }) {
       if (x.row.status !== 'ok') continue;
       try {
         const t = program(r);
+        const ended = x.start();
         const t0 = performance.now();
         const v = (await t.fetch(x.session ? { session: x.session } : {})).item();
         const s = (performance.now() - t0) / 1000;
-        const rep = x.report();
+        const rep = ended();
         if (x.session === undefined) want = v;
         const bad = check(v) ?? (want === undefined ? 'no local result to compare with' : v !== want ? `${v} != local ${want} (seed ${r})` : undefined);
         if (bad) { Object.assign(x.row, { status: 'wrong', reason: bad }); log(`  ${x.row.setup}: WRONG: ${bad}\n`); continue; }
@@ -273,15 +274,27 @@ async function interleave(setups, { rounds, program, check }) {
   for (const x of setups) if (x.session && x.row.status === 'ok' && local?.status === 'ok') x.row.vs_local = local.median_s / x.row.median_s;
 }
 
-/** What one run reports: tasks, re-leases, recomputations, bytes of pieces moved between peers. */
-const meshReport = (s) => () => {
-  const r = s.lastReport;
-  return { tasks: r.tasks, leases: r.leases, releases: r.releases, recomputed: r.recomputed, speculative: r.speculative, bytes_moved: r.bytesMoved, peer_bytes_in: r.peers.map((p) => p.bytesIn), peer_tasks: r.peers.map((p) => p.tasks) };
+/**
+ * Called before a mesh run; the function it returns gives the run's report:
+ * tasks, re-leases, recomputations, bytes of pieces moved between peers, and
+ * every byte the coordinator sent and received (pieces, tasks, heartbeats,
+ * state updates).
+ */
+const meshRun = (s) => {
+  const traffic = () => [...s.node.traffic.values()].reduce((a, t) => a + t.sent + t.received, 0);
+  const b0 = traffic();
+  return () => {
+    const r = s.lastReport;
+    return {
+      tasks: r.tasks, leases: r.leases, releases: r.releases, recomputed: r.recomputed, speculative: r.speculative, bytes_moved: r.bytesMoved,
+      peer_bytes_in: r.peers.map((p) => p.bytesIn), peer_tasks: r.peers.map((p) => p.tasks), coordinator_bytes: traffic() - b0,
+    };
+  };
 };
 
 function setupsFor(mt, meshes, id, bench) {
-  const local = { row: { type: 'mesh', case: id, bench, setup: 'local', peers: 0 }, report: () => ({ tasks: mt.lastReport().tasks }) };
-  return [local, ...meshes.map(({ n, session, slots }) => ({ session, row: { type: 'mesh', case: id, bench, setup: 'mesh', peers: n, slots }, report: meshReport(session) }))];
+  const local = { row: { type: 'mesh', case: id, bench, setup: 'local', peers: 0 }, start: () => () => ({ tasks: mt.lastReport().tasks }) };
+  return [local, ...meshes.map(({ n, session, slots }) => ({ session, row: { type: 'mesh', case: id, bench, setup: 'mesh', peers: n, slots }, start: () => meshRun(session) }))];
 }
 
 // ---------------------------------------------------------------------------

@@ -132,3 +132,30 @@ describe('the demo pages in headless Chromium', () => {
     expect(errors).toEqual([]);
   }, 240_000);
 });
+
+describe('`tessera pages`, as a new user runs it', () => {
+  it('serves the pages, prints their URLs, and a join page opened in another browser shows on the dashboard within seconds', async () => {
+    const cli = spawn(process.execPath, [CLI, 'pages', '--port', '0', '--room', 'newcomer'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    node.push(cli);
+    let out = '';
+    cli.stdout!.on('data', (d) => { out += d; });
+    cli.stderr!.on('data', () => undefined);
+    const t0 = Date.now();
+    while (!/dashboard\s+http/.test(out) && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 100));
+    const link = (page: string) => new RegExp(`${page}\\s+(http\\S+)`).exec(out)?.[1];
+    expect(link('join'), out).toBeDefined();
+    expect(link('pi')).toBeDefined();
+    const dashboard = await (await browser.newContext()).newPage();
+    await dashboard.goto(link('dashboard')!);
+    await dashboard.waitForFunction(() => /watching room newcomer/.test(document.getElementById('status')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    // a second browser (its own context: no shared storage or workers) opens the join page
+    const volunteer = await (await browser.newContext()).newPage();
+    await volunteer.goto(link('join')!);
+    await joined(volunteer);
+    const id = await volunteer.evaluate(() => (window as unknown as { tessera: { stats: () => { id: string } } }).tessera.stats().id);
+    const seen = Date.now();
+    await dashboard.waitForFunction((peer) => [...document.querySelectorAll('#peers tr')].some((tr) => tr.textContent!.includes(peer.slice(0, 6)) && tr.textContent!.includes('worker')), id, { timeout: 10_000 });
+    expect(Date.now() - seen).toBeLessThan(10_000);
+    cli.kill('SIGTERM');
+  }, 120_000);
+});

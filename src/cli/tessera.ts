@@ -8,9 +8,14 @@
 //   tessera token --secret S --room R [--ttl 1h]
 //   tessera worker --signal ws://127.0.0.1:8787 --room R --token T [--device auto|webgpu|wasm] [--memory 2GiB] [--verbose]
 //   tessera demo [--peers 3] [--points 1e9] [--seed 0]
+//   tessera pages [--port 8080] [--host 127.0.0.1] [--room demo] [--peers 0]
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { networkInterfaces } from 'node:os';
+import sirv from 'sirv';
 import { fileURLToPath } from 'node:url';
 import * as mt from '../api/tensor.js';
 import { Session } from '../mesh/session.js';
@@ -26,7 +31,8 @@ const USAGE = `usage:
   tessera signal --port 8787 --secret S [--host 127.0.0.1]
   tessera token --secret S --room R [--ttl 1h]
   tessera worker --signal ws://127.0.0.1:8787 --room R --token T [--device auto|webgpu|wasm] [--memory 2GiB] [--verbose]
-  tessera demo [--peers 3] [--points 1e9] [--seed 0]`;
+  tessera demo [--peers 3] [--points 1e9] [--seed 0]
+  tessera pages [--port 8080] [--host 127.0.0.1] [--room demo] [--peers 0] [--secret S]`;
 
 class UsageError extends Error {}
 
@@ -107,11 +113,7 @@ async function demo(f: Map<string, string>): Promise<void> {
   const server = await startSignalServer({ port: 0, secret, log: () => undefined });
   const tok = mintToken(secret, room, 3600);
   console.log(`signaling server on ${server.url}; starting ${peers} worker${peers > 1 ? 's' : ''}`);
-  const script = fileURLToPath(import.meta.url);
-  const children: ChildProcess[] = [];
-  for (let i = 0; i < peers; i++) {
-    children.push(spawn(process.execPath, [script, 'worker', '--signal', server.url, '--room', room, '--token', tok], { stdio: ['ignore', 'inherit', 'inherit'] }));
-  }
+  const children = spawnWorkers(peers, server.url, room, tok, 'inherit');
   const stopAll = () => { for (const c of children) c.kill('SIGTERM'); };
   process.once('SIGINT', () => { stopAll(); process.exit(130); });
   const s = await Session.open({ signal: server.url, room, token: tok });
@@ -142,6 +144,55 @@ async function demo(f: Map<string, string>): Promise<void> {
   }
 }
 
+/** Starts `count` headless workers (`tessera worker`) as child processes of this one. */
+function spawnWorkers(count: number, url: string, room: string, tok: string, stdio: 'inherit' | 'ignore'): ChildProcess[] {
+  const script = fileURLToPath(import.meta.url);
+  return Array.from({ length: count }, () => spawn(process.execPath, [script, 'worker', '--signal', url, '--room', room, '--token', tok], { stdio: ['ignore', stdio, stdio] }));
+}
+
+/**
+ * The browser demo: a signaling server and the built pages (join, pi,
+ * dashboard) served cross-origin isolated, with links that carry the room and
+ * a token; optionally some headless workers in the room too.
+ */
+async function pages(f: Map<string, string>): Promise<void> {
+  const root = fileURLToPath(new URL('../pages', import.meta.url));
+  if (!existsSync(`${root}/join.html`)) throw new Error(`the pages are not built (${root}): run \`npm run build\``);
+  const port = Number(f.get('port') ?? '8080');
+  const bind = f.get('host') ?? '127.0.0.1';
+  const room = f.get('room') ?? 'demo';
+  const peers = Number(f.get('peers') ?? '0');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0-65535, got ${f.get('port')}`);
+  if (!Number.isInteger(peers) || peers < 0 || peers > 64) throw new UsageError(`--peers must be 0-64, got ${f.get('peers')}`);
+  const secret = f.get('secret') ?? process.env.TESSERA_SECRET ?? randomBytes(16).toString('hex');
+  const { startSignalServer } = await signalServer();
+  const { mintToken } = await tokens();
+  const sig = await startSignalServer({ port: port === 0 ? 0 : port + 1, host: bind, secret });
+  // WASM threads share memory, which a page may only do when cross-origin isolated
+  const files = sirv(root, { dev: false, setHeaders: (res) => { res.setHeader('Cross-Origin-Opener-Policy', 'same-origin'); res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp'); } });
+  const web = createServer((req, res) => files(req, res, () => { res.statusCode = 404; res.end('not found'); }));
+  await new Promise<void>((r, j) => { web.once('error', j); web.listen(port, bind, r); });
+  const webPort = (web.address() as { port: number }).port;
+  // addresses other machines can use when listening on every interface
+  const hosts = bind === '0.0.0.0' || bind === '::'
+    ? ['127.0.0.1', ...Object.values(networkInterfaces()).flat().filter((i) => i && i.family === 'IPv4' && !i.internal).map((i) => i!.address)]
+    : [bind];
+  const tok = mintToken(secret, room, 24 * 3600);
+  console.log(`tessera pages: room ${room}, signaling server ${sig.url}, token valid 24 h`);
+  for (const h of hosts) {
+    const q = `?signal=${encodeURIComponent(`ws://${h}:${new URL(sig.url).port}`)}&room=${encodeURIComponent(room)}&token=${encodeURIComponent(tok)}`;
+    console.log(`\n  from ${h === '127.0.0.1' ? 'this machine' : `other machines (${h})`}:`);
+    for (const page of ['join', 'pi', 'dashboard']) console.log(`    ${page.padEnd(9)} http://${h}:${webPort}/${page}.html${q}`);
+  }
+  if (hosts.length > 1) console.log('\n  (over plain http a page from another machine is not a secure context: it computes on one thread without WebGPU; serve it over https for both)');
+  const children = spawnWorkers(peers, sig.url, room, tok, 'ignore');
+  if (peers) console.log(`\n  ${peers} headless worker${peers > 1 ? 's' : ''} joined the room too`);
+  console.log('\nOpen the join page in a few tabs or browsers, then the pi page; Ctrl-C stops.');
+  const stop = () => { for (const c of children) c.kill('SIGTERM'); web.close(); void sig.close().then(() => process.exit(0)); };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const [cmd, ...rest] = argv;
   const f = flags(rest);
@@ -150,6 +201,7 @@ async function main(argv: readonly string[]): Promise<void> {
     case 'token': return token(f);
     case 'worker': return worker(f);
     case 'demo': case undefined: return demo(f);
+    case 'pages': return pages(f);
     case 'help': case '--help': console.log(USAGE); return;
     default: throw new UsageError(`unknown command ${JSON.stringify(cmd)}`);
   }
