@@ -465,7 +465,8 @@ function meshText(meta, rows, alone) {
     // work a mesh did again (a lease lapsed, a piece was lost, a straggler was copied), summed over the timed runs
     const again = ['releases', 'recomputed', 'speculative'].map((k) => [k, (r.reports ?? []).reduce((a, x) => a + (x[k] ?? 0), 0)]).filter(([, v]) => v);
     const tasks = r.tasks === undefined ? '—' : `${r.tasks}${again.length ? ` (${again.map(([k, v]) => `${v} ${k}`).join(', ')} in ${r.runs.length} runs)` : ''}`;
-    const moved = r.setup === 'link' ? `${fmtBytes(r.bytes)} per batch` : r.setup === 'mesh' ? fmtBytes(r.reports.at(-1).bytes_moved) : '—';
+    const last = r.reports?.at(-1);
+    const moved = r.setup === 'link' ? `${fmtBytes(r.bytes)} per batch` : r.setup === 'mesh' ? `${fmtBytes(last.bytes_moved)} (coordinator traffic ${fmtBytes(last.coordinator_bytes)})` : '—';
     return [meshLabel(r), meshSetup(r), String(r.runs.length), fmtS(r.median_s), rate, r.vs_local === undefined ? '—' : `${r.vs_local.toFixed(2)}×`, tasks, moved, load];
   });
   const esc = (s) => String(s).replace(/\|/g, '\\|');
@@ -485,7 +486,7 @@ function meshText(meta, rows, alone) {
     benches.has('mesh_pi') && 'Monte Carlo pi: the demo\'s program (float64, default chunking); rate in million points per second.',
     computes && `Every mesh answer is checked to equal, bit for bit, the local executor's for the same seed${benches.has('mesh_pi') ? '; pi must also be within 6 standard errors of π' : ''}. A mismatch shows as WRONG, with no time.`,
     computes && `Workers are \`tessera worker\` processes on this same machine, linked to the coordinator (the benchmark's process) by WebRTC data channels${slots ? `, each with a pool of ${slots} threads (one per core)` : ''}.${piWorkers ? ` On ${meta.cpus} cores, 2 and 4 workers oversubscribe the machine${slots ? ` (${2 * slots} and ${4 * slots} pool threads)` : ''}: these rows measure the mesh's overhead, not the speedup of more machines. The ${piWorkers} worker processes of the pi rows stay up through all its rounds; idle ones only exchange mesh state.` : ''}`,
-    computes && 'bytes moved: bytes of chunk pieces moved between peers in the last timed run (pieces workers fetched from each other, outputs the coordinator fetched), from the coordinator\'s report; task messages, heartbeats and state updates are not counted.',
+    computes && 'bytes moved: bytes of chunk pieces moved between peers in the last timed run (pieces workers fetched from each other, outputs the coordinator fetched), from the coordinator\'s report; in brackets, every byte the coordinator sent and received during that run (pieces, task messages, heartbeats, state updates).',
     `"other load": cores (of ${meta.cpus}) other processes kept busy, on average, during the section (machine busy time minus the benchmark's processes, its workers included).`,
   ];
   if (alone) notes.push(`Machine: ${meta.cpus} x ${meta.cpu}, ${meta.mem_gib} GiB RAM, ${meta.platform}, node ${meta.node}. Tessera ${meta.tessera_commit}.`);

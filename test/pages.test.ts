@@ -37,18 +37,18 @@ const node: ChildProcess[] = [];
 const errors: string[] = [];
 
 /** The local executor's count for the pi page's program (the README's, chunkSize 1e6). */
-async function localCount(seed: number): Promise<number> {
+async function localCount(seed: number, n = N): Promise<number> {
   mt.random.seed(seed);
-  const d = mt.random.uniform(-1, 1, [N, 2], { chunkSize: 1_000_000 });
+  const d = mt.random.uniform(-1, 1, [n, 2], { chunkSize: 1_000_000 });
   return Number((await mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum().fetch()).item());
 }
 
-async function open(page: string, extra = ''): Promise<Page> {
+async function open(page: string, extra = '', q = query): Promise<Page> {
   const p = await ctx.newPage();
   p.on('pageerror', (e) => errors.push(`${page}: ${e.message}`));
   p.on('console', (m) => { if (m.type() === 'error') errors.push(`${page}: ${m.text()}`); });
   p.on('response', (r) => { if (r.status() >= 400) errors.push(`${page}: ${r.status()} for ${r.url()}`); });
-  await p.goto(`${base}${page}.html${query}${extra}`);
+  await p.goto(`${base}${page}.html${q}${extra}`);
   return p;
 }
 
@@ -108,7 +108,7 @@ describe('the demo pages in headless Chromium', () => {
     expect(got.inside).toBe(want);
     expect(Math.abs(got.pi - Math.PI)).toBeLessThan(6 * Math.sqrt((Math.PI * (4 - Math.PI)) / N));
     // every peer got work: the join tabs report tasks done
-    for (const p of [joinA, joinB]) expect(await p.evaluate(() => (window as unknown as { tessera: { stats: () => { tasks: number } } }).tessera.stats().tasks)).toBeGreaterThan(0);
+    for (const p of [joinA, joinB]) await p.waitForFunction(() => (window as unknown as { tessera: { stats: () => { tasks: number } } }).tessera.stats().tasks > 0, undefined, { timeout: 5000 });
     // the dashboard lists the three workers and the pi tab's finished job
     await dash.waitForFunction(() => {
       const v = (window as unknown as { tessera?: { view: { peers: () => { role: string; linked: boolean }[]; jobs: () => { state?: string }[] } } }).tessera?.view;
@@ -131,6 +131,21 @@ describe('the demo pages in headless Chromium', () => {
     await pi.waitForFunction(() => document.getElementById('workers')?.textContent === '2 workers', undefined, { timeout: 30_000 });
     expect(errors).toEqual([]);
   }, 240_000);
+});
+
+describe('a mesh of browser tabs alone', () => {
+  it('two join tabs and a pi tab need only the signaling server', async () => {
+    const q = `?signal=${encodeURIComponent(signal.url)}&room=tabs&token=${encodeURIComponent(mintToken(SECRET, 'tabs', 600))}`;
+    const tabs = [await open('join', '', q), await open('join', '', q)];
+    await Promise.all(tabs.map(joined));
+    const pi = await open('pi', '', q);
+    await pi.waitForFunction(() => document.getElementById('workers')?.textContent === '2 workers', undefined, { timeout: 60_000 });
+    const got = await pi.evaluate(() => (window as unknown as { runPi: (n: number, s: number) => Promise<{ inside: number; workers: number }> }).runPi(20_000_000, 5));
+    expect(got.inside).toBe(await localCount(5, 20_000_000));
+    // both tabs worked (a tab's worker reports its numbers twice a second)
+    for (const t of tabs) await t.waitForFunction(() => (window as unknown as { tessera: { stats: () => { tasks: number } } }).tessera.stats().tasks > 0, undefined, { timeout: 5000 });
+    await Promise.all([pi.close(), ...tabs.map((t) => t.close())]);
+  }, 180_000);
 });
 
 describe('`tessera pages`, as a new user runs it', () => {

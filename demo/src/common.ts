@@ -1,7 +1,13 @@
 // What every page shares: the room from the URL (?signal=ws://…&room=…&token=…),
 // small formatting helpers, and the page's status line.
 
-export interface Room { readonly signal: string; readonly room: string; readonly token: string }
+export interface Room {
+  readonly signal: string;
+  readonly room: string;
+  readonly token: string;
+  /** From `&ice=stun:host:3478,…`: STUN servers for tabs on different networks. */
+  readonly iceServers?: { urls: string }[];
+}
 
 export function roomFromUrl(): Room {
   const q = new URLSearchParams(location.search);
@@ -9,7 +15,8 @@ export function roomFromUrl(): Room {
   if (!signal || !room || !token) {
     throw new Error('this page needs ?signal=ws://…&room=…&token=… in its URL (`npx tessera pages` prints complete links)');
   }
-  return { signal, room, token };
+  const ice = q.get('ice');
+  return { signal, room, token, ...(ice ? { iceServers: ice.split(',').map((urls) => ({ urls })) } : {}) };
 }
 
 /** The same room's link to another page. */

@@ -2,10 +2,11 @@
 // of a mesh. Every task output is a piece (a chunk, or one row of a partials
 // chunk) with a set of holders. A task is ready when every piece it reads has
 // a holder; it is leased to a worker with a deadline that the worker's
-// heartbeats extend. Tasks that read only the job's sources go where the
-// consistent-hash ring (virtual nodes weighted by throughput) puts their
-// first output, later ones where most of their input bytes already are,
-// always within each worker's slots. When a worker leaves or lets a lease
+// heartbeats extend. Tasks that read only the job's sources go to the least
+// loaded worker, where the consistent-hash ring (virtual nodes weighted by
+// throughput) puts their first output among equally loaded ones; later ones
+// where most of their input bytes already are, always within each worker's
+// slots. When a worker leaves or lets a lease
 // lapse, its tasks are leased again; pieces that only it held and that are
 // still needed are recomputed from lineage (their producing tasks run again,
 // and theirs in turn). A straggler is re-executed speculatively on an idle
@@ -341,7 +342,11 @@ class Job {
     }
     const order = this.ring!.owners(this.writes[t]![0]!.key);
     const rank = (id: string) => { const i = order.indexOf(id); return i < 0 ? order.length : i; };
-    if (computed === 0) return candidates.sort((a, b) => rank(a) - rank(b))[0];
+    // Sources go to the least loaded worker (tasks running per slot), the ring
+    // deciding among equals: a ring alone can give a small job's few keys all
+    // to one owner while another worker idles.
+    const busy = (id: string) => (this.load.get(id) ?? 0) / ws.get(id)!.slots;
+    if (computed === 0) return candidates.sort((a, b) => busy(a) - busy(b) || rank(a) - rank(b))[0];
     // most input bytes already there; then the less loaded; then ring order
     return candidates.sort((a, b) => (local.get(b) ?? 0) - (local.get(a) ?? 0) || (this.load.get(a) ?? 0) - (this.load.get(b) ?? 0) || rank(a) - rank(b))[0];
   }

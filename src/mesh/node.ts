@@ -25,6 +25,11 @@ export interface ConnectOptions {
   readonly token: string;
   /** The WebSocket and WebRTC to use; the host's own by default. */
   readonly host?: Net;
+  /**
+   * STUN/TURN servers for peers behind NATs (`[{ urls: 'stun:stun.example.org:3478' }]`).
+   * None by default: peers on one machine or one network reach each other directly.
+   */
+  readonly iceServers?: readonly { readonly urls: string | readonly string[]; readonly username?: string; readonly credential?: string }[];
   readonly log?: (line: string) => void;
   /** How long to wait for the server's welcome. */
   readonly timeoutMs?: number;
@@ -173,7 +178,7 @@ export class MeshNode implements Endpoint {
   }
 
   private link(id: string, initiator: boolean): Link {
-    const peer = new SimplePeer({ initiator, trickle: true, config: { iceServers: [] }, ...(this.net.wrtc ? { wrtc: this.net.wrtc as SimplePeer.Options['wrtc'] } : {}) }) as Peer;
+    const peer = new SimplePeer({ initiator, trickle: true, config: { iceServers: (this.opts.iceServers ?? []) as RTCIceServer[] }, ...(this.net.wrtc ? { wrtc: this.net.wrtc as SimplePeer.Options['wrtc'] } : {}) }) as Peer;
     const l = new Link(id, peer);
     this.links.set(id, l);
     peer.on('signal', (data: unknown) => {

@@ -5,7 +5,7 @@
 // events, and the consistent-hash ring the coordinators place source chunks on.
 
 import type { Net } from '../host/types.js';
-import { MeshNode } from './node.js';
+import { type ConnectOptions, MeshNode } from './node.js';
 import { Ring, hash32 } from './ring.js';
 import { type Caps, type JobProgress, MeshState } from './state.js';
 
@@ -14,6 +14,7 @@ export interface ObserveOptions {
   readonly room: string;
   readonly token: string;
   readonly host?: Net;
+  readonly iceServers?: ConnectOptions['iceServers'];
 }
 
 export interface PeerView extends Caps {
@@ -33,7 +34,7 @@ export class MeshView {
   private constructor(readonly node: MeshNode, readonly state: MeshState) {}
 
   static async open(opts: ObserveOptions): Promise<MeshView> {
-    const node = await MeshNode.connect({ signal: opts.signal, room: opts.room, token: opts.token, ...(opts.host ? { host: opts.host } : {}) });
+    const node = await MeshNode.connect({ signal: opts.signal, room: opts.room, token: opts.token, ...(opts.host ? { host: opts.host } : {}), ...(opts.iceServers ? { iceServers: opts.iceServers } : {}) });
     const state = new MeshState(node);
     state.announce({ role: 'observer', device: 'none', throughput: 0, memory: 0, slots: 0 });
     return new MeshView(node, state);

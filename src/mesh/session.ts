@@ -7,7 +7,7 @@ import type { Node } from '../graph/node.js';
 import { type Progress, runtime } from '../runtime/runtime.js';
 import { Coordinator, type CoordinatorOptions, type MeshReport } from './coordinator.js';
 import type { Net } from '../host/types.js';
-import { MeshNode } from './node.js';
+import { type ConnectOptions, MeshNode } from './node.js';
 import { type Caps, MeshState } from './state.js';
 
 export interface SessionOptions {
@@ -16,6 +16,7 @@ export interface SessionOptions {
   readonly token: string;
   /** The WebSocket and WebRTC to use; the host's own (Node's or the page's) by default. */
   readonly host?: Net;
+  readonly iceServers?: ConnectOptions['iceServers'];
   readonly log?: (line: string) => void;
   readonly coordinator?: Omit<CoordinatorOptions, 'runtime'>;
 }
@@ -27,7 +28,7 @@ export class Session {
   private constructor(readonly node: MeshNode, readonly state: MeshState, private readonly coordinator: Coordinator) {}
 
   static async open(opts: SessionOptions): Promise<Session> {
-    const node = await MeshNode.connect({ signal: opts.signal, room: opts.room, token: opts.token, ...(opts.host ? { host: opts.host } : {}), ...(opts.log ? { log: opts.log } : {}) });
+    const node = await MeshNode.connect({ signal: opts.signal, room: opts.room, token: opts.token, ...(opts.host ? { host: opts.host } : {}), ...(opts.iceServers ? { iceServers: opts.iceServers } : {}), ...(opts.log ? { log: opts.log } : {}) });
     const state = new MeshState(node);
     return new Session(node, state, new Coordinator(node, state, { runtime, ...opts.coordinator }));
   }

@@ -7,7 +7,7 @@
 import { spawnPeerThread } from '#peer-thread';
 import type { Net, Thread } from '../host/types.js';
 import type { DeviceChoice } from '../runtime/runtime.js';
-import { MeshNode } from './node.js';
+import { type ConnectOptions, MeshNode } from './node.js';
 import { Peer, type PeerStats } from './peer.js';
 import type { Control } from './peer-thread.js';
 import { bridge } from './relay.js';
@@ -23,6 +23,7 @@ export interface VolunteerOptions {
   readonly log?: (line: string) => void;
   /** The WebSocket and WebRTC to use; the host's own by default. */
   readonly host?: Net;
+  readonly iceServers?: ConnectOptions['iceServers'];
 }
 
 export interface VolunteerStats extends PeerStats {
@@ -43,7 +44,7 @@ export class Volunteer {
   private constructor(readonly node: MeshNode, private readonly peer: Peer | undefined, private readonly thread: Thread | undefined) {}
 
   static async join(opts: VolunteerOptions): Promise<Volunteer> {
-    const node = await MeshNode.connect({ signal: opts.signal, room: opts.room, token: opts.token, ...(opts.host ? { host: opts.host } : {}), ...(opts.log ? { log: opts.log } : {}) });
+    const node = await MeshNode.connect({ signal: opts.signal, room: opts.room, token: opts.token, ...(opts.host ? { host: opts.host } : {}), ...(opts.iceServers ? { iceServers: opts.iceServers } : {}), ...(opts.log ? { log: opts.log } : {}) });
     const peerOpts = { ...(opts.device ? { device: opts.device } : {}), ...(opts.memory ? { memory: opts.memory } : {}) };
     const thread = spawnPeerThread();
     if (!thread) {
