@@ -10,7 +10,8 @@
 // three pages' screenshots go to test/artifacts/.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import { type PreviewServer, preview } from 'vite';
@@ -131,6 +132,20 @@ describe('the demo pages in headless Chromium', () => {
     await pi.waitForFunction(() => document.getElementById('workers')?.textContent === '2 workers', undefined, { timeout: 30_000 });
     expect(errors).toEqual([]);
   }, 240_000);
+});
+
+describe('the bundle', () => {
+  it('is light: every page script, worker and WASM together stay under 500 KB gzipped, with no Node host code', () => {
+    const dir = `${ROOT}dist/pages/assets`;
+    let total = 0;
+    for (const f of readdirSync(dir).filter((f) => /\.(js|wasm)$/.test(f))) {
+      const text = readFileSync(`${dir}/${f}`);
+      total += gzipSync(text).length;
+      expect(String(text), f).not.toMatch(/worker_threads|@roamhq\/wrtc|setFlagsFromString|node:fs/);
+    }
+    expect(total).toBeGreaterThan(50_000); // the runtime and the mesh are in there
+    expect(total).toBeLessThan(500_000);
+  });
 });
 
 describe('a mesh of browser tabs alone', () => {
