@@ -155,7 +155,7 @@ async function openMesh() {
       entry.slots = [...s.workers().values()].map((c) => c.slots);
     }
     const e = rooms.get(n);
-    return { session: await e.session, slots: e.slots, procs: e.procs };
+    return { session: await e.session, slots: e.slots };
   };
 
   const close = async () => {
@@ -170,7 +170,7 @@ async function openMesh() {
 // mesh_link: payload MB/s over one data channel between two processes.
 
 async function linkSection(mesh, { quick, repsScale }) {
-  const { MeshNode, nodeHost } = await dist('dist/mesh/node.js');
+  const { MeshNode } = await dist('dist/mesh/node.js');
   const total = (quick ? 16 : 64) * 2 ** 20;
   const count = total / LINK_MESSAGE;
   const reps = Math.max(3, Math.round(5 * repsScale));
@@ -178,7 +178,7 @@ async function linkSection(mesh, { quick, repsScale }) {
   const row = { type: 'mesh', case: id, bench: 'mesh_link', setup: 'link', peers: 2, messages: count, message_bytes: LINK_MESSAGE, bytes: total, status: 'ok', runs: [] };
   const room = 'link';
   const peer = startChild([SELF, 'link-peer', '--signal', mesh.url, '--room', room, '--token', mesh.token(room), '--bytes', String(total)], 'link peer');
-  const node = await MeshNode.connect({ signal: mesh.url, room, token: mesh.token(room), host: await nodeHost() });
+  const node = await MeshNode.connect({ signal: mesh.url, room, token: mesh.token(room) });
   try {
     // The peer acknowledges a batch (and, with req 0, its own link coming up)
     // with a `missing` message: the smallest message that carries a number.
@@ -187,6 +187,7 @@ async function linkSection(mesh, { quick, repsScale }) {
     node.on({ message: (from, m) => { if (m.t === 'missing') { other = from; acks.get(m.req)?.(); } } });
     const ack = (req) => new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(peer.exited ?? `no acknowledgement within ${WAIT_MS / 1000} s`)), WAIT_MS);
+      timer.unref(); // when a send fails first, this timer must not keep the process alive
       acks.set(req, () => { clearTimeout(timer); acks.delete(req); resolve(); });
     });
     await ack(0);
@@ -216,9 +217,9 @@ async function linkSection(mesh, { quick, repsScale }) {
 
 /** `link-peer` mode: the receiving end of mesh_link, in its own process. */
 async function linkPeer() {
-  const { MeshNode, nodeHost } = await dist('dist/mesh/node.js');
+  const { MeshNode } = await dist('dist/mesh/node.js');
   const bytes = Number(opt('--bytes'));
-  const node = await MeshNode.connect({ signal: opt('--signal'), room: opt('--room'), token: opt('--token'), host: await nodeHost() });
+  const node = await MeshNode.connect({ signal: opt('--signal'), room: opt('--room'), token: opt('--token') });
   let got = 0;
   const ack = (to, req) => node.send(to, { t: 'missing', req, key: '0.0' }).catch(() => undefined);
   node.on({

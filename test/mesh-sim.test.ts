@@ -194,3 +194,81 @@ describe('a mesh worker beside local runs in one process', () => {
     expect(Array.from(a! as ArrayLike<number>)).toEqual(Array.from(b! as ArrayLike<number>));
   }, 60_000);
 });
+
+describe('untrusted workers: results verified by re-running them on other peers', () => {
+  /** 200 partial sums and their combines: enough tasks that a liar among four workers runs about 50. */
+  const many = () => {
+    mt.random.seed(12);
+    const d = mt.random.uniform(-1, 1, [100_000, 2], { chunkSize: 500 });
+    return mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum();
+  };
+  let manyRef: TypedArray | undefined;
+
+  /** Runs `program` on 4 simulated workers, `liar` among them corrupting that fraction of its results. */
+  async function withLiar(program: () => mt.Tensor, verify: 'off' | 'sample' | 'strict', lie: number, seed: number, workers = 4, extra: Record<string, unknown> = {}) {
+    const net = new SimNet({ seed, maxDelayMs: 2 });
+    const cep = net.join('coordinator');
+    const cstate = new MeshState(cep, 40);
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 2000, verify, random: rng(seed), ...extra });
+    const parts: { close(): void }[] = [coord, cstate];
+    for (let i = 0; i < workers; i++) {
+      const id = i === 0 ? 'liar' : `w${i}`;
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
+      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, ...(i === 0 ? { lie } : {}) }));
+    }
+    try {
+      await new Promise((r) => setTimeout(r, 150)); // announcements arrive
+      const x = program();
+      const rep = await coord.run([x.node]);
+      return { rep, got: (await x.fetch()).data };
+    } finally {
+      parts.forEach((p) => p.close());
+    }
+  }
+
+  it('without verification a lying worker corrupts the result (the lie is real)', async () => {
+    manyRef ??= (await many().fetch()).data;
+    const { rep, got } = await withLiar(many, 'off', 1, 1);
+    expect(rep.peers.find((p) => p.id === 'liar')!.tasks).toBeGreaterThan(0);
+    expect(Array.from(got as ArrayLike<number>)).not.toEqual(Array.from(manyRef as ArrayLike<number>));
+    expect(rep.checks).toBe(0);
+  }, 60_000);
+
+  it("'sample' catches an always-lying worker and still returns the right answer (10 seeds)", async () => {
+    manyRef ??= (await many().fetch()).data;
+    for (let seed = 1; seed <= 10; seed++) {
+      const { rep, got } = await withLiar(many, 'sample', 1, seed);
+      expect(rep.quarantined, `seed ${seed}`).toEqual(['liar']);
+      expect(Array.from(got as ArrayLike<number>), `seed ${seed}`).toEqual(Array.from(manyRef as ArrayLike<number>));
+      expect(rep.commits).toBe(rep.tasks + rep.recomputed);
+      // a sample, not everything: far fewer re-runs than tasks
+      expect(rep.checkRuns).toBeLessThan(rep.tasks / 2);
+    }
+  }, 120_000);
+
+  it("'strict' catches a lying worker on reductions, matmul blocks, scans and arg-reductions", async () => {
+    let caught = 0;
+    for (const name of ['rowsum', 'matmul', 'cumsum', 'argmax']) {
+      const { rep, got } = await withLiar(PROGRAMS[name]!, 'strict', 1, 3);
+      expect(Array.from(got as ArrayLike<number>), name).toEqual(Array.from((await want(name)) as ArrayLike<number>));
+      // every result the liar committed was checked, so it is caught whenever it got a task
+      expect(rep.quarantined, name).toEqual(rep.peers.some((p) => p.id === 'liar') || rep.recomputed > 0 ? ['liar'] : []);
+      caught += rep.quarantined.length;
+    }
+    expect(caught).toBeGreaterThanOrEqual(2);
+  }, 120_000);
+
+  it('honest workers are never quarantined, and a mesh of one worker is left unverified rather than stuck', async () => {
+    const { rep, got } = await withLiar(many, 'strict', 0, 2);
+    expect(rep.quarantined).toEqual([]);
+    expect(Array.from(got as ArrayLike<number>)).toEqual(Array.from((manyRef ??= (await many().fetch()).data) as ArrayLike<number>));
+    const one = await withLiar(PROGRAMS.rowsum!, 'strict', 0, 4, 1);
+    expect(Array.from(one.got as ArrayLike<number>)).toEqual(Array.from((await want('rowsum')) as ArrayLike<number>));
+  }, 120_000);
+
+  it('two workers that disagree, with no third to decide, fail the job with a clear error instead of guessing', async () => {
+    await expect(withLiar(many, 'strict', 1, 5, 2, { checkWaitMs: 300 })).rejects.toThrow(/disagree and no other worker could decide/);
+  }, 60_000);
+});

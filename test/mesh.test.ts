@@ -18,9 +18,10 @@ const SECRET = 'mesh-test';
 let server: SignalServer;
 const children: ChildProcess[] = [];
 
-function startWorker(room: string): ChildProcess {
-  const c = spawn(process.execPath, [CLI, 'worker', '--signal', server.url, '--room', room, '--token', mintToken(SECRET, room, 600), '--memory', '1GiB'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  c.stderr!.on('data', () => undefined);
+function startWorker(room: string, ...extra: string[]): ChildProcess & { log: string } {
+  const c = spawn(process.execPath, [CLI, 'worker', '--signal', server.url, '--room', room, '--token', mintToken(SECRET, room, 600), '--memory', '1GiB', ...extra], { stdio: ['ignore', 'ignore', 'pipe'] }) as ChildProcess & { log: string };
+  c.log = '';
+  c.stderr!.on('data', (d) => { c.log += d; });
   children.push(c);
   return c;
 }
@@ -107,6 +108,36 @@ describe('workers that come and go', () => {
       const late = s.lastReport!.peers.filter((p) => !first.has(p.id));
       expect(late.length).toBe(1);
       expect(late[0]!.tasks).toBeGreaterThan(0);
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
+});
+
+describe('a lying worker', () => {
+  it("is caught with verify: 'sample', its results recomputed, and the answer is the local one", async () => {
+    const room = 'liar';
+    const liar = startWorker(room, '--lie-for-tests', '1');
+    for (let i = 0; i < 3; i++) startWorker(room);
+    const s = await session({ signal: server.url, room, token: mintToken(SECRET, room, 600), verify: 'sample' });
+    try {
+      await s.waitForWorkers(4, 60_000);
+      const liarId = /\[worker\] (\S+) joined/.exec(liar.log)?.[1];
+      expect(liarId).toBeDefined();
+      // 200 partial sums: the liar runs dozens of them
+      const local = (await pi(100_000, 500).fetch()).item();
+      const x = pi(100_000, 500);
+      await x.execute({ session: s });
+      expect((await x.fetch()).item()).toBe(local);
+      const rep = s.lastReport!;
+      expect(rep.quarantined).toEqual([liarId]);
+      expect(rep.recomputed).toBeGreaterThan(0);
+      expect(rep.checkRuns).toBeLessThan(rep.tasks / 2);
+      // the next job runs on the three honest workers only
+      const y = pi(100_000, 500);
+      await y.execute({ session: s });
+      expect((await y.fetch()).item()).toBe(local);
+      expect(s.lastReport!.peers.map((p) => p.id)).not.toContain(liarId);
     } finally {
       await s.close();
     }

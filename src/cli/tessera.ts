@@ -86,7 +86,10 @@ async function worker(f: Map<string, string>): Promise<void> {
   if (!['auto', 'webgpu', 'wasm'].includes(device)) throw new UsageError(`--device must be auto, webgpu or wasm, got ${device}`);
   const memory = parseBytes(f.get('memory') ?? '2GiB');
   const log = (line: string) => console.error(`[worker] ${line}`);
-  const v = await volunteer({ signal: need(f, 'signal'), room: need(f, 'room'), token: need(f, 'token', 'TESSERA_TOKEN'), device, memory, ...(f.has('verbose') ? { log } : {}) });
+  // --lie-for-tests F: corrupt a fraction F of results (tests of verification only; undocumented in the usage)
+  const lie = f.has('lie-for-tests') ? Number(f.get('lie-for-tests')) : 0;
+  if (!(lie >= 0 && lie <= 1)) throw new UsageError(`--lie-for-tests must be a fraction 0-1, got ${f.get('lie-for-tests')}`);
+  const v = await volunteer({ signal: need(f, 'signal'), room: need(f, 'room'), token: need(f, 'token', 'TESSERA_TOKEN'), device, memory, ...(f.has('verbose') ? { log } : {}), ...(lie ? { lie } : {}) });
   const s = v.stats();
   console.error(`[worker] ${v.id} joined room ${f.get('room')}: ${s.slots} slots, ${s.throughput.toFixed(1)} M elements/s, device ${s.device}, memory cap ${fmtBytes(memory)}`);
   const stop = async () => {

@@ -28,6 +28,7 @@ import type { Endpoint } from './endpoint.js';
 import type { Message, MessageOf } from './protocol.js';
 import { Ring } from './ring.js';
 import type { JobEvent, JobProgress, MeshState } from './state.js';
+import { Trust, type Verify } from './trust.js';
 
 export interface CoordinatorOptions {
   readonly runtime: Runtime;
@@ -46,6 +47,12 @@ export interface CoordinatorOptions {
   readonly maxFailures?: number;
   /** How often a running job's progress goes to the shared state (dashboards read it). */
   readonly publishMs?: number;
+  /** Re-run a sample of results (or all, 'strict') on other peers and quarantine peers caught lying (trust.ts). */
+  readonly verify?: Verify;
+  /** A result check that cannot find a peer to run on (every live one already voted) gives up after this long. */
+  readonly checkWaitMs?: number;
+  /** Where the draws of which results to verify come from (seeded in tests); Math.random by default. */
+  readonly random?: () => number;
 }
 
 /** Finished jobs a coordinator leaves in the shared state for dashboards. */
@@ -69,6 +76,11 @@ export interface MeshReport {
   commits: number;
   /** Bytes of pieces moved between peers (fetched by workers, sources served and outputs fetched by the coordinator). */
   bytesMoved: number;
+  /** Results re-run on another peer to verify them, and the re-runs that ran. */
+  checks: number;
+  checkRuns: number;
+  /** Peers caught returning wrong results in this job (their results were recomputed). */
+  quarantined: string[];
   peers: PeerReport[];
   ms: number;
 }
@@ -84,13 +96,29 @@ interface Piece {
   readonly readers: number[];
   /** Readers not done. */
   left: number;
+  /** Times its result was found wrong and recomputed: peers name it `key~version` (see wire). */
+  version: number;
   readonly output: boolean;
   /** An output's data, once the coordinator has it; a source's (node, chunk). */
   data?: TypedArray;
   readonly source?: { readonly node: Node; readonly chunk: number };
 }
 
-interface Attempt { readonly peer: string; deadline: number; readonly started: number }
+/** A piece's name on the wire: its key, and its version once a wrong result of it was thrown away. */
+const wire = (p: Piece): string => (p.version ? `${p.key}~${p.version}` : p.key);
+
+interface Attempt { readonly peer: string; deadline: number; readonly started: number; readonly check?: true }
+
+/** A committed result being verified: re-runs on other peers vote with their digests until two agree. */
+interface Check {
+  readonly orig: string;
+  /** Peer -> its result's digests, joined; the original's included. */
+  readonly votes: Map<string, string>;
+  /** Peers that ran or are running it. */
+  readonly tried: Set<string>;
+  queued: boolean;
+  since: number;
+}
 
 type TaskState = 'wait' | 'ready' | 'run' | 'done';
 
@@ -100,8 +128,11 @@ export class Coordinator {
   private readonly jobs = new Map<string, Job>();
   private readonly finished: string[] = [];
   private readonly timer: ReturnType<typeof setInterval>;
+  /** Every peer's record, across this coordinator's jobs. */
+  readonly trust: Trust;
 
   constructor(private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions) {
+    this.trust = new Trust(opts.verify ?? 'off', opts.random);
     state.doc.transact(() => state.announce({ role: 'coordinator', device: 'none', throughput: 0, memory: 0, slots: 0 }));
     ep.on({
       message: (from, m, payload) => {
@@ -135,7 +166,7 @@ export class Coordinator {
   /** Runs the graph behind `outputs` on the mesh; the outputs are materialised locally. */
   async run(outputs: readonly Node[], onProgress?: (p: Progress) => void): Promise<MeshReport> {
     const plan = this.opts.runtime.planOf(outputs);
-    const job = new Job(this.ep, this.state, this.opts, plan, onProgress);
+    const job = new Job(this.ep, this.state, this.opts, plan, this.trust, (peer) => { for (const j of this.jobs.values()) j.quarantine(peer); }, onProgress);
     this.jobs.set(job.id, job);
     try {
       return await job.run();
@@ -179,14 +210,25 @@ class Job {
   private readonly placed: [string, string][] = [];
   private readonly events: JobEvent[] = [];
 
-  constructor(private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions, private readonly plan: Plan, private readonly onProgress?: (p: Progress) => void) {
+  /** Per task: who committed its result, and that result's digests. */
+  private readonly committedBy: (string | undefined)[];
+  private readonly digests: (string | undefined)[];
+  /** Per task: attempts below this are void (their inputs were wrong). */
+  private readonly validFrom: number[];
+  private readonly checks = new Map<number, Check>();
+
+  constructor(private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions, private readonly plan: Plan,
+    private readonly trust: Trust, private readonly caught: (peer: string) => void, private readonly onProgress?: (p: Progress) => void) {
     const rt = opts.runtime;
     const n = plan.tasks.length;
     this.taskState = new Array<TaskState>(n).fill('wait');
     this.attempts = plan.tasks.map(() => new Map());
     this.nextAttempt = new Array<number>(n).fill(0);
     this.failures = new Array<number>(n).fill(0);
-    this.report = { job: this.id, tasks: n, leases: 0, releases: 0, recomputed: 0, speculative: 0, duplicates: 0, commits: 0, bytesMoved: 0, peers: [], ms: 0 };
+    this.committedBy = new Array<string | undefined>(n).fill(undefined);
+    this.digests = new Array<string | undefined>(n).fill(undefined);
+    this.validFrom = new Array<number>(n).fill(0);
+    this.report = { job: this.id, tasks: n, leases: 0, releases: 0, recomputed: 0, speculative: 0, duplicates: 0, commits: 0, bytesMoved: 0, checks: 0, checkRuns: 0, quarantined: [], peers: [], ms: 0 };
     const outputs = new Set(plan.outputs.values());
     const byTensor = new Map<number, Piece[]>();
     const add = (p: Piece) => {
@@ -204,7 +246,7 @@ class Job {
       const existing = this.pieces.get(key);
       if (existing) return existing;
       const source = producer === undefined && spec.node ? { node: spec.node, chunk: c } : undefined;
-      return add({ key, tensor, box, dtype: spec.dtype, bytes: count(box) * INFO[spec.dtype].bytes, producer, holders: new Set(source ? [ep.id] : []), readers: [], left: 0, output: outputs.has(tensor), ...(source ? { source } : {}) });
+      return add({ key, tensor, box, dtype: spec.dtype, bytes: count(box) * INFO[spec.dtype].bytes, producer, holders: new Set(source ? [ep.id] : []), readers: [], left: 0, version: 0, output: outputs.has(tensor), ...(source ? { source } : {}) });
     };
     // pieces each task writes
     this.writes = plan.tasks.map((t) => (isScanTask(t) ? [make(t.output, t.chunk, undefined, t.id)] : t.writes.map((w) => make(w.tensor, w.chunk, w.row, t.id))));
@@ -272,9 +314,16 @@ class Job {
     });
   }
 
+  /** The piece a peer names (`key` or `key~version`), if that is its current version. */
+  private byWire(name: string): Piece | undefined {
+    const [key, v] = name.split('~');
+    const p = this.pieces.get(key!);
+    return p && p.version === Number(v ?? 0) ? p : undefined;
+  }
+
   /** The bytes of a piece this coordinator holds (a source, or an output it fetched). */
   pieceBytes(key: string): Uint8Array | undefined {
-    const p = this.pieces.get(key);
+    const p = this.byWire(key);
     if (!p || !p.holders.has(this.ep.id)) return undefined;
     let b = this.encoded.get(key);
     if (!b) {
@@ -305,7 +354,7 @@ class Job {
   private workers(): Map<string, { slots: number; throughput: number }> {
     const ws = this.state.workers();
     const out = new Map<string, { slots: number; throughput: number }>();
-    for (const [id, c] of ws) out.set(id, { slots: Math.max(1, Math.min(256, c.slots)), throughput: c.throughput });
+    for (const [id, c] of ws) if (!this.trust.quarantined.has(id)) out.set(id, { slots: Math.max(1, Math.min(256, c.slots)), throughput: c.throughput });
     const key = [...out.keys()].sort().join(',');
     if (key !== this.ringPeers) {
       this.ring = new Ring(new Map([...out].map(([id, c]) => [id, c.throughput])));
@@ -320,6 +369,7 @@ class Job {
     const ws = this.workers();
     if (ws.size) this.noWorkersSince = performance.now();
     const free = (id: string) => (this.load.get(id) ?? 0) < ws.get(id)!.slots + 1;
+    if (this.checks.size) this.dispatchChecks(ws, free);
     let skipped = 0;
     while (this.queue.length > skipped) {
       const t = this.queue.shift()!;
@@ -351,24 +401,25 @@ class Job {
     return candidates.sort((a, b) => (local.get(b) ?? 0) - (local.get(a) ?? 0) || (this.load.get(a) ?? 0) - (this.load.get(b) ?? 0) || rank(a) - rank(b))[0];
   }
 
-  private lease(t: number, peer: string): void {
+  /** Leases task t to `peer`; a `check` lease re-runs a committed result to verify it. */
+  private lease(t: number, peer: string, check = false): void {
     const attempt = this.nextAttempt[t]!++;
     const now = performance.now();
-    this.attempts[t]!.set(attempt, { peer, deadline: now + (this.opts.leaseMs ?? 30_000), started: now });
-    this.taskState[t] = 'run';
+    this.attempts[t]!.set(attempt, { peer, deadline: now + (this.opts.leaseMs ?? 30_000), started: now, ...(check ? { check: true as const } : {}) });
+    if (!check) this.taskState[t] = 'run';
     this.load.set(peer, (this.load.get(peer) ?? 0) + 1);
     this.report.leases++;
     const m = this.taskMessage(t, attempt, peer);
-    this.ep.send(peer, m).catch(() => this.lapse(t, attempt));
+    this.ep.send(peer, check ? { ...m, check: true } as Message : m).catch(() => this.lapse(t, attempt));
   }
 
   private taskMessage(t: number, attempt: number, peer: string): Message {
     const task = this.plan.tasks[t]!;
-    const src = (p: Piece) => ({ key: p.key, box: p.box as [number, number][], from: [...p.holders].sort((a, b) => (a === peer ? -1 : b === peer ? 1 : 0)).slice(0, 64) });
+    const src = (p: Piece) => ({ key: wire(p), box: p.box as [number, number][], from: [...p.holders].sort((a, b) => (a === peer ? -1 : b === peer ? 1 : 0)).slice(0, 64) });
     if (isScanTask(task)) {
       const [[s], prev] = this.reads[t]! as [[Piece], Piece[]];
       const out = this.writes[t]![0]!;
-      return { t: 'scan', job: this.id, task: t, attempt, op: task.scan.op, axis: task.scan.axis, inDtype: s.dtype, outDtype: out.dtype, shape: extent(out.box), src: src(s), ...(prev[0] ? { prev: src(prev[0]) } : {}), out: out.key };
+      return { t: 'scan', job: this.id, task: t, attempt, op: task.scan.op, axis: task.scan.axis, inDtype: s.dtype, outDtype: out.dtype, shape: extent(out.box), src: src(s), ...(prev[0] ? { prev: src(prev[0]) } : {}), out: wire(out) };
     }
     let kernel = this.kernelText.get(task.kernel);
     if (kernel === undefined) this.kernelText.set(task.kernel, (kernel = encodeKernel(this.plan.kernels[task.kernel]!)));
@@ -377,7 +428,7 @@ class Job {
       reads: task.reads.map((r, i) => ({ dtype: this.plan.tensors[r.tensor]!.dtype, box: r.box as [number, number][], pieces: this.reads[t]![i]!.map(src) })),
       writes: task.writes.map((w, i) => {
         const p = this.writes[t]![i]!;
-        return { key: p.key, dtype: p.dtype, box: (w.row === undefined ? p.box : p.box.slice(1)) as [number, number][] };
+        return { key: wire(p), dtype: p.dtype, box: (w.row === undefined ? p.box : p.box.slice(1)) as [number, number][] };
       }),
     };
   }
@@ -388,7 +439,12 @@ class Job {
     if (!a) return;
     this.attempts[t]!.delete(attempt);
     this.load.set(a.peer, Math.max(0, (this.load.get(a.peer) ?? 1) - 1));
-    if (this.taskState[t] === 'run' && this.attempts[t]!.size === 0) {
+    if (a.check) {
+      const c = this.checks.get(t);
+      if (c) { c.tried.delete(a.peer); c.queued = true; }
+      return;
+    }
+    if (this.taskState[t] === 'run' && [...this.attempts[t]!.values()].every((x) => x.check)) {
       this.taskState[t] = 'wait';
       this.report.releases++;
       this.event('release', { peer: a.peer, task: t });
@@ -418,11 +474,19 @@ class Job {
     const t = m.task;
     if (t >= this.plan.tasks.length) return;
     const a = this.attempts[t]!.get(m.attempt);
-    if (a && a.peer === from) { this.attempts[t]!.delete(m.attempt); this.load.set(from, Math.max(0, (this.load.get(from) ?? 1) - 1)); }
+    if (a && a.peer !== from) return; // not the peer this attempt was leased to
+    if (a) { this.attempts[t]!.delete(m.attempt); this.load.set(from, Math.max(0, (this.load.get(from) ?? 1) - 1)); }
+    if (a?.check) { this.onCheckDone(t, from, m); return; }
+    if (m.attempt < this.validFrom[t]! || this.trust.quarantined.has(from) || m.digests.length !== this.writes[t]!.length) {
+      // a result computed from inputs found wrong since, or from a peer caught lying: void
+      const keys = this.writes[t]!.filter((p) => !p.holders.has(from)).map(wire);
+      if (keys.length) void this.ep.send(from, { t: 'free', job: this.id, keys }).catch(() => undefined);
+      return;
+    }
     if (this.taskState[t] === 'done') {
       // a second result of a task already committed (a speculative copy, or a lease that lapsed): dropped
       this.report.duplicates++;
-      const keys = this.writes[t]!.filter((p) => !p.holders.has(from)).map((p) => p.key);
+      const keys = this.writes[t]!.filter((p) => !p.holders.has(from)).map(wire);
       if (keys.length) void this.ep.send(from, { t: 'free', job: this.id, keys }).catch(() => undefined);
       return;
     }
@@ -434,6 +498,10 @@ class Job {
     this.taskState[t] = 'done';
     this.done++;
     this.report.commits++;
+    this.committedBy[t] = from;
+    this.digests[t] = m.digests.join();
+    // whether to verify is drawn after the commit, so the peer cannot know; GPU results are not compared (they differ from the CPU's in the last bits)
+    if (m.dev === 'wasm' && this.trust.draw(from)) this.startCheck(t, from);
     this.doneMs.push(m.ms);
     const s = this.stats(from);
     s.tasks++;
@@ -454,17 +522,140 @@ class Job {
     for (const [att, other] of this.attempts[t]!) { this.attempts[t]!.delete(att); this.load.set(other.peer, Math.max(0, (this.load.get(other.peer) ?? 1) - 1)); }
   }
 
+  // -------------------------------------------------------------------------
+  // Verification (trust.ts): a committed result re-run on other peers, which
+  // vote with their digests until two agree; peers that disagree with the
+  // majority are caught.
+
+  /** Verifies task t's committed result: its inputs stay alive until the check ends. */
+  private startCheck(t: number, orig: string): void {
+    for (const q of new Set(this.reads[t]!.flat())) q.left++;
+    this.checks.set(t, { orig, votes: new Map([[orig, this.digests[t]!]]), tried: new Set([orig]), queued: true, since: performance.now() });
+    this.report.checks++;
+  }
+
+  /** Ends the check of t: its hold on the inputs goes. */
+  private endCheck(t: number): void {
+    if (!this.checks.delete(t)) return;
+    for (const q of new Set(this.reads[t]!.flat())) if (--q.left === 0 && !q.output && !q.source) this.release(q);
+  }
+
+  /** Leases queued checks to live workers that have not voted on them, least loaded first. */
+  private dispatchChecks(ws: Map<string, { slots: number }>, free: (id: string) => boolean): void {
+    for (const [t, c] of this.checks) {
+      if (!c.queued) continue;
+      if (c.votes.size === 1 && ws.size > 0 && [...ws.keys()].every((id) => c.tried.has(id))) {
+        // no other worker to compare with (a mesh of one): the result stands unverified
+        this.endCheck(t);
+        this.progress();
+        continue;
+      }
+      if (!this.reads[t]!.every((ps) => ps.every((p) => p.holders.size > 0))) continue;
+      const peer = [...ws.keys()].filter((id) => !c.tried.has(id) && free(id)).sort((a, b) => (this.load.get(a) ?? 0) / ws.get(a)!.slots - (this.load.get(b) ?? 0) / ws.get(b)!.slots)[0];
+      if (!peer) continue;
+      c.queued = false;
+      c.tried.add(peer);
+      c.since = performance.now();
+      this.report.checkRuns++;
+      this.lease(t, peer, true);
+    }
+  }
+
+  private onCheckDone(t: number, from: string, m: MessageOf<'done'>): void {
+    // the checker's copy is not a holder: free it
+    const keys = this.writes[t]!.filter((p) => !p.holders.has(from)).map(wire);
+    if (keys.length) void this.ep.send(from, { t: 'free', job: this.id, keys }).catch(() => undefined);
+    const c = this.checks.get(t);
+    if (!c || this.trust.quarantined.has(from)) return;
+    c.votes.set(from, m.digests.join());
+    const tally = new Map<string, string[]>();
+    for (const [peer, d] of c.votes) tally.set(d, [...(tally.get(d) ?? []), peer]);
+    const [winner, agree] = [...tally].sort((a, b) => b[1].length - a[1].length)[0]!;
+    if (agree.length < 2) { c.queued = true; return; } // no two agree yet: one more vote
+    this.endCheck(t);
+    for (const peer of agree) this.trust.passed(peer);
+    for (const [d, peers] of tally) if (d !== winner) for (const peer of peers) this.caught(peer);
+    this.progress();
+  }
+
+  /**
+   * `peer` was caught returning a wrong result: out of placement for good,
+   * and everything it committed in this job, and everything computed from
+   * that, runs again elsewhere.
+   */
+  quarantine(peer: string): void {
+    if (this.finished || this.report.quarantined.includes(peer)) return;
+    this.trust.caught(peer);
+    this.report.quarantined.push(peer);
+    this.event('quarantine', { peer, detail: 'its result disagreed with two other peers' });
+    const bad = new Set<number>();
+    const stack = this.plan.tasks.map((_, t) => t).filter((t) => this.committedBy[t] === peer && this.taskState[t] === 'done');
+    while (stack.length) {
+      const t = stack.pop()!;
+      if (bad.has(t)) continue;
+      bad.add(t);
+      for (const p of this.writes[t]!) {
+        for (const r of p.readers) {
+          if (this.taskState[r] === 'done' || this.taskState[r] === 'run') stack.push(r);
+          else if (this.taskState[r] === 'ready') this.taskState[r] = 'wait';
+        }
+      }
+    }
+    for (const t of bad) this.uncommit(t);
+    // its votes count no more; checks of its results went with them
+    for (const [t, c] of this.checks) if (c.votes.delete(peer)) c.queued = true;
+    this.peerDown(peer);
+  }
+
+  /** Task t's result (or its running attempts) cannot be trusted: it runs again. */
+  private uncommit(t: number): void {
+    const wasDone = this.taskState[t] === 'done';
+    for (const [att, a] of this.attempts[t]!) {
+      if (a.check) continue;
+      this.attempts[t]!.delete(att);
+      this.load.set(a.peer, Math.max(0, (this.load.get(a.peer) ?? 1) - 1));
+    }
+    this.validFrom[t] = this.nextAttempt[t]!;
+    if (wasDone) { this.done--; this.report.recomputed++; }
+    this.taskState[t] = 'wait';
+    this.committedBy[t] = undefined;
+    for (const p of this.writes[t]!) {
+      this.release(p);
+      if (p.data) { p.data = undefined; p.holders.delete(this.ep.id); this.outputsLeft++; }
+      p.version++;
+    }
+    if (wasDone) {
+      for (const q of new Set(this.reads[t]!.flat())) {
+        q.left++;
+        if (q.holders.size === 0) this.lost(q);
+      }
+    }
+    this.endCheck(t);
+    this.check(t);
+  }
+
   /** Frees a piece no unfinished task reads on the peers that hold it. */
   private release(p: Piece): void {
-    for (const h of p.holders) if (h !== this.ep.id) void this.ep.send(h, { t: 'free', job: this.id, keys: [p.key] }).catch(() => undefined);
+    for (const h of p.holders) if (h !== this.ep.id) void this.ep.send(h, { t: 'free', job: this.id, keys: [wire(p)] }).catch(() => undefined);
     p.holders.clear();
   }
 
   private onFail(from: string, m: MessageOf<'fail'>): void {
     const t = m.task;
-    if (t >= this.plan.tasks.length || this.taskState[t] === 'done') return;
+    if (t >= this.plan.tasks.length) return;
+    const a = this.attempts[t]!.get(m.attempt);
+    if (a && a.peer !== from) return;
+    if (a?.check) {
+      if (m.missing) {
+        const p = this.byWire(m.missing.key);
+        if (p && !p.source && p.holders.delete(m.missing.from) && p.holders.size === 0) this.lost(p);
+      }
+      this.lapse(t, m.attempt);
+      return;
+    }
+    if (this.taskState[t] === 'done') return;
     if (m.missing) {
-      const p = this.pieces.get(m.missing.key);
+      const p = this.byWire(m.missing.key);
       if (p && !p.source && p.holders.delete(m.missing.from) && p.holders.size === 0) this.lost(p);
     } else if (++this.failures[t]! >= (this.opts.maxFailures ?? 5)) {
       this.fail(new JobFailed(`task ${t} failed ${this.failures[t]} times; last on peer ${from}: ${m.reason}`));
@@ -512,6 +703,12 @@ class Job {
     for (const [t, as] of this.attempts.entries()) for (const [att, a] of as) if (a.deadline < now) this.lapse(t, att);
     this.dispatch();
     if (this.opts.speculate !== false && this.queue.length === 0) this.speculate(now);
+    for (const [t, c] of this.checks) {
+      if (c.queued && now - c.since > (this.opts.checkWaitMs ?? 30_000)) {
+        this.fail(new JobFailed(`cannot verify task ${t}: the results of peers ${[...c.votes.keys()].join(' and ')} disagree and no other worker could decide within ${((this.opts.checkWaitMs ?? 30_000) / 1000).toFixed(0)} s`));
+        return;
+      }
+    }
     const wait = this.opts.waitForWorkersMs ?? 60_000;
     if (this.workers().size === 0 && now - this.noWorkersSince > wait) this.fail(new Error(`no workers in the room for ${(wait / 1000).toFixed(0)} s`));
   }
@@ -545,9 +742,10 @@ class Job {
       const payload = await new Promise<Uint8Array | undefined>((resolve) => {
         const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
         this.waiting.set(req, { peer: holder, resolve: (b) => { clearTimeout(timer); resolve(b); } });
-        this.ep.send(holder, { t: 'get', req, job: this.id, key: p.key }).catch(() => { this.waiting.delete(req); clearTimeout(timer); resolve(undefined); });
+        this.ep.send(holder, { t: 'get', req, job: this.id, key: wire(p) }).catch(() => { this.waiting.delete(req); clearTimeout(timer); resolve(undefined); });
       });
       if (this.finished || p.data) return;
+      if (!p.holders.has(holder)) continue; // its result was found wrong meanwhile
       if (!payload) { if (p.holders.delete(holder) && p.holders.size === 0) { this.lost(p); this.dispatch(); } continue; }
       try {
         p.data = decodeChunk(payload, { dtype: p.dtype, shape: extent(p.box) }).data;
@@ -567,7 +765,7 @@ class Job {
     const total = this.plan.tasks.length;
     this.onProgress?.({ done: this.done, total });
     this.publish();
-    if (this.done === total && this.outputsLeft === 0 && !this.finished) this.settle?.resolve(this.finish());
+    if (this.done === total && this.outputsLeft === 0 && this.checks.size === 0 && !this.finished) this.settle?.resolve(this.finish());
   }
 
   private finish(): MeshReport {

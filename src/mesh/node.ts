@@ -16,9 +16,6 @@ import type { Net, WebSocketLike } from '../host/types.js';
 import { type Endpoint, type EndpointEvents, Listeners } from './endpoint.js';
 import { MAX_MESSAGE_BYTES, type Message, decodeMessage, encodeMessage } from './protocol.js';
 
-/** TEMPORARY alias for bench/mesh.js while it is written; remove. */
-export const nodeHost = (): Promise<Net> => host.net();
-
 export interface ConnectOptions {
   readonly signal: string;
   readonly room: string;

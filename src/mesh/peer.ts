@@ -17,6 +17,8 @@ export interface PeerOptions {
   /** Bytes of chunks kept at most. */
   readonly memory?: number;
   readonly log?: (line: string) => void;
+  /** TESTS ONLY: the fraction of results to corrupt (worker.ts). */
+  readonly lie?: number;
 }
 
 export interface PeerStats {
@@ -64,7 +66,7 @@ export class Peer {
       const gpu = await runtime.gpuDevice();
       adapter = gpu && (device === 'webgpu' || !gpu.software) ? gpu.info.adapter : 'wasm';
     }
-    const worker = new MeshWorker(ep, { runtime, memory, device, ...(opts.log ? { log: opts.log } : {}) });
+    const worker = new MeshWorker(ep, { runtime, memory, device, ...(opts.log ? { log: opts.log } : {}), ...(opts.lie ? { lie: opts.lie } : {}) });
     const caps: Caps = { role: 'worker', device: adapter, throughput, memory, slots: Math.max(1, defaultWorkers()), host: host.name };
     state.announce(caps);
     return new Peer(ep, state, worker, caps);

@@ -26,10 +26,18 @@ const range = z.tuple([int, int]).refine(([lo, hi]) => lo <= hi, 'range ends bef
 const box = z.array(range).max(MAX_RANK);
 const dtype = z.enum(DTYPES);
 export const peerId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/);
-/** A piece of a job's tensor: `tensor.chunk`, or `tensor.chunk.row` for one row of a partials chunk. */
-const key = z.string().regex(/^\d{1,9}\.\d{1,12}(\.\d{1,9})?$/);
+/**
+ * A piece of a job's tensor: `tensor.chunk`, or `tensor.chunk.row` for one
+ * row of a partials chunk; `~n` after it names the n-th recomputation of a
+ * result found wrong, so no peer mistakes a stale copy for it.
+ */
+const key = z.string().regex(/^\d{1,9}\.\d{1,12}(\.\d{1,9})?(~\d{1,6})?$/);
 const job = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/);
 const lease = { job, task: small, attempt: small };
+/** A piece's SHA-256, hex, truncated to 128 bits. */
+const digest = z.string().regex(/^[0-9a-f]{32}$/);
+/** Set on a verification re-run: run on the CPU (WASM), whatever the peer's device, so results compare bit for bit. */
+const check = { check: z.literal(true).optional() };
 const source = z.strictObject({ key, box, from: z.array(peerId).min(1).max(MAX_FROM) });
 
 export const Message = z.discriminatedUnion('t', [
@@ -40,16 +48,22 @@ export const Message = z.discriminatedUnion('t', [
     outer: box, red: box,
     reads: z.array(z.strictObject({ dtype, box, pieces: z.array(source).max(MAX_PIECES) })).max(64),
     writes: z.array(z.strictObject({ key, dtype, box })).min(1).max(4),
+    ...check,
   }),
   z.strictObject({
     t: z.literal('scan'), ...lease,
     op: z.enum(['sum', 'prod']), axis: z.number().int().min(0).max(MAX_RANK - 1),
     inDtype: dtype, outDtype: dtype, shape: z.array(int).max(MAX_RANK),
     src: source, prev: source.optional(), out: key,
+    ...check,
   }),
   z.strictObject({ t: z.literal('free'), job, keys: z.array(key).max(65536) }),
   z.strictObject({ t: z.literal('end'), job }),
-  z.strictObject({ t: z.literal('done'), ...lease, bytes: z.array(int).max(4), ms: z.number().min(0).max(1e9), bytesIn: int }),
+  z.strictObject({
+    t: z.literal('done'), ...lease, bytes: z.array(int).max(4), ms: z.number().min(0).max(1e9), bytesIn: int,
+    /** One per piece written, and where the task ran ('gpu' results differ from 'wasm' ones in the last bits). */
+    digests: z.array(digest).max(4), dev: z.enum(['wasm', 'gpu']),
+  }),
   z.strictObject({ t: z.literal('fail'), ...lease, reason: z.string().max(2000), missing: z.strictObject({ key, from: peerId }).optional() }),
   z.strictObject({ t: z.literal('hb'), running: z.array(z.strictObject(lease)).max(4096) }),
   z.strictObject({ t: z.literal('get'), req: small, job, key }),

@@ -6,6 +6,7 @@ import { type Tensor, executeWith } from '../api/tensor.js';
 import type { Node } from '../graph/node.js';
 import { type Progress, runtime } from '../runtime/runtime.js';
 import { Coordinator, type CoordinatorOptions, type MeshReport } from './coordinator.js';
+import type { Verify } from './trust.js';
 import type { Net } from '../host/types.js';
 import { type ConnectOptions, MeshNode } from './node.js';
 import { type Caps, MeshState } from './state.js';
@@ -18,6 +19,13 @@ export interface SessionOptions {
   readonly host?: Net;
   readonly iceServers?: ConnectOptions['iceServers'];
   readonly log?: (line: string) => void;
+  /**
+   * Verify volunteers' results: 'sample' re-runs a fraction of each peer's
+   * results on another peer (more for new peers) and recomputes everything a
+   * peer caught lying gave; 'strict' re-runs every result; 'off' (default)
+   * trusts every peer.
+   */
+  readonly verify?: Verify;
   readonly coordinator?: Omit<CoordinatorOptions, 'runtime'>;
 }
 
@@ -30,7 +38,7 @@ export class Session {
   static async open(opts: SessionOptions): Promise<Session> {
     const node = await MeshNode.connect({ signal: opts.signal, room: opts.room, token: opts.token, ...(opts.host ? { host: opts.host } : {}), ...(opts.iceServers ? { iceServers: opts.iceServers } : {}), ...(opts.log ? { log: opts.log } : {}) });
     const state = new MeshState(node);
-    return new Session(node, state, new Coordinator(node, state, { runtime, ...opts.coordinator }));
+    return new Session(node, state, new Coordinator(node, state, { runtime, ...(opts.verify ? { verify: opts.verify } : {}), ...opts.coordinator }));
   }
 
   /** Workers with a live link to this session, and their capabilities. */

@@ -21,6 +21,8 @@ export interface VolunteerOptions {
   /** Bytes of chunks kept at most (default 2 GiB). */
   readonly memory?: number;
   readonly log?: (line: string) => void;
+  /** TESTS ONLY: the fraction of results to corrupt, to show verification at work. */
+  readonly lie?: number;
   /** The WebSocket and WebRTC to use; the host's own by default. */
   readonly host?: Net;
   readonly iceServers?: ConnectOptions['iceServers'];
@@ -45,7 +47,7 @@ export class Volunteer {
 
   static async join(opts: VolunteerOptions): Promise<Volunteer> {
     const node = await MeshNode.connect({ signal: opts.signal, room: opts.room, token: opts.token, ...(opts.host ? { host: opts.host } : {}), ...(opts.iceServers ? { iceServers: opts.iceServers } : {}), ...(opts.log ? { log: opts.log } : {}) });
-    const peerOpts = { ...(opts.device ? { device: opts.device } : {}), ...(opts.memory ? { memory: opts.memory } : {}) };
+    const peerOpts = { ...(opts.device ? { device: opts.device } : {}), ...(opts.memory ? { memory: opts.memory } : {}), ...(opts.lie ? { lie: opts.lie } : {}) };
     const thread = spawnPeerThread();
     if (!thread) {
       try {

@@ -14,6 +14,7 @@ import { decodeKernel } from '../ir/wire.js';
 import { type DeviceChoice, type Runtime } from '../runtime/runtime.js';
 import type { Range } from '../tile/tile.js';
 import { decodeChunk, encodeChunk } from './arrow.js';
+import { digestOf } from './digest.js';
 import { alloc, copyBoxInto, extent } from './boxes.js';
 import type { Endpoint } from './endpoint.js';
 import type { MessageOf } from './protocol.js';
@@ -28,9 +29,15 @@ export interface WorkerOptions {
   readonly fetchTimeoutMs?: number;
   /** Called with a line for each task (the CLI prints them with --verbose). */
   readonly log?: (line: string) => void;
+  /**
+   * TESTS ONLY: the fraction of results this worker corrupts (a faulty or
+   * hostile volunteer), to show that verification catches it.
+   */
+  readonly lie?: number;
 }
 
 interface Piece { readonly data: TypedArray; readonly dtype: DType; readonly shape: readonly number[] }
+type Dev = 'wasm' | 'gpu';
 
 /** A piece no holder could give: the coordinator recomputes it from lineage. */
 class Missing extends Error {
@@ -181,7 +188,9 @@ export class MeshWorker {
     const t0 = performance.now();
     const in0 = this.stats.bytesIn;
     try {
-      const outs = m.t === 'task' ? await this.kernelTask(m) : await this.scanTask(m);
+      const { outs, dev } = m.t === 'task' ? await this.kernelTask(m) : await this.scanTask(m);
+      if (this.opts.lie && !m.check && Math.random() < this.opts.lie) for (const [, p] of outs) corrupt(p.data);
+      const digests = await Promise.all(outs.map(([, p]) => digestOf(p.data)));
       const bytes = outs.reduce((a, [, p]) => a + pieceBytes(p), 0);
       if (this.held + bytes > this.opts.memory) throw new Error(`memory cap: ${this.held + bytes} bytes of pieces over the ${this.opts.memory}-byte limit`);
       for (const [key, p] of outs) {
@@ -192,7 +201,7 @@ export class MeshWorker {
       }
       this.stats.tasks++;
       this.opts.log?.(`task ${m.job}/${m.task} done in ${(performance.now() - t0).toFixed(0)} ms`);
-      await this.ep.send(from, { t: 'done', job: m.job, task: m.task, attempt: m.attempt, bytes: outs.map(([, p]) => pieceBytes(p)), ms: performance.now() - t0, bytesIn: this.stats.bytesIn - in0 });
+      await this.ep.send(from, { t: 'done', job: m.job, task: m.task, attempt: m.attempt, bytes: outs.map(([, p]) => pieceBytes(p)), ms: performance.now() - t0, bytesIn: this.stats.bytesIn - in0, digests, dev });
     } catch (e) {
       this.stats.failed++;
       const missing = e instanceof Missing ? { key: e.key, from: e.from } : undefined;
@@ -203,7 +212,7 @@ export class MeshWorker {
     }
   }
 
-  private async kernelTask(m: MessageOf<'task'>): Promise<[string, Piece][]> {
+  private async kernelTask(m: MessageOf<'task'>): Promise<{ outs: [string, Piece][]; dev: Dev }> {
     const k = this.kernel(m.kernel);
     // the message must fit the kernel it names
     const red = k.reduce;
@@ -230,13 +239,12 @@ export class MeshWorker {
       return { dtype: r.dtype, box: r.box as Range[], data };
     }));
     const outputs = m.writes.map((w) => ({ dtype: w.dtype, box: w.box as Range[] }));
-    const datas = await this.execute({ kernel: k, partial: m.partial, outer: m.outer as Range[], red: m.red as Range[], inputs, outputs });
-    return m.writes.map((w, i) => [w.key, { data: datas[i]!, dtype: w.dtype, shape: extent(w.box) }]);
+    const { datas, dev } = await this.execute({ kernel: k, partial: m.partial, outer: m.outer as Range[], red: m.red as Range[], inputs, outputs }, m.check ? 'wasm' : this.opts.device ?? 'wasm');
+    return { outs: m.writes.map((w, i) => [w.key, { data: datas[i]!, dtype: w.dtype, shape: extent(w.box) }]), dev };
   }
 
-  /** On WebGPU where the peer has it and the kernel fits, else on the WASM pool. */
-  private async execute(t: Parameters<Runtime['runTask']>[0]): Promise<TypedArray[]> {
-    const choice = this.opts.device ?? 'wasm';
+  /** On WebGPU where the peer has it, `choice` allows it and the kernel fits, else on the WASM pool. */
+  private async execute(t: Parameters<Runtime['runTask']>[0], choice: DeviceChoice): Promise<{ datas: TypedArray[]; dev: Dev }> {
     if (choice !== 'wasm') {
       const gpu = await this.opts.runtime.gpuDevice();
       if (gpu && (choice === 'webgpu' || !gpu.software) && gpu.supports(t.kernel) === undefined) {
@@ -249,23 +257,32 @@ export class MeshWorker {
         if (gpu.fits(task)) {
           try {
             await gpu.run(task);
-            return outs;
+            return { datas: outs, dev: 'gpu' };
           } catch (e) {
             if (!gpu.lost && !(e instanceof RangeError)) throw e;
           }
         }
       }
     }
-    return this.opts.runtime.runTask(t);
+    return { datas: await this.opts.runtime.runTask(t), dev: 'wasm' };
   }
 
-  private async scanTask(m: MessageOf<'scan'>): Promise<[string, Piece][]> {
+  private async scanTask(m: MessageOf<'scan'>): Promise<{ outs: [string, Piece][]; dev: Dev }> {
     if (m.axis >= m.shape.length) throw new RangeError(`scan axis ${m.axis} out of range for rank ${m.shape.length}`);
     const src = await this.piece(m.job, m.src.key, m.src.from, m.inDtype, m.shape);
     const prevShape = m.prev ? extent(m.prev.box) : undefined;
     if (prevShape && prevShape.some((d, i) => i !== m.axis && d !== m.shape[i])) throw new RangeError('scan: the previous chunk does not line up');
     const prev = m.prev ? await this.piece(m.job, m.prev.key, m.prev.from, m.outDtype, prevShape!) : undefined;
     const out = this.opts.runtime.runScan(m.op, m.axis, m.inDtype, m.outDtype, m.shape, src.data, prev?.data);
-    return [[m.out, { data: out, dtype: m.outDtype, shape: m.shape }]];
+    return { outs: [[m.out, { data: out, dtype: m.outDtype, shape: m.shape }]], dev: 'wasm' };
   }
+}
+
+/** TESTS ONLY (WorkerOptions.lie): a wrong result, as a faulty GPU or a hostile peer gives. */
+function corrupt(data: TypedArray): void {
+  if (!data.length) return;
+  const i = Math.floor(Math.random() * data.length);
+  const a = data as unknown as { [i: number]: number | bigint };
+  const v = a[i]!;
+  a[i] = typeof v === 'bigint' ? v + 1n : data instanceof Uint8Array && v === 1 ? 0 : (v as number) + 1;
 }
