@@ -171,7 +171,7 @@ describe('messages between peers', () => {
   it('are refused, naming the field, when they do not fit their schema', () => {
     const raw = (o: unknown, tail = new Uint8Array(0)) => { const j = new TextEncoder().encode(JSON.stringify(o)); const b = new Uint8Array(4 + j.length + tail.length); new DataView(b.buffer).setUint32(0, j.length, true); b.set(j, 4); b.set(tail, 4 + j.length); return b; };
     expect(() => decodeMessage(raw({ t: 'get', req: 1, job: 'j', key: '../etc' }))).toThrow(/field key/);
-    expect(() => decodeMessage(raw({ t: 'task', job: 'j', task: 0, attempt: 0, kernel: '{}', partial: false, outer: [[5, 2]], red: [], reads: [], writes: [{ key: '1.0', dtype: 'float32', box: [] }] }))).toThrow(/field outer/);
+    expect(() => decodeMessage(raw({ t: 'task', job: 'j', task: 0, attempt: 0, kernel: '{}', kid: 0, partial: false, outer: [[5, 2]], red: [], reads: [], writes: [{ key: '1.0', dtype: 'float32', box: [] }] }))).toThrow(/field outer/);
     expect(() => decodeMessage(raw({ t: 'free', job: 'j', keys: ['1.0'], extra: true }))).toThrow(/bad free message/);
     expect(() => decodeMessage(raw({ t: 'end', job: 'j' }, new Uint8Array(3)))).toThrow(/carries 3 bytes/);
     expect(() => decodeMessage(new Uint8Array([200, 0, 0, 0, 1]))).toThrow(/does not fit/);

@@ -191,6 +191,8 @@ class Job {
   private readonly queue: number[] = [];
   private readonly load = new Map<string, number>();
   private readonly kernelText = new Map<number, string>();
+  /** `${peer}/${kernel}`: kernels whose text a peer was sent in this job. */
+  private readonly kernelsSent = new Set<string>();
   private readonly encoded = new Map<string, Uint8Array>();
   private readonly waiting = new Map<number, { peer: string; resolve: (p: Uint8Array | undefined) => void }>();
   private readonly doneMs: number[] = [];
@@ -423,8 +425,11 @@ class Job {
     }
     let kernel = this.kernelText.get(task.kernel);
     if (kernel === undefined) this.kernelText.set(task.kernel, (kernel = encodeKernel(this.plan.kernels[task.kernel]!)));
+    const sent = `${peer}/${task.kernel}`;
+    if (this.kernelsSent.has(sent)) kernel = '';
+    else this.kernelsSent.add(sent);
     return {
-      t: 'task', job: this.id, task: t, attempt, kernel, partial: task.partial, outer: task.outer as [number, number][], red: task.red as [number, number][],
+      t: 'task', job: this.id, task: t, attempt, kernel, kid: task.kernel, partial: task.partial, outer: task.outer as [number, number][], red: task.red as [number, number][],
       reads: task.reads.map((r, i) => ({ dtype: this.plan.tensors[r.tensor]!.dtype, box: r.box as [number, number][], pieces: this.reads[t]![i]!.map(src) })),
       writes: task.writes.map((w, i) => {
         const p = this.writes[t]![i]!;
@@ -645,6 +650,12 @@ class Job {
     if (t >= this.plan.tasks.length) return;
     const a = this.attempts[t]!.get(m.attempt);
     if (a && a.peer !== from) return;
+    if (m.needKernel) {
+      const task = this.plan.tasks[t]!;
+      if (!isScanTask(task)) this.kernelsSent.delete(`${from}/${task.kernel}`);
+      this.lapse(t, m.attempt);
+      return;
+    }
     if (a?.check) {
       if (m.missing) {
         const p = this.byWire(m.missing.key);

@@ -43,7 +43,8 @@ const source = z.strictObject({ key, box, from: z.array(peerId).min(1).max(MAX_F
 export const Message = z.discriminatedUnion('t', [
   z.strictObject({
     t: z.literal('task'), ...lease,
-    kernel: z.string().max(MAX_KERNEL_TEXT),
+    /** The kernel's IR text, sent once per job and peer; '' after that: the peer has it as the job's kernel `kid`. */
+    kernel: z.string().max(MAX_KERNEL_TEXT), kid: small,
     partial: z.boolean(),
     outer: box, red: box,
     reads: z.array(z.strictObject({ dtype, box, pieces: z.array(source).max(MAX_PIECES) })).max(64),
@@ -64,7 +65,11 @@ export const Message = z.discriminatedUnion('t', [
     /** One per piece written, and where the task ran ('gpu' results differ from 'wasm' ones in the last bits). */
     digests: z.array(digest).max(4), dev: z.enum(['wasm', 'gpu']),
   }),
-  z.strictObject({ t: z.literal('fail'), ...lease, reason: z.string().max(2000), missing: z.strictObject({ key, from: peerId }).optional() }),
+  z.strictObject({
+    t: z.literal('fail'), ...lease, reason: z.string().max(2000), missing: z.strictObject({ key, from: peerId }).optional(),
+    /** The task named a kernel this peer does not have (it restarted, or the message that carried it is late): send the text. */
+    needKernel: z.literal(true).optional(),
+  }),
   z.strictObject({ t: z.literal('hb'), running: z.array(z.strictObject(lease)).max(4096) }),
   z.strictObject({ t: z.literal('get'), req: small, job, key }),
   z.strictObject({ t: z.literal('piece'), req: small, key }),

@@ -39,6 +39,9 @@ export interface WorkerOptions {
 interface Piece { readonly data: TypedArray; readonly dtype: DType; readonly shape: readonly number[] }
 type Dev = 'wasm' | 'gpu';
 
+/** A task named a job kernel this peer was never sent (or has dropped): the coordinator sends the text again. */
+class NeedKernel extends Error {}
+
 /** A piece no holder could give: the coordinator recomputes it from lineage. */
 class Missing extends Error {
   constructor(readonly key: string, readonly from: string) { super(`piece ${key} is not at ${from}`); }
@@ -55,6 +58,8 @@ export class MeshWorker {
   private held = 0;
   private fetchedBytes = 0;
   private readonly kernels = new Map<string, Kernel>();
+  /** `${job}/${kid}` -> the job's kernel, so later tasks of the job need not carry its text. */
+  private readonly jobKernels = new Map<string, Kernel>();
   private readonly running = new Map<string, { job: string; task: number; attempt: number; coordinator: string }>();
   private readonly coordinators = new Set<string>();
   private readonly waiting = new Map<number, { peer: string; resolve: (p: Uint8Array | undefined) => void; timer: ReturnType<typeof setTimeout> }>();
@@ -118,6 +123,7 @@ export class MeshWorker {
 
   private endJob(job: string): void {
     for (const k of [...this.store.keys(), ...this.fetched.keys()]) if (k.startsWith(`${job}/`)) this.drop(k);
+    for (const k of [...this.jobKernels.keys()]) if (k.startsWith(`${job}/`)) this.jobKernels.delete(k);
   }
 
   private kernel(text: string): Kernel {
@@ -205,15 +211,19 @@ export class MeshWorker {
     } catch (e) {
       this.stats.failed++;
       const missing = e instanceof Missing ? { key: e.key, from: e.from } : undefined;
+      const needKernel = e instanceof NeedKernel ? { needKernel: true as const } : {};
       this.opts.log?.(`task ${m.job}/${m.task} failed: ${(e as Error).message}`);
-      await this.ep.send(from, { t: 'fail', job: m.job, task: m.task, attempt: m.attempt, reason: (e as Error).message.slice(0, 2000), ...(missing ? { missing } : {}) }).catch(() => undefined);
+      await this.ep.send(from, { t: 'fail', job: m.job, task: m.task, attempt: m.attempt, reason: (e as Error).message.slice(0, 2000), ...(missing ? { missing } : {}), ...needKernel }).catch(() => undefined);
     } finally {
       this.running.delete(lk);
     }
   }
 
   private async kernelTask(m: MessageOf<'task'>): Promise<{ outs: [string, Piece][]; dev: Dev }> {
-    const k = this.kernel(m.kernel);
+    const kid = `${m.job}/${m.kid}`;
+    const k = m.kernel ? this.kernel(m.kernel) : this.jobKernels.get(kid);
+    if (!k) throw new NeedKernel(`kernel ${m.kid} of job ${m.job} is not here`);
+    if (m.kernel) this.jobKernels.set(kid, k);
     // the message must fit the kernel it names
     const red = k.reduce;
     const nOut = m.partial && red && isArgReduce(red.op) ? 2 : 1;
