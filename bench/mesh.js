@@ -18,6 +18,10 @@
 //   mesh_pi     Monte Carlo pi (the demo's program) on the local executor and
 //               on meshes of 1, 2 and 4 workers, interleaved round by round,
 //               each mesh count checked bit for bit against the local one.
+//   mesh_verify the cost of verifying volunteers: pi on 3 workers with
+//               `verify: 'off'` and `'sample'` (two coordinators in one room),
+//               interleaved; and, on the simulated network (src/mesh/sim.ts),
+//               how soon an always-lying worker among four is caught.
 //
 // Workers are child processes started as `tessera demo` starts them
 // (`node dist/cli/tessera.js worker --signal URL --room R --token T`); the
@@ -47,7 +51,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.le
 const short = (e) => String(e?.message ?? e).split('\n')[0].slice(0, 240);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-export const SECTIONS = ['mesh_link', 'mesh_tasks', 'mesh_pi'];
+export const SECTIONS = ['mesh_link', 'mesh_tasks', 'mesh_pi', 'mesh_verify'];
 /** Payload of one `piece` message in mesh_link: a 4 MiB chunk, the size of a large tile. */
 const LINK_MESSAGE = 4 * 2 ** 20;
 /** Elements per chunk of the tiny-task job: each task does microseconds of work, so its time is overhead. */
@@ -137,7 +141,19 @@ async function openMesh() {
   const token = (room) => mintToken(secret, room, 6 * 3600);
 
   /** A session whose room has `n` worker processes (started on first use, kept for the run). */
-  const workers = async (n) => {
+  const workers = async (n, verify) => {
+    if (verify) {
+      // a second coordinator, verifying, in the room of n workers
+      const key = `${n}/${verify}`;
+      if (!rooms.has(key)) {
+        const base = await workers(n);
+        rooms.set(key, { session: Session.open({ signal: server.url, room: `workers${n}`, token: token(`workers${n}`), verify }), slots: base.slots });
+        const s = await rooms.get(key).session;
+        await s.waitForWorkers(n, WAIT_MS);
+      }
+      const e = rooms.get(key);
+      return { session: await e.session, slots: e.slots };
+    }
     if (!rooms.has(n)) {
       const room = `workers${n}`;
       const tok = token(room);
@@ -287,7 +303,7 @@ const meshRun = (s) => {
   return () => {
     const r = s.lastReport;
     return {
-      tasks: r.tasks, leases: r.leases, releases: r.releases, recomputed: r.recomputed, speculative: r.speculative, bytes_moved: r.bytesMoved,
+      tasks: r.tasks, leases: r.leases, releases: r.releases, recomputed: r.recomputed, speculative: r.speculative, bytes_moved: r.bytesMoved, check_runs: r.checkRuns,
       peer_bytes_in: r.peers.map((p) => p.bytesIn), peer_tasks: r.peers.map((p) => p.tasks), coordinator_bytes: traffic() - b0,
     };
   };
@@ -366,13 +382,99 @@ async function piSection(mesh, { quick, repsScale }) {
 }
 
 // ---------------------------------------------------------------------------
+// mesh_verify: what `verify: 'sample'` costs, and how soon it catches a liar.
+
+async function verifySection(mesh, { quick, repsScale }) {
+  const mt = await dist('dist/api/tensor.js');
+  const N = quick ? 5e7 : 2e8;
+  const n = 3;
+  const id = `mesh_verify@${fmtN(N)}`;
+  const ref = reference({ bench: 'mc_pi', size: N });
+  const off = await mesh.workers(n);
+  const sample = await mesh.workers(n, 'sample');
+  const setups = setupsFor(mt, [{ n, ...off }, { n, ...sample }], id, 'mesh_verify');
+  setups[1].row.verify = 'off';
+  setups[2].row.verify = 'sample';
+  await interleave(setups, {
+    rounds: Math.max(3, Math.round(5 * repsScale)),
+    program: (seed) => {
+      mt.random.seed(seed);
+      const d = mt.random.uniform(-1, 1, [N, 2]);
+      return mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum();
+    },
+    check: (v) => { const c = ref.check((4 * Number(v)) / N); return c.ok ? undefined : c.detail; },
+  });
+  for (const { row } of setups) {
+    row.points = N;
+    if (row.status !== 'ok') continue;
+    row.mpoints_per_s = N / row.median_s / 1e6;
+    row.tasks = row.reports.at(-1).tasks;
+  }
+  const [, o, s] = setups.map((x) => x.row);
+  if (o.status === 'ok' && s.status === 'ok') {
+    s.overhead = s.median_s / o.median_s - 1;
+    s.check_runs = s.reports.map((r) => r.check_runs);
+    log(`  verify 'sample': ${(100 * s.overhead).toFixed(1)}% over 'off' (${s.median_s.toFixed(2)} s vs ${o.median_s.toFixed(2)} s; re-runs per job ${s.check_runs.join(', ')} of ${s.tasks} tasks)\n`);
+  }
+  return [...setups.map((x) => x.row), await detection(quick ? 10 : 50)];
+}
+
+/**
+ * Trials on the simulated network: four workers, one corrupting every result,
+ * a job of 400 partial sums; the liar's commits before it is caught.
+ */
+async function detection(trials) {
+  const mt = await dist('dist/api/tensor.js');
+  const { Coordinator } = await dist('dist/mesh/coordinator.js');
+  const { SimNet, rng } = await dist('dist/mesh/sim.js');
+  const { MeshState } = await dist('dist/mesh/state.js');
+  const { MeshWorker } = await dist('dist/mesh/worker.js');
+  const { runtime } = await dist('dist/runtime/runtime.js');
+  const row = { type: 'mesh', case: `mesh_detect@${trials}`, bench: 'mesh_detect', setup: 'sim', peers: 4, trials, status: 'ok', before_caught: [], wrong: 0 };
+  for (let trial = 1; trial <= trials; trial++) {
+    const net = new SimNet({ seed: trial, maxDelayMs: 1 });
+    const cep = net.join('coordinator');
+    const cstate = new MeshState(cep, 40);
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, verify: 'sample', random: rng(trial * 104729) });
+    const parts = [coord, cstate];
+    for (const wid of ['liar', 'w1', 'w2', 'w3']) {
+      const ep = net.join(wid);
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
+      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, ...(wid === 'liar' ? { lie: 1 } : {}) }));
+    }
+    try {
+      await sleep(100);
+      const program = () => {
+        mt.random.seed(trial);
+        return mt.sqrt(mt.random.uniform(-1, 1, [200_000, 2], { chunkSize: 500 }).power(2).sum({ axis: 1 })).less(1).sum();
+      };
+      const want = (await program().fetch()).item();
+      const z = program();
+      const rep = await coord.run([z.node]);
+      if ((await z.fetch()).item() !== want) row.wrong++;
+      // its commits (each a wrong result) before it was caught
+      row.before_caught.push(rep.quarantined.includes('liar') ? rep.peers.find((p) => p.id === 'liar')?.tasks ?? 0 : Infinity);
+    } finally {
+      parts.forEach((p) => p.close());
+    }
+  }
+  row.caught = row.before_caught.filter(Number.isFinite).length;
+  row.caught_within_50 = row.before_caught.filter((k) => k <= 50).length;
+  row.median_before_caught = median(row.before_caught);
+  row.max_before_caught = Math.max(...row.before_caught);
+  log(`  a liar among 4 workers: caught in ${row.caught} of ${trials} jobs, within 50 of its tasks in ${row.caught_within_50}; median ${row.median_before_caught} wrong results before; ${row.wrong} wrong answers\n`);
+  return row;
+}
+
+// ---------------------------------------------------------------------------
 
 async function main() {
   const only = opt('--only')?.split(',') ?? SECTIONS;
   const unknown = only.filter((s) => !SECTIONS.includes(s));
   if (unknown.length) { log(`bench/mesh.js: unknown section ${unknown.join(', ')} (know ${SECTIONS.join(', ')})\n`); process.exit(2); }
   const flags = { quick: has('--quick'), repsScale: Number(opt('--reps-scale', '1')) };
-  const run = { mesh_link: linkSection, mesh_tasks: tasksSection, mesh_pi: piSection };
+  const run = { mesh_link: linkSection, mesh_tasks: tasksSection, mesh_pi: piSection, mesh_verify: verifySection };
   const mesh = await openMesh();
   const teardown = async () => {
     await mesh.close();

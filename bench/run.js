@@ -444,6 +444,8 @@ function meshLabel(r) {
     case 'mesh_link': return `data channel, ${r.messages} × ${fmtBytes(r.message_bytes)} messages`;
     case 'mesh_tasks': return `tiny tasks, n=${r.elements} in chunks of ${r.chunk_elements}`;
     case 'mesh_pi': return `Monte Carlo pi, N=${fmtN(r.points)}`;
+    case 'mesh_verify': return `verification cost: pi, N=${fmtN(r.points)}`;
+    case 'mesh_detect': return `a worker lying on every result, ${r.trials} simulated jobs`;
     default: return r.case;
   }
 }
@@ -451,7 +453,8 @@ function meshLabel(r) {
 function meshSetup(r) {
   if (r.setup === 'link') return '2 Node processes';
   if (r.setup === 'local') return 'local executor';
-  if (r.setup === 'mesh') return `mesh, ${r.peers} worker${r.peers > 1 ? 's' : ''}`;
+  if (r.setup === 'mesh') return `mesh, ${r.peers} worker${r.peers > 1 ? 's' : ''}${r.verify ? `, verify '${r.verify}'` : ''}`;
+  if (r.setup === 'sim') return `simulated, ${r.peers} workers, verify 'sample'`;
   return '—';
 }
 
@@ -461,13 +464,15 @@ function meshText(meta, rows, alone) {
   const body = rows.map((r) => {
     const load = r.foreign_cores === undefined ? '?' : r.foreign_cores.toFixed(1);
     if (r.status !== 'ok') return [meshLabel(r), meshSetup(r), '—', r.status === 'wrong' ? `**WRONG** (${r.reason})` : `error (${r.reason})`, '—', '—', '—', '—', load];
+    if (r.bench === 'mesh_detect') return [meshLabel(r), meshSetup(r), String(r.trials), '—', `caught in ${r.caught}/${r.trials}, within 50 of its tasks in ${r.caught_within_50}/${r.trials}; median ${r.median_before_caught}, max ${r.max_before_caught} wrong results before; ${r.wrong} wrong answers`, '—', '—', '—', load];
     const rate = r.mb_per_s !== undefined ? `${r.mb_per_s.toFixed(1)} MB/s` : r.tasks_per_s !== undefined ? `${Math.round(r.tasks_per_s)} tasks/s` : `${r.mpoints_per_s.toFixed(0)} Mpoints/s`;
     // work a mesh did again (a lease lapsed, a piece was lost, a straggler was copied), summed over the timed runs
     const again = ['releases', 'recomputed', 'speculative'].map((k) => [k, (r.reports ?? []).reduce((a, x) => a + (x[k] ?? 0), 0)]).filter(([, v]) => v);
     const tasks = r.tasks === undefined ? '—' : `${r.tasks}${again.length ? ` (${again.map(([k, v]) => `${v} ${k}`).join(', ')} in ${r.runs.length} runs)` : ''}`;
     const last = r.reports?.at(-1);
     const moved = r.setup === 'link' ? `${fmtBytes(r.bytes)} per batch` : r.setup === 'mesh' ? `${fmtBytes(last.bytes_moved)} (coordinator traffic ${fmtBytes(last.coordinator_bytes)})` : '—';
-    return [meshLabel(r), meshSetup(r), String(r.runs.length), fmtS(r.median_s), rate, r.vs_local === undefined ? '—' : `${r.vs_local.toFixed(2)}×`, tasks, moved, load];
+    const verified = r.overhead !== undefined ? ` (${r.overhead >= 0 ? '+' : ''}${(100 * r.overhead).toFixed(1)}% vs 'off'; re-runs per job ${r.check_runs.join(', ')})` : '';
+    return [meshLabel(r), meshSetup(r), String(r.runs.length), fmtS(r.median_s) + verified, rate, r.vs_local === undefined ? '—' : `${r.vs_local.toFixed(2)}×`, tasks, moved, load];
   });
   const esc = (s) => String(s).replace(/\|/g, '\\|');
   const md = [
@@ -484,6 +489,8 @@ function meshText(meta, rows, alone) {
     benches.has('mesh_link') && 'Data channel: payload MB/s (10⁶ bytes/s) of `piece` messages sent by a MeshNode in the benchmark\'s process to a MeshNode in a second Node process, over loopback (WebRTC data channel, @roamhq/wrtc); a batch is timed from its first send to the receiver\'s acknowledgement that all its bytes arrived.',
     benches.has('mesh_tasks') && 'Tiny tasks: `uniform(0, 1, [n], { chunkSize: 1024 }) * 2 + 1`, summed: one task per chunk plus the final combine; tasks/s = tasks / median time.',
     benches.has('mesh_pi') && 'Monte Carlo pi: the demo\'s program (float64, default chunking); rate in million points per second.',
+    benches.has('mesh_verify') && 'Verification cost: the same pi program on 3 workers, coordinated by two sessions in one room, one with `verify: \'off\'`, one with `verify: \'sample\'` (a sample of each peer\'s results re-run on another peer and compared by digest; 20% for a new peer, decaying to 3%), interleaved; the percentage is the sample session\'s median over the unverified one\'s. Trust carries over between a session\'s jobs, so re-runs fall from job to job.',
+    benches.has('mesh_detect') && 'Detection: jobs of 400 partial sums on the simulated network (src/mesh/sim.ts), four workers one of which corrupts every result; how many wrong results it committed before it was caught (each is then recomputed; the answers are checked against the local run).',
     computes && `Every mesh answer is checked to equal, bit for bit, the local executor's for the same seed${benches.has('mesh_pi') ? '; pi must also be within 6 standard errors of π' : ''}. A mismatch shows as WRONG, with no time.`,
     computes && `Workers are \`tessera worker\` processes on this same machine, linked to the coordinator (the benchmark's process) by WebRTC data channels${slots ? `, each with a pool of ${slots} threads (one per core)` : ''}.${piWorkers ? ` On ${meta.cpus} cores, 2 and 4 workers oversubscribe the machine${slots ? ` (${2 * slots} and ${4 * slots} pool threads)` : ''}: these rows measure the mesh's overhead, not the speedup of more machines. The ${piWorkers} worker processes of the pi rows stay up through all its rounds; idle ones only exchange mesh state.` : ''}`,
     computes && 'bytes moved: bytes of chunk pieces moved between peers in the last timed run (pieces workers fetched from each other, outputs the coordinator fetched), from the coordinator\'s report; in brackets, every byte the coordinator sent and received during that run (pieces, task messages, heartbeats, state updates).',
