@@ -119,6 +119,91 @@ describe('the mesh scheduler on a seeded network that delays, reorders, drops an
   });
 });
 
+/** Where a chaos schedule kills a worker: a step of the protocol, on its n-th occurrence. */
+const STEPS = ['task arrives', 'piece sent', 'piece arrives', 'done sent', 'done arrived', 'get arrives'] as const;
+interface Chaos { workers: number; duplicate: number; drop: number; kills: { step: (typeof STEPS)[number]; nth: number }[]; freeze?: { at: number; ms: number } }
+
+function chaos(seed: number): Chaos {
+  const r = rng(seed * 104729 + 17);
+  const workers = 2 + Math.floor(r() * 4);
+  const kills = Array.from({ length: 1 + Math.floor(r() * 3) }, () => ({ step: STEPS[Math.floor(r() * STEPS.length)]!, nth: 1 + Math.floor(r() * 12) }));
+  return { workers, duplicate: r() * 0.1, drop: r() < 0.5 ? 0 : r() * 0.03, kills, ...(r() < 0.6 ? { freeze: { at: Math.floor(r() * 60), ms: 300 + Math.floor(r() * 300) } } : {}) };
+}
+
+const chaosSeen = { kills: 0, frozen: 0, duplicated: 0, held: 0, releases: 0, recomputed: 0, duplicates: 0 };
+
+async function runChaos(name: string, seed: number): Promise<void> {
+  const c = chaos(seed);
+  const net = new SimNet({ seed, maxDelayMs: 4, drop: c.drop, duplicate: c.duplicate });
+  const cep = net.join('coordinator');
+  const cstate = new MeshState(cep, 40);
+  // leases shorter than a freeze: a frozen worker wakes up after its tasks went elsewhere
+  const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 150, fetchTimeoutMs: 80, waitForWorkersMs: 10_000 });
+  const closers: (() => void)[] = [() => coord.close(), () => cstate.close()];
+  const live: string[] = [];
+  let n = 0;
+  const addWorker = () => {
+    const id = `w${n++}`;
+    const ep = net.join(id);
+    const st = new MeshState(ep, 40);
+    st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 + (n % 2) });
+    const w = new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 80 });
+    closers.push(() => w.close(), () => st.close());
+    live.push(id);
+  };
+  const kill = (id: string) => {
+    const i = live.indexOf(id);
+    if (i < 0) return;
+    live.splice(i, 1);
+    chaosSeen.kills++;
+    net.kill(id);
+    if (!live.length) setTimeout(addWorker, 30); // the room is never left empty for good
+  };
+  for (let i = 0; i < c.workers; i++) addWorker();
+  const seen = new Map<string, number>();
+  net.watch((step, from, to, m) => {
+    const at = `${m.t} ${step === 'send' ? 'sent' : 'arrives'}`;
+    const k = (seen.get(at) ?? 0) + 1;
+    seen.set(at, k);
+    for (const x of c.kills) {
+      if (x.nth !== k) continue;
+      if (x.step === at && step === 'send' && from.startsWith('w')) kill(from); // its message is lost with it
+      else if (x.step === at && step === 'arrive' && to.startsWith('w')) kill(to); // before it acts on it
+      else if (x.step === 'done arrived' && at === 'done arrives' && from.startsWith('w')) setTimeout(() => kill(from), 0); // after its commit counted
+    }
+  });
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  if (c.freeze) timers.push(setTimeout(() => { if (live.length) { chaosSeen.frozen++; net.freeze(live[Math.floor(net.random() * live.length)]!, c.freeze!.ms); } }, c.freeze.at));
+  try {
+    const x = PROGRAMS[name]!();
+    let stuck: ReturnType<typeof setTimeout> | undefined;
+    const rep = await Promise.race([
+      coord.run([x.node]),
+      new Promise<never>((_, reject) => { stuck = setTimeout(() => reject(new Error(`${name} chaos seed ${seed} ${JSON.stringify(c)} did not finish in 20 s: ${coord.describe().join('; ')}`)), 20_000); }),
+    ]).finally(() => clearTimeout(stuck));
+    expect(Array.from((await x.fetch()).data as ArrayLike<number>), `${name} chaos seed ${seed} ${JSON.stringify(c)}`).toEqual(Array.from((await want(name)) as ArrayLike<number>));
+    expect(rep.commits, `${name} chaos seed ${seed}`).toBe(rep.tasks + rep.recomputed);
+    chaosSeen.duplicated += net.counts.duplicated; chaosSeen.held += net.counts.held;
+    chaosSeen.releases += rep.releases; chaosSeen.recomputed += rep.recomputed; chaosSeen.duplicates += rep.duplicates;
+  } finally {
+    timers.forEach(clearTimeout);
+    closers.forEach((f) => f());
+  }
+}
+
+describe('chaos: workers killed at each step of the protocol, frozen past their leases, messages replayed', () => {
+  for (const name of Object.keys(PROGRAMS)) {
+    it(`${name}: 40 chaos schedules, each bit for bit the local result, each task committed once`, async () => {
+      for (let seed = 1; seed <= 40; seed++) await runChaos(name, seed);
+    }, 180_000);
+  }
+
+  it('the chaos was real: workers killed and frozen, messages replayed and held, work re-leased and recomputed', () => {
+    console.log('chaos schedules:', JSON.stringify(chaosSeen));
+    for (const k of ['kills', 'frozen', 'duplicated', 'held', 'releases', 'recomputed'] as const) expect(chaosSeen[k], k).toBeGreaterThan(0);
+  });
+});
+
 describe('stragglers', () => {
   it('re-executes a task on a slow worker speculatively on an idle one, and commits the first result only', async () => {
     // w-slow's messages take 600 ms each way; leases are long enough that none lapses

@@ -1,9 +1,12 @@
 // A seeded in-memory network for testing the mesh roles: every pair of live
 // endpoints is linked; each message is encoded and decoded as on a real data
 // channel, then delivered after a random delay (so messages reorder), or
-// dropped with the configured probability. `kill` takes an endpoint off the
-// network as a closed tab would; `join` adds one mid-job. The same seed gives
-// the same choices.
+// dropped with the configured probability, or delivered twice (a replay).
+// `kill` takes an endpoint off the network as a closed tab would; `join` adds
+// one mid-job; `freeze` holds everything to and from an endpoint for a while
+// (a stalled tab that wakes up after its leases lapsed). `watch` sees every
+// message as it is sent and as it arrives, so a chaos harness can kill a peer
+// at a given step of the protocol. The same seed gives the same choices.
 
 import { type Endpoint, type EndpointEvents, Listeners } from './endpoint.js';
 import { type Message, decodeMessage, encodeMessage } from './protocol.js';
@@ -16,7 +19,12 @@ export interface SimOptions {
   readonly maxDelayMs?: number;
   /** Extra delay of every message to or from these endpoints (a slow peer). */
   readonly slow?: ReadonlyMap<string, number>;
+  /** Probability that a delivered message arrives a second time, later (never for the control-plane sync). */
+  readonly duplicate?: number;
 }
+
+/** Called as a message leaves its sender ('send') and as it reaches its receiver ('arrive', before the receiver acts on it). */
+export type Watcher = (step: 'send' | 'arrive', from: string, to: string, m: Message) => void;
 
 /** A small, fast, seeded generator (mulberry32). */
 export function rng(seed: number): () => number {
@@ -33,8 +41,10 @@ export function rng(seed: number): () => number {
 export class SimNet {
   readonly random: () => number;
   private readonly nodes = new Map<string, SimEndpoint>();
-  /** Messages dropped and delivered, for tests. */
-  readonly counts = { sent: 0, dropped: 0, delivered: 0 };
+  /** Messages dropped, delivered and delivered twice, for tests. */
+  readonly counts = { sent: 0, dropped: 0, delivered: 0, duplicated: 0, held: 0 };
+  private readonly frozen = new Map<string, number>();
+  private readonly watchers: Watcher[] = [];
 
   constructor(private readonly opts: SimOptions) {
     this.random = rng(opts.seed);
@@ -58,6 +68,17 @@ export class SimNet {
     for (const o of this.nodes.values()) this.later(0, () => { if (this.alive(o.id)) o.listeners.peer(id, false); });
   }
 
+  /** Holds every message to and from `id` for `ms` (its links stay up), then lets them through. */
+  freeze(id: string, ms: number): void { this.frozen.set(id, performance.now() + ms); }
+
+  watch(w: Watcher): void { this.watchers.push(w); }
+
+  /** Milliseconds until neither end of a link is frozen. */
+  private thaw(a: string, b: string): number {
+    const now = performance.now();
+    return Math.max(0, (this.frozen.get(a) ?? 0) - now, (this.frozen.get(b) ?? 0) - now);
+  }
+
   alive(id: string): boolean { return this.nodes.has(id); }
   peersOf(id: string): string[] { return this.alive(id) ? [...this.nodes.keys()].filter((k) => k !== id) : []; }
 
@@ -73,15 +94,22 @@ export class SimNet {
     if (m.t !== 'y' && this.random() < (this.opts.drop ?? 0)) { this.counts.dropped++; return; }
     const sender = this.nodes.get(from)!;
     sender.count(to, bytes.length, 0);
+    for (const w of this.watchers) w('send', from, to, m);
     const extra = (this.opts.slow?.get(from) ?? 0) + (this.opts.slow?.get(to) ?? 0);
-    this.later(extra, () => {
+    const arrive = (): void => {
       const dst = this.nodes.get(to);
       if (!dst || !this.alive(from)) return;
+      const wait = this.thaw(from, to);
+      if (wait > 0) { this.counts.held++; setTimeout(arrive, wait); return; }
       const d = decodeMessage(bytes);
+      for (const w of this.watchers) w('arrive', from, to, d.m);
+      if (!this.alive(to) || !this.alive(from)) return; // a watcher killed one of them
       this.counts.delivered++;
       dst.count(from, 0, bytes.length);
       dst.listeners.message(from, d.m, d.payload);
-    });
+    };
+    this.later(extra, arrive);
+    if (m.t !== 'y' && this.random() < (this.opts.duplicate ?? 0)) { this.counts.duplicated++; this.later(extra + 20, arrive); }
   }
 }
 
