@@ -14,6 +14,7 @@ import { decodeMessage, encodeMessage } from '../src/mesh/protocol.js';
 import { SimNet, rng } from '../src/mesh/sim.js';
 import { MeshState } from '../src/mesh/state.js';
 import { MeshWorker } from '../src/mesh/worker.js';
+import { StateJournal } from '../src/mesh/journal.js';
 import { runtime } from '../src/runtime/runtime.js';
 
 afterAll(() => mt.shutdown());
@@ -355,5 +356,63 @@ describe('untrusted workers: results verified by re-running them on other peers'
 
   it('two workers that disagree, with no third to decide, fail the job with a clear error instead of guessing', async () => {
     await expect(withLiar(many, 'strict', 1, 5, 2, { checkWaitMs: 300 })).rejects.toThrow(/disagree and no other worker could decide/);
+  }, 60_000);
+});
+
+describe('a coordinator that dies mid-job', () => {
+  it('is resumed by another, which adopts the results still in the room and computes only what was lost', async () => {
+    const program = () => {
+      mt.random.seed(21);
+      return mt.sqrt(mt.random.uniform(-1, 1, [150_000, 2], { chunkSize: 500 }).power(2).sum({ axis: 1 })).less(1).sum();
+    };
+    const local = (await program().fetch()).item();
+    const net = new SimNet({ seed: 21, maxDelayMs: 2 });
+    const parts: { close(): void }[] = [];
+    for (const id of ['w0', 'w1', 'w2']) {
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
+      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25 }));
+    }
+    const coordinator = (id: string) => {
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      const c = new Coordinator(ep, st, { runtime, tickMs: 10, leaseMs: 500, journal: new StateJournal(st) });
+      parts.push(c, st);
+      return c;
+    };
+    try {
+      const a = coordinator('first');
+      await new Promise((r) => setTimeout(r, 150));
+      let killed = false;
+      const half = new Promise<void>((resolve) => {
+        void a.run([program().node], ({ done, total }) => {
+          if (!killed && done >= total * 0.4) {
+            killed = true;
+            net.kill('first'); // the coordinator's process dies
+            net.kill('w2'); // and a worker with it: its results are lost
+            resolve();
+          }
+        }).catch(() => undefined);
+      });
+      await half;
+      a.close();
+      const b = coordinator('second');
+      await new Promise((r) => setTimeout(r, 200)); // links, and the room's state (with the journal) arrives
+      const x = program();
+      const rep = await b.run([x.node]);
+      expect((await x.fetch()).item()).toBe(local);
+      expect(rep.resumed).toBeGreaterThan(rep.tasks * 0.15);
+      // only what was lost, and what was not done yet, was computed
+      expect(rep.commits).toBeLessThan(rep.tasks - rep.resumed + 20);
+      expect(rep.commits).toBeGreaterThan(0);
+      // a finished job forgets its journal; the same program then runs afresh
+      const again = program();
+      const rep2 = await b.run([again.node]);
+      expect(rep2.resumed).toBe(0);
+      expect((await again.fetch()).item()).toBe(local);
+    } finally {
+      parts.forEach((p) => p.close());
+    }
   }, 60_000);
 });

@@ -5,6 +5,9 @@
 // worker that joins mid-job.
 
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
@@ -142,4 +145,42 @@ describe('a lying worker', () => {
       await s.close();
     }
   }, 120_000);
+});
+
+describe('a coordinator process killed mid-job', () => {
+  it('is started again and resumes from its journal: the results still in the room are adopted, the answer is the local one', async () => {
+    const room = 'resume';
+    for (let i = 0; i < 3; i++) startWorker(room);
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-journal-'));
+    const script = fileURLToPath(new URL('./fixtures/resume-coordinator.mjs', import.meta.url));
+    const start = () => {
+      const c = spawn(process.execPath, [script, server.url, room, mintToken(SECRET, room, 600), dir, '3'], { stdio: ['ignore', 'pipe', 'pipe'] }) as ChildProcess & { out: string };
+      c.out = '';
+      c.stdout!.on('data', (d) => { c.out += d; });
+      c.stderr!.on('data', () => undefined);
+      children.push(c);
+      return c;
+    };
+    const first = start();
+    const t0 = Date.now();
+    // kill it once 40% of the tasks are done
+    for (;;) {
+      const m = [...first.out.matchAll(/progress (\d+) (\d+)/g)].at(-1);
+      if (m && Number(m[1]) >= 0.4 * Number(m[2])) break;
+      if (Date.now() - t0 > 90_000 || first.exitCode !== null) throw new Error(`the first coordinator did not get going: ${first.out.slice(-500)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    first.kill('SIGKILL');
+    expect(readdirSync(dir).some((f) => f.endsWith('.jsonl'))).toBe(true);
+    const second = start();
+    await new Promise<void>((r) => second.on('exit', () => r()));
+    const last = JSON.parse(second.out.trim().split('\n').at(-1)!) as { inside: number; tasks: number; resumed: number; commits: number };
+    mt.random.seed(5);
+    const local = Number((await mt.sqrt(mt.random.uniform(-1, 1, [300_000, 2], { chunkSize: 1000 }).power(2).sum({ axis: 1 })).less(1).sum().fetch()).item());
+    expect(last.inside).toBe(local);
+    expect(last.resumed).toBeGreaterThan(0.2 * last.tasks);
+    expect(last.commits).toBeLessThan(last.tasks);
+    // the finished job removed its journal
+    expect(readdirSync(dir).filter((f) => f.endsWith('.jsonl'))).toEqual([]);
+  }, 180_000);
 });

@@ -59,6 +59,11 @@ export const host: Host = {
     return url.protocol === 'file:' ? readFileSync(url, 'utf8') : (await fetch(url)).text();
   },
 
+  async fileJournal(dir: string) {
+    const { FileJournal } = await import('./node-journal.js');
+    return new FileJournal(dir);
+  },
+
   async net() {
     const { WebSocket } = await import('ws');
     const wrtc = ((await import('@roamhq/wrtc')) as { default?: unknown }).default;

@@ -46,4 +46,6 @@ export interface Host {
   /** A text file of the package (the WGSL shaders), by URL. */
   readText(url: URL): Promise<string>;
   net(): Promise<Net>;
+  /** A coordinator's journal in a directory, where the host has files (Node). */
+  fileJournal(dir: string): Promise<import('../mesh/journal.js').Journal | undefined>;
 }

@@ -5,7 +5,8 @@
 // In: a Kernel. Out: a string; and back.
 
 import { isDType } from '../graph/dtype.js';
-import { type Expr, type Kernel, intern } from './ir.js';
+import { BINARY_OPS, RANDOM_DISTS, REDUCE_OPS, UNARY_OPS } from '../graph/ops.js';
+import { type Expr, type Kernel, type RVar, intern } from './ir.js';
 
 const TAG = '$num:';
 
@@ -32,39 +33,81 @@ export function encodeKernel(k: Kernel): string {
   return JSON.stringify(k, (_, v: unknown) => (typeof v === 'number' ? encodeNumber(v) : v));
 }
 
-const KINDS = new Set(['const', 'var', 'load', 'unary', 'binary', 'where', 'cast', 'random', 'reduce', 'acc']);
+const MAX_RANK = 16;
+/** Lanes a float sum may have (SUM_LANES, MATMUL_LANES, ROWS_LANES and between): the WASM emitter unrolls them. */
+const LANES = new Set([1, 2, 4, 8]);
+/** Expressions nested deeper than this are refused (the planner cannot build half as deep a kernel; the emitters recurse). */
+const MAX_DEPTH = 2048;
+
+const isInt = (x: unknown, max = Number.MAX_SAFE_INTEGER): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= max;
+const isNums = (a: unknown): a is number[] => Array.isArray(a) && a.length <= MAX_RANK && a.every((x) => isInt(x));
+const oneOf = (list: readonly string[]) => (x: unknown): boolean => typeof x === 'string' && list.includes(x);
+const isUnary = oneOf([...UNARY_OPS, 'floordiv_pos']), isBinary = oneOf(BINARY_OPS), isReduce = oneOf(REDUCE_OPS), isDist = oneOf(RANDOM_DISTS);
+const isVar = (v: unknown): boolean => !!v && typeof v === 'object' && isInt((v as RVar).id) && isInt((v as RVar).size) && isInt((v as RVar).chunk);
+
+type Fields = Readonly<Record<string, unknown>>;
+/** Per kind: whether an expression's own fields are sound, and its child expressions. */
+const RULES: { readonly [K in Expr['k']]: (e: Fields, k: Kernel) => [boolean, unknown[]] } = {
+  const: (e) => [['number', 'boolean', 'string'].includes(typeof e.value), []],
+  var: (e) => [isInt(e.id), []],
+  load: (e, k) => [isInt(e.input) && e.input < k.inputs.length && Array.isArray(e.index) && e.index.length === k.inputs[e.input]!.shape.length, Array.isArray(e.index) ? e.index : []],
+  unary: (e) => [isUnary(e.op), [e.a]],
+  binary: (e) => [isBinary(e.op), [e.a, e.b]],
+  where: (e) => [true, [e.c, e.a, e.b]],
+  cast: (e) => [true, [e.a]],
+  random: (e) => [isDist(e.dist) && Array.isArray(e.seed) && e.seed.length === 2 && e.seed.every((x) => isInt(x, 0xffffffff)) && isInt(e.stream), [e.index]],
+  reduce: (e) => [isReduce(e.op) && Array.isArray(e.vars) && e.vars.length <= MAX_RANK && e.vars.every(isVar) && (e.lanes === undefined || LANES.has(e.lanes as number)), [e.body]],
+  acc: () => [true, []],
+};
 
 /** A kernel from text; throws a TypeError naming the field when the text is not a kernel. */
 export function decodeKernel(text: string): Kernel {
-  const k = JSON.parse(text, (_, v: unknown) => decodeNumber(v)) as Kernel;
-  const isNums = (a: unknown): boolean => Array.isArray(a) && a.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= 0);
+  let k: Kernel;
+  try {
+    k = JSON.parse(text, (_, v: unknown) => decodeNumber(v)) as Kernel;
+  } catch (e) {
+    throw new TypeError(e instanceof TypeError ? e.message : `kernel text: not JSON (${(e as Error).message})`);
+  }
   if (!k || typeof k !== 'object') throw new TypeError('kernel text: not an object');
-  if (!Array.isArray(k.inputs) || !k.inputs.every((i) => i && typeof i.dtype === 'string' && isNums(i.shape))) throw new TypeError('kernel text: bad inputs');
-  if (!isNums(k.shape) || !isNums(k.chunk)) throw new TypeError('kernel text: bad shape or chunk');
-  const check = (e: Expr | undefined, where: string): void => {
-    if (!e || typeof e !== 'object' || !KINDS.has(e.k) || !isDType(e.dtype)) throw new TypeError(`kernel text: bad expression at ${where}`);
-    if (e.k === 'load' && !(Number.isInteger(e.input) && e.input >= 0 && e.input < k.inputs.length)) throw new TypeError(`kernel text: load of input ${e.input} at ${where}`);
-    for (const [name, c] of Object.entries(e)) {
-      if (c && typeof c === 'object' && 'k' in c) check(c as Expr, `${where}.${name}`);
-      if (Array.isArray(c)) c.forEach((x, i) => { if (x && typeof x === 'object' && 'k' in x) check(x as Expr, `${where}.${name}[${i}]`); });
-    }
-  };
-  check(k.epilogue, 'epilogue');
-  if (k.reduce !== undefined) check(k.reduce, 'reduce');
-  // canonical expressions, as the emitters expect of a kernel built here (shared subtrees are one object)
+  if (!Array.isArray(k.inputs) || !k.inputs.every((i) => i && isDType(i.dtype) && isNums(i.shape))) throw new TypeError('kernel text: bad inputs');
+  if (!isNums(k.shape) || !isNums(k.chunk) || k.chunk.length !== k.shape.length) throw new TypeError('kernel text: bad shape or chunk');
+  if (!isDType(k.dtype)) throw new TypeError('kernel text: bad dtype');
+  // a variable must be bound (an outer axis, or an enclosing reduction's), and `acc` stands only in the epilogue of a reduction;
+  // walked with a stack of its own, as deep as MAX_DEPTH whatever the call stack
+  const outer = new Set(k.shape.map((_, i) => i));
+  const todo: [unknown, string, number, ReadonlySet<number>, boolean][] = [[k.epilogue, 'epilogue', 0, outer, k.reduce !== undefined]];
+  if (k.reduce !== undefined) {
+    if (k.reduce?.k !== 'reduce') throw new TypeError('kernel text: reduce is not a reduction');
+    todo.push([k.reduce, 'reduce', 0, outer, false]);
+  }
+  while (todo.length) {
+    const [e, where, depth, vars, acc] = todo.pop()!;
+    if (depth > MAX_DEPTH) throw new TypeError(`kernel text: expressions nested over ${MAX_DEPTH} deep`);
+    const x = e as Fields;
+    if (!x || typeof x !== 'object' || !Object.hasOwn(RULES, x.k as string) || !isDType(x.dtype)) throw new TypeError(`kernel text: bad expression at ${where}`);
+    const [ok, kids] = RULES[x.k as Expr['k']](x, k);
+    if (!ok || (x.k === 'var' && !vars.has(x.id as number)) || (x.k === 'acc' && !acc)) throw new TypeError(`kernel text: bad ${x.k as string} at ${where}`);
+    const inner = x.k === 'reduce' ? new Set([...vars, ...(x.vars as RVar[]).map((v) => v.id)]) : vars;
+    kids.forEach((c, i) => todo.push([c, `${where}.${i}`, depth + 1, inner, acc]));
+  }
+  // canonical expressions, as the emitters expect of a kernel built here (shared subtrees are one object), children first
   const memo = new Map<Expr, Expr>();
-  const canon = (e: Expr): Expr => {
-    let c = memo.get(e);
-    if (c) return c;
-    const fields: Record<string, unknown> = {};
-    for (const [name, v] of Object.entries(e)) {
-      fields[name] = v && typeof v === 'object' && 'k' in v ? canon(v as Expr)
-        : Array.isArray(v) ? v.map((x: unknown) => (x && typeof x === 'object' && 'k' in x ? canon(x as Expr) : x))
-        : v;
+  const isExpr = (v: unknown): v is Expr => !!v && typeof v === 'object' && 'k' in v;
+  const canon = (root: Expr): Expr => {
+    const stack: [Expr, boolean][] = [[root, false]];
+    while (stack.length) {
+      const [e, ready] = stack.pop()!;
+      if (memo.has(e)) continue;
+      if (!ready) {
+        stack.push([e, true]);
+        for (const v of Object.values(e)) for (const c of Array.isArray(v) ? v : [v]) if (isExpr(c) && !memo.has(c)) stack.push([c, false]);
+        continue;
+      }
+      const fields: Record<string, unknown> = {};
+      for (const [name, v] of Object.entries(e)) fields[name] = isExpr(v) ? memo.get(v) : Array.isArray(v) ? v.map((c: unknown) => (isExpr(c) ? memo.get(c) : c)) : v;
+      memo.set(e, intern(fields as unknown as Expr));
     }
-    c = intern(fields as unknown as Expr);
-    memo.set(e, c);
-    return c;
+    return memo.get(root)!;
   };
   return { ...k, epilogue: canon(k.epilogue), ...(k.reduce ? { reduce: canon(k.reduce) as Extract<Expr, { k: 'reduce' }> } : {}) };
 }

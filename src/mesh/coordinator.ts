@@ -29,6 +29,8 @@ import type { Message, MessageOf } from './protocol.js';
 import { Ring } from './ring.js';
 import type { JobEvent, JobProgress, MeshState } from './state.js';
 import { Trust, type Verify } from './trust.js';
+import { type Journal, type JournalRecord, planId } from './journal.js';
+import { digestOf } from './digest.js';
 
 export interface CoordinatorOptions {
   readonly runtime: Runtime;
@@ -53,6 +55,8 @@ export interface CoordinatorOptions {
   readonly checkWaitMs?: number;
   /** Where the draws of which results to verify come from (seeded in tests); Math.random by default. */
   readonly random?: () => number;
+  /** Makes jobs resumable (journal.ts): their commits are written here, and a job run again picks up what is left. */
+  readonly journal?: Journal;
 }
 
 /** Finished jobs a coordinator leaves in the shared state for dashboards. */
@@ -81,6 +85,8 @@ export interface MeshReport {
   checkRuns: number;
   /** Peers caught returning wrong results in this job (their results were recomputed). */
   quarantined: string[];
+  /** Results adopted from the journal of an earlier coordinator of this job (not computed again). */
+  resumed: number;
   peers: PeerReport[];
   ms: number;
 }
@@ -152,6 +158,17 @@ export class Coordinator {
     for (const j of this.jobs.values()) j.fail(new Error('the coordinator closed'));
   }
 
+  /** The digest of a source tensor's data (the whole of it), for a resumable job's id; undefined for computed tensors. */
+  private async sourceDigest(plan: Plan, tid: number): Promise<string | undefined> {
+    const spec = plan.tensors[tid]!;
+    const rt = this.opts.runtime;
+    if (!spec.node || !rt.has(spec.node) || plan.tasks.some((t) => (isScanTask(t) ? t.output === tid : t.writes.some((w) => w.tensor === tid)))) return undefined;
+    const grid = numChunks(spec.shape, spec.chunk).reduce((a, b) => a * b, 1);
+    const parts: string[] = [];
+    for (let c = 0; c < grid; c++) parts.push(await digestOf(rt.chunkOf(spec.node, c)));
+    return parts.join(',');
+  }
+
   /** What each running job waits on (for diagnosing a job that does not finish). */
   describe(): string[] {
     return [...this.jobs.values()].map((j) => j.describe());
@@ -166,7 +183,18 @@ export class Coordinator {
   /** Runs the graph behind `outputs` on the mesh; the outputs are materialised locally. */
   async run(outputs: readonly Node[], onProgress?: (p: Progress) => void): Promise<MeshReport> {
     const plan = this.opts.runtime.planOf(outputs);
-    const job = new Job(this.ep, this.state, this.opts, plan, this.trust, (peer) => { for (const j of this.jobs.values()) j.quarantine(peer); }, onProgress);
+    const journal = this.opts.journal;
+    let id = `j${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    let record: JournalRecord | undefined;
+    if (journal) {
+      id = await planId(plan, (tid) => this.sourceDigest(plan, tid));
+      record = await journal.load(id);
+      // a live coordinator runs this job now: run it apart
+      if (this.jobs.has(id) || (record && record.owner !== this.ep.id && this.ep.peers().includes(record.owner))) { id = `${id}-${Math.random().toString(36).slice(2, 8)}`; record = undefined; }
+      journal.begin(id, this.ep.id);
+    }
+    const job = new Job(id, this.ep, this.state, this.opts, plan, this.trust, (peer) => { for (const j of this.jobs.values()) j.quarantine(peer); }, onProgress);
+    if (record) job.adopt(record);
     this.jobs.set(job.id, job);
     try {
       return await job.run();
@@ -180,7 +208,6 @@ export class Coordinator {
 }
 
 class Job {
-  readonly id = `j${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   private readonly pieces = new Map<string, Piece>();
   private readonly reads: Piece[][][];
   private readonly writes: Piece[][];
@@ -219,7 +246,7 @@ class Job {
   private readonly validFrom: number[];
   private readonly checks = new Map<number, Check>();
 
-  constructor(private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions, private readonly plan: Plan,
+  constructor(readonly id: string, private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions, private readonly plan: Plan,
     private readonly trust: Trust, private readonly caught: (peer: string) => void, private readonly onProgress?: (p: Progress) => void) {
     const rt = opts.runtime;
     const n = plan.tasks.length;
@@ -230,7 +257,7 @@ class Job {
     this.committedBy = new Array<string | undefined>(n).fill(undefined);
     this.digests = new Array<string | undefined>(n).fill(undefined);
     this.validFrom = new Array<number>(n).fill(0);
-    this.report = { job: this.id, tasks: n, leases: 0, releases: 0, recomputed: 0, speculative: 0, duplicates: 0, commits: 0, bytesMoved: 0, checks: 0, checkRuns: 0, quarantined: [], peers: [], ms: 0 };
+    this.report = { job: this.id, tasks: n, leases: 0, releases: 0, recomputed: 0, speculative: 0, duplicates: 0, commits: 0, bytesMoved: 0, checks: 0, checkRuns: 0, quarantined: [], resumed: 0, peers: [], ms: 0 };
     const outputs = new Set(plan.outputs.values());
     const byTensor = new Map<number, Piece[]>();
     const add = (p: Piece) => {
@@ -278,8 +305,41 @@ class Job {
     return new Promise<MeshReport>((resolve, reject) => {
       this.settle = { resolve, reject };
       this.plan.tasks.forEach((_, t) => this.check(t));
+      for (const p of this.pieces.values()) if (p.output && !p.data && p.holders.size && p.producer !== undefined && this.taskState[p.producer] === 'done') void this.fetchOutput(p);
+      this.progress();
       this.dispatch();
     });
+  }
+
+  /**
+   * Takes over the results an earlier coordinator of this job recorded,
+   * where the worker that holds them is still here; then marks done the
+   * tasks nothing needs any more (their readers were adopted). Only the rest
+   * runs: what was lost with the workers that left.
+   */
+  adopt(record: JournalRecord): void {
+    const live = this.workers();
+    for (const [t, c] of [...record.commits].sort((a, b) => a[0] - b[0])) {
+      if (t >= this.plan.tasks.length || !live.has(c.peer) || this.taskState[t] === 'done') continue;
+      const n = this.writes[t]!.length;
+      if (c.digests.split(',').length !== n) continue;
+      this.taskState[t] = 'done';
+      this.done++;
+      this.report.resumed++;
+      this.committedBy[t] = c.peer;
+      this.digests[t] = c.digests;
+      this.opts.journal?.commit(this.id, t, c);
+      for (const p of this.writes[t]!) p.holders.add(c.peer);
+      for (const q of new Set(this.reads[t]!.flat())) q.left--;
+    }
+    if (!this.report.resumed) return;
+    for (let t = this.plan.tasks.length - 1; t >= 0; t--) {
+      if (this.taskState[t] === 'done' || this.writes[t]!.some((p) => p.left > 0 || p.output)) continue;
+      this.taskState[t] = 'done'; // nothing reads it any more
+      this.done++;
+      for (const q of new Set(this.reads[t]!.flat())) q.left--;
+    }
+    this.event('resume', { detail: `${this.report.resumed} results adopted from the journal` });
   }
 
   describe(): string {
@@ -505,6 +565,7 @@ class Job {
     this.report.commits++;
     this.committedBy[t] = from;
     this.digests[t] = m.digests.join();
+    this.opts.journal?.commit(this.id, t, { peer: from, digests: this.digests[t]! });
     // whether to verify is drawn after the commit, so the peer cannot know; GPU results are not compared (they differ from the CPU's in the last bits)
     if (m.dev === 'wasm' && this.trust.draw(from)) this.startCheck(t, from);
     this.doneMs.push(m.ms);
@@ -624,6 +685,7 @@ class Job {
     if (wasDone) { this.done--; this.report.recomputed++; }
     this.taskState[t] = 'wait';
     this.committedBy[t] = undefined;
+    this.opts.journal?.uncommit(this.id, t);
     for (const p of this.writes[t]!) {
       this.release(p);
       if (p.data) { p.data = undefined; p.holders.delete(this.ep.id); this.outputsLeft++; }
@@ -687,6 +749,7 @@ class Job {
     this.taskState[t] = 'wait';
     this.done--;
     this.report.recomputed++;
+    this.opts.journal?.uncommit(this.id, t);
     this.event('recompute', { task: t, detail: `piece ${p.key} was lost` });
     for (const q of new Set(this.reads[t]!.flat())) {
       q.left++;
@@ -792,6 +855,7 @@ class Job {
     this.report.ms = performance.now() - this.t0;
     this.event('finished');
     this.publish('finished');
+    this.opts.journal?.end(this.id);
     return this.report;
   }
 }

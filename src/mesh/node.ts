@@ -39,15 +39,23 @@ const LOW_WATER = 1024 * 1024;
 interface Channel { bufferedAmount: number; bufferedAmountLowThreshold: number }
 type Peer = SimplePeer.Instance & { _channel?: Channel; _pc?: { sctp?: { maxMessageSize?: number } }; _onChannelBufferedAmountLow?: () => void };
 
+/** A message's buffer starts this large (or at its length, if less) and doubles as its bytes arrive. */
+const FIRST_BUFFER = 1 << 20;
+
 /**
  * Cuts a byte stream of length-prefixed messages (u32 little-endian length,
  * then the message) back into messages, whatever the frames it arrives in.
- * Each byte is copied once, into the message it belongs to.
+ * Each byte is copied into the message it belongs to; a message's buffer
+ * grows as its bytes arrive, so a header that claims a gigabyte costs
+ * nothing until the gigabyte comes (bytes of messages over FIRST_BUFFER are
+ * copied about once more as it doubles).
  */
 export class Reassembler {
   private readonly head = new Uint8Array(4);
   private headFilled = 0;
   private cur: Uint8Array | undefined;
+  /** The length of the message being filled, and its bytes so far. */
+  private want = 0;
   private filled = 0;
 
   push(data: Uint8Array): Uint8Array[] {
@@ -63,14 +71,20 @@ export class Reassembler {
         const n = new DataView(this.head.buffer).getUint32(0, true);
         if (n > MAX_MESSAGE_BYTES) throw new Error(`a message of ${n} bytes is over the limit`);
         this.headFilled = 0;
-        this.cur = new Uint8Array(n);
+        this.want = n;
+        this.cur = new Uint8Array(Math.min(n, FIRST_BUFFER));
         this.filled = 0;
       }
-      const k = Math.min(this.cur.length - this.filled, data.length - at);
+      const k = Math.min(this.want - this.filled, data.length - at);
+      if (this.filled + k > this.cur.length) {
+        const grown = new Uint8Array(Math.min(this.want, Math.max(this.filled + k, 2 * this.cur.length)));
+        grown.set(this.cur.subarray(0, this.filled));
+        this.cur = grown;
+      }
       this.cur.set(data.subarray(at, at + k), this.filled);
       this.filled += k;
       at += k;
-      if (this.filled === this.cur.length) { out.push(this.cur); this.cur = undefined; }
+      if (this.filled === this.want) { out.push(this.cur); this.cur = undefined; }
     }
     return out;
   }

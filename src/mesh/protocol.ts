@@ -85,13 +85,26 @@ const WITH_PAYLOAD = new Set<Message['t']>(['piece', 'y']);
 /** Largest encoded message (header and payload): a chunk piece with room to spare. */
 export const MAX_MESSAGE_BYTES = 1 << 30;
 
+/** Largest header: a task message with the largest kernel text, and room for its other fields. */
+const MAX_HEADER_BYTES = MAX_KERNEL_TEXT + 65536;
+
+/** The first thing wrong with a header, as "field a.b: what". */
+function firstIssue(e: z.ZodError): string {
+  const i = e.issues[0]!;
+  return `${i.path.length ? `field ${i.path.join('.')}: ` : ''}${i.message}`;
+}
+
 /**
  * A message as bytes: u32 header length, the header's JSON, the payload.
- * Throws when the message does not fit its schema (a bug in the sender).
+ * Throws when the message does not fit its schema or its header is over the
+ * size a receiver accepts (a bug in the sender: the receiver would refuse it).
  */
 export function encodeMessage(m: Message, payload?: Uint8Array): Uint8Array {
   if (WITH_PAYLOAD.has(m.t) !== (payload !== undefined)) throw new Error(`internal: a ${m.t} message ${payload ? 'with' : 'without'} a payload`);
+  const r = Message.safeParse(m);
+  if (!r.success) throw new Error(`internal: a ${m.t} message that does not fit its schema: ${firstIssue(r.error)}`);
   const head = new TextEncoder().encode(JSON.stringify(m));
+  if (head.length > MAX_HEADER_BYTES) throw new Error(`internal: a ${m.t} message with a header of ${head.length} bytes over the ${MAX_HEADER_BYTES}-byte limit`);
   const out = new Uint8Array(4 + head.length + (payload?.length ?? 0));
   new DataView(out.buffer).setUint32(0, head.length, true);
   out.set(head, 4);
@@ -103,7 +116,7 @@ export function encodeMessage(m: Message, payload?: Uint8Array): Uint8Array {
 export function decodeMessage(bytes: Uint8Array): { m: Message; payload?: Uint8Array } {
   if (bytes.length < 4) throw new TypeError('message shorter than its header length');
   const n = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
-  if (n > Math.min(bytes.length - 4, MAX_KERNEL_TEXT + 65536)) throw new TypeError(`message header of ${n} bytes does not fit`);
+  if (n > Math.min(bytes.length - 4, MAX_HEADER_BYTES)) throw new TypeError(`message header of ${n} bytes does not fit`);
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(4, 4 + n)));
@@ -112,8 +125,9 @@ export function decodeMessage(bytes: Uint8Array): { m: Message; payload?: Uint8A
   }
   const r = Message.safeParse(json);
   if (!r.success) {
-    const i = r.error.issues[0]!;
-    throw new TypeError(`bad ${typeof json === 'object' && json && 't' in json ? `${String((json as { t: unknown }).t).slice(0, 20)} ` : ''}message: ${i.path.length ? `field ${i.path.join('.')}: ` : ''}${i.message}`);
+    // the type the header names, when it is a word (anything may stand there; a log line shows this)
+    const t = json && typeof json === 'object' && 't' in json && typeof json.t === 'string' && /^\w{1,20}$/.test(json.t) ? `${json.t} ` : '';
+    throw new TypeError(`bad ${t}message: ${firstIssue(r.error)}`);
   }
   const rest = bytes.subarray(4 + n);
   if (WITH_PAYLOAD.has(r.data.t)) return { m: r.data, payload: rest };

@@ -7,6 +7,8 @@ import type { Node } from '../graph/node.js';
 import { type Progress, runtime } from '../runtime/runtime.js';
 import { Coordinator, type CoordinatorOptions, type MeshReport } from './coordinator.js';
 import type { Verify } from './trust.js';
+import { host } from '#host';
+import { type Journal, Journals, StateJournal } from './journal.js';
 import type { Net } from '../host/types.js';
 import { type ConnectOptions, MeshNode } from './node.js';
 import { type Caps, MeshState } from './state.js';
@@ -26,6 +28,13 @@ export interface SessionOptions {
    * trusts every peer.
    */
   readonly verify?: Verify;
+  /**
+   * Make jobs resumable: commits are journaled in the mesh state (and, in
+   * Node, in files under `dir`), so the same program run again after this
+   * coordinator died, here or in another tab, adopts the results still in
+   * the room and computes only what was lost.
+   */
+  readonly resumable?: boolean | { readonly dir: string };
   readonly coordinator?: Omit<CoordinatorOptions, 'runtime'>;
 }
 
@@ -38,7 +47,13 @@ export class Session {
   static async open(opts: SessionOptions): Promise<Session> {
     const node = await MeshNode.connect({ signal: opts.signal, room: opts.room, token: opts.token, ...(opts.host ? { host: opts.host } : {}), ...(opts.iceServers ? { iceServers: opts.iceServers } : {}), ...(opts.log ? { log: opts.log } : {}) });
     const state = new MeshState(node);
-    return new Session(node, state, new Coordinator(node, state, { runtime, ...(opts.verify ? { verify: opts.verify } : {}), ...opts.coordinator }));
+    let journal: Journal | undefined;
+    if (opts.resumable) {
+      const file = typeof opts.resumable === 'object' ? await host.fileJournal(opts.resumable.dir) : undefined;
+      if (typeof opts.resumable === 'object' && !file) throw new Error('resumable: { dir } needs files (Node); in a browser use resumable: true (the journal lives in the mesh state)');
+      journal = new Journals([...(file ? [file] : []), new StateJournal(state)]);
+    }
+    return new Session(node, state, new Coordinator(node, state, { runtime, ...(opts.verify ? { verify: opts.verify } : {}), ...(journal ? { journal } : {}), ...opts.coordinator }));
   }
 
   /** Workers with a live link to this session, and their capabilities. */

@@ -1,0 +1,90 @@
+// What a coordinator writes down so that a job outlives it. A resumable job's
+// id is a fingerprint of its plan (kernels, tasks, tensor shapes and the
+// bytes of its sources), so the same program run again, by a restarted
+// process or by another tab, names the same job; the journal records which
+// worker committed each task's result, and with which digests. A coordinator
+// that finds a journal for its job, written by a coordinator that is gone,
+// adopts every result whose worker is still in the room and computes only
+// the rest. The journal lives in the mesh state (every peer holds a replica,
+// so it survives the coordinator) and, in Node, in a file as well.
+
+import * as Y from 'yjs';
+import type { Plan } from '../tile/tile.js';
+import { encodeKernel } from '../ir/wire.js';
+import type { MeshState } from './state.js';
+
+export interface Commit { readonly peer: string; readonly digests: string }
+
+export interface JournalRecord {
+  /** The coordinator that wrote it. */
+  readonly owner: string;
+  readonly commits: Map<number, Commit>;
+}
+
+export interface Journal {
+  load(job: string): Promise<JournalRecord | undefined>;
+  begin(job: string, owner: string): void;
+  commit(job: string, task: number, c: Commit): void;
+  uncommit(job: string, task: number): void;
+  /** The job finished: forget it. */
+  end(job: string): void;
+}
+
+const hex = (b: ArrayBuffer): string => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
+
+/** The job id of a resumable plan: `r` and 24 hex digits of SHA-256 over everything that decides its results. */
+export async function planId(plan: Plan, sourceDigest: (tensor: number) => Promise<string | undefined>): Promise<string> {
+  const parts: string[] = [];
+  for (const [i, t] of plan.tensors.entries()) parts.push(`T${i}:${t.dtype}:${t.shape}:${t.chunk}:${(await sourceDigest(i)) ?? ''}`);
+  for (const k of plan.kernels) parts.push(`K${encodeKernel(k)}`);
+  for (const t of plan.tasks) parts.push(`t${JSON.stringify(t)}`);
+  parts.push(`O${[...plan.outputs.values()]}`);
+  const h = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(parts.join('\n')));
+  return `r${hex(h).slice(0, 24)}`;
+}
+
+/** The journal in the mesh state: `journal` maps a job to its owner and its commits (task -> [peer, digests]). */
+export class StateJournal implements Journal {
+  private readonly map: Y.Map<Y.Map<unknown>>;
+
+  constructor(private readonly state: MeshState) { this.map = state.doc.getMap('journal'); }
+
+  async load(job: string): Promise<JournalRecord | undefined> {
+    const m = this.map.get(job);
+    if (!m) return undefined;
+    const commits = new Map<number, Commit>();
+    for (const [k, v] of m) {
+      if (k === 'owner' || !Array.isArray(v)) continue;
+      const [peer, digests] = v as [string, string];
+      commits.set(Number(k), { peer, digests });
+    }
+    return { owner: String(m.get('owner') ?? ''), commits };
+  }
+
+  begin(job: string, owner: string): void {
+    this.state.doc.transact(() => {
+      let m = this.map.get(job);
+      if (!m) this.map.set(job, (m = new Y.Map()));
+      m.set('owner', owner);
+    });
+  }
+
+  commit(job: string, task: number, c: Commit): void { this.map.get(job)?.set(String(task), [c.peer, c.digests]); }
+
+  uncommit(job: string, task: number): void { this.map.get(job)?.delete(String(task)); }
+
+  end(job: string): void { this.map.delete(job); }
+}
+
+/** Journals written together; a record is read from the first that has one. */
+export class Journals implements Journal {
+  constructor(private readonly all: readonly Journal[]) {}
+  async load(job: string): Promise<JournalRecord | undefined> {
+    for (const j of this.all) { const r = await j.load(job); if (r) return r; }
+    return undefined;
+  }
+  begin(job: string, owner: string): void { for (const j of this.all) j.begin(job, owner); }
+  commit(job: string, task: number, c: Commit): void { for (const j of this.all) j.commit(job, task, c); }
+  uncommit(job: string, task: number): void { for (const j of this.all) j.uncommit(job, task); }
+  end(job: string): void { for (const j of this.all) j.end(job); }
+}
