@@ -22,6 +22,9 @@
 //               `verify: 'off'` and `'sample'` (two coordinators in one room),
 //               interleaved; and, on the simulated network (src/mesh/sim.ts),
 //               how soon an always-lying worker among four is caught.
+//   mesh_churn  2,000 tasks on 20 simulated peers (src/mesh/sim.ts, one
+//               process), failure-free and with 8 of them killed at random
+//               moments: the time with kills over the time without.
 //
 // Workers are child processes started as `tessera demo` starts them
 // (`node dist/cli/tessera.js worker --signal URL --room R --token T`); the
@@ -51,7 +54,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.le
 const short = (e) => String(e?.message ?? e).split('\n')[0].slice(0, 240);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-export const SECTIONS = ['mesh_link', 'mesh_tasks', 'mesh_pi', 'mesh_verify'];
+export const SECTIONS = ['mesh_link', 'mesh_tasks', 'mesh_pi', 'mesh_verify', 'mesh_churn'];
 /** Payload of one `piece` message in mesh_link: a 4 MiB chunk, the size of a large tile. */
 const LINK_MESSAGE = 4 * 2 ** 20;
 /** Elements per chunk of the tiny-task job: each task does microseconds of work, so its time is overhead. */
@@ -468,13 +471,78 @@ async function detection(trials) {
 }
 
 // ---------------------------------------------------------------------------
+// mesh_churn: a job of 2,000 tasks on 20 peers, 8 of which are killed.
+
+async function churnSection(mesh, { quick, repsScale }) {
+  const mt = await dist('dist/api/tensor.js');
+  const { Coordinator } = await dist('dist/mesh/coordinator.js');
+  const { SimNet, rng } = await dist('dist/mesh/sim.js');
+  const { MeshState } = await dist('dist/mesh/state.js');
+  const { MeshWorker } = await dist('dist/mesh/worker.js');
+  const { runtime } = await dist('dist/runtime/runtime.js');
+  const chunks = quick ? 500 : 2000;
+  const peers = 20, kills = 8;
+  const program = () => {
+    mt.random.seed(31);
+    return mt.sqrt(mt.random.uniform(-1, 1, [chunks * 1000, 2], { chunkSize: 1000 }).power(2).sum({ axis: 1 })).less(1).sum();
+  };
+  const want = (await program().fetch()).item();
+  const once = async (seed, killing) => {
+    const net = new SimNet({ seed, maxDelayMs: 2 });
+    const cep = net.join('coordinator');
+    const cstate = new MeshState(cep);
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 20, leaseMs: 1000 });
+    const parts = [coord, cstate];
+    const ids = Array.from({ length: peers }, (_, i) => `w${i}`);
+    for (const id of ids) {
+      const ep = net.join(id);
+      const st = new MeshState(ep);
+      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
+      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 100 }));
+    }
+    await sleep(300);
+    const x = program();
+    const r = rng(seed);
+    const victims = [...ids].sort(() => r() - 0.5).slice(0, killing ? kills : 0);
+    let timers = [];
+    const t0 = performance.now();
+    const run = coord.run([x.node], ({ done, total }) => {
+      // the kills fall at random points of the first 80% of the job
+      if (!timers.length && victims.length) timers = victims.map((v) => setTimeout(() => net.kill(v), r() * 0.8 * (performance.now() - t0) * total / Math.max(1, done)));
+    });
+    const rep = await run;
+    const s = (performance.now() - t0) / 1000;
+    timers.forEach(clearTimeout);
+    const v = (await x.fetch()).item();
+    parts.forEach((p) => p.close());
+    if (v !== want) throw new Error(`wrong count ${v}, want ${want}`);
+    return { s, rep };
+  };
+  const rounds = Math.max(3, Math.round(3 * repsScale));
+  const calm = [], churn = [], reports = [];
+  await once(1, false); // warm-up
+  for (let i = 1; i <= rounds; i++) {
+    calm.push((await once(i, false)).s);
+    const c = await once(i, true);
+    churn.push(c.s);
+    reports.push({ releases: c.rep.releases, recomputed: c.rep.recomputed, tasks: c.rep.tasks });
+  }
+  const row = { type: 'mesh', case: `mesh_churn@${chunks}`, bench: 'mesh_churn', setup: 'sim', peers, kills, status: 'ok', runs: churn, calm_runs: calm, reports, tasks: reports[0].tasks };
+  row.median_s = median(churn);
+  row.calm_median_s = median(calm);
+  row.ratio = row.median_s / row.calm_median_s;
+  log(`  ${row.tasks} tasks on ${peers} peers: ${row.calm_median_s.toFixed(2)} s without failures, ${row.median_s.toFixed(2)} s with ${kills} killed (${row.ratio.toFixed(2)}x)\n`);
+  return [row];
+}
+
+// ---------------------------------------------------------------------------
 
 async function main() {
   const only = opt('--only')?.split(',') ?? SECTIONS;
   const unknown = only.filter((s) => !SECTIONS.includes(s));
   if (unknown.length) { log(`bench/mesh.js: unknown section ${unknown.join(', ')} (know ${SECTIONS.join(', ')})\n`); process.exit(2); }
   const flags = { quick: has('--quick'), repsScale: Number(opt('--reps-scale', '1')) };
-  const run = { mesh_link: linkSection, mesh_tasks: tasksSection, mesh_pi: piSection, mesh_verify: verifySection };
+  const run = { mesh_link: linkSection, mesh_tasks: tasksSection, mesh_pi: piSection, mesh_verify: verifySection, mesh_churn: churnSection };
   const mesh = await openMesh();
   const teardown = async () => {
     await mesh.close();

@@ -446,6 +446,7 @@ function meshLabel(r) {
     case 'mesh_pi': return `Monte Carlo pi, N=${fmtN(r.points)}`;
     case 'mesh_verify': return `verification cost: pi, N=${fmtN(r.points)}`;
     case 'mesh_detect': return `a worker lying on every result, ${r.trials} simulated jobs`;
+    case 'mesh_churn': return `${r.tasks} tasks, ${r.kills} of ${r.peers} peers killed`;
     default: return r.case;
   }
 }
@@ -454,7 +455,7 @@ function meshSetup(r) {
   if (r.setup === 'link') return '2 Node processes';
   if (r.setup === 'local') return 'local executor';
   if (r.setup === 'mesh') return `mesh, ${r.peers} worker${r.peers > 1 ? 's' : ''}${r.verify ? `, verify '${r.verify}'` : ''}`;
-  if (r.setup === 'sim') return `simulated, ${r.peers} workers, verify 'sample'`;
+  if (r.setup === 'sim') return r.bench === 'mesh_churn' ? `simulated, ${r.peers} workers` : `simulated, ${r.peers} workers, verify 'sample'`;
   return '—';
 }
 
@@ -464,6 +465,7 @@ function meshText(meta, rows, alone) {
   const body = rows.map((r) => {
     const load = r.foreign_cores === undefined ? '?' : r.foreign_cores.toFixed(1);
     if (r.status !== 'ok') return [meshLabel(r), meshSetup(r), '—', r.status === 'wrong' ? `**WRONG** (${r.reason})` : `error (${r.reason})`, '—', '—', '—', '—', load];
+    if (r.bench === 'mesh_churn') return [meshLabel(r), meshSetup(r), String(r.runs.length), `${fmtS(r.median_s)} (${fmtS(r.calm_median_s)} without failures: ${r.ratio.toFixed(2)}×)`, '—', '—', `${r.tasks} (${r.reports.reduce((a, x) => a + x.releases, 0)} releases, ${r.reports.reduce((a, x) => a + x.recomputed, 0)} recomputed in ${r.runs.length} runs)`, '—', load];
     if (r.bench === 'mesh_detect') return [meshLabel(r), meshSetup(r), String(r.trials), '—', `caught in ${r.caught}/${r.trials}, within 50 of its tasks in ${r.caught_within_50}/${r.trials}; median ${r.median_before_caught}, max ${r.max_before_caught} wrong results before; ${r.wrong} wrong answers`, '—', '—', '—', load];
     const rate = r.mb_per_s !== undefined ? `${r.mb_per_s.toFixed(1)} MB/s` : r.tasks_per_s !== undefined ? `${Math.round(r.tasks_per_s)} tasks/s` : `${r.mpoints_per_s.toFixed(0)} Mpoints/s`;
     // work a mesh did again (a lease lapsed, a piece was lost, a straggler was copied), summed over the timed runs
@@ -490,6 +492,7 @@ function meshText(meta, rows, alone) {
     benches.has('mesh_tasks') && 'Tiny tasks: `uniform(0, 1, [n], { chunkSize: 1024 }) * 2 + 1`, summed: one task per chunk plus the final combine; tasks/s = tasks / median time.',
     benches.has('mesh_pi') && 'Monte Carlo pi: the demo\'s program (float64, default chunking); rate in million points per second.',
     benches.has('mesh_verify') && 'Verification cost: the same pi program on 3 workers, coordinated by two sessions in one room, one with `verify: \'off\'`, one with `verify: \'sample\'` (a sample of each peer\'s results re-run on another peer and compared by digest; 20% for a new peer, decaying to 3%), interleaved; the percentage is the sample session\'s median over the unverified one\'s. Trust carries over between a session\'s jobs, so re-runs fall from job to job.',
+    benches.has('mesh_churn') && 'Churn: one job on the simulated network (one process, the tasks computed for real on its pool), run without failures and with 8 of its 20 workers killed at random moments of the first 80% of the job, alternately; the answer checked against the local run each time. Target: under 2× the failure-free time.',
     benches.has('mesh_detect') && 'Detection: jobs of 400 partial sums on the simulated network (src/mesh/sim.ts), four workers one of which corrupts every result; how many wrong results it committed before it was caught (each is then recomputed; the answers are checked against the local run).',
     computes && `Every mesh answer is checked to equal, bit for bit, the local executor's for the same seed${benches.has('mesh_pi') ? '; pi must also be within 6 standard errors of π' : ''}. A mismatch shows as WRONG, with no time.`,
     computes && `Workers are \`tessera worker\` processes on this same machine, linked to the coordinator (the benchmark's process) by WebRTC data channels${slots ? `, each with a pool of ${slots} threads (one per core)` : ''}.${piWorkers ? ` On ${meta.cpus} cores, 2 and 4 workers oversubscribe the machine${slots ? ` (${2 * slots} and ${4 * slots} pool threads)` : ''}: these rows measure the mesh's overhead, not the speedup of more machines. The ${piWorkers} worker processes of the pi rows stay up through all its rounds; idle ones only exchange mesh state.` : ''}`,

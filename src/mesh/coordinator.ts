@@ -432,13 +432,13 @@ class Job {
     if (ws.size) this.noWorkersSince = performance.now();
     const free = (id: string) => (this.load.get(id) ?? 0) < ws.get(id)!.slots + 1;
     if (this.checks.size) this.dispatchChecks(ws, free);
-    let skipped = 0;
-    while (this.queue.length > skipped) {
+    // any ready task can go to any worker with a free slot: stop as soon as none has one
+    // (not after cycling the whole queue, which made each message O(queue))
+    const anyFree = () => { for (const id of ws.keys()) if (free(id)) return true; return false; };
+    while (this.queue.length && anyFree()) {
       const t = this.queue.shift()!;
       if (this.taskState[t] !== 'ready') continue;
-      const peer = this.place(t, ws, free);
-      if (!peer) { this.queue.push(t); skipped++; if (skipped >= this.queue.length) break; continue; }
-      this.lease(t, peer);
+      this.lease(t, this.place(t, ws, free)!);
     }
   }
 
