@@ -245,6 +245,8 @@ class Job {
   /** Per task: attempts below this are void (their inputs were wrong). */
   private readonly validFrom: number[];
   private readonly checks = new Map<number, Check>();
+  /** `${task}/${attempt}` -> the peer it was leased to, for every lease of the job. */
+  private readonly leasedTo = new Map<string, string>();
 
   constructor(readonly id: string, private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions, private readonly plan: Plan,
     private readonly trust: Trust, private readonly caught: (peer: string) => void, private readonly onProgress?: (p: Progress) => void) {
@@ -468,6 +470,7 @@ class Job {
     const attempt = this.nextAttempt[t]!++;
     const now = performance.now();
     this.attempts[t]!.set(attempt, { peer, deadline: now + (this.opts.leaseMs ?? 30_000), started: now, ...(check ? { check: true as const } : {}) });
+    this.leasedTo.set(`${t}/${attempt}`, peer);
     if (!check) this.taskState[t] = 'run';
     this.load.set(peer, (this.load.get(peer) ?? 0) + 1);
     this.report.leases++;
@@ -538,8 +541,9 @@ class Job {
   private onDone(from: string, m: MessageOf<'done'>): void {
     const t = m.task;
     if (t >= this.plan.tasks.length) return;
+    // only the peer an attempt was leased to may answer for it (a late answer to a lapsed lease is welcome)
+    if (this.leasedTo.get(`${t}/${m.attempt}`) !== from) return;
     const a = this.attempts[t]!.get(m.attempt);
-    if (a && a.peer !== from) return; // not the peer this attempt was leased to
     if (a) { this.attempts[t]!.delete(m.attempt); this.load.set(from, Math.max(0, (this.load.get(from) ?? 1) - 1)); }
     if (a?.check) { this.onCheckDone(t, from, m); return; }
     if (m.attempt < this.validFrom[t]! || this.trust.quarantined.has(from) || m.digests.length !== this.writes[t]!.length) {
@@ -710,8 +714,8 @@ class Job {
   private onFail(from: string, m: MessageOf<'fail'>): void {
     const t = m.task;
     if (t >= this.plan.tasks.length) return;
+    if (this.leasedTo.get(`${t}/${m.attempt}`) !== from) return;
     const a = this.attempts[t]!.get(m.attempt);
-    if (a && a.peer !== from) return;
     if (m.needKernel) {
       const task = this.plan.tasks[t]!;
       if (!isScanTask(task)) this.kernelsSent.delete(`${from}/${task.kernel}`);
