@@ -8,7 +8,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import type { TypedArray } from '../src/graph/dtype.js';
-import { Coordinator } from '../src/mesh/coordinator.js';
+import { Coordinator, freivaldsPasses } from '../src/mesh/coordinator.js';
 import { Reassembler } from '../src/mesh/node.js';
 import { decodeMessage, encodeMessage } from '../src/mesh/protocol.js';
 import { SimNet, rng } from '../src/mesh/sim.js';
@@ -411,6 +411,56 @@ describe('a coordinator that dies mid-job', () => {
       const rep2 = await b.run([again.node]);
       expect(rep2.resumed).toBe(0);
       expect((await again.fetch()).item()).toBe(local);
+    } finally {
+      parts.forEach((p) => p.close());
+    }
+  }, 60_000);
+});
+
+describe("Freivalds' test of matrix-product blocks", () => {
+  const product = async (dtype: 'float32' | 'float64', n: number, k: number, m: number) => {
+    // positive entries: no cancellation, so a corruption of 1% of an entry is far above any rounding
+    // (Freivalds' test sees errors above the worst-case rounding of the row's terms, |A| (|B| |r|))
+    const a = mt.arange(0, n * k, 1, { dtype }).reshape([n, k]).multiply(0.37).sin().add(2);
+    const b = mt.arange(0, k * m, 1, { dtype }).reshape([k, m]).multiply(0.11).cos().add(1.5).multiply(100);
+    return { a: (await a.fetch()).data, b: (await b.fetch()).data, c: (await mt.matmul(a, b).fetch()).data };
+  };
+
+  it('passes honest blocks in float32 and float64, fails a block with one element off, and leaves infinities to a re-run', async () => {
+    for (const dtype of ['float32', 'float64'] as const) {
+      const { a, b, c } = await product(dtype, 40, 300, 30);
+      const eps = dtype === 'float32' ? 2 ** -24 : 2 ** -53; // unit roundoff
+      for (let s = 1; s <= 20; s++) expect(freivaldsPasses(a, b, c, 40, 300, 30, eps, rng(s)), `${dtype} seed ${s}`).toBe(true);
+      // one element off by 1% of the largest
+      const bad = c.slice() as Float64Array;
+      const big = Math.max(...Array.from(c as ArrayLike<number>, Math.abs));
+      bad[7 * 30 + 11] = bad[7 * 30 + 11]! + 0.01 * big;
+      for (let s = 1; s <= 20; s++) expect(freivaldsPasses(a, b, bad, 40, 300, 30, eps, rng(s)), `${dtype} seed ${s}`).toBe(false);
+      const inf = c.slice() as Float64Array;
+      inf[3] = Infinity;
+      expect(freivaldsPasses(a, b, inf, 40, 300, 30, eps, rng(1))).toBeUndefined();
+    }
+  });
+
+  it("'strict' verifies a tiled matmul's blocks by Freivalds' test, not by re-running them, and catches a liar", async () => {
+    const net = new SimNet({ seed: 8, maxDelayMs: 2 });
+    const cep = net.join('coordinator');
+    const cstate = new MeshState(cep, 40);
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 2000, verify: 'strict', random: rng(8) });
+    const parts: { close(): void }[] = [coord, cstate];
+    for (const id of ['liar', 'w1', 'w2']) {
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
+      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, ...(id === 'liar' ? { lie: 1 } : {}) }));
+    }
+    try {
+      await new Promise((r) => setTimeout(r, 150));
+      const x = PROGRAMS.matmul!();
+      const rep = await coord.run([x.node]);
+      expect(Array.from((await x.fetch()).data as ArrayLike<number>)).toEqual(Array.from((await want('matmul')) as ArrayLike<number>));
+      expect(rep.freivalds).toBeGreaterThan(0);
+      expect(rep.quarantined).toEqual(['liar']);
     } finally {
       parts.forEach((p) => p.close());
     }

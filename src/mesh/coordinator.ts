@@ -31,6 +31,9 @@ import type { JobEvent, JobProgress, MeshState } from './state.js';
 import { Trust, type Verify } from './trust.js';
 import { type Journal, type JournalRecord, planId } from './journal.js';
 import { digestOf } from './digest.js';
+import { matmulOf } from '../ir/matmul.js';
+import { alloc, copyBoxInto } from './boxes.js';
+import type { Task } from '../tile/tile.js';
 
 export interface CoordinatorOptions {
   readonly runtime: Runtime;
@@ -80,9 +83,11 @@ export interface MeshReport {
   commits: number;
   /** Bytes of pieces moved between peers (fetched by workers, sources served and outputs fetched by the coordinator). */
   bytesMoved: number;
-  /** Results re-run on another peer to verify them, and the re-runs that ran. */
+  /** Results verified (re-run on another peer, or by Freivalds' test), and the re-runs that ran. */
   checks: number;
   checkRuns: number;
+  /** Matrix-product blocks verified by Freivalds' test here, against random vectors drawn after the commit. */
+  freivalds: number;
   /** Peers caught returning wrong results in this job (their results were recomputed). */
   quarantined: string[];
   /** Results adopted from the journal of an earlier coordinator of this job (not computed again). */
@@ -124,6 +129,8 @@ interface Check {
   readonly tried: Set<string>;
   queued: boolean;
   since: number;
+  /** Freivalds' test reads the committed block itself: it stays on its holder until the check ends. */
+  holdsOutput?: true;
 }
 
 type TaskState = 'wait' | 'ready' | 'run' | 'done';
@@ -259,7 +266,7 @@ class Job {
     this.committedBy = new Array<string | undefined>(n).fill(undefined);
     this.digests = new Array<string | undefined>(n).fill(undefined);
     this.validFrom = new Array<number>(n).fill(0);
-    this.report = { job: this.id, tasks: n, leases: 0, releases: 0, recomputed: 0, speculative: 0, duplicates: 0, commits: 0, bytesMoved: 0, checks: 0, checkRuns: 0, quarantined: [], resumed: 0, peers: [], ms: 0 };
+    this.report = { job: this.id, tasks: n, leases: 0, releases: 0, recomputed: 0, speculative: 0, duplicates: 0, commits: 0, bytesMoved: 0, checks: 0, checkRuns: 0, freivalds: 0, quarantined: [], resumed: 0, peers: [], ms: 0 };
     const outputs = new Set(plan.outputs.values());
     const byTensor = new Map<number, Piece[]>();
     const add = (p: Piece) => {
@@ -600,13 +607,98 @@ class Job {
   /** Verifies task t's committed result: its inputs stay alive until the check ends. */
   private startCheck(t: number, orig: string): void {
     for (const q of new Set(this.reads[t]!.flat())) q.left++;
-    this.checks.set(t, { orig, votes: new Map([[orig, this.digests[t]!]]), tried: new Set([orig]), queued: true, since: performance.now() });
+    const mm = this.matmulBlock(t);
+    const c: Check = { orig, votes: new Map([[orig, this.digests[t]!]]), tried: new Set([orig]), queued: !mm, since: performance.now(), ...(mm ? { holdsOutput: true as const } : {}) };
+    if (mm) this.writes[t]![0]!.left++;
+    this.checks.set(t, c);
     this.report.checks++;
+    if (mm) void this.freivalds(t, c, mm);
+  }
+
+  /** The operands of task t if it is a whole block of a 2-d matrix product (Freivalds' test applies), else undefined. */
+  private matmulBlock(t: number): { a: number; b: number } | undefined {
+    const task = this.plan.tasks[t]!;
+    if (isScanTask(task) || task.partial || task.writes.length !== 1) return undefined;
+    const k = this.plan.kernels[task.kernel]!;
+    const out = this.writes[t]![0]!;
+    if (k.shape.length !== 2 || out.box.some(([lo, hi], d) => task.outer[d]![0] !== lo || task.outer[d]![1] !== hi)) return undefined;
+    return matmulOf(k);
+  }
+
+  /**
+   * Freivalds' test of a committed block C = A @ B: for 10 random ±1 vectors
+   * r, drawn now (after the commit), C r must equal A (B r) within rounding;
+   * O(n²) work here instead of the product's O(n³), and a wrong C passes
+   * with probability at most 2^-10. C is fetched from the peer that committed
+   * it and must match the digest it reported. Where a block cannot be
+   * fetched, the check falls back to a re-run on another peer.
+   */
+  private async freivalds(t: number, c: Check, mm: { a: number; b: number }): Promise<void> {
+    const task = this.plan.tasks[t] as Task;
+    const out = this.writes[t]![0]!;
+    const [a, b] = await Promise.all([this.gather(t, mm.a), this.gather(t, mm.b)]);
+    const cData = await this.fetchFrom(out, c.orig);
+    if (this.checks.get(t) !== c || this.finished) return; // its result was thrown away meanwhile
+    if (!a || !b || !cData) { c.queued = true; c.since = performance.now(); this.dispatch(); return; }
+    this.report.freivalds++;
+    const [n, m] = [out.box[0]![1] - out.box[0]![0], out.box[1]![1] - out.box[1]![0]];
+    const kk = task.red[0]![1] - task.red[0]![0];
+    const served = (await digestOf(cData)) === this.digests[t];
+    const honest = served && freivaldsPasses(a, b, cData, n, kk, m, out.dtype === 'float32' ? 2 ** -24 : 2 ** -53, this.opts.random ?? Math.random);
+    if (this.checks.get(t) !== c || this.finished) return;
+    if (honest === undefined) { c.queued = true; c.since = performance.now(); this.dispatch(); return; } // a re-run decides
+    this.endCheck(t);
+    if (honest) this.trust.passed(c.orig);
+    else this.caught(c.orig);
+    this.progress();
+  }
+
+  /** The box task t reads of its input i, assembled from the pieces that cover it (undefined if one cannot be had). */
+  private async gather(t: number, i: number): Promise<TypedArray | undefined> {
+    const r = (this.plan.tasks[t] as Task).reads[i]!;
+    const dtype = this.plan.tensors[r.tensor]!.dtype;
+    const data = alloc(dtype, r.box);
+    for (const p of this.reads[t]![i]!) {
+      const src = p.data ?? (p.source ? this.opts.runtime.chunkOf(p.source.node, p.source.chunk) : await this.fetchPiece(p));
+      if (!src) return undefined;
+      copyBoxInto(data, r.box, src, p.box, dtype);
+    }
+    return data;
+  }
+
+  private async fetchPiece(p: Piece): Promise<TypedArray | undefined> {
+    for (const h of [...p.holders]) {
+      if (h === this.ep.id) continue;
+      const d = await this.fetchFrom(p, h);
+      if (d) return d;
+    }
+    return undefined;
+  }
+
+  /** Piece p from `holder`, or undefined (it does not have it, it left, or it took too long). */
+  private async fetchFrom(p: Piece, holder: string): Promise<TypedArray | undefined> {
+    const req = this.nextReq++;
+    const payload = await new Promise<Uint8Array | undefined>((resolve) => {
+      const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
+      this.waiting.set(req, { peer: holder, resolve: (b) => { clearTimeout(timer); resolve(b); } });
+      this.ep.send(holder, { t: 'get', req, job: this.id, key: wire(p) }).catch(() => { this.waiting.delete(req); clearTimeout(timer); resolve(undefined); });
+    });
+    if (!payload) return undefined;
+    try {
+      const d = decodeChunk(payload, { dtype: p.dtype, shape: extent(p.box) }).data;
+      this.report.bytesMoved += payload.length;
+      return d;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Ends the check of t: its hold on the inputs goes. */
   private endCheck(t: number): void {
-    if (!this.checks.delete(t)) return;
+    const c = this.checks.get(t);
+    if (!c || !this.checks.delete(t)) return;
+    const out = this.writes[t]![0]!;
+    if (c.holdsOutput && --out.left === 0 && !out.output) this.release(out);
     for (const q of new Set(this.reads[t]!.flat())) if (--q.left === 0 && !q.output && !q.source) this.release(q);
   }
 
@@ -759,6 +851,7 @@ class Job {
       q.left++;
       if (q.holders.size === 0) this.lost(q);
     }
+    this.endCheck(t); // the result it was checking is gone; the new one may be checked in turn
     this.check(t);
   }
 
@@ -816,22 +909,12 @@ class Job {
   private async fetchOutput(p: Piece): Promise<void> {
     for (const holder of [...p.holders]) {
       if (holder === this.ep.id) continue;
-      const req = this.nextReq++;
-      const payload = await new Promise<Uint8Array | undefined>((resolve) => {
-        const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
-        this.waiting.set(req, { peer: holder, resolve: (b) => { clearTimeout(timer); resolve(b); } });
-        this.ep.send(holder, { t: 'get', req, job: this.id, key: wire(p) }).catch(() => { this.waiting.delete(req); clearTimeout(timer); resolve(undefined); });
-      });
+      const data = await this.fetchFrom(p, holder);
       if (this.finished || p.data) return;
       if (!p.holders.has(holder)) continue; // its result was found wrong meanwhile
-      if (!payload) { if (p.holders.delete(holder) && p.holders.size === 0) { this.lost(p); this.dispatch(); } continue; }
-      try {
-        p.data = decodeChunk(payload, { dtype: p.dtype, shape: extent(p.box) }).data;
-      } catch (e) {
-        this.fail(new Error(`an output piece from ${holder} does not decode: ${(e as Error).message}`));
-        return;
-      }
-      this.report.bytesMoved += payload.length;
+      // (a piece that does not come, or does not decode, is lost there: computed again)
+      if (!data) { if (p.holders.delete(holder) && p.holders.size === 0) { this.lost(p); this.dispatch(); } continue; }
+      p.data = data;
       p.holders.add(this.ep.id);
       this.outputsLeft--;
       this.progress();
@@ -862,4 +945,44 @@ class Job {
     this.opts.journal?.end(this.id);
     return this.report;
   }
+}
+
+/**
+ * Whether C (n x m) = A (n x kk) @ B (kk x m), all C order, passes Freivalds'
+ * test with 10 random ±1 vectors: |C r - A (B r)| within the rounding a sum
+ * of kk products may carry, in every row. A dot product of kk terms, in any
+ * order, is off by at most kk u |a|.|b| (u the unit roundoff, 2^-24 for
+ * float32); one more rounding stores it: the bound is 1.5 (kk + 2) u
+ * |A| (|B| |r|), half as much again for safety. (B r and A (B r) are formed in float64.)
+ * Undefined where infinities or NaN leave the test nothing to compare.
+ */
+export function freivaldsPasses(a: TypedArray, b: TypedArray, c: TypedArray, n: number, kk: number, m: number, u: number, random: () => number): boolean | undefined {
+  const K = 10;
+  const r = Float64Array.from({ length: m * K }, () => (random() < 0.5 ? -1 : 1));
+  const A = a as unknown as ArrayLike<number>, B = b as unknown as ArrayLike<number>, C = c as unknown as ArrayLike<number>;
+  const br = new Float64Array(kk * K), bAbs = new Float64Array(kk);
+  for (let k = 0; k < kk; k++) {
+    for (let j = 0; j < m; j++) {
+      const v = B[k * m + j]!;
+      bAbs[k]! += Math.abs(v);
+      for (let q = 0; q < K; q++) br[k * K + q]! += v * r[j * K + q]!;
+    }
+  }
+  const tol = 1.5 * (kk + 2) * u;
+  for (let i = 0; i < n; i++) {
+    let bound = 0;
+    const z = new Float64Array(K), y = new Float64Array(K);
+    for (let k = 0; k < kk; k++) {
+      const v = A[i * kk + k]!;
+      bound += Math.abs(v) * bAbs[k]!;
+      for (let q = 0; q < K; q++) z[q]! += v * br[k * K + q]!;
+    }
+    for (let j = 0; j < m; j++) {
+      const v = C[i * m + j]!;
+      for (let q = 0; q < K; q++) y[q]! += v * r[j * K + q]!;
+    }
+    if (!Number.isFinite(bound) || y.some((x) => !Number.isFinite(x))) return undefined; // infinities or NaN: the test cannot tell
+    for (let q = 0; q < K; q++) if (!(Math.abs(y[q]! - z[q]!) <= tol * bound)) return false;
+  }
+  return true;
 }
