@@ -462,11 +462,28 @@ async function detection(trials) {
       parts.forEach((p) => p.close());
     }
   }
+  // Freivalds' test against the corruption it finds hardest: +d and -d in two
+  // entries of one row of a block (a ±1 vector misses it when their signs agree)
+  const { freivaldsPasses } = await dist('dist/mesh/coordinator.js');
+  const n = 64, k = 64, m = 64, blocks = trials * 40;
+  const r = rng(7);
+  const a = Float64Array.from({ length: n * k }, () => r() + 0.5), b = Float64Array.from({ length: k * m }, () => r() + 0.5);
+  const c = new Float64Array(n * m);
+  for (let i = 0; i < n; i++) for (let q = 0; q < k; q++) for (let j = 0; j < m; j++) c[i * m + j] += a[i * k + q] * b[q * m + j];
+  let caught = 0;
+  for (let trial = 0; trial < blocks; trial++) {
+    const bad = c.slice();
+    const i = Math.floor(r() * n), j1 = Math.floor(r() * m), j2 = (j1 + 1 + Math.floor(r() * (m - 1))) % m;
+    bad[i * m + j1] += 1; bad[i * m + j2] -= 1;
+    if (freivaldsPasses(a, b, bad, n, k, m, 2 ** -53, r) === false) caught++;
+  }
+  Object.assign(row, { freivalds_blocks: blocks, freivalds_caught: caught });
   row.caught = row.before_caught.filter(Number.isFinite).length;
   row.caught_within_50 = row.before_caught.filter((k) => k <= 50).length;
   row.median_before_caught = median(row.before_caught);
   row.max_before_caught = Math.max(...row.before_caught);
   log(`  a liar among 4 workers: caught in ${row.caught} of ${trials} jobs, within 50 of its tasks in ${row.caught_within_50}; median ${row.median_before_caught} wrong results before; ${row.wrong} wrong answers\n`);
+  log(`  Freivalds' test: ${caught} of ${blocks} corrupted blocks caught (${(caught / blocks).toFixed(4)}; target 0.999 per checked block)\n`);
   return row;
 }
 
