@@ -8,7 +8,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import type { TypedArray } from '../src/graph/dtype.js';
-import { Coordinator, freivaldsPasses } from '../src/mesh/coordinator.js';
+import { Coordinator, closeAcrossDevices, freivaldsPasses } from '../src/mesh/coordinator.js';
 import { Reassembler } from '../src/mesh/node.js';
 import { decodeMessage, encodeMessage } from '../src/mesh/protocol.js';
 import { SimNet, rng } from '../src/mesh/sim.js';
@@ -465,4 +465,62 @@ describe("Freivalds' test of matrix-product blocks", () => {
       parts.forEach((p) => p.close());
     }
   }, 60_000);
+});
+
+describe('results computed on a GPU, checked against CPU re-runs within a tolerance', () => {
+  /** float32 partial sums: they run on WebGPU (SwiftShader here) where a worker has it. */
+  const f32 = () => {
+    mt.random.seed(44);
+    return mt.random.uniform(0, 1, [60_000], { dtype: 'float32', chunkSize: 2000 }).multiply(3).sin().sum();
+  };
+
+  async function gpuMesh(lie: number) {
+    const net = new SimNet({ seed: 12, maxDelayMs: 2 });
+    const cep = net.join('coordinator');
+    const cstate = new MeshState(cep, 40);
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 10_000, verify: 'strict', random: rng(12) });
+    const parts: { close(): void }[] = [coord, cstate];
+    for (const id of ['gpu', 'w1', 'w2']) {
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: id === 'gpu' ? 'swiftshader' : 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
+      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, ...(id === 'gpu' ? { device: 'webgpu' as const, lie } : {}) }));
+    }
+    try {
+      await new Promise((r) => setTimeout(r, 150));
+      const x = f32();
+      const rep = await coord.run([x.node]);
+      return { rep, got: Number((await x.fetch()).item()) };
+    } finally {
+      parts.forEach((p) => p.close());
+    }
+  }
+
+  it('an honest GPU worker passes, its results a few ulp from the CPU', async () => {
+    const want = Number((await f32().fetch()).item());
+    const gpu = await runtime.gpuDevice();
+    expect(gpu, 'a WebGPU adapter (SwiftShader)').toBeDefined();
+    const before = gpu!.stats.tasks;
+    const { rep, got } = await gpuMesh(0);
+    expect(gpu!.stats.tasks, 'tasks that ran on the GPU').toBeGreaterThan(before);
+    expect(rep.peers.find((p) => p.id === 'gpu')?.tasks ?? 0).toBeGreaterThan(0);
+    expect(rep.quarantined).toEqual([]);
+    expect(rep.checkRuns).toBeGreaterThan(0);
+    expect(Math.abs(got - want)).toBeLessThanOrEqual(1e-4 * Math.abs(want));
+  }, 120_000);
+
+  it('a GPU worker that corrupts its results is caught, and the answer is the CPU one', async () => {
+    const want = Number((await f32().fetch()).item());
+    const { rep, got } = await gpuMesh(1);
+    expect(rep.quarantined).toEqual(['gpu']);
+    expect(got).toBe(want);
+  }, 120_000);
+
+  it('the tolerance: exact for integers, 1e-4 of the piece for floats, NaN with NaN', () => {
+    expect(closeAcrossDevices(Int32Array.of(1, 2), Int32Array.of(1, 2), 'int32')).toBe(true);
+    expect(closeAcrossDevices(Int32Array.of(1, 2), Int32Array.of(1, 3), 'int32')).toBe(false);
+    expect(closeAcrossDevices(Float32Array.of(100, 1.00001, NaN), Float32Array.of(100.001, 1, NaN), 'float32')).toBe(true);
+    expect(closeAcrossDevices(Float32Array.of(100, 2), Float32Array.of(100, 1), 'float32')).toBe(false);
+    expect(closeAcrossDevices(Float32Array.of(Infinity), Float32Array.of(3e38), 'float32')).toBe(false);
+  });
 });

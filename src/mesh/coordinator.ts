@@ -131,6 +131,12 @@ interface Check {
   since: number;
   /** Freivalds' test reads the committed block itself: it stays on its holder until the check ends. */
   holdsOutput?: true;
+  /**
+   * The result ran on a GPU, whose float results differ from the CPU's in the
+   * last bits: the CPU re-runs' data is compared with it within a tolerance
+   * (see closeAcrossDevices); the CPU re-runs compare with each other exactly.
+   */
+  gpu?: { orig?: TypedArray[]; readonly data: Map<string, TypedArray[]> };
 }
 
 type TaskState = 'wait' | 'ready' | 'run' | 'done';
@@ -552,7 +558,7 @@ class Job {
     if (this.leasedTo.get(`${t}/${m.attempt}`) !== from) return;
     const a = this.attempts[t]!.get(m.attempt);
     if (a) { this.attempts[t]!.delete(m.attempt); this.load.set(from, Math.max(0, (this.load.get(from) ?? 1) - 1)); }
-    if (a?.check) { this.onCheckDone(t, from, m); return; }
+    if (a?.check) { void this.onCheckDone(t, from, m); return; }
     if (m.attempt < this.validFrom[t]! || this.trust.quarantined.has(from) || m.digests.length !== this.writes[t]!.length) {
       // a result computed from inputs found wrong since, or from a peer caught lying: void
       const keys = this.writes[t]!.filter((p) => !p.holders.has(from)).map(wire);
@@ -578,7 +584,7 @@ class Job {
     this.digests[t] = m.digests.join();
     this.opts.journal?.commit(this.id, t, { peer: from, digests: this.digests[t]! });
     // whether to verify is drawn after the commit, so the peer cannot know; GPU results are not compared (they differ from the CPU's in the last bits)
-    if (m.dev === 'wasm' && this.trust.draw(from)) this.startCheck(t, from);
+    if (this.trust.draw(from)) this.startCheck(t, from, m.dev === 'gpu');
     this.doneMs.push(m.ms);
     const s = this.stats(from);
     s.tasks++;
@@ -605,11 +611,15 @@ class Job {
   // majority are caught.
 
   /** Verifies task t's committed result: its inputs stay alive until the check ends. */
-  private startCheck(t: number, orig: string): void {
+  private startCheck(t: number, orig: string, gpu: boolean): void {
     for (const q of new Set(this.reads[t]!.flat())) q.left++;
     const mm = this.matmulBlock(t);
-    const c: Check = { orig, votes: new Map([[orig, this.digests[t]!]]), tried: new Set([orig]), queued: !mm, since: performance.now(), ...(mm ? { holdsOutput: true as const } : {}) };
-    if (mm) this.writes[t]![0]!.left++;
+    const c: Check = {
+      // a GPU result's digest is no vote: the CPU re-runs vote, and its data is compared with theirs
+      orig, votes: new Map(gpu ? [] : [[orig, this.digests[t]!]]), tried: new Set([orig]), queued: !mm, since: performance.now(),
+      ...(mm ? { holdsOutput: true as const } : {}), ...(gpu ? { gpu: { data: new Map() }, holdsOutput: true as const } : {}),
+    };
+    if (mm || gpu) for (const p of this.writes[t]!) p.left++;
     this.checks.set(t, c);
     this.report.checks++;
     if (mm) void this.freivalds(t, c, mm);
@@ -697,8 +707,7 @@ class Job {
   private endCheck(t: number): void {
     const c = this.checks.get(t);
     if (!c || !this.checks.delete(t)) return;
-    const out = this.writes[t]![0]!;
-    if (c.holdsOutput && --out.left === 0 && !out.output) this.release(out);
+    if (c.holdsOutput) for (const out of this.writes[t]!) if (--out.left === 0 && !out.output) this.release(out);
     for (const q of new Set(this.reads[t]!.flat())) if (--q.left === 0 && !q.output && !q.source) this.release(q);
   }
 
@@ -723,21 +732,54 @@ class Job {
     }
   }
 
-  private onCheckDone(t: number, from: string, m: MessageOf<'done'>): void {
+  private async onCheckDone(t: number, from: string, m: MessageOf<'done'>): Promise<void> {
+    const c = this.checks.get(t);
+    // a GPU result is compared with the CPU re-run's data: fetch it before the copy goes
+    const data = c?.gpu && !this.trust.quarantined.has(from) ? await this.fetchAll(t, from) : undefined;
     // the checker's copy is not a holder: free it
     const keys = this.writes[t]!.filter((p) => !p.holders.has(from)).map(wire);
     if (keys.length) void this.ep.send(from, { t: 'free', job: this.id, keys }).catch(() => undefined);
-    const c = this.checks.get(t);
-    if (!c || this.trust.quarantined.has(from)) return;
+    if (!c || this.checks.get(t) !== c || this.trust.quarantined.has(from)) return;
+    if (c.gpu) {
+      if (!data) { c.tried.delete(from); c.queued = true; return; } // its copy could not be had: another re-run
+      c.gpu.data.set(from, data);
+      c.gpu.orig ??= await this.fetchAll(t, c.orig);
+      if (this.checks.get(t) !== c) return;
+      if (!c.gpu.orig) { this.endCheck(t); this.progress(); return; } // the result itself is gone (its peer left): it is recomputed
+    }
     c.votes.set(from, m.digests.join());
     const tally = new Map<string, string[]>();
     for (const [peer, d] of c.votes) tally.set(d, [...(tally.get(d) ?? []), peer]);
     const [winner, agree] = [...tally].sort((a, b) => b[1].length - a[1].length)[0]!;
+    if (c.gpu) {
+      // one CPU re-run close to the GPU result settles it; otherwise two CPU re-runs that agree are the reference
+      const close = (peer: string) => this.writes[t]!.every((p, i) => closeAcrossDevices(c.gpu!.orig![i]!, c.gpu!.data.get(peer)![i]!, p.dtype));
+      if (c.votes.size === 1 && close(from)) { this.endCheck(t); this.trust.passed(c.orig); this.trust.passed(from); this.progress(); return; }
+      if (agree.length < 2) { c.queued = true; return; }
+      this.endCheck(t);
+      for (const peer of agree) this.trust.passed(peer);
+      for (const [d, peers] of tally) if (d !== winner) for (const peer of peers) this.caught(peer);
+      if (close(agree[0]!)) this.trust.passed(c.orig);
+      else this.caught(c.orig);
+      this.progress();
+      return;
+    }
     if (agree.length < 2) { c.queued = true; return; } // no two agree yet: one more vote
     this.endCheck(t);
     for (const peer of agree) this.trust.passed(peer);
     for (const [d, peers] of tally) if (d !== winner) for (const peer of peers) this.caught(peer);
     this.progress();
+  }
+
+  /** Every piece task t wrote, from `peer` (undefined if one cannot be had). */
+  private async fetchAll(t: number, peer: string): Promise<TypedArray[] | undefined> {
+    const out: TypedArray[] = [];
+    for (const p of this.writes[t]!) {
+      const d = await this.fetchFrom(p, peer);
+      if (!d) return undefined;
+      out.push(d);
+    }
+    return out;
   }
 
   /**
@@ -983,6 +1025,29 @@ export function freivaldsPasses(a: TypedArray, b: TypedArray, c: TypedArray, n: 
     }
     if (!Number.isFinite(bound) || y.some((x) => !Number.isFinite(x))) return undefined; // infinities or NaN: the test cannot tell
     for (let q = 0; q < K; q++) if (!(Math.abs(y[q]! - z[q]!) <= tol * bound)) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether a GPU result equals a CPU one as far as the devices can agree:
+ * integers and booleans (and arg-reduction indices) exactly; floats within
+ * 1e-4 relative, or 1e-4 of the piece's largest magnitude (sums add in
+ * another order on the GPU, transcendentals are a few ulp apart, subnormals
+ * may flush to zero); NaN with NaN, infinities with themselves.
+ */
+export function closeAcrossDevices(gpu: TypedArray, cpu: TypedArray, dtype: DType): boolean {
+  if (gpu.length !== cpu.length) return false;
+  const g = gpu as unknown as ArrayLike<number | bigint>, c = cpu as unknown as ArrayLike<number | bigint>;
+  if (dtype !== 'float32' && dtype !== 'float64') {
+    for (let i = 0; i < c.length; i++) if (g[i] !== c[i]) return false;
+    return true;
+  }
+  let scale = 0;
+  for (let i = 0; i < c.length; i++) { const v = Math.abs(c[i] as number); if (Number.isFinite(v) && v > scale) scale = v; }
+  for (let i = 0; i < c.length; i++) {
+    const a = g[i] as number, b = c[i] as number;
+    if (Number.isNaN(b) ? !Number.isNaN(a) : !Number.isFinite(b) ? a !== b : !(Math.abs(a - b) <= 1e-4 * (Math.abs(b) + scale))) return false;
   }
   return true;
 }
