@@ -360,7 +360,8 @@ class Job {
   describe(): string {
     const states = this.plan.tasks.map((_, t) => `${t}:${this.taskState[t]}${this.attempts[t]!.size ? `@${[...this.attempts[t]!.values()].map((a) => a.peer).join('+')}` : ''}`);
     const orphans = [...this.pieces.values()].filter((p) => p.holders.size === 0 && (p.left > 0 || (p.output && !p.data))).map((p) => p.key);
-    return `job ${this.id}: ${this.done}/${this.plan.tasks.length} done, ${this.outputsLeft} outputs to fetch, queue [${this.queue}], workers [${[...this.workers().keys()]}], tasks ${states.join(' ')}, needed pieces without holders [${orphans}]`;
+    const pieces = [...this.pieces.values()].filter((p) => p.producer !== undefined).map((p) => `${p.key}{${[...p.holders]}}${p.data ? 'D' : ''}l${p.left}`);
+    return `job ${this.id}: ${this.done}/${this.plan.tasks.length} done, ${this.outputsLeft} outputs to fetch, queue [${this.queue}], workers [${[...this.workers().keys()]}], tasks ${states.join(' ')}, needed pieces without holders [${orphans}], pieces ${pieces.join(' ')}, events ${this.events.map((e) => `${e.ms}:${e.kind}${e.peer ? `@${e.peer}` : ''}${e.task !== undefined ? `#${e.task}` : ''}`).join(' ')}, committed by [${this.committedBy}]`;
   }
 
   fail(e: Error): void {
@@ -859,15 +860,16 @@ class Job {
     if (a?.check) {
       if (m.missing) {
         const p = this.byWire(m.missing.key);
-        if (p && !p.source && p.holders.delete(m.missing.from) && p.holders.size === 0) this.lost(p);
+        if (p && !p.source && m.missing.from !== this.ep.id && p.holders.delete(m.missing.from) && p.holders.size === 0) this.lost(p);
       }
       this.lapse(t, m.attempt);
       return;
     }
     if (this.taskState[t] === 'done') return;
     if (m.missing) {
+      // (a piece this coordinator holds is not lost because a fetch of it failed: the message was lost)
       const p = this.byWire(m.missing.key);
-      if (p && !p.source && p.holders.delete(m.missing.from) && p.holders.size === 0) this.lost(p);
+      if (p && !p.source && m.missing.from !== this.ep.id && p.holders.delete(m.missing.from) && p.holders.size === 0) this.lost(p);
     } else if (++this.failures[t]! >= (this.opts.maxFailures ?? 5)) {
       this.fail(new JobFailed(`task ${t} failed ${this.failures[t]} times; last on peer ${from}: ${m.reason}`));
       return;
