@@ -168,6 +168,8 @@ export async function startSignalServer(opts: SignalServerOptions): Promise<Sign
     const c: Client = { ws, addr: `${req.socket.remoteAddress}:${req.socket.remotePort}`, tokens: L.burst, last: Date.now(), strikes: 0 };
     touch(c, L.joinMs);
     ws.on('message', (raw: Buffer | ArrayBuffer | Buffer[], binary: boolean) => {
+      // a socket being closed (refused, flooding, idle) may still have frames in flight: they are not read, nor logged one by one
+      if (ws.readyState !== WebSocket.OPEN) return;
       try {
         const now = Date.now();
         c.tokens = Math.min(L.burst, c.tokens + ((now - c.last) / 1000) * L.ratePerSecond);

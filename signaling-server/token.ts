@@ -31,7 +31,7 @@ export function checkToken(secret: string, token: string, room: string, now = Da
   } catch {
     return 'malformed token';
   }
-  if (typeof claims.r !== 'string' || typeof claims.e !== 'number') return 'malformed token';
+  if (!claims || typeof claims.r !== 'string' || typeof claims.e !== 'number') return 'malformed token';
   if (claims.r !== room) return `token for another room (${JSON.stringify(claims.r)})`;
   if (claims.e * 1000 <= now) return `token expired at ${new Date(claims.e * 1000).toISOString()}`;
   return undefined;

@@ -1,7 +1,11 @@
 // The kernel IR as text, for a page or a peer to compile its own Program from
 // (never code text). Plain JSON loses what numbers a kernel may hold: NaN and
 // the infinities become null, -0 becomes 0. Here they travel as tagged
-// strings, and a decoded kernel checks its own shape before it is used.
+// strings, and a decoded kernel checks its own shape before it is used: every
+// expression against the rule for its kind (its fields and operator, its
+// variables bound, `acc` only where a reduction's value exists), walked with
+// a stack of its own to a depth limit, so decoding text from a peer neither
+// overflows the call stack nor lets the emitters unroll without end.
 // In: a Kernel. Out: a string; and back.
 
 import { isDType } from '../graph/dtype.js';
@@ -46,17 +50,17 @@ const isUnary = oneOf([...UNARY_OPS, 'floordiv_pos']), isBinary = oneOf(BINARY_O
 const isVar = (v: unknown): boolean => !!v && typeof v === 'object' && isInt((v as RVar).id) && isInt((v as RVar).size) && isInt((v as RVar).chunk);
 
 type Fields = Readonly<Record<string, unknown>>;
-/** Per kind: whether an expression's own fields are sound, and its child expressions. */
-const RULES: { readonly [K in Expr['k']]: (e: Fields, k: Kernel) => [boolean, unknown[]] } = {
+/** Per kind: whether an expression's own fields are sound, and its child expressions by name. */
+const RULES: { readonly [K in Expr['k']]: (e: Fields, k: Kernel) => [boolean, [string, unknown][]] } = {
   const: (e) => [['number', 'boolean', 'string'].includes(typeof e.value), []],
   var: (e) => [isInt(e.id), []],
-  load: (e, k) => [isInt(e.input) && e.input < k.inputs.length && Array.isArray(e.index) && e.index.length === k.inputs[e.input]!.shape.length, Array.isArray(e.index) ? e.index : []],
-  unary: (e) => [isUnary(e.op), [e.a]],
-  binary: (e) => [isBinary(e.op), [e.a, e.b]],
-  where: (e) => [true, [e.c, e.a, e.b]],
-  cast: (e) => [true, [e.a]],
-  random: (e) => [isDist(e.dist) && Array.isArray(e.seed) && e.seed.length === 2 && e.seed.every((x) => isInt(x, 0xffffffff)) && isInt(e.stream), [e.index]],
-  reduce: (e) => [isReduce(e.op) && Array.isArray(e.vars) && e.vars.length <= MAX_RANK && e.vars.every(isVar) && (e.lanes === undefined || LANES.has(e.lanes as number)), [e.body]],
+  load: (e, k) => [isInt(e.input) && e.input < k.inputs.length && Array.isArray(e.index) && e.index.length === k.inputs[e.input]!.shape.length, Array.isArray(e.index) ? e.index.map((c, i) => [`index[${i}]`, c]) : []],
+  unary: (e) => [isUnary(e.op), [['a', e.a]]],
+  binary: (e) => [isBinary(e.op), [['a', e.a], ['b', e.b]]],
+  where: (e) => [true, [['c', e.c], ['a', e.a], ['b', e.b]]],
+  cast: (e) => [true, [['a', e.a]]],
+  random: (e) => [isDist(e.dist) && Array.isArray(e.seed) && e.seed.length === 2 && e.seed.every((x) => isInt(x, 0xffffffff)) && isInt(e.stream), [['index', e.index]]],
+  reduce: (e) => [isReduce(e.op) && Array.isArray(e.vars) && e.vars.length <= MAX_RANK && e.vars.every(isVar) && (e.lanes === undefined || LANES.has(e.lanes as number)), [['body', e.body]]],
   acc: () => [true, []],
 };
 
@@ -72,8 +76,7 @@ export function decodeKernel(text: string): Kernel {
   if (!Array.isArray(k.inputs) || !k.inputs.every((i) => i && isDType(i.dtype) && isNums(i.shape))) throw new TypeError('kernel text: bad inputs');
   if (!isNums(k.shape) || !isNums(k.chunk) || k.chunk.length !== k.shape.length) throw new TypeError('kernel text: bad shape or chunk');
   if (!isDType(k.dtype)) throw new TypeError('kernel text: bad dtype');
-  // a variable must be bound (an outer axis, or an enclosing reduction's), and `acc` stands only in the epilogue of a reduction;
-  // walked with a stack of its own, as deep as MAX_DEPTH whatever the call stack
+  // a variable must be bound (an outer axis, or an enclosing reduction's), and `acc` stands only in the epilogue of a reduction
   const outer = new Set(k.shape.map((_, i) => i));
   const todo: [unknown, string, number, ReadonlySet<number>, boolean][] = [[k.epilogue, 'epilogue', 0, outer, k.reduce !== undefined]];
   if (k.reduce !== undefined) {
@@ -88,7 +91,7 @@ export function decodeKernel(text: string): Kernel {
     const [ok, kids] = RULES[x.k as Expr['k']](x, k);
     if (!ok || (x.k === 'var' && !vars.has(x.id as number)) || (x.k === 'acc' && !acc)) throw new TypeError(`kernel text: bad ${x.k as string} at ${where}`);
     const inner = x.k === 'reduce' ? new Set([...vars, ...(x.vars as RVar[]).map((v) => v.id)]) : vars;
-    kids.forEach((c, i) => todo.push([c, `${where}.${i}`, depth + 1, inner, acc]));
+    for (const [name, c] of kids) todo.push([c, `${where}.${name}`, depth + 1, inner, acc]);
   }
   // canonical expressions, as the emitters expect of a kernel built here (shared subtrees are one object), children first
   const memo = new Map<Expr, Expr>();
