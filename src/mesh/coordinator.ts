@@ -558,6 +558,12 @@ class Job {
     // only the peer an attempt was leased to may answer for it (a late answer to a lapsed lease is welcome)
     if (this.leasedTo.get(`${t}/${m.attempt}`) !== from) return;
     const a = this.attempts[t]!.get(m.attempt);
+    const expected = this.writes[t]!.map((p) => p.bytes);
+    if (m.bytes.length !== expected.length || m.bytes.some((b, i) => b !== expected[i])) {
+      // a result of the wrong size is a failed attempt (with its lease still on record, so it is leased again)
+      this.onFail(from, { t: 'fail', job: this.id, task: t, attempt: m.attempt, reason: `wrote ${m.bytes} bytes, not ${expected}` });
+      return;
+    }
     if (a) { this.attempts[t]!.delete(m.attempt); this.load.set(from, Math.max(0, (this.load.get(from) ?? 1) - 1)); }
     if (a?.check) { void this.onCheckDone(t, from, m); return; }
     if (m.attempt < this.validFrom[t]! || this.trust.quarantined.has(from) || m.digests.length !== this.writes[t]!.length) {
@@ -573,18 +579,13 @@ class Job {
       if (keys.length) void this.ep.send(from, { t: 'free', job: this.id, keys }).catch(() => undefined);
       return;
     }
-    const expected = this.writes[t]!.map((p) => p.bytes);
-    if (m.bytes.length !== expected.length || m.bytes.some((b, i) => b !== expected[i])) {
-      this.onFail(from, { t: 'fail', job: this.id, task: t, attempt: m.attempt, reason: `wrote ${m.bytes} bytes, not ${expected}` });
-      return;
-    }
     this.taskState[t] = 'done';
     this.done++;
     this.report.commits++;
     this.committedBy[t] = from;
     this.digests[t] = m.digests.join();
     this.opts.journal?.commit(this.id, t, { peer: from, digests: this.digests[t]! });
-    // whether to verify is drawn after the commit, so the peer cannot know; GPU results are not compared (they differ from the CPU's in the last bits)
+    // whether to verify is drawn after the commit, so the peer cannot know
     if (this.trust.draw(from)) this.startCheck(t, from, m.dev === 'gpu');
     this.doneMs.push(m.ms);
     const s = this.stats(from);
