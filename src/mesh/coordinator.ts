@@ -158,7 +158,7 @@ export class Coordinator {
         if (m.t === 'get') return this.serve(from, m);
         if ('job' in m) this.jobs.get(m.job)?.message(from, m, payload);
         else if (m.t === 'hb') for (const r of m.running) this.jobs.get(r.job)?.heartbeat(from, r);
-        else if (m.t === 'piece' || m.t === 'missing') for (const j of this.jobs.values()) j.reply(m, payload);
+        else if (m.t === 'piece' || m.t === 'missing') for (const j of this.jobs.values()) j.reply(from, m, payload);
       },
       peer: (id, up) => { for (const j of this.jobs.values()) { if (up) j.dispatch(); else j.peerDown(id); } },
     });
@@ -234,9 +234,10 @@ class Job {
   /** `${peer}/${kernel}`: kernels whose text a peer was sent in this job. */
   private readonly kernelsSent = new Set<string>();
   private readonly encoded = new Map<string, Uint8Array>();
-  private readonly waiting = new Map<number, { peer: string; resolve: (p: Uint8Array | undefined) => void }>();
+  private readonly waiting = new Map<number, { peer: string; key: string; resolve: (p: Uint8Array | undefined) => void }>();
   private readonly doneMs: number[] = [];
-  private nextReq = 1;
+  /** Request numbers start at random: several jobs wait on replies at once, each matching its own. */
+  private nextReq = 1 + Math.floor(Math.random() * 2 ** 30);
   private done = 0;
   private outputsLeft = 0;
   private ring: Ring | undefined;
@@ -547,9 +548,10 @@ class Job {
     this.dispatch();
   }
 
-  reply(m: MessageOf<'piece'> | MessageOf<'missing'>, payload?: Uint8Array): void {
+  reply(from: string, m: MessageOf<'piece'> | MessageOf<'missing'>, payload?: Uint8Array): void {
+    // an answer counts only from the peer asked, about the piece asked for
     const w = this.waiting.get(m.req);
-    if (w) { this.waiting.delete(m.req); w.resolve(m.t === 'piece' ? payload : undefined); }
+    if (w && w.peer === from && w.key === m.key) { this.waiting.delete(m.req); w.resolve(m.t === 'piece' ? payload : undefined); }
   }
 
   private onDone(from: string, m: MessageOf<'done'>): void {
@@ -692,7 +694,7 @@ class Job {
     const req = this.nextReq++;
     const payload = await new Promise<Uint8Array | undefined>((resolve) => {
       const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
-      this.waiting.set(req, { peer: holder, resolve: (b) => { clearTimeout(timer); resolve(b); } });
+      this.waiting.set(req, { peer: holder, key: wire(p), resolve: (b) => { clearTimeout(timer); resolve(b); } });
       this.ep.send(holder, { t: 'get', req, job: this.id, key: wire(p) }).catch(() => { this.waiting.delete(req); clearTimeout(timer); resolve(undefined); });
     });
     if (!payload) return undefined;

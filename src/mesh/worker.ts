@@ -62,7 +62,7 @@ export class MeshWorker {
   private readonly jobKernels = new Map<string, Kernel>();
   private readonly running = new Map<string, { job: string; task: number; attempt: number; coordinator: string }>();
   private readonly coordinators = new Set<string>();
-  private readonly waiting = new Map<number, { peer: string; resolve: (p: Uint8Array | undefined) => void; timer: ReturnType<typeof setTimeout> }>();
+  private readonly waiting = new Map<number, { peer: string; key: string; resolve: (p: Uint8Array | undefined) => void; timer: ReturnType<typeof setTimeout> }>();
   private nextReq = 1;
   private readonly timer: ReturnType<typeof setInterval>;
   /** Tasks run and bytes fetched from other peers, for reports. */
@@ -75,8 +75,9 @@ export class MeshWorker {
           case 'task': case 'scan': void this.run(from, m); break;
           case 'get': void this.serve(from, m); break;
           case 'piece': case 'missing': {
+            // an answer counts only from the peer asked, about the piece asked for
             const w = this.waiting.get(m.req);
-            if (w) { this.waiting.delete(m.req); clearTimeout(w.timer); w.resolve(m.t === 'piece' ? payload : undefined); }
+            if (w && w.peer === from && w.key === m.key) { this.waiting.delete(m.req); clearTimeout(w.timer); w.resolve(m.t === 'piece' ? payload : undefined); }
             break;
           }
           case 'free': for (const k of m.keys) this.drop(`${m.job}/${k}`); break;
@@ -167,7 +168,7 @@ export class MeshWorker {
       const req = this.nextReq++;
       const payload = await new Promise<Uint8Array | undefined>((resolve) => {
         const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
-        this.waiting.set(req, { peer: holder, resolve, timer });
+        this.waiting.set(req, { peer: holder, key, resolve, timer });
         this.ep.send(holder, { t: 'get', req, job, key }).catch(() => { clearTimeout(timer); this.waiting.delete(req); resolve(undefined); });
       });
       if (!payload) continue;
