@@ -112,5 +112,10 @@ export function decodeKernel(text: string): Kernel {
     }
     return memo.get(root)!;
   };
-  return { ...k, epilogue: canon(k.epilogue), ...(k.reduce ? { reduce: canon(k.reduce) as Extract<Expr, { k: 'reduce' }> } : {}) };
+  try {
+    return { ...k, epilogue: canon(k.epilogue), ...(k.reduce ? { reduce: canon(k.reduce) as Extract<Expr, { k: 'reduce' }> } : {}) };
+  } catch (e) {
+    // a field the rules above let through that interning cannot key (fuzzing finds such): refused all the same
+    throw new TypeError(`kernel text: malformed expression (${(e as Error).message})`);
+  }
 }

@@ -62,6 +62,9 @@ export interface CoordinatorOptions {
   readonly journal?: Journal;
 }
 
+/** Lapsed leases, failed tasks or unserved pieces in a row after which a worker gets no more of a job's tasks. */
+const STRIKES = 3;
+
 /** Finished jobs a coordinator leaves in the shared state for dashboards. */
 const KEEP_FINISHED = 3;
 /** Latest commits and events a job publishes. */
@@ -259,6 +262,9 @@ class Job {
   /** Per task: attempts below this are void (their inputs were wrong). */
   private readonly validFrom: number[];
   private readonly checks = new Map<number, Check>();
+  private readonly strikes = new Map<string, number>();
+  private readonly unserved = new Map<string, number>();
+  private readonly benched = new Set<string>();
   /** `${task}/${attempt}` -> the peer it was leased to, for every lease of the job. */
   private readonly leasedTo = new Map<string, string>();
 
@@ -433,7 +439,22 @@ class Job {
   private workers(): Map<string, { slots: number; throughput: number }> {
     const ws = this.state.workers();
     const out = new Map<string, { slots: number; throughput: number }>();
-    for (const [id, c] of ws) if (!this.trust.quarantined.has(id)) out.set(id, { slots: Math.max(1, Math.min(256, c.slots)), throughput: c.throughput });
+    const add = () => {
+      for (const [id, c] of ws) {
+        if (this.trust.quarantined.has(id) || this.benched.has(id)) continue;
+        // capabilities come from the shared state, which any peer can write: take them with care
+        const slots = Number.isFinite(c.slots) ? Math.max(1, Math.min(256, Math.floor(c.slots))) : 1;
+        out.set(id, { slots, throughput: Number.isFinite(c.throughput) && c.throughput > 0 ? c.throughput : 1 });
+      }
+    };
+    add();
+    if (!out.size && this.benched.size && [...ws.keys()].some((id) => this.benched.has(id))) {
+      // every worker here is benched: give them another chance rather than stall
+      this.benched.clear();
+      this.strikes.clear();
+      this.unserved.clear();
+      add();
+    }
     const key = [...out.keys()].sort().join(',');
     if (key !== this.ringPeers) {
       this.ring = new Ring(new Map([...out].map(([id, c]) => [id, c.throughput])));
@@ -517,6 +538,19 @@ class Job {
   }
 
   /** An attempt that will not finish (its lease lapsed, its peer left, or sending it failed). */
+  /**
+   * A worker let a lease lapse or failed a task (STRIKES in a row; a commit
+   * clears them), or could not serve a piece it committed (STRIKES in all,
+   * `unserved`): it gets no more tasks of this job, so a worker that takes
+   * leases and never delivers cannot hold the job.
+   */
+  private strike(peer: string, why: string, unserved = false): void {
+    const counts = unserved ? this.unserved : this.strikes;
+    const n = (counts.get(peer) ?? 0) + 1;
+    counts.set(peer, n);
+    if (n >= STRIKES && !this.benched.has(peer)) { this.benched.add(peer); this.event('bench', { peer, detail: why }); }
+  }
+
   private lapse(t: number, attempt: number): void {
     const a = this.attempts[t]!.get(attempt);
     if (!a) return;
@@ -584,6 +618,7 @@ class Job {
     this.taskState[t] = 'done';
     this.done++;
     this.report.commits++;
+    this.strikes.delete(from);
     this.committedBy[t] = from;
     this.digests[t] = m.digests.join();
     this.opts.journal?.commit(this.id, t, { peer: from, digests: this.digests[t]! });
@@ -869,6 +904,8 @@ class Job {
       return;
     }
     if (this.taskState[t] === 'done') return;
+    if (m.missing && m.missing.from !== this.ep.id) this.strike(m.missing.from, 'it did not serve pieces it committed', true);
+    else if (!m.missing) this.strike(from, 'its tasks failed');
     if (m.missing) {
       // (a piece this coordinator holds is not lost because a fetch of it failed: the message was lost)
       const p = this.byWire(m.missing.key);
@@ -918,7 +955,7 @@ class Job {
     if (this.finished) return;
     this.publish();
     const now = performance.now();
-    for (const [t, as] of this.attempts.entries()) for (const [att, a] of as) if (a.deadline < now) this.lapse(t, att);
+    for (const [t, as] of this.attempts.entries()) for (const [att, a] of as) if (a.deadline < now) { this.strike(a.peer, 'its leases lapsed'); this.lapse(t, att); }
     this.dispatch();
     if (this.opts.speculate !== false && this.queue.length === 0) this.speculate(now);
     for (const [t, c] of this.checks) {
@@ -933,9 +970,10 @@ class Job {
 
   /** Leases a second copy of the slowest running task to an idle worker. */
   private speculate(now: number): void {
-    if (this.doneMs.length < 3) return;
+    const floor = this.opts.stragglerMs ?? 2000;
     const sorted = [...this.doneMs].sort((a, b) => a - b);
-    const limit = Math.max(4 * sorted[sorted.length >> 1]!, this.opts.stragglerMs ?? 2000);
+    // with too few results for a median, a task is a straggler after 4 floors
+    const limit = sorted.length >= 3 ? Math.max(4 * sorted[sorted.length >> 1]!, floor) : 4 * floor;
     const ws = this.workers();
     const idle = [...ws.keys()].filter((id) => (this.load.get(id) ?? 0) === 0);
     if (!idle.length) return;
@@ -960,7 +998,11 @@ class Job {
       if (this.finished || p.data) return;
       if (!p.holders.has(holder)) continue; // its result was found wrong meanwhile
       // (a piece that does not come, or does not decode, is lost there: computed again)
-      if (!data) { if (p.holders.delete(holder) && p.holders.size === 0) { this.lost(p); this.dispatch(); } continue; }
+      if (!data) {
+        this.strike(holder, 'it did not serve pieces it committed', true);
+        if (p.holders.delete(holder) && p.holders.size === 0) { this.lost(p); this.dispatch(); }
+        continue;
+      }
       p.data = data;
       p.holders.add(this.ep.id);
       this.outputsLeft--;

@@ -28,7 +28,7 @@ export interface Caps {
 export interface JobEvent {
   /** Milliseconds since the job started. */
   readonly ms: number;
-  readonly kind: 'release' | 'recompute' | 'speculate' | 'peer-left' | 'quarantine' | 'resume' | 'failed' | 'finished';
+  readonly kind: 'release' | 'recompute' | 'speculate' | 'peer-left' | 'quarantine' | 'resume' | 'bench' | 'failed' | 'finished';
   readonly peer?: string;
   readonly task?: number;
   readonly detail?: string;

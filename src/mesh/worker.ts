@@ -62,6 +62,8 @@ export class MeshWorker {
   private readonly jobKernels = new Map<string, Kernel>();
   private readonly running = new Map<string, { job: string; task: number; attempt: number; coordinator: string }>();
   private readonly coordinators = new Set<string>();
+  /** Job -> the coordinator whose tasks this worker runs for it. */
+  private readonly jobOwner = new Map<string, string>();
   private readonly waiting = new Map<number, { peer: string; key: string; resolve: (p: Uint8Array | undefined) => void; timer: ReturnType<typeof setTimeout> }>();
   private nextReq = 1;
   private readonly timer: ReturnType<typeof setInterval>;
@@ -72,7 +74,7 @@ export class MeshWorker {
     ep.on({
       message: (from, m, payload) => {
         switch (m.t) {
-          case 'task': case 'scan': void this.run(from, m); break;
+          case 'task': case 'scan': if (this.ownedBy(m.job, from, true)) void this.run(from, m); break;
           case 'get': void this.serve(from, m); break;
           case 'piece': case 'missing': {
             // an answer counts only from the peer asked, about the piece asked for
@@ -80,8 +82,8 @@ export class MeshWorker {
             if (w && w.peer === from && w.key === m.key) { this.waiting.delete(m.req); clearTimeout(w.timer); w.resolve(m.t === 'piece' ? payload : undefined); }
             break;
           }
-          case 'free': for (const k of m.keys) this.drop(`${m.job}/${k}`); break;
-          case 'end': this.endJob(m.job); break;
+          case 'free': if (this.ownedBy(m.job, from)) for (const k of m.keys) this.drop(`${m.job}/${k}`); break;
+          case 'end': if (this.ownedBy(m.job, from)) this.endJob(m.job); break;
           default: break;
         }
       },
@@ -94,6 +96,21 @@ export class MeshWorker {
     });
     this.timer = setInterval(() => this.heartbeat(), opts.heartbeatMs ?? 1000);
     (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  /**
+   * Whether `from` coordinates `job`: the peer that sent its first task, for
+   * as long as it is linked (a coordinator that left may be succeeded by one
+   * resuming the job). Tasks, frees and ends of a job from anyone else are
+   * ignored, so no peer can overwrite or drop another coordinator's pieces.
+   */
+  private ownedBy(job: string, from: string, claim = false): boolean {
+    const owner = this.jobOwner.get(job);
+    if (owner === from) return true;
+    if (owner !== undefined && this.ep.peers().includes(owner)) return false;
+    if (!claim) return owner === undefined;
+    this.jobOwner.set(job, from);
+    return true;
   }
 
   /** Tasks running now. */
@@ -125,6 +142,7 @@ export class MeshWorker {
   private endJob(job: string): void {
     for (const k of [...this.store.keys(), ...this.fetched.keys()]) if (k.startsWith(`${job}/`)) this.drop(k);
     for (const k of [...this.jobKernels.keys()]) if (k.startsWith(`${job}/`)) this.jobKernels.delete(k);
+    this.jobOwner.delete(job);
   }
 
   private kernel(text: string): Kernel {
@@ -280,6 +298,7 @@ export class MeshWorker {
 
   private async scanTask(m: MessageOf<'scan'>): Promise<{ outs: [string, Piece][]; dev: Dev }> {
     if (m.axis >= m.shape.length) throw new RangeError(`scan axis ${m.axis} out of range for rank ${m.shape.length}`);
+    if (m.shape.reduce((a, b) => a * b, 1) * 16 > this.opts.memory) throw new Error(`memory cap: the scan needs ${m.shape.reduce((a, b) => a * b, 1)} elements`);
     const src = await this.piece(m.job, m.src.key, m.src.from, m.inDtype, m.shape);
     const prevShape = m.prev ? extent(m.prev.box) : undefined;
     if (prevShape && prevShape.some((d, i) => i !== m.axis && d !== m.shape[i])) throw new RangeError('scan: the previous chunk does not line up');
