@@ -89,7 +89,7 @@ export function decodeKernel(text: string): Kernel {
     const x = e as Fields;
     if (!x || typeof x !== 'object' || !Object.hasOwn(RULES, x.k as string) || !isDType(x.dtype)) throw new TypeError(`kernel text: bad expression at ${where}`);
     const [ok, kids] = RULES[x.k as Expr['k']](x, k);
-    if (!ok || (x.k === 'var' && !vars.has(x.id as number)) || (x.k === 'acc' && !acc)) throw new TypeError(`kernel text: bad ${x.k as string} at ${where}`);
+    if (!ok || (x.k === 'var' && !vars.has(x.id as number)) || (x.k === 'acc' && !acc)) throw new TypeError(`kernel text: bad ${x.k as string}${x.k === 'load' ? ` of input ${String(x.input)}` : ''} at ${where}`);
     const inner = x.k === 'reduce' ? new Set([...vars, ...(x.vars as RVar[]).map((v) => v.id)]) : vars;
     for (const [name, c] of kids) todo.push([c, `${where}.${name}`, depth + 1, inner, acc]);
   }
