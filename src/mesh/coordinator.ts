@@ -793,10 +793,9 @@ class Job {
     if (c.gpu) {
       // one CPU re-run close to the GPU result settles it; otherwise two CPU re-runs that agree are the reference
       const close = (peer: string) => this.writes[t]!.every((p, i) => closeAcrossDevices(c.gpu!.orig![i]!, c.gpu!.data.get(peer)![i]!, p.dtype));
-      if (c.votes.size === 1 && close(from)) { this.endCheck(t); this.trust.passed(c.orig); this.trust.passed(from); this.progress(); return; }
+      if (c.votes.size === 1 && close(from)) { this.endCheck(t); this.trust.passed(c.orig); this.progress(); return; }
       if (agree.length < 2) { c.queued = true; return; }
       this.endCheck(t);
-      for (const peer of agree) this.trust.passed(peer);
       for (const [d, peers] of tally) if (d !== winner) for (const peer of peers) this.caught(peer);
       if (close(agree[0]!)) this.trust.passed(c.orig);
       else this.caught(c.orig);
@@ -805,7 +804,9 @@ class Job {
     }
     if (agree.length < 2) { c.queued = true; return; } // no two agree yet: one more vote
     this.endCheck(t);
-    for (const peer of agree) this.trust.passed(peer);
+    // only the result under check earns its peer trust: a re-run is flagged as one (it runs on the CPU), so a
+    // hostile peer could answer re-runs honestly to lower the rate its own results are checked at
+    if (agree.includes(c.orig)) this.trust.passed(c.orig);
     for (const [d, peers] of tally) if (d !== winner) for (const peer of peers) this.caught(peer);
     this.progress();
   }
