@@ -15,6 +15,7 @@ import { SimNet, rng } from '../src/mesh/sim.js';
 import { MeshState } from '../src/mesh/state.js';
 import { MeshWorker } from '../src/mesh/worker.js';
 import { StateJournal } from '../src/mesh/journal.js';
+import { decodeChunk, encodeChunk } from '../src/mesh/arrow.js';
 import { runtime } from '../src/runtime/runtime.js';
 
 afterAll(() => mt.shutdown());
@@ -523,4 +524,48 @@ describe('results computed on a GPU, checked against CPU re-runs within a tolera
     expect(closeAcrossDevices(Float32Array.of(100, 2), Float32Array.of(100, 1), 'float32')).toBe(false);
     expect(closeAcrossDevices(Float32Array.of(Infinity), Float32Array.of(3e38), 'float32')).toBe(false);
   });
+});
+
+describe('a worker that serves other bytes than it committed', () => {
+  it('is found out by the digests its readers check: its pieces are computed again and the answer is the local one', async () => {
+    const program = () => {
+      mt.random.seed(33);
+      return mt.sqrt(mt.random.uniform(-1, 1, [60_000, 2], { chunkSize: 500 }).power(2).sum({ axis: 1 })).less(1).sum();
+    };
+    const local = (await program().fetch()).item();
+    const net = new SimNet({ seed: 33, maxDelayMs: 2 });
+    const cep = net.join('coordinator');
+    const cstate = new MeshState(cep, 40);
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 2000, fetchTimeoutMs: 200 });
+    const parts: { close(): void }[] = [coord, cstate];
+    let forged = 0;
+    for (const id of ['forger', 'w1', 'w2', 'w3']) {
+      const ep = net.join(id);
+      if (id === 'forger') {
+        // it computes honestly and reports the true digest, but every piece it serves is changed
+        const send = ep.send.bind(ep);
+        ep.send = (to, m, payload) => {
+          if (m.t !== 'piece' || !payload) return send(to, m, payload);
+          const c = decodeChunk(payload);
+          const a = c.data as unknown as { [i: number]: number | bigint };
+          a[0] = typeof a[0] === 'bigint' ? a[0] + 1n : (a[0] as number) + 1;
+          forged++;
+          return send(to, m, encodeChunk(c.data, c.dtype, c.shape));
+        };
+      }
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
+      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 200 }));
+    }
+    try {
+      await new Promise((r) => setTimeout(r, 150));
+      const x = program();
+      const rep = await coord.run([x.node]);
+      expect(forged).toBeGreaterThan(0);
+      expect((await x.fetch()).item()).toBe(local);
+      expect(rep.recomputed).toBeGreaterThan(0);
+    } finally {
+      parts.forEach((p) => p.close());
+    }
+  }, 60_000);
 });

@@ -112,6 +112,8 @@ interface Piece {
   left: number;
   /** Times its result was found wrong and recomputed: peers name it `key~version` (see wire). */
   version: number;
+  /** The digest its writer reported: every fetched copy must match it. */
+  digest?: string;
   readonly output: boolean;
   /** An output's data, once the coordinator has it; a source's (node, chunk). */
   data?: TypedArray;
@@ -351,7 +353,8 @@ class Job {
       this.committedBy[t] = c.peer;
       this.digests[t] = c.digests;
       this.opts.journal?.commit(this.id, t, c);
-      for (const p of this.writes[t]!) p.holders.add(c.peer);
+      const ds = c.digests.split(',');
+      this.writes[t]!.forEach((p, i) => { p.holders.add(c.peer); p.digest = ds[i]; });
       for (const q of new Set(this.reads[t]!.flat())) q.left--;
     }
     if (!this.report.resumed) return;
@@ -516,7 +519,7 @@ class Job {
 
   private taskMessage(t: number, attempt: number, peer: string): Message {
     const task = this.plan.tasks[t]!;
-    const src = (p: Piece) => ({ key: wire(p), box: p.box as [number, number][], from: [...p.holders].sort((a, b) => (a === peer ? -1 : b === peer ? 1 : 0)).slice(0, 64) });
+    const src = (p: Piece) => ({ key: wire(p), box: p.box as [number, number][], from: [...p.holders].sort((a, b) => (a === peer ? -1 : b === peer ? 1 : 0)).slice(0, 64), ...(p.digest ? { d: p.digest } : {}) });
     if (isScanTask(task)) {
       const [[s], prev] = this.reads[t]! as [[Piece], Piece[]];
       const out = this.writes[t]![0]!;
@@ -629,6 +632,7 @@ class Job {
     s.tasks++;
     s.bytesIn += m.bytesIn;
     this.report.bytesMoved += m.bytesIn;
+    this.writes[t]!.forEach((p, i) => { p.digest = m.digests[i]; });
     for (const p of this.writes[t]!) {
       this.placed.push([p.key, from]);
       if (this.placed.length > KEEP_PLACED) this.placed.shift();
@@ -868,6 +872,7 @@ class Job {
       this.release(p);
       if (p.data) { p.data = undefined; p.holders.delete(this.ep.id); this.outputsLeft++; }
       p.version++;
+      p.digest = undefined;
     }
     if (wasDone) {
       for (const q of new Set(this.reads[t]!.flat())) {
@@ -995,7 +1000,8 @@ class Job {
   private async fetchOutput(p: Piece): Promise<void> {
     for (const holder of [...p.holders]) {
       if (holder === this.ep.id) continue;
-      const data = await this.fetchFrom(p, holder);
+      let data = await this.fetchFrom(p, holder);
+      if (data && p.digest !== undefined && (await digestOf(data)) !== p.digest) data = undefined; // not what was committed
       if (this.finished || p.data) return;
       if (!p.holders.has(holder)) continue; // its result was found wrong meanwhile
       // (a piece that does not come, or does not decode, is lost there: computed again)

@@ -38,7 +38,8 @@ const lease = { job, task: small, attempt: small };
 const digest = z.string().regex(/^[0-9a-f]{32}$/);
 /** Set on a verification re-run: run on the CPU (WASM), whatever the peer's device, so results compare bit for bit. */
 const check = { check: z.literal(true).optional() };
-const source = z.strictObject({ key, box, from: z.array(peerId).min(1).max(MAX_FROM) });
+/** A piece a task reads: where it is, and (for a computed piece) the digest its writer reported, which a fetched copy must match. */
+const source = z.strictObject({ key, box, from: z.array(peerId).min(1).max(MAX_FROM), d: digest.optional() });
 
 export const Message = z.discriminatedUnion('t', [
   z.strictObject({

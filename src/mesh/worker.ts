@@ -165,7 +165,7 @@ export class MeshWorker {
   }
 
   /** A piece of `job`: from this peer's store, or fetched from the first holder that has it. */
-  private async piece(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[]): Promise<Piece> {
+  private async piece(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[], digest?: string): Promise<Piece> {
     const k = `${job}/${key}`;
     const own = this.store.get(k);
     if (own) return own;
@@ -173,14 +173,16 @@ export class MeshWorker {
     if (copy) { this.fetched.delete(k); this.fetched.set(k, copy); return copy; }
     let p = this.inflight.get(k);
     if (!p) {
-      p = this.fetch(job, key, from.filter((f) => f !== this.ep.id), dtype, shape).finally(() => this.inflight.delete(k));
+      p = this.fetch(job, key, from.filter((f) => f !== this.ep.id), dtype, shape, digest).finally(() => this.inflight.delete(k));
       this.inflight.set(k, p);
     }
     return p;
   }
 
-  private async fetch(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[]): Promise<Piece> {
+  /** A piece from the first holder that gives it whole and, where its writer's digest is known, matching it. */
+  private async fetch(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[], digest?: string): Promise<Piece> {
     let last = from[0] ?? this.ep.id;
+    let bad: string | undefined;
     for (const holder of from) {
       last = holder;
       const req = this.nextReq++;
@@ -190,7 +192,14 @@ export class MeshWorker {
         this.ep.send(holder, { t: 'get', req, job, key }).catch(() => { clearTimeout(timer); this.waiting.delete(req); resolve(undefined); });
       });
       if (!payload) continue;
-      const { data } = decodeChunk(payload, { dtype, shape });
+      let data: TypedArray;
+      try {
+        data = decodeChunk(payload, { dtype, shape }).data;
+        if (digest !== undefined && (await digestOf(data)) !== digest) throw new Error('digest');
+      } catch {
+        bad = holder; // it served something else than what was committed: the coordinator hears of it
+        continue;
+      }
       this.stats.bytesIn += payload.length;
       const piece: Piece = { data, dtype, shape };
       const k = `${job}/${key}`;
@@ -203,7 +212,7 @@ export class MeshWorker {
       }
       return piece;
     }
-    throw new Missing(key, last);
+    throw new Missing(key, bad ?? last);
   }
 
   private async run(from: string, m: MessageOf<'task'> | MessageOf<'scan'>): Promise<void> {
@@ -262,7 +271,7 @@ export class MeshWorker {
     const inputs = await Promise.all(m.reads.map(async (r) => {
       const data = alloc(r.dtype, r.box);
       for (const p of r.pieces) {
-        const piece = await this.piece(m.job, p.key, p.from, r.dtype, extent(p.box));
+        const piece = await this.piece(m.job, p.key, p.from, r.dtype, extent(p.box), p.d);
         copyBoxInto(data, r.box, piece.data, p.box, r.dtype);
       }
       return { dtype: r.dtype, box: r.box as Range[], data };
@@ -299,10 +308,10 @@ export class MeshWorker {
   private async scanTask(m: MessageOf<'scan'>): Promise<{ outs: [string, Piece][]; dev: Dev }> {
     if (m.axis >= m.shape.length) throw new RangeError(`scan axis ${m.axis} out of range for rank ${m.shape.length}`);
     if (m.shape.reduce((a, b) => a * b, 1) * 16 > this.opts.memory) throw new Error(`memory cap: the scan needs ${m.shape.reduce((a, b) => a * b, 1)} elements`);
-    const src = await this.piece(m.job, m.src.key, m.src.from, m.inDtype, m.shape);
+    const src = await this.piece(m.job, m.src.key, m.src.from, m.inDtype, m.shape, m.src.d);
     const prevShape = m.prev ? extent(m.prev.box) : undefined;
     if (prevShape && prevShape.some((d, i) => i !== m.axis && d !== m.shape[i])) throw new RangeError('scan: the previous chunk does not line up');
-    const prev = m.prev ? await this.piece(m.job, m.prev.key, m.prev.from, m.outDtype, prevShape!) : undefined;
+    const prev = m.prev ? await this.piece(m.job, m.prev.key, m.prev.from, m.outDtype, prevShape!, m.prev.d) : undefined;
     const out = this.opts.runtime.runScan(m.op, m.axis, m.inDtype, m.outDtype, m.shape, src.data, prev?.data);
     return { outs: [[m.out, { data: out, dtype: m.outDtype, shape: m.shape }]], dev: 'wasm' };
   }
