@@ -11,22 +11,33 @@ import type { TypedArray } from '../src/graph/dtype.js';
 import { Coordinator, closeAcrossDevices, freivaldsPasses } from '../src/mesh/coordinator.js';
 import { Reassembler } from '../src/mesh/node.js';
 import { decodeMessage, encodeMessage } from '../src/mesh/protocol.js';
-import { SimNet, rng } from '../src/mesh/sim.js';
+import { SimEndpoint, SimNet, rng } from '../src/mesh/sim.js';
 import { MeshState } from '../src/mesh/state.js';
-import { MeshWorker } from '../src/mesh/worker.js';
+import { MeshWorker, type WorkerOptions } from '../src/mesh/worker.js';
 import { StateJournal } from '../src/mesh/journal.js';
 import { decodeChunk, encodeChunk } from '../src/mesh/arrow.js';
 import { runtime } from '../src/runtime/runtime.js';
 
 afterAll(() => mt.shutdown());
 
+/** Monte Carlo pi, the README's program, over n points in chunks of `chunk`. */
+const piOf = (seed: number, n: number, chunk: number) => (): mt.Tensor => {
+  mt.random.seed(seed);
+  return mt.sqrt(mt.random.uniform(-1, 1, [n, 2], { chunkSize: chunk }).power(2).sum({ axis: 1 })).less(1).sum();
+};
+
+/** A worker with one slot on the simulated network, announced as computing on `device`; its parts go into `parts`. */
+function simWorker(net: SimNet, id: string, parts: { close(): void }[], opts: Partial<WorkerOptions> = {}, device = 'wasm'): SimEndpoint {
+  const ep = net.join(id);
+  const st = new MeshState(ep, 40);
+  st.announce({ role: 'worker', device, throughput: 1, memory: 1 << 28, slots: 1 });
+  parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, ...opts }));
+  return ep;
+}
+
 /** Programs that exercise every kind of task: partial reductions, combines, arg-reductions, GEMM blocks, scans. */
 const PROGRAMS: Record<string, () => mt.Tensor> = {
-  pi: () => {
-    mt.random.seed(11);
-    const d = mt.random.uniform(-1, 1, [60000, 2], { chunkSize: 6000 });
-    return mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum();
-  },
+  pi: piOf(11, 60_000, 6000),
   rowsum: () => mt.arange(0, 48000, 1, { chunkSize: 8000 }).reshape([120, 400]).multiply(0.01).sin().sum({ axis: 1 }),
   argmax: () => mt.argmax(mt.arange(0, 30000, 1, { chunkSize: 4000 }).multiply(7).mod(9973)),
   matmul: () => {
@@ -214,12 +225,7 @@ describe('stragglers', () => {
     const cstate = new MeshState(cep, 40);
     const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 60_000, stragglerMs: 100 });
     const parts: { close(): void }[] = [coord, cstate];
-    for (const id of ['w-fast', 'w-slow']) {
-      const ep = net.join(id);
-      const st = new MeshState(ep, 40);
-      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
-      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25 }));
-    }
+    for (const id of ['w-fast', 'w-slow']) simWorker(net, id, parts);
     try {
       await new Promise((r) => setTimeout(r, 1500)); // both announcements arrive
       const x = PROGRAMS.pi!();
@@ -284,11 +290,7 @@ describe('a mesh worker beside local runs in one process', () => {
 
 describe('untrusted workers: results verified by re-running them on other peers', () => {
   /** 200 partial sums and their combines: enough tasks that a liar among four workers runs about 50. */
-  const many = () => {
-    mt.random.seed(12);
-    const d = mt.random.uniform(-1, 1, [100_000, 2], { chunkSize: 500 });
-    return mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum();
-  };
+  const many = piOf(12, 100_000, 500);
   let manyRef: TypedArray | undefined;
 
   /** Runs `program` on 4 simulated workers, `liar` among them corrupting that fraction of its results. */
@@ -298,13 +300,7 @@ describe('untrusted workers: results verified by re-running them on other peers'
     const cstate = new MeshState(cep, 40);
     const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 2000, verify, random: rng(seed), ...extra });
     const parts: { close(): void }[] = [coord, cstate];
-    for (let i = 0; i < workers; i++) {
-      const id = i === 0 ? 'liar' : `w${i}`;
-      const ep = net.join(id);
-      const st = new MeshState(ep, 40);
-      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
-      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, ...(i === 0 ? { lie } : {}) }));
-    }
+    for (let i = 0; i < workers; i++) simWorker(net, i === 0 ? 'liar' : `w${i}`, parts, i === 0 ? { lie } : {});
     try {
       await new Promise((r) => setTimeout(r, 150)); // announcements arrive
       const x = program();
@@ -362,19 +358,11 @@ describe('untrusted workers: results verified by re-running them on other peers'
 
 describe('a coordinator that dies mid-job', () => {
   it('is resumed by another, which adopts the results still in the room and computes only what was lost', async () => {
-    const program = () => {
-      mt.random.seed(21);
-      return mt.sqrt(mt.random.uniform(-1, 1, [150_000, 2], { chunkSize: 500 }).power(2).sum({ axis: 1 })).less(1).sum();
-    };
+    const program = piOf(21, 150_000, 500);
     const local = (await program().fetch()).item();
     const net = new SimNet({ seed: 21, maxDelayMs: 2 });
     const parts: { close(): void }[] = [];
-    for (const id of ['w0', 'w1', 'w2']) {
-      const ep = net.join(id);
-      const st = new MeshState(ep, 40);
-      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
-      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25 }));
-    }
+    for (const id of ['w0', 'w1', 'w2']) simWorker(net, id, parts);
     const coordinator = (id: string) => {
       const ep = net.join(id);
       const st = new MeshState(ep, 40);
@@ -449,12 +437,7 @@ describe("Freivalds' test of matrix-product blocks", () => {
     const cstate = new MeshState(cep, 40);
     const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 2000, verify: 'strict', random: rng(8) });
     const parts: { close(): void }[] = [coord, cstate];
-    for (const id of ['liar', 'w1', 'w2']) {
-      const ep = net.join(id);
-      const st = new MeshState(ep, 40);
-      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
-      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, ...(id === 'liar' ? { lie: 1 } : {}) }));
-    }
+    for (const id of ['liar', 'w1', 'w2']) simWorker(net, id, parts, id === 'liar' ? { lie: 1 } : {});
     try {
       await new Promise((r) => setTimeout(r, 150));
       const x = PROGRAMS.matmul!();
@@ -481,12 +464,8 @@ describe('results computed on a GPU, checked against CPU re-runs within a tolera
     const cstate = new MeshState(cep, 40);
     const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 10_000, verify: 'strict', random: rng(12) });
     const parts: { close(): void }[] = [coord, cstate];
-    for (const id of ['gpu', 'w1', 'w2']) {
-      const ep = net.join(id);
-      const st = new MeshState(ep, 40);
-      st.announce({ role: 'worker', device: id === 'gpu' ? 'swiftshader' : 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
-      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, ...(id === 'gpu' ? { device: 'webgpu' as const, lie } : {}) }));
-    }
+    simWorker(net, 'gpu', parts, { device: 'webgpu', lie }, 'swiftshader');
+    for (const id of ['w1', 'w2']) simWorker(net, id, parts);
     try {
       await new Promise((r) => setTimeout(r, 150));
       const x = f32();
@@ -528,10 +507,7 @@ describe('results computed on a GPU, checked against CPU re-runs within a tolera
 
 describe('a worker that serves other bytes than it committed', () => {
   it('is found out by the digests its readers check: its pieces are computed again and the answer is the local one', async () => {
-    const program = () => {
-      mt.random.seed(33);
-      return mt.sqrt(mt.random.uniform(-1, 1, [60_000, 2], { chunkSize: 500 }).power(2).sum({ axis: 1 })).less(1).sum();
-    };
+    const program = piOf(33, 60_000, 500);
     const local = (await program().fetch()).item();
     const net = new SimNet({ seed: 33, maxDelayMs: 2 });
     const cep = net.join('coordinator');
@@ -539,24 +515,18 @@ describe('a worker that serves other bytes than it committed', () => {
     const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 2000, fetchTimeoutMs: 200 });
     const parts: { close(): void }[] = [coord, cstate];
     let forged = 0;
-    for (const id of ['forger', 'w1', 'w2', 'w3']) {
-      const ep = net.join(id);
-      if (id === 'forger') {
-        // it computes honestly and reports the true digest, but every piece it serves is changed
-        const send = ep.send.bind(ep);
-        ep.send = (to, m, payload) => {
-          if (m.t !== 'piece' || !payload) return send(to, m, payload);
-          const c = decodeChunk(payload);
-          const a = c.data as unknown as { [i: number]: number | bigint };
-          a[0] = typeof a[0] === 'bigint' ? a[0] + 1n : (a[0] as number) + 1;
-          forged++;
-          return send(to, m, encodeChunk(c.data, c.dtype, c.shape));
-        };
-      }
-      const st = new MeshState(ep, 40);
-      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
-      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 200 }));
-    }
+    // it computes honestly and reports the true digest, but every piece it serves is changed
+    const ep = simWorker(net, 'forger', parts, { fetchTimeoutMs: 200 });
+    const send = ep.send.bind(ep);
+    ep.send = (to, m, payload) => {
+      if (m.t !== 'piece' || !payload) return send(to, m, payload);
+      const c = decodeChunk(payload);
+      const a = c.data as unknown as { [i: number]: number | bigint };
+      a[0] = typeof a[0] === 'bigint' ? a[0] + 1n : (a[0] as number) + 1;
+      forged++;
+      return send(to, m, encodeChunk(c.data, c.dtype, c.shape));
+    };
+    for (const id of ['w1', 'w2', 'w3']) simWorker(net, id, parts, { fetchTimeoutMs: 200 });
     try {
       await new Promise((r) => setTimeout(r, 150));
       const x = program();
