@@ -26,7 +26,8 @@ import { Coordinator } from '../src/mesh/coordinator.js';
 import { Reassembler } from '../src/mesh/node.js';
 import { MAX_MESSAGE_BYTES, Message, type MessageOf, decodeMessage, encodeMessage } from '../src/mesh/protocol.js';
 import { SimNet } from '../src/mesh/sim.js';
-import { MeshState } from '../src/mesh/state.js';
+import { StateJournal } from '../src/mesh/journal.js';
+import { MeshState, clientOf, writerOf } from '../src/mesh/state.js';
 import { MeshWorker } from '../src/mesh/worker.js';
 import { runtime } from '../src/runtime/runtime.js';
 import { type LogEvent, type SignalServer, startSignalServer } from '../signaling-server/server.js';
@@ -917,13 +918,13 @@ describe('the shared mesh state with a rogue peer in the room', () => {
         await sleep(2);
         expect(performance.now() - t0).toBeLessThan(1000);
       }), runs(200));
-      // the replica still works: it takes a valid update (from a fresh document: the mutated ones may have claimed
-      // the clocks of the first, which Yjs then takes as known; and a new key, which no earlier write can win)
+      // the replica still works: it takes a valid update, the rogue's own capabilities written as the rogue
       const fresh = new Y.Doc();
-      fresh.getMap('peers').set('fresh', { role: 'worker', device: 'wasm', throughput: 2, memory: 1, slots: 3 });
+      fresh.clientID = clientOf('rogue');
+      fresh.getMap('peers').set('rogue', { role: 'worker', device: 'wasm', throughput: 2, memory: 1, slots: 3 });
       await rogue.send('a', { t: 'y' }, Y.encodeStateAsUpdate(fresh));
       await sleep(20);
-      expect(st.peers.get('fresh')?.slots).toBe(3);
+      expect(st.peers.get('rogue')?.slots).toBe(3);
       expect(st.peers.get('a')?.role).toBe('worker');
     } finally {
       console.error = log;
@@ -932,21 +933,86 @@ describe('the shared mesh state with a rogue peer in the room', () => {
     expect(errors.every((e) => /a bad state update from rogue/.test(e))).toBe(true);
   });
 
-  // Any peer may write any entry of the shared state: the coordinator takes slots and throughput with care (NaN or
-  // a string once meant nothing was ever placed). Left open: `paused: true` written on every worker fails the job
-  // after waitForWorkersMs, and a rogue can write journal records a resumed job adopts (its pieces are then fetched
-  // and, where checked, verified).
-  it('capabilities a rogue writes for other peers do not stall a job', async () => {
+  // A peer's capabilities are taken from that peer alone (state.ts): a rogue that pauses every worker, or gives
+  // them NaN slots, changes nothing.
+  it('capabilities a rogue writes for other peers are refused, and the job runs as if it had not', async () => {
     const want = await simWant('pi');
-    const r = await runWithRogue('pi', 1, async (rogue) => {
-      const forger = rogue.state(); // a replica: once in sync, its writes come after the workers' own
-      for (let i = 0; i < 2000 && !rogue.job(); i++) await sleep(1);
-      for (let i = 0; i < 2000 && forger.peers.size < WORKERS.length; i++) await sleep(1);
-      for (const w of WORKERS) forger.peers.set(w, { role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: Number.NaN });
-    });
-    if (r.ok) expect(r.data).toEqual(want);
-    else expect(r.error.message).toMatch(/\w/);
-  }, 30_000);
+    const log = console.error;
+    const refused: string[] = [];
+    console.error = (line: string) => { refused.push(line); };
+    try {
+      for (const forged of [{ slots: Number.NaN }, { paused: true }]) {
+        const r = await runWithRogue('pi', 1, async (rogue) => {
+          const forger = rogue.state(); // a replica: once in sync, its writes come after the workers' own
+          for (let i = 0; i < 2000 && !rogue.job(); i++) await sleep(1);
+          for (let i = 0; i < 2000 && forger.peers.size < WORKERS.length; i++) await sleep(1);
+          for (const w of WORKERS) forger.peers.set(w, { role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1, ...forged });
+        });
+        expect(r.ok && r.data).toEqual(want);
+      }
+    } finally {
+      console.error = log;
+    }
+    expect(refused.some((e) => /from rogue: it writes the capabilities of peer w/.test(e))).toBe(true);
+  }, 60_000);
+
+  it("no rogue writes, relays or deletes a live peer's entries, or forges a journal", async () => {
+    const net = new SimNet({ seed: 6, maxDelayMs: 1 });
+    const [a, w, r] = [net.join('a'), net.join('w'), net.join('rogue')];
+    const caps = { role: 'worker' as const, device: 'wasm', throughput: 1, memory: 1 << 20, slots: 1 };
+    const [sa, sw, sr] = [new MeshState(a, 1000), new MeshState(w, 1000), new MeshState(r, 1000)];
+    const log = console.error;
+    const refused: string[] = [];
+    console.error = (line: string) => { refused.push(line); };
+    try {
+      sw.announce(caps);
+      sr.announce({ ...caps, slots: 2 });
+      await sleep(30);
+      expect([...sa.workers().keys()].sort()).toEqual(['rogue', 'w']);
+      // 1. written as itself: refused
+      sr.peers.set('w', { ...caps, paused: true });
+      // 2. written as w, continuing w's own clocks, and relayed: dropped, w is live and speaks for itself
+      const asW = new Y.Doc();
+      Y.applyUpdate(asW, Y.encodeStateAsUpdate(sw.doc));
+      asW.clientID = clientOf('w'); // after w's writes arrived (Yjs moves a document off a client id others write with)
+      asW.getMap('peers').set('w', { ...caps, slots: 0 });
+      expect(writerOf(asW.getMap('peers'), 'w')).toBe(clientOf('w'));
+      await r.send('a', { t: 'y' }, Y.encodeStateAsUpdate(asW));
+      // 3. deleted
+      await sleep(30);
+      Y.applyUpdate(sr.doc, Y.encodeStateAsUpdate(sw.doc));
+      sr.peers.delete('w');
+      await sleep(30);
+      expect(sa.peers.get('w')).toEqual(caps);
+      expect([...sa.workers().keys()].sort()).toEqual(['rogue', 'w']);
+      expect(refused.some((e) => /from rogue: it writes the capabilities of peer w/.test(e))).toBe(true);
+      // journals: a record counts only where the coordinator it names wrote it, and only what it wrote
+      const journal = (st: MeshState) => st.doc.getMap<Y.Map<unknown>>('journal');
+      const record = (st: MeshState, job: string, owner: string, commits: Record<string, unknown>) => {
+        const m = new Y.Map<unknown>();
+        journal(st).set(job, m);
+        m.set('owner', owner);
+        for (const [k, v] of Object.entries(commits)) m.set(k, v);
+      };
+      record(sr, 'J1', 'gone', { 0: ['rogue', 'x'] }); // a coordinator that left, as the rogue claims
+      record(sr, 'J2', 'w', { 0: ['rogue', 'x'] }); // a live peer
+      record(sw, 'K', 'w', { 0: ['w', 'd0'] }); // w's own
+      await sleep(30);
+      journal(sr).get('K')!.set('1', ['rogue', 'x']); // the rogue adds to it
+      await sleep(30);
+      const sj = new StateJournal(sa);
+      expect(await sj.load('J1')).toBeUndefined();
+      expect(await sj.load('J2')).toBeUndefined();
+      const k = await sj.load('K');
+      expect(k?.owner).toBe('w');
+      expect([...k!.commits]).toEqual([[0, { peer: 'w', digests: 'd0' }]]);
+      // and its own entries a rogue may write
+      expect(sa.peers.get('rogue')?.slots).toBe(2);
+    } finally {
+      console.error = log;
+      [sa, sw, sr].forEach((x) => x.close());
+    }
+  });
 });
 
 /** What the rogue learned of each piece of the running job from the task messages it saw: its dtype and extent. */

@@ -404,6 +404,49 @@ describe('a coordinator that dies mid-job', () => {
       parts.forEach((p) => p.close());
     }
   }, 60_000);
+
+  it('verifies what it adopts: results a liar committed while nobody checked are caught and computed again', async () => {
+    const program = piOf(22, 150_000, 500);
+    const local = (await program().fetch()).item();
+    const net = new SimNet({ seed: 22, maxDelayMs: 2 });
+    const parts: { close(): void }[] = [];
+    for (const id of ['w1', 'w2']) simWorker(net, id, parts);
+    // the liar lies in the first job only, so in the second only the check of what is adopted can catch it
+    let lie = 1;
+    const lep = net.join('liar');
+    const lst = new MeshState(lep, 40);
+    lst.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
+    parts.push(lst, new MeshWorker(lep, { runtime, memory: 1 << 28, heartbeatMs: 25, get lie() { return lie; } }));
+    const coordinator = (id: string, verify: 'off' | 'strict') => {
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      const c = new Coordinator(ep, st, { runtime, tickMs: 10, leaseMs: 500, verify, random: rng(22), journal: new StateJournal(st) });
+      parts.push(c, st);
+      return c;
+    };
+    try {
+      const a = coordinator('first', 'off');
+      await new Promise((r) => setTimeout(r, 150));
+      await new Promise<void>((resolve) => {
+        let killed = false;
+        void a.run([program().node], ({ done, total }) => {
+          if (!killed && done >= total * 0.5) { killed = true; net.kill('first'); resolve(); }
+        }).catch(() => undefined);
+      });
+      a.close();
+      lie = 0;
+      const b = coordinator('second', 'strict');
+      await new Promise((r) => setTimeout(r, 200));
+      const x = program();
+      const rep = await b.run([x.node]);
+      // the journal named results of the liar, unchecked when they were committed; adopting them checked them
+      expect(rep.resumed).toBeGreaterThan(0);
+      expect(rep.quarantined).toEqual(['liar']);
+      expect((await x.fetch()).item()).toBe(local);
+    } finally {
+      parts.forEach((p) => p.close());
+    }
+  }, 60_000);
 });
 
 describe("Freivalds' test of matrix-product blocks", () => {

@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'nod
 import { join } from 'node:path';
 import type { Commit, Journal, JournalRecord } from '../mesh/journal.js';
 
-type Line = { owner: string } | { t: number; peer: string; d: string } | { t: number; gone: true };
+type Line = { owner: string } | { t: number; peer: string; d: string; g?: true } | { t: number; gone: true };
 
 export class FileJournal implements Journal {
   constructor(private readonly dir: string) { mkdirSync(dir, { recursive: true }); }
@@ -29,13 +29,13 @@ export class FileJournal implements Journal {
       try { l = JSON.parse(text) as Line; } catch { continue; } // a line cut short by a crash
       if ('owner' in l) owner = l.owner;
       else if ('gone' in l) commits.delete(l.t);
-      else if (Number.isInteger(l.t) && typeof l.peer === 'string' && typeof l.d === 'string') commits.set(l.t, { peer: l.peer, digests: l.d });
+      else if (Number.isInteger(l.t) && typeof l.peer === 'string' && typeof l.d === 'string') commits.set(l.t, { peer: l.peer, digests: l.d, ...(l.g === true ? { gpu: true } : {}) });
     }
     return { owner, commits };
   }
 
   begin(job: string, owner: string): void { this.add(job, { owner }); }
-  commit(job: string, task: number, c: Commit): void { this.add(job, { t: task, peer: c.peer, d: c.digests }); }
+  commit(job: string, task: number, c: Commit): void { this.add(job, { t: task, peer: c.peer, d: c.digests, ...(c.gpu ? { g: true as const } : {}) }); }
   uncommit(job: string, task: number): void { this.add(job, { t: task, gone: true }); }
   end(job: string): void { rmSync(this.file(job), { force: true }); }
 }

@@ -356,6 +356,8 @@ class Job {
       const ds = c.digests.split(',');
       this.writes[t]!.forEach((p, i) => { p.holders.add(c.peer); p.digest = ds[i]; });
       for (const q of new Set(this.reads[t]!.flat())) q.left--;
+      // an adopted result is checked like a new one (the journal may be forged, or its worker may have lied)
+      if (this.trust.draw(c.peer)) this.startCheck(t, c.peer, c.gpu === true);
     }
     if (!this.report.resumed) return;
     for (let t = this.plan.tasks.length - 1; t >= 0; t--) {
@@ -624,7 +626,7 @@ class Job {
     this.strikes.delete(from);
     this.committedBy[t] = from;
     this.digests[t] = m.digests.join();
-    this.opts.journal?.commit(this.id, t, { peer: from, digests: this.digests[t]! });
+    this.opts.journal?.commit(this.id, t, { peer: from, digests: this.digests[t]!, ...(m.dev === 'gpu' ? { gpu: true } : {}) });
     // whether to verify is drawn after the commit, so the peer cannot know
     if (this.trust.draw(from)) this.startCheck(t, from, m.dev === 'gpu');
     this.doneMs.push(m.ms);

@@ -7,13 +7,21 @@
 // adopts every result whose worker is still in the room and computes only
 // the rest. The journal lives in the mesh state (every peer holds a replica,
 // so it survives the coordinator) and, in Node, in a file as well.
+// A record in the mesh state counts only where the coordinator it names wrote
+// it (state.ts binds writes to writers), and what a job adopts is verified
+// like any other result: a journal is a claim, not a proof.
 
 import * as Y from 'yjs';
 import type { Plan } from '../tile/tile.js';
 import { encodeKernel } from '../ir/wire.js';
-import type { MeshState } from './state.js';
+import { type MeshState, clientOf, writerOf } from './state.js';
 
-export interface Commit { readonly peer: string; readonly digests: string }
+export interface Commit {
+  readonly peer: string;
+  readonly digests: string;
+  /** The result came from a GPU (its re-runs compare within a tolerance). */
+  readonly gpu?: boolean;
+}
 
 export interface JournalRecord {
   /** The coordinator that wrote it. */
@@ -49,27 +57,33 @@ export class StateJournal implements Journal {
 
   constructor(private readonly state: MeshState) { this.map = state.doc.getMap('journal'); }
 
+  /** The job's record, if the coordinator it names wrote it; entries others wrote into it do not count. */
   async load(job: string): Promise<JournalRecord | undefined> {
     const m = this.map.get(job);
-    if (!m) return undefined;
+    const owner = m?.get('owner');
+    if (!m || typeof owner !== 'string') return undefined;
+    const writer = clientOf(owner);
+    if (writerOf(this.map as Y.Map<unknown>, job) !== writer || writerOf(m, 'owner') !== writer) return undefined;
     const commits = new Map<number, Commit>();
     for (const [k, v] of m) {
-      if (k === 'owner' || !Array.isArray(v)) continue;
-      const [peer, digests] = v as [string, string];
-      commits.set(Number(k), { peer, digests });
+      const t = Number(k);
+      if (!Number.isInteger(t) || t < 0 || !Array.isArray(v) || writerOf(m, k) !== writer) continue;
+      const [peer, digests, gpu] = v as unknown[];
+      if (typeof peer === 'string' && typeof digests === 'string') commits.set(t, { peer, digests, ...(gpu === true ? { gpu } : {}) });
     }
-    return { owner: String(m.get('owner') ?? ''), commits };
+    return { owner, commits };
   }
 
+  /** A new record of the job, written by its new owner (an adopting coordinator copies what it adopts). */
   begin(job: string, owner: string): void {
     this.state.doc.transact(() => {
-      let m = this.map.get(job);
-      if (!m) this.map.set(job, (m = new Y.Map()));
+      const m = new Y.Map<unknown>();
+      this.map.set(job, m);
       m.set('owner', owner);
     });
   }
 
-  commit(job: string, task: number, c: Commit): void { this.map.get(job)?.set(String(task), [c.peer, c.digests]); }
+  commit(job: string, task: number, c: Commit): void { this.map.get(job)?.set(String(task), c.gpu ? [c.peer, c.digests, true] : [c.peer, c.digests]); }
 
   uncommit(job: string, task: number): void { this.map.get(job)?.delete(String(task)); }
 

@@ -3,7 +3,17 @@
 // capabilities it announced, `jobs` maps a job to its progress. A peer sends
 // its local changes to every linked peer and its whole state to a peer that
 // links up; replicas converge whatever the order updates arrive in.
+//
+// Who wrote what: a peer's Yjs client id is a hash of its peer id (which the
+// signaling server assigns), so every entry names its writer. A replica takes
+// a live peer's writes only from that peer's own link (copies relayed by
+// others are dropped; the relay of peers that left is how their journals
+// outlive them), takes a peer's capabilities only from the peer itself, and
+// takes deletions of a live peer's entries only from that peer. So no peer can
+// pause, hide or reshape another live peer, and readers of the journal check
+// that its writer is the coordinator it names (journal.ts).
 
+import * as encoding from 'lib0/encoding';
 import * as Y from 'yjs';
 import type { Endpoint } from './endpoint.js';
 
@@ -55,6 +65,44 @@ export interface JobProgress {
 
 const REMOTE = Symbol('remote');
 
+/** The Yjs client id a peer writes with: FNV-1a of its peer id. */
+export function clientOf(peer: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < peer.length; i++) h = Math.imul(h ^ peer.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** The Yjs client id that wrote the current value of `map[key]`, if it has one. */
+export function writerOf(map: Y.Map<unknown>, key: string): number | undefined {
+  return (map as unknown as { _map: Map<string, Y.Item> })._map.get(key)?.id.client;
+}
+
+type Struct = Y.Item | Y.GC | Y.Skip;
+/** Where an item of an update lands: a root map and its key, 'nested' (inside a value), or 'unknown' (its neighbours are not here yet). */
+type Place = { root: string; key: string | null } | 'nested' | 'unknown';
+
+/** Encodes structs (grouped by client, each group contiguous) and a delete set as a Yjs v1 update. */
+function encodeUpdate(structs: readonly Struct[], ds: ReadonlyMap<number, readonly { clock: number; len: number }[]>): Uint8Array {
+  const enc = new Y.UpdateEncoderV1();
+  const groups = new Map<number, Struct[]>();
+  for (const s of structs) { const g = groups.get(s.id.client); if (g) g.push(s); else groups.set(s.id.client, [s]); }
+  encoding.writeVarUint(enc.restEncoder, groups.size);
+  for (const [client, ss] of groups) {
+    encoding.writeVarUint(enc.restEncoder, ss.length);
+    enc.writeClient(client);
+    encoding.writeVarUint(enc.restEncoder, ss[0]!.id.clock);
+    for (const x of ss) x.write(enc, 0);
+  }
+  encoding.writeVarUint(enc.restEncoder, ds.size);
+  for (const [client, items] of ds) {
+    enc.resetDsCurVal();
+    encoding.writeVarUint(enc.restEncoder, client);
+    encoding.writeVarUint(enc.restEncoder, items.length);
+    for (const it of items) { enc.writeDsClock(it.clock); enc.writeDsLen(it.len); }
+  }
+  return enc.toUint8Array();
+}
+
 export class MeshState {
   readonly doc = new Y.Doc();
   readonly peers: Y.Map<Caps>;
@@ -64,6 +112,7 @@ export class MeshState {
 
   /** `syncMs`: how often the whole state goes to every peer again (a lost update heals then). */
   constructor(private readonly ep: Endpoint, syncMs = 2000) {
+    this.doc.clientID = clientOf(ep.id);
     this.peers = this.doc.getMap<Caps>('peers');
     this.jobs = this.doc.getMap<JobProgress>('jobs');
     this.doc.on('update', (u: Uint8Array, origin: unknown) => {
@@ -75,7 +124,8 @@ export class MeshState {
       message: (from, m, payload) => {
         if (m.t !== 'y') return;
         try {
-          Y.applyUpdate(this.doc, payload!, REMOTE);
+          const u = this.admit(from, payload!);
+          if (u) Y.applyUpdate(this.doc, u, REMOTE);
         } catch (e) {
           console.error(`tessera mesh: a bad state update from ${from}: ${(e as Error).message}`);
         }
@@ -89,6 +139,54 @@ export class MeshState {
   }
 
   close(): void { clearInterval(this.timer); }
+
+  /**
+   * What of an update from `from` this replica takes (see the top of the file):
+   * the update itself, a copy without the parts it must not take, or nothing.
+   * Throws on an update that is malformed or writes another peer's capabilities.
+   */
+  private admit(from: string, update: Uint8Array): Uint8Array | undefined {
+    const { structs, ds } = Y.decodeUpdate(update) as { structs: Struct[]; ds: { clients: Map<number, { clock: number; len: number }[]> } };
+    const sender = clientOf(from);
+    // clients whose writes come from their own link only: every live peer, and this one
+    const own = new Set([this.doc.clientID, ...this.ep.peers().map(clientOf)]);
+    const mine = (c: number) => c === sender || !own.has(c);
+    const keep = structs.filter((s) => mine(s.id.client));
+    for (const s of keep) {
+      if (!(s instanceof Y.Item)) continue;
+      const at = this.placeOf(s, keep);
+      if (at === 'unknown') return undefined; // an update that arrived early: the next full state brings it again
+      if (at !== 'nested' && at.root === 'peers' && (at.key === null || clientOf(at.key) !== s.id.client)) {
+        throw new Error(`it writes the capabilities of peer ${at.key ?? '(none)'}`);
+      }
+    }
+    const dels = new Map([...ds.clients].filter(([c]) => mine(c)));
+    if (keep.length === structs.length && dels.size === ds.clients.size) return update;
+    return keep.length || dels.size ? encodeUpdate(keep, dels) : undefined;
+  }
+
+  /** Where item `s` of an update lands (its parent, or that of the neighbour it was inserted next to). */
+  private placeOf(s: Y.Item, update: readonly Struct[], depth = 0): Place {
+    const parent = s.parent as unknown;
+    if (typeof parent === 'string') return { root: parent, key: s.parentSub };
+    if (parent) return parent instanceof Y.AbstractType ? this.placeOfType(parent, s.parentSub) : 'nested';
+    const next = s.origin ?? s.rightOrigin;
+    if (!next || depth > 64) return 'unknown';
+    const inUpdate = update.find((x) => x.id.client === next.client && x.id.clock <= next.clock && next.clock < x.id.clock + x.length);
+    if (inUpdate) return inUpdate instanceof Y.Item ? this.placeOf(inUpdate, update, depth + 1) : 'nested';
+    const list = this.doc.store.clients.get(next.client);
+    const last = list?.[list.length - 1];
+    if (!last || next.clock >= last.id.clock + last.length) return 'unknown';
+    const item = Y.getItem(this.doc.store, next) as Y.Item | Y.GC;
+    if (!(item instanceof Y.Item)) return 'nested'; // collected: what lands next to it is collected too
+    return this.placeOfType(item.parent as Y.AbstractType<unknown>, item.parentSub);
+  }
+
+  private placeOfType(type: Y.AbstractType<unknown>, key: string | null): Place {
+    if (type._item) return 'nested';
+    for (const [name, t] of this.doc.share) if (t === type) return { root: name, key };
+    return 'nested';
+  }
 
   announce(caps: Caps): void { this.peers.set(this.ep.id, caps); }
 
