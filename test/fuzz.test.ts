@@ -956,7 +956,7 @@ describe('the shared mesh state with a rogue peer in the room', () => {
     expect(refused.some((e) => /from rogue: it writes the capabilities of peer w/.test(e))).toBe(true);
   }, 60_000);
 
-  it("no rogue writes, relays or deletes a live peer's entries, or forges a journal", async () => {
+  it("no rogue writes, relays or deletes a live peer's entries", async () => {
     const net = new SimNet({ seed: 6, maxDelayMs: 1 });
     const [a, w, r] = [net.join('a'), net.join('w'), net.join('rogue')];
     const caps = { role: 'worker' as const, device: 'wasm', throughput: 1, memory: 1 << 20, slots: 1 };
@@ -986,7 +986,17 @@ describe('the shared mesh state with a rogue peer in the room', () => {
       expect(sa.peers.get('w')).toEqual(caps);
       expect([...sa.workers().keys()].sort()).toEqual(['rogue', 'w']);
       expect(refused.some((e) => /from rogue: it writes the capabilities of peer w/.test(e))).toBe(true);
-      // journals: a record counts only where the coordinator it names wrote it, and only what it wrote
+    } finally {
+      console.error = log;
+      [sa, sw, sr].forEach((x) => x.close());
+    }
+  });
+
+  it('a journal counts only where the coordinator it names wrote it, and expires once that coordinator has left', async () => {
+    const net = new SimNet({ seed: 7, maxDelayMs: 1 });
+    const [a, w, r] = [net.join('a'), net.join('w'), net.join('rogue')];
+    const [sa, sw, sr] = [new MeshState(a, 1000), new MeshState(w, 1000), new MeshState(r, 1000)];
+    try {
       const journal = (st: MeshState) => st.doc.getMap<Y.Map<unknown>>('journal');
       const record = (st: MeshState, job: string, owner: string, commits: Record<string, unknown>) => {
         const m = new Y.Map<unknown>();
@@ -994,22 +1004,31 @@ describe('the shared mesh state with a rogue peer in the room', () => {
         m.set('owner', owner);
         for (const [k, v] of Object.entries(commits)) m.set(k, v);
       };
-      record(sr, 'J1', 'gone', { 0: ['rogue', 'x'] }); // a coordinator that left, as the rogue claims
-      record(sr, 'J2', 'w', { 0: ['rogue', 'x'] }); // a live peer
-      record(sw, 'K', 'w', { 0: ['w', 'd0'] }); // w's own
+      record(sr, 'J1', 'gone', { 0: ['rogue', 'x'] }); // in the name of a coordinator that left
+      record(sr, 'J2', 'w', { 0: ['rogue', 'x'] }); // in the name of a live one
+      const wj = new StateJournal(sw); // w's own
+      wj.begin('K', 'w');
+      wj.commit('K', 0, { peer: 'w', digests: 'd0' });
       await sleep(30);
       journal(sr).get('K')!.set('1', ['rogue', 'x']); // the rogue adds to it
       await sleep(30);
+      expect([...journal(sa).keys()].sort()).toEqual(['J1', 'J2', 'K']); // all arrived
       const sj = new StateJournal(sa);
       expect(await sj.load('J1')).toBeUndefined();
       expect(await sj.load('J2')).toBeUndefined();
       const k = await sj.load('K');
       expect(k?.owner).toBe('w');
       expect([...k!.commits]).toEqual([[0, { peer: 'w', digests: 'd0' }]]);
-      // and its own entries a rogue may write
-      expect(sa.peers.get('rogue')?.slots).toBe(2);
+      // a coordinator that begins a job forgets the journals of coordinators that left more than the TTL ago
+      new StateJournal(sa, 60_000).begin('L', 'a');
+      expect([...journal(sa).keys()].sort()).toEqual(['J2', 'K', 'L']); // J1's owner is gone (and it has no time)
+      net.kill('w');
+      await sleep(30);
+      new StateJournal(sa, 60_000).begin('M', 'a');
+      expect([...journal(sa).keys()].sort()).toEqual(['K', 'L', 'M']); // K's owner left, but only just
+      new StateJournal(sa, 0).begin('N', 'a');
+      expect([...journal(sa).keys()].sort()).toEqual(['L', 'M', 'N']);
     } finally {
-      console.error = log;
       [sa, sw, sr].forEach((x) => x.close());
     }
   });

@@ -51,11 +51,14 @@ export async function planId(plan: Plan, sourceDigest: (tensor: number) => Promi
   return `r${hex(h).slice(0, 24)}`;
 }
 
-/** The journal in the mesh state: `journal` maps a job to its owner and its commits (task -> [peer, digests]). */
+/** How long the journal of a job whose coordinator left is kept in the mesh state (a failed job's is never ended). */
+export const JOURNAL_TTL_MS = 24 * 3600 * 1000;
+
+/** The journal in the mesh state: `journal` maps a job to its owner, when it began, and its commits (task -> [peer, digests]). */
 export class StateJournal implements Journal {
   private readonly map: Y.Map<Y.Map<unknown>>;
 
-  constructor(private readonly state: MeshState) { this.map = state.doc.getMap('journal'); }
+  constructor(private readonly state: MeshState, private readonly ttlMs = JOURNAL_TTL_MS) { this.map = state.doc.getMap('journal'); }
 
   /** The job's record, if the coordinator it names wrote it; entries others wrote into it do not count. */
   async load(job: string): Promise<JournalRecord | undefined> {
@@ -77,10 +80,22 @@ export class StateJournal implements Journal {
   /** A new record of the job, written by its new owner (an adopting coordinator copies what it adopts). */
   begin(job: string, owner: string): void {
     this.state.doc.transact(() => {
+      this.sweep();
       const m = new Y.Map<unknown>();
       this.map.set(job, m);
       m.set('owner', owner);
+      m.set('at', Date.now());
     });
+  }
+
+  /** Forgets journals whose coordinator left more than the TTL after they began (a failed job's, a job no one resumed). */
+  private sweep(): void {
+    const live = new Set([this.state.self, ...this.state.linked()]);
+    for (const [job, m] of [...this.map]) {
+      const owner = m.get('owner'), at = m.get('at');
+      if (typeof owner === 'string' && live.has(owner)) continue;
+      if (typeof at !== 'number' || !(Math.abs(Date.now() - at) <= this.ttlMs)) this.map.delete(job);
+    }
   }
 
   commit(job: string, task: number, c: Commit): void { this.map.get(job)?.set(String(task), c.gpu ? [c.peer, c.digests, true] : [c.peer, c.digests]); }

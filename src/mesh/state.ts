@@ -190,6 +190,10 @@ export class MeshState {
 
   announce(caps: Caps): void { this.peers.set(this.ep.id, caps); }
 
+  /** This peer's id and the peers it has a live link to. */
+  get self(): string { return this.ep.id; }
+  linked(): readonly string[] { return this.ep.peers(); }
+
   /** Workers with a live link, and what they announced. */
   workers(): Map<string, Caps> {
     const live = new Set(this.ep.peers());
