@@ -17,7 +17,7 @@ import { Code, T, V } from './encode.js';
 /** Independent sets of four Philox blocks made per call (a power of two). */
 export const PHILOX_SETS = 2;
 /** Scratch bytes per draw site: four words of each block made at once. */
-export const PHILOX_SCRATCH = 64 * PHILOX_SETS;
+export const PHILOX_SCRATCH = 64 * PHILOX_SETS + 32 * PHILOX_ROUNDS;
 
 export type ReduceExpr = Extract<Expr, { k: 'reduce' }>;
 
@@ -169,7 +169,7 @@ export abstract class ExprEmitter {
         this.expr(e.index);
         c.tee(ix).i64(shift).op(0x87).i64(1).op(0x7c).get(site.memo).op(0x52).if();
         c.get(ix).i64(shift).op(0x87).tee(site.memo).i64(shift - 1).op(0x86);
-        this.philox4(e.seed, e.stream, e.dist === 'uniform', site.offset);
+        this.philox4(e.stream, e.dist === 'uniform', site.offset);
         c.get(site.memo).i64(1).op(0x7c).set(site.memo);
         c.end();
         const at = site.at;
@@ -187,12 +187,12 @@ export abstract class ExprEmitter {
         const word = (w: number) => c.get(at).mem(0x28, 2, site.offset + 16 * w);
         if (e.dist === 'bits') { word(0); return; }
         // (w >>> 8) * 2^-24: exact in float32
-        if (e.dist === 'uniform32') { word(0); c.i32(8).op(0x76).op(0xb3).f32(5.9604644775390625e-8).op(0x94); return; }
+        if (e.dist === 'uniform32') { word(0); c.i32(8).op(0x76).op(0xb2).f32(5.9604644775390625e-8).op(0x94); return; }
         // Box-Muller pair from the block's four words: r cos(t) for even elements, r sin(t) for odd ones.
         const uniform = (a: () => void, b: () => void) => {
           // ((a >>> 5) * 2^26 + (b >>> 6)) * 2^-53
-          a(); c.i32(5).op(0x76).op(0xb8).f64(67108864).op(0xa2);
-          b(); c.i32(6).op(0x76).op(0xb8).op(0xa0).f64(1 / 9007199254740992).op(0xa2);
+          a(); c.i32(5).op(0x76).op(0xb7).f64(67108864).op(0xa2);
+          b(); c.i32(6).op(0x76).op(0xb7).op(0xa0).f64(1 / 9007199254740992).op(0xa2);
         };
         const odd = site.odd;
         c.get(at).get(ix).op(0xa7).i32(1).op(0x71).tee(odd).i32(5).op(0x74).op(0x6b).set(at); // back to vector 0
@@ -228,6 +228,18 @@ export abstract class ExprEmitter {
     if (!this.layout.scratch || this.layout.scratch.random === undefined) return;
     this.rbase = this.local(T.i32);
     this.param(this.layout.scratch.slot); this.c.op(0xa7).set(this.rbase);
+    // each site's round keys as vectors, after its blocks: loads, where constants would cost a shuffle each on x64
+    randomSites(this.k).forEach((key, i) => {
+      const [s0, s1] = key.split(',').map(Number) as [number, number];
+      const at = this.layout.scratch!.random! + PHILOX_SCRATCH * i + 64 * PHILOX_SETS;
+      let k0 = s0 >>> 0, k1 = s1 >>> 0;
+      for (let r = 0; r < PHILOX_ROUNDS; r++) {
+        this.c.get(this.rbase).vconst32([k0, k0, k0, k0]).vmem(V.store, 4, at + 32 * r);
+        this.c.get(this.rbase).vconst32([k1, k1, k1, k1]).vmem(V.store, 4, at + 32 * r + 16);
+        k0 = (k0 + PHILOX_W0) >>> 0;
+        k1 = (k1 + PHILOX_W1) >>> 0;
+      }
+    });
   }
 
   /** Locals and scratch bytes of one draw site (memo holds (block >> 2) + 1; 0 = none). */
@@ -245,13 +257,13 @@ export abstract class ExprEmitter {
 
   /**
    * Philox4x32-10 of the counters (q + j, stream, 0), j = 0 .. 4 * sets - 1,
-   * where q (an i64 on the stack top) is the first block, with key `seed`, one
-   * block per i32x4 lane, each set of four blocks an independent chain. Stores
+   * where q (an i64 on the stack top) is the first block, with the site's
+   * round keys (which bindScratch stored after its blocks), one block per i32x4 lane, each set of four blocks an independent chain. Stores
    * 64 bytes per set at the site's scratch: for a uniform draw the set's eight
    * uniforms in element order (exact, as toUniform makes them); otherwise its
    * words as four vectors (word 0 of the four blocks, then word 1, 2, 3).
    */
-  protected philox4(seed: readonly [number, number], stream: number, uniform: boolean, offset: number): void {
+  protected philox4(stream: number, uniform: boolean, offset: number): void {
     const c = this.c;
     const S = PHILOX_SETS;
     if (!this.philoxTemps) this.philoxTemps = [this.local(T.i64), ...Array.from({ length: 6 * S }, () => this.local(T.v128))];
@@ -266,7 +278,8 @@ export abstract class ExprEmitter {
     });
     const HI = [4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31];
     const M0 = [PHILOX_M0, PHILOX_M0, PHILOX_M0, PHILOX_M0], M1 = [PHILOX_M1, PHILOX_M1, PHILOX_M1, PHILOX_M1];
-    let k0 = seed[0] >>> 0, k1 = seed[1] >>> 0;
+    const keys = offset + 64 * S; // the round keys bindScratch wrote
+    const key = (r: number, j: number) => { c.get(this.scratchBase()).vmem(V.load, 4, keys + 32 * r + 16 * j); };
     for (let r = 0; r < PHILOX_ROUNDS; r++) {
       for (const [c0, c1, c2, c3, p, h] of sets) {
         // the full products of x and m, lanes 0-1 in p and 2-3 in h (i64x2 each)
@@ -277,15 +290,13 @@ export abstract class ExprEmitter {
         // c0' = hi(M1 c2) ^ c1 ^ k0, c1' = lo(M1 c2); then from M0 c0: c2' = hi ^ c3 ^ k1, c3' = lo
         // (high words from the full products, low words from one 32-bit multiply)
         products(c2, M1);
-        c.get(p).get(h).v(V.shuffle, ...HI).get(c1).v(V.xor).vconst32([k0, k0, k0, k0]).v(V.xor);
+        c.get(p).get(h).v(V.shuffle, ...HI).get(c1).v(V.xor); key(r, 0); c.v(V.xor);
         c.get(c2).vconst32(M1).v(V.i32x4_mul).set(c1);
         products(c0, M0);
-        c.get(p).get(h).v(V.shuffle, ...HI).get(c3).v(V.xor).vconst32([k1, k1, k1, k1]).v(V.xor).set(c2);
+        c.get(p).get(h).v(V.shuffle, ...HI).get(c3).v(V.xor); key(r, 1); c.v(V.xor).set(c2);
         c.get(c0).vconst32(M0).v(V.i32x4_mul).set(c3);
         c.set(c0);
       }
-      k0 = (k0 + PHILOX_W0) >>> 0;
-      k1 = (k1 + PHILOX_W1) >>> 0;
     }
     const base = this.scratchBase();
     if (!uniform) {
@@ -297,11 +308,11 @@ export abstract class ExprEmitter {
     // ((a >>> 5) * 2^26 + (b >>> 6)) * 2^-53 in f64x2: even elements from words (0, 1), odd from (2, 3)
     const f64x2 = (x: number) => { const b = new Uint8Array(new Float64Array([x, x]).buffer); c.v(0x0c, ...b); };
     const HIGH = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
-    // lanes 0-1 (or 2-3) of x >>> sh as f64x2
+    // lanes 0-1 (or 2-3) of x >>> sh as f64x2 (sh > 0, so the signed conversion, one instruction on x64, is exact)
     const convert = (x: number, sh: number, high: boolean) => {
       c.get(x);
       if (high) c.get(x).v(V.shuffle, ...HIGH);
-      c.i32(sh).v(V.i32x4_shr_u).v(V.f64x2_convert_low_i32x4_u);
+      c.i32(sh).v(V.i32x4_shr_u).v(V.f64x2_convert_low_i32x4_s);
     };
     for (const [c0, c1, c2, c3, p, h] of sets) {
       // p, h: even uniforms of blocks (0, 1) and (2, 3); then c0, c1: odd ones
