@@ -423,6 +423,46 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
     expect(first).toBe((await x.multiply(2).max().fetch()).item());
   });
 
+  it('keeps the chunks a kernel wrote on the GPU for the kernels that read them next, and frees them with their chunks', async () => {
+    const grid = (n: number, m: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => f(i * m + j)));
+    const [A, B] = [grid(256, 192, Math.sin), grid(192, 128, Math.cos)];
+    const a = mt.tensor(A, { dtype: 'float32', chunkSize: [64, 192] });
+    const b = mt.tensor(B, { dtype: 'float32', chunkSize: [192, 128] });
+    await mt.execute(a, b);
+    // (k a) @ b: an elementwise kernel, the matrix product (the hand-written shader), then two reductions of it
+    const program = async (k: number) => {
+      const c = mt.matmul(a.multiply(k), b);
+      const [s, m] = [c.sum({ axis: 1 }), c.max({ axis: 1 })];
+      await mt.execute(s, m);
+      const report = mt.lastReport()!;
+      return { report, got: [...((await s.fetch()).data as Float32Array), ...((await m.fetch()).data as Float32Array)] };
+    };
+    mt.options.device = 'webgpu';
+    try {
+      await program(1); // a and b become resident
+      const d = (await runtime.gpuDevice())!;
+      const [up, hits] = [d.stats.bytesUp, d.stats.residentHits];
+      const resident = (d as unknown as { resident: Map<object, unknown> }).resident;
+      const freed = new WeakSet<object>();
+      let dropped = 0;
+      const release = runtime.heap.onRelease;
+      runtime.heap.onRelease = (blk) => { freed.add(blk); if (resident.has(blk)) dropped++; release?.(blk); };
+      const { report, got } = await program(2).finally(() => { runtime.heap.onRelease = release; });
+      expect(report.gpuTasks).toBe(4 + 4 + 8);
+      // the products read k a from the GPU, and the reductions the products: only parameters went up
+      expect(d.stats.residentHits - hits).toBe(4 * 3 + 8);
+      expect(d.stats.bytesUp - up).toBeLessThan(16 * 1024);
+      // and the chunks of k a and of the products were freed after their last reader, their GPU copies with them
+      expect(dropped).toBeGreaterThanOrEqual(8);
+      expect([...resident.keys()].filter((k) => freed.has(k))).toEqual([]);
+      const rows = A.map((r) => B[0]!.map((_, j) => r.reduce((acc, x, i) => acc + 2 * x * B[i]![j]!, 0)));
+      const want = [...rows.map((r) => r.reduce((x, y) => x + y, 0)), ...rows.map((r) => Math.max(...r))];
+      got.forEach((v, i) => expect(Math.abs(v - want[i]!)).toBeLessThanOrEqual(1e-4 * 128 * Math.max(1, Math.abs(want[i]!))));
+    } finally {
+      mt.options.device = 'wasm';
+    }
+  });
+
   it('runs the Monte Carlo pi program in float32 on the GPU, counting as the CPU does but for points on the circle', async () => {
     const n = 300000;
     const pi = async () => {
@@ -494,3 +534,4 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
     expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ v: 999000, gpu: 'no WebGPU adapter', tasks: 0 });
   });
 });
+

@@ -57,7 +57,11 @@ export class Heap {
     return b;
   }
 
+  /** Told of every block freed (the GPU device drops its copy). */
+  onRelease: ((b: Block) => void) | undefined;
+
   release(b: Block): void {
+    this.onRelease?.(b);
     this.inUse -= b.bytes;
     let lo = 0, hi = this.free.length;
     while (lo < hi) { const m = (lo + hi) >> 1; if (this.free[m]!.ptr < b.ptr) lo = m + 1; else hi = m; }

@@ -97,7 +97,11 @@ export class Runtime {
     this.gpuOpen ??= (async () => {
       const d = await GpuDevice.open().catch(() => undefined);
       const failed = d && (await d.selfTest().catch((e: Error) => e.message));
-      if (!failed) return d;
+      if (!failed) {
+        // a freed block's copy on the GPU goes with it (its memory will hold another chunk)
+        if (d) this.heap.onRelease = (b) => d.forget(b);
+        return d;
+      }
       this.gpuRefused = `the adapter failed its self-test (${failed})`;
       d!.destroy();
       return undefined;
@@ -284,7 +288,7 @@ export class Runtime {
       bytesCopied += copied;
       const kj = job as KernelJob;
       for (const c of kj.copies) copyBox(heap.memory, c);
-      const gt = gpuTaskOf(plan.kernels[task.kernel]!, kj, task, heap.memory, (i) => st.stableInput(task, i));
+      const gt = gpuTaskOf(plan.kernels[task.kernel]!, kj, task, heap.memory, (i) => st.stableInput(task, i), (i) => st.wholeOutput(task, i));
       try {
         if (!gpu!.fits(gt)) throw new RangeError('too large for one binding');
         await gpu!.run(gt);
@@ -502,6 +506,7 @@ class RunState {
   private readonly kept: boolean[];
   private readonly preexisting: boolean[];
   private readonly refs: Map<number, number>[];
+  private readonly wholeWriter: ReadonlyMap<string, number>;
 
   constructor(private readonly rt: Runtime, private readonly plan: Plan, existing: (n: Node) => Stored | undefined) {
     const outs = new Set(plan.outputs.values());
@@ -512,6 +517,18 @@ class RunState {
     this.preexisting = plan.tensors.map((t) => t.node !== undefined && existing(t.node) !== undefined);
     this.kept = plan.tensors.map((_, i) => outs.has(i) || this.preexisting[i]!);
     this.refs = plan.tensors.map(() => new Map());
+    // chunks written whole by a single kernel task (`${tensor}/${chunk}` -> that task): immutable once it ran
+    const writers = new Map<string, number>();
+    for (const task of plan.tasks) {
+      if (isScanTask(task)) { writers.set(`${task.output}/${task.chunk}`, -1); continue; }
+      for (const w of task.writes) {
+        const key = `${w.tensor}/${w.chunk}`;
+        const spec = plan.tensors[w.tensor]!;
+        const whole = w.row === undefined && !task.partial && chunkBox(spec.shape, spec.chunk, w.chunk).every(([lo, hi], d) => task.outer[d]?.[0] === lo && task.outer[d]?.[1] === hi);
+        writers.set(key, writers.has(key) || !whole ? -1 : task.id);
+      }
+    }
+    this.wholeWriter = writers;
     for (const task of plan.tasks) {
       if (isScanTask(task)) {
         this.ref(task.input, [task.chunk]);
@@ -615,10 +632,18 @@ class RunState {
    */
   stableInput(task: Task, i: number): Block | undefined {
     const r = task.reads[i]!;
-    if (!this.preexisting[r.tensor]) return undefined;
     const spec = this.plan.tensors[r.tensor]!;
     const cs = chunksOf(spec.shape, spec.chunk, r.box);
-    return cs.length === 1 ? this.stores[r.tensor]!.blocks[cs[0]!] : undefined;
+    if (cs.length !== 1) return undefined;
+    // a chunk that existed before this run, or one a single task wrote whole (it ran: this task depends on it)
+    if (!this.preexisting[r.tensor] && !((this.wholeWriter.get(`${r.tensor}/${cs[0]}`) ?? -1) >= 0)) return undefined;
+    return this.stores[r.tensor]!.blocks[cs[0]!];
+  }
+
+  /** The block output `i` of `task` writes when the task writes all of it and nothing else does (a device may keep its copy). */
+  wholeOutput(task: Task, i: number): Block | undefined {
+    const w = task.writes[i]!;
+    return this.wholeWriter.get(`${w.tensor}/${w.chunk}`) === task.id ? this.stores[w.tensor]!.blocks[w.chunk] : undefined;
   }
 
   private chunkBinding(t: number, c: number): Binding {
@@ -663,7 +688,7 @@ function forEachRow(ext: readonly number[], fn: (idx: number[], len: number) => 
 }
 
 /** A kernel task's regions of the heap, as the GPU device takes them. */
-function gpuTaskOf(k: Kernel, job: KernelJob, task: Task, memory: WebAssembly.Memory, stable: (i: number) => Block | undefined): GpuTask {
+function gpuTaskOf(k: Kernel, job: KernelJob, task: Task, memory: WebAssembly.Memory, stable: (i: number) => Block | undefined, whole: (i: number) => Block | undefined): GpuTask {
   const region = (b: Binding, d: DType, box: readonly Range[], whole?: Block): Region => {
     if (whole) {
       // a whole immutable chunk: the device may keep it resident, keyed by its block
@@ -682,7 +707,12 @@ function gpuTaskOf(k: Kernel, job: KernelJob, task: Task, memory: WebAssembly.Me
     kernel: k,
     partial: task.partial,
     inputs: job.args.inputs.map((b, i) => region(b, k.inputs[i]!.dtype, task.reads[i]!.box, stable(i))),
-    outputs: job.args.outputs.map((b, i) => region(b, outTypes[i]!, task.outer)),
+    outputs: job.args.outputs.map((b, i) => {
+      const r = region(b, outTypes[i]!, task.outer);
+      // a whole chunk this task alone writes: the device may keep its output buffer as the chunk's copy
+      const w = whole(i);
+      return w && w.ptr === b.ptr ? { ...r, key: w } : r;
+    }),
     outer: task.outer,
     red: task.red,
   };

@@ -12,7 +12,7 @@
 // arrays. Out: the task's box of each output, written in place.
 
 import { host } from '#host';
-import { ARRAY_CTOR, type DType, type TypedArray } from '../graph/dtype.js';
+import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
 import { fuse } from '../fuse/fuse.js';
 import { interpret } from '../ir/interpret.js';
@@ -27,8 +27,10 @@ export interface Region {
   readonly origin: readonly number[];
   readonly strides: readonly number[];
   /**
-   * Identity of immutable content (a stored chunk's block): the device keeps
-   * such a region resident and uploads it once.
+   * Identity of immutable content (a chunk's block): an input so named is
+   * kept resident on the device and uploaded once; an output so named (a
+   * whole chunk its task alone writes) stays on the device as that chunk's
+   * copy, so the kernels that read it next upload nothing.
    */
   readonly key?: object;
 }
@@ -391,6 +393,12 @@ export class GpuDevice {
         writeBox(outputs[i]![0], words, outer);
         this.stats.bytesDown += o.bytes;
         s.unmap();
+        // a whole chunk in the words an upload of it would have: kept as its resident copy
+        const r = outputs[i]![0];
+        if (r.key && o.type === wtype(r.dtype) && WORD[o.type].BYTES_PER_ELEMENT === INFO[r.dtype].bytes && !this.resident.has(r.key)) {
+          temps.splice(temps.indexOf(o.b), 1);
+          this.keep(r.key, o.b);
+        }
       });
       if (stamps) {
         const [t0, t1] = new BigUint64Array(stamps.getMappedRange(0, 16));
@@ -418,6 +426,12 @@ export class GpuDevice {
     b = this.device.createBuffer({ size: Math.max(16, Math.ceil(words.byteLength / 4) * 4), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
     if (words.byteLength) this.device.queue.writeBuffer(b, 0, words.buffer, words.byteOffset, words.byteLength);
     this.stats.bytesUp += words.byteLength;
+    this.keep(key, b);
+    return b;
+  }
+
+  /** Keeps `b` as the resident copy of `key`, evicting the least recently used copies past the budget. */
+  private keep(key: object, b: GPUBuffer): void {
     this.resident.set(key, b);
     this.residentBytes += b.size;
     for (const [k, old] of this.resident) {
@@ -426,7 +440,15 @@ export class GpuDevice {
       this.residentBytes -= old.size;
       old.destroy();
     }
-    return b;
+  }
+
+  /** Drops the resident copy of `key` (its chunk was freed). */
+  forget(key: object): void {
+    const b = this.resident.get(key);
+    if (!b) return;
+    this.resident.delete(key);
+    this.residentBytes -= b.size;
+    b.destroy();
   }
 
   /** Frees every buffer and the device (a Node device keeps a core busy until then). */
