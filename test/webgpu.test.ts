@@ -423,7 +423,7 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
     expect(first).toBe((await x.multiply(2).max().fetch()).item());
   });
 
-  it('keeps the chunks a kernel wrote on the GPU for the kernels that read them next, and frees them with their chunks', async () => {
+  it('keeps the chunks a kernel wrote on the GPU for the kernels that read them next, submits the tasks ready together at once, and frees the chunks', async () => {
     const grid = (n: number, m: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => f(i * m + j)));
     const [A, B] = [grid(256, 192, Math.sin), grid(192, 128, Math.cos)];
     const a = mt.tensor(A, { dtype: 'float32', chunkSize: [64, 192] });
@@ -441,7 +441,7 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
     try {
       await program(1); // a and b become resident
       const d = (await runtime.gpuDevice())!;
-      const [up, hits] = [d.stats.bytesUp, d.stats.residentHits];
+      const [up, hits, submits] = [d.stats.bytesUp, d.stats.residentHits, d.stats.submits];
       const resident = (d as unknown as { resident: Map<object, unknown> }).resident;
       const freed = new WeakSet<object>();
       let dropped = 0;
@@ -449,6 +449,8 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
       runtime.heap.onRelease = (blk) => { freed.add(blk); if (resident.has(blk)) dropped++; release?.(blk); };
       const { report, got } = await program(2).finally(() => { runtime.heap.onRelease = release; });
       expect(report.gpuTasks).toBe(4 + 4 + 8);
+      // tasks ready together go in one submission: the scalings, the products, the reductions
+      expect(d.stats.submits - submits).toBe(3);
       // the products read k a from the GPU, and the reductions the products: only parameters went up
       expect(d.stats.residentHits - hits).toBe(4 * 3 + 8);
       expect(d.stats.bytesUp - up).toBeLessThan(16 * 1024);

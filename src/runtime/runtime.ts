@@ -67,6 +67,8 @@ export interface RunOptions {
 const PARAM_BYTES = 16384;
 /** How long an idle WebGPU device lives. */
 const GPU_IDLE_MS = 5000;
+/** GPU tasks submitted together at most (they are ready at once, so none reads another's output). */
+const GPU_BATCH = 8;
 /** Lines (elements across the axis) a float32 scan chunk needs to run on the GPU, one line per invocation. */
 const SCAN_GPU_LINES = 256;
 
@@ -266,37 +268,49 @@ export class Runtime {
     };
     let gpuTasks = 0;
     let gpuBusy = false;
-    /** Runs kernel task `id` on the GPU; if the device is lost on the way, on WASM here instead. */
-    const runOnGpu = async (id: number): Promise<Block[]> => {
-      const t = plan.tasks[id]!;
-      if (isScanTask(t)) {
-        const [job] = st.bind(t);
-        const sj = job as ScanJob;
-        const n = sj.shape.reduce((a, b) => a * b, 1);
-        const f32 = (ptr: number, len: number) => new Float32Array(heap.memory.buffer, ptr, len);
-        try {
-          await gpu!.scan(sj.op, sj.axis, sj.shape, f32(sj.src, n), f32(sj.dst, n), sj.prev && f32(sj.prev.ptr, (n / sj.shape[sj.axis]!) * sj.prev.len));
-          gpuTasks++;
-        } catch (e) {
-          if (!gpu!.lost && !(e instanceof RangeError)) throw e;
-          this.inlineExecutor().run(sj);
+    /**
+     * Runs GPU-ready tasks `ids` on the GPU, the kernel tasks among them in one
+     * submission; a task too large for one binding runs on WASM here, and if
+     * the device is lost on the way, so do the rest. Returns each task's temporaries.
+     */
+    const runOnGpu = async (ids: readonly number[]): Promise<Block[][]> => {
+      const temps: Block[][] = [];
+      const kernels: { job: KernelJob; gt: GpuTask }[] = [];
+      for (const id of ids) {
+        const t = plan.tasks[id]!;
+        if (isScanTask(t)) {
+          const [job] = st.bind(t);
+          const sj = job as ScanJob;
+          const n = sj.shape.reduce((a, b) => a * b, 1);
+          const f32 = (ptr: number, len: number) => new Float32Array(heap.memory.buffer, ptr, len);
+          try {
+            await gpu!.scan(sj.op, sj.axis, sj.shape, f32(sj.src, n), f32(sj.dst, n), sj.prev && f32(sj.prev.ptr, (n / sj.shape[sj.axis]!) * sj.prev.len));
+            gpuTasks++;
+          } catch (e) {
+            if (!gpu!.lost && !(e instanceof RangeError)) throw e;
+            this.inlineExecutor().run(sj);
+          }
+          temps.push([]);
+          continue;
         }
-        return [];
+        const [job, tt, copied] = st.bind(t);
+        bytesCopied += copied;
+        temps.push(tt);
+        const kj = job as KernelJob;
+        for (const c of kj.copies) copyBox(heap.memory, c);
+        const gt = gpuTaskOf(plan.kernels[t.kernel]!, kj, t, heap.memory, (i) => st.stableInput(t, i), (i) => st.wholeOutput(t, i));
+        // a chunk larger than the adapter's binding limit: this task on WASM
+        if (gpu!.fits(gt)) kernels.push({ job: kj, gt });
+        else this.inlineExecutor().run({ ...kj, copies: [] });
       }
-      const task = t;
-      const [job, temps, copied] = st.bind(task);
-      bytesCopied += copied;
-      const kj = job as KernelJob;
-      for (const c of kj.copies) copyBox(heap.memory, c);
-      const gt = gpuTaskOf(plan.kernels[task.kernel]!, kj, task, heap.memory, (i) => st.stableInput(task, i), (i) => st.wholeOutput(task, i));
+      if (!kernels.length) return temps;
       try {
-        if (!gpu!.fits(gt)) throw new RangeError('too large for one binding');
-        await gpu!.run(gt);
-        gpuTasks++;
+        await gpu!.runAll(kernels.map((k) => k.gt));
+        gpuTasks += kernels.length;
       } catch (e) {
-        // a chunk larger than the adapter's binding limit, or a lost device: this task on WASM
+        // a lost device (or a dispatch too large): these tasks on WASM
         if (!gpu!.lost && !(e instanceof RangeError)) throw e;
-        this.inlineExecutor().run({ ...kj, copies: [] });
+        for (const k of kernels) this.inlineExecutor().run({ ...k.job, copies: [] });
       }
       return temps;
     };
@@ -326,7 +340,11 @@ export class Runtime {
         const ex = this.inlineExecutor();
         while (ready.length || gpuReady.length) {
           gpuQueueBack();
-          if (gpuReady.length) { const id = gpuReady.pop()!; finish(id, await runOnGpu(id)); continue; }
+          if (gpuReady.length) {
+            const ids = gpuReady.splice(0, GPU_BATCH);
+            (await runOnGpu(ids)).forEach((t, i) => finish(ids[i]!, t));
+            continue;
+          }
           const id = ready.pop()!;
           const [job, temps, copied] = st.bind(plan.tasks[id]!);
           bytesCopied += copied;
@@ -339,12 +357,12 @@ export class Runtime {
         const running = new Set<Promise<void>>();
         while ((ready.length || gpuReady.length || running.size) && !failure) {
           gpuQueueBack();
-          // The GPU takes one task at a time (its own queue keeps it busy); workers take the others.
+          // The GPU takes the tasks ready for it a batch at a time, in one submission; workers take the others.
           if (!gpuBusy && gpuReady.length) {
-            const id = gpuReady.shift()!;
+            const ids = gpuReady.splice(0, GPU_BATCH);
             gpuBusy = true;
-            const p: Promise<void> = runOnGpu(id).then(
-              (temps) => { gpuBusy = false; running.delete(p); finish(id, temps); },
+            const p: Promise<void> = runOnGpu(ids).then(
+              (temps) => { gpuBusy = false; running.delete(p); temps.forEach((t, i) => finish(ids[i]!, t)); },
               (e: Error) => { gpuBusy = false; running.delete(p); failure = e; },
             );
             running.add(p);

@@ -76,16 +76,21 @@ async function gpuEntry(): Promise<GPU | undefined> {
   return nav?.gpu ?? host.gpu();
 }
 
+/** Dispatches recorded for one submission: the encoder, buffers to give back, staging buffers to map, and what to do once mapped. */
+interface Batch { readonly enc: GPUCommandEncoder; readonly temps: GPUBuffer[]; readonly reads: GPUBuffer[]; readonly queries: GPUQuerySet[]; readonly done: (() => void)[]; readonly pinned: object[] }
+
 export class GpuDevice {
   private readonly programs = new Map<string, Program>();
   private readonly shaders = new Map<string, GPUComputePipeline>();
   /** Resident copies of immutable chunks, in least-recently-used order (a Map keeps insertion order). */
   private readonly resident = new Map<object, GPUBuffer>();
   private residentBytes = 0;
+  /** Resident copies bound in batches in flight (not evicted until they are read back), with their counts. */
+  private readonly pinned = new Map<object, number>();
   private readonly pool = new Map<string, GPUBuffer[]>();
   private lostReason: string | undefined;
   /** Programs compiled and tasks run, for reports and tests. */
-  readonly stats = { compiled: 0, tasks: 0, bytesUp: 0, bytesDown: 0, residentHits: 0, /** GPU time of the dispatches, where the adapter has timestamp queries. */ kernelNs: 0 };
+  readonly stats = { compiled: 0, tasks: 0, submits: 0, bytesUp: 0, bytesDown: 0, residentHits: 0, /** GPU time of the dispatches, where the adapter has timestamp queries. */ kernelNs: 0 };
 
   // `entry` keeps Dawn's instance alive in Node: collecting it while the device lives crashes the process.
   /** Whether reductions combine with subgroup operations (off after a self-test they failed). */
@@ -260,13 +265,37 @@ export class GpuDevice {
 
   /** Runs one task: uploads its inputs, dispatches, and writes its box of each output back. */
   async run(task: GpuTask): Promise<void> {
+    await this.runAll([task]);
+  }
+
+  /**
+   * Runs tasks that do not depend on each other in one submission: their
+   * dispatches are recorded into one command buffer, submitted once, and
+   * their outputs read back together (each submission and read-back is a
+   * round trip to the GPU, which batching pays once).
+   */
+  async runAll(tasks: readonly GpuTask[]): Promise<void> {
     if (this.lostReason) throw new Error(`WebGPU device lost: ${this.lostReason}`);
+    const batch = this.batch();
+    try {
+      for (const task of tasks) await this.record(task, batch);
+    } catch (e) {
+      // nothing of it was submitted: give its buffers back
+      await this.device.popErrorScope().catch(() => undefined);
+      this.settle(batch);
+      throw e;
+    }
+    await this.submit(batch);
+  }
+
+  /** Records one task's dispatch into `batch`. */
+  private async record(task: GpuTask, batch: Batch): Promise<void> {
     const { kernel: k } = task;
     if (task.inputs.length !== k.inputs.length) throw new Error(`internal: a task of a kernel with ${k.inputs.length} inputs got ${task.inputs.length}`);
     const count = task.outer.reduce((a, [lo, hi]) => a * Math.max(0, hi - lo), 1);
     if (count === 0) return;
     const mm = matmulOf(k);
-    if (mm && k.shape.length === 2 && k.dtype === 'float32') return this.matmul(task, mm);
+    if (mm && k.shape.length === 2 && k.dtype === 'float32') return this.matmul(task, mm, batch);
     const { pipeline, layout } = await this.program(k, task.partial);
     const groups = layout.perOutput === 'workgroup' ? count : Math.ceil(count / WG);
     const maxDim = this.info.maxComputeWorkgroupsPerDimension;
@@ -285,19 +314,17 @@ export class GpuDevice {
     params[layout.countSlot] = count;
     params[layout.gridSlot] = gridX;
     params[layout.redCountSlot] = task.red.reduce((a, [lo, hi]) => a * Math.max(0, hi - lo), 1);
-    await this.dispatch(pipeline, params, task.inputs, task.outputs.map((r, i) => [r, layout.outTypes[i]!]), [gridX, gridY], task.outer);
-    this.stats.tasks++;
+    this.dispatch(batch, pipeline, params, task.inputs, task.outputs.map((r, i) => [r, layout.outTypes[i]!]), [gridX, gridY], task.outer);
   }
 
   /** A 2-D float32 matrix product through the hand-written tiled shader (shaders/matmul.wgsl). */
-  private async matmul(task: GpuTask, mm: MatmulInfo): Promise<void> {
+  private async matmul(task: GpuTask, mm: MatmulInfo, batch: Batch): Promise<void> {
     const pipeline = await this.shader('matmul');
     const [[i0, i1], [j0, j1]] = task.outer as [[number, number], [number, number]];
     const [k0, k1] = task.red[0]!;
     const a = task.inputs[mm.a]!, b = task.inputs[mm.b]!, c = task.outputs[0]!;
     const params = Int32Array.from([i1 - i0, j1 - j0, Math.max(0, k1 - k0), i0, j0, k0, ...a.origin, ...a.strides, ...b.origin, ...b.strides, ...c.origin, ...c.strides]);
-    await this.dispatch(pipeline, params, [a, b], [[c, 'f32']], [Math.ceil((j1 - j0) / 64), Math.ceil((i1 - i0) / 64)], task.outer);
-    this.stats.tasks++;
+    this.dispatch(batch, pipeline, params, [a, b], [[c, 'f32']], [Math.ceil((j1 - j0) / 64), Math.ceil((i1 - i0) / 64)], task.outer);
   }
 
   /**
@@ -323,19 +350,26 @@ export class GpuDevice {
     const whole = shape.map((d) => [0, d] as const);
     const cstr = shape.map((_, j) => shape.slice(j + 1).reduce((a, b) => a * b, 1));
     const region = (data: Float32Array): Region => ({ data, dtype: 'float32', origin: shape.map(() => 0), strides: cstr });
-    await this.dispatch(pipeline, params, [region(src), region(prev ?? new Float32Array(1))], [[region(dst), 'f32']], [gridX, Math.ceil(groups / gridX)], whole);
-    this.stats.tasks++;
+    const batch = this.batch();
+    this.dispatch(batch, pipeline, params, [region(src), region(prev ?? new Float32Array(1))], [[region(dst), 'f32']], [gridX, Math.ceil(groups / gridX)], whole);
+    await this.submit(batch);
+  }
+
+  private batch(): Batch {
+    this.device.pushErrorScope('validation');
+    return { enc: this.device.createCommandEncoder(), temps: [], reads: [], queries: [], done: [], pinned: [] };
   }
 
   /**
-   * Uploads params and inputs (binding 0, then 1..n), binds the outputs after
-   * them, dispatches `grid` workgroups, and writes the box `outer` of each
-   * output back into its region.
+   * Records into `batch`: uploads params and inputs (binding 0, then 1..n),
+   * binds the outputs after them, dispatches `grid` workgroups, and copies
+   * the outputs to staging buffers; once the batch is submitted and read
+   * back, the box `outer` of each output is written back into its region.
    */
-  private async dispatch(pipeline: GPUComputePipeline, params: Int32Array, inputs: readonly Region[], outputs: readonly (readonly [Region, WType])[], grid: readonly [number, number], outer: GpuTask['outer']): Promise<void> {
+  private dispatch(batch: Batch, pipeline: GPUComputePipeline, params: Int32Array, inputs: readonly Region[], outputs: readonly (readonly [Region, WType])[], grid: readonly [number, number], outer: GpuTask['outer']): void {
     const dev = this.device;
     const STORAGE = GPUBufferUsage.STORAGE, COPY_DST = GPUBufferUsage.COPY_DST, COPY_SRC = GPUBufferUsage.COPY_SRC;
-    const temps: GPUBuffer[] = [];
+    const { enc, temps } = batch;
     const upload = (words: ArrayBufferView & { byteLength: number }, usage: number): GPUBuffer => {
       const b = this.buffer(words.byteLength, usage);
       temps.push(b);
@@ -345,6 +379,7 @@ export class GpuDevice {
     };
     const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: upload(params, STORAGE | COPY_DST) } }];
     inputs.forEach((r, i) => {
+      if (r.key) { batch.pinned.push(r.key); this.pinned.set(r.key, (this.pinned.get(r.key) ?? 0) + 1); }
       entries.push({ binding: i + 1, resource: { buffer: r.key ? this.residentOf(r) : upload(widen(r.data, wtype(r.dtype)), STORAGE | COPY_DST) } });
     });
     const outs = outputs.map(([r, type], i) => {
@@ -354,8 +389,6 @@ export class GpuDevice {
       entries.push({ binding: inputs.length + 1 + i, resource: { buffer: b } });
       return { b, bytes, type };
     });
-    dev.pushErrorScope('validation');
-    const enc = dev.createCommandEncoder();
     const times = this.info.timestamps ? dev.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
     const pass = enc.beginComputePass(times ? { timestampWrites: { querySet: times, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {});
     pass.setPipeline(pipeline);
@@ -365,6 +398,7 @@ export class GpuDevice {
     const reads = outs.map((o) => {
       const staging = dev.createBuffer({ size: o.b.size, usage: GPUBufferUsage.MAP_READ | COPY_DST });
       enc.copyBufferToBuffer(o.b, 0, staging, 0, o.b.size);
+      batch.reads.push(staging);
       return staging;
     });
     let stamps: GPUBuffer | undefined;
@@ -374,19 +408,10 @@ export class GpuDevice {
       enc.resolveQuerySet(times, 0, 2, resolved, 0);
       stamps = dev.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | COPY_DST });
       enc.copyBufferToBuffer(resolved, 0, stamps, 0, 16);
+      batch.reads.push(stamps);
+      batch.queries.push(times);
     }
-    dev.queue.submit([enc.finish()]);
-    const invalid = await dev.popErrorScope();
-    try {
-      if (invalid) throw new Error(`internal: a WebGPU dispatch was invalid: ${invalid.message}`);
-      try {
-        await Promise.all([...reads, ...(stamps ? [stamps] : [])].map((s) => s.mapAsync(GPUMapMode.READ)));
-      } catch (e) {
-        // a failed readback after the device went away: let the lost promise say so
-        await Promise.race([this.device.lost, new Promise((r) => setTimeout(r, 100))]);
-        throw e;
-      }
-      if (this.lostReason) throw new Error(`WebGPU device lost: ${this.lostReason}`);
+    batch.done.push(() => {
       reads.forEach((s, i) => {
         const o = outs[i]!;
         const words = new WORD[o.type](s.getMappedRange(0, o.bytes));
@@ -404,12 +429,38 @@ export class GpuDevice {
         const [t0, t1] = new BigUint64Array(stamps.getMappedRange(0, 16));
         if (t1! > t0!) this.stats.kernelNs += Number(t1! - t0!);
       }
+      this.stats.tasks++;
+    });
+  }
+
+  /** Submits a batch once, reads back every output of it, and writes them into their regions. */
+  private async submit(batch: Batch): Promise<void> {
+    const dev = this.device;
+    dev.queue.submit([batch.enc.finish()]);
+    this.stats.submits++;
+    const invalid = await dev.popErrorScope();
+    try {
+      if (invalid) throw new Error(`internal: a WebGPU dispatch was invalid: ${invalid.message}`);
+      try {
+        await Promise.all(batch.reads.map((s) => s.mapAsync(GPUMapMode.READ)));
+      } catch (e) {
+        // a failed readback after the device went away: let the lost promise say so
+        await Promise.race([this.device.lost, new Promise((r) => setTimeout(r, 100))]);
+        throw e;
+      }
+      if (this.lostReason) throw new Error(`WebGPU device lost: ${this.lostReason}`);
+      for (const f of batch.done) f();
     } finally {
-      reads.forEach((s) => s.destroy());
-      stamps?.destroy();
-      times?.destroy();
-      temps.forEach((b) => this.release(b));
+      this.settle(batch);
     }
+  }
+
+  /** Frees a batch's staging buffers and query sets, and gives its other buffers back to the pool. */
+  private settle(batch: Batch): void {
+    for (const k of batch.pinned) { const n = this.pinned.get(k)! - 1; if (n > 0) this.pinned.set(k, n); else this.pinned.delete(k); }
+    batch.reads.forEach((s) => s.destroy());
+    batch.queries.forEach((q) => q.destroy());
+    batch.temps.forEach((b) => this.release(b));
   }
 
   /** The resident buffer of an immutable region, uploaded on first use. */
@@ -435,7 +486,8 @@ export class GpuDevice {
     this.resident.set(key, b);
     this.residentBytes += b.size;
     for (const [k, old] of this.resident) {
-      if (this.residentBytes <= RESIDENT_BYTES || k === key) break;
+      if (this.residentBytes <= RESIDENT_BYTES) break;
+      if (k === key || this.pinned.has(k)) continue; // bound in a batch not yet submitted or read back
       this.resident.delete(k);
       this.residentBytes -= old.size;
       old.destroy();
