@@ -423,7 +423,7 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
     expect(first).toBe((await x.multiply(2).max().fetch()).item());
   });
 
-  it('keeps the chunks a kernel wrote on the GPU for the kernels that read them next, submits the tasks ready together at once, and frees the chunks', async () => {
+  it('keeps the chunks a kernel wrote on the GPU for the kernels that read them next, reads back only the results, submits the tasks ready together at once, and frees the chunks', async () => {
     const grid = (n: number, m: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => f(i * m + j)));
     const [A, B] = [grid(256, 192, Math.sin), grid(192, 128, Math.cos)];
     const a = mt.tensor(A, { dtype: 'float32', chunkSize: [64, 192] });
@@ -441,7 +441,7 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
     try {
       await program(1); // a and b become resident
       const d = (await runtime.gpuDevice())!;
-      const [up, hits, submits] = [d.stats.bytesUp, d.stats.residentHits, d.stats.submits];
+      const [up, down, hits, submits] = [d.stats.bytesUp, d.stats.bytesDown, d.stats.residentHits, d.stats.submits];
       const resident = (d as unknown as { resident: Map<object, unknown> }).resident;
       const freed = new WeakSet<object>();
       let dropped = 0;
@@ -454,6 +454,8 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
       // the products read k a from the GPU, and the reductions the products: only parameters went up
       expect(d.stats.residentHits - hits).toBe(4 * 3 + 8);
       expect(d.stats.bytesUp - up).toBeLessThan(16 * 1024);
+      // and only the results came back: k a and the products lived on the GPU only
+      expect(d.stats.bytesDown - down).toBe(2 * 256 * 4);
       // and the chunks of k a and of the products were freed after their last reader, their GPU copies with them
       expect(dropped).toBeGreaterThanOrEqual(8);
       expect([...resident.keys()].filter((k) => freed.has(k))).toEqual([]);
@@ -522,6 +524,34 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
     await b.add(1).fetch({ workers: 0 });
     mt.options.device = 'wasm';
     expect(mt.lastReport()!.gpuTasks).toBeGreaterThan(0);
+  });
+
+  it('runs a job again on WASM when the device is lost with chunks that lived on it only', async () => {
+    const grid = (n: number, m: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => f(i * m + j)));
+    const a = mt.tensor(grid(512, 64, Math.sin), { dtype: 'float32', chunkSize: [64, 64] });
+    const b = mt.tensor(grid(64, 32, Math.cos), { dtype: 'float32', chunkSize: [64, 32] });
+    await mt.execute(a, b);
+    // a * 3 and the products live on the GPU only (their readers, the products and the row sums, run there too)
+    const program = () => mt.matmul(a.multiply(3), b).sum({ axis: 1 });
+    expect(runtime.planOf([program().node]).kernels.length).toBe(3);
+    mt.options.device = 'wasm';
+    const want = (await program().fetch({ workers: 0 })).data;
+    mt.options.device = 'webgpu';
+    try {
+      let lost = false;
+      const d = (await runtime.gpuDevice())!;
+      const down = d.stats.bytesDown;
+      const got = (await program().add(0).fetch({
+        workers: 0,
+        onProgress: ({ done }) => { if (done === 8 && !lost) { lost = true; d.lose(); } },
+      })).data;
+      expect(lost).toBe(true);
+      expect(d.stats.bytesDown - down).toBe(0); // nothing came back before the loss: the products lived on the GPU only
+      expect(mt.lastReport()!.gpuTasks).toBe(0); // the run that finished was the one on WASM
+      expectExact(got, want, 'after a device loss');
+    } finally {
+      mt.options.device = 'wasm';
+    }
   });
 
   it('runs on WASM where there is no adapter', () => {

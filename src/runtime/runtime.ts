@@ -17,7 +17,7 @@ import { type Layout, render } from '../wasm/render.js';
 import { type Copy, Executor, type Job, type KernelJob, type ScanJob, copyBox } from './exec.js';
 import { type Block, Heap } from './memory.js';
 import { Pool, defaultWorkers } from './pool.js';
-import { GpuDevice, type GpuTask, type Region } from './webgpu.js';
+import { DeviceCopyLost, GpuDevice, type GpuTask, type Region } from './webgpu.js';
 
 export interface Stored {
   readonly dtype: DType;
@@ -266,6 +266,39 @@ export class Runtime {
       const box = chunkBox(o.shape, o.chunk, t.chunk);
       return box.reduce((a, [lo, hi], d) => (d === t.scan.axis ? a : a * (hi - lo)), 1) >= SCAN_GPU_LINES;
     };
+    // Chunks that live on the GPU only: written whole by a GPU task, in 32-bit words, not an output
+    // of the run, and read only by GPU tasks that each read it whole (so never read back).
+    const deviceOnly = new Set<string>();
+    if (gpu && useGpu.some(Boolean)) {
+      const host = new Set<string>(); // chunks something reads on the host
+      const read = new Set<string>();
+      for (const t of plan.tasks) {
+        if (isScanTask(t)) {
+          host.add(`${t.input}/${t.chunk}`);
+          if (t.prev !== undefined) host.add(`${t.output}/${t.prev}`);
+          continue;
+        }
+        for (const r of t.reads) {
+          const spec = plan.tensors[r.tensor]!;
+          const cs = chunksOf(spec.shape, spec.chunk, r.box);
+          for (const c of cs) {
+            const key = `${r.tensor}/${c}`;
+            read.add(key);
+            if (cs.length > 1 || !useGpu[t.kernel]) host.add(key);
+          }
+        }
+      }
+      const outputs = new Set(plan.outputs.values());
+      for (const t of plan.tasks) {
+        if (isScanTask(t) || !useGpu[t.kernel]) continue;
+        for (const w of t.writes) {
+          const key = `${w.tensor}/${w.chunk}`;
+          const d = plan.tensors[w.tensor]!.dtype;
+          const words = d === 'float32' || d === 'int32' || d === 'uint32';
+          if (words && !outputs.has(w.tensor) && read.has(key) && !host.has(key) && st.wholeWriterOf(w.tensor, w.chunk) === t.id) deviceOnly.add(key);
+        }
+      }
+    }
     let gpuTasks = 0;
     let gpuBusy = false;
     /**
@@ -275,7 +308,7 @@ export class Runtime {
      */
     const runOnGpu = async (ids: readonly number[]): Promise<Block[][]> => {
       const temps: Block[][] = [];
-      const kernels: { job: KernelJob; gt: GpuTask }[] = [];
+      const kernels: { job: KernelJob; gt: GpuTask; task: Task }[] = [];
       for (const id of ids) {
         const t = plan.tasks[id]!;
         if (isScanTask(t)) {
@@ -298,19 +331,32 @@ export class Runtime {
         temps.push(tt);
         const kj = job as KernelJob;
         for (const c of kj.copies) copyBox(heap.memory, c);
-        const gt = gpuTaskOf(plan.kernels[t.kernel]!, kj, t, heap.memory, (i) => st.stableInput(t, i), (i) => st.wholeOutput(t, i));
-        // a chunk larger than the adapter's binding limit: this task on WASM
-        if (gpu!.fits(gt)) kernels.push({ job: kj, gt });
-        else this.inlineExecutor().run({ ...kj, copies: [] });
+        const only = (tensor: number, box: readonly Range[]) => {
+          const spec = plan.tensors[tensor]!;
+          const cs = chunksOf(spec.shape, spec.chunk, box);
+          return cs.length === 1 && deviceOnly.has(`${tensor}/${cs[0]}`);
+        };
+        const gt = gpuTaskOf(plan.kernels[t.kernel]!, kj, t, heap.memory, (i) => st.stableInput(t, i), (i) => st.wholeOutput(t, i),
+          (i) => only(t.reads[i]!.tensor, t.reads[i]!.box), (i) => deviceOnly.has(`${t.writes[i]!.tensor}/${t.writes[i]!.chunk}`));
+        if (gpu!.fits(gt)) { kernels.push({ job: kj, gt, task: t }); continue; }
+        // a chunk larger than the adapter's binding limit: this task on WASM, where its inputs must be
+        if (gt.inputs.some((r) => r.deviceOnly)) throw new DeviceCopyLost();
+        this.inlineExecutor().run({ ...kj, copies: [] });
+        for (const w of t.writes) deviceOnly.delete(`${w.tensor}/${w.chunk}`); // its outputs are on the host now
       }
       if (!kernels.length) return temps;
       try {
         await gpu!.runAll(kernels.map((k) => k.gt));
         gpuTasks += kernels.length;
       } catch (e) {
-        // a lost device (or a dispatch too large): these tasks on WASM
+        // a lost device (or a dispatch too large): these tasks on WASM, unless chunks that lived on the GPU only went with it
+        if (e instanceof DeviceCopyLost || (gpu!.lost && deviceOnly.size)) throw new DeviceCopyLost();
         if (!gpu!.lost && !(e instanceof RangeError)) throw e;
-        for (const k of kernels) this.inlineExecutor().run({ ...k.job, copies: [] });
+        if (kernels.some((k) => k.gt.inputs.some((r) => r.deviceOnly))) throw new DeviceCopyLost();
+        for (const k of kernels) {
+          this.inlineExecutor().run({ ...k.job, copies: [] });
+          for (const w of k.task.writes) deviceOnly.delete(`${w.tensor}/${w.chunk}`); // its outputs are on the host now
+        }
       }
       return temps;
     };
@@ -324,7 +370,11 @@ export class Runtime {
       const ready: number[] = [];
       const gpuReady: number[] = [];
       const enqueue = (id: number) => (onGpu(id) ? gpuReady : ready).push(id);
-      const gpuQueueBack = () => { if (gpu?.lost && gpuReady.length) ready.push(...gpuReady.splice(0)); };
+      const gpuQueueBack = () => {
+        if (!gpu?.lost) return;
+        if (deviceOnly.size) throw new DeviceCopyLost(); // chunks that lived on the GPU only are gone
+        if (gpuReady.length) ready.push(...gpuReady.splice(0));
+      };
       const waiting = plan.tasks.map((t) => t.deps.length);
       const dependents: number[][] = plan.tasks.map(() => []);
       plan.tasks.forEach((t) => t.deps.forEach((d) => dependents[d]!.push(t.id)));
@@ -392,6 +442,8 @@ export class Runtime {
     } catch (e) {
       if (gpu) this.idleGpu();
       st.abort();
+      // the device went, with chunks that lived on it only: the job again, on WASM
+      if (e instanceof DeviceCopyLost) return this.runNow(outputs, { ...opts, device: 'wasm' });
       if (pool) { await pool.close(); this.pool = undefined; }
       throw e;
     }
@@ -658,6 +710,9 @@ class RunState {
     return this.stores[r.tensor]!.blocks[cs[0]!];
   }
 
+  /** The task that alone writes chunk `c` of tensor `t` whole, or -1. */
+  wholeWriterOf(t: number, c: number): number { return this.wholeWriter.get(`${t}/${c}`) ?? -1; }
+
   /** The block output `i` of `task` writes when the task writes all of it and nothing else does (a device may keep its copy). */
   wholeOutput(task: Task, i: number): Block | undefined {
     const w = task.writes[i]!;
@@ -706,7 +761,10 @@ function forEachRow(ext: readonly number[], fn: (idx: number[], len: number) => 
 }
 
 /** A kernel task's regions of the heap, as the GPU device takes them. */
-function gpuTaskOf(k: Kernel, job: KernelJob, task: Task, memory: WebAssembly.Memory, stable: (i: number) => Block | undefined, whole: (i: number) => Block | undefined): GpuTask {
+function gpuTaskOf(
+  k: Kernel, job: KernelJob, task: Task, memory: WebAssembly.Memory, stable: (i: number) => Block | undefined, whole: (i: number) => Block | undefined,
+  inputOnDevice: (i: number) => boolean, outputOnDevice: (i: number) => boolean,
+): GpuTask {
   const region = (b: Binding, d: DType, box: readonly Range[], whole?: Block): Region => {
     if (whole) {
       // a whole immutable chunk: the device may keep it resident, keyed by its block
@@ -724,12 +782,15 @@ function gpuTaskOf(k: Kernel, job: KernelJob, task: Task, memory: WebAssembly.Me
   return {
     kernel: k,
     partial: task.partial,
-    inputs: job.args.inputs.map((b, i) => region(b, k.inputs[i]!.dtype, task.reads[i]!.box, stable(i))),
+    inputs: job.args.inputs.map((b, i) => {
+      const r = region(b, k.inputs[i]!.dtype, task.reads[i]!.box, stable(i));
+      return r.key && inputOnDevice(i) ? { ...r, deviceOnly: true } : r;
+    }),
     outputs: job.args.outputs.map((b, i) => {
       const r = region(b, outTypes[i]!, task.outer);
       // a whole chunk this task alone writes: the device may keep its output buffer as the chunk's copy
       const w = whole(i);
-      return w && w.ptr === b.ptr ? { ...r, key: w } : r;
+      return w && w.ptr === b.ptr ? { ...r, key: w, ...(outputOnDevice(i) ? { deviceOnly: true } : {}) } : r;
     }),
     outer: task.outer,
     red: task.red,

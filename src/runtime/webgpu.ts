@@ -33,6 +33,17 @@ export interface Region {
    * copy, so the kernels that read it next upload nothing.
    */
   readonly key?: object;
+  /**
+   * The chunk lives on the device only (every reader of it runs there): as
+   * an output it is not read back, as an input its resident copy must be
+   * there (DeviceCopyLost otherwise: its host block holds nothing).
+   */
+  readonly deviceOnly?: boolean;
+}
+
+/** A chunk that lived on the device only is gone (the device was lost or replaced): the job must run again without it. */
+export class DeviceCopyLost extends Error {
+  constructor() { super('a chunk kept on the GPU only is gone with its device'); }
 }
 
 /** Inputs and outputs of each hand-written shader (after the params binding), as its header says. */
@@ -77,7 +88,7 @@ async function gpuEntry(): Promise<GPU | undefined> {
 }
 
 /** Dispatches recorded for one submission: the encoder, buffers to give back, staging buffers to map, and what to do once mapped. */
-interface Batch { readonly enc: GPUCommandEncoder; readonly temps: GPUBuffer[]; readonly reads: GPUBuffer[]; readonly queries: GPUQuerySet[]; readonly done: (() => void)[]; readonly pinned: object[] }
+interface Batch { readonly enc: GPUCommandEncoder; readonly temps: GPUBuffer[]; readonly reads: GPUBuffer[]; readonly queries: GPUQuerySet[]; readonly done: (() => void)[]; readonly pinned: object[]; readonly held: [object, GPUBuffer][] }
 
 export class GpuDevice {
   private readonly programs = new Map<string, Program>();
@@ -85,6 +96,8 @@ export class GpuDevice {
   /** Resident copies of immutable chunks, in least-recently-used order (a Map keeps insertion order). */
   private readonly resident = new Map<object, GPUBuffer>();
   private residentBytes = 0;
+  /** Resident copies that are the only copy of their chunk (never evicted; freed with the chunk). */
+  private readonly held = new Set<object>();
   /** Resident copies bound in batches in flight (not evicted until they are read back), with their counts. */
   private readonly pinned = new Map<object, number>();
   private readonly pool = new Map<string, GPUBuffer[]>();
@@ -357,7 +370,7 @@ export class GpuDevice {
 
   private batch(): Batch {
     this.device.pushErrorScope('validation');
-    return { enc: this.device.createCommandEncoder(), temps: [], reads: [], queries: [], done: [], pinned: [] };
+    return { enc: this.device.createCommandEncoder(), temps: [], reads: [], queries: [], done: [], pinned: [], held: [] };
   }
 
   /**
@@ -380,6 +393,7 @@ export class GpuDevice {
     const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: upload(params, STORAGE | COPY_DST) } }];
     inputs.forEach((r, i) => {
       if (r.key) { batch.pinned.push(r.key); this.pinned.set(r.key, (this.pinned.get(r.key) ?? 0) + 1); }
+      if (r.deviceOnly && !this.resident.has(r.key!)) throw new DeviceCopyLost();
       entries.push({ binding: i + 1, resource: { buffer: r.key ? this.residentOf(r) : upload(widen(r.data, wtype(r.dtype)), STORAGE | COPY_DST) } });
     });
     const outs = outputs.map(([r, type], i) => {
@@ -395,11 +409,20 @@ export class GpuDevice {
     pass.setBindGroup(0, dev.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries }));
     pass.dispatchWorkgroups(grid[0], grid[1]);
     pass.end();
-    const reads = outs.map((o) => {
+    // a device-only chunk is not read back: its buffer becomes the chunk's resident copy
+    const reads = outs.map((o, i) => {
+      if (outputs[i]![0].deviceOnly) return undefined;
       const staging = dev.createBuffer({ size: o.b.size, usage: GPUBufferUsage.MAP_READ | COPY_DST });
       enc.copyBufferToBuffer(o.b, 0, staging, 0, o.b.size);
       batch.reads.push(staging);
       return staging;
+    });
+    outs.forEach((o, i) => {
+      const r = outputs[i]![0];
+      if (!r.deviceOnly) return;
+      if (!r.key || o.type !== wtype(r.dtype) || WORD[o.type].BYTES_PER_ELEMENT !== INFO[r.dtype].bytes) throw new Error('internal: a device-only chunk that is not a whole 32-bit chunk');
+      temps.splice(temps.indexOf(o.b), 1);
+      batch.held.push([r.key, o.b]);
     });
     let stamps: GPUBuffer | undefined;
     if (times) {
@@ -413,6 +436,7 @@ export class GpuDevice {
     }
     batch.done.push(() => {
       reads.forEach((s, i) => {
+        if (!s) return;
         const o = outs[i]!;
         const words = new WORD[o.type](s.getMappedRange(0, o.bytes));
         writeBox(outputs[i]![0], words, outer);
@@ -450,6 +474,7 @@ export class GpuDevice {
       }
       if (this.lostReason) throw new Error(`WebGPU device lost: ${this.lostReason}`);
       for (const f of batch.done) f();
+      for (const [key, b] of batch.held.splice(0)) { this.held.add(key); this.keep(key, b); }
     } finally {
       this.settle(batch);
     }
@@ -457,6 +482,7 @@ export class GpuDevice {
 
   /** Frees a batch's staging buffers and query sets, and gives its other buffers back to the pool. */
   private settle(batch: Batch): void {
+    batch.held.forEach(([, b]) => b.destroy()); // not kept: the batch failed
     for (const k of batch.pinned) { const n = this.pinned.get(k)! - 1; if (n > 0) this.pinned.set(k, n); else this.pinned.delete(k); }
     batch.reads.forEach((s) => s.destroy());
     batch.queries.forEach((q) => q.destroy());
@@ -487,7 +513,8 @@ export class GpuDevice {
     this.residentBytes += b.size;
     for (const [k, old] of this.resident) {
       if (this.residentBytes <= RESIDENT_BYTES) break;
-      if (k === key || this.pinned.has(k)) continue; // bound in a batch not yet submitted or read back
+      // bound in a batch not yet read back, or the only copy of its chunk
+      if (k === key || this.pinned.has(k) || this.held.has(k)) continue;
       this.resident.delete(k);
       this.residentBytes -= old.size;
       old.destroy();
@@ -496,6 +523,7 @@ export class GpuDevice {
 
   /** Drops the resident copy of `key` (its chunk was freed). */
   forget(key: object): void {
+    this.held.delete(key);
     const b = this.resident.get(key);
     if (!b) return;
     this.resident.delete(key);
