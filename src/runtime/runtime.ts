@@ -266,39 +266,8 @@ export class Runtime {
       const box = chunkBox(o.shape, o.chunk, t.chunk);
       return box.reduce((a, [lo, hi], d) => (d === t.scan.axis ? a : a * (hi - lo)), 1) >= SCAN_GPU_LINES;
     };
-    // Chunks that live on the GPU only: written whole by a GPU task, in 32-bit words, not an output
-    // of the run, and read only by GPU tasks that each read it whole (so never read back).
-    const deviceOnly = new Set<string>();
-    if (gpu && useGpu.some(Boolean)) {
-      const host = new Set<string>(); // chunks something reads on the host
-      const read = new Set<string>();
-      for (const t of plan.tasks) {
-        if (isScanTask(t)) {
-          host.add(`${t.input}/${t.chunk}`);
-          if (t.prev !== undefined) host.add(`${t.output}/${t.prev}`);
-          continue;
-        }
-        for (const r of t.reads) {
-          const spec = plan.tensors[r.tensor]!;
-          const cs = chunksOf(spec.shape, spec.chunk, r.box);
-          for (const c of cs) {
-            const key = `${r.tensor}/${c}`;
-            read.add(key);
-            if (cs.length > 1 || !useGpu[t.kernel]) host.add(key);
-          }
-        }
-      }
-      const outputs = new Set(plan.outputs.values());
-      for (const t of plan.tasks) {
-        if (isScanTask(t) || !useGpu[t.kernel]) continue;
-        for (const w of t.writes) {
-          const key = `${w.tensor}/${w.chunk}`;
-          const d = plan.tensors[w.tensor]!.dtype;
-          const words = d === 'float32' || d === 'int32' || d === 'uint32';
-          if (words && !outputs.has(w.tensor) && read.has(key) && !host.has(key) && st.wholeWriterOf(w.tensor, w.chunk) === t.id) deviceOnly.add(key);
-        }
-      }
-    }
+    // chunks that live on the GPU only (never read back); a task that falls back to WASM takes its outputs off the list
+    const deviceOnly = gpu && useGpu.some(Boolean) ? deviceOnlyChunks(plan, useGpu, st) : new Set<string>();
     let gpuTasks = 0;
     let gpuBusy = false;
     /**
@@ -758,6 +727,43 @@ function forEachRow(ext: readonly number[], fn: (idx: number[], len: number) => 
     fn(idx, ext[r - 1]!);
     for (let i = r - 2; i >= 0; i--) { if (++idx[i]! < ext[i]!) break; idx[i] = 0; }
   }
+}
+
+/**
+ * Chunks that can live on the GPU only (`${tensor}/${chunk}`): written whole
+ * by a GPU task, in 32-bit words, not a result of the run, and read only by
+ * GPU tasks that each read it whole (so nothing needs it on the host).
+ */
+function deviceOnlyChunks(plan: Plan, useGpu: readonly boolean[], st: RunState): Set<string> {
+  const host = new Set<string>(); // chunks something reads on the host
+  const read = new Set<string>();
+  for (const t of plan.tasks) {
+    if (isScanTask(t)) {
+      host.add(`${t.input}/${t.chunk}`);
+      if (t.prev !== undefined) host.add(`${t.output}/${t.prev}`);
+      continue;
+    }
+    for (const r of t.reads) {
+      const spec = plan.tensors[r.tensor]!;
+      const cs = chunksOf(spec.shape, spec.chunk, r.box);
+      for (const c of cs) {
+        read.add(`${r.tensor}/${c}`);
+        if (cs.length > 1 || !useGpu[t.kernel]) host.add(`${r.tensor}/${c}`);
+      }
+    }
+  }
+  const outputs = new Set(plan.outputs.values());
+  const out = new Set<string>();
+  for (const t of plan.tasks) {
+    if (isScanTask(t) || !useGpu[t.kernel]) continue;
+    for (const w of t.writes) {
+      const key = `${w.tensor}/${w.chunk}`;
+      const d = plan.tensors[w.tensor]!.dtype;
+      const words = d === 'float32' || d === 'int32' || d === 'uint32';
+      if (words && !outputs.has(w.tensor) && read.has(key) && !host.has(key) && st.wholeWriterOf(w.tensor, w.chunk) === t.id) out.add(key);
+    }
+  }
+  return out;
 }
 
 /** A kernel task's regions of the heap, as the GPU device takes them. */
