@@ -992,6 +992,25 @@ describe('the shared mesh state with a rogue peer in the room', () => {
     }
   });
 
+  it('a peer that links late takes the whole state of a long-running peer (long chains of overwrites included)', async () => {
+    const net = new SimNet({ seed: 8, maxDelayMs: 1 });
+    const w = net.join('w');
+    const sw = new MeshState(w, 1000);
+    const caps = { role: 'worker' as const, device: 'wasm', throughput: 1, memory: 1 << 20, slots: 1 };
+    // 300 announcements and progress updates, interleaved (so Yjs cannot merge them): chains of 300 overwrites
+    for (let i = 0; i < 300; i++) { sw.announce({ ...caps, throughput: i }); sw.jobs.set('j', { done: i, total: 300, peers: 1 }); }
+    const late = net.join('late');
+    const sl = new MeshState(late, 1000);
+    try {
+      await sleep(50);
+      expect(sl.peers.get('w')?.throughput).toBe(299);
+      expect(sl.jobs.get('j')?.done).toBe(299);
+    } finally {
+      sw.close();
+      sl.close();
+    }
+  });
+
   it('a journal counts only where the coordinator it names wrote it, and expires once that coordinator has left', async () => {
     const net = new SimNet({ seed: 7, maxDelayMs: 1 });
     const [a, w, r] = [net.join('a'), net.join('w'), net.join('rogue')];

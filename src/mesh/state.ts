@@ -152,12 +152,13 @@ export class MeshState {
     const own = new Set([this.doc.clientID, ...this.ep.peers().map(clientOf)]);
     const mine = (c: number) => c === sender || !own.has(c);
     const keep = structs.filter((s) => mine(s.id.client));
+    const at = this.placer(structs);
     for (const s of keep) {
       if (!(s instanceof Y.Item)) continue;
-      const at = this.placeOf(s, keep);
-      if (at === 'unknown') return undefined; // an update that arrived early: the next full state brings it again
-      if (at !== 'nested' && at.root === 'peers' && (at.key === null || clientOf(at.key) !== s.id.client)) {
-        throw new Error(`it writes the capabilities of peer ${at.key ?? '(none)'}`);
+      const place = at(s);
+      if (place === 'unknown') return undefined; // an update that arrived early: the next full state brings it again
+      if (place !== 'nested' && place.root === 'peers' && (place.key === null || clientOf(place.key) !== s.id.client)) {
+        throw new Error(`it writes the capabilities of peer ${place.key ?? '(none)'}`);
       }
     }
     const dels = new Map([...ds.clients].filter(([c]) => mine(c)));
@@ -165,20 +166,58 @@ export class MeshState {
     return keep.length || dels.size ? encodeUpdate(keep, dels) : undefined;
   }
 
-  /** Where item `s` of an update lands (its parent, or that of the neighbour it was inserted next to). */
-  private placeOf(s: Y.Item, update: readonly Struct[], depth = 0): Place {
-    const parent = s.parent as unknown;
-    if (typeof parent === 'string') return { root: parent, key: s.parentSub };
-    if (parent) return parent instanceof Y.AbstractType ? this.placeOfType(parent, s.parentSub) : 'nested';
-    const next = s.origin ?? s.rightOrigin;
-    if (!next || depth > 64) return 'unknown';
-    const inUpdate = update.find((x) => x.id.client === next.client && x.id.clock <= next.clock && next.clock < x.id.clock + x.length);
-    if (inUpdate) return inUpdate instanceof Y.Item ? this.placeOf(inUpdate, update, depth + 1) : 'nested';
-    const list = this.doc.store.clients.get(next.client);
+  /**
+   * Where the items of an update land: an item names its parent, or was
+   * inserted next to a neighbour (in the update or in this replica) whose
+   * place it shares. Chains of neighbours (a key written many times) are
+   * walked once, with every item on the way remembered.
+   */
+  private placer(update: readonly Struct[]): (s: Y.Item) => Place {
+    const byClient = new Map<number, Struct[]>(); // each in clock order, as an update lists them
+    for (const x of update) { const l = byClient.get(x.id.client); if (l) l.push(x); else byClient.set(x.id.client, [x]); }
+    const find = (id: Y.ID): Struct | undefined => {
+      const l = byClient.get(id.client);
+      let lo = 0, hi = (l?.length ?? 0) - 1;
+      while (lo <= hi) {
+        const m = (lo + hi) >> 1, x = l![m]!;
+        if (id.clock < x.id.clock) hi = m - 1;
+        else if (id.clock >= x.id.clock + x.length) lo = m + 1;
+        else return x;
+      }
+      return undefined;
+    };
+    const memo = new Map<Struct, Place>();
+    return (s) => {
+      const chain: Struct[] = [];
+      let cur: Struct = s;
+      let place: Place;
+      for (;;) {
+        const known = memo.get(cur);
+        if (known) { place = known; break; }
+        if (!(cur instanceof Y.Item)) { place = 'nested'; break; } // collected: what lands next to it is collected too
+        chain.push(cur);
+        const parent = cur.parent as unknown;
+        if (typeof parent === 'string') { place = { root: parent, key: cur.parentSub }; break; }
+        if (parent) { place = 'nested'; break; }
+        const next = cur.origin ?? cur.rightOrigin;
+        if (!next || chain.length > update.length) { place = 'unknown'; break; }
+        const inUpdate = find(next);
+        if (inUpdate) { cur = inUpdate; continue; }
+        place = this.placeInStore(next);
+        break;
+      }
+      for (const x of chain) memo.set(x, place);
+      return place;
+    };
+  }
+
+  /** Where the item `id` of this replica sits, or 'unknown' if it has not arrived. */
+  private placeInStore(id: Y.ID): Place {
+    const list = this.doc.store.clients.get(id.client);
     const last = list?.[list.length - 1];
-    if (!last || next.clock >= last.id.clock + last.length) return 'unknown';
-    const item = Y.getItem(this.doc.store, next) as Y.Item | Y.GC;
-    if (!(item instanceof Y.Item)) return 'nested'; // collected: what lands next to it is collected too
+    if (!last || id.clock >= last.id.clock + last.length) return 'unknown';
+    const item = Y.getItem(this.doc.store, id) as Y.Item | Y.GC;
+    if (!(item instanceof Y.Item)) return 'nested';
     return this.placeOfType(item.parent as Y.AbstractType<unknown>, item.parentSub);
   }
 
