@@ -53,8 +53,14 @@ function call(c: Case, chunkSize?: number): mt.Tensor {
   return list[c.pick]!;
 }
 
+/** Expressions the generator composes of several NumPy calls (LOCAL['composed.*'] there). */
+const composed = {
+  sqrt_compare: (x: mt.Tensor, op: 'less' | 'less_equal' | 'greater' | 'greater_equal', c: number, side: 'left' | 'right') =>
+    (side === 'left' ? mt[op](mt.sqrt(x), c) : mt[op](c, mt.sqrt(x))),
+};
+
 function callRaw(c: Case, chunkSize?: number): mt.Tensor | mt.Tensor[] {
-  const f = c.fn.split('.').reduce<any>((o, k) => o[k], mt);
+  const f = c.fn.split('.').reduce<any>((o, k) => o[k], { ...mt, composed });
   const args = c.args.map((a) => decodeArg(a, chunkSize));
   if (Object.keys(c.kwargs).length) {
     const kw: Record<string, unknown> = {};

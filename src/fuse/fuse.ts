@@ -17,6 +17,7 @@ import { sameShape, sizeOf, stridesOf } from '../graph/shape.js';
 import {
   type Expr, type Kernel, type RVar, children, iadd, ic, idiv, imod, imul, intern, isBlockedSum, ivar, konst,
 } from '../ir/ir.js';
+import { compareSqrt } from '../ir/compare.js';
 import { MATMUL_LANES } from '../ir/matmul.js';
 import { ROWS_LANES, reduceOrder } from '../ir/order.js';
 
@@ -159,7 +160,8 @@ class Lowering {
         return intern({ k: 'cast', dtype: n.dtype, a: this.expr(n.inputs[0]!, idx) });
       case 'binary': {
         const [x, y] = n.inputs as [Node, Node];
-        return intern({ k: 'binary', dtype: n.dtype, op: a.op as never, a: this.expr(x, this.broadcastIdx(x, idx, n.shape)), b: this.expr(y, this.broadcastIdx(y, idx, n.shape)) });
+        const ea = this.expr(x, this.broadcastIdx(x, idx, n.shape)), eb = this.expr(y, this.broadcastIdx(y, idx, n.shape));
+        return compareSqrt(a.op as never, ea, eb) ?? intern({ k: 'binary', dtype: n.dtype, op: a.op as never, a: ea, b: eb });
       }
       case 'where': {
         const [c, x, y] = n.inputs as [Node, Node, Node];
