@@ -276,6 +276,32 @@ describe('the tiled matmul shader (shaders/matmul.wgsl)', () => {
   });
 });
 
+describe('the tiled matmul shader, batched', () => {
+  it('runs a batch of matrices (one workgroup z each) in sub-boxes of the batch, without a generated kernel', async () => {
+    // a 2-D product first, so the shader itself is compiled before counting
+    const A2 = src('a', 'float32', [2, 2]), B2 = src('b', 'float32', [2, 2]);
+    await both({ kernel: kernelOf(G.matmul(A2, B2, 'float32')), inputs: [region(Float32Array.of(1, 2, 3, 4), 'float32', [2, 2]), region(Float32Array.of(5, 6, 7, 8), 'float32', [2, 2])], outShape: [2, 2], outer: full([2, 2]), red: [[0, 2]] });
+    for (const [batch, m, n, k] of [[[2], 5, 3, 7], [[3, 2], 65, 130, 67], [[4], 1, 70, 33]] as const) {
+      const A = src('a', 'float32', [...batch, m, k]), B = src('b', 'float32', [...batch, k, n]);
+      const kernel = kernelOf(G.matmul(A, B, 'float32'));
+      const mats = batch.reduce((a, b) => a * b, 1);
+      const av = Float32Array.from({ length: mats * m * k }, (_, i) => Math.sin(i * 1.3) * (1 + (i % 3)));
+      const bv = Float32Array.from({ length: mats * k * n }, (_, i) => Math.cos(i * 0.7) - 0.5);
+      const sub: [number, number][] = batch.map((d) => [d > 1 ? 1 : 0, d]);
+      const boxes: [[number, number][], [number, number][]][] = [
+        [full([...batch, m, n]), [[0, k]]],
+        [[...sub, [Math.min(1, m - 1), m], [2, n]], [[Math.floor(k / 4), k]]],
+      ];
+      for (const [outer, red] of boxes) {
+        const compiled = dev.stats.compiled;
+        const [[g], [w]] = await both({ kernel, inputs: [region(av, 'float32', [...batch, m, k]), region(bv, 'float32', [...batch, k, n])], outShape: [...batch, m, n], outer, red });
+        expect(dev.stats.compiled, 'the hand-written shader, compiled once already').toBe(compiled);
+        expectClose(g!, w!, 0, k * 6e-8 * 3 * 1.5 * k, `${JSON.stringify(batch)} x ${m}x${k} @ ${k}x${n} box ${JSON.stringify(outer)} k ${JSON.stringify(red)}`);
+      }
+    }
+  });
+});
+
 describe('memory access, control flow and random numbers on WebGPU', () => {
   it('reads strided and transposed regions of a larger chunk, and guards loads with where', async () => {
     const shape = [9, 13];

@@ -308,7 +308,7 @@ export class GpuDevice {
     const count = task.outer.reduce((a, [lo, hi]) => a * Math.max(0, hi - lo), 1);
     if (count === 0) return;
     const mm = matmulOf(k);
-    if (mm && k.shape.length === 2 && k.dtype === 'float32') return this.matmul(task, mm, batch);
+    if (mm && k.dtype === 'float32') return this.matmul(task, mm, batch);
     const { pipeline, layout } = await this.program(k, task.partial);
     const groups = layout.perOutput === 'workgroup' ? count : Math.ceil(count / WG);
     const maxDim = this.info.maxComputeWorkgroupsPerDimension;
@@ -330,14 +330,22 @@ export class GpuDevice {
     this.dispatch(batch, pipeline, params, task.inputs, task.outputs.map((r, i) => [r, layout.outTypes[i]!]), [gridX, gridY], task.outer);
   }
 
-  /** A 2-D float32 matrix product through the hand-written tiled shader (shaders/matmul.wgsl). */
+  /**
+   * A float32 matrix product, batched or not, through the hand-written tiled
+   * shader (shaders/matmul.wgsl): one workgroup z per matrix of the task's batch box.
+   */
   private async matmul(task: GpuTask, mm: MatmulInfo, batch: Batch): Promise<void> {
-    const pipeline = await this.shader('matmul');
-    const [[i0, i1], [j0, j1]] = task.outer as [[number, number], [number, number]];
+    const r = task.outer.length, nb = r - 2;
+    const [[i0, i1], [j0, j1]] = task.outer.slice(nb) as [[number, number], [number, number]];
     const [k0, k1] = task.red[0]!;
     const a = task.inputs[mm.a]!, b = task.inputs[mm.b]!, c = task.outputs[0]!;
-    const params = Int32Array.from([i1 - i0, j1 - j0, Math.max(0, k1 - k0), i0, j0, k0, ...a.origin, ...a.strides, ...b.origin, ...b.strides, ...c.origin, ...c.strides]);
-    this.dispatch(batch, pipeline, params, [a, b], [[c, 'f32']], [Math.ceil((j1 - j0) / 64), Math.ceil((i1 - i0) / 64)], task.outer);
+    const mats = task.outer.slice(0, nb).reduce((n, [lo, hi]) => n * (hi - lo), 1);
+    if (mats > this.info.maxComputeWorkgroupsPerDimension) throw new RangeError(`a batch of ${mats} matrices is too large for one dispatch`);
+    // the matrix axes of each operand, then per batch axis: first index, extent, origin and stride of a, b, c
+    const matrix = (x: Region) => [...x.origin.slice(-2), ...x.strides.slice(-2)];
+    const axes = task.outer.slice(0, nb).flatMap(([lo, hi], d) => [lo, hi - lo, ...[a, b, c].flatMap((x) => [x.origin[d]!, x.strides[d]!])]);
+    const params = Int32Array.from([i1 - i0, j1 - j0, Math.max(0, k1 - k0), i0, j0, k0, ...matrix(a), ...matrix(b), ...matrix(c), nb, ...axes]);
+    this.dispatch(batch, await this.shader('matmul'), params, [a, b], [[c, 'f32']], [Math.ceil((j1 - j0) / 64), Math.ceil((i1 - i0) / 64), mats], task.outer);
   }
 
   /**
@@ -379,7 +387,7 @@ export class GpuDevice {
    * the outputs to staging buffers; once the batch is submitted and read
    * back, the box `outer` of each output is written back into its region.
    */
-  private dispatch(batch: Batch, pipeline: GPUComputePipeline, params: Int32Array, inputs: readonly Region[], outputs: readonly (readonly [Region, WType])[], grid: readonly [number, number], outer: GpuTask['outer']): void {
+  private dispatch(batch: Batch, pipeline: GPUComputePipeline, params: Int32Array, inputs: readonly Region[], outputs: readonly (readonly [Region, WType])[], grid: readonly [number, number] | readonly [number, number, number], outer: GpuTask['outer']): void {
     const dev = this.device;
     const STORAGE = GPUBufferUsage.STORAGE, COPY_DST = GPUBufferUsage.COPY_DST, COPY_SRC = GPUBufferUsage.COPY_SRC;
     const { enc, temps } = batch;
@@ -407,7 +415,7 @@ export class GpuDevice {
     const pass = enc.beginComputePass(times ? { timestampWrites: { querySet: times, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {});
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, dev.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries }));
-    pass.dispatchWorkgroups(grid[0], grid[1]);
+    pass.dispatchWorkgroups(grid[0], grid[1], grid[2] ?? 1);
     pass.end();
     // a device-only chunk is not read back: its buffer becomes the chunk's resident copy
     const reads = outs.map((o, i) => {
