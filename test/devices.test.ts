@@ -7,6 +7,7 @@ import * as G from '../src/graph/node.js';
 import { interpret } from '../src/ir/interpret.js';
 import { tile, isScanTask, chunkBox } from '../src/tile/tile.js';
 import { render, mathImports, writeParams } from '../src/wasm/render.js';
+import { siteParams } from '../src/ir/ir.js';
 import { ARRAY_CTOR } from '../src/graph/dtype.js';
 import { stridesOf } from '../src/graph/shape.js';
 import type { KernelArgs } from '../src/ir/args.js';
@@ -51,7 +52,7 @@ function runWith(out: G.Node, mode: 'ref' | 'wasm'): number[] {
       const { bytes, layout } = render(k, task.partial);
       const inst = new WebAssembly.Instance(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>), { env: { memory }, math: mathImports() });
       const scratch = layout.scratch ? alloc(layout.scratch.bytes) : 0;
-      writeParams(layout, { ...args, scratch }, new BigInt64Array(memory.buffer, 0, layout.slots), 0);
+      writeParams(layout, { ...args, scratch, sites: siteParams(k) }, new BigInt64Array(memory.buffer, 0, layout.slots), 0);
       (inst.exports.run as (p: number) => void)(0);
     }
   }

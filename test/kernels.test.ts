@@ -10,7 +10,7 @@ import { ARRAY_CTOR, type DType } from '../src/graph/dtype.js';
 import * as G from '../src/graph/node.js';
 import type { Binding, KernelArgs } from '../src/ir/args.js';
 import { interpret } from '../src/ir/interpret.js';
-import type { Kernel } from '../src/ir/ir.js';
+import { type Kernel, siteParams } from '../src/ir/ir.js';
 import { matmulOf } from '../src/ir/matmul.js';
 import { mathImports, render, writeParams } from '../src/wasm/render.js';
 
@@ -56,7 +56,7 @@ function both(kernel: Kernel, mem: Mem, inputs: Binding[], out: { shape: number[
       const scratch = layout.scratch ? mem.alloc(layout.scratch.bytes) : 0;
       const inst = new WebAssembly.Instance(new WebAssembly.Module(code as Uint8Array<ArrayBuffer>), { env: { memory: mem.memory }, math: mathImports() });
       const params = mem.alloc(layout.slots * 8);
-      writeParams(layout, { ...args, scratch }, new BigInt64Array(mem.memory.buffer, params, layout.slots), 0);
+      writeParams(layout, { ...args, scratch, sites: siteParams(kernel) }, new BigInt64Array(mem.memory.buffer, params, layout.slots), 0);
       (inst.exports.run as (p: number) => void)(params);
     }
     results.push(Array.from(new ARRAY_CTOR[out.dtype](mem.memory.buffer, ptr, n) as ArrayLike<number>, Number));

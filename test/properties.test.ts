@@ -869,6 +869,23 @@ describe('random numbers (Philox) are bit-identical for any chunkSize and worker
     );
   }, 60_000);
 
+  it('one compiled program serves every seed and stream (they are parameters), each drawing its own stream', async () => {
+    const draw = async (seed: number, stream: number) => {
+      const g = mt.random.default_rng(seed);
+      for (let i = 0; i < stream; i++) g.random([1]);
+      const u = values(await g.uniform(-1, 1, [3000, 2], { chunkSize: 700 }).sum({ axis: 1 }).fetch()) as number[];
+      const key = seedKey(seed);
+      u.forEach((v, i) => {
+        const want = (randomValue('uniform', key, stream, 2 * i) * 2 - 1) + (randomValue('uniform', key, stream, 2 * i + 1) * 2 - 1);
+        if (!Object.is(v, want)) expect.fail(`seed ${seed} stream ${stream} row ${i}: got ${v} want ${want}`);
+      });
+      return mt.lastReport()!.kernelsCompiled;
+    };
+    await draw(7, 0);
+    expect(await draw(2 ** 32 - 5, 0), 'a new seed compiles nothing').toBe(0);
+    expect(await draw(12345, 2), 'a new stream compiles nothing').toBe(0);
+  });
+
   it('different seeds and successive draws give different values', async () => {
     await fc.assert(
       fc.asyncProperty(fc.nat(2 ** 32 - 1), fc.nat(2 ** 32 - 1), fc.integer({ min: 8, max: 300 }), fc.integer({ min: 1, max: 50 }), async (s1, s2, n, cs) => {

@@ -21,4 +21,6 @@ export interface KernelArgs {
   readonly partial: boolean;
   /** Byte offset of the task's scratch block, for routines whose Layout asks for one. */
   readonly scratch?: number;
+  /** Each draw site's (seed word 0, seed word 1, stream), in `randomSites` order (`siteParams`). */
+  readonly sites?: readonly (readonly [number, number, number])[];
 }

@@ -206,18 +206,32 @@ const kernelKeys = new WeakMap<Kernel, string>();
 /** Structural key of a kernel: equal keys compile to the same Program (memoised per kernel object: a plan asks once per task). */
 export function kernelKey(k: Kernel): string {
   let key = kernelKeys.get(k);
-  if (key === undefined) { key = computeKernelKey(k); kernelKeys.set(k, key); }
+  if (key === undefined) { key = computeKernelKey(k, false); kernelKeys.set(k, key); }
   return key;
 }
 
-function computeKernelKey(k: Kernel): string {
+const programKeys = new WeakMap<Kernel, string>();
+
+/**
+ * The kernel's key with each random draw's (seed, stream) replaced by the
+ * index of its site: kernels that differ only in their seeds share one
+ * compiled WASM program, which takes them as parameters (`siteParams`).
+ */
+export function programKey(k: Kernel): string {
+  let key = programKeys.get(k);
+  if (key === undefined) { key = computeKernelKey(k, true); programKeys.set(k, key); }
+  return key;
+}
+
+function computeKernelKey(k: Kernel, bySite: boolean): string {
   const parts: string[] = [];
   const seen = new Map<Expr, number>();
+  const sites = bySite ? randomSites(k) : [];
   const walk = (e: Expr): number => {
     const s = seen.get(e);
     if (s !== undefined) return s;
     const kids = children(e).map(walk);
-    const self = keyOf(e).replace(/\(.*\)$|\[.*\]$/s, '');
+    const self = bySite && e.k === 'random' ? `r${e.dist}:${e.dtype}:site${sites.indexOf(siteKey(e))}` : keyOf(e).replace(/\(.*\)$|\[.*\]$/s, '');
     parts.push(`${self}<${kids.join(',')}>`);
     const id = parts.length - 1;
     seen.set(e, id);
@@ -226,4 +240,9 @@ function computeKernelKey(k: Kernel): string {
   const r = k.reduce ? walk(k.reduce) : -1;
   const ep = walk(k.epilogue);
   return `${k.inputs.map((i) => `${i.dtype}${i.shape.length}`).join(',')}|${k.shape.length}|${k.dtype}|${r}|${ep}|${parts.join(';')}`;
+}
+
+/** Each draw site's (seed word 0, seed word 1, stream) as unsigned 32-bit numbers, in `randomSites` order. */
+export function siteParams(k: Kernel): readonly (readonly [number, number, number])[] {
+  return randomSites(k).map((key) => key.split(',').map((v) => Number(v) >>> 0) as unknown as readonly [number, number, number]);
 }

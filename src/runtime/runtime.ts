@@ -10,7 +10,7 @@ import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js
 import type { Node } from '../graph/node.js';
 import { numChunks, sizeOf, stridesOf } from '../graph/shape.js';
 import { fuse } from '../fuse/fuse.js';
-import { type Kernel, kernelKey } from '../ir/ir.js';
+import { type Kernel, programKey, siteParams } from '../ir/ir.js';
 import type { Binding } from '../ir/args.js';
 import { type Plan, type Range, type ScanTask, type Task, type TensorSpec, chunkBox, chunksOf, isScanTask, tile } from '../tile/tile.js';
 import { type Layout, render } from '../wasm/render.js';
@@ -197,7 +197,7 @@ export class Runtime {
   }
 
   private program(k: Kernel, partial: boolean): [string, Program] {
-    const key = `${partial ? 'p' : 'f'}|${kernelKey(k)}`;
+    const key = `${partial ? 'p' : 'f'}|${programKey(k)}`;
     let p = this.programs.get(key);
     if (!p) {
       const { bytes, layout } = render(k, partial);
@@ -501,7 +501,7 @@ export class Runtime {
       const outputs = t.outputs.map((o) => region(o.dtype, o.box));
       const scratch = prog.layout.scratch ? this.heap.alloc(prog.layout.scratch.bytes) : undefined;
       if (scratch) blocks.push(scratch);
-      const job: KernelJob = { kind: 'kernel', key, module: prog.module, layout: prog.layout, copies: [], args: { inputs, outputs, outer: t.outer, red: t.red, partial: t.partial, ...(scratch ? { scratch: scratch.ptr } : {}) } };
+      const job: KernelJob = { kind: 'kernel', key, module: prog.module, layout: prog.layout, copies: [], args: { inputs, outputs, outer: t.outer, red: t.red, partial: t.partial, ...(scratch ? { scratch: scratch.ptr } : {}), ...(prog.layout.sites !== undefined ? { sites: siteParams(t.kernel) } : {}) } };
       await pool.run(w, job);
       return t.outputs.map((o, i) => (new ARRAY_CTOR[o.dtype](this.heap.memory.buffer, outputs[i]!.ptr, sizeOf(o.box.map(([lo, hi]) => hi - lo))) as TypedArray).slice());
     } finally {
@@ -661,7 +661,7 @@ class RunState {
     // A program whose layout asks for scratch (the GEMM routine, a reduction run in rows order) gets it for the task's duration.
     const scratch = prog.layout.scratch ? this.rt.heap.alloc(prog.layout.scratch.bytes) : undefined;
     if (scratch) temps.push(scratch);
-    const job: Job = { kind: 'kernel', key, module: prog.module, layout: prog.layout, copies, args: { inputs, outputs, outer: task.outer, red: task.red, partial: task.partial, ...(scratch ? { scratch: scratch.ptr } : {}) } };
+    const job: Job = { kind: 'kernel', key, module: prog.module, layout: prog.layout, copies, args: { inputs, outputs, outer: task.outer, red: task.red, partial: task.partial, ...(scratch ? { scratch: scratch.ptr } : {}), ...(prog.layout.sites !== undefined ? { sites: siteParams(kernel) } : {}) } };
     return [job, temps, copied];
   }
 

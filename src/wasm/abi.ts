@@ -42,6 +42,8 @@ export interface Layout {
   readonly red: number;
   /** A routine that needs working memory: the slot of its pointer, the bytes one task needs, and where the draw sites' Philox blocks start in it. */
   readonly scratch?: { readonly slot: number; readonly bytes: number; readonly random?: number };
+  /** Draw sites: the first of three slots per site (seed word 0, seed word 1, stream), so one program serves every seed. */
+  readonly sites?: number;
 }
 
 /** Writes a task's arguments into `view` (i64 slots) at slot offset `at`. */
@@ -56,6 +58,9 @@ export function writeParams(layout: Layout, args: KernelArgs, view: BigInt64Arra
   args.outer.forEach(([lo, hi], i) => { put(layout.outer + 2 * i, lo); put(layout.outer + 2 * i + 1, hi); });
   args.red.forEach(([lo, hi], i) => { put(layout.red + 2 * i, lo); put(layout.red + 2 * i + 1, hi); });
   if (layout.scratch) put(layout.scratch.slot, args.scratch ?? 0);
+  if (layout.sites === undefined) return;
+  if (!args.sites) throw new Error('internal: a kernel that draws random numbers needs its sites\' seeds (siteParams)');
+  args.sites.forEach((site, i) => site.forEach((v, j) => put(layout.sites! + 3 * i + j, v)));
 }
 
 // Type indices in every module.

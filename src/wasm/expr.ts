@@ -16,8 +16,8 @@ import { Code, T, V } from './encode.js';
 
 /** Independent sets of four Philox blocks made per call (a power of two). */
 export const PHILOX_SETS = 2;
-/** Scratch bytes per draw site: four words of each block made at once. */
-export const PHILOX_SCRATCH = 64 * PHILOX_SETS + 32 * PHILOX_ROUNDS;
+/** Scratch bytes per draw site: four words of each block made at once, then the round keys and the stream as vectors. */
+export const PHILOX_SCRATCH = 64 * PHILOX_SETS + 32 * PHILOX_ROUNDS + 16;
 
 export type ReduceExpr = Extract<Expr, { k: 'reduce' }>;
 
@@ -169,7 +169,7 @@ export abstract class ExprEmitter {
         this.expr(e.index);
         c.tee(ix).i64(shift).op(0x87).i64(1).op(0x7c).get(site.memo).op(0x52).if();
         c.get(ix).i64(shift).op(0x87).tee(site.memo).i64(shift - 1).op(0x86);
-        this.philox4(e.stream, e.dist === 'uniform', site.offset);
+        this.philox4(e.dist === 'uniform', site.offset);
         c.get(site.memo).i64(1).op(0x7c).set(site.memo);
         c.end();
         const at = site.at;
@@ -228,17 +228,21 @@ export abstract class ExprEmitter {
     if (!this.layout.scratch || this.layout.scratch.random === undefined) return;
     this.rbase = this.local(T.i32);
     this.param(this.layout.scratch.slot); this.c.op(0xa7).set(this.rbase);
-    // each site's round keys as vectors, after its blocks: loads, where constants would cost a shuffle each on x64
-    randomSites(this.k).forEach((key, i) => {
-      const [s0, s1] = key.split(',').map(Number) as [number, number];
+    // each site's round keys as vectors, after its blocks: loads, where constants would cost a shuffle each on x64;
+    // then its stream. Seeds and streams are parameters, so one program serves every seed.
+    const k0 = this.local(T.i32), k1 = this.local(T.i32);
+    randomSites(this.k).forEach((_, i) => {
       const at = this.layout.scratch!.random! + PHILOX_SCRATCH * i + 64 * PHILOX_SETS;
-      let k0 = s0 >>> 0, k1 = s1 >>> 0;
+      const slot = this.layout.sites! + 3 * i;
+      this.param(slot); this.c.op(0xa7).set(k0);
+      this.param(slot + 1); this.c.op(0xa7).set(k1);
       for (let r = 0; r < PHILOX_ROUNDS; r++) {
-        this.c.get(this.rbase).vconst32([k0, k0, k0, k0]).vmem(V.store, 4, at + 32 * r);
-        this.c.get(this.rbase).vconst32([k1, k1, k1, k1]).vmem(V.store, 4, at + 32 * r + 16);
-        k0 = (k0 + PHILOX_W0) >>> 0;
-        k1 = (k1 + PHILOX_W1) >>> 0;
+        this.c.get(this.rbase).get(k0).v(V.i32x4_splat).vmem(V.store, 4, at + 32 * r);
+        this.c.get(this.rbase).get(k1).v(V.i32x4_splat).vmem(V.store, 4, at + 32 * r + 16);
+        this.c.get(k0).i32(PHILOX_W0 | 0).op(0x6a).set(k0);
+        this.c.get(k1).i32(PHILOX_W1 | 0).op(0x6a).set(k1);
       }
+      this.c.get(this.rbase); this.param(slot + 2); this.c.op(0xa7).v(V.i32x4_splat).vmem(V.store, 4, at + 32 * PHILOX_ROUNDS);
     });
   }
 
@@ -258,12 +262,12 @@ export abstract class ExprEmitter {
   /**
    * Philox4x32-10 of the counters (q + j, stream, 0), j = 0 .. 4 * sets - 1,
    * where q (an i64 on the stack top) is the first block, with the site's
-   * round keys (which bindScratch stored after its blocks), one block per i32x4 lane, each set of four blocks an independent chain. Stores
+   * round keys and stream (which bindScratch stored after its blocks), one block per i32x4 lane, each set of four blocks an independent chain. Stores
    * 64 bytes per set at the site's scratch: for a uniform draw the set's eight
    * uniforms in element order (exact, as toUniform makes them); otherwise its
    * words as four vectors (word 0 of the four blocks, then word 1, 2, 3).
    */
-  protected philox4(stream: number, uniform: boolean, offset: number): void {
+  protected philox4(uniform: boolean, offset: number): void {
     const c = this.c;
     const S = PHILOX_SETS;
     if (!this.philoxTemps) this.philoxTemps = [this.local(T.i64), ...Array.from({ length: 6 * S }, () => this.local(T.v128))];
@@ -273,7 +277,7 @@ export abstract class ExprEmitter {
     sets.forEach(([c0, c1, c2, c3], s) => {
       c.get(q).op(0xa7).v(V.i32x4_splat).vconst32([4 * s, 4 * s + 1, 4 * s + 2, 4 * s + 3]).v(V.i32x4_add).set(c0);
       c.get(q).i64(32).op(0x88).op(0xa7).v(V.i32x4_splat).set(c1);
-      c.vconst32([stream, stream, stream, stream]).set(c2);
+      c.get(this.scratchBase()).vmem(V.load, 4, offset + 64 * S + 32 * PHILOX_ROUNDS).set(c2); // the stream bindScratch stored
       c.vzero().set(c3);
     });
     const HI = [4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31];

@@ -34,7 +34,9 @@ export function layoutOf(k: Kernel, partial: boolean): Layout {
   // 'rows' reductions keep their rows first; then 64 bytes (four blocks of Philox words) per draw site
   const rows = reduceOrder(k) === 'rows' ? rowsScratchRows(k) * 8 * ROW_BLOCK : 0;
   const sites = randomSites(k).length;
-  if (rows || sites) return { slots: s + 1, inputs, outputs, outer, red, scratch: { slot: s, bytes: rows + PHILOX_SCRATCH * sites, ...(sites ? { random: rows } : {}) } };
+  if (rows || sites) {
+    return { slots: s + 1 + 3 * sites, inputs, outputs, outer, red, scratch: { slot: s, bytes: rows + PHILOX_SCRATCH * sites, ...(sites ? { random: rows } : {}) }, ...(sites ? { sites: s + 1 } : {}) };
+  }
   return { slots: s, inputs, outputs, outer, red };
 }
 
