@@ -10,9 +10,10 @@ import { ARRAY_CTOR, type DType } from '../src/graph/dtype.js';
 import * as G from '../src/graph/node.js';
 import type { Binding, KernelArgs } from '../src/ir/args.js';
 import { interpret } from '../src/ir/interpret.js';
-import { type Kernel, siteParams } from '../src/ir/ir.js';
+import { type Kernel, randomSites, siteParams } from '../src/ir/ir.js';
 import { matmulOf } from '../src/ir/matmul.js';
 import { mathImports, render, writeParams } from '../src/wasm/render.js';
+import { PHILOX_INLINE_SITES } from '../src/wasm/expr.js';
 
 afterAll(() => mt.shutdown());
 
@@ -284,6 +285,37 @@ describe('random draws (Philox blocks made sixteen at a time)', () => {
         }
       }
     }
+  });
+});
+
+describe('many draw sites in one kernel (Philox through the module\'s functions)', () => {
+  it('match the reference past PHILOX_INLINE_SITES, in every distribution, with the stream in a parameter', () => {
+    const mem = new Mem();
+    for (const dist of ['uniform', 'uniform32', 'normal', 'bits'] as const) {
+      const dt = dist === 'bits' ? 'uint32' : dist === 'uniform32' ? 'float32' : 'float64';
+      // a sum of PHILOX_INLINE_SITES + 3 draws, each its own (seed, stream): one site apiece
+      let n: G.Node = G.random(dist, [1, 2], 0, [11, 23]);
+      for (let i = 1; i < PHILOX_INLINE_SITES + 3; i++) n = G.binary('add', n, G.random(dist, [1 + i, 2 ** 31 + i], 2 ** 32 - i, [11, 23]), dt);
+      const st = fuse([n], () => false).at(-1)!;
+      if (st.kind !== 'kernel') throw new Error('expected a kernel');
+      expect(randomSites(st.kernel).length).toBe(PHILOX_INLINE_SITES + 3);
+      for (const box of [[[0, 11], [0, 23]], [[3, 9], [5, 22]]] as [number, number][][]) {
+        const [w, r] = both(st.kernel, mem, [], { shape: [11, 23], dtype: st.kernel.dtype }, box, []);
+        expect(w).toEqual(r);
+      }
+    }
+  });
+
+  it('compile small: a hundred draws in one fused chain', async () => {
+    let x = mt.zeros([1000]);
+    const g = mt.random.default_rng(3);
+    for (let i = 0; i < 100; i++) x = x.add(g.random([1000]));
+    const got = (await x.fetch()).data as Float64Array;
+    // the same draws one at a time, each its own kernel
+    const h = mt.random.default_rng(3);
+    const want = new Float64Array(1000);
+    for (let i = 0; i < 100; i++) { const d = (await h.random([1000]).fetch()).data as Float64Array; d.forEach((v, j) => { want[j] = want[j]! + v; }); }
+    expect(Array.from(got)).toEqual(Array.from(want));
   });
 });
 

@@ -64,7 +64,7 @@ export function writeParams(layout: Layout, args: KernelArgs, view: BigInt64Arra
 }
 
 // Type indices in every module.
-export const TY = { run: 0, f64_f64: 1, f64f64_f64: 2, i32i32_i32: 3, i64i64_i64: 4, i32x7: 5 } as const;
+export const TY = { run: 0, f64_f64: 1, f64f64_f64: 2, i32i32_i32: 3, i64i64_i64: 4, i32x7: 5, philox: 6 } as const;
 export const TYPES: FuncType[] = [
   { params: [T.i32], results: [] },
   { params: [T.f64], results: [T.f64] },
@@ -72,6 +72,7 @@ export const TYPES: FuncType[] = [
   { params: [T.i32, T.i32], results: [T.i32] },
   { params: [T.i64, T.i64], results: [T.i64] },
   { params: [T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32], results: [] },
+  { params: [T.i64, T.i32], results: [] },
 ];
 export const IMPORTS: Import[] = [
   ...MATH_IMPORTS.unary.map((name) => ({ module: 'math', name, type: TY.f64_f64 })),
@@ -80,7 +81,8 @@ export const IMPORTS: Import[] = [
 export const importIndex = (name: string): number => IMPORTS.findIndex((i) => i.name === name);
 const NI = IMPORTS.length;
 // Internal helper functions follow `run` (function index NI).
-export const FN = { run: NI, fdivI32: NI + 1, modI32: NI + 2, fdivI64: NI + 3, modI64: NI + 4, powI32: NI + 5, powI64: NI + 6 } as const;
+/** Function indices; the two Philox functions (expr.ts: philoxFunc) come last, in modules with many draw sites only. */
+export const FN = { run: NI, fdivI32: NI + 1, modI32: NI + 2, fdivI64: NI + 3, modI64: NI + 4, powI32: NI + 5, powI64: NI + 6, philoxWords: NI + 7, philoxUniform: NI + 8 } as const;
 
 /** Integer floor division and modulo with NumPy's semantics (x/0 = 0, no trap on MIN/-1). */
 export function intDivFuncs(): Func[] {

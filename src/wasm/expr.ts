@@ -11,11 +11,17 @@ import { type DType, INFO } from '../graph/dtype.js';
 import type { BinaryOp, UnaryOp } from '../graph/ops.js';
 import { type Expr, type Kernel, children, randomSites, siteKey } from '../ir/ir.js';
 import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir/philox.js';
-import { FN, LOAD, type Layout, UNARY_IMPORT, importIndex, log2Bytes, signed, wasmType } from './abi.js';
-import { Code, T, V } from './encode.js';
+import { FN, LOAD, type Layout, TY, UNARY_IMPORT, importIndex, log2Bytes, signed, wasmType } from './abi.js';
+import { Code, type Func, T, V } from './encode.js';
 
 /** Independent sets of four Philox blocks made per call (a power of two). */
 export const PHILOX_SETS = 2;
+/**
+ * Kernels with up to this many draw sites make their Philox blocks inline at
+ * each site; more call the module's Philox functions, so that the code (some
+ * 80 KB a site inline) stays within what engines compile (V8: 7.6 MB a function).
+ */
+export const PHILOX_INLINE_SITES = 4;
 /** Scratch bytes per draw site: four words of each block made at once, then the round keys and the stream as vectors. */
 export const PHILOX_SCRATCH = 64 * PHILOX_SETS + 32 * PHILOX_ROUNDS + 16;
 
@@ -169,7 +175,13 @@ export abstract class ExprEmitter {
         this.expr(e.index);
         c.tee(ix).i64(shift).op(0x87).i64(1).op(0x7c).get(site.memo).op(0x52).if();
         c.get(ix).i64(shift).op(0x87).tee(site.memo).i64(shift - 1).op(0x86);
-        this.philox4(e.dist === 'uniform', site.offset);
+        if (randomSites(this.k).length <= PHILOX_INLINE_SITES) {
+          // inline: a call per block set costs the pi program about a tenth
+          if (!this.philoxTemps) this.philoxTemps = [this.local(T.i64), ...Array.from({ length: 6 * PHILOX_SETS }, () => this.local(T.v128))];
+          const [q, ...vs] = this.philoxTemps as [number, ...number[]];
+          c.set(q);
+          emitPhilox(c, e.dist === 'uniform', q, this.scratchBase(), site.offset, vs);
+        } else c.get(this.scratchBase()).i32(site.offset).op(0x6a).call(e.dist === 'uniform' ? FN.philoxUniform : FN.philoxWords);
         c.get(site.memo).i64(1).op(0x7c).set(site.memo);
         c.end();
         const at = site.at;
@@ -215,6 +227,7 @@ export abstract class ExprEmitter {
 
   protected readonly sites = new Map<string, { memo: number; odd: number; at: number; offset: number }>();
   private rbase = -1;
+
   private philoxTemps?: number[];
 
   /** A local holding the task's scratch address, read once at the top of the function. */
@@ -257,88 +270,6 @@ export abstract class ExprEmitter {
       this.sites.set(key, s);
     }
     return s;
-  }
-
-  /**
-   * Philox4x32-10 of the counters (q + j, stream, 0), j = 0 .. 4 * sets - 1,
-   * where q (an i64 on the stack top) is the first block, with the site's
-   * round keys and stream (which bindScratch stored after its blocks), one block per i32x4 lane, each set of four blocks an independent chain. Stores
-   * 64 bytes per set at the site's scratch: for a uniform draw the set's eight
-   * uniforms in element order (exact, as toUniform makes them); otherwise its
-   * words as four vectors (word 0 of the four blocks, then word 1, 2, 3).
-   */
-  protected philox4(uniform: boolean, offset: number): void {
-    const c = this.c;
-    const S = PHILOX_SETS;
-    if (!this.philoxTemps) this.philoxTemps = [this.local(T.i64), ...Array.from({ length: 6 * S }, () => this.local(T.v128))];
-    const [q, ...vs] = this.philoxTemps as [number, ...number[]];
-    const sets = Array.from({ length: S }, (_, s) => vs.slice(6 * s, 6 * s + 6) as [number, number, number, number, number, number]);
-    c.set(q);
-    sets.forEach(([c0, c1, c2, c3], s) => {
-      c.get(q).op(0xa7).v(V.i32x4_splat).vconst32([4 * s, 4 * s + 1, 4 * s + 2, 4 * s + 3]).v(V.i32x4_add).set(c0);
-      c.get(q).i64(32).op(0x88).op(0xa7).v(V.i32x4_splat).set(c1);
-      c.get(this.scratchBase()).vmem(V.load, 4, offset + 64 * S + 32 * PHILOX_ROUNDS).set(c2); // the stream bindScratch stored
-      c.vzero().set(c3);
-    });
-    const HI = [4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31];
-    const M0 = [PHILOX_M0, PHILOX_M0, PHILOX_M0, PHILOX_M0], M1 = [PHILOX_M1, PHILOX_M1, PHILOX_M1, PHILOX_M1];
-    const keys = offset + 64 * S; // the round keys bindScratch wrote
-    const key = (r: number, j: number) => { c.get(this.scratchBase()).vmem(V.load, 4, keys + 32 * r + 16 * j); };
-    for (let r = 0; r < PHILOX_ROUNDS; r++) {
-      for (const [c0, c1, c2, c3, p, h] of sets) {
-        // the full products of x and m, lanes 0-1 in p and 2-3 in h (i64x2 each)
-        const products = (x: number, m: number[]) => {
-          c.get(x).vconst32(m).v(V.i64x2_extmul_low_i32x4_u).set(p);
-          c.get(x).vconst32(m).v(V.i64x2_extmul_high_i32x4_u).set(h);
-        };
-        // c0' = hi(M1 c2) ^ c1 ^ k0, c1' = lo(M1 c2); then from M0 c0: c2' = hi ^ c3 ^ k1, c3' = lo
-        // (high words from the full products, low words from one 32-bit multiply)
-        products(c2, M1);
-        c.get(p).get(h).v(V.shuffle, ...HI).get(c1).v(V.xor); key(r, 0); c.v(V.xor);
-        c.get(c2).vconst32(M1).v(V.i32x4_mul).set(c1);
-        products(c0, M0);
-        c.get(p).get(h).v(V.shuffle, ...HI).get(c3).v(V.xor); key(r, 1); c.v(V.xor).set(c2);
-        c.get(c0).vconst32(M0).v(V.i32x4_mul).set(c3);
-        c.set(c0);
-      }
-    }
-    const base = this.scratchBase();
-    if (!uniform) {
-      sets.forEach(([c0, c1, c2, c3], s) => {
-        [c0, c1, c2, c3].forEach((x, w) => { c.get(base).get(x).vmem(V.store, 4, offset + 64 * s + 16 * w); });
-      });
-      return;
-    }
-    // ((a >>> 5) * 2^26 + (b >>> 6)) * 2^-53 in f64x2: even elements from words (0, 1), odd from (2, 3)
-    const f64x2 = (x: number) => { const b = new Uint8Array(new Float64Array([x, x]).buffer); c.v(0x0c, ...b); };
-    const HIGH = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
-    // lanes 0-1 (or 2-3) of x >>> sh as f64x2 (sh > 0, so the signed conversion, one instruction on x64, is exact)
-    const convert = (x: number, sh: number, high: boolean) => {
-      c.get(x);
-      if (high) c.get(x).v(V.shuffle, ...HIGH);
-      c.i32(sh).v(V.i32x4_shr_u).v(V.f64x2_convert_low_i32x4_s);
-    };
-    for (const [c0, c1, c2, c3, p, h] of sets) {
-      // p, h: even uniforms of blocks (0, 1) and (2, 3); then c0, c1: odd ones
-      const halves = (a: number, b: number, high: boolean) => {
-        convert(a, 5, high); f64x2(67108864); c.v(V.f64x2_mul);
-        convert(b, 6, high); c.v(V.f64x2_add); f64x2(1 / 9007199254740992); c.v(V.f64x2_mul);
-      };
-      halves(c0, c1, false); c.set(p);
-      halves(c0, c1, true); c.set(h);
-      halves(c2, c3, false); c.set(c0);
-      halves(c2, c3, true); c.set(c1);
-    }
-    // interleave even and odd: element 2j is block j's even uniform, 2j + 1 its odd one
-    const EVEN = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
-    const ODD = [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31];
-    sets.forEach(([c0, c1, , , p, h], s) => {
-      const at = offset + 64 * s;
-      c.get(base).get(p).get(c0).v(V.shuffle, ...EVEN).vmem(V.store, 4, at);
-      c.get(base).get(p).get(c0).v(V.shuffle, ...ODD).vmem(V.store, 4, at + 16);
-      c.get(base).get(h).get(c1).v(V.shuffle, ...EVEN).vmem(V.store, 4, at + 32);
-      c.get(base).get(h).get(c1).v(V.shuffle, ...ODD).vmem(V.store, 4, at + 48);
-    });
   }
 
   truthy(d: DType): void {
@@ -570,4 +501,93 @@ export abstract class ExprEmitter {
 
   /** Emits the loop nest of reduction `r`; returns its accumulator local (and, for arg-reductions, the best value's). */
   protected abstract reduceLoop(r: ReduceExpr, ranges?: readonly (readonly [number, number])[]): [number, number | undefined];
+}
+
+/**
+ * The function philox(q: i64, site: i32): Philox4x32-10 of the counters
+ * (q + j, stream, 0), j = 0 .. 4 * sets - 1, with the round keys and stream
+ * that bindScratch stored at the draw site's scratch (address `site`) after its blocks, one block per i32x4 lane, each set of four blocks an independent chain. Stores
+ * 64 bytes per set at `site`: for a uniform draw the set's eight
+ * uniforms in element order (exact, as toUniform makes them); otherwise its
+ * words as four vectors (word 0 of the four blocks, then word 1, 2, 3).
+ */
+export function philoxFunc(uniform: boolean): Func {
+  const c = new Code();
+  const locals = Array.from({ length: 6 * PHILOX_SETS }, () => T.v128);
+  emitPhilox(c, uniform, 0, 1, 0, locals.map((_, i) => 2 + i));
+  return { type: TY.philox, locals, code: c };
+}
+
+/**
+ * Emits the Philox blocks of one call: counter q from i64 local `q`, the
+ * site at i32 local `base` plus `offset` bytes, `vs` 6 * PHILOX_SETS v128
+ * locals to work in. The body of philoxFunc, or inline at a draw site.
+ */
+function emitPhilox(c: Code, uniform: boolean, q: number, base: number, offset: number, vs: readonly number[]): void {
+  const S = PHILOX_SETS;
+  const sets = Array.from({ length: S }, (_, s) => vs.slice(6 * s, 6 * s + 6) as [number, number, number, number, number, number]);
+  sets.forEach(([c0, c1, c2, c3], s) => {
+    c.get(q).op(0xa7).v(V.i32x4_splat).vconst32([4 * s, 4 * s + 1, 4 * s + 2, 4 * s + 3]).v(V.i32x4_add).set(c0);
+    c.get(q).i64(32).op(0x88).op(0xa7).v(V.i32x4_splat).set(c1);
+    c.get(base).vmem(V.load, 4, offset + 64 * S + 32 * PHILOX_ROUNDS).set(c2); // the stream bindScratch stored
+    c.vzero().set(c3);
+  });
+  const HI = [4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31];
+  const M0 = [PHILOX_M0, PHILOX_M0, PHILOX_M0, PHILOX_M0], M1 = [PHILOX_M1, PHILOX_M1, PHILOX_M1, PHILOX_M1];
+  const keys = offset + 64 * S; // the round keys bindScratch wrote
+  const key = (r: number, j: number) => { c.get(base).vmem(V.load, 4, keys + 32 * r + 16 * j); };
+  for (let r = 0; r < PHILOX_ROUNDS; r++) {
+    for (const [c0, c1, c2, c3, p, h] of sets) {
+      // the full products of x and m, lanes 0-1 in p and 2-3 in h (i64x2 each)
+      const products = (x: number, m: number[]) => {
+        c.get(x).vconst32(m).v(V.i64x2_extmul_low_i32x4_u).set(p);
+        c.get(x).vconst32(m).v(V.i64x2_extmul_high_i32x4_u).set(h);
+      };
+      // c0' = hi(M1 c2) ^ c1 ^ k0, c1' = lo(M1 c2); then from M0 c0: c2' = hi ^ c3 ^ k1, c3' = lo
+      // (high words from the full products, low words from one 32-bit multiply)
+      products(c2, M1);
+      c.get(p).get(h).v(V.shuffle, ...HI).get(c1).v(V.xor); key(r, 0); c.v(V.xor);
+      c.get(c2).vconst32(M1).v(V.i32x4_mul).set(c1);
+      products(c0, M0);
+      c.get(p).get(h).v(V.shuffle, ...HI).get(c3).v(V.xor); key(r, 1); c.v(V.xor).set(c2);
+      c.get(c0).vconst32(M0).v(V.i32x4_mul).set(c3);
+      c.set(c0);
+    }
+  }
+  if (!uniform) {
+    sets.forEach(([c0, c1, c2, c3], s) => {
+      [c0, c1, c2, c3].forEach((x, w) => { c.get(base).get(x).vmem(V.store, 4, offset + 64 * s + 16 * w); });
+    });
+    return;
+  }
+  // ((a >>> 5) * 2^26 + (b >>> 6)) * 2^-53 in f64x2: even elements from words (0, 1), odd from (2, 3)
+  const f64x2 = (x: number) => { const b = new Uint8Array(new Float64Array([x, x]).buffer); c.v(0x0c, ...b); };
+  const HIGH = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
+  // lanes 0-1 (or 2-3) of x >>> sh as f64x2 (sh > 0, so the signed conversion, one instruction on x64, is exact)
+  const convert = (x: number, sh: number, high: boolean) => {
+    c.get(x);
+    if (high) c.get(x).v(V.shuffle, ...HIGH);
+    c.i32(sh).v(V.i32x4_shr_u).v(V.f64x2_convert_low_i32x4_s);
+  };
+  for (const [c0, c1, c2, c3, p, h] of sets) {
+    // p, h: even uniforms of blocks (0, 1) and (2, 3); then c0, c1: odd ones
+    const halves = (a: number, b: number, high: boolean) => {
+      convert(a, 5, high); f64x2(67108864); c.v(V.f64x2_mul);
+      convert(b, 6, high); c.v(V.f64x2_add); f64x2(1 / 9007199254740992); c.v(V.f64x2_mul);
+    };
+    halves(c0, c1, false); c.set(p);
+    halves(c0, c1, true); c.set(h);
+    halves(c2, c3, false); c.set(c0);
+    halves(c2, c3, true); c.set(c1);
+  }
+  // interleave even and odd: element 2j is block j's even uniform, 2j + 1 its odd one
+  const EVEN = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
+  const ODD = [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31];
+  sets.forEach(([c0, c1, , , p, h], s) => {
+    const at = offset + 64 * s;
+    c.get(base).get(p).get(c0).v(V.shuffle, ...EVEN).vmem(V.store, 4, at);
+    c.get(base).get(p).get(c0).v(V.shuffle, ...ODD).vmem(V.store, 4, at + 16);
+    c.get(base).get(h).get(c1).v(V.shuffle, ...EVEN).vmem(V.store, 4, at + 32);
+    c.get(base).get(h).get(c1).v(V.shuffle, ...ODD).vmem(V.store, 4, at + 48);
+  });
 }

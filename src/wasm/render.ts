@@ -16,7 +16,7 @@ import { reduceOrder } from '../ir/order.js';
 import { IMPORTS, type Layout, MAX_PAGES, TY, TYPES, intDivFuncs, intPowFuncs } from './abi.js';
 import { type Func, assemble } from './encode.js';
 import { gemmFuncs, gemmScratchBytes } from './gemm.js';
-import { PHILOX_SCRATCH } from './expr.js';
+import { PHILOX_INLINE_SITES, PHILOX_SCRATCH, philoxFunc } from './expr.js';
 import { KernelEmitter, ROW_BLOCK, rowsScratchRows } from './loops.js';
 
 export { MATH_IMPORTS, MAX_PAGES, type Layout, identityOf, mathImports, wasmType, writeParams } from './abi.js';
@@ -51,6 +51,6 @@ export function render(kernel: Kernel, partial: boolean): { bytes: Uint8Array; l
   }
   const em = new KernelEmitter(kernel, partial, layout);
   const run = em.build();
-  const funcs: Func[] = [run, ...intDivFuncs(), ...intPowFuncs()];
+  const funcs: Func[] = [run, ...intDivFuncs(), ...intPowFuncs(), ...(randomSites(kernel).length > PHILOX_INLINE_SITES ? [philoxFunc(false), philoxFunc(true)] : [])];
   return { bytes: assemble(TYPES, IMPORTS, funcs, MAX_PAGES), layout };
 }
