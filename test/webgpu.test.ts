@@ -333,6 +333,12 @@ describe('memory access, control flow and random numbers on WebGPU', () => {
         expectExact(g!, w!, `${k.dtype} draws`);
       }
     }
+    // other seeds and streams: the same shaders (seeds are parameters), the CPU's bits
+    const compiled = dev.stats.compiled;
+    const again = G.binary('bitwise_xor', G.random('bits', [0xdeadbeef, 2 ** 32 - 1], 2 ** 32 - 2, shape), G.random('bits', [8, 9], 0, shape), 'uint32');
+    const [[g], [w]] = await both({ kernel: kernelOf(again), inputs: [], outShape: shape, outer: full(shape), red: [] });
+    expectExact(g!, w!, 'draws of other seeds');
+    expect(dev.stats.compiled, 'no new shader for new seeds').toBe(compiled);
   });
 
   it('runs grids wider than one dispatch dimension (more than 65535 workgroups)', async () => {

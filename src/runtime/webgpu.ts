@@ -16,7 +16,7 @@ import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js
 import * as G from '../graph/node.js';
 import { fuse } from '../fuse/fuse.js';
 import { interpret } from '../ir/interpret.js';
-import { kernelKey, type Kernel } from '../ir/ir.js';
+import { type Kernel, programKey, siteParams } from '../ir/ir.js';
 import { type MatmulInfo, matmulOf } from '../ir/matmul.js';
 import { type GpuLayout, type WType, WG, gpuSupport, renderWgsl, wtype } from '../wgsl/render.js';
 
@@ -219,7 +219,7 @@ export class GpuDevice {
   }
 
   private async program(k: Kernel, partial: boolean): Promise<Program> {
-    const key = `${kernelKey(k)}|${partial}`;
+    const key = `${programKey(k)}|${partial}`;
     let p = this.programs.get(key);
     if (!p) {
       const { code, layout } = renderWgsl(k, partial, { subgroups: this.subgroups });
@@ -327,6 +327,7 @@ export class GpuDevice {
     params[layout.countSlot] = count;
     params[layout.gridSlot] = gridX;
     params[layout.redCountSlot] = task.red.reduce((a, [lo, hi]) => a * Math.max(0, hi - lo), 1);
+    if (layout.sites !== undefined) siteParams(k).forEach((site, i) => site.forEach((v, j) => { params[layout.sites! + 3 * i + j] = v | 0; }));
     this.dispatch(batch, pipeline, params, task.inputs, task.outputs.map((r, i) => [r, layout.outTypes[i]!]), [gridX, gridY], task.outer);
   }
 

@@ -22,7 +22,7 @@
 
 import type { DType } from '../graph/dtype.js';
 import { isArgReduce } from '../graph/ops.js';
-import { type Expr, type Kernel, children, intern } from '../ir/ir.js';
+import { type Expr, type Kernel, children, intern, randomSites, siteKey } from '../ir/ir.js';
 import { type Interval, bounds } from '../ir/interval.js';
 import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir/philox.js';
 
@@ -55,6 +55,8 @@ export interface GpuLayout {
   readonly gridSlot: number;
   /** Terms of the top-level reduction per output. */
   readonly redCountSlot: number;
+  /** Random draw sites: the first of three slots per site (seed word 0, seed word 1, stream; `siteParams` order), so one shader serves every seed. */
+  readonly sites?: number;
   readonly slots: number;
   /** WGSL types of the outputs' words. */
   readonly outTypes: readonly WType[];
@@ -484,7 +486,7 @@ class Emitter {
   accName = '';
   indent = '  ';
 
-  constructor(private readonly k: Kernel, private readonly layout: { inputs: GpuLayout['inputs'] }) {}
+  constructor(private readonly k: Kernel, private readonly layout: { inputs: GpuLayout['inputs']; sites?: number; siteKeys: readonly string[] }) {}
 
   fresh(prefix = 't'): string { return `${prefix}${this.n++}`; }
   line(s: string): void { this.lines.push(this.indent + s); }
@@ -541,7 +543,8 @@ class Emitter {
       case 'random': {
         // element i: Philox block i >> 1, word 0 (even i) or 2 (odd i)
         const i = this.value(e.index);
-        const w = `philox(u32(${i}) >> 1u, ${e.stream >>> 0}u, vec2<u32>(${e.seed[0] >>> 0}u, ${e.seed[1] >>> 0}u))`;
+        const j = this.layout.sites! + 3 * this.layout.siteKeys.indexOf(siteKey(e)); // (seed, stream) from the params
+        const w = `philox(u32(${i}) >> 1u, bitcast<u32>(p[${j + 2}]), vec2<u32>(bitcast<u32>(p[${j}]), bitcast<u32>(p[${j + 1}])))`;
         const name = this.fresh('r');
         this.line(`let ${name} = ${w};`);
         const word = `select(${name}.x, ${name}.z, (u32(${i}) & 1u) == 1u)`;
@@ -824,10 +827,13 @@ export function renderWgsl(kernel: Kernel, partial: boolean, opts: { subgroups?:
   const outer = s; s += 2 * k.shape.length;
   const redSlot = s; s += 2 * (red?.vars.length ?? 0);
   const countSlot = s++, gridSlot = s++, redCountSlot = s++;
+  const siteKeys = randomSites(kernel);
+  const sites = siteKeys.length ? s : undefined;
+  s += 3 * siteKeys.length;
   const outTypes: WType[] = !red || !partial ? [wtype(k.dtype)] : argPartial ? [wtype(red.body.dtype), 'i32'] : [wtype(red.dtype)];
   const perOutput: GpuLayout['perOutput'] = red ? 'workgroup' : 'invocation';
 
-  const em = new Emitter(k, { inputs });
+  const em = new Emitter(k, { inputs, sites, siteKeys });
   const decl: string[] = [];
   decl.push('@group(0) @binding(0) var<storage, read> p: array<i32>;');
   k.inputs.forEach((inp, i) => decl.push(`@group(0) @binding(${i + 1}) var<storage, read> in${i}: array<${wtype(inp.dtype)}>;`));
@@ -936,5 +942,5 @@ export function renderWgsl(kernel: Kernel, partial: boolean, opts: { subgroups?:
     '}',
     '',
   ].join('\n');
-  return { code, layout: { inputs, outputs, outer, red: redSlot, countSlot, gridSlot, redCountSlot, slots: s, outTypes, perOutput } };
+  return { code, layout: { inputs, outputs, outer, red: redSlot, countSlot, gridSlot, redCountSlot, ...(sites !== undefined ? { sites } : {}), slots: s, outTypes, perOutput } };
 }
