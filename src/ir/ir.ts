@@ -242,7 +242,14 @@ function computeKernelKey(k: Kernel, bySite: boolean): string {
   return `${k.inputs.map((i) => `${i.dtype}${i.shape.length}`).join(',')}|${k.shape.length}|${k.dtype}|${r}|${ep}|${parts.join(';')}`;
 }
 
+const kernelSiteParams = new WeakMap<Kernel, readonly (readonly [number, number, number])[]>();
+
 /** Each draw site's (seed word 0, seed word 1, stream) as unsigned 32-bit numbers, in `randomSites` order. */
 export function siteParams(k: Kernel): readonly (readonly [number, number, number])[] {
-  return randomSites(k).map((key) => key.split(',').map((v) => Number(v) >>> 0) as unknown as readonly [number, number, number]);
+  let out = kernelSiteParams.get(k);
+  if (!out) {
+    out = randomSites(k).map((key) => key.split(',').map((v) => Number(v) >>> 0) as unknown as readonly [number, number, number]);
+    kernelSiteParams.set(k, out);
+  }
+  return out;
 }
