@@ -30,6 +30,27 @@ describe('errors at the call site', () => {
     ['arange type', () => mt.arange('5' as unknown as number), /arange\(\): 'start' must be a number, got string/],
     ['einsum', () => mt.einsum('ij,jk->ik', mt.ones([2, 3]), mt.ones([4, 2])), /operands could not be broadcast for subscript 'j' \(3 vs 4\)/],
     ['chunkSize', () => mt.tensor([1, 2], { chunkSize: 0 }), /chunkSize must be a positive integer, got 0/],
+    ['arange to infinity', () => mt.arange(0, Infinity), /Maximum allowed size exceeded/],
+    ['arange of NaN', () => mt.arange(NaN), /arange: cannot compute length/],
+    ['arange too long', () => mt.arange(1e300), /Maximum allowed size exceeded/],
+    ['shape too big', () => mt.zeros([1e300]), /array is too big/],
+    ['full value type', () => mt.full([2], 'x' as unknown as number), /fill_value must be a number or a boolean, got string/],
+    ['full value range', () => mt.full([2], 300, { dtype: 'uint8' }), /Python integer 300 out of bounds for uint8/],
+    ['tensor value range', () => mt.tensor([300, -1], { dtype: 'uint8' }), /Python integer 300 out of bounds for uint8/],
+    ['negative int power', () => mt.tensor([2, 3]).power(-1), /Integers to negative integer powers are not allowed/],
+    ['round decimals', () => mt.round(mt.tensor([1.234]), { decimals: 1.5 }), /'decimals' must be an integer, got 1.5/],
+    ['trace of 1-d', () => mt.trace(mt.arange(3)), /diag requires an array of at least two dimensions/],
+    ['tril of 0-d', () => mt.tril(mt.tensor(3)), /tril: input must be at least 1-dimensional/],
+    ['moveaxis lengths', () => mt.moveaxis(mt.zeros([2, 3]), [0, 1], [0]), /`source` and `destination` arguments must have the same number of elements/],
+    ['normal scale', () => mt.random.normal(0, -1, [3]), /scale < 0/],
+    ['exponential scale', () => mt.random.exponential(-1, [3]), /scale < 0/],
+    ['randint bounds', () => mt.random.randint(0, 300, [3], { dtype: 'uint8' }), /high is out of bounds for uint8/],
+    ['randint dtype', () => mt.random.randint(0, 3, [3], { dtype: 'float64' }), /Unsupported dtype float64 for integers/],
+    ['uniform dtype', () => mt.random.uniform(0, 1, [3], { dtype: 'int32' }), /Unsupported dtype int32 for random draws of floats/],
+    ['norm ord for vectors', () => mt.linalg.norm(mt.tensor([3, 4]), { ord: 'fro' }), /Invalid norm order 'fro' for vectors/],
+    ['norm dimensions', () => mt.linalg.norm(mt.ones([2, 2, 2]), { ord: 1 }), /Improper number of dimensions to norm/],
+    ['norm duplicate axes', () => mt.linalg.norm(mt.ones([2, 2]), { axis: [0, -2] }), /Duplicate axes given/],
+    ['norm needs the SVD', () => mt.linalg.norm(mt.ones([2, 2]), { ord: 2 }), /singular values, and Tessera has no SVD yet/],
   ];
   it.each(cases)('%s', (_, f, re) => {
     expect(f).toThrow(re);
@@ -112,6 +133,33 @@ describe('lengths known only at run time', () => {
     const x = mt.arange(10);
     const bad = x.get(x.less(3)).add(x.get(x.less(4)));
     await expect(bad.fetch()).rejects.toThrow(/could not be broadcast together with shapes \(3,\) \(4,\)/);
+    const m = mt.arange(12).reshape([3, 4]);
+    const rows = m.get(mt.tensor([true, false, true]));
+    await expect(mt.matmul(rows.T, mt.ones([3, 2])).fetch()).rejects.toThrow(/size 3 is different from 2/);
+    await expect(mt.concatenate([rows, mt.ones([3, 5])], { axis: 1 }).fetch()).rejects.toThrow(/along dimension 0, the array at index 0 has size 2 and the array at index 1 has size 3/);
+  });
+
+  it('stacks, concatenates and multiplies arrays of lengths known only at run time', async () => {
+    const t = mt.tensor([1, 0, 3, 0, 5]);
+    const sel = t.get(t.greater(0));
+    expect((await mt.stack(mt.nonzero(t)).fetch()).toArray()).toEqual([[0, 2, 4]]);
+    expect((await mt.stack([sel, sel.multiply(2)]).fetch()).toArray()).toEqual([[1, 3, 5], [2, 6, 10]]);
+    expect((await mt.dot(sel, sel).fetch()).item()).toBe(35);
+    const m = mt.arange(12).reshape([3, 4]);
+    expect((await mt.matmul(m.get(mt.tensor([true, false, true])), mt.ones([4, 2], { dtype: 'int64' })).fetch()).toArray()).toEqual([[6, 6], [38, 38]]);
+  });
+});
+
+describe('long chains', () => {
+  it('a loop of 1000 steps fuses into kernels of bounded depth and gives the closed form', async () => {
+    // v <- v/2 + 1 from v0 = x: v_n = 2 + (x - 2) / 2^n, which is 2 in float64 after 1000 steps.
+    let v = mt.arange(4, { dtype: 'float64' });
+    let w = mt.arange(4, { dtype: 'float64' });
+    for (let i = 0; i < 1000; i++) v = v.multiply(0.5).add(1);
+    for (let i = 0; i < 40; i++) w = w.multiply(0.5).add(1);
+    expect(Array.from((await v.fetch()).data as Float64Array)).toEqual([2, 2, 2, 2]);
+    expect(mt.lastReport()!.kernels).toBeGreaterThan(1);
+    expect(Array.from((await w.fetch()).data as Float64Array)).toEqual([0, 1, 2, 3].map((x) => 2 + (x - 2) / 2 ** 40));
   });
 });
 

@@ -3,7 +3,7 @@
 // int64 appears in JS as a BigInt64Array in `data`; `toArray()` and `item()`
 // give JS numbers, exact up to 2**53 (a bigint beyond that).
 
-import { ARRAY_CTOR, type DType, type TypedArray, dtypeOfTypedArray, parseDType } from '../graph/dtype.js';
+import { ARRAY_CTOR, type DType, type TypedArray, dtypeOfTypedArray, integerRange, parseDType } from '../graph/dtype.js';
 import { castScalar } from '../ir/scalar.js';
 import { stridesOf } from '../graph/shape.js';
 
@@ -83,6 +83,12 @@ export function fromJs(data: JsData, dtype?: DType): { shape: number[]; dtype: D
   const out = dtype ?? inferred;
   const arr = new ARRAY_CTOR[out](flat.length);
   const from: DType = kind === 'bool' ? 'bool' : kind === 'float' ? 'float64' : 'int64';
+  // Integral JS numbers are Python ints: NumPy 2 refuses one the chosen integer dtype cannot hold.
+  const range = ((kind as string) === 'int' || (kind as string) === 'big') && dtype ? integerRange(dtype) : undefined;
+  if (range) {
+    const bad = flat.find((v) => typeof v !== 'boolean' && (Number(v) < range[0] || Number(v) > range[1]));
+    if (bad !== undefined) throw new RangeError(`Python integer ${bad} out of bounds for ${dtype}`);
+  }
   for (let i = 0; i < flat.length; i++) {
     const v = flat[i]!;
     const s = typeof v === 'boolean' ? (v ? 1 : 0) : v;

@@ -8,7 +8,7 @@ import { type DType, INFO, type WeakKind, defaultDTypeOfWeak, floatResultOf, int
 import * as G from '../graph/node.js';
 import type { Node } from '../graph/node.js';
 import { BINARY_OPS, type BinaryOp, type ReduceOp, UNARY_OPS, type UnaryOp, resolveBinary, resolveUnary } from '../graph/ops.js';
-import { broadcastShapes, checkShape, chunkGrid, hasUnknown, normalizeAxes, normalizeAxis, shapeStr, sizeOf } from '../graph/shape.js';
+import { MAX_SIZE, broadcastShapes, checkShape, chunkGrid, hasUnknown, isUnknown, normalizeAxes, normalizeAxis, shapeStr, sizeOf } from '../graph/shape.js';
 import { randomValue, seedKey } from '../ir/philox.js';
 import { type DeviceChoice, type Report, type RunOptions, runtime } from '../runtime/runtime.js';
 import { resolve } from '../runtime/resolve.js';
@@ -187,6 +187,19 @@ function checkNumber(v: unknown, fn: string, name: string): number {
   return v;
 }
 
+function checkInt(v: unknown, fn: string, name: string): number {
+  if (!Number.isInteger(checkNumber(v, fn, name))) throw new TypeError(`${fn}(): '${name}' must be an integer, got ${String(v)}`);
+  return v as number;
+}
+
+/** NumPy 2 refuses a Python int that the target integer dtype cannot hold (OverflowError), where it would wrap. */
+function checkIntFits(v: number | boolean | bigint, d: DType): void {
+  const r = integerRange(d);
+  if (r && typeof v !== 'boolean' && (typeof v === 'bigint' || Number.isInteger(v)) && (Number(v) < r[0] || Number(v) > r[1])) {
+    throw new RangeError(`Python integer ${v} out of bounds for ${d}`);
+  }
+}
+
 /** A tensor for JS data; scalars stay weak for promotion (see binaryOp). */
 export function tensor(data: JsData | Tensor, o: CreateOpts = {}): Tensor {
   const dtype = dtypeArg(o.dtype);
@@ -215,10 +228,7 @@ function arg(x: Operand): Arg {
 
 function castArg(a: Arg, d: DType): Node {
   if (a.weak !== undefined) {
-    const r = integerRange(d);
-    if (a.weak === 'int' && r && (Number(a.value) < r[0] || Number(a.value) > r[1])) {
-      throw new RangeError(`Python integer ${a.value} out of bounds for ${d}`);
-    }
+    if (a.weak === 'int') checkIntFits(a.value!, d);
     return G.constant(a.value!, d);
   }
   return G.cast(a.node, d);
@@ -254,6 +264,9 @@ function binaryOp(op: BinaryOp, x: Operand, y: Operand): Tensor {
   if (r.result === 'bool' && COMPARISONS.has(op) && r.compute !== 'int64' && [a, b].some((v) => outOfRange(v, r.compute))) {
     const wide = [a, b].some((v) => v.weak === 'int' && Math.abs(Number(v.value)) >= 2 ** 63) ? 'float64' : 'int64';
     r = { compute: wide, result: 'bool' };
+  }
+  if (op === 'power' && b.weak === 'int' && Number(b.value) < 0 && !isFloat(r.compute) && r.compute !== 'bool') {
+    throw new RangeError('Integers to negative integer powers are not allowed.');
   }
   // x**2 is x*x exactly (pow is exact there, NaN/inf/-0 included): one multiply, not a pow call per element.
   if (op === 'power' && b.weak !== undefined && b.value === 2 && a.weak === undefined) {
@@ -319,7 +332,7 @@ export function clip(x: Operand, lo: Operand | null, hi: Operand | null): Tensor
 
 export function round(x: Operand, o: { decimals?: number } = {}): Tensor {
   const t = isTensor(x) ? x : tensor(x as JsData);
-  const d = o.decimals ?? 0;
+  const d = checkInt(o.decimals ?? 0, 'round', 'decimals');
   if (!isFloat(t.dtype)) {
     // Integers: unchanged unless decimals < 0, then NumPy rounds half to even at 10**-decimals.
     if (d >= 0) return t;
@@ -459,8 +472,10 @@ function creationChunk(shape: number[], dtype: DType, o: CreateOpts): number[] {
 }
 
 export function full(shape: number | readonly number[], value: number | boolean, o: CreateOpts = {}): Tensor {
+  if (typeof value !== 'number' && typeof value !== 'boolean') throw new TypeError(`full(): fill_value must be a number or a boolean, got ${value === null ? 'null' : typeof value}`);
   const s = checkShape(shape);
   const d = dtypeArg(o.dtype) ?? defaultDTypeOfWeak(weakKindOf(value));
+  checkIntFits(value, d);
   return placed(new Tensor(G.expand(G.constant(value, d), s, creationChunk(s, d, o))), o);
 }
 export const zeros = (shape: number | readonly number[], o: CreateOpts = {}): Tensor => full(shape, 0, { dtype: 'float64', ...o });
@@ -481,7 +496,10 @@ export function arange(...args: (number | CreateOpts | undefined)[]): Tensor {
   if (stop === undefined) { stop = start; start = 0; }
   step ??= 1;
   if (step === 0) throw new RangeError('Maximum allowed size exceeded (step is zero)');
-  const n = Math.max(0, Math.ceil((stop - start) / step));
+  const len = Math.ceil((stop - start) / step);
+  if (Number.isNaN(len)) throw new RangeError('arange: cannot compute length');
+  if (len > MAX_SIZE) throw new RangeError(`Maximum allowed size exceeded (arange would have ${len} elements)`);
+  const n = Math.max(0, len);
   const allInt = [start, stop, step].every(Number.isInteger);
   const d = dtypeArg(o.dtype) ?? (allInt ? 'int64' : 'float64');
   const chunk = creationChunk([n], d, o);
@@ -527,9 +545,21 @@ export function eye(n: number, ...rest: (number | null | (CreateOpts & { k?: num
 }
 export const identity = (n: number, o: CreateOpts = {}): Tensor => eye(n, n, o);
 
+/** tri(N, M=N, k=0): ones at and below the k-th diagonal. */
+export function tri(n: number, ...rest: (number | null | (CreateOpts & { k?: number; M?: number }) | undefined)[]): Tensor {
+  const [pos, o] = trailingOpts<CreateOpts & { k?: number; M?: number }>(rest);
+  const m = (pos[0] as number | null | undefined) ?? o.M ?? n;
+  const k = (pos[1] as number | undefined) ?? o.k ?? 0;
+  const shape = checkShape([n, m]);
+  const d = dtypeArg(o.dtype) ?? 'float64';
+  return placed(new Tensor(G.cast(triMask(shape, checkInt(k, 'tri', 'k'), true), d)), o);
+}
+
+/** The tri mask over the last two axes of `shape` (a 1-d input is taken as its row repeated: NumPy's m.shape[-2:]). */
 function triMask(shape: readonly number[], k: number, lower: boolean): Node {
   const r = shape.length;
-  const s2 = shape.slice(r - 2);
+  if (r === 0) throw new RangeError(`${lower ? 'tril' : 'triu'}: input must be at least 1-dimensional`);
+  const s2 = r === 1 ? [shape[0]!, shape[0]!] : shape.slice(r - 2);
   const diff = G.binary('subtract', G.iota(s2, 1), G.iota(s2, 0), 'int64');
   return G.binary(lower ? 'less_equal' : 'greater_equal', diff, G.constant(k, 'int64'), 'bool');
 }
@@ -579,11 +609,17 @@ export function swapaxes(x: Operand, a: number, b: number): Tensor {
   [ax[i], ax[j]] = [ax[j]!, ax[i]!];
   return transpose(t, ax);
 }
-export function moveaxis(x: Operand, source: number, destination: number): Tensor {
+export function moveaxis(x: Operand, source: number | readonly number[], destination: number | readonly number[]): Tensor {
   const t = toTensor(x);
-  const s = normalizeAxis(source, t.ndim), d = normalizeAxis(destination, t.ndim);
-  const order = Array.from({ length: t.ndim }, (_, i) => i).filter((i) => i !== s);
-  order.splice(d, 0, s);
+  const list = (a: number | readonly number[], what: string) => {
+    const l = (typeof a === 'number' ? [a] : [...a]).map((v) => normalizeAxis(v, t.ndim));
+    if (new Set(l).size !== l.length) throw new RangeError(`repeated axis in \`${what}\` argument`);
+    return l;
+  };
+  const src = list(source, 'source'), dst = list(destination, 'destination');
+  if (src.length !== dst.length) throw new RangeError('`source` and `destination` arguments must have the same number of elements');
+  const order = Array.from({ length: t.ndim }, (_, i) => i).filter((i) => !src.includes(i));
+  dst.map((d, i) => [d, src[i]!] as const).sort((p, q) => p[0] - q[0]).forEach(([d, s]) => order.splice(d, 0, s));
   return transpose(t, order);
 }
 export function expand_dims(x: Operand, axis: number | readonly number[]): Tensor {
@@ -606,16 +642,18 @@ export function broadcast_to(x: Operand, shape: readonly number[]): Tensor {
   return new Tensor(G.expand(toTensor(x).node, checkShape(shape)));
 }
 
-export function concatenate(xs: readonly Operand[], oa: { axis?: number } | AxisArg = {}): Tensor {
-  const o = axisOpts<{ axis?: number }>(oa);
-  const ts = xs.map(toTensor);
+export function concatenate(xs: readonly Operand[], oa: { axis?: number | null } | AxisArg = {}): Tensor {
+  const o = axisOpts<{ axis?: number | null }>(oa);
+  // axis=None: the arrays are flattened first.
+  const ts = o.axis === null ? xs.map((x) => ravel(x)) : xs.map(toTensor);
   if (!ts.length) throw new RangeError('need at least one array to concatenate');
   const r = ts[0]!.ndim;
   if (r === 0) throw new RangeError('zero-dimensional arrays cannot be concatenated');
   const axis = normalizeAxis(o.axis ?? 0, r);
   ts.forEach((t, i) => {
     if (t.ndim !== r) throw new RangeError(`all the input array dimensions except for the concatenation axis must match exactly, but along dimension 0, the array at index 0 has ${r} dimension(s) and the array at index ${i} has ${t.ndim} dimension(s)`);
-    t.shape.forEach((d, j) => { if (j !== axis && d !== ts[0]!.shape[j]) throw new RangeError(`all the input array dimensions except for the concatenation axis must match exactly, but along dimension ${j}, the array at index 0 has size ${ts[0]!.shape[j]} and the array at index ${i} has size ${d}`); });
+    // Lengths known only at run time are checked again when the graph is rebuilt over them (G.concat).
+    t.shape.forEach((d, j) => { if (j !== axis && d !== ts[0]!.shape[j] && !isUnknown(d) && !isUnknown(ts[0]!.shape[j]!)) throw new RangeError(`all the input array dimensions except for the concatenation axis must match exactly, but along dimension ${j}, the array at index 0 has size ${ts[0]!.shape[j]} and the array at index ${i} has size ${d}`); });
   });
   const d = ts.map((t) => t.dtype).reduce(promoteTypes);
   return new Tensor(G.concat(ts.map((t) => G.cast(t.node, d)), axis, d));
@@ -654,7 +692,7 @@ export function matmul(x: Operand, y: Operand): Tensor {
   if (va) a = reshape(a, [1, a.size]);
   if (vb) b = reshape(b, [b.size, 1]);
   const k = a.shape[a.ndim - 1]!;
-  if (b.shape[b.ndim - 2] !== k) {
+  if (b.shape[b.ndim - 2] !== k && !isUnknown(k) && !isUnknown(b.shape[b.ndim - 2]!)) {
     throw new RangeError(`matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size ${b.shape[b.ndim - 2]} is different from ${k})`);
   }
   const batch = broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2));
@@ -703,6 +741,7 @@ export const vdot = (x: Operand, y: Operand): Tensor => {
 
 export function trace(x: Operand, o: { offset?: number } = {}): Tensor {
   const t = toTensor(x);
+  if (t.ndim < 2) throw new RangeError('diag requires an array of at least two dimensions');
   const [n, m] = [t.shape[0]!, t.shape[1]!];
   const k = o.offset ?? 0;
   const len = Math.max(0, Math.min(n - Math.max(0, -k), m - Math.max(0, k)));
@@ -722,18 +761,56 @@ export function take(x: Operand, indices: Operand, o: { axis?: number | null } =
   return new Tensor(G.gather(t.node, i.node, ax));
 }
 
+type NormOrd = number | 'fro' | 'f' | 'nuc' | null;
+
+/** Vector norm of `f` along one axis (NumPy's linalg.norm with a single axis). */
+function vectorNorm(f: Tensor, ord: NormOrd, axis: number, keepdims: boolean): Tensor {
+  const o = { axis, keepdims };
+  if (ord === null || ord === 2) return sqrt(sum(multiply(f, f), o));
+  if (typeof ord === 'string') throw new RangeError(`Invalid norm order '${ord}' for vectors`);
+  if (ord === Infinity) return max(abs(f), o);
+  if (ord === -Infinity) return min(abs(f), o);
+  if (ord === 0) return sum(astype(not_equal(f, 0), f.dtype), o);
+  if (ord === 1) return sum(abs(f), o);
+  return power(sum(power(abs(f), ord), o), 1 / ord);
+}
+
+/** Matrix norm of `f` over axes (row, col) (NumPy's linalg.norm with an axis pair). */
+function matrixNorm(f: Tensor, ord: NormOrd, row: number, col: number, keepdims: boolean): Tensor {
+  if (row === col) throw new RangeError('Duplicate axes given.');
+  let r: Tensor;
+  if (ord === null || ord === 'fro' || ord === 'f') r = sqrt(sum(multiply(f, f), { axis: [row, col] }));
+  else if (ord === 1 || ord === -1) r = (ord === 1 ? max : min)(sum(abs(f), { axis: row }), { axis: col > row ? col - 1 : col });
+  else if (ord === Infinity || ord === -Infinity) r = (ord > 0 ? max : min)(sum(abs(f), { axis: col }), { axis: row > col ? row - 1 : row });
+  else if (ord === 2 || ord === -2 || ord === 'nuc') {
+    throw new RangeError(`linalg.norm: ord=${String(ord)} of a matrix is computed from its singular values, and Tessera has no SVD yet (use 'fro', 1, -1, Infinity or -Infinity)`);
+  } else throw new RangeError('Invalid norm order for matrices.');
+  if (!keepdims) return r;
+  const shape = [...f.shape];
+  shape[row] = 1; shape[col] = 1;
+  return reshape(r, shape);
+}
+
 export const linalg = {
-  norm(x: Operand, o: { ord?: number | 'fro'; axis?: number | readonly number[] | null; keepdims?: boolean } = {}): Tensor {
+  /** np.linalg.norm: vector norms along one axis, matrix norms over two (all but the SVD-based ord=2, -2, 'nuc'). */
+  norm(x: Operand, o: { ord?: NormOrd; axis?: number | readonly number[] | null; keepdims?: boolean } = {}): Tensor {
     const t = toTensor(x);
-    const f = isFloat(t.dtype) ? t : astype(t, floatResultOf(t.dtype) === 'float32' ? 'float64' : 'float64');
-    const ord = o.ord ?? 2;
-    const ao = { axis: o.axis ?? null, keepdims: o.keepdims ?? false };
-    if (ord === Infinity) return max(abs(f), ao);
-    if (ord === -Infinity) return min(abs(f), ao);
-    if (ord === 1 && o.axis !== undefined && o.axis !== null && typeof o.axis === 'number') return sum(abs(f), ao);
-    if (ord === 2 || ord === 'fro') return sqrt(sum(multiply(f, f), ao));
-    if (typeof ord === 'number') return power(sum(power(abs(f), ord), ao), 1 / ord);
-    throw new RangeError(`Invalid norm order '${String(ord)}' for vectors`);
+    const f = isFloat(t.dtype) ? t : astype(t, 'float64');
+    const ord = o.ord ?? null;
+    const keepdims = o.keepdims ?? false;
+    const nd = f.ndim;
+    if (o.axis === undefined || o.axis === null) {
+      if (ord === null || ((ord === 'fro' || ord === 'f') && nd === 2) || (ord === 2 && nd === 1)) {
+        const r = sqrt(sum(multiply(f, f)));
+        return keepdims ? reshape(r, f.shape.map(() => 1)) : r;
+      }
+    }
+    const axes = o.axis === undefined || o.axis === null
+      ? Array.from({ length: nd }, (_, i) => i)
+      : (typeof o.axis === 'number' ? [o.axis] : [...o.axis]).map((a) => normalizeAxis(a, nd));
+    if (axes.length === 1) return vectorNorm(f, ord, axes[0]!, keepdims);
+    if (axes.length === 2) return matrixNorm(f, ord, axes[0]!, axes[1]!, keepdims);
+    throw new RangeError('Improper number of dimensions to norm.');
   },
 };
 
@@ -759,16 +836,22 @@ export class Generator {
   }
   standard_normal(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return this.cast(new Tensor(this.draw('normal', size, o)), o); }
   normal(loc = 0, scale = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor {
+    if (scale < 0) throw new RangeError('scale < 0');
     return this.cast(add(multiply(new Tensor(this.draw('normal', size, o)), scale), loc), o);
   }
   exponential(scale = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor {
+    if (scale < 0) throw new RangeError('scale < 0');
     return this.cast(multiply(negative(log1p(negative(new Tensor(this.draw('uniform', size, o))))), scale), o);
   }
   integers(low: number, high?: number, size?: number | readonly number[], o: CreateOpts = {}): Tensor {
     if (high === undefined) { high = low; low = 0; }
     if (high <= low) throw new RangeError('high <= low');
-    const u = new Tensor(this.draw('uniform', size, o));
     const d = dtypeArg(o.dtype) ?? 'int64';
+    const range = integerRange(d);
+    if (!range) throw new TypeError(`Unsupported dtype ${d} for integers`);
+    if (low < range[0]) throw new RangeError(`low is out of bounds for ${d}`);
+    if (high - 1 > range[1]) throw new RangeError(`high is out of bounds for ${d}`);
+    const u = new Tensor(this.draw('uniform', size, o));
     return astype(add(floor(multiply(u, high - low)), low), d);
   }
   /**
@@ -796,7 +879,12 @@ export class Generator {
   }
   /** Alias of permutation (NumPy's Generator.permuted/shuffle act in place; Tessera's values are immutable). */
   shuffle(x: Operand): Tensor { return this.permutation(x); }
-  private cast(t: Tensor, o: CreateOpts): Tensor { const d = dtypeArg(o.dtype); return d ? astype(t, d) : t; }
+  /** Float draws come in float32 or float64 only (NumPy: "Unsupported dtype ... for random"). */
+  private cast(t: Tensor, o: CreateOpts): Tensor {
+    const d = dtypeArg(o.dtype);
+    if (d && !isFloat(d)) throw new TypeError(`Unsupported dtype ${d} for random draws of floats (float32 or float64)`);
+    return d ? astype(t, d) : t;
+  }
 }
 
 let global = new Generator(0);

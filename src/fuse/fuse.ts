@@ -71,19 +71,41 @@ function mustRealize(order: readonly Node[], outputs: readonly Node[], isMateria
       out.add(n);
     }
   }
+  capDepth(order, out);
   return out;
 }
 
+/**
+ * The longest chain of nodes one kernel may inline. Lowering, the emitters,
+ * interval analysis and the reference interpreter all walk a kernel's
+ * expression recursively, so an unbounded chain (a loop of a thousand
+ * `v = v * 0.5 + 1` steps) would overflow the stack; storing a node every
+ * MAX_FUSED_DEPTH steps bounds every later walk at a cost of one pass over
+ * memory per that many operations.
+ */
+export const MAX_FUSED_DEPTH = 192;
+
+/** Adds to `out` every node whose inlined chain would pass MAX_FUSED_DEPTH (one pass in topological order). */
+function capDepth(order: readonly Node[], out: Set<Node>): void {
+  const depth = new Map<Node, number>();
+  for (const n of order) {
+    let d = 0;
+    for (const i of n.inputs) if (!out.has(i) && i.op !== 'source') d = Math.max(d, depth.get(i)! + 1);
+    if (d >= MAX_FUSED_DEPTH && n.op !== 'source') { out.add(n); d = 0; }
+    depth.set(n, d);
+  }
+}
+
 function containsReduce(n: Node, stop: Set<Node>): boolean {
-  const seen = new Set<Node>();
-  const walk = (m: Node): boolean => {
-    if (seen.has(m)) return false;
-    seen.add(m);
-    if (m !== n && stop.has(m)) return false;
+  const seen = new Set<Node>([n]);
+  const todo = [n];
+  while (todo.length) {
+    const m = todo.pop()!;
+    if (m !== n && stop.has(m)) continue;
     if (m.op === 'reduce' || m.op === 'matmul') return true;
-    return m.inputs.some(walk);
-  };
-  return walk(n);
+    for (const i of m.inputs) if (!seen.has(i)) { seen.add(i); todo.push(i); }
+  }
+  return false;
 }
 
 /** Maps an index over `to` to the index over `from` that a C-order reshape reads. */

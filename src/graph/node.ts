@@ -138,7 +138,7 @@ export function permute(x: Node, axes: readonly number[]): Node {
 
 export function expand(x: Node, shape: Shape, chunk?: Shape): Node {
   const out = broadcastShapes(x.shape, shape);
-  if (out.length !== shape.length || out.some((d, i) => d !== shape[i])) {
+  if (out.length !== shape.length || out.some((d, i) => d !== shape[i] && !(isUnknown(d) && isUnknown(shape[i]!)))) {
     throw new RangeError(`cannot broadcast an array of shape ${shapeStr(x.shape)} to shape ${shapeStr(shape)}`);
   }
   if (out.length === x.shape.length && out.every((d, i) => d === x.shape[i])) return x;
@@ -153,6 +153,13 @@ export function slice(x: Node, starts: readonly number[], steps: readonly number
 }
 
 export function concat(xs: readonly Node[], axis: number, dtype: DType): Node {
+  // The API checks known lengths at the call; lengths known only at run time are checked here when the graph is rebuilt.
+  xs.forEach((x, i) => x.shape.forEach((d, j) => {
+    const d0 = xs[0]!.shape[j]!;
+    if (j !== axis && d !== d0 && !isUnknown(d) && !isUnknown(d0)) {
+      throw new RangeError(`all the input array dimensions except for the concatenation axis must match exactly, but along dimension ${j}, the array at index 0 has size ${d0} and the array at index ${i} has size ${d}`);
+    }
+  }));
   const shape = [...xs[0]!.shape];
   shape[axis] = xs.reduce((a, n) => a + n.shape[axis]!, 0);
   const chunk = [...xs[0]!.chunk];
@@ -173,6 +180,8 @@ export function scan(op: 'sum' | 'prod', x: Node, axis: number, dtype: DType): N
 /** Batched matmul; both operands already share batch dims: a [..., n, k], b [..., k, m]. */
 export function matmul(a: Node, b: Node, dtype: DType): Node {
   const r = a.shape.length;
+  const [k, kb] = [a.shape[r - 1]!, b.shape[r - 2]!];
+  if (k !== kb && !isUnknown(k) && !isUnknown(kb)) throw new RangeError(`matmul: mismatch in the core dimension (size ${kb} is different from ${k})`);
   const shape = [...a.shape.slice(0, r - 1), b.shape[r - 1]!];
   const chunk = [...a.chunk.slice(0, r - 1), b.chunk[r - 1]!];
   return make('matmul', [a, b], {}, dtype, shape, chunk);

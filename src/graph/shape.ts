@@ -51,14 +51,19 @@ export function broadcastShapes(...shapes: Shape[]): number[] {
   return out;
 }
 
+/** The most elements an array may have: every index must be an exact JS number (NumPy's limit is intp's). */
+export const MAX_SIZE = 2 ** 53;
+
 export function checkShape(shape: unknown, what = 'shape'): number[] {
   const arr = typeof shape === 'number' ? [shape] : shape;
   if (!Array.isArray(arr)) throw new TypeError(`${what} must be an integer or an array of integers, got ${typeof shape}`);
-  return arr.map((d) => {
+  const out = arr.map((d) => {
     if (typeof d !== 'number' || !Number.isInteger(d)) throw new TypeError(`${what} entries must be integers, got ${String(d)}`);
     if (d < 0) throw new RangeError(`negative dimensions are not allowed (${what} ${JSON.stringify(arr)})`);
     return d;
   });
+  if (out.reduce((a, d) => a * d, 1) > MAX_SIZE) throw new RangeError(`array is too big: ${what} ${JSON.stringify(arr)} has more than 2**53 elements`);
+  return out;
 }
 
 export function normalizeAxis(axis: number, ndim: number): number {
