@@ -50,6 +50,7 @@ describe('errors at the call site', () => {
     ['norm ord for vectors', () => mt.linalg.norm(mt.tensor([3, 4]), { ord: 'fro' }), /Invalid norm order 'fro' for vectors/],
     ['norm dimensions', () => mt.linalg.norm(mt.ones([2, 2, 2]), { ord: 1 }), /Improper number of dimensions to norm/],
     ['norm duplicate axes', () => mt.linalg.norm(mt.ones([2, 2]), { axis: [0, -2] }), /Duplicate axes given/],
+    ['misspelt keyword', () => mt.std(mt.ones([3]), { ddoff: 1 } as never), /unexpected keyword argument 'ddoff'/],
     ['norm needs the SVD', () => mt.linalg.norm(mt.ones([2, 2]), { ord: 2 }), /singular values, and Tessera has no SVD yet/],
   ];
   it.each(cases)('%s', (_, f, re) => {

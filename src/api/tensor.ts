@@ -56,8 +56,11 @@ function axisOpts<O>(o: O | AxisArg | undefined): O {
   if (o === undefined) return {} as O;
   if (o === null || typeof o === 'number' || Array.isArray(o)) return { axis: o } as O;
   if (!isOptions(o)) throw new TypeError(`expected an axis (integer or array of integers) or an options object, got ${typeof o}`);
+  // A misspelt keyword (std({ ddoff: 1 })) must not be ignored silently: NumPy raises a TypeError.
+  for (const k of Object.keys(o)) if (!AXIS_KEYS.has(k)) throw new TypeError(`got an unexpected keyword argument '${k}' (expected ${[...AXIS_KEYS].join(', ')})`);
   return o as O;
 }
+const AXIS_KEYS = new Set(['axis', 'keepdims', 'dtype', 'ddof']);
 
 export class Tensor {
   private pending: Promise<unknown> | undefined;
