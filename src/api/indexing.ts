@@ -4,16 +4,21 @@
 // numbers are integer indices, JS arrays and int tensors are integer-array
 // (advanced) indices, bool tensors are masks. `x.set(index, value)` is the
 // functional form of `x[index] = value`: a new tensor, x unchanged.
-// Basic indexing is a view (one slice node, then a reshape); integer arrays
-// become gathers; a mask becomes a compress node whose length is known only
-// once the mask is computed (see graph/node's `compress`).
+// Basic indexing is a view (one slice node, then a reshape). Advanced items
+// follow NumPy's equivalence: a boolean mask stands for its nonzero() integer
+// arrays (flatnonzero over the axes it covers, whose length is known only once
+// the mask is computed: graph/node's `compress`), an integer next to an array
+// is a 0-d array, a 0-d boolean masks a new length-1 axis; all of them
+// broadcast together and become one gather. One mask among integers is a
+// single compress instead (no gather). `set` lays the value out along x's
+// axes and picks it with where() (see setIndex).
 
 import * as G from '../graph/node.js';
 import { isFloat } from '../graph/dtype.js';
 import { broadcastShapes, shapeStr, sizeOf } from '../graph/shape.js';
 import {
-  type Operand, Tensor, add, any as anyOf, astype, broadcast_to, cumsum, equal, isOptions, logical_and, max as maxOf,
-  multiply, ravel, reshape, take, tensor, toTensor, transpose, where, zeros,
+  type Operand, Tensor, add, astype, broadcast_to, cumsum, equal, isOptions, logical_and, max as maxOf,
+  multiply, ravel, reshape, take, tensor, toTensor, transpose, where,
 } from './tensor.js';
 
 /** A Python slice: `mt.slice(start, stop, step)`; null means "default". */
@@ -47,7 +52,7 @@ export function slice(start: number | null = null, stop?: number | null, step: n
 export const newaxis = null;
 export const ellipsis = '...' as const;
 
-type Item = number | Slice | null | '...' | Tensor | readonly unknown[] | ArrayBufferView;
+type Item = number | boolean | Slice | null | '...' | Tensor | readonly unknown[] | ArrayBufferView;
 export type Index = Item | string | readonly Item[];
 
 /** Parses NumPy's index syntax: '1:3, ::2, None, ..., -1'. */
@@ -82,136 +87,222 @@ function normalizeItems(index: readonly unknown[]): Item[] {
   for (const it of index) {
     if (typeof it === 'string') out.push(...parseIndex(it));
     else if (it === undefined) throw new TypeError('index item is undefined');
-    else if (typeof it === 'boolean') out.push(tensor(it));
     else if (isOptions(it)) throw new TypeError('index items are integers, mt.slice(...), null (newaxis), "..." or integer/boolean arrays');
     else out.push(it as Item);
   }
   return out;
 }
 
-type Adv = { axis: number; t: Tensor };
+/** Per axis of the indexed array: a slice, an integer (basic indexing), or part of an advanced index. */
+type AxisSel = { kind: 'slice'; start: number; step: number; len: number } | { kind: 'int'; i: number } | { kind: 'adv' };
+
+/**
+ * One advanced index item: an integer array, an integer next to one (NumPy
+ * makes it a 0-d array index), or a boolean mask over `axes`, which stands for
+ * its nonzero() arrays. `index` indexes the entry's axes taken together in C
+ * order (for a mask: flatnonzero(mask)); its shape joins the broadcast.
+ */
+interface Adv {
+  /** Position of the item in the index: advanced items next to each other keep their place in the result. */
+  item: number;
+  axes: number[];
+  /** Built on first use: a run-time mask's flatnonzero is needed only outside the one-compress path. */
+  readonly index: Tensor;
+  scalar?: number;
+  mask?: Tensor;
+  /** A mask given as JS values: its true count is known now. */
+  host?: boolean;
+}
 
 interface Parsed {
-  /** Per input axis: slice (start, step, len) or an integer index. */
-  axes: ({ kind: 'slice'; start: number; step: number; len: number } | { kind: 'int'; i: number } | { kind: 'adv'; t: Tensor })[];
-  /** Output layout after basic indexing: input axis, or 'new' for newaxis. */
+  /** The indexed array, with a length-1 axis inserted for each 0-d boolean index (a mask over that axis). */
+  x: Tensor;
+  axes: AxisSel[];
+  /** Output layout of basic indexing: an axis of x (slice or advanced) or 'new' for newaxis. */
   layout: (number | 'new')[];
-  mask?: { t: Tensor; first: number };
+  adv: Adv[];
+  /** Advanced items next to each other: their result dims replace them in place, else they go first. */
+  adjacent: boolean;
+  /** The whole index is one boolean array over every axis (NumPy's own assignment path and messages). */
+  single: boolean;
 }
 
-function isArrayIndex(it: Item): it is Tensor | readonly unknown[] | ArrayBufferView {
-  return it instanceof Tensor || Array.isArray(it) || ArrayBuffer.isView(it);
+type Kind =
+  | { k: 'ell' } | { k: 'new' } | { k: 'slice'; s: Slice } | { k: 'int'; i: number }
+  | { k: 'ints'; t: Tensor; raw: Item } | { k: 'mask'; t: Tensor; host?: number[] };
+
+/** Flattened values of a JS (nested) array or typed array, in C order. */
+function hostValues(v: unknown, out: unknown[] = []): unknown[] {
+  if (Array.isArray(v)) v.forEach((e) => hostValues(e, out));
+  else if (ArrayBuffer.isView(v)) Array.from(v as unknown as ArrayLike<unknown>, (e) => out.push(e));
+  else out.push(v);
+  return out;
 }
 
-function parse(x: Tensor, items: Item[]): Parsed {
-  const ells = items.filter((i) => i === '...').length;
-  if (ells > 1) throw new RangeError("an index can only have a single ellipsis ('...')");
-  const arrays = items.map((it) => (isArrayIndex(it) ? toTensor(it as Operand) : undefined));
-  const consumes = items.map((it, k) => (it === null || it === '...' ? 0 : arrays[k] && arrays[k]!.dtype === 'bool' ? Math.max(1, arrays[k]!.ndim) : 1));
-  const used = consumes.reduce((a, b) => a + b, 0);
-  if (used > x.ndim) throw new RangeError(`too many indices for array: array is ${x.ndim}-dimensional, but ${used} were indexed`);
-  const hasAdv = arrays.some((a) => a !== undefined);
-  const p: Parsed = { axes: [], layout: [] };
+function classify(it: Item): Kind {
+  if (it === '...') return { k: 'ell' };
+  if (it === null) return { k: 'new' };
+  if (it instanceof Slice) return { k: 'slice', s: it };
+  if (typeof it === 'boolean') return { k: 'mask', t: tensor(it), host: it ? [0] : [] };
+  if (typeof it === 'number') {
+    if (!Number.isInteger(it)) throw new TypeError(`only integers, slices (\`:\`), ellipsis (\`...\`), numpy.newaxis (\`None\`) and integer or boolean arrays are valid indices (got ${it})`);
+    return { k: 'int', i: it };
+  }
+  let t = toTensor(it as Operand);
+  // NumPy reads an empty list as an empty integer index (np.array([]) itself is float and rejected).
+  if (Array.isArray(it) && t.size === 0) t = astype(t, 'int64');
+  if (t.dtype === 'bool') {
+    if (it instanceof Tensor) return { k: 'mask', t };
+    const host: number[] = [];
+    hostValues(it).forEach((b, i) => { if (b) host.push(i); });
+    return { k: 'mask', t, host };
+  }
+  if (isFloat(t.dtype)) throw new TypeError('arrays used as indices must be of integer (or boolean) type');
+  return { k: 'ints', t, raw: it };
+}
+
+function parse(x0: Tensor, items: Item[]): Parsed {
+  if (items.filter((i) => i === '...').length > 1) throw new RangeError("an index can only have a single ellipsis ('...')");
+  const kinds = items.map(classify);
+  const consumes = (c: Kind): number => (c.k === 'ell' || c.k === 'new' ? 0 : c.k === 'mask' ? c.t.ndim : 1);
+  const used = kinds.reduce((a, c) => a + consumes(c), 0);
+  if (used > x0.ndim) throw new RangeError(`too many indices for array: array is ${x0.ndim}-dimensional, but ${used} were indexed`);
+  // A 0-d boolean adds an axis of length 1 and masks it (NumPy: x[True] is x[None] selected by [True]).
+  const shape: number[] = [];
+  let a0 = 0;
+  kinds.forEach((c) => {
+    if (c.k === 'ell') for (let j = 0; j < x0.ndim - used; j++) shape.push(x0.shape[a0++]!);
+    else if (c.k === 'mask' && c.t.ndim === 0) shape.push(1);
+    else for (let j = 0; j < consumes(c); j++) shape.push(x0.shape[a0++]!);
+  });
+  while (a0 < x0.ndim) shape.push(x0.shape[a0++]!);
+  const x = shape.length === x0.ndim ? x0 : reshape(x0, shape);
+  const hasAdv = kinds.some((c) => c.k === 'ints' || c.k === 'mask');
+  const p: Parsed = { x, axes: [], layout: [], adv: [], adjacent: true, single: false };
+  const full = (n: number): AxisSel => ({ kind: 'slice', start: 0, step: 1, len: n });
   let ax = 0;
-  const full = (n: number) => ({ kind: 'slice' as const, start: 0, step: 1, len: n });
-  items.forEach((it, k) => {
-    if (it === '...') {
-      for (let j = 0; j < x.ndim - used; j++) { p.axes.push(full(x.shape[ax]!)); p.layout.push(ax++); }
-    } else if (it === null) {
+  const hostCount: (number | undefined)[] = [];
+  kinds.forEach((c, item) => {
+    if (c.k === 'ell') {
+      for (let j = 0; j < x0.ndim - used; j++) { p.axes.push(full(x.shape[ax]!)); p.layout.push(ax++); }
+    } else if (c.k === 'new') {
       p.layout.push('new');
-    } else if (it instanceof Slice) {
-      p.axes.push({ kind: 'slice', ...it.indices(x.shape[ax]!) });
+    } else if (c.k === 'slice') {
+      p.axes.push({ kind: 'slice', ...c.s.indices(x.shape[ax]!) });
       p.layout.push(ax++);
-    } else if (typeof it === 'number') {
-      if (!Number.isInteger(it)) throw new TypeError(`only integers, slices (\`:\`), ellipsis (\`...\`), numpy.newaxis (\`None\`) and integer or boolean arrays are valid indices (got ${it})`);
+    } else if (c.k === 'int') {
       const n = x.shape[ax]!;
-      if (it < -n || it >= n) throw new RangeError(`index ${it} is out of bounds for axis ${ax} with size ${n}`);
-      // Next to an array index, NumPy treats an integer as a 0-d array index.
-      if (hasAdv) { p.axes.push({ kind: 'adv', t: tensor(it < 0 ? it + n : it) }); p.layout.push(ax++); }
-      else { p.axes.push({ kind: 'int', i: it < 0 ? it + n : it }); ax++; }
+      if (c.i < -n || c.i >= n) throw new RangeError(`index ${c.i} is out of bounds for axis ${ax - (x.ndim - x0.ndim)} with size ${n}`);
+      const i = c.i < 0 ? c.i + n : c.i;
+      if (!hasAdv) { p.axes.push({ kind: 'int', i }); ax++; return; }
+      p.adv.push({ item, axes: [ax], index: tensor(i, { dtype: 'int64' }), scalar: i });
+      p.axes.push({ kind: 'adv' });
+      p.layout.push(ax++);
+    } else if (c.k === 'ints') {
+      p.adv.push({ item, axes: [ax], index: checkIndexArray(c.raw, c.t, x.shape[ax]!, ax) });
+      p.axes.push({ kind: 'adv' });
+      p.layout.push(ax++);
     } else {
-      const t = arrays[k]!;
-      if (t.dtype === 'bool') {
-        if (p.mask || arrays.filter((a) => a).length > 1) throw new RangeError('a boolean mask index cannot be combined with other array indices (Tessera supports one mask per index)');
-        const m = Math.max(1, t.ndim);
-        const want = x.shape.slice(ax, ax + m);
-        if (t.ndim === 0) throw new RangeError('0-d boolean indices are not supported; use where()');
-        if (t.shape.some((d, j) => d !== want[j] && !Number.isNaN(d) && !Number.isNaN(want[j]!))) throw new RangeError(`boolean index did not match indexed array along axis ${ax}; size of axis is ${want[0]} but size of corresponding boolean axis is ${t.shape[0]} (mask shape ${shapeStr(t.shape)}, array shape ${shapeStr(x.shape)})`);
-        p.mask = { t, first: ax };
-        for (let j = 0; j < m; j++) { p.axes.push(full(x.shape[ax]!)); p.layout.push(ax++); }
-      } else {
-        if (isFloat(t.dtype)) throw new TypeError('arrays used as indices must be of integer (or boolean) type');
-        p.axes.push({ kind: 'adv', t: checkIndexArray(it, t, x.shape[ax]!, ax) });
-        p.layout.push(ax++);
-      }
+      const m = c.t.ndim === 0 ? reshape(c.t, [1]) : c.t;
+      const want = x.shape.slice(ax, ax + m.ndim);
+      const j = m.shape.findIndex((d, i) => d !== want[i] && !Number.isNaN(d) && !Number.isNaN(want[i]!));
+      if (j >= 0) throw new RangeError(`boolean index did not match indexed array along axis ${ax + j}; size of axis is ${want[j]} but size of corresponding boolean axis is ${m.shape[j]} (mask shape ${shapeStr(m.shape)}, array shape ${shapeStr(x.shape)})`);
+      const axes = m.shape.map(() => ax++);
+      const host = c.host;
+      let index: Tensor | undefined;
+      hostCount[p.adv.length] = host?.length;
+      p.adv.push({ item, axes, mask: m, host: host !== undefined, get index() { return (index ??= host ? tensor(host, { dtype: 'int64' }) : maskPositions(m)); } });
+      for (const a of axes) { p.axes.push({ kind: 'adv' }); p.layout.push(a); }
     }
   });
   while (ax < x.ndim) { p.axes.push(full(x.shape[ax]!)); p.layout.push(ax++); }
+  p.adjacent = p.adv.every((e, i) => i === 0 || e.item === p.adv[i - 1]!.item + 1);
+  p.single = kinds.length === 1 && kinds[0]!.k === 'mask' && kinds[0]!.t.ndim === x0.ndim && x0.ndim > 0;
+  const shapes = p.adv.map((e, i) => (!e.mask ? e.index.shape : [hostCount[i] ?? NaN]));
+  try {
+    broadcastShapes(...shapes);
+  } catch {
+    throw new RangeError(`shape mismatch: indexing arrays could not be broadcast together with shapes ${shapes.map(shapeStr).join(' ')}`);
+  }
   return p;
+}
+
+/** flatnonzero(mask); over a mask whose own length is known only at run time, positions by a scan (iota needs a length). */
+function maskPositions(m: Tensor): Tensor {
+  if (!m.shape.some(Number.isNaN)) return flatnonzero(m);
+  const flat = ravel(m);
+  const pos = cumsum(astype(equal(flat, flat), 'int64')).subtract(1);
+  return new Tensor(G.compress(pos.node, flat.node, 0));
 }
 
 /** Host arrays are bounds-checked (and wrapped) now; tensor indices wrap negatives when gathered. */
 function checkIndexArray(raw: Item, t: Tensor, n: number, axis: number): Tensor {
   if (raw instanceof Tensor) return t;
-  const flat = (function walk(v: unknown, out: number[]): number[] {
-    if (Array.isArray(v)) v.forEach((e) => walk(e, out));
-    else if (ArrayBuffer.isView(v)) Array.from(v as unknown as ArrayLike<number | bigint>, (e) => out.push(Number(e)));
-    else out.push(Number(v));
-    return out;
-  })(raw, []);
-  for (const i of flat) if (i < -n || i >= n) throw new RangeError(`index ${i} is out of bounds for axis ${axis} with size ${n}`);
+  for (const v of hostValues(raw)) {
+    const i = Number(v);
+    if (i < -n || i >= n) throw new RangeError(`index ${i} is out of bounds for axis ${axis} with size ${n}`);
+  }
   return t;
 }
 
 /** Basic indexing: one strided slice of every axis, then drop integer axes and insert new ones. */
-function basic(x: Tensor, p: Parsed): Tensor {
-  const starts = p.axes.map((a) => (a.kind === 'slice' ? a.start : a.kind === 'int' ? a.i : 0));
-  const steps = p.axes.map((a) => (a.kind === 'slice' ? a.step : 1));
-  const shape = p.axes.map((a, i) => (a.kind === 'slice' ? a.len : a.kind === 'int' ? 1 : x.shape[i]!));
+function basic(x: Tensor, axes: readonly AxisSel[], layout: readonly (number | 'new')[]): Tensor {
+  const starts = axes.map((a) => (a.kind === 'slice' ? a.start : a.kind === 'int' ? a.i : 0));
+  const steps = axes.map((a) => (a.kind === 'slice' ? a.step : 1));
+  const shape = axes.map((a, i) => (a.kind === 'slice' ? a.len : a.kind === 'int' ? 1 : x.shape[i]!));
   const s = new Tensor(G.slice(x.node, starts, steps, shape));
-  const out = p.layout.map((l) => (l === 'new' ? 1 : shape[l]!));
-  return reshape(s, out);
+  return reshape(s, layout.map((l) => (l === 'new' ? 1 : shape[l]!)));
 }
 
 /** x[index] */
 export function getitem(x: Tensor, ...index: unknown[]): Tensor {
-  const items = normalizeItems(index);
-  const p = parse(x, items);
-  let r = basic(x, p);
-  // Output axis of each input axis after basic indexing.
-  const pos = new Map<number, number>();
-  p.layout.forEach((l, i) => { if (l !== 'new') pos.set(l, i); });
-  if (p.mask) return compressAxes(r, p.mask.t, pos.get(p.mask.first)!);
-  const adv: Adv[] = [];
-  p.axes.forEach((a, i) => { if (a.kind === 'adv') adv.push({ axis: pos.get(i)!, t: a.t }); });
-  if (!adv.length) return r;
-  return advanced(r, adv);
+  return select(parse(x, normalizeItems(index)));
 }
 
-/** Integer-array indices on axes of r: broadcast together; NumPy's placement of the result dims. */
-function advanced(r: Tensor, adv: Adv[]): Tensor {
-  const bshape = adv.map((a) => a.t.shape).reduce((a, b) => broadcastShapes(a, b));
-  const axes = adv.map((a) => a.axis);
-  const adjacent = axes.every((a, i) => i === 0 || a === axes[i - 1]! + 1);
-  // Move the indexed axes together (to the front when NumPy would put the result there).
-  const rest = r.shape.map((_, i) => i).filter((i) => !axes.includes(i));
-  const at = adjacent ? rest.filter((i) => i < axes[0]!).length : 0;
-  const order = [...rest.slice(0, at), ...axes, ...rest.slice(at)];
-  const moved = transpose(r, order);
-  const dims = axes.map((a) => r.shape[a]!);
-  const merged = reshape(moved, [...moved.shape.slice(0, at), sizeOf(dims), ...moved.shape.slice(at + axes.length)]);
-  // Flat index into the merged axis: sum of wrapped index * stride.
+function select(p: Parsed): Tensor {
+  if (!p.adv.length) return basic(p.x, p.axes, p.layout);
+  const [m, ...others] = p.adv.filter((e) => e.mask && !e.host);
+  if (m && !others.length && p.adv.every((e) => e === m || e.scalar !== undefined)) {
+    // One mask among integers: basic indexing takes the integers, one compress the mask
+    // (no gather); its result axis goes first when the advanced items were apart.
+    const scalarAt = new Map(p.adv.filter((e) => e !== m).map((e) => [e.axes[0]!, e.scalar!]));
+    const axes = p.axes.map((a, i): AxisSel => (scalarAt.has(i) ? { kind: 'int', i: scalarAt.get(i)! } : a));
+    const layout = p.layout.filter((l) => l === 'new' || !scalarAt.has(l));
+    const at = layout.indexOf(m.axes[0]!);
+    const r = compressAxes(basic(p.x, axes, layout), m.mask!, at);
+    return p.adjacent || at === 0 ? r : transpose(r, [at, ...r.shape.map((_, i) => i).filter((i) => i !== at)]);
+  }
+  return advanced(basic(p.x, p.axes, p.layout), p);
+}
+
+/**
+ * The advanced items as one integer index into their axes taken together (C
+ * order): the broadcast of the items' indices, shaped as NumPy's result dims.
+ */
+function flatIndex(p: Parsed): Tensor {
   let flat: Tensor | undefined;
   let stride = 1;
-  for (let k = adv.length - 1; k >= 0; k--) {
-    const n = dims[k]!;
-    let i = astype(adv[k]!.t, 'int64');
-    i = where(i.less(0), i.add(n), i);
+  for (let k = p.adv.length - 1; k >= 0; k--) {
+    const e = p.adv[k]!;
+    const n = sizeOf(e.axes.map((a) => p.x.shape[a]!));
+    let i = astype(e.index, 'int64');
+    if (!e.mask && e.scalar === undefined) i = where(i.less(0), i.add(n), i);
     const term = stride === 1 ? i : multiply(i, stride);
-    flat = flat ? add(flat, term) : term;
+    flat = flat ? add(term, flat) : term;
     stride *= n;
   }
-  return take(merged, broadcast_to(flat!, bshape), { axis: at });
+  return flat!;
+}
+
+/** Integer-array indexing of r (basic indexing done, advanced axes kept whole): one gather. */
+function advanced(r: Tensor, p: Parsed): Tensor {
+  const axes = p.adv.flatMap((e) => e.axes).map((a) => p.layout.indexOf(a));
+  // Move the indexed axes together (to the front when NumPy would put the result there).
+  const rest = r.shape.map((_, i) => i).filter((i) => !axes.includes(i));
+  const at = p.adjacent ? rest.filter((i) => i < axes[0]!).length : 0;
+  const moved = transpose(r, [...rest.slice(0, at), ...axes, ...rest.slice(at)]);
+  const merged = reshape(moved, [...moved.shape.slice(0, at), sizeOf(axes.map((a) => r.shape[a]!)), ...moved.shape.slice(at + axes.length)]);
+  return take(merged, flatIndex(p), { axis: at });
 }
 
 /** x[mask] where mask covers axes [axis, axis + mask.ndim): those axes become one of unknown length. */
@@ -233,71 +324,123 @@ export function setitem(x: Tensor, ...args: unknown[]): Tensor {
   return setIndex(x, args[0] as Index, value);
 }
 
+/**
+ * x[index] = v without scatter: v is broadcast to x[index]'s shape (NumPy's
+ * check), laid out with one axis per basic axis of x and one for the advanced
+ * items together, and each of those is taken back onto x's axes by the
+ * position it came from (`q`) where it lands (`hit`); then where(hit, v, x).
+ */
 function setIndex(x: Tensor, index: Index, value: Operand): Tensor {
   const items = normalizeItems(typeof index === 'string' || !Array.isArray(index) ? [index] : (index as unknown[]));
-  // A JS array as a whole index is a tuple of items, unless it is all numbers (then an integer-array index, as x[[0, 2]] = v).
-  const list = Array.isArray(index) && index.every((v) => typeof v === 'number') ? [index as readonly number[]] as Item[] : items;
-  const p = parse(x, list);
-  const v = toTensor(value);
-  if (p.mask) return setMask(x, p.mask.t, p.mask.first, v);
-  const advAxes = p.axes.map((a, i) => (a.kind === 'adv' ? i : -1)).filter((i) => i >= 0);
-  if (advAxes.length > 1) throw new RangeError('set(): assignment through more than one integer-array index is not supported yet; index one axis at a time');
-  // Shape of x[index]; the value broadcasts to it, then comes back to one axis per input axis.
-  const target = getitem(x, ...list).shape;
-  let val = broadcast_to(astype(v, x.dtype), target);
-  // Drop the newaxis dims, restore integer-indexed axes as length-1.
-  const per: number[] = p.axes.map((a) => (a.kind === 'slice' ? a.len : a.kind === 'int' ? 1 : -1));
-  if (advAxes.length) {
-    const k = advAxes[0]!;
-    const ia = p.axes[k] as { kind: 'adv'; t: Tensor };
-    if (ia.t.ndim > 1) throw new RangeError('set(): an integer-array index must be 1-d');
-    per[k] = ia.t.size;
+  // A JS array as a whole index is a tuple of items, unless it is all numbers or all booleans
+  // (then one integer or boolean array index, as x[[0, 2]] = v).
+  const whole = Array.isArray(index) && (index.every((v) => typeof v === 'number') || (index.length > 0 && index.every((v) => typeof v === 'boolean')));
+  const p = parse(x, whole ? [index as readonly unknown[]] : items);
+  const X = p.x;
+  if (X.shape.some(Number.isNaN)) throw new RangeError(`set(): the array's shape ${shapeStr(x.shape)} is known only at run time (after a boolean mask); execute() it first`);
+  const target = select(p).shape;
+  let v = astype(toTensor(value), x.dtype);
+  if (p.single) {
+    const count = target[0]!;
+    if (v.ndim > 1) throw new TypeError(`NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, input has ${v.ndim} dimensions`);
+    if (v.size !== 1 && !Number.isNaN(count) && v.size !== count) throw new RangeError(`NumPy boolean array indexing assignment cannot assign ${v.size} input values to the ${count} output values where the mask is true`);
   }
-  val = reshape(val, per);
-  // Per axis: which position of the value lands on each position of x (and whether any does).
-  let mask: Tensor | undefined;
-  p.axes.forEach((a, ax) => {
-    const n = x.shape[ax]!;
-    let q: Tensor, hit: Tensor;
+  // NumPy drops leading length-1 dims of the value; the rest broadcasts to the target.
+  while (v.ndim > target.length && v.shape[0] === 1) v = reshape(v, v.shape.slice(1));
+  const off = target.length - v.ndim;
+  if (off < 0 || v.shape.some((d, i) => d !== 1 && d !== target[i + off] && !Number.isNaN(target[i + off]!))) {
+    throw new RangeError(`shape mismatch: value array of shape ${shapeStr(v.shape)} could not be broadcast to indexing result of shape ${shapeStr(target)}`);
+  }
+  if (off) v = reshape(v, [...target.slice(0, off).map(() => 1), ...v.shape]);
+
+  // Where the target's dims come from: the advanced result B at `at`, basic axes and newaxis around it.
+  const advAxes = p.adv.flatMap((e) => e.axes);
+  const basicOut = p.layout.filter((l) => l === 'new' || !advAxes.includes(l));
+  const adv = p.adv.length > 0;
+  const at = !adv ? 0 : p.adjacent ? p.layout.slice(0, p.layout.indexOf(advAxes[0]!)).filter((l) => l === 'new' || !advAxes.includes(l)).length : 0;
+  const nB = target.length - basicOut.length;
+  const bPos = Array.from({ length: nB }, (_, i) => at + i);
+  const oPos = target.map((_, i) => i).filter((i) => i < at || i >= at + nB);
+  v = transpose(v, [...bPos, ...oPos]);
+  // The advanced part becomes one axis of length 1 (one value for all) or of the advanced result's size.
+  const B = target.slice(at, at + nB);
+  const vB = v.shape.slice(0, nB);
+  let slot = 1;
+  if (adv && vB.some((d) => d !== 1)) {
+    if (B.some((d, i) => d !== vB[i] || Number.isNaN(d))) {
+      // Broadcast v over B; where B's length is known only at run time, this also checks it then.
+      const f = flatIndex(p);
+      const all = reshape(equal(f, f), [...B.map((d) => (Number.isNaN(d) ? -1 : d)), ...oPos.map(() => 1)]);
+      v = where(all, v, v);
+    }
+    slot = sizeOf(B);
+  }
+  // Basic part: drop newaxis dims, one axis per non-advanced axis of X (length 1 for an integer).
+  const restAxes = X.shape.map((_, i) => i).filter((i) => !advAxes.includes(i));
+  const vOther = v.shape.slice(nB);
+  const restLen = restAxes.map((a) => { const j = basicOut.indexOf(a); return j < 0 ? 1 : vOther[j]!; });
+  v = reshape(v, [...(adv ? [Number.isNaN(slot) ? -1 : slot] : []), ...restLen]);
+
+  let hit: Tensor | undefined;
+  const rankX = (t: Tensor, axes: readonly number[]) => reshape(t, X.shape.map((d, i) => (axes.includes(i) ? d : 1)));
+  const iota = (n: number) => new Tensor(G.iota([n], 0));
+  restAxes.forEach((ax, j) => {
+    const a = p.axes[ax]!;
+    const n = X.shape[ax]!;
+    const sp = (adv ? 1 : 0) + j;
+    let h: Tensor;
     if (a.kind === 'slice') {
       if (a.start === 0 && a.step === 1 && a.len === n) return;
-      const j = new Tensor(G.iota([n], 0)).subtract(a.start);
-      const qq = j.floor_divide(a.step);
-      hit = logical_and(equal(j.mod(a.step), 0), logical_and(qq.greater_equal(0), qq.less(a.len)));
-      q = where(hit, qq, 0);
-    } else if (a.kind === 'int') {
-      hit = equal(new Tensor(G.iota([n], 0)), a.i);
-      q = zeros([n], { dtype: 'int64' });
+      const d = iota(n).subtract(a.start);
+      const qq = d.floor_divide(a.step);
+      h = logical_and(equal(d.mod(a.step), 0), logical_and(qq.greater_equal(0), qq.less(a.len)));
+      if (v.shape[sp] !== 1) v = take(v, where(h, qq, 0), { axis: sp });
     } else {
-      // Last matching position wins, as NumPy's sequential assignment leaves it.
-      let idx = astype(ravel(a.t), 'int64');
-      idx = where(idx.less(0), idx.add(n), idx);
-      const eq = equal(reshape(new Tensor(G.iota([n], 0)), [n, 1]), reshape(idx, [1, idx.size]));
-      hit = anyOf(eq, { axis: 1 });
-      q = maxOf(where(eq, reshape(new Tensor(G.iota([idx.size], 0)), [1, idx.size]), -1), { axis: 1 });
-      q = where(hit, q, 0);
+      h = equal(iota(n), (a as { i: number }).i);
     }
-    val = take(val, q, { axis: ax });
-    const hs = x.shape.map((_, i) => (i === ax ? n : 1));
-    const h = reshape(hit, hs);
-    mask = mask ? logical_and(mask, h) : h;
+    hit = hit ? logical_and(hit, rankX(h, [ax])) : rankX(h, [ax]);
   });
-  if (!mask) return broadcast_to(val, x.shape);
-  return where(mask, val, x);
+  if (adv) {
+    const [h, q] = advancedTargets(p);
+    v = slot === 1 ? reshape(v, [...advAxes.map(() => 1), ...v.shape.slice(1)]) : take(v, q, { axis: 0 });
+    hit = hit ? logical_and(hit, rankX(h, advAxes)) : rankX(h, advAxes);
+    const from = [...advAxes, ...restAxes];
+    v = transpose(v, X.shape.map((_, i) => from.indexOf(i)));
+  }
+  const out = hit ? where(hit, v, X) : broadcast_to(v, X.shape);
+  return out.ndim === x.ndim ? out : reshape(out, x.shape);
 }
 
-/** x[mask] = v: a scalar everywhere the mask holds, or one value (row) per true element in order. */
-function setMask(x: Tensor, mask: Tensor, first: number, v: Tensor): Tensor {
-  const m = mask.ndim;
-  const shaped = reshape(mask, [...x.shape.slice(0, first).map(() => 1), ...mask.shape, ...x.shape.slice(first + m).map(() => 1)]);
-  const val = astype(v, x.dtype);
-  if (val.size === 1) return where(shaped, reshape(val, []), x);
-  // The k-th true element takes val[k]: k = cumsum(mask) - 1 in C order.
-  if (first !== 0) throw new RangeError('set(): a mask assignment with an array value must index the leading axes');
-  const k = cumsum(ravel(mask)).subtract(1);
-  const kk = where(k.less(0), 0, k);
-  const rows = reshape(take(val.ndim === 0 ? reshape(val, [1]) : val, kk, { axis: 0 }), [...mask.shape, ...val.shape.slice(1)]);
-  return where(shaped, broadcast_to(rows, x.shape), x);
+/**
+ * Over the advanced axes of p.x (dims in order): whether an advanced result
+ * element lands there, and which one (in C order of the result dims).
+ */
+function advancedTargets(p: Parsed): [Tensor, Tensor] {
+  const X = p.x;
+  const advAxes = p.adv.flatMap((e) => e.axes);
+  const dims = advAxes.map((a) => X.shape[a]!);
+  const onAxes = (t: Tensor, axes: readonly number[]) => reshape(t, advAxes.map((a, i) => (axes.includes(a) ? dims[i]! : 1)));
+  const masks = p.adv.filter((e) => e.mask);
+  if (masks.length === 1 && p.adv.every((e) => e.mask || e.scalar !== undefined)) {
+    // A mask and integers: the k-th true element of the mask takes result element k (k = cumsum - 1).
+    const m = masks[0]!;
+    let hit = onAxes(m.mask!, m.axes);
+    for (const e of p.adv) {
+      if (e.scalar !== undefined) hit = logical_and(hit, onAxes(equal(new Tensor(G.iota([X.shape[e.axes[0]!]!], 0)), e.scalar), e.axes));
+    }
+    const k = cumsum(ravel(m.mask!)).subtract(1);
+    return [hit, onAxes(reshape(where(k.less(0), 0, k), m.mask!.shape), m.axes)];
+  }
+  // Integer arrays: compare every position with every index; the last match wins, as
+  // NumPy's assignment in order leaves it. O(positions x indices), fine for index arrays.
+  const f = reshape(flatIndex(p), [1, -1]);
+  const n = sizeOf(dims);
+  const eq = equal(reshape(new Tensor(G.iota([n], 0)), [n, 1]), f);
+  const k = cumsum(astype(equal(f, f), 'int64'), { axis: 1 }).subtract(1);
+  const none = new Tensor(G.expand(G.constant(-1, 'int64'), [n, 1]));
+  // The extra -1 column keeps max() defined when there are no indices (known only at run time).
+  const q = maxOf(new Tensor(G.concat([none.node, where(eq, k, -1).node], 1, 'int64')), { axis: 1 });
+  return [reshape(q.greater_equal(0), dims), reshape(where(q.less(0), 0, q), dims)];
 }
 
 /** np.nonzero: one int64 index array per axis, of length known after execution. */

@@ -1,0 +1,119 @@
+// Indexing beyond the NumPy fixtures: where NumPy raises (the same messages),
+// where a mask's count is known only at run time (the execution rejects),
+// shapes before execution, and the examples of the bug reports that
+// motivated lowering masks to their nonzero() arrays (src/api/indexing.ts).
+import { afterAll, describe, expect, it } from 'vitest';
+import * as mt from '../src/api/tensor.js';
+
+afterAll(() => mt.shutdown());
+
+const val = async (t: mt.Tensor) => (await t.fetch()).toArray();
+
+describe('a boolean mask with other index items', () => {
+  const x = mt.arange(12).reshape([3, 4]);
+  const m = mt.tensor([true, false, true]);
+
+  it('keeps integers, as NumPy treats them as arrays broadcast with the mask', async () => {
+    expect(await val(x.get(m, 1))).toEqual([1, 9]);
+    expect(await val(x.get(m, -1))).toEqual([3, 11]);
+    expect(await val(x.get([true, false, true], 1))).toEqual([1, 9]);
+    expect(await val(x.get(x.get(':', 0).greater(3), 1))).toEqual([5, 9]);
+    expect(await val(x.get(1, mt.tensor([true, false, true, false])))).toEqual([4, 6]);
+    expect(await val(x.get(m, '1:3'))).toEqual([[1, 2], [9, 10]]);
+    const x3 = mt.arange(24).reshape([2, 3, 4]);
+    expect(await val(x3.get(0, m))).toEqual([[0, 1, 2, 3], [8, 9, 10, 11]]);
+    expect(await val(x3.get(':', m, 0))).toEqual([[0, 8], [12, 20]]);
+    expect(await val(x3.get(mt.tensor([false, true]), 1, '::2'))).toEqual([[16, 18]]);
+    // Advanced items apart (a slice between): the result axis goes first.
+    expect(await val(x3.get(mt.tensor([false, true]), ':', 1))).toEqual([[13, 17, 21]]);
+  });
+
+  it('has a length known only at run time for a tensor mask, known at once for a JS one', async () => {
+    const a = x.get(m, 1);
+    expect(a.shape[0]).toBeNaN();
+    expect(x.get([true, false, true], [0, 3]).shape).toEqual([2]);
+    expect(x.get(true).shape).toEqual([1, 3, 4]);
+    expect(x.get(false).shape).toEqual([0, 3, 4]);
+    await a.execute();
+    expect(a.shape).toEqual([2]);
+  });
+
+  it('lowers a mask with an integer array to its nonzero indices', async () => {
+    expect(await val(x.get(m, [0, 3]))).toEqual([0, 11]);
+    expect(await val(x.get(m, mt.tensor([[0], [3]])))).toEqual([[0, 8], [3, 11]]);
+    expect(await val(x.get(mt.tensor([1, 2]), mt.tensor([true, false, true, false])))).toEqual([4, 10]);
+  });
+
+  it('works on a selection whose own length is known only at run time', async () => {
+    const y = x.get(m);
+    expect(await val(y.get(y.get(':', 0).greater(3), [1]))).toEqual([9]);
+    expect(await val(y.get(y.get(':', 0).greater(3), 1))).toEqual([9]);
+    expect(() => y.set(0, 5)).toThrow(/set\(\): the array's shape \(NaN, 4\) is known only at run time/);
+  });
+
+  it('reads a 0-d boolean tensor as a mask over a new axis', async () => {
+    expect(await val(x.get(mt.tensor(true), 0))).toEqual([[0, 1, 2, 3]]);
+    expect((await x.get(mt.tensor(false)).fetch()).shape).toEqual([0, 3, 4]);
+    expect(await val(x.set(mt.tensor(false), 5))).toEqual(await val(x));
+    expect(await val(x.set(mt.tensor(true), ':', 0, 5))).toEqual([[5, 1, 2, 3], [5, 5, 6, 7], [5, 9, 10, 11]]);
+  });
+
+  it('reads an empty list as an empty integer index', async () => {
+    const e = await mt.arange(5).get([]).fetch();
+    expect(e.shape).toEqual([0]);
+    expect(e.dtype).toBe('int64');
+  });
+});
+
+describe('set() through masks and integer arrays', () => {
+  const x = mt.arange(12).reshape([3, 4]);
+  const m = mt.tensor([true, false, true]);
+
+  it('writes only where every index item selects', async () => {
+    expect(await val(x.set(m, 1, -5))).toEqual([[0, -5, 2, 3], [4, 5, 6, 7], [8, -5, 10, 11]]);
+    expect(await val(x.set(m, '1:3', -5))).toEqual([[0, -5, -5, 3], [4, 5, 6, 7], [8, -5, -5, 11]]);
+    const c = mt.tensor([true, false, true, false]);
+    expect(await val(x.set('0:2', c, -5))).toEqual([[-5, 1, -5, 3], [-5, 5, -5, 7], [8, 9, 10, 11]]);
+    expect(await val(x.set(1, c, -5))).toEqual([[0, 1, 2, 3], [-5, 5, -5, 7], [8, 9, 10, 11]]);
+    expect(await val(mt.zeros([3, 2]).set(m, mt.tensor([7, 8], { dtype: 'float64' })))).toEqual([[7, 8], [0, 0], [7, 8]]);
+    expect(await val(mt.zeros([3, 3]).set([0, 1, 2], [2, 1, 0], 1))).toEqual([[0, 0, 1], [0, 1, 0], [1, 0, 0]]);
+    expect(await val(x.set(m, [0, 3], mt.tensor([100, 200])))).toEqual([[100, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 200]]);
+  });
+
+  it('returns a new tensor and leaves the input unchanged', async () => {
+    const y = x.set(m, 1, -5);
+    expect(y).not.toBe(x);
+    expect(await val(x)).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]);
+  });
+
+  it('checks the value against a mask count known only at run time', async () => {
+    const a = mt.arange(6);
+    expect(await val(a.set(a.greater(2), mt.tensor([1, 2, 3])))).toEqual([0, 1, 2, 1, 2, 3]);
+    await expect(a.set(a.greater(2), mt.tensor([1, 2])).fetch()).rejects.toThrow(/could not be broadcast together with shapes \(3,\)/);
+    await expect(x.get(m, mt.tensor([0, 1, 3])).fetch()).rejects.toThrow(/could not be broadcast together with shapes/);
+  });
+});
+
+describe('indexing errors, as NumPy raises them', () => {
+  const x = mt.arange(12).reshape([3, 4]);
+  const m = mt.tensor([true, false, true]);
+  it.each([
+    ['mask count in assignment', () => mt.arange(6).set([false, false, false, true, true, true], mt.tensor([1, 2])),
+      /NumPy boolean array indexing assignment cannot assign 2 input values to the 3 output values where the mask is true/],
+    ['2-d value in mask assignment', () => mt.zeros([3, 2]).set(mt.ones([3, 2], { dtype: 'bool' }), mt.ones([1, 6])),
+      /NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, input has 2 dimensions/],
+    ['value shape', () => mt.zeros([3, 2]).set([true, false, true], 1, mt.tensor([1, 2, 3])),
+      /shape mismatch: value array of shape \(3,\) could not be broadcast to indexing result of shape \(2,\)/],
+    ['value shape, rows', () => mt.zeros([3, 2]).set([true, false, true], mt.ones([3, 2])),
+      /shape mismatch: value array of shape \(3, 2\) could not be broadcast to indexing result of shape \(2, 2\)/],
+    ['index arrays broadcast', () => x.get([0, 1], [0, 1, 2]),
+      /shape mismatch: indexing arrays could not be broadcast together with shapes \(2,\) \(3,\)/],
+    ['JS mask with an array', () => x.get([true, false, true], [0, 1, 2]),
+      /shape mismatch: indexing arrays could not be broadcast together with shapes \(2,\) \(3,\)/],
+    ['integer next to a mask, bounds', () => x.get(m, 5), /index 5 is out of bounds for axis 1 with size 4/],
+    ['mask shape', () => x.get(':', mt.tensor([true, false])), /boolean index did not match indexed array along axis 1; size of axis is 4 but size of corresponding boolean axis is 2/],
+    ['float list', () => x.get([0.5]), /arrays used as indices must be of integer \(or boolean\) type/],
+  ])('%s', (_, f, re) => {
+    expect(f).toThrow(re);
+  });
+});
