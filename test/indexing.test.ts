@@ -117,3 +117,33 @@ describe('indexing errors, as NumPy raises them', () => {
     expect(f).toThrow(re);
   });
 });
+
+describe('assignment through integer arrays at scale', () => {
+  it('writes each position from the last index entry that names it (the inverse index), over many chunks', async () => {
+    const n = 300_000, k = 50_000;
+    const idx = Array.from({ length: k }, (_, i) => (i * 7919) % n - (i % 3 === 0 ? n : 0)); // negatives and repeats
+    idx.push(idx[5]!, idx[6]!);
+    const vals = Array.from({ length: idx.length }, (_, i) => i + 1);
+    const want = new Float64Array(n).fill(-1);
+    idx.forEach((j, i) => { want[j < 0 ? j + n : j] = vals[i]!; });
+    const x = mt.full([n], -1, { dtype: 'float64', chunkSize: 40_000 });
+    const fromJs = await x.set(idx, mt.tensor(vals, { dtype: 'float64' })).fetch();
+    expect(fromJs.data).toEqual(want);
+    // The same index as a tensor (values known only at run time) and through a 2-d reshape.
+    const t = mt.tensor(idx).add(n).mod(n);
+    expect((await x.set(t, mt.tensor(vals, { dtype: 'float64' })).fetch()).data).toEqual(want);
+    const x2 = x.reshape([3, n / 3]);
+    const rows = t.floor_divide(n / 3), cols = t.mod(n / 3);
+    expect((await x2.set(rows, cols, mt.tensor(vals, { dtype: 'float64' })).fetch()).data).toEqual(want);
+  });
+
+  it('refuses a run-time index past its axis (NumPy raises IndexError), and an empty index changes nothing', async () => {
+    const x = mt.arange(5);
+    await expect(x.set(mt.tensor([1, 9]), 7).fetch()).rejects.toThrow(/index out of bounds in an assignment/);
+    await expect(x.set(mt.tensor([1, -7]), 7).fetch()).rejects.toThrow(/index out of bounds in an assignment/);
+    // (0, 5) on a 3 x 4 array would be position (1, 1) if the axes were not checked one by one.
+    await expect(mt.zeros([3, 4]).set(mt.tensor([0]), mt.tensor([5]), 1).fetch()).rejects.toThrow(/index out of bounds in an assignment/);
+    expect((await x.set(mt.tensor([1, -1]), 7).fetch()).toArray()).toEqual([0, 7, 2, 3, 7]);
+    expect((await x.set(mt.arange(5).get(mt.arange(5).greater(9)), 7).fetch()).toArray()).toEqual([0, 1, 2, 3, 4]);
+  });
+});

@@ -279,14 +279,19 @@ function select(p: Parsed): Tensor {
  * The advanced items as one integer index into their axes taken together (C
  * order): the broadcast of the items' indices, shaped as NumPy's result dims.
  */
-function flatIndex(p: Parsed): Tensor {
+function flatIndex(p: Parsed, strict = false): Tensor {
   let flat: Tensor | undefined;
   let stride = 1;
   for (let k = p.adv.length - 1; k >= 0; k--) {
     const e = p.adv[k]!;
     const n = sizeOf(e.axes.map((a) => p.x.shape[a]!));
     let i = astype(e.index, 'int64');
-    if (!e.mask && e.scalar === undefined) i = where(i.less(0), i.add(n), i);
+    if (!e.mask && e.scalar === undefined) {
+      i = where(i.less(0), i.add(n), i);
+      // strict (assignment): an entry past its axis makes the whole flat index negative, which
+      // the inverse index refuses at run time (a gather clamps instead: see the README).
+      if (strict && !e.host) i = where(logical_and(i.greater_equal(0), i.less(n)), i, -(2 ** 52));
+    }
     const term = stride === 1 ? i : multiply(i, stride);
     flat = flat ? add(term, flat) : term;
     stride *= n;
@@ -431,15 +436,9 @@ function advancedTargets(p: Parsed): [Tensor, Tensor] {
     const k = cumsum(ravel(m.mask!)).subtract(1);
     return [hit, onAxes(reshape(where(k.less(0), 0, k), m.mask!.shape), m.axes)];
   }
-  // Integer arrays: compare every position with every index; the last match wins, as
-  // NumPy's assignment in order leaves it. O(positions x indices), fine for index arrays.
-  const f = reshape(flatIndex(p), [1, -1]);
-  const n = sizeOf(dims);
-  const eq = equal(reshape(new Tensor(G.iota([n], 0)), [n, 1]), f);
-  const k = cumsum(astype(equal(f, f), 'int64'), { axis: 1 }).subtract(1);
-  const none = new Tensor(G.expand(G.constant(-1, 'int64'), [n, 1]));
-  // The extra -1 column keeps max() defined when there are no indices (known only at run time).
-  const q = maxOf(new Tensor(G.concat([none.node, where(eq, k, -1).node], 1, 'int64')), { axis: 1 });
+  // Integer arrays: each position takes the last index entry that names it, as NumPy's
+  // assignment in order leaves it (the inverse index, computed once the index is known).
+  const q = new Tensor(G.invert(ravel(astype(flatIndex(p, true), 'int64')).node, sizeOf(dims)));
   return [reshape(q.greater_equal(0), dims), reshape(where(q.less(0), 0, q), dims)];
 }
 

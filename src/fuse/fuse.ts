@@ -274,7 +274,8 @@ class Lowering {
       case 'scan':
         throw new Error('internal: scan is always materialised');
       case 'compress':
-        throw new Error('internal: compress nodes are resolved (computed and replaced) before fusion');
+      case 'invert':
+        throw new Error(`internal: ${n.op} nodes are resolved (computed and replaced) before fusion`);
       default:
         return n.op satisfies never;
     }

@@ -27,6 +27,7 @@ export interface Attrs {
   scan: { op: 'sum' | 'prod'; axis: number };
   matmul: Record<string, never>;
   compress: { axis: number };
+  invert: { size: number };
 }
 export type OpKind = keyof Attrs;
 
@@ -203,6 +204,19 @@ export function compress(x: Node, mask: Node, axis: number): Node<'compress'> {
 }
 
 /**
+ * The inverse of a flat integer index, for NumPy's `x[index] = v`, which
+ * writes in index order: for each of `size` positions, the last i with
+ * index[i] == position, or -1 (an entry out of range fails the run). Like a
+ * compress it is computed where the index is known (runtime/resolve.ts), in
+ * O(size + len(index)); comparing every position with every index would be
+ * O(size x len(index)).
+ */
+export function invert(index: Node, size: number): Node<'invert'> {
+  if (index.shape.length !== 1 || index.dtype !== 'int64') throw new TypeError('invert(): the index must be a 1-d int64 array');
+  return make('invert', [index], { size }, 'int64', [size]);
+}
+
+/**
  * The same operation over new inputs (whose unknown lengths are now known):
  * shape, dtype and chunk grid are inferred again, with the builders' checks.
  */
@@ -243,6 +257,7 @@ export function rebuild(n: Node, inputs: readonly Node[]): Node {
     case 'scan': { const s = a as Attrs['scan']; return scan(s.op, x, s.axis, n.dtype); }
     case 'matmul': return matmul(x, y, n.dtype);
     case 'compress': return compress(x, y, (a as Attrs['compress']).axis);
+    case 'invert': return invert(x, (a as Attrs['invert']).size);
     default: return n.op satisfies never;
   }
 }

@@ -4,8 +4,9 @@
 // stages: it computes the inputs of every compress whose inputs are known,
 // compacts the selection into a stored chunk set of the now-known length,
 // rebuilds the dependent nodes over it (shapes and checks inferred again),
-// and repeats until no unknown length is left. The caller then runs the
-// concrete graph as usual.
+// and repeats until no unknown length is left. The inverse of a scatter's
+// index (`invert` node, for x[index] = v) is computed the same way, once its
+// index is known. The caller then runs the concrete graph as usual.
 // In: output Nodes (possibly with unknown lengths). Out: equivalent Nodes
 // with every length known (the same Nodes when there was nothing to resolve).
 
@@ -30,11 +31,11 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
   for (;;) {
     cur = substitute(cur);
     const order = topo(cur);
-    if (!order.some((n) => hasUnknown(n.shape))) return cur;
-    const frontier = order.filter((n) => n.op === 'compress' && !computed.has(n) && n.inputs.every((i) => !hasUnknown(i.shape)));
+    if (!order.some((n) => hasUnknown(n.shape) || n.op === 'invert')) return cur;
+    const frontier = order.filter((n) => (n.op === 'compress' || n.op === 'invert') && !computed.has(n) && n.inputs.every((i) => !hasUnknown(i.shape)));
     if (!frontier.length) throw new Error('internal: unknown lengths left but no selection can be computed');
     await store.run([...new Set(frontier.flatMap((n) => n.inputs))], opts);
-    for (const f of frontier) computed.set(f, compact(f, store));
+    for (const f of frontier) computed.set(f, f.op === 'invert' ? inverse(f, store) : compact(f, store));
   }
 }
 
@@ -48,6 +49,21 @@ function substitute(outputs: readonly Node[]): Node[] {
     map.set(n, rebuild(n, inputs));
   }
   return outputs.map((n) => map.get(n) ?? n);
+}
+
+/** The inverse index itself: position -> the last entry of the index that names it, or -1. */
+function inverse(n: Node, store: Store): Node {
+  const idx = store.read(n.inputs[0]!) as BigInt64Array;
+  const size = (n.attrs as { size: number }).size;
+  const out = new BigInt64Array(size).fill(-1n);
+  for (let i = 0; i < idx.length; i++) {
+    const j = Number(idx[i]);
+    if (!(j >= 0 && j < size)) throw new RangeError(`index out of bounds in an assignment: entry ${i} of an index known only at run time lies outside its axis`);
+    out[j] = BigInt(i);
+  }
+  const s = source(`inverse${counter++}`, 'int64', [size], chunkGrid([size], 8));
+  store.put(s, out);
+  return s;
 }
 
 /** The selection itself: x's [lead, N, trail] blocks kept where mask is true, in order. */
