@@ -51,10 +51,22 @@ describe('errors at the call site', () => {
     ['norm dimensions', () => mt.linalg.norm(mt.ones([2, 2, 2]), { ord: 1 }), /Improper number of dimensions to norm/],
     ['norm duplicate axes', () => mt.linalg.norm(mt.ones([2, 2]), { axis: [0, -2] }), /Duplicate axes given/],
     ['misspelt keyword', () => mt.std(mt.ones([3]), { ddoff: 1 } as never), /unexpected keyword argument 'ddoff'/],
+    ['repeated expand axis', () => mt.expand_dims(mt.ones([2]), [0, 0]), /repeated axis/],
+    ['concatenate of a tensor', () => mt.concatenate(mt.arange(3) as never), /the first argument must be a list of arrays/],
+    ['eye k', () => mt.eye(3, { k: 0.5 }), /'k' must be an integer, got 0.5/],
+    ['trace offset', () => mt.trace(mt.ones([2, 2]), { offset: 0.5 }), /'offset' must be an integer, got 0.5/],
+    ['take bounds', () => mt.take(mt.arange(3), [5]), /index 5 is out of bounds for axis 0 with size 3/],
+    ['argmin of empty', () => mt.zeros([0]).argmin(), /attempt to get argmin of an empty sequence/],
+    ['argmax keys', () => mt.argmax(mt.ones([2]), { ddof: 1 } as never), /unexpected keyword argument 'ddof'/],
+    ['keepdims type', () => mt.sum(mt.ones([2]), { keepdims: 'yes' } as never), /keepdims must be a boolean/],
+    ['int64 bound', () => mt.tensor([2n ** 63n], { dtype: 'int64' }), /Python integer 9223372036854775808 out of bounds for int64/],
     ['norm needs the SVD', () => mt.linalg.norm(mt.ones([2, 2]), { ord: 2 }), /singular values, and Tessera has no SVD yet/],
   ];
   it.each(cases)('%s', (_, f, re) => {
     expect(f).toThrow(re);
+  });
+  it('execute of something other than tensors', async () => {
+    await expect(mt.execute(5 as never)).rejects.toThrow(/execute\(\): argument 0 is not a tensor \(got number\)/);
   });
 });
 
@@ -190,8 +202,12 @@ describe('failures', () => {
   it('a failing execution frees its chunks and leaves the pool usable', async () => {
     await mt.arange(10).sum().fetch();
     const before = mt.usage();
-    // 16 GB of float64: more than the 4 GiB chunk heap holds.
-    await expect(mt.ones([200_000, 10_000]).add(1).fetch()).rejects.toThrow(/Unable to allocate .* the chunk heap is limited to 4 GiB/);
+    // One array of 16 GB: refused before anything runs.
+    await expect(mt.ones([200_000, 10_000]).add(1).fetch()).rejects.toThrow(/Unable to allocate 14.9 GiB for an array with shape \(200000, 10000\) and data type float64: the chunk heap holds at most 4 GiB/);
+    expect(mt.usage().bytesInUse).toBe(before.bytesInUse);
+    // Three of 2.2 GB each, in one graph: each fits, together they fill the heap mid-execution.
+    const big = mt.ones([100_000, 2_700]);
+    await expect(mt.execute(big.add(1), big.add(2), big.add(3))).rejects.toThrow(/Unable to allocate .* the chunk heap is limited to 4 GiB/);
     const after = mt.usage();
     expect(after.bytesInUse).toBe(before.bytesInUse);
     expect(after.workers).toBeLessThanOrEqual(before.workers); // the pool may be torn down, never leaked

@@ -3,7 +3,7 @@
 // int64 appears in JS as a BigInt64Array in `data`; `toArray()` and `item()`
 // give JS numbers, exact up to 2**53 (a bigint beyond that).
 
-import { ARRAY_CTOR, type DType, type TypedArray, dtypeOfTypedArray, integerRange, parseDType } from '../graph/dtype.js';
+import { ARRAY_CTOR, type DType, INFO, type TypedArray, dtypeOfTypedArray, isIntLike, outOfIntRange, parseDType } from '../graph/dtype.js';
 import { castScalar } from '../ir/scalar.js';
 import { stridesOf } from '../graph/shape.js';
 
@@ -67,7 +67,8 @@ export function fromJs(data: JsData, dtype?: DType): { shape: number[]; dtype: D
       if (Array.isArray(x)) throw new RangeError(`setting an array element with a sequence. The requested array has an inhomogeneous shape after ${axis} dimensions.`);
       if (typeof x === 'boolean') {}
       else if (typeof x === 'bigint') kind = kind === 'float' ? 'float' : 'big';
-      else if (typeof x === 'number') { if (!Number.isInteger(x)) kind = 'float'; else if (kind === 'bool') kind = 'int'; }
+      // An integral JS number is a Python int only where it is exact as one: up to 2**53, and not -0.
+      else if (typeof x === 'number') { if (!isIntLike(x)) kind = 'float'; else if (kind === 'bool') kind = 'int'; }
       else if (ArrayBuffer.isView(x)) throw new TypeError('typed arrays inside nested arrays are not supported; pass one typed array or nested JS arrays');
       else throw new TypeError(`cannot make a tensor from a value of type ${x === null ? 'null' : typeof x}`);
       flat.push(x as number);
@@ -84,14 +85,16 @@ export function fromJs(data: JsData, dtype?: DType): { shape: number[]; dtype: D
   const arr = new ARRAY_CTOR[out](flat.length);
   const from: DType = kind === 'bool' ? 'bool' : kind === 'float' ? 'float64' : 'int64';
   // Integral JS numbers are Python ints: NumPy 2 refuses one the chosen integer dtype cannot hold.
-  const range = ((kind as string) === 'int' || (kind as string) === 'big') && dtype ? integerRange(dtype) : undefined;
-  if (range) {
-    const bad = flat.find((v) => typeof v !== 'boolean' && (Number(v) < range[0] || Number(v) > range[1]));
+  if (((kind as string) === 'int' || (kind as string) === 'big') && dtype) {
+    const bad = flat.find((v) => typeof v !== 'boolean' && outOfIntRange(v, dtype));
     if (bad !== undefined) throw new RangeError(`Python integer ${bad} out of bounds for ${dtype}`);
   }
+  const floatOut = INFO[out].kind === 'f';
   for (let i = 0; i < flat.length; i++) {
     const v = flat[i]!;
     const s = typeof v === 'boolean' ? (v ? 1 : 0) : v;
+    // Into floats every value goes as the JS number it is (no trip through int64, which would wrap 1e20 and lose -0).
+    if (floatOut) { (arr as unknown as number[])[i] = castScalar(typeof s === 'bigint' ? Number(s) : s, 'float64', out) as number; continue; }
     const src = typeof s === 'bigint' ? s : from === 'int64' ? BigInt(s) : s;
     (arr as unknown as (number | bigint)[])[i] = castScalar(src, from, out);
   }

@@ -4,7 +4,7 @@
 // object. Nothing here computes: `execute`/`fetch` hand the graph to the
 // runtime. dtype rules come from graph/dtype, shape rules from graph/shape.
 
-import { type DType, INFO, type WeakKind, defaultDTypeOfWeak, floatResultOf, integerRange, isFloat, parseDType, promoteTypes, promoteWeak, sumResultOf, weakKindOf } from '../graph/dtype.js';
+import { type DType, INFO, type WeakKind, defaultDTypeOfWeak, floatResultOf, integerRange, isFloat, outOfIntRange, parseDType, promoteTypes, promoteWeak, sumResultOf, weakKindOf } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
 import type { Node } from '../graph/node.js';
 import { BINARY_OPS, type BinaryOp, type ReduceOp, UNARY_OPS, type UnaryOp, resolveBinary, resolveUnary } from '../graph/ops.js';
@@ -52,15 +52,20 @@ function placed<T extends Tensor | Node>(t: T, o: CreateOpts): T {
 interface AxisOpts { axis?: number | readonly number[] | null; keepdims?: boolean; dtype?: DType | string }
 /** NumPy's axis given positionally: `mt.sum(x, 1)`, `x.max([0, 2])`, `mt.concatenate([a, b], 1)`. */
 type AxisArg = number | readonly number[] | null;
-function axisOpts<O>(o: O | AxisArg | undefined): O {
+function axisOpts<O>(o: O | AxisArg | undefined, keys: readonly string[] = AXIS_KEYS): O {
   if (o === undefined) return {} as O;
   if (o === null || typeof o === 'number' || Array.isArray(o)) return { axis: o } as O;
   if (!isOptions(o)) throw new TypeError(`expected an axis (integer or array of integers) or an options object, got ${typeof o}`);
   // A misspelt keyword (std({ ddoff: 1 })) must not be ignored silently: NumPy raises a TypeError.
-  for (const k of Object.keys(o)) if (!AXIS_KEYS.has(k)) throw new TypeError(`got an unexpected keyword argument '${k}' (expected ${[...AXIS_KEYS].join(', ')})`);
+  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`got an unexpected keyword argument '${k}' (expected ${keys.join(', ')})`);
+  const { keepdims } = o as { keepdims?: unknown };
+  if (keepdims !== undefined && typeof keepdims !== 'boolean') throw new TypeError(`keepdims must be a boolean, got ${typeof keepdims}`);
   return o as O;
 }
-const AXIS_KEYS = new Set(['axis', 'keepdims', 'dtype', 'ddof']);
+const AXIS_KEYS = ['axis', 'keepdims', 'dtype'];
+const VAR_KEYS = [...AXIS_KEYS, 'ddof'];
+const ARG_KEYS = ['axis', 'keepdims'];
+const SCAN_KEYS = ['axis', 'dtype'];
 
 export class Tensor {
   private pending: Promise<unknown> | undefined;
@@ -197,8 +202,7 @@ function checkInt(v: unknown, fn: string, name: string): number {
 
 /** NumPy 2 refuses a Python int that the target integer dtype cannot hold (OverflowError), where it would wrap. */
 function checkIntFits(v: number | boolean | bigint, d: DType): void {
-  const r = integerRange(d);
-  if (r && typeof v !== 'boolean' && (typeof v === 'bigint' || Number.isInteger(v)) && (Number(v) < r[0] || Number(v) > r[1])) {
+  if (typeof v !== 'boolean' && (typeof v === 'bigint' || Number.isInteger(v)) && outOfIntRange(v, d)) {
     throw new RangeError(`Python integer ${v} out of bounds for ${d}`);
   }
 }
@@ -398,23 +402,26 @@ export function mean(x: Operand, oa: AxisOpts | AxisArg = {}): Tensor {
 }
 
 export function var_(x: Operand, oa: AxisOpts & { ddof?: number } | AxisArg = {}): Tensor {
-  const o = axisOpts<AxisOpts & { ddof?: number }>(oa);
+  const o = axisOpts<AxisOpts & { ddof?: number }>(oa, VAR_KEYS);
   const t = new Tensor(arg(x).node);
   const axes = normalizeAxes(o.axis, t.ndim);
   const m = mean(t, { axis: axes, keepdims: true, ...(o.dtype ? { dtype: o.dtype } : {}) });
   const dev = subtract(t, m);
   const ss = sum(multiply(dev, dev), { axis: axes, keepdims: o.keepdims ?? false });
   const c = countOf(t.node, axes);
-  const n = isTensor(c) ? subtract(o.keepdims ? c : reshape(c, ss.shape), o.ddof ?? 0) : c - (o.ddof ?? 0);
+  const ddof = checkNumber(o.ddof ?? 0, 'var', 'ddof');
+  // NumPy divides by max(n - ddof, 0): inf past the count, NaN for an empty one.
+  const n = isTensor(c) ? maximum(subtract(o.keepdims ? c : reshape(c, ss.shape), ddof), 0) : Math.max(c - ddof, 0);
   return divide(ss, n);
 }
 export { var_ as var };
 
-export const std = (x: Operand, oa: AxisOpts & { ddof?: number } | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts & { ddof?: number }>(oa); return sqrt(var_(x, o)); };
+export const std = (x: Operand, oa: AxisOpts & { ddof?: number } | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts & { ddof?: number }>(oa, VAR_KEYS); return sqrt(var_(x, o)); };
 
 function argReduce(op: 'argmin' | 'argmax', x: Operand, o: { axis?: number; keepdims?: boolean }): Tensor {
   let a = arg(x).node;
   if (o.axis === undefined || o.axis === null) {
+    if (sizeOf(a.shape) === 0) throw new RangeError(`attempt to get ${op} of an empty sequence`);
     const flat = G.reshape(a, [sizeOf(a.shape)]);
     const r = G.reduce(op, flat, [0], false, 'int64');
     return new Tensor(o.keepdims ? G.reshape(r, a.shape.map(() => 1)) : r);
@@ -424,8 +431,8 @@ function argReduce(op: 'argmin' | 'argmax', x: Operand, o: { axis?: number; keep
   a = G.reduce(op, a, [ax], o.keepdims ?? false, 'int64');
   return new Tensor(a);
 }
-export const argmin = (x: Operand, oa: { axis?: number; keepdims?: boolean } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number; keepdims?: boolean }>(oa); return argReduce('argmin', x, o); };
-export const argmax = (x: Operand, oa: { axis?: number; keepdims?: boolean } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number; keepdims?: boolean }>(oa); return argReduce('argmax', x, o); };
+export const argmin = (x: Operand, oa: { axis?: number; keepdims?: boolean } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number; keepdims?: boolean }>(oa, ARG_KEYS); return argReduce('argmin', x, o); };
+export const argmax = (x: Operand, oa: { axis?: number; keepdims?: boolean } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number; keepdims?: boolean }>(oa, ARG_KEYS); return argReduce('argmax', x, o); };
 
 export const count_nonzero = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return sum(astype(x, 'bool'), { ...o, dtype: 'int64' }); };
 export const ptp = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return subtract(max(x, o), min(x, o)); };
@@ -464,8 +471,8 @@ function scanOp(op: 'sum' | 'prod', x: Operand, o: { axis?: number | null; dtype
   const d = dtypeArg(o.dtype) ?? sumResultOf(a.dtype);
   return new Tensor(G.scan(op, G.cast(a, d), ax, d));
 }
-export const cumsum = (x: Operand, oa: { axis?: number | null; dtype?: DType | string } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number | null; dtype?: DType | string }>(oa); return scanOp('sum', x, o); };
-export const cumprod = (x: Operand, oa: { axis?: number | null; dtype?: DType | string } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number | null; dtype?: DType | string }>(oa); return scanOp('prod', x, o); };
+export const cumsum = (x: Operand, oa: { axis?: number | null; dtype?: DType | string } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number | null; dtype?: DType | string }>(oa, SCAN_KEYS); return scanOp('sum', x, o); };
+export const cumprod = (x: Operand, oa: { axis?: number | null; dtype?: DType | string } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number | null; dtype?: DType | string }>(oa, SCAN_KEYS); return scanOp('prod', x, o); };
 
 // ---------------------------------------------------------------------------
 // Creation
@@ -530,6 +537,8 @@ export function linspace(start: number, stop: number, ...rest: (number | (Create
     ? G.binary('add', G.binary('multiply', i, G.constant(step, 'float64'), 'float64'), G.constant(start, 'float64'), 'float64')
     : G.binary('add', G.binary('multiply', i, G.constant(stop - start, 'float64'), 'float64'), G.constant(start, 'float64'), 'float64');
   if (endpoint && num > 1) v = G.where(G.binary('equal', G.iota([num], 0, chunk), G.constant(num - 1, 'int64'), 'bool'), G.expand(G.constant(stop, 'float64'), [num]), v);
+  // NumPy 2 floors the samples into an integer dtype (a cast alone would truncate toward zero).
+  if (!isFloat(d) && d !== 'bool') v = G.unary('floor', v, 'float64');
   return placed(new Tensor(G.cast(v, d)), o);
 }
 
@@ -539,7 +548,7 @@ export function eye(n: number, m: number | null, k: number, o?: CreateOpts): Ten
 export function eye(n: number, ...rest: (number | null | (CreateOpts & { k?: number; M?: number }) | undefined)[]): Tensor {
   const [pos, o] = trailingOpts<CreateOpts & { k?: number; M?: number }>(rest);
   const m = (pos[0] as number | null | undefined) ?? o.M ?? n;
-  const k = (pos[1] as number | undefined) ?? o.k ?? 0;
+  const k = checkInt((pos[1] as number | undefined) ?? o.k ?? 0, 'eye', 'k');
   const shape = checkShape([n, m]);
   const d = dtypeArg(o.dtype) ?? 'float64';
   const chunk = creationChunk(shape, d, o);
@@ -630,6 +639,7 @@ export function expand_dims(x: Operand, axis: number | readonly number[]): Tenso
   const list = typeof axis === 'number' ? [axis] : [...axis];
   const r = t.ndim + list.length;
   const ax = list.map((a) => normalizeAxis(a, r));
+  if (new Set(ax).size !== ax.length) throw new RangeError('repeated axis');
   const shape: number[] = [];
   let k = 0;
   for (let i = 0; i < r; i++) shape.push(ax.includes(i) ? 1 : t.shape[k++]!);
@@ -646,6 +656,7 @@ export function broadcast_to(x: Operand, shape: readonly number[]): Tensor {
 }
 
 export function concatenate(xs: readonly Operand[], oa: { axis?: number | null } | AxisArg = {}): Tensor {
+  if (!Array.isArray(xs)) throw new TypeError('concatenate(): the first argument must be a list of arrays');
   const o = axisOpts<{ axis?: number | null }>(oa);
   // axis=None: the arrays are flattened first.
   const ts = o.axis === null ? xs.map((x) => ravel(x)) : xs.map(toTensor);
@@ -746,7 +757,7 @@ export function trace(x: Operand, o: { offset?: number } = {}): Tensor {
   const t = toTensor(x);
   if (t.ndim < 2) throw new RangeError('diag requires an array of at least two dimensions');
   const [n, m] = [t.shape[0]!, t.shape[1]!];
-  const k = o.offset ?? 0;
+  const k = checkInt(o.offset ?? 0, 'trace', 'offset');
   const len = Math.max(0, Math.min(n - Math.max(0, -k), m - Math.max(0, k)));
   if (len === 0) return sum(zeros([0], { dtype: t.dtype }));
   const rows = arange(Math.max(0, -k), Math.max(0, -k) + len);
@@ -761,6 +772,11 @@ export function take(x: Operand, indices: Operand, o: { axis?: number | null } =
   const ax = normalizeAxis(o.axis ?? 0, t.ndim);
   const i = toTensor(indices);
   if (isFloat(i.dtype) || i.dtype === 'bool') throw new TypeError('arrays used as indices must be of integer (or boolean) type');
+  // Indices given as JS data are checked now (NumPy's IndexError); a tensor's values only at run time (clamped).
+  if (!isTensor(indices) && i.node.op === 'source') {
+    const n = t.shape[ax]!;
+    for (const v of runtime.read(i.node)) if (Number(v) < -n || Number(v) >= n) throw new RangeError(`index ${v} is out of bounds for axis ${ax} with size ${n}`);
+  }
   return new Tensor(G.gather(t.node, i.node, ax));
 }
 
@@ -911,6 +927,7 @@ export const random = {
 
 /** Runs several outputs in one graph, sharing common work. */
 export async function execute(...ts: Tensor[]): Promise<Tensor[]> {
+  ts.forEach((t, i) => { if (!isTensor(t)) throw new TypeError(`execute(): argument ${i} is not a tensor (got ${t === null ? 'null' : typeof t})`); });
   await realize(ts, withDefaults({}));
   return ts;
 }

@@ -99,9 +99,15 @@ export function promoteTypes(a: DType, b: DType): DType {
 /** A JS scalar operand is "weak" (NEP 50): it takes the array's dtype where its kind allows. */
 export type WeakKind = 'bool' | 'int' | 'float';
 
+/**
+ * Whether a JS number stands for a Python int: integral, exact (|v| <= 2**53:
+ * beyond it a JS number is a rounded float, 1e20 say) and not -0.
+ */
+export const isIntLike = (v: number): boolean => Number.isSafeInteger(v) && !Object.is(v, -0);
+
 export function weakKindOf(v: number | boolean): WeakKind {
   if (typeof v === 'boolean') return 'bool';
-  return Number.isInteger(v) ? 'int' : 'float';
+  return isIntLike(v) ? 'int' : 'float';
 }
 
 export function defaultDTypeOfWeak(k: WeakKind): DType {
@@ -131,6 +137,18 @@ export function integerRange(d: DType): [number, number] | undefined {
 }
 
 /**
+ * Whether integer dtype `d` cannot hold the integer `v` exactly (false for
+ * other dtypes). Compared exactly: int64's maximum is not a double, and
+ * 2**63 as a double must not pass as 2**63 - 1.
+ */
+export function outOfIntRange(v: number | bigint, d: DType): boolean {
+  const r = integerRange(d);
+  if (!r) return false;
+  if (typeof v === 'bigint') return v < BigInt(r[0]) || v > (d === 'int64' ? 2n ** 63n - 1n : BigInt(r[1]));
+  return v < r[0] || v >= r[1] + 1;
+}
+
+/**
  * The float dtype a float-only ufunc (sqrt, exp, ...) computes in. NumPy gives
  * float16 for bool/int8/uint8; Tessera has no float16 and uses float32 there.
  */
@@ -151,7 +169,7 @@ export function sumResultOf(d: DType): DType {
 export function dtypeOfJsScalar(v: number | boolean | bigint): DType {
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'bigint') return 'int64';
-  return Number.isInteger(v) ? 'int64' : 'float64';
+  return isIntLike(v) ? 'int64' : 'float64';
 }
 
 export function dtypeOfTypedArray(a: ArrayBufferView): DType | undefined {

@@ -5,7 +5,7 @@
 
 import { type DType, INFO } from './dtype.js';
 import { type BinaryOp, type RandomDist, type ReduceOp, type UnaryOp, isArgReduce } from './ops.js';
-import { type Shape, broadcastShapes, chunkGrid, hasUnknown, isUnknown, shapeStr, sizeOf } from './shape.js';
+import { AUTO_CHUNK_BYTES, type Shape, broadcastShapes, chunkGrid, hasUnknown, isUnknown, shapeStr, sizeOf } from './shape.js';
 
 /** Attributes per node kind. `source` nodes carry data held by the runtime under `key`. */
 export interface Attrs {
@@ -185,7 +185,10 @@ export function matmul(a: Node, b: Node, dtype: DType): Node {
   if (k !== kb && !isUnknown(k) && !isUnknown(kb)) throw new RangeError(`matmul: mismatch in the core dimension (size ${kb} is different from ${k})`);
   const shape = [...a.shape.slice(0, r - 1), b.shape[r - 1]!];
   const chunk = [...a.chunk.slice(0, r - 1), b.chunk[r - 1]!];
-  return make('matmul', [a, b], {}, dtype, shape, chunk);
+  // Rows of a by columns of b can make a block far past a chunk (an outer product of two long
+  // vectors): then the output takes the automatic grid, and tasks read the inputs by box.
+  const big = sizeOf(chunk) * INFO[dtype].bytes > 4 * AUTO_CHUNK_BYTES;
+  return make('matmul', [a, b], {}, dtype, shape, big ? undefined : chunk);
 }
 
 /**

@@ -9,6 +9,9 @@ import { MAX_PAGES } from '../wasm/render.js';
 const ALIGN = 64;
 const PAGE = 65536;
 
+/** Bytes the chunk heap can hold (a WebAssembly memory's maximum). */
+export const HEAP_LIMIT = MAX_PAGES * PAGE;
+
 export interface Block { readonly ptr: number; readonly bytes: number }
 
 export class Heap {

@@ -8,14 +8,14 @@
 import { host } from '#host';
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import type { Node } from '../graph/node.js';
-import { numChunks, sizeOf, stridesOf } from '../graph/shape.js';
+import { numChunks, shapeStr, sizeOf, stridesOf } from '../graph/shape.js';
 import { fuse } from '../fuse/fuse.js';
 import { type Kernel, programKey, siteParams } from '../ir/ir.js';
 import type { Binding } from '../ir/args.js';
 import { type Plan, type Range, type ScanTask, type Task, type TensorSpec, chunkBox, chunksOf, isScanTask, tile } from '../tile/tile.js';
 import { type Layout, render } from '../wasm/render.js';
 import { type Copy, Executor, type Job, type KernelJob, type ScanJob, copyBox } from './exec.js';
-import { type Block, Heap } from './memory.js';
+import { type Block, HEAP_LIMIT, Heap } from './memory.js';
 import { Pool, defaultWorkers } from './pool.js';
 import { DeviceCopyLost, GpuDevice, type GpuTask, type Region } from './webgpu.js';
 
@@ -243,6 +243,12 @@ export class Runtime {
     const alloc0 = heap.allocated;
     const todo = outputs.filter((n) => !this.stored.has(n));
     const steps = fuse(todo, (n) => this.stored.has(n));
+    // Results and the arrays fusion must store are held in the chunk heap: refuse one that
+    // cannot fit before tiling it (NumPy's MemoryError), not after filling the heap.
+    for (const n of [...todo, ...steps.map((s) => s.node)]) {
+      const bytes = sizeOf(n.shape) * INFO[n.dtype].bytes;
+      if (bytes > HEAP_LIMIT) throw new RangeError(`Unable to allocate ${(bytes / 2 ** 30).toFixed(1)} GiB for an array with shape ${shapeStr(n.shape)} and data type ${n.dtype}: the chunk heap holds at most ${HEAP_LIMIT / 2 ** 30} GiB`);
+    }
     const plan = tile(steps, todo, (n) => {
       const s = this.stored.get(n);
       return s ? { id: -1, dtype: s.dtype, shape: s.shape, chunk: s.chunk } : undefined;

@@ -11,7 +11,7 @@
 import { type DType } from '../graph/dtype.js';
 import type { Node } from '../graph/node.js';
 import { isArgReduce } from '../graph/ops.js';
-import { numChunks } from '../graph/shape.js';
+import { numChunks, shapeStr } from '../graph/shape.js';
 import type { Step } from '../fuse/fuse.js';
 import { type Interval, bounds } from '../ir/interval.js';
 import { type Expr, type Kernel, type RVar, SUM_BLOCK, children, intern, ivar } from '../ir/ir.js';
@@ -140,6 +140,9 @@ function readBoxes(k: Kernel, outer: readonly Range[], red: readonly Range[]): (
 }
 
 /** Splits the steps into tasks. `materialised` gives the tensor id of nodes stored before this plan. */
+/** The most chunks one array of a plan may have (a task is some hundred bytes of host memory). */
+export const MAX_TASKS = 1_000_000;
+
 export function tile(steps: readonly Step[], outputs: readonly Node[], existing: (n: Node) => TensorSpec | undefined): Plan {
   const tensors: TensorSpec[] = [];
   const kernels: Kernel[] = [];
@@ -192,6 +195,9 @@ export function tile(steps: readonly Step[], outputs: readonly Node[], existing:
   for (const step of steps) {
     const out = tensorOf(step.node);
     const spec = tensors[out]!;
+    // Each chunk of a step is a task (or more): a grid past MAX_TASKS would exhaust the host's memory in plans alone.
+    const count = numChunks(spec.shape, spec.chunk).reduce((a, b) => a * b, 1);
+    if (count > MAX_TASKS) throw new RangeError(`an array of shape ${shapeStr(spec.shape)} in chunks of ${shapeStr(spec.chunk)} makes ${count} tasks, past the ${MAX_TASKS} one plan may hold: use a larger chunkSize`);
     const ins = step.inputs.map(tensorOf);
     if (step.kind === 'scan') {
       const { op, axis } = step.node.attrs;
