@@ -205,8 +205,9 @@ describe('failures', () => {
     // One array of 16 GB: refused before anything runs.
     await expect(mt.ones([200_000, 10_000]).add(1).fetch()).rejects.toThrow(/Unable to allocate 14.9 GiB for an array with shape \(200000, 10000\) and data type float64: the chunk heap holds at most 4 GiB/);
     expect(mt.usage().bytesInUse).toBe(before.bytesInUse);
-    // An array fusion must store (the outer product under the sum) is checked the same way, and so is a grid of too many chunks.
-    await expect(mt.outer(mt.ones([1e6]), mt.ones([1e6])).sum().fetch()).rejects.toThrow(/Unable to allocate 7450.6 GiB for an array with shape \(1, 1000000, 1000000\)/);
+    // An array fusion must store (einsum's outer product is a matmul, stored before the sum) is checked the
+    // same way, and so is a grid of too many chunks. (mt.outer broadcasts instead, and streams into the sum.)
+    await expect(mt.einsum('ij,kl->ijkl', mt.ones([1000, 1000]), mt.ones([1000, 1000])).sum().fetch()).rejects.toThrow(/Unable to allocate 7450.6 GiB for an array with shape \(1, 1000000, 1000000\)/);
     await expect(mt.zeros([2_000_000], { chunkSize: 1 }).add(1).fetch()).rejects.toThrow(/makes 2000000 tasks, past the 1000000 one plan may hold: use a larger chunkSize/);
     // Three of 2.2 GB each, in one graph: each fits, together they fill the heap mid-execution.
     const big = mt.ones([100_000, 2_700]);
