@@ -54,8 +54,14 @@ const CELL_BUDGET_S = 30;
  * (jax-js float64: 4.8 s at 1024, then 59 s at 2048; 5.7 s then 100 s), hence the low bar.
  */
 const SLOW_S = 30;
-/** Pause after a NumPy run: OpenBLAS threads spin for a while after a call and would steal cores from the next process. */
-const NUMPY_GAP_MS = 250;
+/**
+ * Pause before every timed or warm-up run, whichever the implementation: OpenBLAS threads
+ * spin for a while after a call and would steal cores from the next process, and every
+ * implementation starts its run from the same idle machine. (A pause after NumPy's runs
+ * alone made the one after it always start cold and the others warm: on the 10 ms
+ * reductions that alone cost the implementation after NumPy 10-20%.)
+ */
+const GAP_MS = 250;
 const TIMEOUT_S = Number(opt('--timeout', '900'));
 const REPS_SCALE = Number(opt('--reps-scale', '1'));
 
@@ -194,8 +200,8 @@ async function runCase(c, impls, info, unavailable, done) {
   }
 
   const runOnce = async (x, warm) => {
+    await new Promise((res) => setTimeout(res, GAP_MS));
     const r = await x.ch.send({ cmd: 'run' });
-    if (x.name === 'numpy') await new Promise((res) => setTimeout(res, NUMPY_GAP_MS));
     if (r.t === undefined) {
       Object.assign(x.cell, { status: 'error', reason: r.error ?? r.dead });
       log(`  ${x.name}: error: ${x.cell.reason}\n`);
