@@ -6,7 +6,7 @@
 
 import { checkShape, normalizeAxis, shapeStr } from '../graph/shape.js';
 import * as G from '../graph/node.js';
-import { type Operand, Tensor, broadcast_to, concatenate, isOptions, ravel, reshape, take, tensor, toTensor, trailingOpts, where, zeros } from './tensor.js';
+import { type Operand, Tensor, broadcast_to, concatenate, isOptions, kwargs, ravel, reshape, take, tensor, toTensor, trailingOpts, where, zeros } from './tensor.js';
 
 function sliceAxis(t: Tensor, axis: number, start: number, stop: number): Tensor {
   const starts = t.shape.map((_, i) => (i === axis ? start : 0));
@@ -21,7 +21,8 @@ function checkInt(v: unknown, fn: string, what: string): number {
 }
 
 /** np.array_split: `sections` pieces (the first ones one longer) or split points. */
-export function array_split(x: Operand, sections: number | readonly number[], o: { axis?: number } = {}): Tensor[] {
+export function array_split(x: Operand, sections: number | readonly number[], ...args: unknown[]): Tensor[] {
+  const o = kwargs<{ axis?: number }>('array_split', args, ['axis']);
   const t = toTensor(x);
   if (t.ndim === 0) throw new RangeError('array_split: cannot split a 0-d array');
   const axis = normalizeAxis(o.axis ?? 0, t.ndim);
@@ -47,7 +48,8 @@ export function array_split(x: Operand, sections: number | readonly number[], o:
 }
 
 /** np.split: like array_split, but a section count must divide the axis. */
-export function split(x: Operand, sections: number | readonly number[], o: { axis?: number } = {}): Tensor[] {
+export function split(x: Operand, sections: number | readonly number[], ...args: unknown[]): Tensor[] {
+  const o = kwargs<{ axis?: number }>('split', args, ['axis']);
   const t = toTensor(x);
   if (typeof sections === 'number' && t.ndim > 0) {
     const n = t.shape[normalizeAxis(o.axis ?? 0, t.ndim)]!;
@@ -76,7 +78,8 @@ export function tile(x: Operand, reps: number | readonly number[]): Tensor {
 }
 
 /** np.repeat: each element repeated `repeats` times (a number, or one count per element). */
-export function repeat(x: Operand, repeats: number | readonly number[], o: { axis?: number | null } = {}): Tensor {
+export function repeat(x: Operand, repeats: number | readonly number[], ...args: unknown[]): Tensor {
+  const o = kwargs<{ axis?: number | null }>('repeat', args, ['axis']);
   let t = toTensor(x);
   if (o.axis === undefined || o.axis === null) t = ravel(t);
   const axis = normalizeAxis(o.axis ?? 0, t.ndim);
@@ -100,7 +103,8 @@ export function repeat(x: Operand, repeats: number | readonly number[], o: { axi
 }
 
 /** np.roll: elements shifted along axes, wrapping around; no axis rolls the flattened array. */
-export function roll(x: Operand, shift: number | readonly number[], o: { axis?: number | readonly number[] | null } = {}): Tensor {
+export function roll(x: Operand, shift: number | readonly number[], ...args: unknown[]): Tensor {
+  const o = kwargs<{ axis?: number | readonly number[] | null }>('roll', args, ['axis']);
   const t = toTensor(x);
   if (o.axis === undefined || o.axis === null) {
     if (typeof shift !== 'number') throw new RangeError("roll(): 'shift' must be a single integer when no axis is given");

@@ -52,20 +52,37 @@ function placed<T extends Tensor | Node>(t: T, o: CreateOpts): T {
 interface AxisOpts { axis?: number | readonly number[] | null; keepdims?: boolean; dtype?: DType | string }
 /** NumPy's axis given positionally: `mt.sum(x, 1)`, `x.max([0, 2])`, `mt.concatenate([a, b], 1)`. */
 type AxisArg = number | readonly number[] | null;
-function axisOpts<O>(o: O | AxisArg | undefined, keys: readonly string[] = AXIS_KEYS): O {
-  if (o === undefined) return {} as O;
-  if (o === null || typeof o === 'number' || Array.isArray(o)) return { axis: o } as O;
-  if (!isOptions(o)) throw new TypeError(`expected an axis (integer or array of integers) or an options object, got ${typeof o}`);
-  // A misspelt keyword (std({ ddoff: 1 })) must not be ignored silently: NumPy raises a TypeError.
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`got an unexpected keyword argument '${k}' (expected ${keys.join(', ')})`);
-  const { keepdims } = o as { keepdims?: unknown };
-  if (keepdims !== undefined && typeof keepdims !== 'boolean') throw new TypeError(`keepdims must be a boolean, got ${typeof keepdims}`);
+/**
+ * Python's binding of NumPy's parameters after the array: positional values
+ * take `names` in order, a trailing `{...}` gives keywords (`names` and the
+ * keyword-only `kwOnly`). Too many positionals, a keyword the function does
+ * not take (a misspelt `ddoff` must not be ignored) or one given twice is a
+ * TypeError, as in Python. `out=` is refused: Tessera's values are immutable.
+ */
+export function kwargs<O>(fn: string, args: readonly unknown[], names: readonly string[], kwOnly: readonly string[] = []): O {
+  const [pos, kw] = trailingOpts<Record<string, unknown>>(args);
+  if (pos.length > names.length) throw new TypeError(`${fn}() takes at most ${names.length} arguments after the array (${pos.length} given: ${names.join(', ')})`);
+  const o: Record<string, unknown> = {};
+  pos.forEach((v, i) => { if (v !== undefined) o[names[i]!] = v; });
+  for (const [k, v] of Object.entries(kw)) {
+    if (!names.includes(k) && !kwOnly.includes(k)) throw new TypeError(`${fn}() got an unexpected keyword argument '${k}' (expected ${[...names, ...kwOnly].join(', ')})`);
+    if (k in o) throw new TypeError(`${fn}() got multiple values for argument '${k}'`);
+    if (v !== undefined) o[k] = v;
+  }
+  if (o.out !== undefined && o.out !== null) throw new TypeError(`${fn}(): out= is not supported (Tessera's values are immutable: use the returned tensor)`);
+  if (o.keepdims !== undefined && typeof o.keepdims !== 'boolean') throw new TypeError(`keepdims must be a boolean, got ${typeof o.keepdims}`);
+  delete o.out;
   return o as O;
 }
-const AXIS_KEYS = ['axis', 'keepdims', 'dtype'];
-const VAR_KEYS = [...AXIS_KEYS, 'ddof'];
-const ARG_KEYS = ['axis', 'keepdims'];
-const SCAN_KEYS = ['axis', 'dtype'];
+/** NumPy's positional order of each reduction's parameters. */
+const SUM_P = ['axis', 'dtype', 'out', 'keepdims'];
+const MINMAX_P = ['axis', 'out', 'keepdims'];
+const VAR_P = ['axis', 'dtype', 'out', 'ddof', 'keepdims'];
+const ARG_P = ['axis', 'out'];
+const SCAN_P = ['axis', 'dtype', 'out'];
+const CREATE_KW = ['chunkSize', 'gpu'];
+/** Positional or keyword arguments after the array, in NumPy's order (see `kwargs`). */
+type Args = unknown[];
 
 export class Tensor {
   private pending: Promise<unknown> | undefined;
@@ -107,29 +124,32 @@ export class Tensor {
   toString(): string { return `Tensor(shape=${shapeStr(this.shape)}, dtype=${this.dtype})`; }
 
   // Methods where NumPy's ndarray has them.
-  reshape(...shape: (number | readonly number[])[]): Tensor { return reshape(this, shape.length === 1 ? (shape[0] as number | number[]) : (shape as number[])); }
+  reshape(...shape: (number | readonly number[] | { order?: 'C' | 'F' })[]): Tensor {
+    const [dims, o] = trailingOpts<{ order?: 'C' | 'F' }>(shape);
+    return reshape(this, dims.length === 1 ? (dims[0] as number | number[]) : (dims as number[]), o);
+  }
   astype(dtype: DType | string): Tensor { return astype(this, dtype); }
-  ravel(): Tensor { return ravel(this); }
-  flatten(): Tensor { return ravel(this); }
+  ravel(...args: Args): Tensor { return ravel(this, ...args); }
+  flatten(...args: Args): Tensor { return ravel(this, ...args); }
   transpose(...axes: (number | readonly number[])[]): Tensor { return transpose(this, axes.length === 1 && Array.isArray(axes[0]) ? (axes[0] as number[]) : axes.length ? (axes as number[]) : undefined); }
   swapaxes(a: number, b: number): Tensor { return swapaxes(this, a, b); }
-  squeeze(o: { axis?: number | number[] } = {}): Tensor { return squeeze(this, o); }
-  sum(o: AxisOpts | AxisArg = {}): Tensor { return sum(this, o); }
-  prod(o: AxisOpts | AxisArg = {}): Tensor { return prod(this, o); }
-  mean(o: AxisOpts | AxisArg = {}): Tensor { return mean(this, o); }
-  var(o: AxisOpts & { ddof?: number } | AxisArg = {}): Tensor { return var_(this, o); }
-  std(o: AxisOpts & { ddof?: number } | AxisArg = {}): Tensor { return std(this, o); }
-  min(o: AxisOpts | AxisArg = {}): Tensor { return min(this, o); }
-  max(o: AxisOpts | AxisArg = {}): Tensor { return max(this, o); }
-  argmin(o: { axis?: number; keepdims?: boolean } | AxisArg = {}): Tensor { return argmin(this, o); }
-  argmax(o: { axis?: number; keepdims?: boolean } | AxisArg = {}): Tensor { return argmax(this, o); }
-  any(o: AxisOpts | AxisArg = {}): Tensor { return any(this, o); }
-  all(o: AxisOpts | AxisArg = {}): Tensor { return all(this, o); }
-  ptp(o: AxisOpts | AxisArg = {}): Tensor { return ptp(this, o); }
-  cumsum(o: { axis?: number; dtype?: DType | string } | AxisArg = {}): Tensor { return cumsum(this, o); }
-  cumprod(o: { axis?: number; dtype?: DType | string } | AxisArg = {}): Tensor { return cumprod(this, o); }
-  clip(lo: Operand | null, hi: Operand | null): Tensor { return clip(this, lo, hi); }
-  round(o: { decimals?: number } = {}): Tensor { return round(this, o); }
+  squeeze(...args: Args): Tensor { return squeeze(this, ...args); }
+  sum(...args: Args): Tensor { return sum(this, ...args); }
+  prod(...args: Args): Tensor { return prod(this, ...args); }
+  mean(...args: Args): Tensor { return mean(this, ...args); }
+  var(...args: Args): Tensor { return var_(this, ...args); }
+  std(...args: Args): Tensor { return std(this, ...args); }
+  min(...args: Args): Tensor { return min(this, ...args); }
+  max(...args: Args): Tensor { return max(this, ...args); }
+  argmin(...args: Args): Tensor { return argmin(this, ...args); }
+  argmax(...args: Args): Tensor { return argmax(this, ...args); }
+  any(...args: Args): Tensor { return any(this, ...args); }
+  all(...args: Args): Tensor { return all(this, ...args); }
+  ptp(...args: Args): Tensor { return ptp(this, ...args); }
+  cumsum(...args: Args): Tensor { return cumsum(this, ...args); }
+  cumprod(...args: Args): Tensor { return cumprod(this, ...args); }
+  clip(...args: Args): Tensor { return clip(this, ...args); }
+  round(...args: Args): Tensor { return round(this, ...args); }
   dot(b: Operand): Tensor { return dot(this, b); }
   /** x[index]: `x.get('1:3, ::-1, None')`, `x.get(0, mt.slice(1, 3))`, `x.get(mask)`, `x.get([0, 2])`. */
   get(...index: unknown[]): Tensor { return getitem(this, ...index); }
@@ -139,10 +159,10 @@ export class Tensor {
    */
   set(index: Index, ...value: unknown[]): Tensor { return setitem(this, index, ...value); }
   nonzero(): Tensor[] { return nonzero(this); }
-  take(indices: Operand, o: { axis?: number | null } = {}): Tensor { return take(this, indices, o); }
-  repeat(repeats: number | readonly number[], o: { axis?: number | null } = {}): Tensor { return repeat(this, repeats, o); }
+  take(indices: Operand, ...args: Args): Tensor { return take(this, indices, ...args); }
+  repeat(repeats: number | readonly number[], ...args: Args): Tensor { return repeat(this, repeats, ...args); }
   diagonal(...args: (number | { offset?: number; axis1?: number; axis2?: number })[]): Tensor { return diagonal(this, ...args); }
-  trace(o: { offset?: number } = {}): Tensor { return trace(this, o); }
+  trace(...args: Args): Tensor { return trace(this, ...args); }
   copy(): Tensor { return this; }
   matmul(b: Operand): Tensor { return matmul(this, b); }
   __getitem__?: never;
@@ -330,14 +350,18 @@ export function where(c: Operand, x?: Operand, y?: Operand): Tensor {
   return new Tensor(G.where(G.cast(ca.node, 'bool'), castArg(a, d), castArg(b, d)));
 }
 
-export function clip(x: Operand, lo: Operand | null, hi: Operand | null): Tensor {
+/** clip(a, a_min, a_max), also min=/max= (NumPy 2.1's names) as keywords. */
+export function clip(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ a_min?: Operand | null; a_max?: Operand | null; min?: Operand | null; max?: Operand | null }>('clip', args, ['a_min', 'a_max'], ['min', 'max']);
+  const lo = o.a_min ?? o.min, hi = o.a_max ?? o.max;
   let r = isTensor(x) ? x : tensor(x as JsData);
   if (lo !== null && lo !== undefined) r = maximum(r, lo);
   if (hi !== null && hi !== undefined) r = minimum(r, hi);
   return r;
 }
 
-export function round(x: Operand, o: { decimals?: number } = {}): Tensor {
+export function round(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ decimals?: number }>('round', args, ['decimals', 'out']);
   const t = isTensor(x) ? x : tensor(x as JsData);
   const d = checkInt(o.decimals ?? 0, 'round', 'decimals');
   if (!isFloat(t.dtype)) {
@@ -352,7 +376,8 @@ export function round(x: Operand, o: { decimals?: number } = {}): Tensor {
 }
 export const around = round;
 
-export function nan_to_num(x: Operand, o: { nan?: number; posinf?: number; neginf?: number } = {}): Tensor {
+export function nan_to_num(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ nan?: number; posinf?: number; neginf?: number }>('nan_to_num', args, ['copy', 'nan', 'posinf', 'neginf']);
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (!isFloat(t.dtype)) return t;
   const big = t.dtype === 'float32' ? 3.4028234663852886e38 : Number.MAX_VALUE;
@@ -375,13 +400,13 @@ function reduceOp(op: ReduceOp, x: Operand, o: AxisOpts, result?: (d: DType) => 
   return new Tensor(G.reduce(op, src, axes, o.keepdims ?? false, dtype));
 }
 
-export const sum = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return reduceOp('sum', x, o, (d) => (o.dtype ? d : sumResultOf(d))); };
-export const prod = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return reduceOp('prod', x, o, (d) => (o.dtype ? d : sumResultOf(d))); };
-export const min = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return reduceOp('min', x, o); };
-export const max = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return reduceOp('max', x, o); };
+export const sum = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('sum', args, SUM_P); return reduceOp('sum', x, o, (d) => (o.dtype ? d : sumResultOf(d))); };
+export const prod = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('prod', args, SUM_P); return reduceOp('prod', x, o, (d) => (o.dtype ? d : sumResultOf(d))); };
+export const min = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('min', args, MINMAX_P); return reduceOp('min', x, o); };
+export const max = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('max', args, MINMAX_P); return reduceOp('max', x, o); };
 export const amin = min, amax = max;
-export const any = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return reduceOp('any', astype(x, 'bool'), o); };
-export const all = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return reduceOp('all', astype(x, 'bool'), o); };
+export const any = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('any', args, MINMAX_P); return reduceOp('any', astype(x, 'bool'), o); };
+export const all = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('all', args, MINMAX_P); return reduceOp('all', astype(x, 'bool'), o); };
 
 /** Elements reduced over `axes`: a number, or a lazy count when a length is known only at run time. */
 function countOf(x: Node, axes: number[], dtype: DType = 'float64'): number | Tensor {
@@ -390,8 +415,8 @@ function countOf(x: Node, axes: number[], dtype: DType = 'float64'): number | Te
   return sum(logical_or(new Tensor(G.cast(x, 'bool')), true), { axis: axes, keepdims: true, dtype });
 }
 
-export function mean(x: Operand, oa: AxisOpts | AxisArg = {}): Tensor {
-  const o = axisOpts<AxisOpts>(oa);
+export function mean(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<AxisOpts>('mean', args, SUM_P);
   const a = arg(x).node;
   const out = dtypeArg(o.dtype) ?? (isFloat(a.dtype) ? a.dtype : 'float64');
   const s = sum(new Tensor(a), { ...o, dtype: out === 'float32' ? 'float32' : 'float64' });
@@ -401,8 +426,8 @@ export function mean(x: Operand, oa: AxisOpts | AxisArg = {}): Tensor {
   return astype(divide(s, n), out);
 }
 
-export function var_(x: Operand, oa: AxisOpts & { ddof?: number } | AxisArg = {}): Tensor {
-  const o = axisOpts<AxisOpts & { ddof?: number }>(oa, VAR_KEYS);
+export function var_(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<AxisOpts & { ddof?: number }>('var', args, VAR_P);
   const t = new Tensor(arg(x).node);
   const axes = normalizeAxes(o.axis, t.ndim);
   const m = mean(t, { axis: axes, keepdims: true, ...(o.dtype ? { dtype: o.dtype } : {}) });
@@ -416,7 +441,7 @@ export function var_(x: Operand, oa: AxisOpts & { ddof?: number } | AxisArg = {}
 }
 export { var_ as var };
 
-export const std = (x: Operand, oa: AxisOpts & { ddof?: number } | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts & { ddof?: number }>(oa, VAR_KEYS); return sqrt(var_(x, o)); };
+export const std = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts & { ddof?: number }>('std', args, VAR_P); return sqrt(var_(x, o)); };
 
 function argReduce(op: 'argmin' | 'argmax', x: Operand, o: { axis?: number; keepdims?: boolean }): Tensor {
   let a = arg(x).node;
@@ -431,33 +456,33 @@ function argReduce(op: 'argmin' | 'argmax', x: Operand, o: { axis?: number; keep
   a = G.reduce(op, a, [ax], o.keepdims ?? false, 'int64');
   return new Tensor(a);
 }
-export const argmin = (x: Operand, oa: { axis?: number; keepdims?: boolean } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number; keepdims?: boolean }>(oa, ARG_KEYS); return argReduce('argmin', x, o); };
-export const argmax = (x: Operand, oa: { axis?: number; keepdims?: boolean } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number; keepdims?: boolean }>(oa, ARG_KEYS); return argReduce('argmax', x, o); };
+export const argmin = (x: Operand, ...args: Args): Tensor => { const o = kwargs<{ axis?: number; keepdims?: boolean }>('argmin', args, ARG_P, ['keepdims']); return argReduce('argmin', x, o); };
+export const argmax = (x: Operand, ...args: Args): Tensor => { const o = kwargs<{ axis?: number; keepdims?: boolean }>('argmax', args, ARG_P, ['keepdims']); return argReduce('argmax', x, o); };
 
-export const count_nonzero = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return sum(astype(x, 'bool'), { ...o, dtype: 'int64' }); };
-export const ptp = (x: Operand, oa: AxisOpts | AxisArg = {}): Tensor => { const o = axisOpts<AxisOpts>(oa); return subtract(max(x, o), min(x, o)); };
+export const count_nonzero = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('count_nonzero', args, ['axis'], ['keepdims']); return sum(astype(x, 'bool'), { ...o, dtype: 'int64' }); };
+export const ptp = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('ptp', args, MINMAX_P); return subtract(max(x, o), min(x, o)); };
 
-export function nansum(x: Operand, oa: AxisOpts | AxisArg = {}): Tensor {
-  const o = axisOpts<AxisOpts>(oa);
+export function nansum(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<AxisOpts>('nansum', args, SUM_P);
   const t = isTensor(x) ? x : tensor(x as JsData);
   return sum(isFloat(t.dtype) ? where(isnan(t), 0, t) : t, o);
 }
-export function nanmean(x: Operand, oa: AxisOpts | AxisArg = {}): Tensor {
-  const o = axisOpts<AxisOpts>(oa);
+export function nanmean(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<AxisOpts>('nanmean', args, SUM_P);
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (!isFloat(t.dtype)) return mean(t, o);
   const count = sum(logical_not(isnan(t)), { axis: o.axis ?? null, keepdims: o.keepdims ?? false, dtype: t.dtype });
   return divide(nansum(t, o), count);
 }
-export function nanmin(x: Operand, oa: AxisOpts | AxisArg = {}): Tensor {
-  const o = axisOpts<AxisOpts>(oa);
+export function nanmin(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<AxisOpts>('nanmin', args, MINMAX_P);
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (!isFloat(t.dtype)) return min(t, o);
   const m = min(where(isnan(t), Infinity, t), o);
   return where(all(isnan(t), o), NaN, m);
 }
-export function nanmax(x: Operand, oa: AxisOpts | AxisArg = {}): Tensor {
-  const o = axisOpts<AxisOpts>(oa);
+export function nanmax(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<AxisOpts>('nanmax', args, MINMAX_P);
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (!isFloat(t.dtype)) return max(t, o);
   const m = max(where(isnan(t), -Infinity, t), o);
@@ -471,8 +496,8 @@ function scanOp(op: 'sum' | 'prod', x: Operand, o: { axis?: number | null; dtype
   const d = dtypeArg(o.dtype) ?? sumResultOf(a.dtype);
   return new Tensor(G.scan(op, G.cast(a, d), ax, d));
 }
-export const cumsum = (x: Operand, oa: { axis?: number | null; dtype?: DType | string } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number | null; dtype?: DType | string }>(oa, SCAN_KEYS); return scanOp('sum', x, o); };
-export const cumprod = (x: Operand, oa: { axis?: number | null; dtype?: DType | string } | AxisArg = {}): Tensor => { const o = axisOpts<{ axis?: number | null; dtype?: DType | string }>(oa, SCAN_KEYS); return scanOp('prod', x, o); };
+export const cumsum = (x: Operand, ...args: Args): Tensor => { const o = kwargs<{ axis?: number | null; dtype?: DType | string }>('cumsum', args, SCAN_P); return scanOp('sum', x, o); };
+export const cumprod = (x: Operand, ...args: Args): Tensor => { const o = kwargs<{ axis?: number | null; dtype?: DType | string }>('cumprod', args, SCAN_P); return scanOp('prod', x, o); };
 
 // ---------------------------------------------------------------------------
 // Creation
@@ -481,27 +506,38 @@ function creationChunk(shape: number[], dtype: DType, o: CreateOpts): number[] {
   return chunkGrid(shape, INFO[dtype].bytes, o.chunkSize);
 }
 
-export function full(shape: number | readonly number[], value: number | boolean, o: CreateOpts = {}): Tensor {
+/** full(shape, fill_value, dtype, order), chunkSize and gpu as keywords. */
+export function full(shape: number | readonly number[], value: number | boolean, ...args: Args): Tensor {
+  const o = kwargs<CreateOpts>('full', args, ['dtype', 'order'], CREATE_KW);
   if (typeof value !== 'number' && typeof value !== 'boolean') throw new TypeError(`full(): fill_value must be a number or a boolean, got ${value === null ? 'null' : typeof value}`);
   const s = checkShape(shape);
   const d = dtypeArg(o.dtype) ?? defaultDTypeOfWeak(weakKindOf(value));
   checkIntFits(value, d);
   return placed(new Tensor(G.expand(G.constant(value, d), s, creationChunk(s, d, o))), o);
 }
-export const zeros = (shape: number | readonly number[], o: CreateOpts = {}): Tensor => full(shape, 0, { dtype: 'float64', ...o });
-export const ones = (shape: number | readonly number[], o: CreateOpts = {}): Tensor => full(shape, 1, { dtype: 'float64', ...o });
+const filled = (fn: string, v: number) => (shape: number | readonly number[], ...args: Args): Tensor =>
+  full(shape, v, { dtype: 'float64', ...kwargs<CreateOpts>(fn, args, ['dtype', 'order'], CREATE_KW) });
+export const zeros = filled('zeros', 0);
+export const ones = filled('ones', 1);
 export const empty = zeros;
-export const full_like = (x: Tensor, v: number | boolean, o: CreateOpts = {}): Tensor => full(x.shape, v, { dtype: x.dtype, ...o });
-export const zeros_like = (x: Tensor, o: CreateOpts = {}): Tensor => full(x.shape, 0, { dtype: x.dtype, ...o });
-export const ones_like = (x: Tensor, o: CreateOpts = {}): Tensor => full(x.shape, 1, { dtype: x.dtype, ...o });
+const filledLike = (fn: string, x: Operand, v: number | boolean, args: Args): Tensor => {
+  const t = toTensor(x);
+  const o = kwargs<CreateOpts & { shape?: number | number[] }>(fn, args, ['dtype', 'order', 'subok', 'shape'], CREATE_KW);
+  const { shape, subok: _s, ...rest } = o as CreateOpts & { shape?: number | number[]; subok?: unknown };
+  return full(shape ?? t.shape, v, { dtype: t.dtype, ...rest });
+};
+export const full_like = (x: Operand, v: number | boolean, ...args: Args): Tensor => filledLike('full_like', x, v, args);
+export const zeros_like = (x: Operand, ...args: Args): Tensor => filledLike('zeros_like', x, 0, args);
+export const ones_like = (x: Operand, ...args: Args): Tensor => filledLike('ones_like', x, 1, args);
 export const empty_like = zeros_like;
 
 export function arange(stop: number, o?: CreateOpts): Tensor;
 export function arange(start: number, stop: number, o?: CreateOpts): Tensor;
 export function arange(start: number, stop: number, step: number, o?: CreateOpts): Tensor;
-export function arange(...args: (number | CreateOpts | undefined)[]): Tensor {
-  const [pos, o] = trailingOpts<CreateOpts>(args);
-  let [start, stop, step] = pos.map((v, i) => (v === undefined || v === null ? undefined : checkNumber(v, 'arange', ['start', 'stop', 'step'][i]!)));
+export function arange(start: number, stop: number, step: number, dtype: DType | string, o?: CreateOpts): Tensor;
+export function arange(...args: (number | string | null | CreateOpts | undefined)[]): Tensor {
+  const o = kwargs<CreateOpts & { start?: number; stop?: number; step?: number }>('arange', args, ['start', 'stop', 'step', 'dtype'], CREATE_KW);
+  let [start, stop, step] = [o.start, o.stop, o.step].map((v, i) => (v === undefined || v === null ? undefined : checkNumber(v, 'arange', ['start', 'stop', 'step'][i]!)));
   if (start === undefined) throw new TypeError('arange() requires stop to be specified.');
   if (stop === undefined) { stop = start; start = 0; }
   step ??= 1;
@@ -522,9 +558,12 @@ export function arange(...args: (number | CreateOpts | undefined)[]): Tensor {
 
 export function linspace(start: number, stop: number, o?: CreateOpts & { endpoint?: boolean; num?: number }): Tensor;
 export function linspace(start: number, stop: number, num: number, o?: CreateOpts & { endpoint?: boolean }): Tensor;
-export function linspace(start: number, stop: number, ...rest: (number | (CreateOpts & { endpoint?: boolean; num?: number }) | undefined)[]): Tensor {
-  const [pos, o] = trailingOpts<CreateOpts & { endpoint?: boolean; num?: number }>(rest);
-  const num = checkNumber(pos[0] ?? o.num ?? 50, 'linspace', 'num');
+export function linspace(start: number, stop: number, ...rest: (number | boolean | string | (CreateOpts & { endpoint?: boolean; num?: number }) | undefined)[]): Tensor {
+  const o = kwargs<CreateOpts & { endpoint?: boolean; num?: number; retstep?: boolean; axis?: number }>('linspace', rest, ['num', 'endpoint', 'retstep', 'dtype', 'axis'], CREATE_KW);
+  if (o.retstep) throw new TypeError('linspace(): retstep=True is not supported (the step is (stop - start) / (num - 1))');
+  if (o.axis !== undefined && o.axis !== 0) throw new TypeError('linspace(): only axis=0 is supported (scalar start and stop)');
+  if (o.endpoint !== undefined && typeof o.endpoint !== 'boolean') throw new TypeError(`linspace(): endpoint must be a boolean, got ${typeof o.endpoint}`);
+  const num = checkNumber(o.num ?? 50, 'linspace', 'num');
   checkNumber(start, 'linspace', 'start'); checkNumber(stop, 'linspace', 'stop');
   if (!Number.isInteger(num) || num < 0) throw new RangeError(`Number of samples, ${num}, must be non-negative.`);
   const endpoint = o.endpoint ?? true;
@@ -545,23 +584,24 @@ export function linspace(start: number, stop: number, ...rest: (number | (Create
 export function eye(n: number, o?: CreateOpts & { k?: number; M?: number }): Tensor;
 export function eye(n: number, m: number | null, o?: CreateOpts & { k?: number }): Tensor;
 export function eye(n: number, m: number | null, k: number, o?: CreateOpts): Tensor;
-export function eye(n: number, ...rest: (number | null | (CreateOpts & { k?: number; M?: number }) | undefined)[]): Tensor {
-  const [pos, o] = trailingOpts<CreateOpts & { k?: number; M?: number }>(rest);
-  const m = (pos[0] as number | null | undefined) ?? o.M ?? n;
-  const k = checkInt((pos[1] as number | undefined) ?? o.k ?? 0, 'eye', 'k');
+export function eye(n: number, m: number | null, k: number, dtype: DType | string, o?: CreateOpts): Tensor;
+export function eye(n: number, ...rest: (number | string | null | (CreateOpts & { k?: number; M?: number }) | undefined)[]): Tensor {
+  const o = kwargs<CreateOpts & { k?: number; M?: number | null }>('eye', rest, ['M', 'k', 'dtype', 'order'], CREATE_KW);
+  const m = o.M ?? n;
+  const k = checkInt(o.k ?? 0, 'eye', 'k');
   const shape = checkShape([n, m]);
   const d = dtypeArg(o.dtype) ?? 'float64';
   const chunk = creationChunk(shape, d, o);
   const diff = G.binary('subtract', G.iota(shape, 1, chunk), G.iota(shape, 0, chunk), 'int64');
   return placed(new Tensor(G.cast(G.binary('equal', diff, G.constant(k, 'int64'), 'bool'), d)), o);
 }
-export const identity = (n: number, o: CreateOpts = {}): Tensor => eye(n, n, o);
+export const identity = (n: number, ...args: Args): Tensor => eye(n, n, kwargs<CreateOpts>('identity', args, ['dtype'], CREATE_KW));
 
 /** tri(N, M=N, k=0): ones at and below the k-th diagonal. */
-export function tri(n: number, ...rest: (number | null | (CreateOpts & { k?: number; M?: number }) | undefined)[]): Tensor {
-  const [pos, o] = trailingOpts<CreateOpts & { k?: number; M?: number }>(rest);
-  const m = (pos[0] as number | null | undefined) ?? o.M ?? n;
-  const k = (pos[1] as number | undefined) ?? o.k ?? 0;
+export function tri(n: number, ...rest: (number | string | null | (CreateOpts & { k?: number; M?: number }) | undefined)[]): Tensor {
+  const o = kwargs<CreateOpts & { k?: number; M?: number | null }>('tri', rest, ['M', 'k', 'dtype'], CREATE_KW);
+  const m = o.M ?? n;
+  const k = o.k ?? 0;
   const shape = checkShape([n, m]);
   const d = dtypeArg(o.dtype) ?? 'float64';
   return placed(new Tensor(G.cast(triMask(shape, checkInt(k, 'tri', 'k'), true), d)), o);
@@ -575,13 +615,15 @@ function triMask(shape: readonly number[], k: number, lower: boolean): Node {
   const diff = G.binary('subtract', G.iota(s2, 1), G.iota(s2, 0), 'int64');
   return G.binary(lower ? 'less_equal' : 'greater_equal', diff, G.constant(k, 'int64'), 'bool');
 }
-export function tril(x: Operand, o: { k?: number } = {}): Tensor {
+export function tril(x: Operand, ...args: Args): Tensor {
   const t = isTensor(x) ? x : tensor(x as JsData);
-  return where(new Tensor(triMask(t.shape, o.k ?? 0, true)), t, zeros([], { dtype: t.dtype }));
+  const k = checkInt(kwargs<{ k?: number }>('tril', args, ['k']).k ?? 0, 'tril', 'k');
+  return where(new Tensor(triMask(t.shape, k, true)), t, zeros([], { dtype: t.dtype }));
 }
-export function triu(x: Operand, o: { k?: number } = {}): Tensor {
+export function triu(x: Operand, ...args: Args): Tensor {
   const t = isTensor(x) ? x : tensor(x as JsData);
-  return where(new Tensor(triMask(t.shape, o.k ?? 0, false)), t, zeros([], { dtype: t.dtype }));
+  const k = checkInt(kwargs<{ k?: number }>('triu', args, ['k']).k ?? 0, 'triu', 'k');
+  return where(new Tensor(triMask(t.shape, k, false)), t, zeros([], { dtype: t.dtype }));
 }
 
 // ---------------------------------------------------------------------------
@@ -589,7 +631,11 @@ export function triu(x: Operand, o: { k?: number } = {}): Tensor {
 
 export function toTensor(x: Operand): Tensor { return isTensor(x) ? x : new Tensor(arg(x).node); }
 
-export function reshape(x: Operand, shape: number | readonly number[]): Tensor {
+/** reshape(a, newshape, order='C'); order 'F' reads and writes the elements in Fortran order (by transposes). */
+export function reshape(x: Operand, shape: number | readonly number[], ...args: Args): Tensor {
+  const { order = 'C' } = kwargs<{ order?: string }>('reshape', args, ['order']);
+  if (order === 'F') return transpose(reshape(transpose(x), typeof shape === 'number' ? [shape] : [...shape].reverse()));
+  if (order !== 'C' && order !== 'A') throw new RangeError(`reshape(): order must be 'C' or 'F', got ${JSON.stringify(order)}`);
   const t = toTensor(x);
   const s = typeof shape === 'number' ? [shape] : [...shape];
   const neg = s.filter((d) => d === -1).length;
@@ -605,7 +651,7 @@ export function reshape(x: Operand, shape: number | readonly number[]): Tensor {
   }
   return new Tensor(G.reshape(t.node, checkShape(s)));
 }
-export const ravel = (x: Operand): Tensor => reshape(x, [-1]);
+export const ravel = (x: Operand, ...args: Args): Tensor => reshape(x, [-1], kwargs<{ order?: string }>('ravel', args, ['order']));
 
 export function transpose(x: Operand, axes?: readonly number[]): Tensor {
   const t = toTensor(x);
@@ -645,9 +691,10 @@ export function expand_dims(x: Operand, axis: number | readonly number[]): Tenso
   for (let i = 0; i < r; i++) shape.push(ax.includes(i) ? 1 : t.shape[k++]!);
   return reshape(t, shape);
 }
-export function squeeze(x: Operand, o: { axis?: number | readonly number[] } = {}): Tensor {
+export function squeeze(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ axis?: number | readonly number[] | null }>('squeeze', args, ['axis']);
   const t = toTensor(x);
-  const ax = o.axis === undefined ? t.shape.map((d, i) => (d === 1 ? i : -1)).filter((i) => i >= 0) : normalizeAxes(o.axis, t.ndim);
+  const ax = o.axis === undefined || o.axis === null ? t.shape.map((d, i) => (d === 1 ? i : -1)).filter((i) => i >= 0) : normalizeAxes(o.axis, t.ndim);
   for (const a of ax) if (t.shape[a] !== 1) throw new RangeError('cannot select an axis to squeeze out which has size not equal to one');
   return reshape(t, t.shape.filter((_, i) => !ax.includes(i)));
 }
@@ -655,9 +702,9 @@ export function broadcast_to(x: Operand, shape: readonly number[]): Tensor {
   return new Tensor(G.expand(toTensor(x).node, checkShape(shape)));
 }
 
-export function concatenate(xs: readonly Operand[], oa: { axis?: number | null } | AxisArg = {}): Tensor {
+export function concatenate(xs: readonly Operand[], ...args: Args): Tensor {
   if (!Array.isArray(xs)) throw new TypeError('concatenate(): the first argument must be a list of arrays');
-  const o = axisOpts<{ axis?: number | null }>(oa);
+  const o = kwargs<{ axis?: number | null; dtype?: DType | string }>('concatenate', args, ['axis', 'out'], ['dtype']);
   // axis=None: the arrays are flattened first.
   const ts = o.axis === null ? xs.map((x) => ravel(x)) : xs.map(toTensor);
   if (!ts.length) throw new RangeError('need at least one array to concatenate');
@@ -669,11 +716,12 @@ export function concatenate(xs: readonly Operand[], oa: { axis?: number | null }
     // Lengths known only at run time are checked again when the graph is rebuilt over them (G.concat).
     t.shape.forEach((d, j) => { if (j !== axis && d !== ts[0]!.shape[j] && !isUnknown(d) && !isUnknown(ts[0]!.shape[j]!)) throw new RangeError(`all the input array dimensions except for the concatenation axis must match exactly, but along dimension ${j}, the array at index 0 has size ${ts[0]!.shape[j]} and the array at index ${i} has size ${d}`); });
   });
-  const d = ts.map((t) => t.dtype).reduce(promoteTypes);
+  const d = dtypeArg(o.dtype) ?? ts.map((t) => t.dtype).reduce(promoteTypes);
   return new Tensor(G.concat(ts.map((t) => G.cast(t.node, d)), axis, d));
 }
-export function stack(xs: readonly Operand[], oa: { axis?: number } | AxisArg = {}): Tensor {
-  const o = axisOpts<{ axis?: number }>(oa);
+export function stack(xs: readonly Operand[], ...args: Args): Tensor {
+  if (!Array.isArray(xs)) throw new TypeError('stack(): the first argument must be a list of arrays');
+  const o = kwargs<{ axis?: number }>('stack', args, ['axis', 'out']);
   const ts = xs.map(toTensor);
   if (!ts.length) throw new RangeError('need at least one array to stack');
   const axis = normalizeAxis(o.axis ?? 0, ts[0]!.ndim + 1);
@@ -688,7 +736,8 @@ export function hstack(xs: readonly Operand[]): Tensor {
   return concatenate(ts, { axis: ts[0] && ts[0].ndim === 1 ? 0 : 1 });
 }
 
-export function flip(x: Operand, o: { axis?: number | readonly number[] | null } = {}): Tensor {
+export function flip(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ axis?: number | readonly number[] | null }>('flip', args, ['axis']);
   const t = toTensor(x);
   const ax = normalizeAxes(o.axis ?? null, t.ndim);
   const starts = t.shape.map((d, i) => (ax.includes(i) ? d - 1 : 0));
@@ -727,12 +776,13 @@ export function dot(x: Operand, y: Operand): Tensor {
   return tensordot(a, b, { axes: [[a.ndim - 1], [b.ndim - 2]] });
 }
 
-export function tensordot(x: Operand, y: Operand, o: { axes?: number | [readonly number[], readonly number[]] } = {}): Tensor {
+export function tensordot(x: Operand, y: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ axes?: number | [readonly number[] | number, readonly number[] | number] }>('tensordot', args, ['axes']);
   const a = toTensor(x), b = toTensor(y);
   const ax = o.axes ?? 2;
   const [aa, ba] = typeof ax === 'number'
     ? [Array.from({ length: ax }, (_, i) => a.ndim - ax + i), Array.from({ length: ax }, (_, i) => i)]
-    : [ax[0].map((i) => normalizeAxis(i, a.ndim)), ax[1].map((i) => normalizeAxis(i, b.ndim))];
+    : [[ax[0]].flat().map((i) => normalizeAxis(i, a.ndim)), [ax[1]].flat().map((i) => normalizeAxis(i, b.ndim))];
   aa.forEach((i, j) => { if (a.shape[i] !== b.shape[ba[j]!]) throw new RangeError('shape-mismatch for sum'); });
   const fa = Array.from({ length: a.ndim }, (_, i) => i).filter((i) => !aa.includes(i));
   const fb = Array.from({ length: b.ndim }, (_, i) => i).filter((i) => !ba.includes(i));
@@ -753,20 +803,28 @@ export const vdot = (x: Operand, y: Operand): Tensor => {
   return sum(p, { dtype: p.dtype });
 };
 
-export function trace(x: Operand, o: { offset?: number } = {}): Tensor {
-  const t = toTensor(x);
+/** trace(a, offset=0, axis1=0, axis2=1, dtype=None). */
+export function trace(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ offset?: number; axis1?: number; axis2?: number; dtype?: DType | string }>('trace', args, ['offset', 'axis1', 'axis2', 'dtype', 'out']);
+  let t = toTensor(x);
   if (t.ndim < 2) throw new RangeError('diag requires an array of at least two dimensions');
+  const a1 = normalizeAxis(o.axis1 ?? 0, t.ndim), a2 = normalizeAxis(o.axis2 ?? 1, t.ndim);
+  if (a1 === a2) throw new RangeError('axis1 and axis2 cannot be the same');
+  t = moveaxis(t, [a1, a2], [0, 1]);
+  if (o.dtype !== undefined) t = astype(t, o.dtype);
   const [n, m] = [t.shape[0]!, t.shape[1]!];
   const k = checkInt(o.offset ?? 0, 'trace', 'offset');
   const len = Math.max(0, Math.min(n - Math.max(0, -k), m - Math.max(0, k)));
-  if (len === 0) return sum(zeros([0], { dtype: t.dtype }));
+  if (len === 0) return sum(zeros([0, ...t.shape.slice(2)], { dtype: t.dtype }), { axis: 0 });
   const rows = arange(Math.max(0, -k), Math.max(0, -k) + len);
   const flat = reshape(t, [n * m, ...t.shape.slice(2)]);
   const idx = add(multiply(rows, m + 1), k);
   return sum(take(flat, idx, { axis: 0 }), { axis: 0 });
 }
 
-export function take(x: Operand, indices: Operand, o: { axis?: number | null } = {}): Tensor {
+export function take(x: Operand, indices: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ axis?: number | null }>('take', args, ['axis', 'out', 'mode']);
+  if ((o as { mode?: string }).mode !== undefined && (o as { mode?: string }).mode !== 'raise') throw new TypeError("take(): only mode='raise' is supported");
   let t = toTensor(x);
   if (o.axis === undefined || o.axis === null) t = ravel(t);
   const ax = normalizeAxis(o.axis ?? 0, t.ndim);
@@ -812,7 +870,8 @@ function matrixNorm(f: Tensor, ord: NormOrd, row: number, col: number, keepdims:
 
 export const linalg = {
   /** np.linalg.norm: vector norms along one axis, matrix norms over two (all but the SVD-based ord=2, -2, 'nuc'). */
-  norm(x: Operand, o: { ord?: NormOrd; axis?: number | readonly number[] | null; keepdims?: boolean } = {}): Tensor {
+  norm(x: Operand, ...args: Args): Tensor {
+    const o = kwargs<{ ord?: NormOrd; axis?: number | readonly number[] | null; keepdims?: boolean }>('linalg.norm', args, ['ord', 'axis', 'keepdims']);
     const t = toTensor(x);
     const f = isFloat(t.dtype) ? t : astype(t, 'float64');
     const ord = o.ord ?? null;
@@ -836,49 +895,77 @@ export const linalg = {
 // ---------------------------------------------------------------------------
 // Random numbers: counter-based (Philox4x32-10), keyed by seed and stream.
 
+type Size = number | readonly number[] | null | undefined;
+/** The keywords every draw takes beside NumPy's own: dtype (float32 draws run on WebGPU), chunkSize, gpu. */
+const DRAW_KW = ['dtype', ...CREATE_KW];
+
 export class Generator {
   private stream = 0;
   private readonly key: [number, number];
   constructor(seed: number) { this.key = seedKey(seed); }
 
-  private draw(dist: 'uniform' | 'uniform32' | 'normal' | 'bits', size: number | readonly number[] | undefined, o: CreateOpts): Node {
-    const shape = size === undefined ? [] : checkShape(size, 'size');
+  private draw(dist: 'uniform' | 'uniform32' | 'normal' | 'bits', size: Size, o: CreateOpts): Node {
+    const shape = size === undefined || size === null ? [] : checkShape(size, 'size');
     return placed(G.random(dist, this.key, this.stream++, shape, chunkGrid(shape, 8, o.chunkSize)), o);
   }
   /** Uniform draws: 53 random bits in float64; with { dtype: 'float32' }, 24 bits drawn as float32 (as NumPy's random(dtype=float32)), so float32 programs run where float64 cannot (WebGPU). */
-  private unit(size: number | readonly number[] | undefined, o: CreateOpts): Tensor {
+  private unit(size: Size, o: CreateOpts): Tensor {
     return new Tensor(this.draw(dtypeArg(o.dtype) === 'float32' ? 'uniform32' : 'uniform', size, o));
   }
-  random(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return this.cast(this.unit(size, o), o); }
-  uniform(low = 0, high = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor {
-    return this.cast(add(multiply(this.unit(size, o), high - low), low), o);
+  /** random(size=None, dtype=float64) */
+  random(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { size?: Size }>('random', args, ['size', 'dtype', 'out'], CREATE_KW);
+    return this.cast(this.unit(o.size, o), o);
   }
-  standard_normal(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return this.cast(new Tensor(this.draw('normal', size, o)), o); }
-  normal(loc = 0, scale = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor {
+  /** uniform(low=0, high=1, size=None) */
+  uniform(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { low?: number; high?: number; size?: Size }>('uniform', args, ['low', 'high', 'size'], DRAW_KW);
+    const low = checkNumber(o.low ?? 0, 'uniform', 'low'), high = checkNumber(o.high ?? 1, 'uniform', 'high');
+    return this.cast(add(multiply(this.unit(o.size, o), high - low), low), o);
+  }
+  /** standard_normal(size=None, dtype=float64) */
+  standard_normal(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { size?: Size }>('standard_normal', args, ['size', 'dtype', 'out'], CREATE_KW);
+    return this.cast(new Tensor(this.draw('normal', o.size, o)), o);
+  }
+  /** normal(loc=0, scale=1, size=None) */
+  normal(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { loc?: number; scale?: number; size?: Size }>('normal', args, ['loc', 'scale', 'size'], DRAW_KW);
+    const loc = checkNumber(o.loc ?? 0, 'normal', 'loc'), scale = checkNumber(o.scale ?? 1, 'normal', 'scale');
     if (scale < 0) throw new RangeError('scale < 0');
-    return this.cast(add(multiply(new Tensor(this.draw('normal', size, o)), scale), loc), o);
+    return this.cast(add(multiply(new Tensor(this.draw('normal', o.size, o)), scale), loc), o);
   }
-  exponential(scale = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor {
+  /** exponential(scale=1, size=None) */
+  exponential(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { scale?: number; size?: Size }>('exponential', args, ['scale', 'size'], DRAW_KW);
+    const scale = checkNumber(o.scale ?? 1, 'exponential', 'scale');
     if (scale < 0) throw new RangeError('scale < 0');
-    return this.cast(multiply(negative(log1p(negative(new Tensor(this.draw('uniform', size, o))))), scale), o);
+    return this.cast(multiply(negative(log1p(negative(new Tensor(this.draw('uniform', o.size, o))))), scale), o);
   }
-  integers(low: number, high?: number, size?: number | readonly number[], o: CreateOpts = {}): Tensor {
+  /** integers(low, high=None, size=None, dtype=int64, endpoint=False) */
+  integers(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { low?: number; high?: number | null; size?: Size; endpoint?: boolean }>('integers', args, ['low', 'high', 'size', 'dtype', 'endpoint'], CREATE_KW);
+    if (o.low === undefined) throw new TypeError("integers() missing required argument 'low'");
+    let low = checkInt(o.low, 'integers', 'low');
+    let high = o.high === undefined || o.high === null ? undefined : checkInt(o.high, 'integers', 'high');
     if (high === undefined) { high = low; low = 0; }
-    if (high <= low) throw new RangeError('high <= low');
+    if (o.endpoint) high += 1;
+    if (high <= low) throw new RangeError(o.endpoint ? 'low > high' : 'high <= low');
     const d = dtypeArg(o.dtype) ?? 'int64';
-    const range = integerRange(d);
+    const range: [number, number] | undefined = d === 'bool' ? [0, 1] : integerRange(d);
     if (!range) throw new TypeError(`Unsupported dtype ${d} for integers`);
     if (low < range[0]) throw new RangeError(`low is out of bounds for ${d}`);
     if (high - 1 > range[1]) throw new RangeError(`high is out of bounds for ${d}`);
-    const u = new Tensor(this.draw('uniform', size, o));
+    const u = new Tensor(this.draw('uniform', o.size, o));
     return astype(add(floor(multiply(u, high - low)), low), d);
   }
   /**
-   * A random permutation of arange(n), or of x along its first axis. Fisher-Yates
+   * A random permutation of arange(n), or of x along `axis`. Fisher-Yates
    * on the coordinator, driven by this generator's Philox stream, so the result
    * depends only on (seed, stream); O(n) host work and one int64 source chunk set.
    */
-  permutation(x: number | Operand, o: CreateOpts = {}): Tensor {
+  permutation(x: number | Operand, ...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { axis?: number }>('permutation', args, ['axis'], CREATE_KW);
     if (typeof x === 'number') {
       if (!Number.isInteger(x) || x < 0) throw new TypeError(`permutation(): n must be a non-negative integer, got ${x}`);
       const stream = this.stream++;
@@ -890,14 +977,15 @@ export class Generator {
         const t = idx[i]!; idx[i] = idx[j]!; idx[j] = t;
       }
       for (let i = 0; i < x; i++) p[i] = BigInt(idx[i]!);
-      return tensor(p, o);
+      return tensor(p, { ...(o.chunkSize !== undefined ? { chunkSize: o.chunkSize } : {}), ...(o.gpu ? { gpu: o.gpu } : {}) });
     }
     const t = toTensor(x);
     if (t.ndim === 0) throw new RangeError('permutation(): x must be an integer or at least 1-dimensional');
-    return take(t, this.permutation(t.shape[0]!), { axis: 0 });
+    const axis = normalizeAxis(o.axis ?? 0, t.ndim);
+    return take(t, this.permutation(t.shape[axis]!), { axis });
   }
   /** Alias of permutation (NumPy's Generator.permuted/shuffle act in place; Tessera's values are immutable). */
-  shuffle(x: Operand): Tensor { return this.permutation(x); }
+  shuffle(x: Operand, ...args: Args): Tensor { return this.permutation(x, ...args); }
   /** Float draws come in float32 or float64 only (NumPy: "Unsupported dtype ... for random"). */
   private cast(t: Tensor, o: CreateOpts): Tensor {
     const d = dtypeArg(o.dtype);
@@ -910,16 +998,22 @@ let global = new Generator(0);
 export const random = {
   seed(s: number): void { global = new Generator(s); },
   default_rng(s = Math.floor(Math.random() * 2 ** 32)): Generator { return new Generator(s); },
-  rand(...shape: number[]): Tensor { return global.random(shape); },
-  randn(...shape: number[]): Tensor { return global.standard_normal(shape); },
-  random(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.random(size, o); },
-  random_sample(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.random(size, o); },
-  uniform(low = 0, high = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.uniform(low, high, size, o); },
-  normal(loc = 0, scale = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.normal(loc, scale, size, o); },
-  standard_normal(size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.standard_normal(size, o); },
-  exponential(scale = 1, size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.exponential(scale, size, o); },
-  randint(low: number, high?: number, size?: number | readonly number[], o: CreateOpts = {}): Tensor { return global.integers(low, high, size, o); },
-  permutation(x: number | Operand, o: CreateOpts = {}): Tensor { return global.permutation(x, o); },
+  /** rand(d0, d1, ...) and randn(d0, d1, ...): the shape as separate integers, as NumPy's legacy functions take it. */
+  rand(...shape: number[]): Tensor { return global.random(checkShape(shape)); },
+  randn(...shape: number[]): Tensor { return global.standard_normal(checkShape(shape)); },
+  random(...args: Args): Tensor { return global.random(...args); },
+  random_sample(...args: Args): Tensor { return global.random(...args); },
+  uniform(...args: Args): Tensor { return global.uniform(...args); },
+  normal(...args: Args): Tensor { return global.normal(...args); },
+  standard_normal(...args: Args): Tensor { return global.standard_normal(...args); },
+  exponential(...args: Args): Tensor { return global.exponential(...args); },
+  /** randint(low, high=None, size=None, dtype=int64) */
+  randint(...args: Args): Tensor {
+    const o = kwargs<Record<string, unknown>>('randint', args, ['low', 'high', 'size', 'dtype'], CREATE_KW);
+    return global.integers(o);
+  },
+  permutation(x: number | Operand, ...args: Args): Tensor { return global.permutation(x, ...args); },
+  shuffle(x: Operand, ...args: Args): Tensor { return global.permutation(x, ...args); },
 };
 
 // ---------------------------------------------------------------------------

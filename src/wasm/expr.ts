@@ -445,11 +445,11 @@ export abstract class ExprEmitter {
         const l = this.tmpOf(t);
         this.expr(a); c.set(l);
         if (f) {
-          // x > 0 ? 1 : x < 0 ? -1 : x  (keeps NaN and zero)
+          // x > 0 ? 1 : x < 0 ? -1 : x + 0  (keeps NaN; -0 + 0 is +0, as NumPy's sign(-0.0) is 0.0)
           const one = () => (f64 ? c.f64(1) : c.f32(1));
           const neg = () => (f64 ? c.f64(-1) : c.f32(-1));
           const z = () => (f64 ? c.f64(0) : c.f32(0));
-          one(); neg(); c.get(l); c.get(l); z(); c.op(f64 ? 0x63 : 0x5d).op(0x1b);
+          one(); neg(); c.get(l); z(); c.op(f64 ? 0xa0 : 0x92); c.get(l); z(); c.op(f64 ? 0x63 : 0x5d).op(0x1b);
           c.get(l); z(); c.op(f64 ? 0x64 : 0x5e).op(0x1b);
           return;
         }
