@@ -64,7 +64,8 @@ function callRaw(c: Case, chunkSize?: number): mt.Tensor | mt.Tensor[] {
   const args = c.args.map((a) => decodeArg(a, chunkSize));
   if (Object.keys(c.kwargs).length) {
     const kw: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(c.kwargs)) kw[k] = typeof v === 'string' && ['nan', 'inf', '-inf'].includes(v) ? num(v) : v;
+    // Keyword values decode as arguments do (arrays given by keyword, weights= say, become tensors).
+    for (const [k, v] of Object.entries(c.kwargs)) kw[k] = decodeArg(v as Enc, chunkSize);
     args.push(kw);
   }
   return f(...args);
@@ -76,8 +77,9 @@ function callRaw(c: Case, chunkSize?: number): mt.Tensor | mt.Tensor[] {
 // cumulative sums/products of unsigned ints give int64.
 const expectedDType = (d: string): string => (d === 'float16' ? 'float32' : d === 'uint64' ? 'int64' : d);
 
-const TRANSCENDENTAL = new Set(['exp', 'log', 'log1p', 'expm1', 'sin', 'cos', 'tan', 'arcsin', 'arctanh', 'power', 'hypot', 'arctan2', 'std', 'linalg.norm']);
-const ACCUMULATING = new Set(['sum', 'prod', 'mean', 'var', 'std', 'nansum', 'nanmean', 'cumsum', 'cumprod', 'dot', 'matmul', 'tensordot', 'inner', 'vdot', 'trace', 'linalg.norm', 'linspace', 'arange', 'einsum']);
+const TRANSCENDENTAL = new Set(['exp', 'log', 'log1p', 'expm1', 'sin', 'cos', 'tan', 'arcsin', 'arctanh', 'power', 'hypot', 'arctan2', 'std', 'linalg.norm', 'nanstd', 'corrcoef', 'logspace']);
+const ACCUMULATING = new Set(['sum', 'prod', 'mean', 'var', 'std', 'nansum', 'nanmean', 'cumsum', 'cumprod', 'dot', 'matmul', 'tensordot', 'inner', 'vdot', 'trace', 'linalg.norm', 'linspace', 'arange', 'einsum',
+  'average', 'nanvar', 'nanstd', 'nanprod', 'cov', 'corrcoef', 'logspace']);
 
 /** Sum of |finite input values|: the scale of rounding error in accumulations. */
 function inputScale(c: Case): number {

@@ -1047,3 +1047,7 @@ export { einsum } from './einsum.js';
 export { Slice, argwhere, compress, ellipsis, extract, flatnonzero, getitem, newaxis, nonzero, parseIndex, setitem, slice } from './indexing.js';
 import { type Index, getitem, nonzero, setitem } from './indexing.js';
 import { diagonal, repeat } from './manipulate.js';
+export {
+  allclose, array_equal, atleast_1d, atleast_2d, atleast_3d, average, column_stack, corrcoef, cov, deg2rad, degrees, diff, dstack,
+  isclose, logspace, nanprod, nanstd, nanvar, rad2deg, radians,
+} from './statistics.js';
