@@ -50,8 +50,6 @@ function placed<T extends Tensor | Node>(t: T, o: CreateOpts): T {
   return t;
 }
 interface AxisOpts { axis?: number | readonly number[] | null; keepdims?: boolean; dtype?: DType | string }
-/** NumPy's axis given positionally: `mt.sum(x, 1)`, `x.max([0, 2])`, `mt.concatenate([a, b], 1)`. */
-type AxisArg = number | readonly number[] | null;
 /**
  * Python's binding of NumPy's parameters after the array: positional values
  * take `names` in order, a trailing `{...}` gives keywords (`names` and the
