@@ -163,6 +163,34 @@ describe('lengths known only at run time', () => {
   });
 });
 
+describe('NumPy forms a fourth battery found missing', () => {
+  it('binds compress, repeat and hsplit arguments, stacks 0-d arrays, reduces a 0-d array over axis 0, and indexes item()', async () => {
+    const m = mt.tensor([[0, 3, 0, 1], [2, 0, 0, 0], [0, 0, 5, 6]]);
+    expect((await mt.compress([true, false, true], m, 0).fetch()).toArray()).toEqual([[0, 3, 0, 1], [0, 0, 5, 6]]);
+    expect((await m.compress([true, false, true, false], 1).fetch()).toArray()).toEqual([[0, 0], [2, 0], [0, 5]]);
+    expect((await mt.repeat(mt.arange(2), { repeats: 2 }).fetch()).toArray()).toEqual([0, 0, 1, 1]);
+    expect((await mt.hsplit(mt.arange(4), { indices_or_sections: 2 })[1]!.fetch()).toArray()).toEqual([2, 3]);
+    expect((await mt.hstack([mt.tensor(1), mt.arange(2)]).fetch()).toArray()).toEqual([1, 0, 1]);
+    expect((await mt.sum(mt.tensor(5), 0).fetch()).item()).toBe(5);
+    const a = await mt.arange(6).reshape(2, 3).fetch();
+    expect([a.item(4), a.item(1, -1)]).toEqual([4, 5]);
+    expect(() => a.item()).toThrow(/can only convert an array of size 1/);
+    expect(() => a.item(2, 0)).toThrow(/index 2 is out of bounds for axis 0 with size 2/);
+    // NumPy computes covariances in float64 whatever the input.
+    const c = await mt.cov(mt.tensor([1, 2, 4], { dtype: 'float32' })).fetch();
+    expect([c.dtype, c.item()]).toEqual(['float64', 2.3333333333333335]);
+  });
+  it.each([
+    ['vsplit of 1-d', () => mt.vsplit(mt.arange(4), 2), /vsplit only works on arrays of 2 or more dimensions/],
+    ['meshgrid keyword', () => mt.meshgrid(mt.arange(2), mt.arange(2), { sparce: true } as never), /meshgrid\(\) got an unexpected keyword argument 'sparce'/],
+    ['cov ddof', () => mt.cov(mt.tensor([1, 2, 4]), { ddof: 1.5 }), /ddof must be integer/],
+    ['linspace length', () => mt.linspace(0, 1, 1e300), /Maximum allowed size exceeded/],
+    ['linspace num', () => mt.linspace(0, 1, 2.5), /'num' must be an integer, got 2.5/],
+    ['diff order', () => mt.diff(mt.arange(3), { n: 1.5 }), /n must be an integer, got 1.5/],
+    ['quantile range', () => mt.quantile(mt.arange(3), 1.5), /Quantiles must be in the range \[0, 1\]/],
+  ] as [string, () => unknown, RegExp][])('%s', (_, f, re) => { expect(f).toThrow(re); });
+});
+
 describe('long chains', () => {
   it('a loop of 1000 steps fuses into kernels of bounded depth and gives the closed form', async () => {
     // v <- v/2 + 1 from v0 = x: v_n = 2 + (x - 2) / 2^n, which is 2 in float64 after 1000 steps.

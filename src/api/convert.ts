@@ -25,9 +25,25 @@ export class NDArray {
   }
 
   /** The single value of a 0-d (or size-1) array. */
-  item(): number | boolean | bigint {
-    if (this.data.length !== 1) throw new RangeError('can only convert an array of size 1 to a JS scalar');
-    return this.value(0);
+  /** item(): the one value of a size-1 array; item(i): the i-th value in C order; item(i, j, ...): the value at that index. */
+  item(...index: number[]): number | boolean | bigint {
+    if (index.length === 0) {
+      if (this.data.length !== 1) throw new RangeError('can only convert an array of size 1 to a JS scalar');
+      return this.value(0);
+    }
+    const n = this.data.length;
+    let flat: number;
+    if (index.length === 1) flat = index[0]!;
+    else {
+      if (index.length !== this.shape.length) throw new RangeError(`incorrect number of indices for array: ${index.length} given, ${this.shape.length} dimensions`);
+      flat = index.reduce((acc, v, i) => {
+        const d = this.shape[i]!;
+        if (!Number.isInteger(v) || v < -d || v >= d) throw new RangeError(`index ${v} is out of bounds for axis ${i} with size ${d}`);
+        return acc * d + (v < 0 ? v + d : v);
+      }, 0);
+    }
+    if (!Number.isInteger(flat) || flat < -n || flat >= n) throw new RangeError(`index ${flat} is out of bounds for size ${n}`);
+    return this.value(flat < 0 ? flat + n : flat);
   }
 
   /** Nested JS arrays, as ndarray.tolist(). */

@@ -17,7 +17,7 @@ import * as G from '../graph/node.js';
 import { isFloat } from '../graph/dtype.js';
 import { broadcastShapes, shapeStr, sizeOf } from '../graph/shape.js';
 import {
-  type Operand, Tensor, add, astype, broadcast_to, cumsum, equal, isOptions, logical_and, max as maxOf,
+  type Operand, Tensor, add, astype, kwargs, broadcast_to, cumsum, equal, isOptions, logical_and, max as maxOf,
   multiply, ravel, reshape, take, tensor, toTensor, transpose, where,
 } from './tensor.js';
 
@@ -462,7 +462,8 @@ export function argwhere(x: Operand): Tensor {
   return new Tensor(G.compress(coords.node, mask.node, 0));
 }
 /** np.compress(condition, a, axis): the slices of a along axis where condition holds. */
-export function compress(condition: Operand, a: Operand, o: { axis?: number | null } = {}): Tensor {
+export function compress(condition: Operand, a: Operand, ...args: unknown[]): Tensor {
+  const o = kwargs<{ axis?: number | null }>('compress', args, ['axis', 'out']);
   let t = toTensor(a);
   if (o.axis === undefined || o.axis === null) t = ravel(t);
   const ax = o.axis === undefined || o.axis === null ? 0 : o.axis < 0 ? o.axis + t.ndim : o.axis;

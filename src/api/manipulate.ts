@@ -58,11 +58,18 @@ export function split(x: Operand, sections: number | readonly number[], ...args:
   return array_split(t, sections, o);
 }
 
-export const hsplit = (x: Operand, s: number | readonly number[]): Tensor[] => {
+const sectionsOf = (fn: string, s: unknown): number | readonly number[] =>
+  (isOptions(s) ? kwargs<{ indices_or_sections: number | number[] }>(fn, [s], ['indices_or_sections']).indices_or_sections : s as number | number[]);
+export const hsplit = (x: Operand, s: number | readonly number[] | { indices_or_sections: number | number[] }): Tensor[] => {
   const t = toTensor(x);
-  return split(t, s, { axis: t.ndim > 1 ? 1 : 0 });
+  if (t.ndim === 0) throw new RangeError('hsplit only works on arrays of 1 or more dimensions');
+  return split(t, sectionsOf('hsplit', s), { axis: t.ndim > 1 ? 1 : 0 });
 };
-export const vsplit = (x: Operand, s: number | readonly number[]): Tensor[] => split(x, s, { axis: 0 });
+export const vsplit = (x: Operand, s: number | readonly number[] | { indices_or_sections: number | number[] }): Tensor[] => {
+  const t = toTensor(x);
+  if (t.ndim < 2) throw new RangeError('vsplit only works on arrays of 2 or more dimensions');
+  return split(t, sectionsOf('vsplit', s), { axis: 0 });
+};
 
 /** np.tile: repeats the whole array `reps` times along each axis. */
 export function tile(x: Operand, reps: number | readonly number[]): Tensor {
@@ -78,8 +85,10 @@ export function tile(x: Operand, reps: number | readonly number[]): Tensor {
 }
 
 /** np.repeat: each element repeated `repeats` times (a number, or one count per element). */
-export function repeat(x: Operand, repeats: number | readonly number[], ...args: unknown[]): Tensor {
-  const o = kwargs<{ axis?: number | null }>('repeat', args, ['axis']);
+export function repeat(x: Operand, ...args: unknown[]): Tensor {
+  const o = kwargs<{ repeats?: number | readonly number[]; axis?: number | null }>('repeat', args, ['repeats', 'axis']);
+  if (o.repeats === undefined) throw new TypeError("repeat() missing required argument 'repeats'");
+  const repeats = o.repeats;
   let t = toTensor(x);
   if (o.axis === undefined || o.axis === null) t = ravel(t);
   const axis = normalizeAxis(o.axis ?? 0, t.ndim);
@@ -136,7 +145,8 @@ export function roll(x: Operand, shift: number | readonly number[], ...args: unk
 
 /** np.meshgrid(x1, x2, ..., { indexing: 'xy' | 'ij', sparse }). */
 export function meshgrid(...args: (Operand | { indexing?: 'xy' | 'ij'; sparse?: boolean })[]): Tensor[] {
-  const [xs, o] = trailingOpts<{ indexing?: 'xy' | 'ij'; sparse?: boolean }>(args);
+  const [xs, o] = trailingOpts<{ indexing?: 'xy' | 'ij'; sparse?: boolean; copy?: boolean }>(args);
+  kwargs('meshgrid', [o], [], ['indexing', 'sparse', 'copy']);
   const indexing = o.indexing ?? 'xy';
   if (indexing !== 'xy' && indexing !== 'ij') throw new RangeError("Valid values for `indexing` are 'xy' and 'ij'.");
   const vs = xs.map((x) => ravel(toTensor(x as Operand)));

@@ -6,13 +6,14 @@
 // NumPy's signature through `kwargs` and fuses like the ops it is made of.
 // In: tensors and NumPy's arguments. Out: lazy Tensors.
 
-import { isFloat } from '../graph/dtype.js';
+import { floatResultOf, isFloat } from '../graph/dtype.js';
 import { normalizeAxis } from '../graph/shape.js';
 import {
   type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
   logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose,
+  minimum, maximum, not_equal, tensor, transpose, moveaxis, stack as stackOf, any as anyOf,
 } from './tensor.js';
+import * as G from '../graph/node.js';
 import { diagonal } from './manipulate.js';
 
 type Args = unknown[];
@@ -47,7 +48,8 @@ export function diff(a: Operand, ...args: Args): Tensor {
   let t = toTensor(a);
   if (t.ndim === 0) throw new RangeError('diff requires input that is at least one dimensional');
   const n = o.n ?? 1;
-  if (!Number.isInteger(n) || n < 0) throw new RangeError(`order must be non-negative but got ${String(n)}`);
+  if (!Number.isInteger(n)) throw new TypeError(`diff(): n must be an integer, got ${String(n)}`);
+  if (n < 0) throw new RangeError(`order must be non-negative but got ${String(n)}`);
   const axis = normalizeAxis(o.axis ?? -1, t.ndim);
   const edge = (v: Operand) => {
     const e = toTensor(v);
@@ -110,8 +112,10 @@ export function nanprod(a: Operand, ...args: Args): Tensor {
 /** cov(m, y=None, rowvar=True, bias=False, ddof=None): rows are variables (columns with rowvar=False). */
 export function cov(m: Operand, ...args: Args): Tensor {
   const o = kwargs<{ y?: Operand | null; rowvar?: boolean; bias?: boolean; ddof?: number | null }>('cov', args, ['y', 'rowvar', 'bias', 'ddof']);
+  if (o.ddof !== undefined && o.ddof !== null && !Number.isInteger(o.ddof)) throw new TypeError('ddof must be integer');
+  // NumPy computes covariances in float64 whatever the input.
   const rows = (v: Operand) => {
-    let x = asFloat(v);
+    let x = astype(v, 'float64');
     if (x.ndim > 2) throw new RangeError('m has more than 2 dimensions');
     if (x.ndim < 2) x = reshape(x, [1, -1]);
     return o.rowvar === false && x.shape[0] !== 1 ? transpose(x) : x;
@@ -135,8 +139,10 @@ export function corrcoef(x: Operand, ...args: Args): Tensor {
   return maximum(minimum(r, 1), -1);
 }
 
-export const deg2rad = (x: Operand): Tensor => multiply(asFloat(x), Math.PI / 180);
-export const rad2deg = (x: Operand): Tensor => multiply(asFloat(x), 180 / Math.PI);
+/** Integers convert as NumPy's float ufuncs do (int16 to float32, wider to float64). */
+const floatOf = (x: Operand): Tensor => { const t = toTensor(x); return isFloat(t.dtype) ? t : astype(t, floatResultOf(t.dtype)); };
+export const deg2rad = (x: Operand): Tensor => multiply(floatOf(x), Math.PI / 180);
+export const rad2deg = (x: Operand): Tensor => multiply(floatOf(x), 180 / Math.PI);
 export const radians = deg2rad, degrees = rad2deg;
 
 /** logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None): base ** linspace(start, stop, num). */
@@ -169,4 +175,108 @@ export function column_stack(xs: readonly Operand[]): Tensor {
 /** dstack(tup): arrays at least 3-d, joined along axis 2. */
 export function dstack(xs: readonly Operand[]): Tensor {
   return concatenate(xs.map((v) => atleast(3, [v]) as Tensor), { axis: 2 });
+}
+
+/** The axis a sort-based function works along, with the array flattened for axis=None. */
+function alongAxis(a: Operand, axis: number | null | undefined, fallback: number | null): [Tensor, number] {
+  let t = toTensor(a);
+  const ax = axis === undefined ? fallback : axis;
+  if (ax === null) t = reshape(t, [-1]);
+  if (t.ndim === 0) throw new RangeError('axis 0 is out of bounds for array of dimension 0');
+  return [t, normalizeAxis(ax ?? 0, t.ndim)];
+}
+
+/** sort(a, axis=-1, kind=None): a sorted copy; NaNs last, ties in order (a stable sort, NumPy's kind='stable'). */
+export function sort(a: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ axis?: number | null; kind?: string; order?: unknown }>('sort', args, ['axis', 'kind', 'order']);
+  const [t, ax] = alongAxis(a, o.axis, -1);
+  return new Tensor(G.sort(t.node, ax, false));
+}
+
+/** argsort(a, axis=-1, kind=None): the positions that sort a along axis (stable). */
+export function argsort(a: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ axis?: number | null; kind?: string; order?: unknown }>('argsort', args, ['axis', 'kind', 'order']);
+  const [t, ax] = alongAxis(a, o.axis, -1);
+  return new Tensor(G.sort(t.node, ax, true));
+}
+
+/** unique(ar): the sorted distinct values (NaNs collapse to one, as NumPy 2's equal_nan=True); its length is known after execution. */
+export function unique(a: Operand, ...args: Args): Tensor {
+  kwargs('unique', args, []);
+  const s = sort(a, null);
+  const n = s.shape[0]!;
+  if (n <= 1) return s;
+  const hi = s.get(`1:${n}`), lo = s.get(`0:${n - 1}`);
+  let fresh = not_equal(hi, lo);
+  if (isFloat(s.dtype)) fresh = logical_and(fresh, logical_not(logical_and(isnan(hi), isnan(lo))));
+  return s.get(concatenate([tensor([true]), fresh]));
+}
+
+/** The sorted lines along the last axis and their length, for quantiles. */
+function sortedLast(a: Operand, axis: number | number[] | null | undefined): [Tensor, number, number] {
+  let t = toTensor(a);
+  if (axis === undefined || axis === null) t = reshape(t, [-1]);
+  else if (typeof axis !== 'number') throw new TypeError('only one axis (or None) is supported here');
+  else t = moveaxis(t, axis, -1);
+  const n = t.shape[t.ndim - 1]!;
+  if (n === 0) throw new RangeError('cannot compute quantiles of an empty axis');
+  return [new Tensor(G.sort(t.node, t.ndim - 1, false)), n, t.ndim - 1];
+}
+
+/** Reshapes a result reduced over `axis` back to keepdims form. */
+function keep(r: Tensor, a: Operand, axis: number | number[] | null | undefined, lead: number): Tensor {
+  const shape = toTensor(a).shape;
+  const ax = axis === undefined || axis === null ? shape.map((_, i) => i) : [normalizeAxis(axis as number, shape.length)];
+  return reshape(r, [...r.shape.slice(0, lead), ...shape.map((d, i) => (ax.includes(i) ? 1 : d))]);
+}
+
+/**
+ * quantile(a, q, axis=None, keepdims=False) with NumPy's default 'linear'
+ * method, in NumPy's arithmetic: virtual index n*q + (1 - q) - 1, then
+ * a + (b - a) * g below g = 0.5 and b - (b - a) * (1 - g) from it; a slice
+ * holding a NaN gives NaN.
+ */
+export function quantile(a: Operand, q: number | readonly number[], ...args: Args): Tensor {
+  const o = kwargs<{ axis?: number | null; keepdims?: boolean; method?: string }>('quantile', args, ['axis', 'out', 'overwrite_input', 'method', 'keepdims']);
+  if (o.method !== undefined && o.method !== 'linear') throw new TypeError(`quantile(): only method='linear' is supported, got ${JSON.stringify(o.method)}`);
+  const qs = typeof q === 'number' ? [q] : [...q];
+  for (const v of qs) if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new RangeError('Quantiles must be in the range [0, 1]');
+  const src = toTensor(a);
+  const f = isFloat(src.dtype) ? src : astype(src, 'float64');
+  const [s, n, last] = sortedLast(f, o.axis);
+  const hasNan = isFloat(src.dtype) ? anyOf(isnan(s), { axis: last }) : undefined;
+  const one = (qq: number): Tensor => {
+    const v = n * qq + (1 - qq) - 1;
+    const lo = Math.min(Math.floor(v), n - 1), hi = Math.min(Math.floor(v) + 1, n - 1);
+    const g = v - Math.floor(v);
+    const at = (i: number) => s.get(...s.shape.slice(0, -1).map(() => ':'), i);
+    const x = at(lo), y = at(hi);
+    // A JS number quantile is weak (float32 data stays float32); an array of them is float64, as NumPy's.
+    const gamma = typeof q === 'number' ? g : tensor([g], { dtype: 'float64' }).reshape([]);
+    const d = subtract(y, x);
+    const r = g >= 0.5 ? subtract(y, multiply(d, typeof gamma === 'number' ? 1 - gamma : subtract(1, gamma))) : add(x, multiply(d, gamma));
+    return hasNan ? where(hasNan, NaN, r) : r;
+  };
+  let r = typeof q === 'number' ? one(q) : stackOf(qs.map(one));
+  if (o.keepdims) r = keep(r, a, o.axis, typeof q === 'number' ? 0 : 1);
+  return r;
+}
+
+/** percentile(a, q, ...): quantile at q / 100. */
+export function percentile(a: Operand, q: number | readonly number[], ...args: Args): Tensor {
+  const qs = typeof q === 'number' ? q / 100 : [...q].map((v) => v / 100);
+  if ((typeof q === 'number' ? [q] : [...q]).some((v) => !(v >= 0 && v <= 100))) throw new RangeError('Percentiles must be in the range [0, 100]');
+  return quantile(a, qs, ...args);
+}
+
+/** median(a, axis=None, keepdims=False): the mean of the middle one or two values; NaN where a slice holds one. */
+export function median(a: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ axis?: number | null; keepdims?: boolean }>('median', args, ['axis', 'out', 'overwrite_input', 'keepdims']);
+  const src = toTensor(a);
+  const f = isFloat(src.dtype) ? src : astype(src, 'float64');
+  const [s, n, last] = sortedLast(f, o.axis);
+  const at = (i: number) => s.get(...s.shape.slice(0, -1).map(() => ':'), i);
+  let r = n % 2 ? at((n - 1) / 2) : divide(add(at(n / 2 - 1), at(n / 2)), 2);
+  if (isFloat(src.dtype)) r = where(anyOf(isnan(s), { axis: last }), NaN, r);
+  return o.keepdims ? keep(r, a, o.axis, 0) : r;
 }

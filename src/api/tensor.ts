@@ -158,6 +158,8 @@ export class Tensor {
   set(index: Index, ...value: unknown[]): Tensor { return setitem(this, index, ...value); }
   nonzero(): Tensor[] { return nonzero(this); }
   take(indices: Operand, ...args: Args): Tensor { return take(this, indices, ...args); }
+  compress(condition: Operand, ...args: Args): Tensor { return compress(condition, this, ...args); }
+  argsort(...args: Args): Tensor { return argsort(this, ...args); }
   repeat(repeats: number | readonly number[], ...args: Args): Tensor { return repeat(this, repeats, ...args); }
   diagonal(...args: (number | { offset?: number; axis1?: number; axis2?: number })[]): Tensor { return diagonal(this, ...args); }
   trace(...args: Args): Tensor { return trace(this, ...args); }
@@ -389,7 +391,8 @@ export function nan_to_num(x: Operand, ...args: Args): Tensor {
 
 function reduceOp(op: ReduceOp, x: Operand, o: AxisOpts, result?: (d: DType) => DType): Tensor {
   const a = arg(x).node;
-  const axes = normalizeAxes(o.axis, a.shape.length);
+  // NumPy lets a 0-d array be reduced over axis 0 (or -1): its one value.
+  const axes = a.shape.length === 0 && [o.axis].flat().every((v) => v === 0 || v === -1) ? [] : normalizeAxes(o.axis, a.shape.length);
   let src = a;
   const want = dtypeArg(o.dtype);
   if (want) src = G.cast(src, want);
@@ -561,7 +564,8 @@ export function linspace(start: number, stop: number, ...rest: (number | boolean
   if (o.retstep) throw new TypeError('linspace(): retstep=True is not supported (the step is (stop - start) / (num - 1))');
   if (o.axis !== undefined && o.axis !== 0) throw new TypeError('linspace(): only axis=0 is supported (scalar start and stop)');
   if (o.endpoint !== undefined && typeof o.endpoint !== 'boolean') throw new TypeError(`linspace(): endpoint must be a boolean, got ${typeof o.endpoint}`);
-  const num = checkNumber(o.num ?? 50, 'linspace', 'num');
+  const num = checkInt(o.num ?? 50, 'linspace', 'num');
+  if (num > MAX_SIZE) throw new RangeError(`Maximum allowed size exceeded (linspace of ${num} samples)`);
   checkNumber(start, 'linspace', 'start'); checkNumber(stop, 'linspace', 'stop');
   if (!Number.isInteger(num) || num < 0) throw new RangeError(`Number of samples, ${num}, must be non-negative.`);
   const endpoint = o.endpoint ?? true;
@@ -730,7 +734,7 @@ export function vstack(xs: readonly Operand[]): Tensor {
   return concatenate(xs.map(toTensor).map((t) => (t.ndim < 2 ? reshape(t, [1, t.size]) : t)), { axis: 0 });
 }
 export function hstack(xs: readonly Operand[]): Tensor {
-  const ts = xs.map(toTensor);
+  const ts = xs.map(toTensor).map((t) => (t.ndim === 0 ? reshape(t, [1]) : t));
   return concatenate(ts, { axis: ts[0] && ts[0].ndim === 1 ? 0 : 1 });
 }
 
@@ -1043,9 +1047,10 @@ export { sizeOf as _sizeOf };
 export { array_split, diag, diagonal, hsplit, meshgrid, repeat, roll, split, tile, vsplit } from './manipulate.js';
 export { einsum } from './einsum.js';
 export { Slice, argwhere, compress, ellipsis, extract, flatnonzero, getitem, newaxis, nonzero, parseIndex, setitem, slice } from './indexing.js';
-import { type Index, getitem, nonzero, setitem } from './indexing.js';
+import { type Index, compress, getitem, nonzero, setitem } from './indexing.js';
+import { argsort } from './statistics.js';
 import { diagonal, repeat } from './manipulate.js';
 export {
-  allclose, array_equal, atleast_1d, atleast_2d, atleast_3d, average, column_stack, corrcoef, cov, deg2rad, degrees, diff, dstack,
-  isclose, logspace, nanprod, nanstd, nanvar, rad2deg, radians,
+  allclose, argsort, array_equal, atleast_1d, atleast_2d, atleast_3d, average, column_stack, corrcoef, cov, deg2rad, degrees, diff, dstack,
+  isclose, logspace, median, nanprod, nanstd, nanvar, percentile, quantile, rad2deg, radians, sort, unique,
 } from './statistics.js';

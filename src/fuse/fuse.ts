@@ -275,6 +275,7 @@ class Lowering {
         throw new Error('internal: scan is always materialised');
       case 'compress':
       case 'invert':
+      case 'sort':
         throw new Error(`internal: ${n.op} nodes are resolved (computed and replaced) before fusion`);
       default:
         return n.op satisfies never;

@@ -28,6 +28,7 @@ export interface Attrs {
   matmul: Record<string, never>;
   compress: { axis: number };
   invert: { size: number };
+  sort: { axis: number; indices: boolean };
 }
 export type OpKind = keyof Attrs;
 
@@ -214,6 +215,17 @@ export function compress(x: Node, mask: Node, axis: number): Node<'compress'> {
  * O(size + len(index)); comparing every position with every index would be
  * O(size x len(index)).
  */
+/**
+ * x sorted along `axis` (NaNs last, ties in their order: a stable sort), or
+ * with `indices` the positions that sort it (argsort). Sorting is no kernel:
+ * like a compress it is computed where the data is gathered
+ * (runtime/resolve.ts), one line at a time.
+ */
+export function sort(x: Node, axis: number, indices: boolean): Node<'sort'> {
+  if (axis < 0 || axis >= x.shape.length) throw new RangeError(`axis ${axis} is out of bounds for array of dimension ${x.shape.length}`);
+  return make('sort', [x], { axis, indices }, indices ? 'int64' : x.dtype, x.shape, x.chunk);
+}
+
 export function invert(index: Node, size: number): Node<'invert'> {
   if (index.shape.length !== 1 || index.dtype !== 'int64') throw new TypeError('invert(): the index must be a 1-d int64 array');
   return make('invert', [index], { size }, 'int64', [size]);
@@ -261,6 +273,7 @@ export function rebuild(n: Node, inputs: readonly Node[]): Node {
     case 'matmul': return matmul(x, y, n.dtype);
     case 'compress': return compress(x, y, (a as Attrs['compress']).axis);
     case 'invert': return invert(x, (a as Attrs['invert']).size);
+    case 'sort': { const o = a as Attrs['sort']; return sort(x, o.axis, o.indices); }
     default: return n.op satisfies never;
   }
 }

@@ -22,6 +22,9 @@ export interface Store {
   put(n: Node, data: TypedArray): void;
 }
 
+/** Operations computed on the host where their inputs are gathered, never as kernels. */
+const HOST_OPS = new Set<string>(['compress', 'invert', 'sort']);
+
 /** compress node → the stored source node holding its result. */
 const computed = new WeakMap<Node, Node>();
 let counter = 0;
@@ -31,11 +34,14 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
   for (;;) {
     cur = substitute(cur);
     const order = topo(cur);
-    if (!order.some((n) => hasUnknown(n.shape) || n.op === 'invert')) return cur;
-    const frontier = order.filter((n) => (n.op === 'compress' || n.op === 'invert') && !computed.has(n) && n.inputs.every((i) => !hasUnknown(i.shape)));
+    if (!order.some((n) => hasUnknown(n.shape) || HOST_OPS.has(n.op))) return cur;
+    // The host computes a node once nothing it reads waits on another host computation.
+    const blocked = new Set<Node>();
+    for (const n of order) if (n.inputs.some((i) => HOST_OPS.has(i.op) || blocked.has(i))) blocked.add(n);
+    const frontier = order.filter((n) => HOST_OPS.has(n.op) && !computed.has(n) && !blocked.has(n));
     if (!frontier.length) throw new Error('internal: unknown lengths left but no selection can be computed');
     await store.run([...new Set(frontier.flatMap((n) => n.inputs))], opts);
-    for (const f of frontier) computed.set(f, f.op === 'invert' ? inverse(f, store) : compact(f, store));
+    for (const f of frontier) computed.set(f, f.op === 'invert' ? inverse(f, store) : f.op === 'sort' ? sorted(f, store) : compact(f, store));
   }
 }
 
@@ -62,6 +68,43 @@ function inverse(n: Node, store: Store): Node {
     out[j] = BigInt(i);
   }
   const s = source(`inverse${counter++}`, 'int64', [size], chunkGrid([size], 8));
+  store.put(s, out);
+  return s;
+}
+
+/**
+ * The sorted lines themselves (or the positions that sort them): each line
+ * along the axis sorted on its own, NaNs last (NumPy's order), ties kept in
+ * their order (JS's sort is stable: NumPy's kind='stable').
+ */
+function sorted(n: Node, store: Store): Node {
+  const x = n.inputs[0]!;
+  const { axis, indices } = n.attrs as { axis: number; indices: boolean };
+  const xs = store.read(x);
+  const len = x.shape[axis]!;
+  const inner = sizeOf(x.shape.slice(axis + 1));
+  const outer = sizeOf(x.shape.slice(0, axis));
+  const out = new ARRAY_CTOR[n.dtype](sizeOf(x.shape)) as TypedArray;
+  const idx = new Array<number>(len);
+  const vals = new Array<number | bigint>(len);
+  const big = x.dtype === 'int64';
+  const cmp = big
+    ? (a: number, b: number) => { const p = vals[a] as bigint, q = vals[b] as bigint; return p < q ? -1 : p > q ? 1 : 0; }
+    : (a: number, b: number) => {
+      const p = vals[a] as number, q = vals[b] as number;
+      if (p !== p) return q !== q ? 0 : 1;
+      if (q !== q) return -1;
+      return p < q ? -1 : p > q ? 1 : 0;
+    };
+  for (let o = 0; o < outer; o++) {
+    for (let i = 0; i < inner; i++) {
+      const base = o * len * inner + i;
+      for (let k = 0; k < len; k++) { idx[k] = k; vals[k] = xs[base + k * inner]!; }
+      idx.sort(cmp);
+      for (let k = 0; k < len; k++) (out as unknown as (number | bigint)[])[base + k * inner] = indices ? BigInt(idx[k]!) : vals[idx[k]!]!;
+    }
+  }
+  const s = source(`sorted${counter++}`, n.dtype, x.shape, chunkGrid(x.shape, INFO[n.dtype].bytes));
   store.put(s, out);
   return s;
 }
