@@ -245,7 +245,7 @@ export class Runtime {
     const steps = fuse(todo, (n) => this.stored.has(n));
     // Results and the arrays fusion must store are held in the chunk heap: refuse one that
     // cannot fit before tiling it (NumPy's MemoryError), not after filling the heap.
-    for (const n of [...todo, ...steps.map((s) => s.node)]) {
+    for (const { node: n } of steps) {
       const bytes = sizeOf(n.shape) * INFO[n.dtype].bytes;
       if (bytes > HEAP_LIMIT) throw new RangeError(`Unable to allocate ${(bytes / 2 ** 30).toFixed(1)} GiB for an array with shape ${shapeStr(n.shape)} and data type ${n.dtype}: the chunk heap holds at most ${HEAP_LIMIT / 2 ** 30} GiB`);
     }

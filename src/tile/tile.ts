@@ -139,10 +139,10 @@ function readBoxes(k: Kernel, outer: readonly Range[], red: readonly Range[]): (
   return boxes;
 }
 
-/** Splits the steps into tasks. `materialised` gives the tensor id of nodes stored before this plan. */
 /** The most chunks one array of a plan may have (a task is some hundred bytes of host memory). */
 export const MAX_TASKS = 1_000_000;
 
+/** Splits the steps into tasks. `materialised` gives the tensor id of nodes stored before this plan. */
 export function tile(steps: readonly Step[], outputs: readonly Node[], existing: (n: Node) => TensorSpec | undefined): Plan {
   const tensors: TensorSpec[] = [];
   const kernels: Kernel[] = [];
