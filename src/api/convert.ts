@@ -24,7 +24,6 @@ export class NDArray {
     return v;
   }
 
-  /** The single value of a 0-d (or size-1) array. */
   /** item(): the one value of a size-1 array; item(i): the i-th value in C order; item(i, j, ...): the value at that index. */
   item(...index: number[]): number | boolean | bigint {
     if (index.length === 0) {

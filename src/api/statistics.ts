@@ -212,6 +212,9 @@ export function unique(a: Operand, ...args: Args): Tensor {
   return s.get(concatenate([tensor([true]), fresh]));
 }
 
+/** Value `i` of every line along the last axis of `s`. */
+const lastAt = (s: Tensor, i: number): Tensor => s.get(...s.shape.slice(0, -1).map(() => ':'), i);
+
 /** The sorted lines along the last axis and their length, for quantiles. */
 function sortedLast(a: Operand, axis: number | number[] | null | undefined): [Tensor, number, number] {
   let t = toTensor(a);
@@ -242,15 +245,13 @@ export function quantile(a: Operand, q: number | readonly number[], ...args: Arg
   const qs = typeof q === 'number' ? [q] : [...q];
   for (const v of qs) if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new RangeError('Quantiles must be in the range [0, 1]');
   const src = toTensor(a);
-  const f = isFloat(src.dtype) ? src : astype(src, 'float64');
-  const [s, n, last] = sortedLast(f, o.axis);
+  const [s, n, last] = sortedLast(asFloat(src), o.axis);
   const hasNan = isFloat(src.dtype) ? anyOf(isnan(s), { axis: last }) : undefined;
   const one = (qq: number): Tensor => {
     const v = n * qq + (1 - qq) - 1;
     const lo = Math.min(Math.floor(v), n - 1), hi = Math.min(Math.floor(v) + 1, n - 1);
     const g = v - Math.floor(v);
-    const at = (i: number) => s.get(...s.shape.slice(0, -1).map(() => ':'), i);
-    const x = at(lo), y = at(hi);
+    const x = lastAt(s, lo), y = lastAt(s, hi);
     // A JS number quantile is weak (float32 data stays float32); an array of them is float64, as NumPy's.
     const gamma = typeof q === 'number' ? g : tensor([g], { dtype: 'float64' }).reshape([]);
     const d = subtract(y, x);
@@ -273,10 +274,8 @@ export function percentile(a: Operand, q: number | readonly number[], ...args: A
 export function median(a: Operand, ...args: Args): Tensor {
   const o = kwargs<{ axis?: number | null; keepdims?: boolean }>('median', args, ['axis', 'out', 'overwrite_input', 'keepdims']);
   const src = toTensor(a);
-  const f = isFloat(src.dtype) ? src : astype(src, 'float64');
-  const [s, n, last] = sortedLast(f, o.axis);
-  const at = (i: number) => s.get(...s.shape.slice(0, -1).map(() => ':'), i);
-  let r = n % 2 ? at((n - 1) / 2) : divide(add(at(n / 2 - 1), at(n / 2)), 2);
+  const [s, n, last] = sortedLast(asFloat(src), o.axis);
+  let r = n % 2 ? lastAt(s, (n - 1) / 2) : divide(add(lastAt(s, n / 2 - 1), lastAt(s, n / 2)), 2);
   if (isFloat(src.dtype)) r = where(anyOf(isnan(s), { axis: last }), NaN, r);
   return o.keepdims ? keep(r, a, o.axis, 0) : r;
 }

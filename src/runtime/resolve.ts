@@ -5,8 +5,8 @@
 // compacts the selection into a stored chunk set of the now-known length,
 // rebuilds the dependent nodes over it (shapes and checks inferred again),
 // and repeats until no unknown length is left. The inverse of a scatter's
-// index (`invert` node, for x[index] = v) is computed the same way, once its
-// index is known. The caller then runs the concrete graph as usual.
+// index (`invert` node, for x[index] = v) and sorted lines (`sort` node) are
+// computed the same way, once their input is known. The caller then runs the concrete graph as usual.
 // In: output Nodes (possibly with unknown lengths). Out: equivalent Nodes
 // with every length known (the same Nodes when there was nothing to resolve).
 
@@ -25,7 +25,7 @@ export interface Store {
 /** Operations computed on the host where their inputs are gathered, never as kernels. */
 const HOST_OPS = new Set<string>(['compress', 'invert', 'sort']);
 
-/** compress node → the stored source node holding its result. */
+/** host-computed node (compress, invert, sort) → the stored source node holding its result. */
 const computed = new WeakMap<Node, Node>();
 let counter = 0;
 
