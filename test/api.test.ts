@@ -122,6 +122,56 @@ describe('fetch, execute and NDArray', () => {
   });
 });
 
+describe('plans kept between runs', () => {
+  it('reuses the plan of a graph of the same structure, bound to the new graph\'s own inputs', async () => {
+    const a = await mt.arange(12_000, { dtype: 'float64', chunkSize: 1000 }).reshape([120, 100]).execute();
+    const b = await mt.arange(12_000, { dtype: 'float64', chunkSize: 1000 }).multiply(-1).reshape([120, 100]).execute();
+    const run = async (x: mt.Tensor) => {
+      const v = (await x.multiply(2).add(1).sum({ axis: 0 }).fetch()).toArray() as number[];
+      return { v, reused: mt.lastReport()!.planReused };
+    };
+    // column j of a: sum over i of 2*(100i + j) + 1 = 2*(100*7140 + 120j) + 120
+    const colA = (j: number) => 2 * (100 * 7140 + 120 * j) + 120;
+    const first = await run(a);
+    expect(first.v.slice(0, 3)).toEqual([colA(0), colA(1), colA(2)]);
+    const again = await run(a);
+    expect(again.reused).toBe(true);
+    expect(again.v).toEqual(first.v);
+    // the same structure over another stored tensor of the same layout: the kept plan, b's values
+    const other = await run(b);
+    expect(other.reused).toBe(true);
+    expect(other.v.slice(0, 3)).toEqual([240 - colA(0), 240 - colA(1), 240 - colA(2)]);
+    // one input used twice is another graph than two inputs
+    expect((await a.add(a).sum().fetch()).item()).toBe(12_000 * 11_999);
+    expect((await a.add(b).sum().fetch()).item()).toBe(0);
+    expect(mt.lastReport()!.planReused).toBe(false);
+  });
+
+  it('tells apart constants that JSON would merge: -0 and 0, NaN and the infinities', async () => {
+    const z = await mt.full([4], -0, { dtype: 'float64' }).execute();
+    // -0 + -0 is -0 and -0 + 0 is +0: 1/x tells them apart
+    expect((await mt.divide(1, z.add(-0)).fetch()).toArray()).toEqual([-Infinity, -Infinity, -Infinity, -Infinity]);
+    expect((await mt.divide(1, z.add(0)).fetch()).toArray()).toEqual([Infinity, Infinity, Infinity, Infinity]);
+    expect(mt.lastReport()!.planReused).toBe(false);
+    expect((await z.add(NaN).fetch()).toArray()).toEqual([NaN, NaN, NaN, NaN]);
+    expect((await z.add(Infinity).fetch()).toArray()).toEqual([Infinity, Infinity, Infinity, Infinity]);
+    expect((await z.add(-Infinity).fetch()).toArray()).toEqual([-Infinity, -Infinity, -Infinity, -Infinity]);
+    expect(mt.lastReport()!.planReused).toBe(false);
+  });
+
+  it('gives the same values as a fresh plan for any worker count', async () => {
+    mt.random.seed(7);
+    const x = await mt.random.uniform(-1, 1, [300, 200], { chunkSize: 5000 }).execute();
+    const f = () => mt.argmax(x.multiply(x), { axis: 1 });
+    const want = Array.from((await f().fetch({ workers: 0 })).data as BigInt64Array, Number);
+    for (const workers of [1, 2, 3]) {
+      const got = await f().fetch({ workers });
+      expect(mt.lastReport()!.planReused).toBe(true);
+      expect(Array.from(got.data as BigInt64Array, Number)).toEqual(want);
+    }
+  });
+});
+
 describe('lengths known only at run time', () => {
   it('a mask selection has NaN length until executed, then the real one', async () => {
     const x = mt.arange(20).reshape([4, 5]);

@@ -41,7 +41,18 @@ export interface ScanJob {
   readonly prev?: { readonly ptr: number; readonly len: number };
 }
 
-export type Job = KernelJob | ScanJob;
+/**
+ * A kernel job whose parameters are already written in the shared heap at
+ * `params` (how a batch travels: a few numbers per job, not its bindings).
+ */
+export interface BoundJob {
+  readonly kind: 'bound';
+  readonly key: string;
+  readonly copies: readonly Copy[];
+  readonly params: number;
+}
+
+export type Job = KernelJob | ScanJob | BoundJob;
 
 export class Executor {
   private readonly instances = new Map<string, WebAssembly.Instance>();
@@ -51,15 +62,18 @@ export class Executor {
     this.imports = { env: { memory }, math: mathImports() };
   }
 
+  /** Instantiates the program of kernel `key` (once: later jobs name it by key alone). */
+  learn(key: string, module: WebAssembly.Module): void {
+    if (!this.instances.has(key)) this.instances.set(key, new WebAssembly.Instance(module, this.imports));
+  }
+
   run(job: Job): void {
     if (job.kind === 'scan') return this.scan(job);
     for (const c of job.copies) this.copy(c);
-    let inst = this.instances.get(job.key);
-    if (!inst) {
-      if (!job.module) throw new Error(`internal: no program for kernel ${job.key}`);
-      inst = new WebAssembly.Instance(job.module, this.imports);
-      this.instances.set(job.key, inst);
-    }
+    if (job.kind === 'kernel' && job.module) this.learn(job.key, job.module);
+    const inst = this.instances.get(job.key);
+    if (!inst) throw new Error(`internal: no program for kernel ${job.key}`);
+    if (job.kind === 'bound') return (inst.exports.run as (p: number) => void)(job.params);
     const view = new BigInt64Array(this.memory.buffer, this.paramPtr, job.layout.slots);
     writeParams(job.layout, job.args, view, 0);
     (inst.exports.run as (p: number) => void)(this.paramPtr);

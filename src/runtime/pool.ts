@@ -3,16 +3,24 @@
 // In Node threads are unref'd so an idle pool never keeps the process alive,
 // and a pool whose worker failed is torn down so no thread is left behind.
 // A worker holds up to DEPTH jobs (it runs them in order), so it starts its
-// next task without waiting for the main thread to hear of the last one.
+// next task without waiting for the main thread to hear of the last one. A
+// run's ready tasks go out as batches: every worker gets the whole batch and
+// takes the next job nobody has taken (a counter in the shared heap), so the
+// main thread is heard from once per worker and batch, not once per task: on
+// a machine with as many workers as cores, every message the main thread
+// handles mid-run is time taken from a worker.
 
 import { host } from '#host';
 import type { Thread } from '../host/types.js';
 import type { Job } from './exec.js';
 
-interface Pending { resolve: () => void; reject: (e: Error) => void }
+interface Reply { type: 'done' | 'error'; message?: string; ran?: number[] }
+interface Pending { resolve: (m: Reply) => void; reject: (e: Error) => void }
 interface Slot { worker: Thread; pending: Pending[]; programs: Set<string> }
 
 const DEPTH = 2;
+/** Batch counters in the shared heap: a batch's counter is reused once every worker has left that batch. */
+export const BATCH_COUNTERS = 64;
 
 /** Compute threads by default: one per core (0 in a page that is not cross-origin isolated: tasks run inline). */
 export const defaultWorkers = (): number => host.cores();
@@ -22,14 +30,21 @@ export class Pool {
   private nextId = 0;
   private readonly settledWaiters: (() => void)[] = [];
 
-  constructor(readonly size: number, memory: WebAssembly.Memory, paramPtrs: readonly number[]) {
+  /** Workers still inside each batch counter's batch. */
+  private readonly counterUsers = new Array<number>(BATCH_COUNTERS).fill(0);
+  private nextCounter = 0;
+  private readonly counters: Int32Array;
+
+  /** `counterPtr`: BATCH_COUNTERS 32-bit words of the shared heap for the batches' job counters. */
+  constructor(readonly size: number, memory: WebAssembly.Memory, paramPtrs: readonly number[], private readonly counterPtr: number) {
+    this.counters = new Int32Array(memory.buffer, counterPtr, BATCH_COUNTERS);
     for (let i = 0; i < size; i++) {
       const worker = host.spawnThread();
       const slot: Slot = { worker, pending: [], programs: new Set() };
-      worker.onMessage((m: { type: 'done' | 'error'; message?: string }) => {
+      worker.onMessage((m: Reply) => {
         const p = slot.pending.shift();
-        if (m.type === 'done') p?.resolve();
-        else p?.reject(new Error(m.message));
+        if (m.type === 'done') p?.resolve(m);
+        else p?.reject(Object.assign(new Error(m.message), { ran: m.ran }));
         this.settledWaiters.splice(0).forEach((f) => f());
       });
       worker.onError((e: Error) => {
@@ -73,8 +88,51 @@ export class Pool {
       else slot.programs.add(job.key);
     }
     return new Promise<void>((resolve, reject) => {
-      slot.pending.push({ resolve, reject });
+      slot.pending.push({ resolve: () => resolve(), reject });
       slot.worker.post({ type: 'job', id: this.nextId++, job });
+    });
+  }
+
+  /** Whether a batch can start now (a counter is free: always, unless one worker is far behind the rest). */
+  canBatch(): boolean {
+    return this.counterUsers[this.nextCounter % BATCH_COUNTERS] === 0;
+  }
+
+  /**
+   * Runs `jobs` on every worker at once (`modules`: the programs they name,
+   * sent to a worker that has not had them): each takes the next job nobody has
+   * taken until none is left, then calls `onRan` with the indices it ran (the
+   * first call means every job has been taken). Resolves when every worker has
+   * left the batch; rejects with the first error, after which the other
+   * workers take no more of its jobs (a failing worker still reports the
+   * jobs it ran, so their outputs can be accounted for).
+   */
+  batch(jobs: readonly Job[], modules: ReadonlyMap<string, WebAssembly.Module>, onRan: (ran: readonly number[]) => void): Promise<void> {
+    const c = this.nextCounter++ % BATCH_COUNTERS;
+    if (this.counterUsers[c]) throw new Error('internal: a batch counter still in use');
+    Atomics.store(this.counters, c, 0);
+    this.counterUsers[c] = this.slots.length;
+    const id = this.nextId++;
+    let first: Error | undefined;
+    return new Promise<void>((resolve, reject) => {
+      let left = this.slots.length;
+      const leave = (): void => {
+        this.counterUsers[c]!--;
+        if (--left === 0) { if (first) reject(first); else resolve(); }
+      };
+      for (const slot of this.slots) {
+        const fresh = [...modules].filter(([k]) => !slot.programs.has(k));
+        fresh.forEach(([k]) => slot.programs.add(k));
+        slot.pending.push({
+          resolve: (m) => { onRan(m.ran ?? []); leave(); },
+          reject: (e) => {
+            onRan((e as Error & { ran?: number[] }).ran ?? []);
+            first ??= e;
+            leave();
+          },
+        });
+        slot.worker.post({ type: 'batch', id, jobs, modules: fresh, counter: this.counterPtr + 4 * c });
+      }
     });
   }
 

@@ -13,10 +13,11 @@ import { fuse } from '../fuse/fuse.js';
 import { type Kernel, programKey, siteParams } from '../ir/ir.js';
 import type { Binding } from '../ir/args.js';
 import { type Plan, type Range, type ScanTask, type Task, type TensorSpec, chunkBox, chunksOf, isScanTask, tile } from '../tile/tile.js';
-import { type Layout, render } from '../wasm/render.js';
-import { type Copy, Executor, type Job, type KernelJob, type ScanJob, copyBox } from './exec.js';
+import { type Layout, render, writeParams } from '../wasm/render.js';
+import { type BoundJob, type Copy, Executor, type Job, type KernelJob, type ScanJob, copyBox } from './exec.js';
 import { type Block, HEAP_LIMIT, Heap } from './memory.js';
-import { Pool, defaultWorkers } from './pool.js';
+import { PlanCache } from './plans.js';
+import { BATCH_COUNTERS, Pool, defaultWorkers } from './pool.js';
 import { DeviceCopyLost, GpuDevice, type GpuTask, type Region } from './webgpu.js';
 
 export interface Stored {
@@ -39,6 +40,8 @@ export interface Report {
   /** Tasks that ran on WebGPU, and the adapter (or why none was used). */
   gpuTasks: number;
   gpu: string;
+  /** Whether the plan (fusion and tiling) was the one kept from an earlier run of a graph of the same structure. */
+  planReused: boolean;
   ms: number;
 }
 
@@ -69,6 +72,13 @@ const PARAM_BYTES = 16384;
 const GPU_IDLE_MS = 5000;
 /** GPU tasks submitted together at most (they are ready at once, so none reads another's output). */
 const GPU_BATCH = 8;
+/** A batch of worker tasks holds at most this many tasks (the first of a run fewer, so the workers start sooner) ... */
+const BATCH_TASKS = 256;
+const FIRST_BATCH_TASKS = 64;
+/** ... and, once it has one per worker, stops when binding them took this many more bytes of the chunk heap. */
+const BATCH_BYTES = 64 * 2 ** 20;
+/** Points (outer times reduced) of a task small enough to run on the main thread when it is all that is left. */
+const SMALL_TASK = 2 ** 18;
 /** Lines (elements across the axis) a float32 scan chunk needs to run on the GPU, one line per invocation. */
 const SCAN_GPU_LINES = 256;
 
@@ -81,8 +91,10 @@ export class Runtime {
   private readonly stored = new WeakMap<Node, Stored>();
   private readonly registry = new FinalizationRegistry<Stored>((s) => this.free(s));
   private readonly programs = new Map<string, Program>();
+  private readonly plans = new PlanCache();
   private pool: Pool | undefined;
   private readonly paramPtrs: number[] = [];
+  private counterPtr: number | undefined;
   private inline: Executor | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   compiled = 0;
@@ -213,7 +225,8 @@ export class Runtime {
     if (this.pool && this.pool.size !== n) { void this.pool.close(); this.pool = undefined; }
     if (!this.pool) {
       while (this.paramPtrs.length < n + 1) this.paramPtrs.push(this.heap.alloc(PARAM_BYTES).ptr);
-      this.pool = new Pool(n, this.heap.memory, this.paramPtrs.slice(1));
+      this.counterPtr ??= this.heap.alloc(4 * BATCH_COUNTERS).ptr;
+      this.pool = new Pool(n, this.heap.memory, this.paramPtrs.slice(1), this.counterPtr);
     }
     return this.pool;
   }
@@ -241,18 +254,7 @@ export class Runtime {
     const peak0 = heap.inUse;
     heap.peak = heap.inUse;
     const alloc0 = heap.allocated;
-    const todo = outputs.filter((n) => !this.stored.has(n));
-    const steps = fuse(todo, (n) => this.stored.has(n));
-    // Results and the arrays fusion must store are held in the chunk heap: refuse one that
-    // cannot fit before tiling it (NumPy's MemoryError), not after filling the heap.
-    for (const { node: n } of steps) {
-      const bytes = sizeOf(n.shape) * INFO[n.dtype].bytes;
-      if (bytes > HEAP_LIMIT) throw new RangeError(`Unable to allocate ${(bytes / 2 ** 30).toFixed(1)} GiB for an array with shape ${shapeStr(n.shape)} and data type ${n.dtype}: the chunk heap holds at most ${HEAP_LIMIT / 2 ** 30} GiB`);
-    }
-    const plan = tile(steps, todo, (n) => {
-      const s = this.stored.get(n);
-      return s ? { id: -1, dtype: s.dtype, shape: s.shape, chunk: s.chunk } : undefined;
-    });
+    const { plan, reused } = this.planned(outputs);
     const st = new RunState(this, plan, (n) => this.stored.get(n));
     const choice = opts.device ?? 'wasm';
     const gpu = choice === 'wasm' ? undefined : await this.gpuDevice();
@@ -378,39 +380,82 @@ export class Runtime {
           if (done % 64 === 0) await Promise.resolve();
         }
       } else {
-        let failure: Error | undefined;
-        const running = new Set<Promise<void>>();
-        while ((ready.length || gpuReady.length || running.size) && !failure) {
-          gpuQueueBack();
-          // The GPU takes the tasks ready for it a batch at a time, in one submission; workers take the others.
-          if (!gpuBusy && gpuReady.length) {
-            const ids = gpuReady.splice(0, GPU_BATCH);
-            gpuBusy = true;
-            const p: Promise<void> = runOnGpu(ids).then(
-              (temps) => { gpuBusy = false; running.delete(p); temps.forEach((t, i) => finish(ids[i]!, t)); },
-              (e: Error) => { gpuBusy = false; running.delete(p); failure = e; },
+        // Ready tasks go to the workers in batches (see ./pool.ts), two at most waiting to be
+        // taken, so that a worker that finds one empty finds the next already in its queue.
+        await new Promise<void>((resolve, reject) => {
+          let failure: Error | undefined;
+          let inFlight = 0; // batches and GPU submissions not yet settled
+          let untaken = 0; // batches no worker has reported on yet (each may still hold jobs)
+          let busy = 0; // workers yet to report on a batch
+          const fail = (e: unknown): void => { failure ??= e instanceof Error ? e : new Error(String(e)); };
+          const finishAll = (ids: readonly number[], temps: readonly Block[][]): void => {
+            try { ids.forEach((id, i) => finish(id, temps[i]!)); } catch (e) { fail(e); }
+          };
+          const launch = (): void => {
+            const ids: number[] = [], jobs: Job[] = [], temps: Block[][] = [];
+            const before = heap.inUse;
+            const most = inFlight === 0 ? FIRST_BATCH_TASKS : BATCH_TASKS;
+            while (ready.length && ids.length < most && (ids.length < pool.size || heap.inUse - before < BATCH_BYTES)) {
+              const id = ready.shift()!;
+              const [job, tt, copied] = st.bind(plan.tasks[id]!);
+              bytesCopied += copied;
+              ids.push(id); jobs.push(job); temps.push(tt);
+            }
+            // the kernel jobs' parameters written here, into one block the batch's jobs point into
+            const modules = new Map<string, WebAssembly.Module>();
+            let words = 0;
+            for (const j of jobs) if (j.kind === 'kernel') words += j.layout.slots;
+            const params = heap.alloc(8 * Math.max(1, words));
+            const view = new BigInt64Array(heap.memory.buffer, params.ptr, Math.max(1, words));
+            let at = 0;
+            const wire = jobs.map((j): Job => {
+              if (j.kind !== 'kernel') return j;
+              if (j.module) modules.set(j.key, j.module);
+              writeParams(j.layout, j.args, view, at);
+              const bound: BoundJob = { kind: 'bound', key: j.key, copies: j.copies, params: params.ptr + 8 * at };
+              at += j.layout.slots;
+              return bound;
+            });
+            let reported = false;
+            inFlight++; untaken++; busy += pool.size;
+            pool.batch(wire, modules, (ran) => {
+              busy--;
+              if (!reported) { reported = true; untaken--; }
+              finishAll(ran.map((i) => ids[i]!), ran.map((i) => temps[i]!));
+              pump();
+            }).then(
+              () => { heap.release(params); inFlight--; pump(); },
+              (e: unknown) => { heap.release(params); inFlight--; fail(e); pump(); },
             );
-            running.add(p);
-          }
-          let w: number;
-          while (ready.length && !failure && (w = pool.idle(ready.length)) >= 0) {
-            const id = ready.shift()!;
-            const [job, temps, copied] = st.bind(plan.tasks[id]!);
-            bytesCopied += copied;
-            const p: Promise<void> = pool.run(w, job).then(
-              () => { running.delete(p); finish(id, temps); },
-              (e: Error) => { running.delete(p); failure = e; },
-            );
-            running.add(p);
-          }
-          // nothing of this run in flight but no idle worker: the pool is busy with other callers' jobs
-          if (running.size) await Promise.race(running);
-          else if (ready.length) await pool.settled();
-        }
-        if (failure) {
-          await Promise.allSettled(running);
-          throw failure;
-        }
+          };
+          const pump = (): void => {
+            try {
+              gpuQueueBack();
+              // The GPU takes the tasks ready for it a batch at a time, in one submission; workers take the others.
+              if (!failure && !gpuBusy && gpuReady.length) {
+                const ids = gpuReady.splice(0, GPU_BATCH);
+                gpuBusy = true; inFlight++;
+                runOnGpu(ids).then(
+                  (temps) => { gpuBusy = false; inFlight--; finishAll(ids, temps); pump(); },
+                  (e: unknown) => { gpuBusy = false; inFlight--; fail(e); pump(); },
+                );
+              }
+              // The one task left, small, with every worker idle (a reduction's last combine): here, sooner than a worker would hear of it.
+              while (!failure && busy === 0 && ready.length === 1 && smallTask(plan.tasks[ready[0]!]!)) {
+                const id = ready.shift()!;
+                const [job, tt, copied] = st.bind(plan.tasks[id]!);
+                bytesCopied += copied;
+                this.inlineExecutor().run(job);
+                finish(id, tt);
+              }
+              while (!failure && ready.length && untaken < 2 && pool.canBatch()) launch();
+            } catch (e) {
+              fail(e);
+            }
+            if (inFlight === 0) { if (failure) reject(failure); else resolve(); }
+          };
+          pump();
+        });
       }
       if (done !== total) throw new Error(`internal: ${total - done} tasks never became ready`);
       for (const [node, tid] of plan.outputs) this.keep(node, st.storedOf(tid));
@@ -433,6 +478,7 @@ export class Runtime {
       workers: pool ? pool.size : 0,
       gpuTasks,
       gpu: gpuNote,
+      planReused: reused,
       ms: performance.now() - t0,
     };
     this.lastReport = report;
@@ -449,10 +495,24 @@ export class Runtime {
    * their chunks).
    */
   planOf(outputs: readonly Node[]): Plan {
+    return this.planned(outputs).plan;
+  }
+
+  /** The plan behind `outputs`, and whether it came from the cache of plans (./plans.ts). */
+  private planned(outputs: readonly Node[]): { plan: Plan; reused: boolean } {
     const todo = outputs.filter((n) => !this.stored.has(n));
-    return tile(fuse(todo, (n) => this.stored.has(n)), todo, (n) => {
-      const s = this.stored.get(n);
-      return s ? { id: -1, dtype: s.dtype, shape: s.shape, chunk: s.chunk } : undefined;
+    return this.plans.plan(todo, (n) => this.stored.get(n), () => {
+      const steps = fuse(todo, (n) => this.stored.has(n));
+      // Results and the arrays fusion must store are held in the chunk heap: refuse one that
+      // cannot fit before tiling it (NumPy's MemoryError), not after filling the heap.
+      for (const { node: n } of steps) {
+        const bytes = sizeOf(n.shape) * INFO[n.dtype].bytes;
+        if (bytes > HEAP_LIMIT) throw new RangeError(`Unable to allocate ${(bytes / 2 ** 30).toFixed(1)} GiB for an array with shape ${shapeStr(n.shape)} and data type ${n.dtype}: the chunk heap holds at most ${HEAP_LIMIT / 2 ** 30} GiB`);
+      }
+      return tile(steps, todo, (n) => {
+        const s = this.stored.get(n);
+        return s ? { id: -1, dtype: s.dtype, shape: s.shape, chunk: s.chunk } : undefined;
+      });
     });
   }
 
@@ -543,6 +603,13 @@ export interface TaskIO {
   readonly red: readonly Range[];
   readonly inputs: readonly { readonly dtype: DType; readonly box: readonly Range[]; readonly data: TypedArray }[];
   readonly outputs: readonly { readonly dtype: DType; readonly box: readonly Range[] }[];
+}
+
+/** A kernel task of at most SMALL_TASK points (outer times reduced): one the main thread runs sooner than it could hand it over. */
+function smallTask(t: Task | ScanTask): boolean {
+  if (isScanTask(t)) return false;
+  const span = (rs: readonly Range[]) => rs.reduce((a, [lo, hi]) => a * (hi - lo), 1);
+  return span(t.outer) * span(t.red) <= SMALL_TASK;
 }
 
 /** Per-run bookkeeping: chunk allocations, reference counts, bindings. */

@@ -1,18 +1,30 @@
 // Worker entry: one compute thread of the local pool. It receives the shared
-// chunk heap once, then jobs; it runs each with the same Executor the main
-// thread uses inline, and answers done or the error's message.
+// chunk heap once, then jobs or batches of jobs; it runs each with the same
+// Executor the main thread uses inline, and answers done (or, for a batch,
+// which of its jobs it ran) or the error's message. A batch goes to every
+// worker at once: each takes the next job nobody has taken (a counter in the
+// shared heap) until none is left, so no worker waits for the main thread
+// between one job and the next.
 
 import { host } from '#host';
 import { Executor, type Job } from './exec.js';
 
 let exec: Executor | undefined;
+let memory: WebAssembly.Memory | undefined;
+
+type Msg =
+  | { type: 'init'; memory: WebAssembly.Memory; paramPtr: number }
+  | { type: 'job'; id: number; job: Job }
+  | { type: 'batch'; id: number; jobs: Job[]; modules: [string, WebAssembly.Module][]; counter: number };
 
 const port = host.threadPort();
-port.onMessage((msg: { type: 'init'; memory: WebAssembly.Memory; paramPtr: number } | { type: 'job'; id: number; job: Job }) => {
+port.onMessage((msg: Msg) => {
   if (msg.type === 'init') {
+    memory = msg.memory;
     exec = new Executor(msg.memory, msg.paramPtr);
     return;
   }
+  if (msg.type === 'batch') return batch(msg);
   try {
     exec!.run(msg.job);
     port.post({ type: 'done', id: msg.id });
@@ -20,3 +32,19 @@ port.onMessage((msg: { type: 'init'; memory: WebAssembly.Memory; paramPtr: numbe
     port.post({ type: 'error', id: msg.id, message: e instanceof Error ? e.message : String(e) });
   }
 });
+
+function batch(msg: Extract<Msg, { type: 'batch' }>): void {
+  const ran: number[] = [];
+  const next = new Int32Array(memory!.buffer, msg.counter, 1);
+  try {
+    for (const [key, module] of msg.modules) exec!.learn(key, module);
+    for (let i = Atomics.add(next, 0, 1); i < msg.jobs.length; i = Atomics.add(next, 0, 1)) {
+      exec!.run(msg.jobs[i]!);
+      ran.push(i);
+    }
+    port.post({ type: 'done', id: msg.id, ran });
+  } catch (e) {
+    Atomics.store(next, 0, msg.jobs.length); // the others take no more of this batch
+    port.post({ type: 'error', id: msg.id, ran, message: e instanceof Error ? e.message : String(e) });
+  }
+}
