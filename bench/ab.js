@@ -2,7 +2,7 @@
 // A/B timing of builds: runs the Monte Carlo pi program on each build in
 // turn, round after round, so that the machine's drift falls on all of them
 // alike, and checks that they agree on the count. A build is a copy of
-// dist/ kept inside the repository (so its `#host` import resolves), e.g.
+// dist/, e.g.
 //
 //   npm run build && cp -r dist .ab/before
 //   (change something) && npm run build && cp -r dist .ab/after
@@ -10,11 +10,16 @@
 //
 // Prints, per build, the fastest and the median of its rounds in ns per point
 // (each round: a fresh process, the best of 3 runs after it compiled).
+//
+// A copy's imports of `#host` and `#peer-thread` are rewritten, in the copy,
+// to its own host modules: resolved through package.json they would name
+// dist/'s, whose host spawns dist/'s worker threads, so every build's
+// workers would run the current dist/ code.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 
 const args = process.argv.slice(2);
 const flag = (name, def) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args.splice(i, 2)[1] : def; };
@@ -40,6 +45,26 @@ for (let r = 0; r < 4; r++) {
 console.log(JSON.stringify({ ms: best, count: String(count) }));
 await mt.shutdown();`;
 
+/** Points a build's package-internal imports at its own host modules (see above). */
+function pinHost(dir) {
+  const target = { '#host': 'host/node.js', '#peer-thread': 'host/node-peer.js' };
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const f = join(d, e.name);
+      if (e.isDirectory()) { walk(f); continue; }
+      if (!f.endsWith('.js')) continue;
+      const text = readFileSync(f, 'utf8');
+      const next = text.replace(/from '(#host|#peer-thread)'/g, (_, k) => {
+        const rel = relative(dirname(f), join(dir, target[k])).split(sep).join('/');
+        return `from '${rel.startsWith('.') ? rel : `./${rel}`}'`;
+      });
+      if (next !== text) writeFileSync(f, next);
+    }
+  };
+  walk(dir);
+}
+builds.forEach(pinHost);
+
 const tmp = mkdtempSync(join(tmpdir(), 'tessera-ab-'));
 const times = new Map(builds.map((b) => [b, []]));
 const counts = new Set();
@@ -48,7 +73,6 @@ try {
     for (const b of builds) {
       const file = join(tmp, `run-${builds.indexOf(b)}.mjs`);
       writeFileSync(file, program(b));
-      // run from the repository, where the builds' `#host` import resolves
       const out = JSON.parse(execFileSync(process.execPath, [file], { cwd: process.cwd(), encoding: 'utf8' }).trim().split('\n').at(-1));
       times.get(b).push((out.ms / points) * 1e6);
       counts.add(out.count);

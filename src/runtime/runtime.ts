@@ -395,17 +395,23 @@ export class Runtime {
             const ids: number[] = [], jobs: Job[] = [], temps: Block[][] = [];
             const before = heap.inUse;
             const most = inFlight === 0 ? FIRST_BATCH_TASKS : BATCH_TASKS;
-            while (ready.length && ids.length < most && (ids.length < pool.size || heap.inUse - before < BATCH_BYTES)) {
-              const id = ready.shift()!;
-              const [job, tt, copied] = st.bind(plan.tasks[id]!);
-              bytesCopied += copied;
-              ids.push(id); jobs.push(job); temps.push(tt);
-            }
-            // the kernel jobs' parameters written here, into one block the batch's jobs point into
-            const modules = new Map<string, WebAssembly.Module>();
+            // the kernel jobs' parameters go into one block the batch's jobs point into
             let words = 0;
-            for (const j of jobs) if (j.kind === 'kernel') words += j.layout.slots;
-            const params = heap.alloc(8 * Math.max(1, words));
+            let params: Block;
+            try {
+              while (ready.length && ids.length < most && (ids.length < pool.size || heap.inUse - before < BATCH_BYTES)) {
+                const id = ready.shift()!;
+                const [job, tt, copied] = st.bind(plan.tasks[id]!);
+                bytesCopied += copied;
+                ids.push(id); jobs.push(job); temps.push(tt);
+                if (job.kind === 'kernel') words += job.layout.slots;
+              }
+              params = heap.alloc(8 * Math.max(1, words));
+            } catch (e) {
+              for (const tt of temps) for (const b of tt) heap.release(b); // the run fails: nothing of this batch runs
+              throw e;
+            }
+            const modules = new Map<string, WebAssembly.Module>();
             const view = new BigInt64Array(heap.memory.buffer, params.ptr, Math.max(1, words));
             let at = 0;
             const wire = jobs.map((j): Job => {
@@ -417,15 +423,22 @@ export class Runtime {
               return bound;
             });
             let reported = false;
+            const ran = new Array<boolean>(ids.length).fill(false);
             inFlight++; untaken++; busy += pool.size;
-            pool.batch(wire, modules, (ran) => {
+            pool.batch(wire, modules, (done) => {
               busy--;
               if (!reported) { reported = true; untaken--; }
-              finishAll(ran.map((i) => ids[i]!), ran.map((i) => temps[i]!));
+              done.forEach((i) => { ran[i] = true; });
+              finishAll(done.map((i) => ids[i]!), done.map((i) => temps[i]!));
               pump();
             }).then(
               () => { heap.release(params); inFlight--; pump(); },
-              (e: unknown) => { heap.release(params); inFlight--; fail(e); pump(); },
+              (e: unknown) => {
+                // the run fails: the temporaries of the jobs no worker ran go now (the run's chunks go in its abort)
+                heap.release(params);
+                temps.forEach((tt, i) => { if (!ran[i]) for (const b of tt) heap.release(b); });
+                inFlight--; fail(e); pump();
+              },
             );
           };
           const pump = (): void => {

@@ -1,0 +1,62 @@
+// The worker pool's batches, on real worker threads over a real shared heap:
+// every job of a batch runs exactly once whichever worker takes it, a job
+// that fails stops the batch and reports what ran, and the pool goes on.
+// The jobs are cumulative sums (the executor's scan routine), whose results
+// are closed forms.
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Job } from '../src/runtime/exec.js';
+import { Heap } from '../src/runtime/memory.js';
+import { BATCH_COUNTERS, Pool } from '../src/runtime/pool.js';
+
+const heap = new Heap();
+const N = 64; // elements per job
+const params = [heap.alloc(16384).ptr, heap.alloc(16384).ptr];
+const pool = new Pool(2, heap.memory, params, heap.alloc(4 * BATCH_COUNTERS).ptr);
+
+afterAll(() => pool.close());
+
+/** `count` cumulative-sum jobs over their own float64 regions, job i's input filled with i + 1. */
+function scanJobs(count: number): { jobs: Job[]; out: (i: number) => Float64Array } {
+  const jobs: Job[] = [];
+  const outs: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const src = heap.alloc(8 * N).ptr, dst = heap.alloc(8 * N).ptr;
+    new Float64Array(heap.memory.buffer, src, N).fill(i + 1);
+    jobs.push({ kind: 'scan', op: 'sum', axis: 0, inDtype: 'float64', outDtype: 'float64', shape: [N], src, dst });
+    outs.push(dst);
+  }
+  return { jobs, out: (i) => new Float64Array(heap.memory.buffer, outs[i]!, N) };
+}
+
+describe('the worker pool', () => {
+  it('runs every job of a batch exactly once, on whichever worker takes it', async () => {
+    for (const count of [1, 2, 3, 40]) {
+      const { jobs, out } = scanJobs(count);
+      const seen: number[] = [];
+      let reports = 0;
+      await pool.batch(jobs, new Map(), (ran) => { reports++; seen.push(...ran); });
+      expect(reports).toBe(2); // each worker reports once, ran or not
+      expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: count }, (_, i) => i));
+      for (let i = 0; i < count; i++) expect(out(i)[N - 1]).toBe((i + 1) * N);
+    }
+  });
+
+  it('stops a batch at a failing job, reports what ran, rejects with its error, and runs the next batch', async () => {
+    const { jobs, out } = scanJobs(200);
+    // a kernel job naming a program no worker was sent: the worker that takes it throws
+    jobs[0] = { kind: 'bound', key: 'f|no such kernel', copies: [], params: 0 };
+    const seen: number[] = [];
+    await expect(pool.batch(jobs, new Map(), (ran) => { seen.push(...ran); }).then(() => 'resolved'))
+      .rejects.toThrow(/internal: no program for kernel f\|no such kernel/);
+    expect(new Set(seen).size).toBe(seen.length); // none twice
+    expect(seen).not.toContain(0);
+    for (const i of seen) expect(out(i)[N - 1]).toBe((i + 1) * N);
+    // the others stopped taking jobs once it failed: most of the 200 never ran
+    expect(seen.length).toBeLessThan(150);
+    const next = scanJobs(5);
+    const ran: number[] = [];
+    await pool.batch(next.jobs, new Map(), (r) => { ran.push(...r); });
+    expect(ran.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4]);
+    expect(next.out(4)[N - 1]).toBe(5 * N);
+  });
+});
