@@ -122,6 +122,35 @@ describe('fetch, execute and NDArray', () => {
   });
 });
 
+describe('average with returned, nanstd\'s errors, the sign of a zero remainder', () => {
+  it('average(returned=True) gives the mean and the sum of weights, broadcast to the mean', async () => {
+    const [avg, scl] = mt.average(mt.tensor([1, 2, 3, 4]), { weights: [4, 3, 2, 1], returned: true });
+    expect((await avg.fetch()).item()).toBe(2); // (4 + 6 + 6 + 4) / 10
+    expect((await scl.fetch()).item()).toBe(10);
+    const [a0, s0] = mt.average(mt.tensor([[1, 2], [3, 4]]), 0, [1, 3], true);
+    expect((await a0.fetch()).toArray()).toEqual([2.5, 3.5]);
+    expect((await s0.fetch()).toArray()).toEqual([4, 4]);
+    const [a1, s1] = mt.average(mt.tensor([[1, 2], [3, 4]]), { axis: 1, returned: true, keepdims: true });
+    expect((await a1.fetch()).toArray()).toEqual([[1.5], [3.5]]);
+    const c = await s1.fetch();
+    expect([c.shape, c.dtype, c.toArray()]).toEqual([[2, 1], 'float64', [[2], [2]]]);
+  });
+
+  it('names nanstd in its own argument errors', () => {
+    expect(() => mt.nanstd(mt.ones([2]), { ddoff: 1 })).toThrow(/nanstd\(\) got an unexpected keyword argument 'ddoff'/);
+  });
+
+  it('gives a zero remainder the divisor\'s sign, as NumPy does (the fixtures cannot tell the zeros apart)', async () => {
+    const sign = (v: number) => (Object.is(v, -0) ? '-0' : String(v));
+    for (const dtype of ['float64', 'float32'] as const) {
+      for (const workers of [0, 2]) {
+        const r = await mt.mod(mt.tensor([4, -4, 0, -0, 3], { dtype }), mt.tensor([-2, -2, 2, 2, -1.5], { dtype })).fetch({ workers });
+        expect(Array.from(r.data as Float64Array, sign)).toEqual(['-0', '-0', '0', '0', '-0']);
+      }
+    }
+  });
+});
+
 describe('plans kept between runs', () => {
   it('reuses the plan of a graph of the same structure, bound to the new graph\'s own inputs', async () => {
     const a = await mt.arange(12_000, { dtype: 'float64', chunkSize: 1000 }).reshape([120, 100]).execute();

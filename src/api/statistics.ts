@@ -11,7 +11,7 @@ import { normalizeAxis } from '../graph/shape.js';
 import {
   type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
   logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose, moveaxis, stack as stackOf, any as anyOf,
+  minimum, maximum, not_equal, tensor, transpose, moveaxis, stack as stackOf, any as anyOf, full_like,
 } from './tensor.js';
 import * as G from '../graph/node.js';
 import { diagonal } from './manipulate.js';
@@ -67,13 +67,22 @@ export function diff(a: Operand, ...args: Args): Tensor {
   return t;
 }
 
-/** average(a, axis=None, weights=None, returned=False, keepdims=False): the weighted mean. */
-export function average(a: Operand, ...args: Args): Tensor {
+/**
+ * average(a, axis=None, weights=None, returned=False, keepdims=False): the
+ * weighted mean; with returned=True, [mean, sum of weights] (the sum
+ * broadcast to the mean's shape), as NumPy's tuple.
+ */
+export function average(a: Operand, ...args: [...unknown[], { returned: true }]): [Tensor, Tensor];
+export function average(a: Operand, ...args: Args): Tensor;
+export function average(a: Operand, ...args: Args): Tensor | [Tensor, Tensor] {
   const o = kwargs<{ axis?: number | number[] | null; weights?: Operand; returned?: boolean; keepdims?: boolean }>('average', args, ['axis', 'weights', 'returned'], ['keepdims']);
-  if (o.returned) throw new TypeError('average(): returned=True is not supported (compute the sum of weights separately)');
   const t = toTensor(a);
   const keepdims = o.keepdims ?? false;
-  if (o.weights === undefined || o.weights === null) return mean(t, { axis: o.axis ?? null, keepdims });
+  if (o.weights === undefined || o.weights === null) {
+    const avg = mean(t, { axis: o.axis ?? null, keepdims });
+    // the count of each mean's terms, in its dtype
+    return o.returned ? [avg, full_like(avg, t.size / Math.max(1, avg.size))] : avg;
+  }
   let w = toTensor(o.weights);
   if (w.ndim !== t.ndim) {
     if (o.axis === undefined || o.axis === null) throw new TypeError('Axis must be specified when shapes of a and weights differ.');
@@ -84,12 +93,18 @@ export function average(a: Operand, ...args: Args): Tensor {
   }
   const ao = { axis: o.axis ?? null, keepdims };
   const wf = asFloat(w);
-  return divide(sum(multiply(asFloat(t), wf), ao), sum(wf, ao));
+  const scl = sum(wf, ao);
+  const avg = divide(sum(multiply(asFloat(t), wf), ao), scl);
+  return o.returned ? [avg, scl.shape.length === avg.shape.length && scl.shape.every((d, i) => d === avg.shape[i]) ? scl : broadcast_to(scl, avg.shape)] : avg;
 }
 
 /** nanvar(a, axis, dtype, out, ddof, keepdims): the variance of the values that are not NaN. */
-export function nanvar(a: Operand, ...args: Args): Tensor {
-  const o = kwargs<{ axis?: number | number[] | null; dtype?: string; ddof?: number; keepdims?: boolean }>('nanvar', args, ['axis', 'dtype', 'out', 'ddof', 'keepdims']);
+export const nanvar = (a: Operand, ...args: Args): Tensor => nanVariance('nanvar', a, args);
+/** nanstd(a, axis, dtype, out, ddof, keepdims): its square root. */
+export const nanstd = (a: Operand, ...args: Args): Tensor => sqrt(nanVariance('nanstd', a, args));
+
+function nanVariance(fn: string, a: Operand, args: Args): Tensor {
+  const o = kwargs<{ axis?: number | number[] | null; dtype?: string; ddof?: number; keepdims?: boolean }>(fn, args, ['axis', 'dtype', 'out', 'ddof', 'keepdims']);
   const t = asFloat(o.dtype ? astype(a, o.dtype) : a);
   const ok = logical_not(isnan(t));
   const axis = o.axis ?? null;
@@ -100,7 +115,6 @@ export function nanvar(a: Operand, ...args: Args): Tensor {
   const n = maximum(subtract(sum(astype(ok, t.dtype), { axis, keepdims: o.keepdims ?? false }), o.ddof ?? 0), 0);
   return divide(ss, n);
 }
-export const nanstd = (a: Operand, ...args: Args): Tensor => sqrt(nanvar(a, ...args));
 
 /** nanprod(a, axis, dtype, out, keepdims): NaNs count as one. */
 export function nanprod(a: Operand, ...args: Args): Tensor {
