@@ -620,9 +620,7 @@ export interface TaskIO {
 
 /** A kernel task of at most SMALL_TASK points (outer times reduced): one the main thread runs sooner than it could hand it over. */
 function smallTask(t: Task | ScanTask): boolean {
-  if (isScanTask(t)) return false;
-  const span = (rs: readonly Range[]) => rs.reduce((a, [lo, hi]) => a * (hi - lo), 1);
-  return span(t.outer) * span(t.red) <= SMALL_TASK;
+  return !isScanTask(t) && sizeOf([...t.outer, ...t.red].map(([lo, hi]) => hi - lo)) <= SMALL_TASK;
 }
 
 /** Per-run bookkeeping: chunk allocations, reference counts, bindings. */
