@@ -253,6 +253,19 @@ function arg(x: Operand): Arg {
   return { node: tensor(x as JsData).node };
 }
 
+/**
+ * Whether an exponent known when the line is written (a JS number, bigint,
+ * array or typed array) holds a negative value. A tensor's values are known
+ * only at run time, where a negative integer power gives 0 (README).
+ */
+function knownNegative(b: Arg): boolean {
+  if (b.weak !== undefined) return Number(b.value) < 0;
+  if (b.node.op === 'const') return Number((b.node.attrs as { value: number | string }).value) < 0;
+  if (b.node.op !== 'source' || !runtime.has(b.node)) return false;
+  for (const v of runtime.read(b.node)) if (v < 0) return true;
+  return false;
+}
+
 function castArg(a: Arg, d: DType): Node {
   if (a.weak !== undefined) {
     if (a.weak === 'int') checkIntFits(a.value!, d);
@@ -292,7 +305,7 @@ function binaryOp(op: BinaryOp, x: Operand, y: Operand): Tensor {
     const wide = [a, b].some((v) => v.weak === 'int' && Math.abs(Number(v.value)) >= 2 ** 63) ? 'float64' : 'int64';
     r = { compute: wide, result: 'bool' };
   }
-  if (op === 'power' && b.weak === 'int' && Number(b.value) < 0 && !isFloat(r.compute) && r.compute !== 'bool') {
+  if (op === 'power' && !isFloat(r.compute) && r.compute !== 'bool' && knownNegative(b)) {
     throw new RangeError('Integers to negative integer powers are not allowed.');
   }
   // x**2 is x*x exactly (pow is exact there, NaN/inf/-0 included): one multiply, not a pow call per element.
