@@ -408,24 +408,37 @@ export class KernelEmitter extends ExprEmitter {
         c.get(n).get(cnt).op(0x6b).set(n);
         c.get(vs[m - 1]!).get(cnt).op(0xad).op(0x7c).set(vs[m - 1]!);
         vl.forEach((x) => c.vzero().set(x));
+        /** One step: eight terms, `at` bytes past p, into the four lane vectors. */
+        const eight = (at: number) => {
+          for (let q = 0; q < L / 2; q++) {
+            if (es === 8) c.get(vl[q]!).get(p).vmem(V.load, 0, at + q * 16).v(V.f64x2_add).set(vl[q]!);
+            else {
+              // four float32 terms per load: (t0, t1) to one vector, (t2, t3) to the next
+              if (q % 2 === 0) c.get(p).vmem(V.load, 0, at + (q / 2) * 16).set(this.tmpOf(T.v128));
+              const tmp = this.tmpOf(T.v128);
+              c.get(vl[q]!).get(tmp);
+              if (q % 2) c.get(tmp).v(V.shuffle, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15);
+              c.v(V.f64x2_promote_low_f32x4).v(V.f64x2_add).set(vl[q]!);
+            }
+          }
+        };
+        // A whole block (the common case) runs as straight-line code, a loop step for each
+        // eight terms costing about a third of the loads it steps over; a shorter one loops.
+        c.get(cnt).i32(B).op(0x46).if();
+        for (let s = 0; s < B / L; s++) eight(s * L * es);
+        c.get(p).i32(B * es).op(0x6a).set(p);
+        c.i32(0).set(cnt);
+        c.else();
         c.get(cnt).i32(3).op(0x76).set(steps);
         c.block().loop();
         c.get(steps).op(0x45).brIf(1);
-        for (let q = 0; q < L / 2; q++) {
-          if (es === 8) c.get(vl[q]!).get(p).vmem(V.load, 0, q * 16).v(V.f64x2_add).set(vl[q]!);
-          else {
-            // four float32 terms per load: (t0, t1) to one vector, (t2, t3) to the next
-            if (q % 2 === 0) c.get(p).vmem(V.load, 0, (q / 2) * 16).set(this.tmpOf(T.v128));
-            const tmp = this.tmpOf(T.v128);
-            c.get(vl[q]!).get(tmp);
-            if (q % 2) c.get(tmp).v(V.shuffle, 8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15);
-            c.v(V.f64x2_promote_low_f32x4).v(V.f64x2_add).set(vl[q]!);
-          }
-        }
+        eight(0);
         c.get(p).i32(L * es).op(0x6a).set(p);
         c.get(steps).i32(1).op(0x6b).set(steps);
         c.br(0).end().end();
+        c.end();
         // The block's last (cnt % 8) terms, one by one into their lanes.
+        c.get(cnt).i32(L - 1).op(0x71).if();
         for (let u = 0; u < L - 1; u++) {
           const x = vl[u >> 1]!;
           c.get(cnt).i32(L - 1).op(0x71).i32(u).op(0x4b).if();
@@ -436,6 +449,7 @@ export class KernelEmitter extends ExprEmitter {
           c.end();
         }
         c.get(p).get(cnt).i32(L - 1).op(0x71).i32(log2Bytes(vector.dtype)).op(0x74).op(0x6a).set(p);
+        c.end();
         flush(() => {
           const tree = pairTree(vl.map((x) => () => { c.get(x); }), (a, b) => () => { a(); b(); c.v(V.f64x2_add); });
           const tl = this.tmpOf(T.v128);
@@ -645,20 +659,26 @@ export class KernelEmitter extends ExprEmitter {
       c.i32(1);
       sets.forEach((ptrs) => { c.get(ptrs[0]![1]).i32(es).op(0x46).op(0x71); });
       c.if();
-      c.block().loop();
-      c.get(jj).i32(2).op(0x6a).get(jn).op(0x4a).brIf(1);
-      vstore(0, () => {
-        vrow(0);
+      // Two outputs a pair: the row slot read and written once for the four terms, in order.
+      const pair = (h: number) => {
+        c.get(rp);
+        c.get(rp).vmem(V.load, 3, h * 16);
         for (const ptrs of sets) {
-          if (es === 8) c.get(ptrs[0]![0]).vmem(V.load, 0);
-          else c.get(ptrs[0]![0]).vmem(V.load64_zero, 0).v(V.f64x2_promote_low_f32x4);
+          if (es === 8) c.get(ptrs[0]![0]).vmem(V.load, 0, h * 16);
+          else c.get(ptrs[0]![0]).vmem(V.load64_zero, 0, h * 8).v(V.f64x2_promote_low_f32x4);
           c.v(vAdd);
         }
-      });
-      c.get(rp).i32(16).op(0x6a).set(rp);
-      for (const ptrs of sets) { const [p] = ptrs[0]!; c.get(p).i32(2 * es).op(0x6a).set(p); }
-      c.get(jj).i32(2).op(0x6a).set(jj);
-      c.br(0).end().end();
+        c.vmem(V.store, 3, h * 16);
+      };
+      for (const width of [2, 1]) {
+        c.block().loop();
+        c.get(jj).i32(2 * width).op(0x6a).get(jn).op(0x4a).brIf(1);
+        for (let h = 0; h < width; h++) pair(h);
+        c.get(rp).i32(16 * width).op(0x6a).set(rp);
+        for (const ptrs of sets) { const [p] = ptrs[0]!; c.get(p).i32(2 * es * width).op(0x6a).set(p); }
+        c.get(jj).i32(2 * width).op(0x6a).set(jj);
+        c.br(0).end().end();
+      }
       c.get(jb).get(jj).op(0xad).op(0x7c).set(jv);
       c.end();
       c.block().loop();
