@@ -63,10 +63,53 @@ describe('errors at the call site', () => {
     ['argmax keys', () => mt.argmax(mt.ones([2]), { ddof: 1 } as never), /unexpected keyword argument 'ddof'/],
     ['keepdims type', () => mt.sum(mt.ones([2]), { keepdims: 'yes' } as never), /keepdims must be a boolean/],
     ['int64 bound', () => mt.tensor([2n ** 63n], { dtype: 'int64' }), /Python integer 9223372036854775808 out of bounds for int64/],
+    ['set of a Python int out of range', () => mt.arange(3, { dtype: 'uint8' }).set(0, 300), /Python integer 300 out of bounds for uint8/],
+    ['set of a negative int into uint8', () => mt.arange(3, { dtype: 'uint8' }).set(':2', [1, -1]), /Python integer -1 out of bounds for uint8/],
+    ['arange start out of range', () => mt.arange(-3, 3, { dtype: 'uint8' }), /Python integer -3 out of bounds for uint8/],
+    ['arange of bools', () => mt.arange(0, 3, { dtype: 'bool' }), /only supported for booleans when the result has at most length 2/],
+    ['array keyword', () => mt.tensor([1, 2], { dtyp: 'int8' } as never), /array\(\) got an unexpected keyword argument 'dtyp'/],
+    ['array order', () => mt.tensor([1, 2], { order: 'X' } as never), /order must be one of 'C', 'F', 'A', or 'K'/],
+    ['nested tensors of two shapes', () => mt.tensor([mt.arange(2), mt.arange(3)] as never), /inhomogeneous shape after 1 dimensions/],
+    ['diag keyword', () => mt.diag(mt.ones([2, 2]), { kk: 1 } as never), /diag\(\) got an unexpected keyword argument 'kk'/],
+    ['tile positionals', () => mt.tile(mt.ones([2]), 2, 9 as never), /tile\(\) takes at most 1 arguments after the array \(2 given/],
+    ['swapaxes positionals', () => mt.ones([2, 2]).swapaxes(0, 1, 9), /swapaxes\(\) takes at most 2 arguments after the array \(3 given/],
+    ['swapaxes missing', () => mt.swapaxes(mt.ones([2, 2]), { axis1: 0 }), /swapaxes\(\) missing required argument 'axis2'/],
+    ['expand_dims missing', () => mt.expand_dims(mt.ones([2])), /expand_dims\(\) missing required argument 'axis'/],
+    ['vstack keyword', () => mt.vstack([mt.ones([2])], { axis: 0 } as never), /vstack\(\) got an unexpected keyword argument 'axis'/],
+    ['ufunc keyword', () => mt.add(mt.ones([2]), 1, { bogus: 1 } as never), /add\(\) got an unexpected keyword argument 'bogus'/],
+    ['ufunc out', () => mt.add(mt.ones([2]), 1, { out: mt.ones([2]) } as never), /add\(\): out= is not supported/],
+    ['ufunc out positional', () => mt.sqrt(mt.ones([2]), 5 as never), /sqrt\(\): out= is not supported/],
+    ['ufunc where mask', () => mt.add(mt.ones([2]), 1, { where: mt.ones([2], { dtype: 'bool' }) } as never), /add\(\): where= is not supported/],
+    ['ufunc without its operand', () => (mt.add as (x: unknown) => unknown)(mt.ones([2])), /add\(\) takes from 2 to 3 positional arguments but 1 were given/],
+    ['ufunc loop', () => mt.sqrt(mt.ones([2], { dtype: 'int16' }), { dtype: 'int32' }), /No loop matching the specified signature and casting was found for ufunc sqrt/],
+    ['ufunc casting of a float scalar', () => mt.add(mt.ones([2], { dtype: 'int16' }), 2.5, { dtype: 'int16' }), /Cannot cast ufunc 'add' input 1 from dtype\('float64'\) to dtype\('int16'\) with casting rule 'same_kind'/],
+    ['ufunc safe casting', () => mt.add(mt.ones([2], { dtype: 'int16' }), 1, { dtype: 'int8', casting: 'safe' }), /Cannot cast ufunc 'add' input 0 from dtype\('int16'\) to dtype\('int8'\) with casting rule 'safe'/],
+    ['ufunc casting name', () => mt.add(mt.ones([2]), 1, { casting: 'loose' } as never), /casting must be one of/],
+    ['round of bools to decimals', () => mt.round(mt.tensor([true]), 1), /boolean array with decimals != 0/],
+    ['repeat counts not yet computed', () => mt.repeat(mt.arange(3), mt.ones([3], { dtype: 'int64' }).add(1)), /counts held in a tensor must be computed first/],
+    ['take with float indices', () => mt.take(mt.arange(3), mt.tensor([1.0, 0.5])), /Cannot cast array data from dtype\('float64'\) to dtype\('int64'\) according to the rule 'safe'/],
     ['norm needs the SVD', () => mt.linalg.norm(mt.ones([2, 2]), { ord: 2 }), /singular values, and Tessera has no SVD yet/],
   ];
   it.each(cases)('%s', (_, f, re) => {
     expect(f).toThrow(re);
+  });
+  it('linspace(retstep=True) gives the samples and the step, NaN where there is none', async () => {
+    const [x, step] = mt.linspace(0, 1, 5, { retstep: true });
+    expect(step).toBe(0.25);
+    expect(Array.from((await x.fetch()).data as Float64Array)).toEqual([0, 0.25, 0.5, 0.75, 1]);
+    expect(mt.linspace(0, 1, 1, { retstep: true })[1]).toBeNaN();
+    expect(mt.linspace(0, 1, 1, { endpoint: false, retstep: true })[1]).toBe(1);
+  });
+  it('a list holding tensors stacks them, lazily computed ones too, with the dtype NumPy discovers', async () => {
+    const lazy = mt.arange(3).multiply(2);
+    const r = await mt.tensor([lazy, [1, 2, 3.5]]).fetch();
+    expect(r.dtype).toBe('float64');
+    expect(r.toArray()).toEqual([[0, 2, 4], [1, 2, 3.5]]);
+    expect((await mt.tensor([[mt.tensor(1, { dtype: 'int8' }), 2]], { dtype: 'int16' }).fetch()).dtype).toBe('int16');
+  });
+  it('repeat takes its counts from a computed tensor', async () => {
+    const counts = await mt.tensor([2, 0, 1]).add(0).execute();
+    expect((await mt.repeat(mt.tensor([7, 8, 9]), counts).fetch()).toArray()).toEqual([7, 7, 9]);
   });
   it('execute of something other than tensors', async () => {
     await expect(mt.execute(5 as never)).rejects.toThrow(/execute\(\): argument 0 is not a tensor \(got number\)/);

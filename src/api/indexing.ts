@@ -20,6 +20,7 @@ import {
   type Operand, Tensor, add, astype, kwargs, broadcast_to, cumsum, equal, isOptions, logical_and, max as maxOf,
   multiply, ravel, reshape, take, tensor, toTensor, transpose, where,
 } from './tensor.js';
+import type { JsData } from './convert.js';
 
 /** A Python slice: `mt.slice(start, stop, step)`; null means "default". */
 export class Slice {
@@ -344,7 +345,8 @@ function setIndex(x: Tensor, index: Index, value: Operand): Tensor {
   const X = p.x;
   if (X.shape.some(Number.isNaN)) throw new RangeError(`set(): the array's shape ${shapeStr(x.shape)} is known only at run time (after a boolean mask); execute() it first`);
   const target = select(p).shape;
-  let v = astype(toTensor(value), x.dtype);
+  // JS values convert straight to x's dtype, as NumPy converts them (an integer it cannot hold is an error).
+  let v = value instanceof Tensor ? astype(value, x.dtype) : tensor(value as JsData, { dtype: x.dtype });
   if (p.single) {
     const count = target[0]!;
     if (v.ndim > 1) throw new TypeError(`NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, input has ${v.ndim} dimensions`);

@@ -6,7 +6,9 @@
 
 import { checkShape, normalizeAxis, shapeStr } from '../graph/shape.js';
 import * as G from '../graph/node.js';
-import { type Operand, Tensor, broadcast_to, concatenate, isOptions, kwargs, ravel, reshape, take, tensor, toTensor, trailingOpts, where, zeros } from './tensor.js';
+import { isInteger } from '../graph/dtype.js';
+import { runtime } from '../runtime/runtime.js';
+import { type Operand, Tensor, broadcast_to, concatenate, isOptions, isTensor, kwargs, need, ravel, reshape, take, tensor, toTensor, trailingOpts, where, zeros } from './tensor.js';
 
 function sliceAxis(t: Tensor, axis: number, start: number, stop: number): Tensor {
   const starts = t.shape.map((_, i) => (i === axis ? start : 0));
@@ -21,8 +23,9 @@ function checkInt(v: unknown, fn: string, what: string): number {
 }
 
 /** np.array_split: `sections` pieces (the first ones one longer) or split points. */
-export function array_split(x: Operand, sections: number | readonly number[], ...args: unknown[]): Tensor[] {
-  const o = kwargs<{ axis?: number }>('array_split', args, ['axis']);
+export function array_split(x: Operand, ...args: unknown[]): Tensor[] {
+  const o = kwargs<{ indices_or_sections?: number | readonly number[]; axis?: number }>('array_split', args, ['indices_or_sections', 'axis']);
+  const sections = need<number | readonly number[]>('array_split', o, 'indices_or_sections');
   const t = toTensor(x);
   if (t.ndim === 0) throw new RangeError('array_split: cannot split a 0-d array');
   const axis = normalizeAxis(o.axis ?? 0, t.ndim);
@@ -48,14 +51,15 @@ export function array_split(x: Operand, sections: number | readonly number[], ..
 }
 
 /** np.split: like array_split, but a section count must divide the axis. */
-export function split(x: Operand, sections: number | readonly number[], ...args: unknown[]): Tensor[] {
-  const o = kwargs<{ axis?: number }>('split', args, ['axis']);
+export function split(x: Operand, ...args: unknown[]): Tensor[] {
+  const o = kwargs<{ indices_or_sections?: number | readonly number[]; axis?: number }>('split', args, ['indices_or_sections', 'axis']);
+  const sections = need<number | readonly number[]>('split', o, 'indices_or_sections');
   const t = toTensor(x);
   if (typeof sections === 'number' && t.ndim > 0) {
     const n = t.shape[normalizeAxis(o.axis ?? 0, t.ndim)]!;
     if (sections > 0 && n % sections !== 0) throw new RangeError('array split does not result in an equal division');
   }
-  return array_split(t, sections, o);
+  return array_split(t, sections, { axis: o.axis });
 }
 
 const sectionsOf = (fn: string, s: unknown): number | readonly number[] =>
@@ -72,7 +76,8 @@ export const vsplit = (x: Operand, s: number | readonly number[] | { indices_or_
 };
 
 /** np.tile: repeats the whole array `reps` times along each axis. */
-export function tile(x: Operand, reps: number | readonly number[]): Tensor {
+export function tile(x: Operand, ...args: unknown[]): Tensor {
+  const reps = need<number | readonly number[]>('tile', kwargs('tile', args, ['reps']), 'reps');
   let t = toTensor(x);
   const r = checkShape(reps, 'reps');
   const n = Math.max(t.ndim, r.length);
@@ -84,13 +89,27 @@ export function tile(x: Operand, reps: number | readonly number[]): Tensor {
   return reshape(t, shape.map((d, i) => d * rr[i]!));
 }
 
+/**
+ * Repeat counts as JS values. Counts in a tensor set the output's length, so
+ * they must be known when the line runs: data given as a tensor of JS values,
+ * or a tensor already computed.
+ */
+function countsOf(r: unknown): number | readonly number[] {
+  if (!isTensor(r)) return r as number | readonly number[];
+  if (!runtime.has(r.node)) throw new TypeError('repeat(): counts held in a tensor must be computed first (await counts.execute()): they set the length of the result');
+  if (r.dtype !== 'bool' && !isInteger(r.dtype)) throw new TypeError(`Cannot cast array data from dtype('${r.dtype}') to dtype('int64') according to the rule 'safe'`);
+  const v = Array.from(runtime.read(r.node), Number);
+  return r.ndim === 0 ? v[0]! : v;
+}
+
 /** np.repeat: each element repeated `repeats` times (a number, or one count per element). */
 export function repeat(x: Operand, ...args: unknown[]): Tensor {
   const o = kwargs<{ repeats?: number | readonly number[]; axis?: number | null }>('repeat', args, ['repeats', 'axis']);
   if (o.repeats === undefined) throw new TypeError("repeat() missing required argument 'repeats'");
-  const repeats = o.repeats;
+  const repeats = countsOf(o.repeats);
   let t = toTensor(x);
-  if (o.axis === undefined || o.axis === null) t = ravel(t);
+  // A 0-d array repeats as a 1-d one (NumPy accepts axis 0 and -1 for it).
+  if (o.axis === undefined || o.axis === null || t.ndim === 0) t = ravel(t);
   const axis = normalizeAxis(o.axis ?? 0, t.ndim);
   const n = t.shape[axis]!;
   if (typeof repeats === 'number' || (repeats.length === 1 && n !== 1)) {
@@ -112,12 +131,14 @@ export function repeat(x: Operand, ...args: unknown[]): Tensor {
 }
 
 /** np.roll: elements shifted along axes, wrapping around; no axis rolls the flattened array. */
-export function roll(x: Operand, shift: number | readonly number[], ...args: unknown[]): Tensor {
-  const o = kwargs<{ axis?: number | readonly number[] | null }>('roll', args, ['axis']);
+export function roll(x: Operand, ...args: unknown[]): Tensor {
+  const o = kwargs<{ shift?: number | readonly number[]; axis?: number | readonly number[] | null }>('roll', args, ['shift', 'axis']);
+  const shift = need<number | readonly number[]>('roll', o, 'shift');
   const t = toTensor(x);
   if (o.axis === undefined || o.axis === null) {
-    if (typeof shift !== 'number') throw new RangeError("roll(): 'shift' must be a single integer when no axis is given");
-    return reshape(roll(ravel(t), shift, { axis: 0 }), t.shape);
+    // The flattened array, rolled by the shifts added up (NumPy's broadcast of shifts over the one axis).
+    const total = typeof shift === 'number' ? shift : [...shift].reduce((a: number, b) => a + checkInt(b, 'roll', 'shift'), 0);
+    return reshape(roll(ravel(t), total, { axis: 0 }), t.shape);
   }
   const axes = typeof o.axis === 'number' ? [o.axis] : [...o.axis];
   const shifts = typeof shift === 'number' ? axes.map(() => shift) : [...shift];
@@ -184,9 +205,9 @@ export function diagonal(x: Operand, ...args: (number | DiagOpts | undefined)[])
 }
 
 /** np.diag: a 1-d input becomes a matrix with it on diagonal k; a 2-d input gives its diagonal k. */
-export function diag(x: Operand, k: number | { k?: number } = 0): Tensor {
+export function diag(x: Operand, ...args: unknown[]): Tensor {
   const t = toTensor(x);
-  const kk = checkInt(isOptions(k) ? (k.k ?? 0) : k, 'diag', 'k');
+  const kk = checkInt(kwargs<{ k?: number }>('diag', args, ['k']).k ?? 0, 'diag', 'k');
   if (t.ndim === 2) return diagonal(t, { offset: kk });
   if (t.ndim !== 1) throw new RangeError(`Input must be 1- or 2-d, got shape ${shapeStr(t.shape)}`);
   const n = t.size + Math.abs(kk);

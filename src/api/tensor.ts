@@ -4,7 +4,7 @@
 // object. Nothing here computes: `execute`/`fetch` hand the graph to the
 // runtime. dtype rules come from graph/dtype, shape rules from graph/shape.
 
-import { type DType, INFO, type WeakKind, defaultDTypeOfWeak, floatResultOf, integerRange, isFloat, outOfIntRange, parseDType, promoteTypes, promoteWeak, sumResultOf, weakKindOf } from '../graph/dtype.js';
+import { CASTINGS, type Casting, type DType, INFO, type WeakKind, canCast, defaultDTypeOfWeak, floatResultOf, integerRange, isFloat, outOfIntRange, parseDType, promoteTypes, promoteWeak, sumResultOf, weakKindOf } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
 import type { Node } from '../graph/node.js';
 import { BINARY_OPS, type BinaryOp, type ReduceOp, UNARY_OPS, type UnaryOp, resolveBinary, resolveUnary } from '../graph/ops.js';
@@ -72,6 +72,12 @@ export function kwargs<O>(fn: string, args: readonly unknown[], names: readonly 
   delete o.out;
   return o as O;
 }
+/** A parameter the caller must give, positionally or by keyword (Python's "missing required argument"). */
+export function need<T>(fn: string, o: object, name: string): T {
+  const v = (o as Record<string, unknown>)[name];
+  if (v === undefined) throw new TypeError(`${fn}() missing required argument '${name}'`);
+  return v as T;
+}
 /** NumPy's positional order of each reduction's parameters. */
 const SUM_P = ['axis', 'dtype', 'out', 'keepdims'];
 const MINMAX_P = ['axis', 'out', 'keepdims'];
@@ -129,8 +135,11 @@ export class Tensor {
   astype(dtype: DType | string): Tensor { return astype(this, dtype); }
   ravel(...args: Args): Tensor { return ravel(this, ...args); }
   flatten(...args: Args): Tensor { return ravel(this, ...args); }
-  transpose(...axes: (number | readonly number[])[]): Tensor { return transpose(this, axes.length === 1 && Array.isArray(axes[0]) ? (axes[0] as number[]) : axes.length ? (axes as number[]) : undefined); }
-  swapaxes(a: number, b: number): Tensor { return swapaxes(this, a, b); }
+  transpose(...axes: (number | readonly number[] | null | { axes?: readonly number[] | null })[]): Tensor {
+    // ndarray.transpose takes the axes as one list or as separate integers.
+    return axes.length > 1 && axes.every((a) => typeof a === 'number') ? transpose(this, axes) : transpose(this, ...axes);
+  }
+  swapaxes(...args: Args): Tensor { return swapaxes(this, ...args); }
   squeeze(...args: Args): Tensor { return squeeze(this, ...args); }
   sum(...args: Args): Tensor { return sum(this, ...args); }
   prod(...args: Args): Tensor { return prod(this, ...args); }
@@ -185,13 +194,13 @@ function withDefaults(o: RunOptions): RunOptions {
   return { workers: o.workers ?? options.workers, onProgress: o.onProgress ?? options.onProgress, device: o.device ?? options.device, ...(o.session ? { session: o.session } : {}) };
 }
 
-export interface Tensor extends Record<`${UnaryOp}` | 'absolute' | 'positive' | 'conjugate', () => Tensor> {}
-export interface Tensor extends Record<BinaryOp | 'true_divide' | 'remainder' | 'pow', (b: Operand) => Tensor> {}
+export interface Tensor extends Record<`${UnaryOp}` | 'absolute' | 'positive' | 'conjugate', (o?: UFuncKw) => Tensor> {}
+export interface Tensor extends Record<BinaryOp | 'true_divide' | 'remainder' | 'pow', (b: Operand, o?: UFuncKw) => Tensor> {}
 
 // ---------------------------------------------------------------------------
 // Operands
 
-const isTensor = (x: unknown): x is Tensor => x instanceof Tensor;
+export const isTensor = (x: unknown): x is Tensor => x instanceof Tensor;
 
 /** A plain `{...}` object: NumPy's keyword arguments, trailing the positional ones. */
 export function isOptions(x: unknown): x is Record<string, unknown> {
@@ -228,14 +237,42 @@ function checkIntFits(v: number | boolean | bigint, d: DType): void {
 }
 
 /** A tensor for JS data; scalars stay weak for promotion (see binaryOp). */
-export function tensor(data: JsData | Tensor, o: CreateOpts = {}): Tensor {
+type ArrayOpts = CreateOpts & { order?: string | null; copy?: boolean | null; ndmin?: number };
+
+/**
+ * np.array(object, dtype, *, copy, order, ndmin): nested JS arrays, a typed
+ * array, a tensor, or lists that hold tensors (stacked, as NumPy stacks the
+ * arrays inside a list). `order` and `copy` change no value here: a tensor
+ * is immutable and its data C-ordered.
+ */
+export function tensor(data: JsData | Tensor, ...args: (DType | string | ArrayOpts | null | undefined)[]): Tensor {
+  const o = kwargs<ArrayOpts>('array', args, ['dtype', 'order'], [...CREATE_KW, 'copy', 'ndmin']);
+  if (o.order !== undefined && o.order !== null && !['C', 'F', 'A', 'K'].includes(o.order)) throw new RangeError(`order must be one of 'C', 'F', 'A', or 'K' (got ${JSON.stringify(o.order)})`);
+  const ndmin = checkInt(o.ndmin ?? 0, 'array', 'ndmin');
   const dtype = dtypeArg(o.dtype);
-  if (isTensor(data)) return placed(dtype ? astype(data, dtype) : data, o);
-  const v = fromJs(data, dtype);
-  const chunk = chunkGrid(v.shape, INFO[v.dtype].bytes, o.chunkSize);
-  const n = G.source(`data${Math.random().toString(36).slice(2)}`, v.dtype, v.shape, chunk);
-  runtime.put(n, v.data);
-  return placed(new Tensor(n), o);
+  let t: Tensor;
+  if (isTensor(data)) t = dtype ? astype(data, dtype) : data;
+  else if (Array.isArray(data) && holdsTensor(data)) {
+    const stacked = stackNested(data);
+    t = dtype ? astype(stacked, dtype) : stacked;
+  } else {
+    const v = fromJs(data, dtype);
+    const chunk = chunkGrid(v.shape, INFO[v.dtype].bytes, o.chunkSize);
+    const n = G.source(`data${Math.random().toString(36).slice(2)}`, v.dtype, v.shape, chunk);
+    runtime.put(n, v.data);
+    t = new Tensor(n);
+  }
+  if (ndmin > t.ndim) t = reshape(t, [...Array(ndmin - t.ndim).fill(1), ...t.shape]);
+  return placed(t, o);
+}
+
+const holdsTensor = (x: unknown): boolean => isTensor(x) || (Array.isArray(x) && x.some(holdsTensor));
+/** A list holding tensors: its items (tensors, JS values or such lists) stacked along a new first axis. */
+function stackNested(xs: readonly unknown[]): Tensor {
+  const items = xs.map((x) => (isTensor(x) ? x : Array.isArray(x) && holdsTensor(x) ? stackNested(x) : tensor(x as JsData)));
+  const shapes = new Set(items.map((t) => shapeStr(t.shape)));
+  if (shapes.size > 1) throw new RangeError(`setting an array element with a sequence. The requested array has an inhomogeneous shape after 1 dimensions (items of shapes ${[...shapes].join(', ')}).`);
+  return stack(items);
 }
 export const array = tensor;
 export const asarray = tensor;
@@ -284,9 +321,38 @@ function promoteArgs(args: Arg[]): DType {
   return args.map((a) => defaultDTypeOfWeak(a.weak!)).reduce(promoteTypes);
 }
 
-function unaryOp(op: UnaryOp, x: Operand): Tensor {
+/** A ufunc's arguments after its operands: NumPy's `out` (refused) positionally; `dtype`, `casting`, `order`, `where` by keyword. */
+interface UFuncOpts { dtype?: DType; casting: Casting }
+const NO_UFUNC_OPTS: UFuncOpts = { casting: 'same_kind' };
+function ufuncOpts(fn: string, rest: readonly unknown[]): UFuncOpts {
+  if (!rest.length) return NO_UFUNC_OPTS;
+  const o = kwargs<{ dtype?: DType | string | null; casting?: string; order?: string; where?: unknown; subok?: boolean }>(fn, rest, ['out'], ['where', 'casting', 'order', 'dtype', 'subok']);
+  if (o.where !== undefined && o.where !== true) throw new TypeError(`${fn}(): where= is not supported (Tessera's values are immutable): use mt.where(mask, mt.${fn}(...), other)`);
+  if (o.casting !== undefined && !(CASTINGS as readonly string[]).includes(o.casting)) throw new RangeError(`casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' (got ${JSON.stringify(o.casting)})`);
+  if (o.order !== undefined && o.order !== null && !['K', 'A', 'C', 'F'].includes(o.order)) throw new RangeError(`order must be one of 'C', 'F', 'A', or 'K' (got ${JSON.stringify(o.order)})`);
+  const dtype = dtypeArg(o.dtype);
+  return { ...(dtype ? { dtype } : {}), casting: (o.casting ?? 'same_kind') as Casting };
+}
+
+/**
+ * The loop a ufunc runs with `dtype=` (NumPy's signature): `d` in and out,
+ * its inputs cast to `d` under the casting rule. Predicates (comparisons,
+ * isnan, logical_*) only take dtype=bool, their own result.
+ */
+function loopFor(fn: string, r: { compute: DType; result: DType }, d: DType, args: readonly Arg[], casting: Casting): { compute: DType; result: DType } | undefined {
+  if (r.result === 'bool' && d === 'bool') return undefined;
+  if (r.compute !== d || r.result !== d) throw new TypeError(`No loop matching the specified signature and casting was found for ufunc ${fn}`);
+  args.forEach((a, i) => {
+    const from = a.weak === undefined ? a.node.dtype : a.weak === 'float' ? 'float64' : undefined;
+    if (from && !canCast(from, d, casting)) throw new TypeError(`Cannot cast ufunc '${fn}' input ${i} from dtype('${from}') to dtype('${d}') with casting rule '${casting}'`);
+  });
+  return { compute: d, result: d };
+}
+
+function unaryOp(op: UnaryOp, x: Operand, o: UFuncOpts = NO_UFUNC_OPTS): Tensor {
   const a = arg(x);
-  const r = resolveUnary(op, a.node.dtype);
+  let r = resolveUnary(op, a.node.dtype);
+  if (o.dtype) r = loopFor(op, resolveUnary(op, o.dtype), o.dtype, [a], o.casting) ?? r;
   return new Tensor(G.unary(op, castArg(a, r.compute), r.result));
 }
 
@@ -296,10 +362,14 @@ function outOfRange(a: Arg, d: DType): boolean {
   return a.weak === 'int' && r !== undefined && r !== null && (Number(a.value) < r[0] || Number(a.value) > r[1]);
 }
 
-function binaryOp(op: BinaryOp, x: Operand, y: Operand): Tensor {
+function binaryOp(op: BinaryOp, x: Operand, y: Operand, o: UFuncOpts = NO_UFUNC_OPTS): Tensor {
   const a = arg(x), b = arg(y);
   broadcastShapes(a.node.shape, b.node.shape);
-  let r = resolveBinary(op, promoteArgs([a, b]));
+  // A float-only ufunc of two integer arrays runs in the smallest float both convert to
+  // safely (int8 with uint16: float32), not in the float of their promoted integer type.
+  const floatOnly = (op === 'arctan2' || op === 'hypot') && a.weak === undefined && b.weak === undefined;
+  let r = resolveBinary(op, floatOnly ? promoteTypes(floatResultOf(a.node.dtype), floatResultOf(b.node.dtype)) : promoteArgs([a, b]));
+  if (o.dtype) r = loopFor(op, resolveBinary(op, o.dtype), o.dtype, [a, b], o.casting) ?? r;
   // NumPy 2 compares integer arrays with out-of-range Python ints by value (uint8 > -1 is all true).
   if (r.result === 'bool' && COMPARISONS.has(op) && r.compute !== 'int64' && [a, b].some((v) => outOfRange(v, r.compute))) {
     const wide = [a, b].some((v) => v.weak === 'int' && Math.abs(Number(v.value)) >= 2 ** 63) ? 'float64' : 'int64';
@@ -307,6 +377,10 @@ function binaryOp(op: BinaryOp, x: Operand, y: Operand): Tensor {
   }
   if (op === 'power' && !isFloat(r.compute) && r.compute !== 'bool' && knownNegative(b)) {
     throw new RangeError('Integers to negative integer powers are not allowed.');
+  }
+  // x**0.5 is sqrt(x), as NumPy's scalar fast path computes it (sqrt(-0) = -0, sqrt(-inf) = NaN).
+  if (op === 'power' && b.weak !== undefined && b.value === 0.5 && a.weak === undefined && isFloat(r.compute)) {
+    return new Tensor(G.unary('sqrt', castArg(a, r.compute), r.result));
   }
   // x**2 is x*x exactly (pow is exact there, NaN/inf/-0 included): one multiply, not a pow call per element.
   if (op === 'power' && b.weak !== undefined && b.value === 2 && a.weak === undefined) {
@@ -318,15 +392,23 @@ function binaryOp(op: BinaryOp, x: Operand, y: Operand): Tensor {
 // ---------------------------------------------------------------------------
 // Elementwise ufuncs, generated from the op tables.
 
-type UFuncs = { [P in UnaryOp]: (x: Operand) => Tensor } & { [P in BinaryOp]: (x: Operand, y: Operand) => Tensor };
+/** Keyword arguments of a ufunc (NumPy's `dtype`, `casting`, `order`; `where` only as true). */
+export type UFuncKw = { dtype?: DType | string | null; casting?: Casting; order?: 'K' | 'A' | 'C' | 'F'; where?: true; subok?: boolean; out?: null };
+type UFuncs = { [P in UnaryOp]: (x: Operand, o?: UFuncKw) => Tensor } & { [P in BinaryOp]: (x: Operand, y: Operand, o?: UFuncKw) => Tensor };
 const ufuncs = {} as UFuncs;
 for (const op of UNARY_OPS) {
-  (ufuncs as Record<string, unknown>)[op] = (x: Operand) => unaryOp(op, x);
-  (Tensor.prototype as unknown as Record<string, unknown>)[op] = function (this: Tensor) { return unaryOp(op, this); };
+  (ufuncs as Record<string, unknown>)[op] = (x: Operand, ...rest: unknown[]) => unaryOp(op, x, ufuncOpts(op, rest));
+  (Tensor.prototype as unknown as Record<string, unknown>)[op] = function (this: Tensor, ...rest: unknown[]) { return unaryOp(op, this, ufuncOpts(op, rest)); };
 }
 for (const op of BINARY_OPS) {
-  (ufuncs as Record<string, unknown>)[op] = (x: Operand, y: Operand) => binaryOp(op, x, y);
-  (Tensor.prototype as unknown as Record<string, unknown>)[op] = function (this: Tensor, y: Operand) { return binaryOp(op, this, y); };
+  (ufuncs as Record<string, unknown>)[op] = (x: Operand, y: Operand, ...rest: unknown[]) => {
+    if (y === undefined) throw new TypeError(`${op}() takes from 2 to 3 positional arguments but 1 were given`);
+    return binaryOp(op, x, y, ufuncOpts(op, rest));
+  };
+  (Tensor.prototype as unknown as Record<string, unknown>)[op] = function (this: Tensor, y: Operand, ...rest: unknown[]) {
+    if (y === undefined) throw new TypeError(`${op}() takes from 2 to 3 positional arguments but 1 were given`);
+    return binaryOp(op, this, y, ufuncOpts(op, rest));
+  };
 }
 const proto = Tensor.prototype as unknown as Record<string, unknown>;
 proto.absolute = proto.abs;
@@ -360,7 +442,9 @@ export function where(c: Operand, x?: Operand, y?: Operand): Tensor {
   if (x === undefined || y === undefined) throw new TypeError('either both or neither of x and y should be given');
   const ca = arg(c), a = arg(x), b = arg(y);
   const d = promoteArgs([a, b]);
-  return new Tensor(G.where(G.cast(ca.node, 'bool'), castArg(a, d), castArg(b, d)));
+  // NumPy 2's where casts a Python int the result dtype cannot hold unsafely (uint8 with -1: 255).
+  const value = (v: Arg) => (outOfRange(v, d) ? G.cast(G.constant(v.value!, 'int64'), d) : castArg(v, d));
+  return new Tensor(G.where(G.cast(ca.node, 'bool'), value(a), value(b)));
 }
 
 /** clip(a, a_min, a_max), also min=/max= (NumPy 2.1's names) as keywords. */
@@ -368,8 +452,11 @@ export function clip(x: Operand, ...args: Args): Tensor {
   const o = kwargs<{ a_min?: Operand | null; a_max?: Operand | null; min?: Operand | null; max?: Operand | null }>('clip', args, ['a_min', 'a_max'], ['min', 'max']);
   const lo = o.a_min ?? o.min, hi = o.a_max ?? o.max;
   let r = isTensor(x) ? x : tensor(x as JsData);
-  if (lo !== null && lo !== undefined) r = maximum(r, lo);
-  if (hi !== null && hi !== undefined) r = minimum(r, hi);
+  // A Python int bound outside an integer dtype's range clips as if at the range's end (NumPy 2).
+  const range = r.dtype === 'int64' ? undefined : integerRange(r.dtype);
+  const bound = (v: Operand): Operand => (range && typeof v === 'number' && Number.isInteger(v) ? Math.min(Math.max(v, range[0]), range[1]) : v);
+  if (lo !== null && lo !== undefined) r = maximum(r, bound(lo));
+  if (hi !== null && hi !== undefined) r = minimum(r, bound(hi));
   return r;
 }
 
@@ -377,6 +464,11 @@ export function round(x: Operand, ...args: Args): Tensor {
   const o = kwargs<{ decimals?: number }>('round', args, ['decimals', 'out']);
   const t = isTensor(x) ? x : tensor(x as JsData);
   const d = checkInt(o.decimals ?? 0, 'round', 'decimals');
+  if (t.dtype === 'bool') {
+    // NumPy rounds booleans to float16 (float32 here, which has no float16) and has no loop for decimals.
+    if (d !== 0) throw new TypeError("round(): ufunc 'multiply' did not contain a loop with signature matching types for a boolean array with decimals != 0");
+    return astype(t, 'float32');
+  }
   if (!isFloat(t.dtype)) {
     // Integers: unchanged unless decimals < 0, then NumPy rounds half to even at 10**-decimals.
     if (d >= 0) return t;
@@ -562,19 +654,28 @@ export function arange(...args: (number | string | null | CreateOpts | undefined
   const n = Math.max(0, len);
   const allInt = [start, stop, step].every(Number.isInteger);
   const d = dtypeArg(o.dtype) ?? (allInt ? 'int64' : 'float64');
+  if (d === 'bool' && n > 2) throw new RangeError('arange() is only supported for booleans when the result has at most length 2.');
   const chunk = creationChunk([n], d, o);
   const idx = G.iota([n], 0, chunk);
-  const compute: DType = isFloat(d) || !allInt ? 'float64' : 'int64';
+  // NumPy's fill: the first two values are start and start + step in the result's dtype,
+  // and value i is first + i * (second - first), computed in that dtype (so an integer
+  // dtype steps by the difference of the truncated first two values).
+  const compute: DType = isFloat(d) ? d : 'int64';
+  const inD = (v: number): number => (isFloat(d) ? (d === 'float32' ? Math.fround(v) : v) : Math.trunc(v));
+  const first = inD(start), second = inD(start + step);
+  if (!isFloat(d) && d !== 'bool') checkIntFits(first, d);
+  const delta = inD(second - first);
   const i = G.cast(idx, compute);
-  const v = G.binary('add', G.binary('multiply', i, G.constant(step, compute), compute), G.constant(start, compute), compute);
+  let v: Node = G.binary('add', G.binary('multiply', i, G.constant(delta, compute), compute), G.constant(first, compute), compute);
+  if (isFloat(d) && n > 1) v = G.where(G.binary('equal', idx, G.constant(1, 'int64'), 'bool'), G.constant(second, compute), v);
   return placed(new Tensor(G.cast(v, d)), o);
 }
 
+export function linspace(start: number, stop: number, ...rest: [...unknown[], { retstep: true }]): [Tensor, number];
 export function linspace(start: number, stop: number, o?: CreateOpts & { endpoint?: boolean; num?: number }): Tensor;
 export function linspace(start: number, stop: number, num: number, o?: CreateOpts & { endpoint?: boolean }): Tensor;
-export function linspace(start: number, stop: number, ...rest: (number | boolean | string | (CreateOpts & { endpoint?: boolean; num?: number }) | undefined)[]): Tensor {
+export function linspace(start: number, stop: number, ...rest: unknown[]): Tensor | [Tensor, number] {
   const o = kwargs<CreateOpts & { endpoint?: boolean; num?: number; retstep?: boolean; axis?: number }>('linspace', rest, ['num', 'endpoint', 'retstep', 'dtype', 'axis'], CREATE_KW);
-  if (o.retstep) throw new TypeError('linspace(): retstep=True is not supported (the step is (stop - start) / (num - 1))');
   if (o.axis !== undefined && o.axis !== 0) throw new TypeError('linspace(): only axis=0 is supported (scalar start and stop)');
   if (o.endpoint !== undefined && typeof o.endpoint !== 'boolean') throw new TypeError(`linspace(): endpoint must be a boolean, got ${typeof o.endpoint}`);
   const num = checkInt(o.num ?? 50, 'linspace', 'num');
@@ -593,7 +694,9 @@ export function linspace(start: number, stop: number, ...rest: (number | boolean
   if (endpoint && num > 1) v = G.where(G.binary('equal', G.iota([num], 0, chunk), G.constant(num - 1, 'int64'), 'bool'), G.expand(G.constant(stop, 'float64'), [num]), v);
   // NumPy 2 floors the samples into an integer dtype (a cast alone would truncate toward zero).
   if (!isFloat(d) && d !== 'bool') v = G.unary('floor', v, 'float64');
-  return placed(new Tensor(G.cast(v, d)), o);
+  const samples = placed(new Tensor(G.cast(v, d)), o);
+  // retstep=True: (samples, step), the step a JS number (NaN where there is none, as NumPy's).
+  return o.retstep ? [samples, div > 0 ? step : NaN] : samples;
 }
 
 export function eye(n: number, o?: CreateOpts & { k?: number; M?: number }): Tensor;
@@ -653,36 +756,43 @@ export function reshape(x: Operand, shape: number | readonly number[], ...args: 
   if (order !== 'C' && order !== 'A') throw new RangeError(`reshape(): order must be 'C' or 'F', got ${JSON.stringify(order)}`);
   const t = toTensor(x);
   const s = typeof shape === 'number' ? [shape] : [...shape];
-  const neg = s.filter((d) => d === -1).length;
+  // Any negative length is the unknown one (NumPy 2 reads -2 as -1).
+  const neg = s.filter((d) => d < 0).length;
   if (neg > 1) throw new RangeError('can only specify one unknown dimension');
   if (hasUnknown(t.shape)) {
     // Size known only after execution: -1 (or a matching NaN) stands for the unknown part.
-    return new Tensor(G.reshape(t.node, s.map((d) => (d === -1 ? NaN : d))));
+    return new Tensor(G.reshape(t.node, s.map((d) => (d < 0 ? NaN : d))));
   }
   if (neg === 1) {
-    const known = s.filter((d) => d !== -1).reduce((a, b) => a * b, 1);
+    const known = s.filter((d) => !(d < 0)).reduce((a, b) => a * b, 1);
     if (known === 0 || t.size % known !== 0) throw new RangeError(`cannot reshape array of size ${t.size} into shape ${shapeStr(s)}`);
-    s[s.indexOf(-1)] = t.size / known;
+    s[s.findIndex((d) => d < 0)] = t.size / known;
   }
   return new Tensor(G.reshape(t.node, checkShape(s)));
 }
 export const ravel = (x: Operand, ...args: Args): Tensor => reshape(x, [-1], kwargs<{ order?: string }>('ravel', args, ['order']));
 
-export function transpose(x: Operand, axes?: readonly number[]): Tensor {
+export function transpose(x: Operand, ...args: Args): Tensor {
+  const given = kwargs<{ axes?: number | readonly number[] | null }>('transpose', args, ['axes']).axes ?? undefined;
+  const axes = typeof given === 'number' ? [given] : given;
   const t = toTensor(x);
   const r = t.ndim;
   const ax = axes ? axes.map((a) => normalizeAxis(a, r)) : Array.from({ length: r }, (_, i) => r - 1 - i);
   if (ax.length !== r || new Set(ax).size !== r) throw new RangeError("axes don't match array");
   return new Tensor(G.permute(t.node, ax));
 }
-export function swapaxes(x: Operand, a: number, b: number): Tensor {
+export function swapaxes(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ axis1?: number; axis2?: number }>('swapaxes', args, ['axis1', 'axis2']);
+  const a = need<number>('swapaxes', o, 'axis1'), b = need<number>('swapaxes', o, 'axis2');
   const t = toTensor(x);
   const ax = Array.from({ length: t.ndim }, (_, i) => i);
   const i = normalizeAxis(a, t.ndim), j = normalizeAxis(b, t.ndim);
   [ax[i], ax[j]] = [ax[j]!, ax[i]!];
   return transpose(t, ax);
 }
-export function moveaxis(x: Operand, source: number | readonly number[], destination: number | readonly number[]): Tensor {
+export function moveaxis(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ source?: number | readonly number[]; destination?: number | readonly number[] }>('moveaxis', args, ['source', 'destination']);
+  const source = need<number | readonly number[]>('moveaxis', o, 'source'), destination = need<number | readonly number[]>('moveaxis', o, 'destination');
   const t = toTensor(x);
   const list = (a: number | readonly number[], what: string) => {
     const l = (typeof a === 'number' ? [a] : [...a]).map((v) => normalizeAxis(v, t.ndim));
@@ -695,7 +805,8 @@ export function moveaxis(x: Operand, source: number | readonly number[], destina
   dst.map((d, i) => [d, src[i]!] as const).sort((p, q) => p[0] - q[0]).forEach(([d, s]) => order.splice(d, 0, s));
   return transpose(t, order);
 }
-export function expand_dims(x: Operand, axis: number | readonly number[]): Tensor {
+export function expand_dims(x: Operand, ...args: Args): Tensor {
+  const axis = need<number | readonly number[]>('expand_dims', kwargs('expand_dims', args, ['axis']), 'axis');
   const t = toTensor(x);
   const list = typeof axis === 'number' ? [axis] : [...axis];
   const r = t.ndim + list.length;
@@ -709,11 +820,14 @@ export function expand_dims(x: Operand, axis: number | readonly number[]): Tenso
 export function squeeze(x: Operand, ...args: Args): Tensor {
   const o = kwargs<{ axis?: number | readonly number[] | null }>('squeeze', args, ['axis']);
   const t = toTensor(x);
+  // A 0-d array has nothing to squeeze; NumPy still checks the axes as if it had one axis.
+  if (t.ndim === 0) { if (o.axis !== undefined && o.axis !== null) normalizeAxes(o.axis, 1); return t; }
   const ax = o.axis === undefined || o.axis === null ? t.shape.map((d, i) => (d === 1 ? i : -1)).filter((i) => i >= 0) : normalizeAxes(o.axis, t.ndim);
   for (const a of ax) if (t.shape[a] !== 1) throw new RangeError('cannot select an axis to squeeze out which has size not equal to one');
   return reshape(t, t.shape.filter((_, i) => !ax.includes(i)));
 }
-export function broadcast_to(x: Operand, shape: readonly number[]): Tensor {
+export function broadcast_to(x: Operand, ...args: Args): Tensor {
+  const shape = need<number | readonly number[]>('broadcast_to', kwargs('broadcast_to', args, ['shape', 'subok']), 'shape');
   return new Tensor(G.expand(toTensor(x).node, checkShape(shape)));
 }
 
@@ -743,12 +857,19 @@ export function stack(xs: readonly Operand[], ...args: Args): Tensor {
   ts.forEach((t) => { if (t.shape.join() !== ts[0]!.shape.join()) throw new RangeError('all input arrays must have the same shape'); });
   return concatenate(ts.map((t) => expand_dims(t, axis)), { axis });
 }
-export function vstack(xs: readonly Operand[]): Tensor {
-  return concatenate(xs.map(toTensor).map((t) => (t.ndim < 2 ? reshape(t, [1, t.size]) : t)), { axis: 0 });
+/** The arrays of a stacking function's first argument (a list, as NumPy's sequence). */
+export function arrayList(fn: string, xs: unknown): Tensor[] {
+  if (!Array.isArray(xs)) throw new TypeError(`${fn}(): the first argument must be a list of arrays`);
+  return xs.map(toTensor);
 }
-export function hstack(xs: readonly Operand[]): Tensor {
-  const ts = xs.map(toTensor).map((t) => (t.ndim === 0 ? reshape(t, [1]) : t));
-  return concatenate(ts, { axis: ts[0] && ts[0].ndim === 1 ? 0 : 1 });
+export function vstack(xs: readonly Operand[], ...args: Args): Tensor {
+  const o = kwargs<{ dtype?: DType | string }>('vstack', args, [], ['dtype', 'casting']);
+  return concatenate(arrayList('vstack', xs).map((t) => (t.ndim < 2 ? reshape(t, [1, t.size]) : t)), { axis: 0, dtype: o.dtype });
+}
+export function hstack(xs: readonly Operand[], ...args: Args): Tensor {
+  const o = kwargs<{ dtype?: DType | string }>('hstack', args, [], ['dtype', 'casting']);
+  const ts = arrayList('hstack', xs).map((t) => (t.ndim === 0 ? reshape(t, [1]) : t));
+  return concatenate(ts, { axis: ts[0] && ts[0].ndim === 1 ? 0 : 1, dtype: o.dtype });
 }
 
 export function flip(x: Operand, ...args: Args): Tensor {
@@ -843,8 +964,10 @@ export function take(x: Operand, indices: Operand, ...args: Args): Tensor {
   let t = toTensor(x);
   if (o.axis === undefined || o.axis === null) t = ravel(t);
   const ax = normalizeAxis(o.axis ?? 0, t.ndim);
-  const i = toTensor(indices);
-  if (isFloat(i.dtype) || i.dtype === 'bool') throw new TypeError('arrays used as indices must be of integer (or boolean) type');
+  let i = toTensor(indices);
+  if (isFloat(i.dtype)) throw new TypeError(`Cannot cast array data from dtype('${i.dtype}') to dtype('int64') according to the rule 'safe'`);
+  // take casts booleans to 0 and 1 (they are not a mask here).
+  if (i.dtype === 'bool') i = astype(i, 'int64');
   // Indices given as JS data are checked now (NumPy's IndexError); a tensor's values only at run time (clamped).
   if (!isTensor(indices) && i.node.op === 'source') {
     const n = t.shape[ax]!;

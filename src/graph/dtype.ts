@@ -184,3 +184,17 @@ export function dtypeOfTypedArray(a: ArrayBufferView): DType | undefined {
   if (a instanceof BigInt64Array) return 'int64';
   return undefined;
 }
+
+export const CASTINGS = ['no', 'equiv', 'safe', 'same_kind', 'unsafe'] as const;
+export type Casting = (typeof CASTINGS)[number];
+const KIND_RANK: Record<Kind, number> = { b: 0, u: 1, i: 2, f: 3 };
+
+/** np.can_cast(from, to, casting) for array dtypes. */
+export function canCast(from: DType, to: DType, casting: Casting): boolean {
+  switch (casting) {
+    case 'unsafe': return true;
+    case 'no': case 'equiv': return from === to;
+    case 'safe': return promoteTypes(from, to) === to;
+    case 'same_kind': return promoteTypes(from, to) === to || KIND_RANK[INFO[from].kind] <= KIND_RANK[INFO[to].kind];
+  }
+}
