@@ -88,6 +88,12 @@ describe('errors at the call site', () => {
     ['round of bools to decimals', () => mt.round(mt.tensor([true]), 1), /boolean array with decimals != 0/],
     ['repeat counts not yet computed', () => mt.repeat(mt.arange(3), mt.ones([3], { dtype: 'int64' }).add(1)), /counts held in a tensor must be computed first/],
     ['take with float indices', () => mt.take(mt.arange(3), mt.tensor([1.0, 0.5])), /Cannot cast array data from dtype\('float64'\) to dtype\('int64'\) according to the rule 'safe'/],
+    ['median of a masked selection', () => { const y = mt.tensor([1, -1, 2]); return mt.median(y.get(y.greater(0))); }, /median\(\): the array's length is known only at run time \(after a boolean mask\); execute\(\) it first/],
+    ['einsum of a masked selection', () => { const y = mt.tensor([1, -1, 2]); const m = y.get(y.greater(0)); return mt.einsum('i,i->', m, m); }, /einsum\(\): an operand's shape is known only at run time/],
+    ['trace of a masked selection', () => { const y = mt.ones([3, 3]); return mt.trace(y.get(y.get(':, 0').greater(0))); }, /trace\(\): the array's shape is known only at run time/],
+    ['quantile at a q not yet computed', () => mt.quantile(mt.arange(4), mt.tensor([0.5]).multiply(1)), /q held in a tensor must be computed first/],
+    ['einsum keyword', () => mt.einsum('i->', mt.arange(3), { dtyp: 'int8' } as never), /einsum\(\) got an unexpected keyword argument 'dtyp'/],
+    ['einsum safe casting', () => mt.einsum('i->', mt.arange(3.5), { dtype: 'int64' }), /Cannot cast array data from dtype\('float64'\) to dtype\('int64'\) according to the rule 'safe'/],
     ['norm needs the SVD', () => mt.linalg.norm(mt.ones([2, 2]), { ord: 2 }), /singular values, and Tessera has no SVD yet/],
   ];
   it.each(cases)('%s', (_, f, re) => {
@@ -339,7 +345,10 @@ describe('NumPy positional arguments', () => {
     expect((await mt.concatenate([x, x], 1).fetch()).shape).toEqual([2, 6]);
     expect((await mt.cumsum(x, 1).fetch()).toArray()).toEqual([[0, 1, 3], [3, 7, 12]]);
     expect(() => mt.sum(x, 'a' as unknown as number)).toThrow(/axis must be an integer, got a/);
-    expect(() => mt.sum(x, 0, null, null, false, 1)).toThrow(/sum\(\) takes at most 4 arguments after the array/);
+    expect((await mt.sum(x, 0, null, null, false, 1).fetch()).toArray()).toEqual([4, 6, 8]);
+    expect(() => mt.sum(x, 0, null, null, false, 1, true, 9)).toThrow(/sum\(\) takes at most 6 arguments after the array/);
+    expect(() => mt.max(x, { where: x.greater(2) })).toThrow(/reduction operation 'maximum' does not have an identity, so to use a where mask one has to specify 'initial'/);
+    expect(() => mt.any(x, 0, null, false, 1)).toThrow(/any\(\) takes at most 3 arguments after the array/);
     expect(() => mt.sum(x, 0, { axis: 1 })).toThrow(/sum\(\) got multiple values for argument 'axis'/);
     expect(() => mt.sum(x, 0, null, x)).toThrow(/out= is not supported/);
   });

@@ -321,6 +321,17 @@ describe('memory access, control flow and random numbers on WebGPU', () => {
       G.where(G.binary('greater', x, G.constant(0, 'float32'), 'bool'), G.binary('fmax', x, G.constant(-Infinity, 'float32'), 'float32'), G.binary('add', x, G.constant(NaN, 'float32'), 'float32')));
     const [[g], [w]] = await both({ kernel: kernelOf(node), inputs: [region(Float32Array.from(vals), 'float32', [vals.length])], outShape: [vals.length], outer: full([vals.length]), red: [] });
     expectExact(g!, w!, 'special constants');
+    // A JS number past float32's range is +-inf there, not a literal the shader compiler rejects.
+    const big = G.binary('add', G.binary('multiply', x, G.constant(1e39, 'float32'), 'float32'), G.constant(-1e300, 'float32'), 'float32');
+    const [[gb], [wb]] = await both({ kernel: kernelOf(big), inputs: [region(Float32Array.from(vals), 'float32', [vals.length])], outShape: [vals.length], outer: full([vals.length]), red: [] });
+    expectExact(gb!, wb!, 'constants past float32');
+  });
+
+  it('computes expm1 up to the top of float32 (no overflow on the way to a finite result)', async () => {
+    const vals = [80, 85, 87, 88, 88.7, 89, -90];
+    const x = src('x', 'float32', [vals.length]);
+    const [[g], [w]] = await both({ kernel: kernelOf(G.unary('expm1', x, 'float32')), inputs: [region(Float32Array.from(vals), 'float32', [vals.length])], outShape: [vals.length], outer: full([vals.length]), red: [] });
+    expectClose(g!, w!, 4e-6, 0, 'expm1 near overflow');
   });
 
   it('draws the same Philox bits as the CPU path, in any box', async () => {

@@ -7,7 +7,10 @@
 // ones) — the same reduction of contractions to GEMM that opt_einsum and
 // NumPy's tensordot path use, so the heavy work lands in the matmul routine.
 
-import { type Operand, type Tensor, broadcast_to, matmul, reshape, sum, toTensor, transpose } from './tensor.js';
+import { CASTINGS, type Casting, type DType, canCast } from '../graph/dtype.js';
+import { isUnknown } from '../graph/shape.js';
+import { dtypeArg } from './convert.js';
+import { type Operand, type Tensor, astype, broadcast_to, kwargs, matmul, reshape, sum, toTensor, trailingOpts, transpose } from './tensor.js';
 import { diagonal } from './manipulate.js';
 
 interface Term { t: Tensor; sub: string[] }
@@ -113,11 +116,25 @@ function contract(a: Term, b: Term, keep: Set<string>): Term {
   return { t: out, sub: [...batch, ...fa, ...fb] };
 }
 
-/** np.einsum(subscripts, ...operands). */
-export function einsum(subscripts: string, ...operands: Operand[]): Tensor {
+/** einsum's keywords: `dtype` and `casting` as NumPy's; `optimize` and `order` change no value here. */
+export interface EinsumOpts { dtype?: DType | string; casting?: Casting; optimize?: boolean | string; order?: string; out?: null }
+
+/** np.einsum(subscripts, ...operands, { dtype, casting, optimize }). */
+export function einsum(subscripts: string, ...operands: (Operand | EinsumOpts)[]): Tensor {
   if (typeof subscripts !== 'string') throw new TypeError('einsum(): the first argument must be a subscripts string');
-  if (!operands.length) throw new RangeError('einsum(): no operands given');
-  const ts = operands.map(toTensor);
+  const [ops, kw] = trailingOpts<Record<string, unknown>>(operands);
+  const o = kwargs<EinsumOpts>('einsum', [kw], [], ['out', 'dtype', 'order', 'casting', 'optimize']);
+  if (!ops.length) throw new RangeError('einsum(): no operands given');
+  let ts = (ops as Operand[]).map(toTensor);
+  if (ts.some((t) => t.shape.some(isUnknown))) throw new RangeError("einsum(): an operand's shape is known only at run time (after a boolean mask); execute() it first");
+  const dtype = dtypeArg(o.dtype);
+  if (dtype) {
+    // NumPy computes in dtype=, its operands cast under `casting` (default 'safe').
+    const casting = o.casting ?? 'safe';
+    if (!(CASTINGS as readonly string[]).includes(casting)) throw new RangeError(`casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' (got ${JSON.stringify(casting)})`);
+    ts.forEach((t) => { if (!canCast(t.dtype, dtype, casting)) throw new TypeError(`Cannot cast array data from dtype('${t.dtype}') to dtype('${dtype}') according to the rule '${casting}'`); });
+    ts = ts.map((t) => astype(t, dtype));
+  }
   const { inputs, output } = parse(subscripts, ts.map((t) => t.ndim));
   let terms: Term[] = ts.map((t, i) => dedupe({ t, sub: inputs[i]! }));
   const needed = (from: number): Set<string> => {

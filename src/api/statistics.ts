@@ -6,12 +6,13 @@
 // NumPy's signature through `kwargs` and fuses like the ops it is made of.
 // In: tensors and NumPy's arguments. Out: lazy Tensors.
 
-import { floatResultOf, isFloat } from '../graph/dtype.js';
-import { normalizeAxis } from '../graph/shape.js';
+import { floatResultOf, isFloat, promoteTypes } from '../graph/dtype.js';
+import { isUnknown, normalizeAxes, normalizeAxis } from '../graph/shape.js';
+import { runtime } from '../runtime/runtime.js';
 import {
   type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
   logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose, moveaxis, stack as stackOf, any as anyOf, full_like,
+  minimum, maximum, not_equal, tensor, transpose, moveaxis, stack as stackOf, any as anyOf, full_like, full, isTensor,
 } from './tensor.js';
 import * as G from '../graph/node.js';
 import { diagonal } from './manipulate.js';
@@ -92,9 +93,11 @@ export function average(a: Operand, ...args: Args): Tensor | [Tensor, Tensor] {
     w = reshape(w, t.shape.map((d, i) => (i === ax ? d : 1)));
   }
   const ao = { axis: o.axis ?? null, keepdims };
-  const wf = asFloat(w);
+  // NumPy's result dtype: of a and the weights, and at least float64 for integer or bool data.
+  const rd = isFloat(t.dtype) ? promoteTypes(t.dtype, w.dtype) : promoteTypes(promoteTypes(t.dtype, w.dtype), 'float64');
+  const wf = astype(w, rd);
   const scl = sum(wf, ao);
-  const avg = divide(sum(multiply(asFloat(t), wf), ao), scl);
+  const avg = divide(sum(multiply(astype(t, rd), wf), ao), scl);
   return o.returned ? [avg, scl.shape.length === avg.shape.length && scl.shape.every((d, i) => d === avg.shape[i]) ? scl : broadcast_to(scl, avg.shape)] : avg;
 }
 
@@ -229,22 +232,45 @@ export function unique(a: Operand, ...args: Args): Tensor {
 /** Value `i` of every line along the last axis of `s`. */
 const lastAt = (s: Tensor, i: number): Tensor => s.get(...s.shape.slice(0, -1).map(() => ':'), i);
 
-/** The sorted lines along the last axis and their length, for quantiles. */
-function sortedLast(a: Operand, axis: number | number[] | null | undefined): [Tensor, number, number] {
+/**
+ * The lines along the reduced axes (one, several, or all for None) as one
+ * last axis, sorted, and their length; undefined for the sort when the
+ * lines are empty (quantiles of nothing are NaN).
+ */
+function sortedLast(fn: string, a: Operand, axis: number | readonly number[] | null | undefined): [Tensor | undefined, number, Tensor] {
   let t = toTensor(a);
   if (axis === undefined || axis === null) t = reshape(t, [-1]);
-  else if (typeof axis !== 'number') throw new TypeError('only one axis (or None) is supported here');
-  else t = moveaxis(t, axis, -1);
+  else {
+    const axes = normalizeAxes(axis, t.ndim);
+    const rest = t.shape.map((_, i) => i).filter((i) => !axes.includes(i));
+    t = transpose(t, [...rest, ...axes]);
+    t = reshape(t, [...t.shape.slice(0, rest.length), -1]);
+  }
   const n = t.shape[t.ndim - 1]!;
-  if (n === 0) throw new RangeError('cannot compute quantiles of an empty axis');
-  return [new Tensor(G.sort(t.node, t.ndim - 1, false)), n, t.ndim - 1];
+  if (t.shape.some(isUnknown)) throw new RangeError(`${fn}(): the array's length is known only at run time (after a boolean mask); execute() it first`);
+  return [n === 0 ? undefined : new Tensor(G.sort(t.node, t.ndim - 1, false)), n, t];
 }
 
+/** NaNs in the shape of a reduction of `lines` over its last axis (NumPy's quantile of an empty slice, with a warning there). */
+const nanLines = (lines: Tensor): Tensor => full(lines.shape.slice(0, -1), NaN, { dtype: lines.dtype });
+
 /** Reshapes a result reduced over `axis` back to keepdims form. */
-function keep(r: Tensor, a: Operand, axis: number | number[] | null | undefined, lead: number): Tensor {
+function keep(r: Tensor, a: Operand, axis: number | readonly number[] | null | undefined, lead: number): Tensor {
   const shape = toTensor(a).shape;
-  const ax = axis === undefined || axis === null ? shape.map((_, i) => i) : [normalizeAxis(axis as number, shape.length)];
+  const ax = axis === undefined || axis === null ? shape.map((_, i) => i) : normalizeAxes(axis, shape.length);
   return reshape(r, [...r.shape.slice(0, lead), ...shape.map((d, i) => (ax.includes(i) ? 1 : d))]);
+}
+
+/** Quantiles as JS numbers and the shape they came in: a number, nested lists, or a tensor already computed. */
+function quantilesOf(q: unknown): [number[], number[] | undefined] {
+  if (typeof q === 'number') return [[q], undefined];
+  if (isTensor(q)) {
+    if (!runtime.has(q.node)) throw new TypeError('quantile(): q held in a tensor must be computed first (await q.execute()): it sets which values are read');
+    const v = Array.from(runtime.read(q.node), Number);
+    return q.ndim === 0 ? [v, undefined] : [v, [...q.shape]];
+  }
+  const t = tensor(q as number[], { dtype: 'float64' });
+  return [Array.from(runtime.read(t.node), Number), [...t.shape]];
 }
 
 /**
@@ -253,42 +279,55 @@ function keep(r: Tensor, a: Operand, axis: number | number[] | null | undefined,
  * a + (b - a) * g below g = 0.5 and b - (b - a) * (1 - g) from it; a slice
  * holding a NaN gives NaN.
  */
-export function quantile(a: Operand, q: number | readonly number[], ...args: Args): Tensor {
-  const o = kwargs<{ axis?: number | null; keepdims?: boolean; method?: string }>('quantile', args, ['axis', 'out', 'overwrite_input', 'method', 'keepdims']);
+export function quantile(a: Operand, q: number | readonly unknown[] | Tensor, ...args: Args): Tensor {
+  const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean; method?: string }>('quantile', args, ['axis', 'out', 'overwrite_input', 'method', 'keepdims']);
   if (o.method !== undefined && o.method !== 'linear') throw new TypeError(`quantile(): only method='linear' is supported, got ${JSON.stringify(o.method)}`);
-  const qs = typeof q === 'number' ? [q] : [...q];
-  for (const v of qs) if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new RangeError('Quantiles must be in the range [0, 1]');
+  const [qs, qShape] = quantilesOf(q);
+  for (const v of qs) if (!(v >= 0 && v <= 1)) throw new RangeError('Quantiles must be in the range [0, 1]');
   const src = toTensor(a);
-  const [s, n, last] = sortedLast(asFloat(src), o.axis);
-  const hasNan = isFloat(src.dtype) ? anyOf(isnan(s), { axis: last }) : undefined;
+  const [s, n, lines] = sortedLast('quantile', asFloat(src), o.axis);
+  const last = lines.ndim - 1;
+  const hasNan = s && isFloat(src.dtype) ? anyOf(isnan(s), { axis: last }) : undefined;
   const one = (qq: number): Tensor => {
+    if (!s) return nanLines(lines);
     const v = n * qq + (1 - qq) - 1;
     const lo = Math.min(Math.floor(v), n - 1), hi = Math.min(Math.floor(v) + 1, n - 1);
     const g = v - Math.floor(v);
     const x = lastAt(s, lo), y = lastAt(s, hi);
     // A JS number quantile is weak (float32 data stays float32); an array of them is float64, as NumPy's.
-    const gamma = typeof q === 'number' ? g : tensor([g], { dtype: 'float64' }).reshape([]);
+    const gamma = qShape === undefined && typeof q === 'number' ? g : tensor([g], { dtype: 'float64' }).reshape([]);
     const d = subtract(y, x);
     const r = g >= 0.5 ? subtract(y, multiply(d, typeof gamma === 'number' ? 1 - gamma : subtract(1, gamma))) : add(x, multiply(d, gamma));
     return hasNan ? where(hasNan, NaN, r) : r;
   };
-  let r = typeof q === 'number' ? one(q) : stackOf(qs.map(one));
-  if (o.keepdims) r = keep(r, a, o.axis, typeof q === 'number' ? 0 : 1);
+  let r = qShape === undefined ? one(qs[0]!) : reshape(stackOf(qs.map(one)), [...qShape, ...lines.shape.slice(0, -1)]);
+  if (o.keepdims) r = keep(r, a, o.axis, qShape?.length ?? 0);
   return r;
 }
 
+/** Flat values as nested lists of `shape` (a bare value for a 0-d shape). */
+function nest(flat: readonly number[], shape: readonly number[]): unknown {
+  if (!shape.length) return flat[0];
+  const step = flat.length / shape[0]!;
+  return Array.from({ length: shape[0]! }, (_, i) => nest(flat.slice(i * step, (i + 1) * step), shape.slice(1)));
+}
+
 /** percentile(a, q, ...): quantile at q / 100. */
-export function percentile(a: Operand, q: number | readonly number[], ...args: Args): Tensor {
-  const qs = typeof q === 'number' ? q / 100 : [...q].map((v) => v / 100);
-  if ((typeof q === 'number' ? [q] : [...q]).some((v) => !(v >= 0 && v <= 100))) throw new RangeError('Percentiles must be in the range [0, 100]');
-  return quantile(a, qs, ...args);
+export function percentile(a: Operand, q: number | readonly unknown[] | Tensor, ...args: Args): Tensor {
+  const [ps, shape] = quantilesOf(q);
+  if (ps.some((v) => !(v >= 0 && v <= 100))) throw new RangeError('Percentiles must be in the range [0, 100]');
+  const qs = ps.map((v) => v / 100);
+  // The same q at a hundredth: a number stays a (weak) number, anything else a float64 array of q's shape.
+  return quantile(a, shape === undefined && !isTensor(q) ? qs[0]! : tensor(nest(qs, shape ?? []) as number[], { dtype: 'float64' }), ...args);
 }
 
 /** median(a, axis=None, keepdims=False): the mean of the middle one or two values; NaN where a slice holds one. */
 export function median(a: Operand, ...args: Args): Tensor {
-  const o = kwargs<{ axis?: number | null; keepdims?: boolean }>('median', args, ['axis', 'out', 'overwrite_input', 'keepdims']);
+  const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean }>('median', args, ['axis', 'out', 'overwrite_input', 'keepdims']);
   const src = toTensor(a);
-  const [s, n, last] = sortedLast(asFloat(src), o.axis);
+  const [s, n, lines] = sortedLast('median', asFloat(src), o.axis);
+  const last = lines.ndim - 1;
+  if (!s) return o.keepdims ? keep(nanLines(lines), a, o.axis, 0) : nanLines(lines);
   let r = n % 2 ? lastAt(s, (n - 1) / 2) : divide(add(lastAt(s, n / 2 - 1), lastAt(s, n / 2)), 2);
   if (isFloat(src.dtype)) r = where(anyOf(isnan(s), { axis: last }), NaN, r);
   return o.keepdims ? keep(r, a, o.axis, 0) : r;

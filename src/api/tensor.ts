@@ -49,7 +49,7 @@ function placed<T extends Tensor | Node>(t: T, o: CreateOpts): T {
   if (o.gpu) gpuNodes.add(t instanceof Tensor ? t.node : t);
   return t;
 }
-interface AxisOpts { axis?: number | readonly number[] | null; keepdims?: boolean; dtype?: DType | string }
+interface AxisOpts { axis?: number | readonly number[] | null; keepdims?: boolean; dtype?: DType | string; initial?: number | boolean | null; where?: Operand }
 /**
  * Python's binding of NumPy's parameters after the array: positional values
  * take `names` in order, a trailing `{...}` gives keywords (`names` and the
@@ -79,8 +79,12 @@ export function need<T>(fn: string, o: object, name: string): T {
   return v as T;
 }
 /** NumPy's positional order of each reduction's parameters. */
-const SUM_P = ['axis', 'dtype', 'out', 'keepdims'];
-const MINMAX_P = ['axis', 'out', 'keepdims'];
+const SUM_P = ['axis', 'dtype', 'out', 'keepdims', 'initial', 'where'];
+const MINMAX_P = ['axis', 'out', 'keepdims', 'initial', 'where'];
+/** any/all/mean/var/std: `where` is keyword-only (and any/all have no `initial`). */
+const LOGIC_P = ['axis', 'out', 'keepdims'];
+const MEAN_P = ['axis', 'dtype', 'out', 'keepdims'];
+const WHERE_KW = ['where'];
 const VAR_P = ['axis', 'dtype', 'out', 'ddof', 'keepdims'];
 const ARG_P = ['axis', 'out'];
 const SCAN_P = ['axis', 'dtype', 'out'];
@@ -495,7 +499,31 @@ export function nan_to_num(x: Operand, ...args: Args): Tensor {
 // Reductions
 
 function reduceOp(op: ReduceOp, x: Operand, o: AxisOpts, result?: (d: DType) => DType): Tensor {
-  const a = arg(x).node;
+  let a = arg(x).node;
+  const initial = o.initial ?? undefined;
+  if (o.where !== undefined && o.where !== true) {
+    // where=: the masked-out terms become the reduction's identity, or `initial` for min and max.
+    const fill = op === 'sum' || op === 'any' ? 0 : op === 'prod' || op === 'all' ? 1 : initial;
+    const name = op === 'min' ? 'minimum' : op === 'max' ? 'maximum' : op;
+    if (fill === undefined) throw new RangeError(`reduction operation '${name}' does not have an identity, so to use a where mask one has to specify 'initial'`);
+    const m = arg(o.where).node;
+    if (shapeStr(broadcastShapes(m.shape, a.shape)) !== shapeStr(a.shape)) throw new RangeError(`where= of shape ${shapeStr(m.shape)} does not broadcast to the array's shape ${shapeStr(a.shape)}`);
+    const v = a.dtype === 'bool' ? fill !== 0 && fill !== false : typeof fill === 'boolean' ? Number(fill) : fill;
+    if (!isFloat(a.dtype) && typeof v === 'number' && !Number.isInteger(v)) throw new TypeError(`initial=${v} cannot be cast to the ${a.dtype} of the array`);
+    a = G.where(G.cast(m, 'bool'), a, G.constant(v, a.dtype));
+  }
+  if (initial !== undefined) {
+    // initial=: one more term of every reduction (the whole result where nothing is reduced).
+    const { initial: _, where: __, ...rest } = o;
+    if ((op === 'min' || op === 'max') && sizeOf(a.shape) === 0) {
+      // Nothing to compare with: initial in the shape of the result (what a sum over the same axes has).
+      const shape = reduceOp('sum', new Tensor(a), { axis: rest.axis, keepdims: rest.keepdims }).shape;
+      return full(shape, initial, { dtype: dtypeArg(rest.dtype) ?? a.dtype });
+    }
+    const r = reduceOp(op, new Tensor(a), rest, result);
+    const f = op === 'sum' ? add : op === 'prod' ? multiply : op === 'min' ? minimum : op === 'max' ? maximum : op === 'any' ? logical_or : logical_and;
+    return astype(f(r, initial), r.dtype);
+  }
   // NumPy lets a 0-d array be reduced over axis 0 (or -1): its one value.
   const axes = a.shape.length === 0 && [o.axis].flat().every((v) => v === 0 || v === -1) ? [] : normalizeAxes(o.axis, a.shape.length);
   let src = a;
@@ -511,8 +539,8 @@ export const prod = (x: Operand, ...args: Args): Tensor => { const o = kwargs<Ax
 export const min = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('min', args, MINMAX_P); return reduceOp('min', x, o); };
 export const max = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('max', args, MINMAX_P); return reduceOp('max', x, o); };
 export const amin = min, amax = max;
-export const any = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('any', args, MINMAX_P); return reduceOp('any', astype(x, 'bool'), o); };
-export const all = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('all', args, MINMAX_P); return reduceOp('all', astype(x, 'bool'), o); };
+export const any = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('any', args, LOGIC_P, WHERE_KW); return reduceOp('any', astype(x, 'bool'), o); };
+export const all = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('all', args, LOGIC_P, WHERE_KW); return reduceOp('all', astype(x, 'bool'), o); };
 
 /** Elements reduced over `axes`: a number, or a lazy count when a length is known only at run time. */
 function countOf(x: Node, axes: number[], dtype: DType = 'float64'): number | Tensor {
@@ -522,11 +550,13 @@ function countOf(x: Node, axes: number[], dtype: DType = 'float64'): number | Te
 }
 
 export function mean(x: Operand, ...args: Args): Tensor {
-  const o = kwargs<AxisOpts>('mean', args, SUM_P);
+  const o = kwargs<AxisOpts>('mean', args, MEAN_P, WHERE_KW);
   const a = arg(x).node;
   const out = dtypeArg(o.dtype) ?? (isFloat(a.dtype) ? a.dtype : 'float64');
   const s = sum(new Tensor(a), { ...o, dtype: out === 'float32' ? 'float32' : 'float64' });
   const axes = normalizeAxes(o.axis, a.shape.length);
+  // With where=, the count is of the terms the mask keeps.
+  if (o.where !== undefined && o.where !== true) return astype(divide(s, sum(broadcast_to(astype(o.where, 'bool'), a.shape), { axis: axes, keepdims: o.keepdims ?? false, dtype: 'float64' })), out);
   let n = countOf(a, axes);
   if (isTensor(n) && !o.keepdims) n = reshape(n, s.shape);
   return astype(divide(s, n), out);
@@ -538,12 +568,13 @@ export function var_(x: Operand, ...args: Args): Tensor {
   const axes = normalizeAxes(o.axis, t.ndim);
   const m = mean(t, { axis: axes, keepdims: true, ...(o.dtype ? { dtype: o.dtype } : {}) });
   const dev = subtract(t, m);
-  const ss = sum(multiply(dev, dev), { axis: axes, keepdims: o.keepdims ?? false });
+  const ss = sum(multiply(dev, dev), { axis: axes, keepdims: o.keepdims ?? false, ...(o.dtype ? { dtype: o.dtype } : {}) });
   const c = countOf(t.node, axes);
   const ddof = checkNumber(o.ddof ?? 0, 'var', 'ddof');
   // NumPy divides by max(n - ddof, 0): inf past the count, NaN for an empty one.
   const n = isTensor(c) ? maximum(subtract(o.keepdims ? c : reshape(c, ss.shape), ddof), 0) : Math.max(c - ddof, 0);
-  return divide(ss, n);
+  const r = divide(ss, n);
+  return o.dtype ? astype(r, o.dtype) : r;
 }
 export { var_ as var };
 
@@ -551,6 +582,11 @@ export const std = (x: Operand, ...args: Args): Tensor => { const o = kwargs<Axi
 
 function argReduce(op: 'argmin' | 'argmax', x: Operand, o: { axis?: number; keepdims?: boolean }): Tensor {
   let a = arg(x).node;
+  // A 0-d array is its own first element (axis 0 or -1 as for one axis).
+  if (a.shape.length === 0) {
+    if (o.axis !== undefined && o.axis !== null) normalizeAxis(o.axis, 1);
+    return new Tensor(G.constant(0, 'int64'));
+  }
   if (o.axis === undefined || o.axis === null) {
     if (sizeOf(a.shape) === 0) throw new RangeError(`attempt to get ${op} of an empty sequence`);
     const flat = G.reshape(a, [sizeOf(a.shape)]);
@@ -566,7 +602,7 @@ export const argmin = (x: Operand, ...args: Args): Tensor => { const o = kwargs<
 export const argmax = (x: Operand, ...args: Args): Tensor => { const o = kwargs<{ axis?: number; keepdims?: boolean }>('argmax', args, ARG_P, ['keepdims']); return argReduce('argmax', x, o); };
 
 export const count_nonzero = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('count_nonzero', args, ['axis'], ['keepdims']); return sum(astype(x, 'bool'), { ...o, dtype: 'int64' }); };
-export const ptp = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('ptp', args, MINMAX_P); return subtract(max(x, o), min(x, o)); };
+export const ptp = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('ptp', args, LOGIC_P); return subtract(max(x, o), min(x, o)); };
 
 export function nansum(x: Operand, ...args: Args): Tensor {
   const o = kwargs<AxisOpts>('nansum', args, SUM_P);
@@ -574,30 +610,37 @@ export function nansum(x: Operand, ...args: Args): Tensor {
   return sum(isFloat(t.dtype) ? where(isnan(t), 0, t) : t, o);
 }
 export function nanmean(x: Operand, ...args: Args): Tensor {
-  const o = kwargs<AxisOpts>('nanmean', args, SUM_P);
+  const o = kwargs<AxisOpts>('nanmean', args, MEAN_P, WHERE_KW);
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (!isFloat(t.dtype)) return mean(t, o);
-  const count = sum(logical_not(isnan(t)), { axis: o.axis ?? null, keepdims: o.keepdims ?? false, dtype: t.dtype });
-  return divide(nansum(t, o), count);
+  const kept = o.where !== undefined && o.where !== true ? logical_and(logical_not(isnan(t)), o.where) : logical_not(isnan(t));
+  const count = sum(kept, { axis: o.axis ?? null, keepdims: o.keepdims ?? false, dtype: t.dtype });
+  const r = divide(nansum(t, o), count);
+  return o.dtype ? astype(r, o.dtype) : r;
 }
 export function nanmin(x: Operand, ...args: Args): Tensor {
   const o = kwargs<AxisOpts>('nanmin', args, MINMAX_P);
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (!isFloat(t.dtype)) return min(t, o);
   const m = min(where(isnan(t), Infinity, t), o);
-  return where(all(isnan(t), o), NaN, m);
+  // NumPy's fmmin.reduce: a slice of NaNs only is NaN, unless `initial` joins it.
+  if (o.initial !== undefined && o.initial !== null) return m;
+  return where(all(isnan(t), { axis: o.axis, keepdims: o.keepdims, where: o.where }), NaN, m);
 }
 export function nanmax(x: Operand, ...args: Args): Tensor {
   const o = kwargs<AxisOpts>('nanmax', args, MINMAX_P);
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (!isFloat(t.dtype)) return max(t, o);
   const m = max(where(isnan(t), -Infinity, t), o);
-  return where(all(isnan(t), o), NaN, m);
+  // NumPy's fmmax.reduce: a slice of NaNs only is NaN, unless `initial` joins it.
+  if (o.initial !== undefined && o.initial !== null) return m;
+  return where(all(isnan(t), { axis: o.axis, keepdims: o.keepdims, where: o.where }), NaN, m);
 }
 
 function scanOp(op: 'sum' | 'prod', x: Operand, o: { axis?: number | null; dtype?: DType | string }): Tensor {
   let a = arg(x).node;
-  if (o.axis === undefined || o.axis === null) { a = G.reshape(a, [sizeOf(a.shape)]); }
+  // No axis flattens; a 0-d array scans as one element along axis 0 (NumPy's 1-element result).
+  if (o.axis === undefined || o.axis === null || a.shape.length === 0) { a = G.reshape(a, [sizeOf(a.shape)]); }
   const ax = normalizeAxis(o.axis ?? 0, a.shape.length);
   const d = dtypeArg(o.dtype) ?? sumResultOf(a.dtype);
   return new Tensor(G.scan(op, G.cast(a, d), ax, d));
@@ -949,13 +992,15 @@ export function trace(x: Operand, ...args: Args): Tensor {
   t = moveaxis(t, [a1, a2], [0, 1]);
   if (o.dtype !== undefined) t = astype(t, o.dtype);
   const [n, m] = [t.shape[0]!, t.shape[1]!];
+  if (isUnknown(n) || isUnknown(m)) throw new RangeError("trace(): the array's shape is known only at run time (after a boolean mask); execute() it first");
+  const so = o.dtype !== undefined ? { dtype: o.dtype } : {};
   const k = checkInt(o.offset ?? 0, 'trace', 'offset');
   const len = Math.max(0, Math.min(n - Math.max(0, -k), m - Math.max(0, k)));
-  if (len === 0) return sum(zeros([0, ...t.shape.slice(2)], { dtype: t.dtype }), { axis: 0 });
+  if (len === 0) return sum(zeros([0, ...t.shape.slice(2)], { dtype: t.dtype }), { axis: 0, ...so });
   const rows = arange(Math.max(0, -k), Math.max(0, -k) + len);
   const flat = reshape(t, [n * m, ...t.shape.slice(2)]);
   const idx = add(multiply(rows, m + 1), k);
-  return sum(take(flat, idx, { axis: 0 }), { axis: 0 });
+  return sum(take(flat, idx, { axis: 0 }), { axis: 0, ...so });
 }
 
 export function take(x: Operand, indices: Operand, ...args: Args): Tensor {

@@ -209,7 +209,7 @@ const f32bits = (v: number): number => new Uint32Array(new Float32Array([v]).buf
 const lit = (v: number, t: WType): string => {
   // NaN and infinities through a function: WGSL rejects them in constant expressions; -0 too,
   // which shader compilers fold into +0
-  if (t === 'f32') return Number.isFinite(v) && !Object.is(v, -0) ? `bitcast<f32>(${f32bits(v)}u)` : `f32_of(${f32bits(v)}u)`;
+  if (t === 'f32') return Number.isFinite(Math.fround(v)) && !Object.is(v, -0) ? `bitcast<f32>(${f32bits(v)}u)` : `f32_of(${f32bits(v)}u)`;
   if (t === 'u32') return `${v >>> 0}u`;
   return v === I32_MIN ? 'i32(-2147483648)' : `${v | 0}i`;
 };
@@ -324,7 +324,8 @@ fn expm1_f(x: f32) -> f32 {
   if (u == 1.0) { return x; }
   let um1 = u - 1.0;
   if (um1 == -1.0 || isinf_(u)) { return um1; }
-  return um1 * x / log(u);
+  // x / log(u) first: um1 * x overflows for x near the top of f32's range (expm1(88) = 1.65e38).
+  return um1 * (x / log(u));
 }
 fn log1p_f(x: f32) -> f32 {
   if (abs(x) < 0.01) { return x * (1.0 + x * (-0.5 + x * (0.33333334 + x * (-0.25 + x * 0.2)))); }
