@@ -240,6 +240,7 @@ const lastAt = (s: Tensor, i: number): Tensor => s.get(...s.shape.slice(0, -1).m
 function sortedLast(fn: string, a: Operand, axis: number | readonly number[] | null | undefined): [Tensor | undefined, number, Tensor] {
   let t = toTensor(a);
   if (axis === undefined || axis === null) t = reshape(t, [-1]);
+  else if (typeof axis === 'number') t = moveaxis(t, axis, -1);
   else {
     const axes = normalizeAxes(axis, t.ndim);
     const rest = t.shape.map((_, i) => i).filter((i) => !axes.includes(i));

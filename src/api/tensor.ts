@@ -563,13 +563,16 @@ export function mean(x: Operand, ...args: Args): Tensor {
 }
 
 export function var_(x: Operand, ...args: Args): Tensor {
-  const o = kwargs<AxisOpts & { ddof?: number }>('var', args, VAR_P);
+  const o = kwargs<AxisOpts & { ddof?: number }>('var', args, VAR_P, WHERE_KW);
   const t = new Tensor(arg(x).node);
   const axes = normalizeAxes(o.axis, t.ndim);
-  const m = mean(t, { axis: axes, keepdims: true, ...(o.dtype ? { dtype: o.dtype } : {}) });
+  const masked = o.where !== undefined && o.where !== true;
+  const w = masked ? { where: o.where } : {};
+  const m = mean(t, { axis: axes, keepdims: true, ...(o.dtype ? { dtype: o.dtype } : {}), ...w });
   const dev = subtract(t, m);
-  const ss = sum(multiply(dev, dev), { axis: axes, keepdims: o.keepdims ?? false, ...(o.dtype ? { dtype: o.dtype } : {}) });
-  const c = countOf(t.node, axes);
+  const ss = sum(multiply(dev, dev), { axis: axes, keepdims: o.keepdims ?? false, ...(o.dtype ? { dtype: o.dtype } : {}), ...w });
+  // With where=, the count is of the terms the mask keeps.
+  const c = masked ? sum(broadcast_to(astype(o.where!, 'bool'), t.shape), { axis: axes, keepdims: true, dtype: 'float64' }) : countOf(t.node, axes);
   const ddof = checkNumber(o.ddof ?? 0, 'var', 'ddof');
   // NumPy divides by max(n - ddof, 0): inf past the count, NaN for an empty one.
   const n = isTensor(c) ? maximum(subtract(o.keepdims ? c : reshape(c, ss.shape), ddof), 0) : Math.max(c - ddof, 0);
@@ -578,7 +581,7 @@ export function var_(x: Operand, ...args: Args): Tensor {
 }
 export { var_ as var };
 
-export const std = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts & { ddof?: number }>('std', args, VAR_P); return sqrt(var_(x, o)); };
+export const std = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts & { ddof?: number }>('std', args, VAR_P, WHERE_KW); return sqrt(var_(x, o)); };
 
 function argReduce(op: 'argmin' | 'argmax', x: Operand, o: { axis?: number; keepdims?: boolean }): Tensor {
   let a = arg(x).node;
