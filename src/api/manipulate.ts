@@ -7,8 +7,7 @@
 import { checkShape, normalizeAxis, shapeStr } from '../graph/shape.js';
 import * as G from '../graph/node.js';
 import { isInteger } from '../graph/dtype.js';
-import { runtime } from '../runtime/runtime.js';
-import { type Operand, Tensor, broadcast_to, concatenate, isOptions, isTensor, kwargs, need, ravel, reshape, take, tensor, toTensor, trailingOpts, where, zeros } from './tensor.js';
+import { type Operand, Tensor, broadcast_to, concatenate, isOptions, isTensor, kwargs, need, ravel, reshape, take, tensor, toTensor, trailingOpts, valuesNow, where, zeros } from './tensor.js';
 
 function sliceAxis(t: Tensor, axis: number, start: number, stop: number): Tensor {
   const starts = t.shape.map((_, i) => (i === axis ? start : 0));
@@ -96,9 +95,8 @@ export function tile(x: Operand, ...args: unknown[]): Tensor {
  */
 function countsOf(r: unknown): number | readonly number[] {
   if (!isTensor(r)) return r as number | readonly number[];
-  if (!runtime.has(r.node)) throw new TypeError('repeat(): counts held in a tensor must be computed first (await counts.execute()): they set the length of the result');
   if (r.dtype !== 'bool' && !isInteger(r.dtype)) throw new TypeError(`Cannot cast array data from dtype('${r.dtype}') to dtype('int64') according to the rule 'safe'`);
-  const v = Array.from(runtime.read(r.node), Number);
+  const v = valuesNow('repeat', r, 'counts', 'they set the length of the result');
   return r.ndim === 0 ? v[0]! : v;
 }
 

@@ -8,11 +8,10 @@
 
 import { floatResultOf, isFloat, promoteTypes } from '../graph/dtype.js';
 import { isUnknown, normalizeAxes, normalizeAxis } from '../graph/shape.js';
-import { runtime } from '../runtime/runtime.js';
 import {
   type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
   logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose, moveaxis, stack as stackOf, any as anyOf, full_like, full, isTensor,
+  minimum, maximum, not_equal, tensor, transpose, moveaxis, stack as stackOf, any as anyOf, full_like, full, isTensor, valuesNow,
 } from './tensor.js';
 import * as G from '../graph/node.js';
 import { diagonal } from './manipulate.js';
@@ -266,12 +265,11 @@ function keep(r: Tensor, a: Operand, axis: number | readonly number[] | null | u
 function quantilesOf(q: unknown): [number[], number[] | undefined] {
   if (typeof q === 'number') return [[q], undefined];
   if (isTensor(q)) {
-    if (!runtime.has(q.node)) throw new TypeError('quantile(): q held in a tensor must be computed first (await q.execute()): it sets which values are read');
-    const v = Array.from(runtime.read(q.node), Number);
+    const v = valuesNow('quantile', q, 'q', 'it sets which values are read');
     return q.ndim === 0 ? [v, undefined] : [v, [...q.shape]];
   }
   const t = tensor(q as number[], { dtype: 'float64' });
-  return [Array.from(runtime.read(t.node), Number), [...t.shape]];
+  return [valuesNow('quantile', t, 'q', 'it sets which values are read'), [...t.shape]];
 }
 
 /**

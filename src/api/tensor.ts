@@ -295,9 +295,19 @@ function arg(x: Operand): Arg {
 }
 
 /**
+ * The values of a tensor that sets the shape of a result (repeat's counts,
+ * quantile's q), as JS numbers: they must be known when the line runs (JS
+ * data, or a tensor already computed).
+ */
+export function valuesNow(fn: string, t: Tensor, what: string, why: string): number[] {
+  if (!runtime.has(t.node)) throw new TypeError(`${fn}(): ${what} held in a tensor must be computed first (await it.execute()): ${why}`);
+  return Array.from(runtime.read(t.node), Number);
+}
+
+/**
  * Whether an exponent known when the line is written (a JS number, bigint,
- * array or typed array) holds a negative value. A tensor's values are known
- * only at run time, where a negative integer power gives 0 (README).
+ * JS data or a tensor already computed) holds a negative value; an exponent
+ * computed in the same run gives 0 there (README).
  */
 function knownNegative(b: Arg): boolean {
   if (b.weak !== undefined) return Number(b.value) < 0;
