@@ -511,12 +511,13 @@ export function nan_to_num(x: Operand, ...args: Args): Tensor {
 function reduceOp(op: ReduceOp, x: Operand, o: AxisOpts, result?: (d: DType) => DType): Tensor {
   let a = arg(x).node;
   const initial = o.initial ?? undefined;
-  if (o.where !== undefined && o.where !== true) {
+  const mask = maskOf(o);
+  if (mask !== undefined) {
     // where=: the masked-out terms become the reduction's identity, or `initial` for min and max.
     const fill = op === 'sum' || op === 'any' ? 0 : op === 'prod' || op === 'all' ? 1 : initial;
     const name = op === 'min' ? 'minimum' : op === 'max' ? 'maximum' : op;
     if (fill === undefined) throw new RangeError(`reduction operation '${name}' does not have an identity, so to use a where mask one has to specify 'initial'`);
-    const m = arg(o.where).node;
+    const m = arg(mask).node;
     if (shapeStr(broadcastShapes(m.shape, a.shape)) !== shapeStr(a.shape)) throw new RangeError(`where= of shape ${shapeStr(m.shape)} does not broadcast to the array's shape ${shapeStr(a.shape)}`);
     const v = a.dtype === 'bool' ? fill !== 0 && fill !== false : typeof fill === 'boolean' ? Number(fill) : fill;
     if (!isFloat(a.dtype) && typeof v === 'number' && !Number.isInteger(v)) throw new TypeError(`initial=${v} cannot be cast to the ${a.dtype} of the array`);
@@ -552,8 +553,15 @@ export const amin = min, amax = max;
 export const any = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('any', args, LOGIC_P, WHERE_KW); return reduceOp('any', astype(x, 'bool'), o); };
 export const all = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts>('all', args, LOGIC_P, WHERE_KW); return reduceOp('all', astype(x, 'bool'), o); };
 
-/** Elements reduced over `axes`: a number, or a lazy count when a length is known only at run time. */
-function countOf(x: Node, axes: number[], dtype: DType = 'float64'): number | Tensor {
+/** A reduction's where= mask; undefined for none (or `true`). */
+const maskOf = (o: { where?: Operand }): Operand | undefined => (o.where === undefined || o.where === true ? undefined : o.where);
+
+/**
+ * Elements reduced over `axes` (those a where= mask keeps): a number, or a
+ * lazy count (keepdims) when masked or when a length is known only at run time.
+ */
+function countOf(x: Node, axes: number[], dtype: DType = 'float64', mask?: Operand): number | Tensor {
+  if (mask !== undefined) return sum(broadcast_to(astype(mask, 'bool'), x.shape), { axis: axes, keepdims: true, dtype });
   const n = axes.reduce((a, i) => a * x.shape[i]!, 1);
   if (!Number.isNaN(n)) return n;
   return sum(logical_or(new Tensor(G.cast(x, 'bool')), true), { axis: axes, keepdims: true, dtype });
@@ -565,9 +573,7 @@ export function mean(x: Operand, ...args: Args): Tensor {
   const out = dtypeArg(o.dtype) ?? (isFloat(a.dtype) ? a.dtype : 'float64');
   const s = sum(new Tensor(a), { ...o, dtype: out === 'float32' ? 'float32' : 'float64' });
   const axes = normalizeAxes(o.axis, a.shape.length);
-  // With where=, the count is of the terms the mask keeps.
-  if (o.where !== undefined && o.where !== true) return astype(divide(s, sum(broadcast_to(astype(o.where, 'bool'), a.shape), { axis: axes, keepdims: o.keepdims ?? false, dtype: 'float64' })), out);
-  let n = countOf(a, axes);
+  let n = countOf(a, axes, 'float64', maskOf(o));
   if (isTensor(n) && !o.keepdims) n = reshape(n, s.shape);
   return astype(divide(s, n), out);
 }
@@ -576,13 +582,12 @@ export function var_(x: Operand, ...args: Args): Tensor {
   const o = kwargs<AxisOpts & { ddof?: number }>('var', args, VAR_P, WHERE_KW);
   const t = new Tensor(arg(x).node);
   const axes = normalizeAxes(o.axis, t.ndim);
-  const masked = o.where !== undefined && o.where !== true;
-  const w = masked ? { where: o.where } : {};
+  const mask = maskOf(o);
+  const w = mask !== undefined ? { where: mask } : {};
   const m = mean(t, { axis: axes, keepdims: true, ...(o.dtype ? { dtype: o.dtype } : {}), ...w });
   const dev = subtract(t, m);
   const ss = sum(multiply(dev, dev), { axis: axes, keepdims: o.keepdims ?? false, ...(o.dtype ? { dtype: o.dtype } : {}), ...w });
-  // With where=, the count is of the terms the mask keeps.
-  const c = masked ? sum(broadcast_to(astype(o.where!, 'bool'), t.shape), { axis: axes, keepdims: true, dtype: 'float64' }) : countOf(t.node, axes);
+  const c = countOf(t.node, axes, 'float64', mask);
   const ddof = checkNumber(o.ddof ?? 0, 'var', 'ddof');
   // NumPy divides by max(n - ddof, 0): inf past the count, NaN for an empty one.
   const n = isTensor(c) ? maximum(subtract(o.keepdims ? c : reshape(c, ss.shape), ddof), 0) : Math.max(c - ddof, 0);
@@ -626,7 +631,8 @@ export function nanmean(x: Operand, ...args: Args): Tensor {
   const o = kwargs<AxisOpts>('nanmean', args, MEAN_P, WHERE_KW);
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (!isFloat(t.dtype)) return mean(t, o);
-  const kept = o.where !== undefined && o.where !== true ? logical_and(logical_not(isnan(t)), o.where) : logical_not(isnan(t));
+  const mask = maskOf(o);
+  const kept = mask !== undefined ? logical_and(logical_not(isnan(t)), mask) : logical_not(isnan(t));
   const count = sum(kept, { axis: o.axis ?? null, keepdims: o.keepdims ?? false, dtype: t.dtype });
   const r = divide(nansum(t, o), count);
   return o.dtype ? astype(r, o.dtype) : r;
