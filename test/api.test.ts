@@ -88,13 +88,18 @@ describe('errors at the call site', () => {
     ['round of bools to decimals', () => mt.round(mt.tensor([true]), 1), /boolean array with decimals != 0/],
     ['repeat counts not yet computed', () => mt.repeat(mt.arange(3), mt.ones([3], { dtype: 'int64' }).add(1)), /counts held in a tensor must be computed first/],
     ['take with float indices', () => mt.take(mt.arange(3), mt.tensor([1.0, 0.5])), /Cannot cast array data from dtype\('float64'\) to dtype\('int64'\) according to the rule 'safe'/],
-    ['median of a masked selection', () => { const y = mt.tensor([1, -1, 2]); return mt.median(y.get(y.greater(0))); }, /median\(\): the array's length is known only at run time \(after a boolean mask\); execute\(\) it first/],
+    ['svdvals of a vector', () => mt.linalg.svdvals(mt.arange(3)), /1-dimensional array given\. Array must be at least two-dimensional/],
+    ['matrix norm order', () => mt.linalg.norm(mt.ones([2, 2]), 3), /Invalid norm order for matrices/],
+    ['quantile method', () => mt.quantile(mt.arange(3), 0.5, { method: 'cubic' }), /"cubic" is not a valid method\. Use one of: inverted_cdf, .*, nearest/],
+    ['quantile of an empty line', () => mt.quantile(mt.zeros([0, 3]), 0.5, { axis: 0 }), /index -1 is out of bounds for axis 0 with size 0/],
+    ['quantile of bools by interpolation', () => mt.quantile(mt.tensor([true, false]), 0.5), /numpy boolean subtract, the `-` operator, is not supported/],
+    ['quantile q of 3 dimensions', () => mt.quantile(mt.arange(3), [[[0.5]]]), /q must be a scalar or 1d/],
+    ['quantile weights', () => mt.quantile(mt.arange(3), 0.5, { method: 'inverted_cdf', weights: [1, 1, 1] }), /quantile\(\): weights= is not supported yet/],
     ['einsum of a masked selection', () => { const y = mt.tensor([1, -1, 2]); const m = y.get(y.greater(0)); return mt.einsum('i,i->', m, m); }, /einsum\(\): an operand's shape is known only at run time/],
     ['trace of a masked selection', () => { const y = mt.ones([3, 3]); return mt.trace(y.get(y.get(':, 0').greater(0))); }, /trace\(\): the array's shape is known only at run time/],
     ['quantile at a q not yet computed', () => mt.quantile(mt.arange(4), mt.tensor([0.5]).multiply(1)), /q held in a tensor must be computed first/],
     ['einsum keyword', () => mt.einsum('i->', mt.arange(3), { dtyp: 'int8' } as never), /einsum\(\) got an unexpected keyword argument 'dtyp'/],
     ['einsum safe casting', () => mt.einsum('i->', mt.arange(3.5), { dtype: 'int64' }), /Cannot cast array data from dtype\('float64'\) to dtype\('int64'\) according to the rule 'safe'/],
-    ['norm needs the SVD', () => mt.linalg.norm(mt.ones([2, 2]), { ord: 2 }), /singular values, and Tessera has no SVD yet/],
   ];
   it.each(cases)('%s', (_, f, re) => {
     expect(f).toThrow(re);
@@ -291,6 +296,30 @@ describe('lengths known only at run time', () => {
     expect((await mt.dot(sel, sel).fetch()).item()).toBe(35);
     const m = mt.arange(12).reshape([3, 4]);
     expect((await mt.matmul(m.get(mt.tensor([true, false, true])), mt.ones([4, 2], { dtype: 'int64' })).fetch()).toArray()).toEqual([[6, 6], [38, 38]]);
+  });
+
+  it('takes medians and quantiles of selections, by the run-time length', async () => {
+    const t = mt.tensor([4, -1, 9, 2, -7, 1]);
+    const sel = t.get(t.greater(0)); // [4, 9, 2, 1]
+    expect((await mt.median(sel).fetch()).item()).toBe(3);
+    const low = await mt.quantile(sel, [0, 0.5, 1], { method: 'lower' }).fetch();
+    expect([low.dtype, low.toArray()]).toEqual(['int64', [1, 2, 9]]);
+    expect((await mt.percentile(sel, 25).fetch()).item()).toBe(1.75);
+    const m = mt.tensor([[1, 5, 3], [-4, -5, -6], [9, 7, 8]]);
+    const rows = m.get(m.sum({ axis: 1 }).greater(0)); // rows 0 and 2
+    expect((await mt.median(rows, { axis: 0 }).fetch()).toArray()).toEqual([5, 6, 5.5]);
+    expect((await mt.median(rows, { axis: 1, keepdims: true }).fetch()).toArray()).toEqual([[3], [8]]);
+    // a selection that keeps nothing: NumPy's IndexError, when the length becomes known
+    await expect(mt.quantile(t.get(t.greater(100)), 0.5).fetch()).rejects.toThrow(/index -1 is out of bounds for axis 0 with size 0/);
+    expect(Number.isNaN((await mt.median(t.get(t.greater(100))).fetch()).item())).toBe(true);
+  });
+
+  it('gives singular values of a selection\'s rows, and NumPy\'s LinAlgError for a NaN entry when it runs', async () => {
+    const m = mt.tensor([[3, 0], [9, 9], [0, -4]]);
+    const rows = m.get(mt.tensor([true, false, true]));
+    expect((await mt.linalg.svdvals(rows).fetch()).toArray()).toEqual([4, 3]);
+    expect((await mt.linalg.norm(rows, 'nuc').fetch()).item()).toBe(7);
+    await expect(mt.linalg.norm(mt.tensor([[1, NaN], [2, 3]]), 2).fetch()).rejects.toThrow(/SVD did not converge/);
   });
 });
 

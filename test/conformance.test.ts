@@ -78,7 +78,7 @@ function callRaw(c: Case, chunkSize?: number): mt.Tensor | mt.Tensor[] {
 const expectedDType = (d: string): string => (d === 'float16' ? 'float32' : d === 'uint64' ? 'int64' : d);
 
 const TRANSCENDENTAL = new Set(['exp', 'log', 'log1p', 'expm1', 'sin', 'cos', 'tan', 'arcsin', 'arctanh', 'power', 'hypot', 'arctan2', 'std', 'linalg.norm', 'nanstd', 'corrcoef', 'logspace']);
-const ACCUMULATING = new Set(['sum', 'prod', 'mean', 'var', 'std', 'nansum', 'nanmean', 'cumsum', 'cumprod', 'dot', 'matmul', 'tensordot', 'inner', 'vdot', 'trace', 'linalg.norm', 'linspace', 'arange', 'einsum',
+const ACCUMULATING = new Set(['sum', 'prod', 'mean', 'var', 'std', 'nansum', 'nanmean', 'cumsum', 'cumprod', 'dot', 'matmul', 'tensordot', 'inner', 'vdot', 'trace', 'linalg.norm', 'linalg.svdvals', 'linspace', 'arange', 'einsum',
   'average', 'nanvar', 'nanstd', 'nanprod', 'cov', 'corrcoef', 'logspace']);
 
 /** Sum of |finite input values|: the scale of rounding error in accumulations. */

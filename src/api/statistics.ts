@@ -7,11 +7,12 @@
 // In: tensors and NumPy's arguments. Out: lazy Tensors.
 
 import { floatResultOf, isFloat, promoteTypes } from '../graph/dtype.js';
-import { isUnknown, normalizeAxes, normalizeAxis } from '../graph/shape.js';
+import { QUANTILE_METHODS, type QKind, type QuantileSpec, isQuantileMethod, takesValues } from '../graph/quantile.js';
+import { normalizeAxes, normalizeAxis } from '../graph/shape.js';
 import {
   type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
   logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose, moveaxis, stack as stackOf, any as anyOf, full_like, full, isTensor, valuesNow,
+  minimum, maximum, not_equal, tensor, transpose, moveaxis, full_like, isTensor, valuesNow,
 } from './tensor.js';
 import * as G from '../graph/node.js';
 import { diagonal } from './manipulate.js';
@@ -228,106 +229,89 @@ export function unique(a: Operand, ...args: Args): Tensor {
   return s.get(concatenate([tensor([true]), fresh]));
 }
 
-/** Value `i` of every line along the last axis of `s`. */
-const lastAt = (s: Tensor, i: number): Tensor => s.get(...s.shape.slice(0, -1).map(() => ':'), i);
-
 /**
  * The lines along the reduced axes (one, several, or all for None) as one
- * last axis, sorted, and their length; undefined for the sort when the
- * lines are empty (quantiles of nothing are NaN).
+ * last axis; its length may be known only at run time (after a boolean mask).
  */
-function sortedLast(fn: string, a: Operand, axis: number | readonly number[] | null | undefined): [Tensor | undefined, number, Tensor] {
-  let t = toTensor(a);
-  if (axis === undefined || axis === null) t = reshape(t, [-1]);
-  else if (typeof axis === 'number') t = moveaxis(t, axis, -1);
-  else {
-    const axes = normalizeAxes(axis, t.ndim);
-    const rest = t.shape.map((_, i) => i).filter((i) => !axes.includes(i));
-    t = transpose(t, [...rest, ...axes]);
-    t = reshape(t, [...t.shape.slice(0, rest.length), -1]);
+function linesOf(a: Tensor, axis: number | readonly number[] | null | undefined): Tensor {
+  if (axis === undefined || axis === null) return reshape(a, [-1]);
+  if (typeof axis === 'number') {
+    if (a.ndim === 0) throw new RangeError(`axis ${axis} is out of bounds for array of dimension 0`);
+    return moveaxis(a, axis, -1);
   }
-  const n = t.shape[t.ndim - 1]!;
-  if (t.shape.some(isUnknown)) throw new RangeError(`${fn}(): the array's length is known only at run time (after a boolean mask); execute() it first`);
-  return [n === 0 ? undefined : new Tensor(G.sort(t.node, t.ndim - 1, false)), n, t];
+  const axes = normalizeAxes(axis, a.ndim);
+  const rest = a.shape.map((_, i) => i).filter((i) => !axes.includes(i));
+  const t = transpose(a, [...rest, ...axes]);
+  return axes.length === 1 ? t : reshape(t, [...t.shape.slice(0, rest.length), -1]);
 }
 
-/** NaNs in the shape of a reduction of `lines` over its last axis (NumPy's quantile of an empty slice, with a warning there). */
-const nanLines = (lines: Tensor): Tensor => full(lines.shape.slice(0, -1), NaN, { dtype: lines.dtype });
-
 /** Reshapes a result reduced over `axis` back to keepdims form. */
-function keep(r: Tensor, a: Operand, axis: number | readonly number[] | null | undefined, lead: number): Tensor {
-  const shape = toTensor(a).shape;
+function keep(r: Tensor, shape: readonly number[], axis: number | readonly number[] | null | undefined, lead: number): Tensor {
   const ax = axis === undefined || axis === null ? shape.map((_, i) => i) : normalizeAxes(axis, shape.length);
   return reshape(r, [...r.shape.slice(0, lead), ...shape.map((d, i) => (ax.includes(i) ? 1 : d))]);
 }
 
-/** Quantiles as JS numbers and the shape they came in: a number, nested lists, or a tensor already computed. */
-function quantilesOf(q: unknown): [number[], number[] | undefined] {
-  if (typeof q === 'number') return [[q], undefined];
-  if (isTensor(q)) {
-    const v = valuesNow('quantile', q, 'q', 'it sets which values are read');
-    return q.ndim === 0 ? [v, undefined] : [v, [...q.shape]];
+/**
+ * Quantiles as JS numbers, the shape they came in and how. A JS number is
+ * NumPy's weak Python float and JS data a float64 array, even when integral:
+ * q is a probability, and `0.0` and `1.0` are integral in JS. A tensor
+ * already computed keeps its dtype (an integer one takes values, as NumPy's
+ * 'linear' does at integer q).
+ */
+function quantilesOf(q: unknown): [number[], number[], QKind] {
+  if (typeof q === 'number') return [[q], [], 'weak-float'];
+  const t = isTensor(q) ? q : tensor(q as number[], { dtype: 'float64' });
+  const v = valuesNow('quantile', t, 'q', 'it sets which values are read');
+  return [v, [...t.shape], t.dtype];
+}
+
+/** The quantile or median node over `a`'s lines, keepdims applied. */
+function quantileOf(fn: string, a: Operand, spec: QuantileSpec, axis: number | readonly number[] | null | undefined, keepdims: boolean | undefined): Tensor {
+  const src = toTensor(a);
+  if (spec.method !== 'median' && src.dtype === 'bool' && !takesValues(spec)) {
+    throw new TypeError('numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead.');
   }
-  const t = tensor(q as number[], { dtype: 'float64' });
-  return [valuesNow('quantile', t, 'q', 'it sets which values are read'), [...t.shape]];
+  const lines = linesOf(src, axis);
+  const n = lines.shape[lines.ndim - 1]!;
+  // NumPy reads index -1 of an empty line (the median gives NaN instead); a length known only at run time is checked then
+  if (spec.method !== 'median' && n === 0 && lines.shape.slice(0, -1).every((d) => d > 0)) throw new RangeError('index -1 is out of bounds for axis 0 with size 0');
+  const r = new Tensor(G.quantile(lines.node, spec));
+  return keepdims ? keep(r, src.shape, axis, spec.qShape.length) : r;
 }
 
 /**
- * quantile(a, q, axis=None, keepdims=False) with NumPy's default 'linear'
- * method, in NumPy's arithmetic: virtual index n*q + (1 - q) - 1, then
- * a + (b - a) * g below g = 0.5 and b - (b - a) * (1 - g) from it; a slice
- * holding a NaN gives NaN.
+ * quantile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
+ * keepdims=False) with every method of NumPy 2 and its arithmetic
+ * (graph/quantile.ts); a line holding a NaN gives NaN.
  */
 export function quantile(a: Operand, q: number | readonly unknown[] | Tensor, ...args: Args): Tensor {
-  const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean; method?: string }>('quantile', args, ['axis', 'out', 'overwrite_input', 'method', 'keepdims']);
-  if (o.method !== undefined && o.method !== 'linear') throw new TypeError(`quantile(): only method='linear' is supported, got ${JSON.stringify(o.method)}`);
-  const [qs, qShape] = quantilesOf(q);
-  for (const v of qs) if (!(v >= 0 && v <= 1)) throw new RangeError('Quantiles must be in the range [0, 1]');
-  const src = toTensor(a);
-  const [s, n, lines] = sortedLast('quantile', asFloat(src), o.axis);
-  const last = lines.ndim - 1;
-  const hasNan = s && isFloat(src.dtype) ? anyOf(isnan(s), { axis: last }) : undefined;
-  const one = (qq: number): Tensor => {
-    if (!s) return nanLines(lines);
-    const v = n * qq + (1 - qq) - 1;
-    const lo = Math.min(Math.floor(v), n - 1), hi = Math.min(Math.floor(v) + 1, n - 1);
-    const g = v - Math.floor(v);
-    const x = lastAt(s, lo), y = lastAt(s, hi);
-    // A JS number quantile is weak (float32 data stays float32); an array of them is float64, as NumPy's.
-    const gamma = qShape === undefined && typeof q === 'number' ? g : tensor([g], { dtype: 'float64' }).reshape([]);
-    const d = subtract(y, x);
-    const r = g >= 0.5 ? subtract(y, multiply(d, typeof gamma === 'number' ? 1 - gamma : subtract(1, gamma))) : add(x, multiply(d, gamma));
-    return hasNan ? where(hasNan, NaN, r) : r;
-  };
-  let r = qShape === undefined ? one(qs[0]!) : reshape(stackOf(qs.map(one)), [...qShape, ...lines.shape.slice(0, -1)]);
-  if (o.keepdims) r = keep(r, a, o.axis, qShape?.length ?? 0);
-  return r;
+  const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean; method?: string; weights?: unknown }>('quantile', args, ['axis', 'out', 'overwrite_input', 'method', 'keepdims', 'weights']);
+  const [qs, qShape, qKind] = quantilesOf(q);
+  if (!qs.every((v) => v >= 0 && v <= 1)) throw new RangeError('Quantiles must be in the range [0, 1]');
+  return quantileWith('quantile', a, qs, qShape, qKind, o);
 }
 
-/** Flat values as nested lists of `shape` (a bare value for a 0-d shape). */
-function nest(flat: readonly number[], shape: readonly number[]): unknown {
-  if (!shape.length) return flat[0];
-  const step = flat.length / shape[0]!;
-  return Array.from({ length: shape[0]! }, (_, i) => nest(flat.slice(i * step, (i + 1) * step), shape.slice(1)));
+function quantileWith(fn: string, a: Operand, qs: number[], qShape: number[], qKind: QKind, o: { axis?: number | readonly number[] | null; keepdims?: boolean; method?: string; weights?: unknown }): Tensor {
+  const method = o.method ?? 'linear';
+  if (!isQuantileMethod(method)) throw new TypeError(`${JSON.stringify(method)} is not a valid method. Use one of: ${QUANTILE_METHODS.join(', ')}`);
+  if (o.weights !== undefined && o.weights !== null) throw new TypeError(`${fn}(): weights= is not supported yet`);
+  if (qShape.length > 2) throw new RangeError('q must be a scalar or 1d');
+  return quantileOf(fn, a, { method, qs, qShape, qKind }, o.axis, o.keepdims);
 }
 
-/** percentile(a, q, ...): quantile at q / 100. */
+/** percentile(a, q, ...): quantile at q / 100 (NumPy divides first, so q is never an integer there). */
 export function percentile(a: Operand, q: number | readonly unknown[] | Tensor, ...args: Args): Tensor {
-  const [ps, shape] = quantilesOf(q);
-  if (ps.some((v) => !(v >= 0 && v <= 100))) throw new RangeError('Percentiles must be in the range [0, 100]');
-  const qs = ps.map((v) => v / 100);
-  // The same q at a hundredth: a number stays a (weak) number, anything else a float64 array of q's shape.
-  return quantile(a, shape === undefined && !isTensor(q) ? qs[0]! : tensor(nest(qs, shape ?? []) as number[], { dtype: 'float64' }), ...args);
+  const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean; method?: string; weights?: unknown }>('percentile', args, ['axis', 'out', 'overwrite_input', 'method', 'keepdims', 'weights']);
+  const [ps, shape, kind] = quantilesOf(q);
+  const f32 = kind === 'float32';
+  const qs = ps.map((v) => (f32 ? Math.fround(v / 100) : v / 100));
+  if (!qs.every((v) => v >= 0 && v <= 1)) throw new RangeError('Percentiles must be in the range [0, 100]');
+  const qKind: QKind = kind === 'weak-int' || kind === 'weak-float' ? 'weak-float' : f32 ? 'float32' : 'float64';
+  return quantileWith('percentile', a, qs, shape, qKind, o);
 }
 
-/** median(a, axis=None, keepdims=False): the mean of the middle one or two values; NaN where a slice holds one. */
+/** median(a, axis=None, out=None, overwrite_input=False, keepdims=False): the mean of the middle one or two values; NaN where a line holds one, and for an empty line. */
 export function median(a: Operand, ...args: Args): Tensor {
   const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean }>('median', args, ['axis', 'out', 'overwrite_input', 'keepdims']);
-  const src = toTensor(a);
-  const [s, n, lines] = sortedLast('median', asFloat(src), o.axis);
-  const last = lines.ndim - 1;
-  if (!s) return o.keepdims ? keep(nanLines(lines), a, o.axis, 0) : nanLines(lines);
-  let r = n % 2 ? lastAt(s, (n - 1) / 2) : divide(add(lastAt(s, n / 2 - 1), lastAt(s, n / 2)), 2);
-  if (isFloat(src.dtype)) r = where(anyOf(isnan(s), { axis: last }), NaN, r);
-  return o.keepdims ? keep(r, a, o.axis, 0) : r;
+  return quantileOf('median', a, { method: 'median', qs: [], qShape: [], qKind: 'weak-float' }, o.axis, o.keepdims);
 }

@@ -1059,10 +1059,14 @@ function matrixNorm(f: Tensor, ord: NormOrd, row: number, col: number, keepdims:
   if (row === col) throw new RangeError('Duplicate axes given.');
   let r: Tensor;
   if (ord === null || ord === 'fro' || ord === 'f') r = sqrt(sum(multiply(f, f), { axis: [row, col] }));
-  else if (ord === 1 || ord === -1) r = (ord === 1 ? max : min)(sum(abs(f), { axis: row }), { axis: col > row ? col - 1 : col });
-  else if (ord === Infinity || ord === -Infinity) r = (ord > 0 ? max : min)(sum(abs(f), { axis: col }), { axis: row > col ? row - 1 : row });
+  // NumPy's maxima start from 0 (an empty matrix has norm 0); its minima have no identity
+  else if (ord === 1) r = max(sum(abs(f), { axis: row }), { axis: col > row ? col - 1 : col, initial: 0 });
+  else if (ord === -1) r = min(sum(abs(f), { axis: row }), { axis: col > row ? col - 1 : col });
+  else if (ord === Infinity) r = max(sum(abs(f), { axis: col }), { axis: row > col ? row - 1 : row, initial: 0 });
+  else if (ord === -Infinity) r = min(sum(abs(f), { axis: col }), { axis: row > col ? row - 1 : row });
   else if (ord === 2 || ord === -2 || ord === 'nuc') {
-    throw new RangeError(`linalg.norm: ord=${String(ord)} of a matrix is computed from its singular values, and Tessera has no SVD yet (use 'fro', 1, -1, Infinity or -Infinity)`);
+    const s = new Tensor(G.svdvals(moveaxis(f, [row, col], [-2, -1]).node));
+    r = ord === 2 ? max(s, { axis: -1, initial: 0 }) : ord === -2 ? min(s, { axis: -1 }) : sum(s, { axis: -1 });
   } else throw new RangeError('Invalid norm order for matrices.');
   if (!keepdims) return r;
   const shape = [...f.shape];
@@ -1071,7 +1075,13 @@ function matrixNorm(f: Tensor, ord: NormOrd, row: number, col: number, keepdims:
 }
 
 export const linalg = {
-  /** np.linalg.norm: vector norms along one axis, matrix norms over two (all but the SVD-based ord=2, -2, 'nuc'). */
+  /** np.linalg.svdvals: the singular values of each matrix over the last two axes, largest first. */
+  svdvals(x: Operand, ...args: Args): Tensor {
+    kwargs('linalg.svdvals', args, []);
+    const t = toTensor(x);
+    return new Tensor(G.svdvals(t.node));
+  },
+  /** np.linalg.norm: vector norms along one axis, matrix norms over two (2, -2 and 'nuc' from the singular values). */
   norm(x: Operand, ...args: Args): Tensor {
     const o = kwargs<{ ord?: NormOrd; axis?: number | readonly number[] | null; keepdims?: boolean }>('linalg.norm', args, ['ord', 'axis', 'keepdims']);
     const t = toTensor(x);

@@ -276,6 +276,8 @@ class Lowering {
       case 'compress':
       case 'invert':
       case 'sort':
+      case 'quantile':
+      case 'svdvals':
         throw new Error(`internal: ${n.op} nodes are resolved (computed and replaced) before fusion`);
       default:
         return n.op satisfies never;

@@ -4,6 +4,7 @@
 // In: parent nodes and attributes. Out: a new Node. Nothing here computes.
 
 import { type DType, INFO } from './dtype.js';
+import { type QuantileSpec, quantileDType } from './quantile.js';
 import { type BinaryOp, type RandomDist, type ReduceOp, type UnaryOp, isArgReduce } from './ops.js';
 import { AUTO_CHUNK_BYTES, type Shape, broadcastShapes, chunkGrid, hasUnknown, isUnknown, shapeStr, sizeOf } from './shape.js';
 
@@ -29,6 +30,8 @@ export interface Attrs {
   compress: { axis: number };
   invert: { size: number };
   sort: { axis: number; indices: boolean };
+  quantile: { spec: QuantileSpec };
+  svdvals: Record<string, never>;
 }
 export type OpKind = keyof Attrs;
 
@@ -226,6 +229,33 @@ export function sort(x: Node, axis: number, indices: boolean): Node<'sort'> {
   return make('sort', [x], { axis, indices }, indices ? 'int64' : x.dtype, x.shape, x.chunk);
 }
 
+/**
+ * Quantiles (or the median) of each line along the last axis of `lines`,
+ * q's axes first: like sort, computed on the host where the lines are
+ * gathered (runtime/resolve.ts), so a line's length may be known only at
+ * run time.
+ */
+export function quantile(lines: Node, spec: QuantileSpec): Node<'quantile'> {
+  if (lines.shape.length === 0) throw new RangeError('axis 0 is out of bounds for array of dimension 0');
+  const lead = lines.shape.slice(0, -1);
+  const dtype = quantileDType(lines.dtype, spec);
+  const chunk = [...spec.qShape, ...lead.map((d) => (isUnknown(d) ? 1 : d))];
+  return make('quantile', [lines], { spec }, dtype, [...spec.qShape, ...lead], hasUnknown(lead) ? chunk : undefined);
+}
+
+/**
+ * The singular values of each matrix over the last two axes, largest
+ * first (float32 stays float32; other dtypes give float64): computed on the
+ * host where the stack is gathered (runtime/resolve.ts, graph/svd.ts).
+ */
+export function svdvals(x: Node): Node<'svdvals'> {
+  if (x.shape.length < 2) throw new RangeError(`${x.shape.length}-dimensional array given. Array must be at least two-dimensional`);
+  const [m, n] = x.shape.slice(-2) as [number, number];
+  const shape = [...x.shape.slice(0, -2), isUnknown(m) || isUnknown(n) ? NaN : Math.min(m, n)];
+  const dtype = x.dtype === 'float32' ? 'float32' : 'float64';
+  return make('svdvals', [x], {}, dtype, shape, hasUnknown(shape) ? shape.map((d) => (isUnknown(d) ? 1 : d)) : undefined);
+}
+
 export function invert(index: Node, size: number): Node<'invert'> {
   if (index.shape.length !== 1 || index.dtype !== 'int64') throw new TypeError('invert(): the index must be a 1-d int64 array');
   return make('invert', [index], { size }, 'int64', [size]);
@@ -274,6 +304,8 @@ export function rebuild(n: Node, inputs: readonly Node[]): Node {
     case 'compress': return compress(x, y, (a as Attrs['compress']).axis);
     case 'invert': return invert(x, (a as Attrs['invert']).size);
     case 'sort': { const o = a as Attrs['sort']; return sort(x, o.axis, o.indices); }
+    case 'quantile': return quantile(x, (a as Attrs['quantile']).spec);
+    case 'svdvals': return svdvals(x);
     default: return n.op satisfies never;
   }
 }

@@ -11,7 +11,9 @@
 // with every length known (the same Nodes when there was nothing to resolve).
 
 import { ARRAY_CTOR, INFO, type TypedArray } from '../graph/dtype.js';
-import { type Node, rebuild, source, topo } from '../graph/node.js';
+import { type Attrs, type Node, rebuild, source, topo } from '../graph/node.js';
+import { quantileLine } from '../graph/quantile.js';
+import { singularValues } from '../graph/svd.js';
 import { chunkGrid, hasUnknown, sizeOf } from '../graph/shape.js';
 import type { RunOptions } from './runtime.js';
 
@@ -23,7 +25,7 @@ export interface Store {
 }
 
 /** Operations computed on the host where their inputs are gathered, never as kernels. */
-const HOST_OPS = new Set<string>(['compress', 'invert', 'sort']);
+const HOST_OPS = new Set<string>(['compress', 'invert', 'sort', 'quantile', 'svdvals']);
 
 /** host-computed node (compress, invert, sort) → the stored source node holding its result. */
 const computed = new WeakMap<Node, Node>();
@@ -41,7 +43,7 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
     const frontier = order.filter((n) => HOST_OPS.has(n.op) && !computed.has(n) && !blocked.has(n));
     if (!frontier.length) throw new Error('internal: unknown lengths left but no selection can be computed');
     await store.run([...new Set(frontier.flatMap((n) => n.inputs))], opts);
-    for (const f of frontier) computed.set(f, f.op === 'invert' ? inverse(f, store) : f.op === 'sort' ? sorted(f, store) : compact(f, store));
+    for (const f of frontier) computed.set(f, f.op === 'invert' ? inverse(f, store) : f.op === 'sort' ? sorted(f, store) : f.op === 'quantile' ? quantiles(f, store) : f.op === 'svdvals' ? svdvals(f, store) : compact(f, store));
   }
 }
 
@@ -105,6 +107,61 @@ function sorted(n: Node, store: Store): Node {
     }
   }
   const s = source(`sorted${counter++}`, n.dtype, x.shape, chunkGrid(x.shape, INFO[n.dtype].bytes));
+  store.put(s, out);
+  return s;
+}
+
+/** How a line's values sort: NaNs last (NumPy's order), int64 as BigInts. */
+function lineOrder(big: boolean): (p: number | bigint, q: number | bigint) => number {
+  return big
+    ? (p, q) => (p < q ? -1 : p > q ? 1 : 0)
+    : (p, q) => {
+      if (p !== p) return q !== q ? 0 : 1;
+      if (q !== q) return -1;
+      return p < q ? -1 : p > q ? 1 : 0;
+    };
+}
+
+/**
+ * Quantiles of each line along the last axis (./graph/quantile.ts has
+ * NumPy's arithmetic), q's axes leading the result's.
+ */
+function quantiles(n: Node, store: Store): Node {
+  const x = n.inputs[0]!;
+  const { spec } = n.attrs as Attrs['quantile'];
+  const xs = store.read(x);
+  const len = x.shape[x.shape.length - 1]!;
+  const lines = sizeOf(x.shape.slice(0, -1));
+  const nq = spec.method === 'median' ? 1 : spec.qs.length;
+  const out = new ARRAY_CTOR[n.dtype](lines * nq) as unknown as (number | bigint | boolean)[];
+  const order = lineOrder(x.dtype === 'int64');
+  const line = new Array<number | bigint>(len);
+  const bool = x.dtype === 'bool';
+  for (let l = 0; l < lines; l++) {
+    for (let k = 0; k < len; k++) line[k] = xs[l * len + k]!;
+    line.sort(order);
+    const r = quantileLine((k) => (bool ? line[k] !== 0 : line[k]!), len, x.dtype, n.dtype, spec);
+    r.forEach((v, i) => { out[i * lines + l] = typeof v === 'boolean' ? +v : v; });
+  }
+  const s = source(`quantiles${counter++}`, n.dtype, n.shape, chunkGrid(n.shape, INFO[n.dtype].bytes));
+  store.put(s, out as unknown as TypedArray);
+  return s;
+}
+
+/** The singular values of each matrix over the last two axes (graph/svd.ts). */
+function svdvals(n: Node, store: Store): Node {
+  const x = n.inputs[0]!;
+  const xs = store.read(x);
+  const [m, c] = x.shape.slice(-2) as [number, number];
+  const k = Math.min(m, c);
+  const count = sizeOf(x.shape.slice(0, -2));
+  const out = new ARRAY_CTOR[n.dtype](count * k) as Float32Array | Float64Array;
+  const a = new Float64Array(m * c);
+  for (let b = 0; b < count; b++) {
+    for (let i = 0; i < m * c; i++) a[i] = Number(xs[b * m * c + i]);
+    out.set(singularValues(a, m, c), b * k);
+  }
+  const s = source(`svdvals${counter++}`, n.dtype, n.shape, chunkGrid(n.shape, INFO[n.dtype].bytes));
   store.put(s, out);
   return s;
 }

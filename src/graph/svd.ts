@@ -1,0 +1,78 @@
+// Singular values of one small dense matrix, on the host where a stack of
+// matrices is gathered (runtime/resolve.ts), for linalg.svdvals and the
+// matrix norms of order 2, -2 and 'nuc'. One-sided Jacobi (Hestenes 1958;
+// Demmel & Veselic 1992): rotate pairs of columns until every pair is
+// orthogonal to working precision; the column norms are then the singular
+// values, to high relative accuracy (small ones included, which
+// bidiagonalisation does not promise). O(sweeps * m * n^2): for the matrix
+// sizes a norm is taken of, not for factoring large arrays.
+// In: a row-major m x n float64 matrix. Out: its min(m, n) singular values,
+// largest first.
+
+const MAX_SWEEPS = 60;
+
+export class SvdError extends Error {
+  constructor() {
+    super('SVD did not converge');
+    this.name = 'LinAlgError';
+  }
+}
+
+export function singularValues(a: ArrayLike<number>, m: number, n: number): Float64Array {
+  const k = Math.min(m, n);
+  if (k === 0) return new Float64Array(0);
+  let finite = true;
+  for (let i = 0; i < m * n; i++) {
+    const v = a[i]!;
+    if (Number.isNaN(v)) throw new SvdError(); // LAPACK does not converge on NaN, and NumPy raises
+    if (!Number.isFinite(v)) finite = false;
+  }
+  if (!finite) return new Float64Array(k).fill(NaN); // NumPy gives NaN singular values for an infinite entry
+  // Work on the columns of the taller orientation: c columns of length r, stored column by column.
+  const tall = m >= n;
+  const r = tall ? m : n, c = tall ? n : m;
+  const cols = new Float64Array(r * c);
+  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
+    if (tall) cols[j * r + i] = a[i * n + j]!;
+    else cols[i * r + j] = a[i * n + j]!;
+  }
+  // Scale so squared norms neither overflow nor underflow; undone at the end.
+  let big = 0;
+  for (let i = 0; i < cols.length; i++) big = Math.max(big, Math.abs(cols[i]!));
+  if (big === 0) return new Float64Array(k);
+  const scale = 2 ** -Math.round(Math.log2(big));
+  for (let i = 0; i < cols.length; i++) cols[i]! *= scale;
+  const eps = 2 ** -53;
+  for (let sweep = 0; ; sweep++) {
+    if (sweep === MAX_SWEEPS) throw new SvdError();
+    let rotated = false;
+    for (let p = 0; p < c - 1; p++) {
+      for (let q = p + 1; q < c; q++) {
+        let alpha = 0, beta = 0, gamma = 0;
+        const P = p * r, Q = q * r;
+        for (let i = 0; i < r; i++) {
+          const x = cols[P + i]!, y = cols[Q + i]!;
+          alpha += x * x; beta += y * y; gamma += x * y;
+        }
+        if (gamma === 0 || Math.abs(gamma) <= eps * Math.sqrt(alpha * beta)) continue;
+        rotated = true;
+        const zeta = (beta - alpha) / (2 * gamma);
+        const t = Math.sign(zeta || 1) / (Math.abs(zeta) + Math.sqrt(1 + zeta * zeta));
+        const cs = 1 / Math.sqrt(1 + t * t), sn = cs * t;
+        for (let i = 0; i < r; i++) {
+          const x = cols[P + i]!, y = cols[Q + i]!;
+          cols[P + i] = cs * x - sn * y;
+          cols[Q + i] = sn * x + cs * y;
+        }
+      }
+    }
+    if (!rotated) break;
+  }
+  const s = new Float64Array(c);
+  for (let j = 0; j < c; j++) {
+    let ss = 0;
+    for (let i = 0; i < r; i++) ss += cols[j * r + i]! * cols[j * r + i]!;
+    s[j] = Math.sqrt(ss) / scale;
+  }
+  return s.sort().reverse();
+}
