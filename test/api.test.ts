@@ -88,6 +88,7 @@ describe('errors at the call site', () => {
     ['round of bools to decimals', () => mt.round(mt.tensor([true]), 1), /boolean array with decimals != 0/],
     ['repeat counts not yet computed', () => mt.repeat(mt.arange(3), mt.ones([3], { dtype: 'int64' }).add(1)), /counts held in a tensor must be computed first/],
     ['take with float indices', () => mt.take(mt.arange(3), mt.tensor([1.0, 0.5])), /Cannot cast array data from dtype\('float64'\) to dtype\('int64'\) according to the rule 'safe'/],
+    ['einsum of a selection against a known length', () => { const y = mt.tensor([1, -1, 2]); return mt.einsum('i,i->', y.get(y.greater(0)), mt.ones([5])); }, /einsum\(\): an operand's shape is known only at run time \(after a boolean mask\) and must match another's: execute\(\) it first/],
     ['svdvals of a vector', () => mt.linalg.svdvals(mt.arange(3)), /1-dimensional array given\. Array must be at least two-dimensional/],
     ['matrix norm order', () => mt.linalg.norm(mt.ones([2, 2]), 3), /Invalid norm order for matrices/],
     ['quantile method', () => mt.quantile(mt.arange(3), 0.5, { method: 'cubic' }), /"cubic" is not a valid method\. Use one of: inverted_cdf, .*, nearest/],
@@ -95,8 +96,6 @@ describe('errors at the call site', () => {
     ['quantile of bools by interpolation', () => mt.quantile(mt.tensor([true, false]), 0.5), /numpy boolean subtract, the `-` operator, is not supported/],
     ['quantile q of 3 dimensions', () => mt.quantile(mt.arange(3), [[[0.5]]]), /q must be a scalar or 1d/],
     ['quantile weights', () => mt.quantile(mt.arange(3), 0.5, { method: 'inverted_cdf', weights: [1, 1, 1] }), /quantile\(\): weights= is not supported yet/],
-    ['einsum of a masked selection', () => { const y = mt.tensor([1, -1, 2]); const m = y.get(y.greater(0)); return mt.einsum('i,i->', m, m); }, /einsum\(\): an operand's shape is known only at run time/],
-    ['trace of a masked selection', () => { const y = mt.ones([3, 3]); return mt.trace(y.get(y.get(':, 0').greater(0))); }, /trace\(\): the array's shape is known only at run time/],
     ['quantile at a q not yet computed', () => mt.quantile(mt.arange(4), mt.tensor([0.5]).multiply(1)), /q held in a tensor must be computed first/],
     ['einsum keyword', () => mt.einsum('i->', mt.arange(3), { dtyp: 'int8' } as never), /einsum\(\) got an unexpected keyword argument 'dtyp'/],
     ['einsum safe casting', () => mt.einsum('i->', mt.arange(3.5), { dtype: 'int64' }), /Cannot cast array data from dtype\('float64'\) to dtype\('int64'\) according to the rule 'safe'/],
@@ -312,6 +311,19 @@ describe('lengths known only at run time', () => {
     // a selection that keeps nothing: NumPy's IndexError, when the length becomes known
     await expect(mt.quantile(t.get(t.greater(100)), 0.5).fetch()).rejects.toThrow(/index -1 is out of bounds for axis 0 with size 0/);
     expect(Number.isNaN((await mt.median(t.get(t.greater(100))).fetch()).item())).toBe(true);
+  });
+
+  it('builds einsum and trace over selections once their lengths are known', async () => {
+    const x = mt.tensor([1, -2, 3, 4, -5]);
+    const s = x.get(x.greater(0)); // [1, 3, 4]
+    expect((await mt.einsum('i,i->', s, s).fetch()).item()).toBe(26);
+    const m = mt.tensor([[1, 2, 3], [4, 5, 6], [-7, -8, -9], [1, 1, 1]]);
+    const rows = m.get(m.sum({ axis: 1 }).greater(0)); // rows 0, 1 and 3
+    expect((await mt.einsum('ij->j', rows).fetch()).toArray()).toEqual([6, 8, 10]);
+    expect((await mt.einsum('ij,ij->i', rows, rows).fetch()).toArray()).toEqual([14, 77, 3]);
+    const tr = await mt.trace(rows, { offset: 1, dtype: 'int8' }).fetch();
+    expect([tr.dtype, tr.item()]).toEqual(['int8', 2 + 6]);
+    expect(mt.trace(rows).shape).toEqual([]); // known before the run
   });
 
   it('gives singular values of a selection\'s rows, and NumPy\'s LinAlgError for a NaN entry when it runs', async () => {

@@ -60,3 +60,32 @@ describe('the worker pool', () => {
     expect(next.out(4)[N - 1]).toBe(5 * N);
   });
 });
+
+describe('a script using the pool', () => {
+  // Node refs a worker again when a listener is added: an unref'd pool used to keep every script alive after its last line.
+  it('ends after its last line without mt.shutdown(), and stays alive while a run is in flight', async () => {
+    const { spawn } = await import('node:child_process');
+    const api = new URL('../dist/api/tensor.js', import.meta.url).href;
+    const script = `const mt = await import(${JSON.stringify(api)});
+      const x = mt.ones([1000, 1000]);
+      const s = await x.sum().fetch();
+      const m = await mt.matmul(mt.ones([64, 64]), mt.ones([64, 64])).fetch();
+      console.log(JSON.stringify([Number(s.item()), m.toArray()[0][0], mt.lastReport().workers]));`;
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const file = join(mkdtempSync(join(tmpdir(), 'tessera-exit-')), 'script.mjs');
+    writeFileSync(file, script);
+    const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => { child.kill(); resolve(null); }, 60_000);
+      child.on('exit', (c) => { clearTimeout(timer); resolve(c); });
+    });
+    expect(code).toBe(0);
+    const [total, entry, workers] = JSON.parse(out) as number[];
+    expect([total, entry]).toEqual([1e6, 64]);
+    expect(workers).toBeGreaterThan(0); // the sum ran on the pool
+  }, 90_000);
+});

@@ -10,7 +10,7 @@
 import { CASTINGS, type Casting, type DType, canCast } from '../graph/dtype.js';
 import { isUnknown } from '../graph/shape.js';
 import { dtypeArg } from './convert.js';
-import { type Operand, type Tensor, astype, broadcast_to, kwargs, matmul, reshape, sum, toTensor, trailingOpts, transpose } from './tensor.js';
+import { type Operand, type Tensor, astype, deferred, broadcast_to, kwargs, matmul, reshape, sum, toTensor, trailingOpts, transpose } from './tensor.js';
 import { diagonal } from './manipulate.js';
 
 interface Term { t: Tensor; sub: string[] }
@@ -126,7 +126,7 @@ export function einsum(subscripts: string, ...operands: (Operand | EinsumOpts)[]
   const o = kwargs<EinsumOpts>('einsum', [kw], [], ['out', 'dtype', 'order', 'casting', 'optimize']);
   if (!ops.length) throw new RangeError('einsum(): no operands given');
   let ts = (ops as Operand[]).map(toTensor);
-  if (ts.some((t) => t.shape.some(isUnknown))) throw new RangeError("einsum(): an operand's shape is known only at run time (after a boolean mask); execute() it first");
+  if (ts.some((t) => t.shape.some(isUnknown))) return deferred('einsum', ts, (us) => einsum(subscripts, ...us, kw as EinsumOpts));
   const dtype = dtypeArg(o.dtype);
   if (dtype) {
     // NumPy computes in dtype=, its operands cast under `casting` (default 'safe').

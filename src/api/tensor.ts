@@ -295,6 +295,31 @@ function arg(x: Operand): Arg {
 }
 
 /**
+ * `build` over `operands`, which needs their lengths: at once when they are
+ * known; otherwise a node the run builds once they are (a selection's
+ * length, runtime/resolve.ts). The dtype and shape come from building over
+ * stand-ins whose unknown lengths are one no known length has; a check that
+ * fails over the stand-ins (a length that must equal a known one) asks for
+ * the operands to be executed first.
+ */
+export function deferred(name: string, operands: readonly Tensor[], build: (ts: Tensor[]) => Tensor): Tensor {
+  if (!operands.some((t) => hasUnknown(t.shape))) return build([...operands]);
+  const probe = Math.max(1, ...operands.flatMap((t) => t.shape.filter((d) => !isUnknown(d)))) + 1;
+  const standIns = operands.map((t, i) => {
+    const shape = t.shape.map((d) => (isUnknown(d) ? probe : d));
+    return new Tensor(G.source(`standin${i}`, t.dtype, shape, chunkGrid(shape, INFO[t.dtype].bytes)));
+  });
+  let r: Tensor;
+  try {
+    r = build(standIns);
+  } catch (e) {
+    throw new RangeError(`${name}(): an operand's shape is known only at run time (after a boolean mask) and must match another's: execute() it first (${(e as Error).message})`);
+  }
+  const shape = r.shape.map((d) => (d === probe ? NaN : d));
+  return new Tensor(G.defer(name, operands.map((t) => t.node), (ins) => build(ins.map((n) => new Tensor(n))).node, r.dtype, shape));
+}
+
+/**
  * The values of a tensor that sets the shape of a result (repeat's counts,
  * quantile's q), as JS numbers: they must be known when the line runs (JS
  * data, or a tensor already computed).
@@ -1011,7 +1036,7 @@ export function trace(x: Operand, ...args: Args): Tensor {
   t = moveaxis(t, [a1, a2], [0, 1]);
   if (o.dtype !== undefined) t = astype(t, o.dtype);
   const [n, m] = [t.shape[0]!, t.shape[1]!];
-  if (isUnknown(n) || isUnknown(m)) throw new RangeError("trace(): the array's shape is known only at run time (after a boolean mask); execute() it first");
+  if (isUnknown(n) || isUnknown(m)) return deferred('trace', [t], ([u]) => trace(u!, { offset: o.offset ?? 0, ...(o.dtype !== undefined ? { dtype: o.dtype } : {}) }));
   const so = o.dtype !== undefined ? { dtype: o.dtype } : {};
   const k = checkInt(o.offset ?? 0, 'trace', 'offset');
   const len = Math.max(0, Math.min(n - Math.max(0, -k), m - Math.max(0, k)));

@@ -32,6 +32,7 @@ export interface Attrs {
   sort: { axis: number; indices: boolean };
   quantile: { spec: QuantileSpec };
   svdvals: Record<string, never>;
+  defer: { name: string; build: (inputs: readonly Node[]) => Node };
 }
 export type OpKind = keyof Attrs;
 
@@ -256,6 +257,17 @@ export function svdvals(x: Node): Node<'svdvals'> {
   return make('svdvals', [x], {}, dtype, shape, hasUnknown(shape) ? shape.map((d) => (isUnknown(d) ? 1 : d)) : undefined);
 }
 
+/**
+ * An operation that needs its inputs' lengths to be built (a trace's
+ * diagonal, einsum's contractions), over inputs whose lengths are known
+ * only at run time: the run builds it (`build`) once they are known
+ * (runtime/resolve.ts), as Mars tiles such operations iteratively. Its
+ * dtype and shape (NaN where it follows an unknown length) are given.
+ */
+export function defer(name: string, inputs: readonly Node[], build: (inputs: readonly Node[]) => Node, dtype: DType, shape: Shape): Node<'defer'> {
+  return make('defer', inputs, { name, build }, dtype, shape, chunkGrid(shape.map((d) => (isUnknown(d) ? 1 : d)), INFO[dtype].bytes));
+}
+
 export function invert(index: Node, size: number): Node<'invert'> {
   if (index.shape.length !== 1 || index.dtype !== 'int64') throw new TypeError('invert(): the index must be a 1-d int64 array');
   return make('invert', [index], { size }, 'int64', [size]);
@@ -306,6 +318,15 @@ export function rebuild(n: Node, inputs: readonly Node[]): Node {
     case 'sort': { const o = a as Attrs['sort']; return sort(x, o.axis, o.indices); }
     case 'quantile': return quantile(x, (a as Attrs['quantile']).spec);
     case 'svdvals': return svdvals(x);
+    case 'defer': {
+      const d = a as Attrs['defer'];
+      if (inputs.some((i) => hasUnknown(i.shape))) return defer(d.name, inputs, d.build, n.dtype, n.shape);
+      const r = d.build(inputs);
+      if (r.dtype !== n.dtype || r.shape.length !== n.shape.length || r.shape.some((v, i) => !isUnknown(n.shape[i]!) && v !== n.shape[i])) {
+        throw new Error(`internal: ${d.name}() built over known lengths gives ${r.dtype}${shapeStr(r.shape)}, not ${n.dtype}${shapeStr(n.shape)}`);
+      }
+      return r;
+    }
     default: return n.op satisfies never;
   }
 }

@@ -28,12 +28,14 @@ export const host: Host = {
     const url = new URL('../runtime/worker.js', import.meta.url);
     if (!existsSync(url)) throw new Error(`worker script ${url.pathname} is missing: run \`npm run build\` first`);
     const w = new Worker(url);
-    w.unref(); // an idle pool never keeps the process alive
+    // An idle pool never keeps the process alive; one with work does (the pool says which, through hold).
+    // Node refs a worker again when a listener is added, so unref comes after them.
     return {
       post: (m) => w.postMessage(m),
-      onMessage: (f) => { w.on('message', f); },
-      onError: (f) => { w.on('error', f); },
+      onMessage: (f) => { w.on('message', f); w.unref(); },
+      onError: (f) => { w.on('error', f); w.unref(); },
       terminate: async () => { await w.terminate(); },
+      hold: (on) => { if (on) w.ref(); else w.unref(); },
     };
   },
 

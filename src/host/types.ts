@@ -8,6 +8,8 @@ export interface Thread {
   onMessage(f: (m: any) => void): void;
   onError(f: (e: Error) => void): void;
   terminate(): Promise<void>;
+  /** Whether the thread keeps the process alive (Node: while it has work; a browser has no such notion). */
+  hold?(on: boolean): void;
 }
 
 /** The pool's end of a compute thread, as the thread sees it. */

@@ -1,6 +1,7 @@
 // The local worker pool: one compute thread per core (a worker_thread in
 // Node, a Web Worker in a browser: see ../host), each sharing the chunk heap.
-// In Node threads are unref'd so an idle pool never keeps the process alive,
+// In Node a thread keeps the process alive only while it has work, so an
+// idle pool never does (a script ends without mt.shutdown()),
 // and a pool whose worker failed is torn down so no thread is left behind.
 // A worker holds up to DEPTH jobs (it runs them in order), so it starts its
 // next task without waiting for the main thread to hear of the last one. A
@@ -43,12 +44,14 @@ export class Pool {
       const slot: Slot = { worker, pending: [], programs: new Set() };
       worker.onMessage((m: Reply) => {
         const p = slot.pending.shift();
+        if (!slot.pending.length) worker.hold?.(false);
         if (m.type === 'done') p?.resolve(m);
         else p?.reject(Object.assign(new Error(m.message), { ran: m.ran }));
         this.settledWaiters.splice(0).forEach((f) => f());
       });
       worker.onError((e: Error) => {
         for (const p of slot.pending.splice(0)) p.reject(e);
+        worker.hold?.(false);
         this.settledWaiters.splice(0).forEach((f) => f());
       });
       worker.post({ type: 'init', memory, paramPtr: paramPtrs[i] });
@@ -89,6 +92,7 @@ export class Pool {
     }
     return new Promise<void>((resolve, reject) => {
       slot.pending.push({ resolve: () => resolve(), reject });
+      slot.worker.hold?.(true); // a worker with work keeps the process alive until it answers
       slot.worker.post({ type: 'job', id: this.nextId++, job });
     });
   }
@@ -131,6 +135,7 @@ export class Pool {
             leave();
           },
         });
+        slot.worker.hold?.(true);
         slot.worker.post({ type: 'batch', id, jobs, modules: fresh, counter: this.counterPtr + 4 * c });
       }
     });
