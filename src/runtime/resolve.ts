@@ -89,15 +89,8 @@ function sorted(n: Node, store: Store): Node {
   const out = new ARRAY_CTOR[n.dtype](sizeOf(x.shape)) as TypedArray;
   const idx = new Array<number>(len);
   const vals = new Array<number | bigint>(len);
-  const big = x.dtype === 'int64';
-  const cmp = big
-    ? (a: number, b: number) => { const p = vals[a] as bigint, q = vals[b] as bigint; return p < q ? -1 : p > q ? 1 : 0; }
-    : (a: number, b: number) => {
-      const p = vals[a] as number, q = vals[b] as number;
-      if (p !== p) return q !== q ? 0 : 1;
-      if (q !== q) return -1;
-      return p < q ? -1 : p > q ? 1 : 0;
-    };
+  const order = lineOrder(x.dtype === 'int64');
+  const cmp = (a: number, b: number): number => order(vals[a]!, vals[b]!);
   for (let o = 0; o < outer; o++) {
     for (let i = 0; i < inner; i++) {
       const base = o * len * inner + i;
