@@ -266,7 +266,7 @@ function quantilesOf(q: unknown): [number[], number[], QKind] {
 }
 
 /** The quantile or median node over `a`'s lines, keepdims applied. */
-function quantileOf(fn: string, a: Operand, spec: QuantileSpec, axis: number | readonly number[] | null | undefined, keepdims: boolean | undefined): Tensor {
+function quantileOf(a: Operand, spec: QuantileSpec, axis: number | readonly number[] | null | undefined, keepdims: boolean | undefined): Tensor {
   const src = toTensor(a);
   if (spec.method !== 'median' && src.dtype === 'bool' && !takesValues(spec)) {
     throw new TypeError('numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead.');
@@ -296,7 +296,7 @@ function quantileWith(fn: string, a: Operand, qs: number[], qShape: number[], qK
   if (!isQuantileMethod(method)) throw new TypeError(`${JSON.stringify(method)} is not a valid method. Use one of: ${QUANTILE_METHODS.join(', ')}`);
   if (o.weights !== undefined && o.weights !== null) throw new TypeError(`${fn}(): weights= is not supported yet`);
   if (qShape.length > 2) throw new RangeError('q must be a scalar or 1d');
-  return quantileOf(fn, a, { method, qs, qShape, qKind }, o.axis, o.keepdims);
+  return quantileOf(a, { method, qs, qShape, qKind }, o.axis, o.keepdims);
 }
 
 /** percentile(a, q, ...): quantile at q / 100 (NumPy divides first, so q is never an integer there). */
@@ -313,5 +313,5 @@ export function percentile(a: Operand, q: number | readonly unknown[] | Tensor, 
 /** median(a, axis=None, out=None, overwrite_input=False, keepdims=False): the mean of the middle one or two values; NaN where a line holds one, and for an empty line. */
 export function median(a: Operand, ...args: Args): Tensor {
   const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean }>('median', args, ['axis', 'out', 'overwrite_input', 'keepdims']);
-  return quantileOf('median', a, { method: 'median', qs: [], qShape: [], qKind: 'weak-float' }, o.axis, o.keepdims);
+  return quantileOf(a, { method: 'median', qs: [], qShape: [], qKind: 'weak-float' }, o.axis, o.keepdims);
 }

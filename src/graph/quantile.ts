@@ -93,9 +93,10 @@ export function quantileLine(at: (k: number) => number | bigint | boolean, n: nu
   const q32 = spec.qKind === 'float32';
   const qf = q32 ? fround : same;
   const m = spec.method;
+  const take = takesValues(spec);
   return spec.qs.map((q0) => {
     const q = qf(q0);
-    if (takesValues(spec)) {
+    if (take) {
       if (nan) return at(n - 1);
       let k: number;
       switch (m) {
