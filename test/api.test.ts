@@ -192,6 +192,21 @@ describe('average with returned, nanstd\'s errors, the sign of a zero remainder'
     expect([c.shape, c.dtype, c.toArray()]).toEqual([[2, 1], 'float64', [[2], [2]]]);
   });
 
+  it('raises NumPy\'s ZeroDivisionError when the run finds weights that sum to zero, and passes sums that do not', async () => {
+    const err = await mt.average(mt.tensor([1, 2, 3]), { weights: [1, -1, 0] }).fetch().catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect([(err as Error).name, (err as Error).message]).toEqual(['ZeroDivisionError', "Weights sum to zero, can't be normalized"]);
+    // one zero sum among several (along an axis) is enough, as np.any(scl == 0) in NumPy
+    await expect(mt.average(mt.tensor([[1, 2], [3, 4]]), { axis: 1, weights: [[1, 1], [2, -2]] }).fetch()).rejects.toThrow(/Weights sum to zero/);
+    // weights whose sum is known only at run time, from a selection
+    const w = mt.tensor([2, -5, 1, -3]);
+    const kept = w.get(w.greater(0)); // [2, 1]
+    expect((await mt.average(mt.tensor([4, 10]), { weights: kept }).fetch()).item()).toBe(6); // (8 + 10) / 3
+    await expect(mt.average(mt.tensor([4, 10]), { weights: kept.subtract(kept.sum().divide(2)) }).fetch()).rejects.toThrow(/Weights sum to zero/);
+    // a NaN sum is not zero: NaN, as NumPy
+    expect((await mt.average(mt.tensor([1, 2]), { weights: [NaN, 1] }).fetch()).item()).toBeNaN();
+  });
+
   it('names nanstd in its own argument errors', () => {
     expect(() => mt.nanstd(mt.ones([2]), { ddoff: 1 })).toThrow(/nanstd\(\) got an unexpected keyword argument 'ddoff'/);
   });

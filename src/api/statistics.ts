@@ -96,7 +96,8 @@ export function average(a: Operand, ...args: Args): Tensor | [Tensor, Tensor] {
   // NumPy's result dtype: of a and the weights, and at least float64 for integer or bool data.
   const rd = isFloat(t.dtype) ? promoteTypes(t.dtype, w.dtype) : promoteTypes(promoteTypes(t.dtype, w.dtype), 'float64');
   const wf = astype(w, rd);
-  const scl = sum(wf, ao);
+  // NumPy raises for weights that sum to zero; the sums are known when the run reaches them.
+  const scl = new Tensor(G.check(sum(wf, ao).node, 'nonzero', 'ZeroDivisionError', "Weights sum to zero, can't be normalized"));
   const avg = divide(sum(multiply(astype(t, rd), wf), ao), scl);
   return o.returned ? [avg, scl.shape.length === avg.shape.length && scl.shape.every((d, i) => d === avg.shape[i]) ? scl : broadcast_to(scl, avg.shape)] : avg;
 }

@@ -278,6 +278,7 @@ class Lowering {
       case 'sort':
       case 'quantile':
       case 'svdvals':
+      case 'check':
       case 'defer':
         throw new Error(`internal: ${n.op} nodes are resolved (computed and replaced) before fusion`);
       default:

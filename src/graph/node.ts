@@ -32,6 +32,7 @@ export interface Attrs {
   sort: { axis: number; indices: boolean };
   quantile: { spec: QuantileSpec };
   svdvals: Record<string, never>;
+  check: { test: 'nonzero'; error: string; message: string };
   defer: { name: string; build: (inputs: readonly Node[]) => Node };
 }
 export type OpKind = keyof Attrs;
@@ -258,6 +259,16 @@ export function svdvals(x: Node): Node<'svdvals'> {
 }
 
 /**
+ * x itself, once the host has seen that it passes `test` ('nonzero': no
+ * element is 0); otherwise the run fails with the error named `error` and
+ * `message` when it reaches it (NumPy's average() raises ZeroDivisionError
+ * for weights that sum to zero, a sum known only at run time).
+ */
+export function check(x: Node, test: Attrs['check']['test'], error: string, message: string): Node<'check'> {
+  return make('check', [x], { test, error, message }, x.dtype, x.shape, x.chunk);
+}
+
+/**
  * An operation that needs its inputs' lengths to be built (a trace's
  * diagonal, einsum's contractions), over inputs whose lengths are known
  * only at run time: the run builds it (`build`) once they are known
@@ -318,6 +329,7 @@ export function rebuild(n: Node, inputs: readonly Node[]): Node {
     case 'sort': { const o = a as Attrs['sort']; return sort(x, o.axis, o.indices); }
     case 'quantile': return quantile(x, (a as Attrs['quantile']).spec);
     case 'svdvals': return svdvals(x);
+    case 'check': { const c = a as Attrs['check']; return check(x, c.test, c.error, c.message); }
     case 'defer': {
       const d = a as Attrs['defer'];
       if (inputs.some((i) => hasUnknown(i.shape))) return defer(d.name, inputs, d.build, n.dtype, n.shape);

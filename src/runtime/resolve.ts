@@ -25,7 +25,7 @@ export interface Store {
 }
 
 /** Operations computed on the host where their inputs are gathered, never as kernels. */
-const HOST_OPS = new Set<string>(['compress', 'invert', 'sort', 'quantile', 'svdvals']);
+const HOST_OPS = new Set<string>(['compress', 'invert', 'sort', 'quantile', 'svdvals', 'check']);
 
 /** host-computed node (compress, invert, sort) → the stored source node holding its result. */
 const computed = new WeakMap<Node, Node>();
@@ -43,7 +43,7 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
     const frontier = order.filter((n) => HOST_OPS.has(n.op) && !computed.has(n) && !blocked.has(n));
     if (!frontier.length) throw new Error('internal: unknown lengths left but no selection can be computed');
     await store.run([...new Set(frontier.flatMap((n) => n.inputs))], opts);
-    for (const f of frontier) computed.set(f, f.op === 'invert' ? inverse(f, store) : f.op === 'sort' ? sorted(f, store) : f.op === 'quantile' ? quantiles(f, store) : f.op === 'svdvals' ? svdvals(f, store) : compact(f, store));
+    for (const f of frontier) computed.set(f, f.op === 'invert' ? inverse(f, store) : f.op === 'sort' ? sorted(f, store) : f.op === 'quantile' ? quantiles(f, store) : f.op === 'svdvals' ? svdvals(f, store) : f.op === 'check' ? checked(f, store) : compact(f, store));
   }
 }
 
@@ -156,6 +156,19 @@ function svdvals(n: Node, store: Store): Node {
   }
   const s = source(`svdvals${counter++}`, n.dtype, n.shape, chunkGrid(n.shape, INFO[n.dtype].bytes));
   store.put(s, out);
+  return s;
+}
+
+/** A checked node's input, stored, once it passes the check; the check's error otherwise. */
+function checked(n: Node, store: Store): Node {
+  const x = n.inputs[0]!;
+  const c = n.attrs as Attrs['check'];
+  const xs = store.read(x);
+  for (let i = 0; i < xs.length; i++) {
+    if (Number(xs[i]) === 0) throw Object.assign(new Error(c.message), { name: c.error });
+  }
+  const s = source(`checked${counter++}`, x.dtype, x.shape, x.chunk);
+  store.put(s, xs);
   return s;
 }
 
