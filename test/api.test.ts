@@ -207,6 +207,20 @@ describe('average with returned, nanstd\'s errors, the sign of a zero remainder'
     expect((await mt.average(mt.tensor([1, 2]), { weights: [NaN, 1] }).fetch()).item()).toBeNaN();
   });
 
+  it('pads as np.pad does, and names what is wrong with a pad', async () => {
+    // corners come from the last axis padded, as NumPy pads axis by axis
+    const p = await mt.pad(mt.tensor([[1, 2], [3, 4]]), 1, { constant_values: [[10, 20], [30, 40]] }).fetch();
+    expect(p.toArray()).toEqual([[30, 10, 10, 40], [30, 1, 2, 40], [30, 3, 4, 40], [30, 20, 20, 40]]);
+    expect((await mt.pad(mt.tensor([1, 2, 3]), [5, 4], 'reflect').fetch()).toArray()).toEqual([2, 1, 2, 3, 2, 1, 2, 3, 2, 1, 2, 3]); // np.pad([1, 2, 3], (5, 4), 'reflect')
+    expect(() => mt.pad(mt.zeros([0, 3]), [[1, 0], [0, 0]], 'wrap')).toThrow(/can't extend empty axis 0 using modes other than 'constant' or 'empty'/);
+    expect(() => mt.pad(mt.ones([2]), -1)).toThrow(/index can't contain negative values/);
+    expect(() => mt.pad(mt.ones([2]), 1.5)).toThrow(/`pad_width` must be of integral type/);
+    expect(() => mt.pad(mt.ones([2, 2]), [[1, 2], [3, 4], [5, 6]])).toThrow(/pad_width \[\[1,2\],\[3,4\],\[5,6\]\] does not fit an array of 2 dimensions/);
+    expect(() => mt.pad(mt.ones([2]), 1, 'median')).toThrow(/mode 'median' is not supported/);
+    expect(() => mt.pad(mt.ones([2]), 1, 'edge', { constant_values: 3 })).toThrow(/unsupported keyword arguments for mode 'edge': \{'constant_values'\}/);
+    expect(() => mt.pad(mt.ones([2]))).toThrow(/pad\(\) missing required argument 'pad_width'/);
+  });
+
   it('names nanstd in its own argument errors', () => {
     expect(() => mt.nanstd(mt.ones([2]), { ddoff: 1 })).toThrow(/nanstd\(\) got an unexpected keyword argument 'ddoff'/);
   });

@@ -1,5 +1,5 @@
 // Array manipulation that NumPy builds from views: split/array_split, tile,
-// repeat, roll, meshgrid, diag/diagonal. Each is a composition of graph views
+// repeat, roll, pad, meshgrid, diag/diagonal. Each is a composition of graph views
 // (slice, reshape, expand, concat, gather), so it fuses into its consumers
 // and never copies unless a consumer needs the data stored. Functions follow
 // NumPy's signatures; keyword arguments go in a trailing options object.
@@ -7,7 +7,7 @@
 import { checkShape, normalizeAxis, shapeStr } from '../graph/shape.js';
 import * as G from '../graph/node.js';
 import { isInteger } from '../graph/dtype.js';
-import { type Operand, Tensor, broadcast_to, concatenate, isOptions, isTensor, kwargs, need, ravel, reshape, take, tensor, toTensor, trailingOpts, valuesNow, where, zeros } from './tensor.js';
+import { type Operand, Tensor, astype, broadcast_to, concatenate, full, isOptions, isTensor, kwargs, need, ravel, reshape, take, tensor, toTensor, trailingOpts, valuesNow, where, zeros } from './tensor.js';
 
 function sliceAxis(t: Tensor, axis: number, start: number, stop: number): Tensor {
   const starts = t.shape.map((_, i) => (i === axis ? start : 0));
@@ -159,6 +159,93 @@ export function roll(x: Operand, ...args: unknown[]): Tensor {
     if (k === 0) continue;
     r = concatenate([sliceAxis(r, ax, n - k, n), sliceAxis(r, ax, 0, n - k)], { axis: ax });
   }
+  return r;
+}
+
+const PAD_MODES = ['constant', 'edge', 'reflect', 'symmetric', 'wrap', 'empty'] as const;
+type PadMode = (typeof PAD_MODES)[number];
+
+/**
+ * NumPy's _as_pairs: a scalar, [v], [before, after] or one pair per axis,
+ * as `ndim` [before, after] pairs.
+ */
+function asPairs<T>(v: unknown, ndim: number, what: string, item: (x: unknown) => T): [T, T][] {
+  if (!Array.isArray(v)) return Array.from({ length: ndim }, () => [item(v), item(v)]);
+  const nested = v.some(Array.isArray);
+  if (!nested) {
+    if (v.length === 1) return Array.from({ length: ndim }, () => [item(v[0]), item(v[0])]);
+    if (v.length === 2) return Array.from({ length: ndim }, () => [item(v[0]), item(v[1])]);
+  } else {
+    const rows = v as unknown[];
+    if (rows.every((r) => Array.isArray(r) && (r.length === 1 || r.length === 2)) && (rows.length === 1 || rows.length === ndim)) {
+      return Array.from({ length: ndim }, (_, i) => {
+        const r = rows[rows.length === 1 ? 0 : i] as unknown[];
+        return [item(r[0]), item(r[r.length - 1])];
+      });
+    }
+  }
+  throw new RangeError(`operands could not be broadcast together with remapped shapes: ${what} ${JSON.stringify(v)} does not fit an array of ${ndim} dimension${ndim === 1 ? '' : 's'} (give one value, a (before, after) pair, or one pair per axis)`);
+}
+
+/** Where padded position p (of -before .. n + after - 1) reads from along an axis of length n. */
+function padSource(mode: Exclude<PadMode, 'constant' | 'empty'>, p: number, n: number): number {
+  const mod = (a: number, m: number) => ((a % m) + m) % m;
+  switch (mode) {
+    case 'edge': return Math.min(Math.max(p, 0), n - 1);
+    case 'wrap': return mod(p, n);
+    case 'symmetric': { const q = mod(p, 2 * n); return q < n ? q : 2 * n - 1 - q; }
+    case 'reflect': { if (n === 1) return 0; const q = mod(p, 2 * n - 2); return q < n ? q : 2 * n - 2 - q; }
+  }
+}
+
+/**
+ * np.pad(array, pad_width, mode='constant', constant_values=0): modes
+ * 'constant', 'edge', 'reflect', 'symmetric', 'wrap' (and 'empty', which pads
+ * with zeros). Axes are padded in order, so corners come from the last axis,
+ * as NumPy's; a pad wider than the axis reflects or wraps again and again.
+ * Built from concatenations of constants and takes along each axis.
+ */
+export function pad(x: Operand, ...args: unknown[]): Tensor {
+  const o = kwargs<{ pad_width?: unknown; mode?: string; constant_values?: unknown; reflect_type?: string }>('pad', args, ['pad_width', 'mode'], ['constant_values', 'reflect_type']);
+  const width = need<unknown>('pad', o, 'pad_width');
+  const t = toTensor(x);
+  const mode = (o.mode ?? 'constant') as PadMode;
+  if (!PAD_MODES.includes(mode)) throw new RangeError(`mode '${String(o.mode)}' is not supported (Tessera's pad has ${PAD_MODES.map((m) => `'${m}'`).join(', ')})`);
+  if (o.constant_values !== undefined && mode !== 'constant') throw new TypeError(`unsupported keyword arguments for mode '${mode}': {'constant_values'}`);
+  if (o.reflect_type !== undefined) {
+    if (mode !== 'reflect' && mode !== 'symmetric') throw new TypeError(`unsupported keyword arguments for mode '${mode}': {'reflect_type'}`);
+    if (o.reflect_type !== 'even') throw new RangeError(`reflect_type '${String(o.reflect_type)}' is not supported (only 'even', NumPy's default)`);
+  }
+  const pairs = asPairs(width, t.ndim, 'pad_width', (v) => {
+    if (typeof v !== 'number' || !Number.isInteger(v)) throw new TypeError('`pad_width` must be of integral type.');
+    if (v < 0) throw new RangeError("index can't contain negative values");
+    return v;
+  });
+  const values = mode === 'constant'
+    ? asPairs(o.constant_values ?? 0, t.ndim, 'constant_values', (v) => {
+      if (typeof v !== 'number' && typeof v !== 'boolean') throw new TypeError(`pad(): constant_values must be numbers or booleans, got ${v === null ? 'null' : typeof v}`);
+      return v;
+    })
+    : undefined;
+  let r = t;
+  pairs.forEach(([before, after], axis) => {
+    if (before === 0 && after === 0) return;
+    const n = r.shape[axis]!;
+    if (mode === 'constant' || mode === 'empty') {
+      const [vb, va] = values?.[axis] ?? [0, 0];
+      // the value cast to the array's dtype as NumPy casts it (unsafely: 1.5 into an int32 array is 1, -1 into uint8 is 255)
+      const block = (len: number, v: number | boolean) => {
+        const shape = r.shape.map((d, i) => (i === axis ? len : d));
+        if (typeof v === 'boolean' || r.dtype.startsWith('float')) return full(shape, v, { dtype: r.dtype });
+        return astype(full(shape, v, { dtype: Number.isInteger(v) ? 'int64' : 'float64' }), r.dtype);
+      };
+      r = concatenate([...(before ? [block(before, vb)] : []), r, ...(after ? [block(after, va)] : [])], { axis });
+      return;
+    }
+    if (n === 0) throw new RangeError(`can't extend empty axis ${axis} using modes other than 'constant' or 'empty'`);
+    const idx = Array.from({ length: before + n + after }, (_, p) => BigInt(padSource(mode, p - before, n)));
+    r = take(r, tensor(BigInt64Array.from(idx)), { axis });
+  });
   return r;
 }
 
