@@ -24,10 +24,13 @@ export interface Store {
   put(n: Node, data: TypedArray): void;
 }
 
-/** Operations computed on the host where their inputs are gathered, never as kernels. */
-const HOST_OPS = new Set<string>(['compress', 'invert', 'sort', 'quantile', 'svdvals', 'check']);
+/** Operations computed on the host where their inputs are gathered, never as kernels: each gives the stored source node holding its result. */
+const HOST_OPS: Readonly<Record<string, (n: Node, store: Store) => Node>> = {
+  compress: compact, invert: inverse, sort: sorted, quantile: quantiles, svdvals, check: checked,
+};
+const isHostOp = (n: Node): boolean => Object.hasOwn(HOST_OPS, n.op);
 
-/** host-computed node (compress, invert, sort) → the stored source node holding its result. */
+/** host-computed node → the stored source node holding its result. */
 const computed = new WeakMap<Node, Node>();
 let counter = 0;
 
@@ -36,14 +39,14 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
   for (;;) {
     cur = substitute(cur);
     const order = topo(cur);
-    if (!order.some((n) => hasUnknown(n.shape) || HOST_OPS.has(n.op))) return cur;
+    if (!order.some((n) => hasUnknown(n.shape) || isHostOp(n))) return cur;
     // The host computes a node once nothing it reads waits on another host computation.
     const blocked = new Set<Node>();
-    for (const n of order) if (n.inputs.some((i) => HOST_OPS.has(i.op) || blocked.has(i))) blocked.add(n);
-    const frontier = order.filter((n) => HOST_OPS.has(n.op) && !computed.has(n) && !blocked.has(n));
+    for (const n of order) if (n.inputs.some((i) => isHostOp(i) || blocked.has(i))) blocked.add(n);
+    const frontier = order.filter((n) => isHostOp(n) && !computed.has(n) && !blocked.has(n));
     if (!frontier.length) throw new Error('internal: unknown lengths left but no selection can be computed');
     await store.run([...new Set(frontier.flatMap((n) => n.inputs))], opts);
-    for (const f of frontier) computed.set(f, f.op === 'invert' ? inverse(f, store) : f.op === 'sort' ? sorted(f, store) : f.op === 'quantile' ? quantiles(f, store) : f.op === 'svdvals' ? svdvals(f, store) : f.op === 'check' ? checked(f, store) : compact(f, store));
+    for (const f of frontier) computed.set(f, HOST_OPS[f.op]!(f, store));
   }
 }
 
