@@ -357,6 +357,26 @@ describe('float sums keep their accuracy', () => {
   });
 });
 
+describe('sums NumPy adds one by one', () => {
+  // NumPy adds fewer than eight terms in order, and sums over a leading axis as out += row.
+  const inOrder = (rows: number[][]) => rows[0]!.map((_, j) => rows.reduce((s, r) => s + r[j]!, 0));
+  it('adds a short axis and a leading axis in order, so a var of equal values is 0', async () => {
+    const row = Array.from({ length: 14 }, () => rand() * 3);
+    for (const [n, axis] of [[5, 0], [5, 1], [7, 1], [300, 0]] as const) {
+      const rows = Array.from({ length: n }, (_, i) => (i % 2 === 0 ? row : row.map((v) => v * 1.1)));
+      const x = axis === 0 ? mt.tensor(rows) : mt.tensor(rows).T;
+      const got = Array.from((await x.sum({ axis }).fetch()).data as Float64Array);
+      if (n < 128) expect(got).toEqual(inOrder(rows));
+      else expect(got.every((g, j) => Math.abs(g - inOrder(rows)[j]!) <= 1e-13 * Math.abs(g))).toBe(true);
+    }
+    // The mean of five equal values is the value itself only when they are added in order.
+    const same = mt.broadcast_to(mt.tensor([row]), [5, 14]);
+    const mean = Array.from((await same.mean({ axis: 0 }).fetch()).data as Float64Array);
+    const v = Array.from((await same.var({ axis: 0, ddof: 1 }).fetch()).data as Float64Array);
+    v.forEach((x, j) => expect(x === 0).toBe(mean[j] === row[j]));
+  });
+});
+
 describe('kernel IR as text (ir/wire.ts)', () => {
   it('keeps NaN, infinities and -0, and names what is wrong in bad text', async () => {
     const { encodeKernel, decodeKernel } = await import('../src/ir/wire.js');

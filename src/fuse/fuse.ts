@@ -19,7 +19,7 @@ import {
 } from '../ir/ir.js';
 import { compareSqrt } from '../ir/compare.js';
 import { MATMUL_LANES } from '../ir/matmul.js';
-import { ROWS_LANES, reduceOrder } from '../ir/order.js';
+import { ROWS_LANES, reduceOrder, sequentialSum } from '../ir/order.js';
 
 export interface KernelStep {
   readonly kind: 'kernel';
@@ -204,7 +204,8 @@ class Lowering {
           const r = axes.indexOf(i);
           if (r >= 0) { full.push(ivar(vars[r]!.id)); if (keepdims) o++; } else full.push(idx[o++]!);
         });
-        const red = intern({ k: 'reduce', dtype: accDType(op, n), op, vars, body: this.expr(x, full) });
+        const body = this.expr(x, full), dtype = accDType(op, n);
+        const red = intern({ k: 'reduce', dtype, op, vars, body, ...(isBlockedSum(op, dtype) && sequentialSum(vars, body, (i) => this.inputs[i]!.shape) ? { lanes: 1 } : {}) });
         this.reduceNodes.set(red, n);
         return red.dtype === n.dtype ? red : intern({ k: 'cast', dtype: n.dtype, a: red });
       }

@@ -44,7 +44,7 @@ export type Expr =
  * with the number of terms; a contiguous row sums as f64x2 vectors in one
  * sequential pass, and a reduction over a leading axis adds whole rows of
  * outputs at once. A matrix product uses 2 lanes (what its GEMM routine keeps
- * in registers).
+ * in registers); a sum NumPy adds one by one uses 1 (order.ts, sequentialSum).
  */
 export const SUM_BLOCK = 128;
 export const SUM_LANES = 8;

@@ -4,7 +4,7 @@
 // In: Kernels and expressions. Out: the order ('rows' or 'inner') and the
 // small predicates the emitter's fast paths test.
 
-import { type Expr, type Kernel, children } from './ir.js';
+import { type Expr, type Kernel, type RVar, children } from './ir.js';
 
 export const isVarExpr = (e: Expr | undefined, id: number): boolean => e !== undefined && e.k === 'var' && e.id === id;
 
@@ -60,6 +60,40 @@ export function reduceOrder(k: Kernel): 'rows' | 'inner' {
   };
   walk(red.body);
   return rows > 0 && inner === 0 ? 'rows' : 'inner';
+}
+
+/**
+ * Whether a float sum over `vars` of `body` adds its terms one by one (one
+ * lane), as NumPy does: a sum of fewer than eight terms (NumPy's pairwise sum
+ * starts at eight), and a sum whose body reads memory only with a stride
+ * along the innermost reduction variable (NumPy's sum over a leading axis is
+ * `out += row`, with no pairwise sum at all; axes of length 1 do not
+ * count). A var of identical values is
+ * then exactly 0 where NumPy's is.
+ */
+export function sequentialSum(vars: readonly RVar[], body: Expr, shapeOf: (input: number) => readonly number[]): boolean {
+  if (vars.reduce((a, v) => a * v.size, 1) < 8) return true;
+  if (vars.length === 0) return false;
+  const id = vars[vars.length - 1]!.id;
+  let loads = 0, contiguous = 0;
+  const seen = new Set<Expr>();
+  const walk = (e: Expr) => {
+    if (seen.has(e)) return;
+    seen.add(e);
+    if (e.k === 'load') {
+      // The load's innermost axis longer than 1 is the one its memory is contiguous in.
+      const shape = shapeOf(e.input);
+      let a = shape.length - 1;
+      while (a >= 0 && shape[a] === 1) a--;
+      if (a >= 0) {
+        loads++;
+        if (mentions(e.index[a]!, id)) contiguous++;
+      }
+    }
+    if (e.k !== 'reduce') children(e).forEach(walk);
+  };
+  walk(body);
+  return loads > 0 && contiguous === 0;
 }
 
 /**

@@ -229,7 +229,7 @@ export class KernelEmitter extends ExprEmitter {
     const los = r.vars.map((_, i) => () => { if (ranges) this.param(ranges[i]![0]); else c.i64(0); });
     const n = this.local(T.i32);
     const inner = r.vars.length ? this.stepLoads(r.body, r.vars[r.vars.length - 1]!.id) : [];
-    if (isBlockedSum(r.op, r.dtype) && !ranges && r.vars.length === 1 && inner.length === 0 && r.vars[0]!.size >= 1 && r.vars[0]!.size <= (r.lanes ?? SUM_LANES)) {
+    if (isBlockedSum(r.op, r.dtype) && !ranges && r.vars.length === 1 && inner.length === 0 && r.vars[0]!.size >= 1 && (r.vars[0]!.size <= (r.lanes ?? SUM_LANES) || (r.lanes === 1 && r.vars[0]!.size < 8))) {
       return [this.shortSum(r, vs[0]!), undefined];
     }
     if (isBlockedSum(r.op, r.dtype)) return [this.blockedSum(r, vs, los, his, n, inner), undefined];
@@ -361,6 +361,11 @@ export class KernelEmitter extends ExprEmitter {
       if (notNegZero(r.body)) { this.fresh(r.body); this.castTo(r.body.dtype, d); c.set(x); return; } // 0 + t = t
       this.constant(0, d); this.fresh(r.body); this.castTo(r.body.dtype, d); add(); c.set(x);
     });
+    if (L === 1) {
+      // One lane: the terms one by one (the lane starts at 0 + t0, never -0).
+      lanes.slice(1).forEach((x) => { c.get(lanes[0]!).get(x); add(); c.set(lanes[0]!); });
+      return lanes[0]!;
+    }
     type Sum = (() => void) | null;
     const tree = laneTree<Sum>(Array.from({ length: L }, (_, i) => (i < size ? () => { c.get(lanes[i]!); } : null)), (a, b) => (a && b ? () => { a(); b(); add(); } : a ?? b));
     const acc = this.local(t);
