@@ -1281,6 +1281,8 @@ export const shutdown = (): Promise<void> => runtime.close();
 export { sizeOf as _sizeOf };
 export { array_split, diag, diagonal, hsplit, meshgrid, pad, repeat, roll, split, tile, vsplit } from './manipulate.js';
 export { einsum } from './einsum.js';
+export * from './search.js';
+export * from './extra.js';
 export { Slice, argwhere, compress, ellipsis, extract, flatnonzero, getitem, newaxis, nonzero, parseIndex, setitem, slice } from './indexing.js';
 import { type Index, compress, getitem, nonzero, setitem } from './indexing.js';
 import { argsort } from './statistics.js';

@@ -1,0 +1,3 @@
+// Searching, counting and sets (NumPy's searchsorted, histogram, isin, ...):
+// filled in by the functions below, exported from ./tensor.ts.
+export {};
