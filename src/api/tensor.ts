@@ -198,7 +198,10 @@ function withDefaults(o: RunOptions): RunOptions {
   return { workers: o.workers ?? options.workers, onProgress: o.onProgress ?? options.onProgress, device: o.device ?? options.device, ...(o.session ? { session: o.session } : {}) };
 }
 
-export interface Tensor extends Record<`${UnaryOp}` | 'absolute' | 'positive' | 'conjugate', (o?: UFuncKw) => Tensor> {}
+/** Ops that are halves of a multi-output ufunc (frexp): reached through `frexp`, not as methods. */
+type PartOp = 'frexp_mantissa' | 'frexp_exponent';
+const PART_OPS: ReadonlySet<string> = new Set<PartOp>(['frexp_mantissa', 'frexp_exponent']);
+export interface Tensor extends Record<`${Exclude<UnaryOp, PartOp>}` | 'absolute' | 'positive' | 'conjugate', (o?: UFuncKw) => Tensor> {}
 export interface Tensor extends Record<BinaryOp | 'true_divide' | 'remainder' | 'pow', (b: Operand, o?: UFuncKw) => Tensor> {}
 
 // ---------------------------------------------------------------------------
@@ -401,12 +404,47 @@ function outOfRange(a: Arg, d: DType): boolean {
   return a.weak === 'int' && r !== undefined && r !== null && (Number(a.value) < r[0] || Number(a.value) > r[1]);
 }
 
+const FLOAT_ONLY = new Set<BinaryOp>(['arctan2', 'hypot', 'copysign', 'nextafter']);
+
+/**
+ * The float of a float-only binary ufunc's operands (logaddexp, heaviside: NumPy's
+ * loops are float ones): the smallest float both arrays convert to safely, or
+ * the float of their promotion with a JS scalar.
+ */
+export function floatOperandType(x: Operand, y: Operand): DType {
+  const a = arg(x), b = arg(y);
+  broadcastShapes(a.node.shape, b.node.shape);
+  if (a.weak === undefined && b.weak === undefined) return promoteTypes(floatResultOf(a.node.dtype), floatResultOf(b.node.dtype));
+  return floatResultOf(promoteArgs([a, b]));
+}
+
+/**
+ * ldexp's loops take a float mantissa and an int32 or int64 exponent and return
+ * the mantissa's float (float16 for a JS int mantissa: float32 here). The IR's
+ * binary ops take one dtype, so the exponent is cast to that float: exact up
+ * to 2**24, and past it the result is 0 or inf whichever way it rounds.
+ */
+function ldexpOp(a: Arg, b: Arg, o: UFuncOpts): Tensor {
+  const notSupported = () => new TypeError("ufunc 'ldexp' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''");
+  if (b.weak === 'float' || (b.weak === undefined && isFloat(b.node.dtype))) throw notSupported();
+  // a JS int exponent takes the int32 loop, as in NumPy
+  if (b.weak === 'int') checkIntFits(b.value!, 'int32');
+  let m: DType;
+  if (a.weak === undefined) m = floatResultOf(a.node.dtype);
+  else if (a.weak === 'float' || b.weak !== undefined) m = 'float64';
+  else m = b.node.dtype === 'bool' && a.weak === 'int' ? 'float64' : 'float32';
+  if (o.dtype && o.dtype !== m) throw new TypeError('No loop matching the specified signature and casting was found for ufunc ldexp');
+  const e = b.weak !== undefined ? G.constant(Number(b.value), m) : G.cast(b.node, m);
+  return new Tensor(G.binary('ldexp', castArg(a, m), e, m));
+}
+
 function binaryOp(op: BinaryOp, x: Operand, y: Operand, o: UFuncOpts = NO_UFUNC_OPTS): Tensor {
   const a = arg(x), b = arg(y);
   broadcastShapes(a.node.shape, b.node.shape);
   // A float-only ufunc of two integer arrays runs in the smallest float both convert to
   // safely (int8 with uint16: float32), not in the float of their promoted integer type.
-  const floatOnly = (op === 'arctan2' || op === 'hypot') && a.weak === undefined && b.weak === undefined;
+  if (op === 'ldexp') return ldexpOp(a, b, o);
+  const floatOnly = FLOAT_ONLY.has(op) && a.weak === undefined && b.weak === undefined;
   let r = resolveBinary(op, floatOnly ? promoteTypes(floatResultOf(a.node.dtype), floatResultOf(b.node.dtype)) : promoteArgs([a, b]));
   if (o.dtype) r = loopFor(op, resolveBinary(op, o.dtype), o.dtype, [a, b], o.casting) ?? r;
   // NumPy 2 compares integer arrays with out-of-range Python ints by value (uint8 > -1 is all true).
@@ -437,7 +475,7 @@ type UFuncs = { [P in UnaryOp]: (x: Operand, o?: UFuncKw) => Tensor } & { [P in 
 const ufuncs = {} as UFuncs;
 for (const op of UNARY_OPS) {
   (ufuncs as Record<string, unknown>)[op] = (x: Operand, ...rest: unknown[]) => unaryOp(op, x, ufuncOpts(op, rest));
-  (Tensor.prototype as unknown as Record<string, unknown>)[op] = function (this: Tensor, ...rest: unknown[]) { return unaryOp(op, this, ufuncOpts(op, rest)); };
+  if (!PART_OPS.has(op)) (Tensor.prototype as unknown as Record<string, unknown>)[op] = function (this: Tensor, ...rest: unknown[]) { return unaryOp(op, this, ufuncOpts(op, rest)); };
 }
 for (const op of BINARY_OPS) {
   (ufuncs as Record<string, unknown>)[op] = (x: Operand, y: Operand, ...rest: unknown[]) => {
@@ -460,12 +498,15 @@ proto.conjugate = function (this: Tensor) { return this; };
 export const {
   negative, abs, sign, sqrt, square, cbrt, reciprocal, exp, exp2, expm1, log, log2, log10, log1p,
   sin, cos, tan, arcsin, arccos, arctan, sinh, cosh, tanh, arcsinh, arccosh, arctanh, floor, ceil, trunc, rint,
-  logical_not, bitwise_not, isnan, isinf, isfinite,
+  logical_not, bitwise_not, isnan, isinf, isfinite, signbit,
   add, subtract, multiply, divide, floor_divide, mod, power, arctan2, maximum, minimum, fmax, fmin, hypot,
   equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, logical_xor,
-  bitwise_and, bitwise_or, bitwise_xor,
+  bitwise_and, bitwise_or, bitwise_xor, fmod, copysign, nextafter, ldexp, gcd, lcm, left_shift, right_shift,
 } = ufuncs;
+/** @internal The two halves of frexp (api/ufuncs.ts puts them together). */
+export const _frexpParts = { mantissa: ufuncs.frexp_mantissa, exponent: ufuncs.frexp_exponent };
 export const absolute = abs, true_divide = divide, remainder = mod, invert = bitwise_not;
+export const bitwise_left_shift = left_shift, bitwise_right_shift = right_shift;
 export const positive = (x: Operand): Tensor => {
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (t.dtype === 'bool') throw new TypeError("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator or the logical_not function instead.");
@@ -1281,6 +1322,7 @@ export const shutdown = (): Promise<void> => runtime.close();
 export { sizeOf as _sizeOf };
 export { array_split, diag, diagonal, hsplit, meshgrid, pad, repeat, roll, split, tile, vsplit } from './manipulate.js';
 export { einsum } from './einsum.js';
+export { divmod, fabs, float_power, frexp, heaviside, iscomplex, iscomplexobj, isneginf, isposinf, isreal, isrealobj, logaddexp, logaddexp2, modf, sinc } from './ufuncs.js';
 export * from './search.js';
 export * from './extra.js';
 export { Slice, argwhere, compress, ellipsis, extract, flatnonzero, getitem, newaxis, nonzero, parseIndex, setitem, slice } from './indexing.js';

@@ -11,7 +11,9 @@ export const UNARY_OPS = [
   'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p',
   'sin', 'cos', 'tan', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh',
   'arcsinh', 'arccosh', 'arctanh', 'floor', 'ceil', 'trunc', 'rint',
-  'logical_not', 'bitwise_not', 'isnan', 'isinf', 'isfinite',
+  'logical_not', 'bitwise_not', 'isnan', 'isinf', 'isfinite', 'signbit',
+  // np.frexp's two outputs, each its own op so that each fuses like any other ufunc.
+  'frexp_mantissa', 'frexp_exponent',
 ] as const;
 export type UnaryOp = (typeof UNARY_OPS)[number];
 
@@ -20,6 +22,7 @@ export const BINARY_OPS = [
   'maximum', 'minimum', 'fmax', 'fmin', 'hypot',
   'equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal',
   'logical_and', 'logical_or', 'logical_xor', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
+  'fmod', 'copysign', 'nextafter', 'ldexp', 'gcd', 'lcm', 'left_shift', 'right_shift',
 ] as const;
 export type BinaryOp = (typeof BINARY_OPS)[number];
 
@@ -31,6 +34,8 @@ type Rule =
   | 'logical' // computes on truthiness, returns bool
   | 'int' // bool or integers only, returns the input dtype
   | 'nobool' // like 'same', but NumPy rejects bool
+  | 'int_nobool' // integers only (gcd, lcm: NumPy has no bool loop)
+  | 'float_bool' // computes in floatResultOf(input), returns bool (signbit)
   | 'float_or_int'; // floor/ceil/trunc: ints stay as they are (NumPy 2; rint still goes to float)
 
 const UNARY_RULE: { readonly [P in UnaryOp]: Rule } = {
@@ -40,6 +45,7 @@ const UNARY_RULE: { readonly [P in UnaryOp]: Rule } = {
   arccos: 'float', arctan: 'float', sinh: 'float', cosh: 'float', tanh: 'float', arcsinh: 'float',
   arccosh: 'float', arctanh: 'float', floor: 'float_or_int', ceil: 'float_or_int', trunc: 'float_or_int',
   rint: 'float', logical_not: 'logical', bitwise_not: 'int', isnan: 'bool', isinf: 'bool', isfinite: 'bool',
+  signbit: 'float_bool', frexp_mantissa: 'float', frexp_exponent: 'float',
 };
 
 const BINARY_RULE: { readonly [P in BinaryOp]: Rule } = {
@@ -48,6 +54,8 @@ const BINARY_RULE: { readonly [P in BinaryOp]: Rule } = {
   hypot: 'float', equal: 'bool', not_equal: 'bool', less: 'bool', less_equal: 'bool', greater: 'bool',
   greater_equal: 'bool', logical_and: 'logical', logical_or: 'logical', logical_xor: 'logical',
   bitwise_and: 'int', bitwise_or: 'int', bitwise_xor: 'int',
+  fmod: 'same', copysign: 'float', nextafter: 'float', ldexp: 'float', gcd: 'int_nobool', lcm: 'int_nobool',
+  left_shift: 'int', right_shift: 'int',
 };
 
 export interface Resolved {
@@ -76,6 +84,11 @@ function resolve(rule: Rule, name: string, d: DType): Resolved {
         throw new TypeError(`numpy boolean ${name}, the \`${name === 'subtract' ? '-' : name}\` operator, is not supported, use the bitwise_xor, the \`^\` operator, or the logical_xor function instead.`);
       }
       return { compute: d, result: d };
+    case 'float_bool':
+      return { compute: floatResultOf(d), result: 'bool' };
+    case 'int_nobool':
+      if (d === 'bool') throw new TypeError(`ufunc '${name}' not supported for the input types (${d}), and the inputs could not be safely coerced`);
+      return resolve('int', name, d);
     case 'int':
       if (isFloat(d)) throw new TypeError(`ufunc '${name}' not supported for the input types (${d}), and the inputs could not be safely coerced`);
       return { compute: d, result: d };
@@ -87,12 +100,14 @@ function resolve(rule: Rule, name: string, d: DType): Resolved {
 export function resolveUnary(op: UnaryOp, d: DType): Resolved {
   // NumPy has no bool loop for these and computes them in int8.
   if ((op === 'reciprocal' || op === 'square') && d === 'bool') return { compute: 'int8', result: 'int8' };
+  if (op === 'frexp_exponent') return { compute: floatResultOf(d), result: 'int32' };
   return resolve(UNARY_RULE[op], op, d);
 }
 
 export function resolveBinary(op: BinaryOp, d: DType): Resolved {
   if (op === 'power' && d === 'bool') return { compute: 'int8', result: 'int8' };
-  if ((op === 'floor_divide' || op === 'mod') && d === 'bool') return { compute: 'int8', result: 'int8' };
+  // NumPy has no bool loop for these either: bool inputs take its first loop, int8.
+  if ((op === 'floor_divide' || op === 'mod' || op === 'fmod' || op === 'left_shift' || op === 'right_shift') && d === 'bool') return { compute: 'int8', result: 'int8' };
   if (op === 'divide' && INFO[d].kind !== 'f') return { compute: 'float64', result: 'float64' };
   return resolve(BINARY_RULE[op], op, d);
 }

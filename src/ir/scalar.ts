@@ -114,6 +114,85 @@ export function rint(x: number): number {
   return Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : r === 0 && x < 0 ? -0 : r;
 }
 
+// Bit access to floats, for the ops defined on the representation (signbit,
+// copysign, nextafter, frexp): a NaN's sign and -0 are not visible to arithmetic.
+const F64 = new Float64Array(1), U64 = new BigUint64Array(F64.buffer), W32 = new Uint32Array(F64.buffer);
+const F32 = new Float32Array(1), U32 = new Uint32Array(F32.buffer);
+const LITTLE = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/** The sign bit of a float64 (or float32) value: true for -0 and a NaN with its sign set. */
+export function signbit(x: number): boolean {
+  F64[0] = x;
+  return W32[LITTLE ? 1 : 0]! >>> 31 === 1;
+}
+
+/** C's copysign: |x| with y's sign bit (NaN's sign included). */
+export function copysign(x: number, y: number): number {
+  const mag = Math.abs(x);
+  return signbit(y) ? -mag : mag;
+}
+
+/** C's nextafter in float64: the next representable value after x towards y. */
+export function nextafter(x: number, y: number): number {
+  if (Number.isNaN(x) || Number.isNaN(y)) return x + y;
+  if (x === y) return y;
+  if (x === 0) return signbit(y) || y < 0 ? -5e-324 : 5e-324;
+  F64[0] = x;
+  U64[0] = (x < y) === (x > 0) ? U64[0]! + 1n : U64[0]! - 1n;
+  return F64[0]!;
+}
+
+/** C's nextafterf: as nextafter, in steps of float32 ulps (x and y are float32 values). */
+export function nextafter32(x: number, y: number): number {
+  if (Number.isNaN(x) || Number.isNaN(y)) return x + y;
+  if (x === y) return y;
+  if (x === 0) return y < 0 ? -1.401298464324817e-45 : 1.401298464324817e-45;
+  F32[0] = x;
+  U32[0] = (x < y) === (x > 0) ? U32[0]! + 1 : U32[0]! - 1;
+  return F32[0]!;
+}
+
+/**
+ * C's ldexp (musl's scalbn): x * 2**n rounded once, also into the subnormals
+ * (2**-1022 * 2**53 first keeps a second rounding out). The exponent arrives
+ * as a float (the IR's binary ops take one dtype): truncated; NaN gives NaN.
+ * float32 results are this value rounded to float32, which is ldexpf's.
+ */
+export function ldexp(x: number, e: number): number {
+  if (Number.isNaN(e)) return NaN;
+  if (x === 0 || !Number.isFinite(x)) return x;
+  let n = Math.max(-2200, Math.min(2200, Math.trunc(e)));
+  let y = x;
+  if (n > 1023) {
+    y *= 2 ** 1023; n -= 1023;
+    if (n > 1023) { y *= 2 ** 1023; n -= 1023; if (n > 1023) n = 1023; }
+  } else if (n < -1022) {
+    y *= 2 ** -1022 * 2 ** 53; n += 1022 - 53;
+    if (n < -1022) { y *= 2 ** -1022 * 2 ** 53; n += 1022 - 53; if (n < -1022) n = -1022; }
+  }
+  return y * 2 ** n;
+}
+
+/** C's frexp: [m, e] with x = m * 2**e and 0.5 <= |m| < 1; (x, 0) for 0, inf and NaN. */
+export function frexp(x: number): [number, number] {
+  if (x === 0 || !Number.isFinite(x)) return [x, 0];
+  let bias = 0;
+  if (Math.abs(x) < 2 ** -1022) { x *= 2 ** 64; bias = -64; }
+  F64[0] = x;
+  const hi = LITTLE ? 1 : 0;
+  const e = ((W32[hi]! >>> 20) & 0x7ff) - 1022;
+  W32[hi] = (W32[hi]! & 0x800fffff) | (1022 << 20);
+  return [F64[0]!, e + bias];
+}
+
+const BITS: Partial<Record<DType, number>> = { int8: 8, int16: 16, int32: 32, uint8: 8, uint16: 16, uint32: 32 };
+
+/** Euclid's gcd of two magnitudes (numbers below 2**53 or bigints). */
+function gcdMag<T extends number | bigint>(a: T, b: T, zero: T): T {
+  while (a !== zero) { const c = a; a = (b % a) as T; b = c; }
+  return b;
+}
+
 /** Unary op on a value of dtype `d` (its operand dtype); result in the op's result dtype. */
 export function unaryScalar(op: UnaryOp | 'floordiv_pos', v: Scalar, d: DType): Scalar {
   const kind = INFO[d].kind;
@@ -129,6 +208,7 @@ export function unaryScalar(op: UnaryOp | 'floordiv_pos', v: Scalar, d: DType): 
       case 'bitwise_not': return BigInt.asIntN(64, ~v);
       case 'isnan': case 'isinf': return 0;
       case 'isfinite': return 1;
+      case 'signbit': return v < 0n ? 1 : 0;
       default: return unaryScalar(op, Number(v), 'float64');
     }
   }
@@ -144,6 +224,7 @@ export function unaryScalar(op: UnaryOp | 'floordiv_pos', v: Scalar, d: DType): 
       case 'bitwise_not': return d === 'bool' ? (v ? 0 : 1) : wrap(~v, d);
       case 'isnan': case 'isinf': return 0;
       case 'isfinite': return 1;
+      case 'signbit': return v < 0 ? 1 : 0;
       default: break;
     }
   }
@@ -185,6 +266,9 @@ export function unaryScalar(op: UnaryOp | 'floordiv_pos', v: Scalar, d: DType): 
     case 'isinf': return v === Infinity || v === -Infinity ? 1 : 0;
     case 'isfinite': return Number.isFinite(v) ? 1 : 0;
     case 'floordiv_pos': return v;
+    case 'signbit': return signbit(v) ? 1 : 0;
+    case 'frexp_mantissa': return frexp(v)[0];
+    case 'frexp_exponent': return frexp(v)[1];
     default: return op satisfies never;
   }
 }
@@ -228,6 +312,18 @@ export function binaryScalar(op: BinaryOp, a: Scalar, b: Scalar, d: DType): Scal
       case 'bitwise_xor': return a ^ b;
       case 'arctan2': return Math.atan2(Number(a), Number(b));
       case 'hypot': return Math.hypot(Number(a), Number(b));
+      case 'fmod': return b === 0n ? 0n : a % b;
+      // |int64 min| is 2**63: the magnitudes are exact as bigints, the result wraps as NumPy's unsigned one does
+      case 'gcd': return w(gcdMag(a < 0n ? -a : a, b < 0n ? -b : b, 0n));
+      case 'lcm': {
+        const x = a < 0n ? -a : a, y = b < 0n ? -b : b, g = gcdMag(x, y, 0n);
+        return g === 0n ? 0n : w((x / g) * y);
+      }
+      // counts outside [0, 64) shift everything out (NumPy's npy_lshift/npy_rshift): 0, or -1 for a negative value
+      case 'left_shift': return b < 0n || b >= 64n ? 0n : w(a << b);
+      case 'right_shift': return b < 0n || b >= 64n ? (a < 0n ? -1n : 0n) : a >> b;
+      case 'copysign': case 'nextafter': case 'ldexp':
+        return binaryScalar(op, Number(a), Number(b), 'float64');
       default: return op satisfies never;
     }
   }
@@ -249,6 +345,22 @@ export function binaryScalar(op: BinaryOp, a: Scalar, b: Scalar, d: DType): Scal
       case 'bitwise_and': return wrap(x & y, d);
       case 'bitwise_or': return wrap(x | y, d);
       case 'bitwise_xor': return wrap(x ^ y, d);
+      case 'fmod': return y === 0 ? 0 : wrap(x % y, d);
+      case 'gcd': return wrap(gcdMag(Math.abs(x), Math.abs(y), 0), d);
+      case 'lcm': {
+        const p = Math.abs(x), q = Math.abs(y), g = gcdMag(p, q, 0);
+        // the product wraps: its low 32 bits through imul, exact where p * q is not
+        return g === 0 ? 0 : wrap(Math.imul(p / g, q), d);
+      }
+      case 'left_shift': {
+        const n = BITS[d]!;
+        return y < 0 || y >= n ? 0 : wrap(x << y, d);
+      }
+      case 'right_shift': {
+        const n = BITS[d]!;
+        if (y < 0 || y >= n) return x < 0 ? -1 : 0;
+        return d === 'uint32' ? x >>> y : x >> y;
+      }
       default: break;
     }
   }
@@ -267,7 +379,11 @@ export function binaryScalar(op: BinaryOp, a: Scalar, b: Scalar, d: DType): Scal
     case 'minimum': return Number.isNaN(x) || Number.isNaN(y) ? NaN : Math.min(x, y);
     case 'fmax': return Number.isNaN(x) ? y : Number.isNaN(y) ? x : Math.max(x, y);
     case 'fmin': return Number.isNaN(x) ? y : Number.isNaN(y) ? x : Math.min(x, y);
-    case 'bitwise_and': case 'bitwise_or': case 'bitwise_xor':
+    case 'fmod': return x % y;
+    case 'copysign': return copysign(x, y);
+    case 'nextafter': return d === 'float32' ? nextafter32(x, y) : nextafter(x, y);
+    case 'ldexp': return f(ldexp(x, y));
+    case 'bitwise_and': case 'bitwise_or': case 'bitwise_xor': case 'gcd': case 'lcm': case 'left_shift': case 'right_shift':
       throw new TypeError(`ufunc '${op}' not supported for the input types (${d})`);
     default: return op satisfies never;
   }

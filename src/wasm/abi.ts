@@ -1,7 +1,7 @@
 // The calling convention and skeleton every kernel module shares: the
 // parameter block (Layout, writeParams), the function types, the host Math
 // imports and their index, the helper functions appended after `run`
-// (NumPy's integer division and power), and memory-access opcodes
+// (NumPy's integer division, power, gcd and lcm), and memory-access opcodes
 // per dtype. The emitters and the runtime agree through this file.
 // In: dtypes, a Layout and a task's arguments. Out: opcodes, indices, the
 // i64 parameter slots, helper function bodies.
@@ -9,7 +9,7 @@
 import { type DType, INFO } from '../graph/dtype.js';
 import type { UnaryOp } from '../graph/ops.js';
 import type { KernelArgs } from '../ir/args.js';
-import { cpow, fdivmod } from '../ir/scalar.js';
+import { cpow, fdivmod, frexp, ldexp, nextafter, nextafter32 } from '../ir/scalar.js';
 import { Code, type Func, type FuncType, type Import, T } from './encode.js';
 
 export const MAX_PAGES = 65536;
@@ -17,7 +17,8 @@ export const MAX_PAGES = 65536;
 /** Host functions a kernel may import, by name. */
 export const MATH_IMPORTS = {
   unary: ['cbrt', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh'],
-  binary: ['pow', 'atan2', 'hypot', 'floordiv', 'fmod'],
+  unaryExtra: ['frexpm', 'frexpe'],
+  binary: ['pow', 'atan2', 'hypot', 'floordiv', 'fmod', 'cfmod', 'nextafter', 'nextafter32', 'ldexp'],
 } as const;
 
 export const UNARY_IMPORT: Partial<Record<UnaryOp, (typeof MATH_IMPORTS.unary)[number]>> = {
@@ -75,14 +76,14 @@ export const TYPES: FuncType[] = [
   { params: [T.i64, T.i32], results: [] },
 ];
 export const IMPORTS: Import[] = [
-  ...MATH_IMPORTS.unary.map((name) => ({ module: 'math', name, type: TY.f64_f64 })),
+  ...[...MATH_IMPORTS.unary, ...MATH_IMPORTS.unaryExtra].map((name) => ({ module: 'math', name, type: TY.f64_f64 })),
   ...MATH_IMPORTS.binary.map((name) => ({ module: 'math', name, type: TY.f64f64_f64 })),
 ];
 export const importIndex = (name: string): number => IMPORTS.findIndex((i) => i.name === name);
 const NI = IMPORTS.length;
 // Internal helper functions follow `run` (function index NI).
 /** Function indices; the two Philox functions (expr.ts: philoxFunc) come last, in modules with many draw sites only. */
-export const FN = { run: NI, fdivI32: NI + 1, modI32: NI + 2, fdivI64: NI + 3, modI64: NI + 4, powI32: NI + 5, powI64: NI + 6, philoxWords: NI + 7, philoxUniform: NI + 8 } as const;
+export const FN = { run: NI, fdivI32: NI + 1, modI32: NI + 2, fdivI64: NI + 3, modI64: NI + 4, powI32: NI + 5, powI64: NI + 6, gcdI64: NI + 7, lcmI64: NI + 8, philoxWords: NI + 9, philoxUniform: NI + 10 } as const;
 
 /** Integer floor division and modulo with NumPy's semantics (x/0 = 0, no trap on MIN/-1). */
 export function intDivFuncs(): Func[] {
@@ -139,6 +140,31 @@ export function intPowFuncs(): Func[] {
   return [make(false), make(true)];
 }
 
+/**
+ * NumPy's gcd and lcm on int64 (narrower integers arrive extended to int64):
+ * Euclid on the magnitudes as unsigned values, so |int64 min| is 2**63, and
+ * lcm = a / gcd * b wrapping, as NumPy's unsigned arithmetic does; lcm(0, x) = 0.
+ */
+export function gcdFuncs(): Func[] {
+  const make = (lcm: boolean): Func => {
+    const c = new Code();
+    const [a, b, x, y, t] = [0, 1, 2, 3, 4];
+    // magnitudes: 0 - v for negative v (wraps int64 min onto itself, 2**63 unsigned)
+    for (const [v, m] of [[a, x], [b, y]] as const) { c.i64(0).get(v).op(0x7d).get(v).get(v).i64(0).op(0x53).op(0x1b).set(m); }
+    c.get(x).set(a).get(y).set(b);
+    c.block().loop();
+    c.get(a).op(0x50).brIf(1);
+    c.get(a).set(t).get(b).get(a).op(0x82).set(a).get(t).set(b);
+    c.br(0).end().end();
+    if (!lcm) { c.get(b); } else {
+      c.get(b).op(0x50).if().i64(0).op(0x0f).end();
+      c.get(x).get(b).op(0x80).get(y).op(0x7e);
+    }
+    return { type: TY.i64i64_i64, locals: [T.i64, T.i64, T.i64], code: c };
+  };
+  return [make(false), make(true)];
+}
+
 export function identityOf(op: string, d: DType): number | bigint {
   const big = d === 'int64';
   const kind = INFO[d].kind;
@@ -160,5 +186,11 @@ export function mathImports(): Record<string, (...a: number[]) => number> {
   m.hypot = Math.hypot;
   m.floordiv = (a: number, b: number) => fdivmod(a, b)[0];
   m.fmod = (a: number, b: number) => fdivmod(a, b)[1];
+  m.cfmod = (a: number, b: number) => a % b;
+  m.nextafter = nextafter;
+  m.nextafter32 = nextafter32;
+  m.ldexp = ldexp;
+  m.frexpm = (x: number) => frexp(x)[0];
+  m.frexpe = (x: number) => frexp(x)[1];
   return m;
 }

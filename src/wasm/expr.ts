@@ -409,6 +409,42 @@ export abstract class ExprEmitter {
       case 'bitwise_and': pick(0x71, 0x83, 0, 0); return;
       case 'bitwise_or': pick(0x72, 0x84, 0, 0); return;
       case 'bitwise_xor': pick(0x73, 0x85, 0, 0); return;
+      case 'fmod': {
+        if (f) { this.callF64('cfmod', t, 2); return; }
+        // C's remainder, 0 for a zero divisor (divide by 1 there); rem never traps on MIN % -1
+        const b = this.tmpOf(t);
+        c.set(b).get(b).get(b).op(i64 ? 0x50 : 0x45);
+        if (i64) c.op(0xad);
+        c.op(i64 ? 0x84 : 0x72);
+        c.op(signed(d) ? (i64 ? 0x81 : 0x6f) : (i64 ? 0x82 : 0x70));
+        return;
+      }
+      case 'copysign': pick(0, 0, 0x98, 0xa6); return;
+      case 'nextafter': this.callF64(t === T.f32 ? 'nextafter32' : 'nextafter', t, 2); return;
+      case 'ldexp': this.callF64('ldexp', t, 2); return;
+      case 'gcd': case 'lcm': {
+        const fn = op === 'gcd' ? FN.gcdI64 : FN.lcmI64;
+        if (i64) { c.call(fn); return; }
+        const b = this.tmpOf(t), ext = signed(d) ? 0xac : 0xad;
+        c.set(b).op(ext).get(b).op(ext).call(fn).op(0xa7);
+        this.wrapNarrow(d);
+        return;
+      }
+      case 'left_shift': case 'right_shift': {
+        // counts are unsigned here: a negative one is huge, past the width, as in NumPy's (size_t) compare
+        const b = this.tmpOf(t), a = this.tmpOf2(t), w = i64 ? 64 : 32;
+        const k = (v: number) => (i64 ? c.i64(v) : c.i32(v));
+        const ltu = i64 ? 0x54 : 0x49;
+        c.set(b).set(a);
+        if (op === 'right_shift' && signed(d)) {
+          // past the width an arithmetic shift by width - 1 leaves only the sign: -1 or 0
+          c.get(a).get(b); k(w - 1); c.get(b); k(w); c.op(ltu).op(0x1b).op(i64 ? 0x87 : 0x75);
+          return;
+        }
+        c.get(a).get(b).op(op === 'left_shift' ? (i64 ? 0x86 : 0x74) : (i64 ? 0x88 : 0x76)); k(0); c.get(b); k(w); c.op(ltu).op(0x1b);
+        if (!i64) this.wrapNarrow(d);
+        return;
+      }
       default: return op satisfies never;
     }
   }
@@ -491,6 +527,18 @@ export abstract class ExprEmitter {
         this.expr(a);
         if (!f) { c.op(0x1a).i32(1); return; }
         c.op(f64 ? 0x99 : 0x8b); f64 ? c.f64(Infinity) : c.f32(Infinity); c.op(f64 ? 0x63 : 0x5d); return;
+      case 'signbit':
+        this.expr(a);
+        if (f64) { c.op(0xbd).i64(63).op(0x88).op(0xa7); return; }
+        c.op(0xbc).i32(31).op(0x76); return;
+      case 'frexp_mantissa': case 'frexp_exponent':
+        // float32 values are exact in float64, and so are their frexp parts
+        this.expr(a);
+        if (!f64) c.op(0xbb);
+        c.call(importIndex(op === 'frexp_mantissa' ? 'frexpm' : 'frexpe'));
+        if (op === 'frexp_exponent') c.op(0xaa);
+        else if (!f64) c.op(0xb6);
+        return;
       default:
         throw new Error(`internal: no WASM for unary ${op}`);
     }

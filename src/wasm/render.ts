@@ -13,7 +13,7 @@ import { isArgReduce } from '../graph/ops.js';
 import { type Kernel, randomSites } from '../ir/ir.js';
 import { matmulOf } from '../ir/matmul.js';
 import { reduceOrder } from '../ir/order.js';
-import { IMPORTS, type Layout, MAX_PAGES, TY, TYPES, intDivFuncs, intPowFuncs } from './abi.js';
+import { IMPORTS, type Layout, MAX_PAGES, TY, TYPES, gcdFuncs, intDivFuncs, intPowFuncs } from './abi.js';
 import { type Func, assemble } from './encode.js';
 import { gemmFuncs, gemmScratchBytes } from './gemm.js';
 import { PHILOX_INLINE_SITES, PHILOX_SCRATCH, philoxFunc } from './expr.js';
@@ -51,6 +51,6 @@ export function render(kernel: Kernel, partial: boolean): { bytes: Uint8Array; l
   }
   const em = new KernelEmitter(kernel, partial, layout);
   const run = em.build();
-  const funcs: Func[] = [run, ...intDivFuncs(), ...intPowFuncs(), ...(randomSites(kernel).length > PHILOX_INLINE_SITES ? [philoxFunc(false), philoxFunc(true)] : [])];
+  const funcs: Func[] = [run, ...intDivFuncs(), ...intPowFuncs(), ...gcdFuncs(), ...(randomSites(kernel).length > PHILOX_INLINE_SITES ? [philoxFunc(false), philoxFunc(true)] : [])];
   return { bytes: assemble(TYPES, IMPORTS, funcs, MAX_PAGES), layout };
 }

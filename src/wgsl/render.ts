@@ -423,6 +423,56 @@ fn fdivmod_f(a: f32, b: f32) -> vec2<f32> {
   }
   return vec2<f32>(fl, m);
 }
+fn frexp_e(x: f32) -> i32 {
+  // frexp's exponent from the bits: subnormals too, which a GPU may flush in arithmetic
+  let u = bitcast<u32>(x); let ex = (u >> 23u) & 0xffu; let m = u & 0x7fffffu;
+  if (ex == 0xffu || (ex == 0u && m == 0u)) { return 0i; }
+  if (ex == 0u) { return -117i - i32(countLeadingZeros(m)); }
+  return i32(ex) - 126i;
+}
+fn frexp_m(x: f32) -> f32 {
+  let u = bitcast<u32>(x); let ex = (u >> 23u) & 0xffu; var m = u & 0x7fffffu;
+  if (ex == 0xffu || (ex == 0u && m == 0u)) { return bitcast<f32>(u); }
+  if (ex == 0u) { m = (m << (countLeadingZeros(m) - 8u)) & 0x7fffffu; }
+  return bitcast<f32>((u & 0x80000000u) | 0x3f000000u | m);
+}
+fn nextafter_f(x: f32, y: f32) -> f32 {
+  // C's nextafterf on the bits (ordered as integers, -0 == +0): exact with subnormals
+  if (isnan_(x) || isnan_(y)) { return nan_(); }
+  let ux = bitcast<u32>(x); let uy = bitcast<u32>(y);
+  let ax = ux & 0x7fffffffu; let ay = uy & 0x7fffffffu;
+  let ix = select(i32(ax), -i32(ax), (ux >> 31u) == 1u);
+  let iy = select(i32(ay), -i32(ay), (uy >> 31u) == 1u);
+  if (ix == iy) { return bitcast<f32>(uy); }
+  if (ax == 0u) { return bitcast<f32>((uy & 0x80000000u) | 1u); }
+  if ((ix < iy) == ((ux >> 31u) == 0u)) { return bitcast<f32>(ux + 1u); }
+  return bitcast<f32>(ux - 1u);
+}
+fn ldexp_f(x: f32, e: f32) -> f32 {
+  // x * 2**trunc(e) built from the bits, rounded half to even into the subnormals (no multiply
+  // a GPU could flush); the CPU's value: ldexp in float64, then rounded to float32
+  if (isnan_(e)) { return nan_(); }
+  let u = bitcast<u32>(x); let sx = u & 0x80000000u; let ex = (u >> 23u) & 0xffu; var m = u & 0x7fffffu;
+  if (ex == 0xffu || (ex == 0u && m == 0u)) { return bitcast<f32>(u); }
+  var r = i32(clamp(trunc(e), -400.0, 400.0));
+  if (ex == 0u) { let p = 31u - countLeadingZeros(m); m = m << (23u - p); r = r + i32(p) - 149i; }
+  else { m = m | 0x800000u; r = r + i32(ex) - 127i; }
+  if (r > 127i) { return bitcast<f32>(sx | 0x7f800000u); }
+  if (r >= -126i) { return bitcast<f32>(sx | (u32(r + 127i) << 23u) | (m & 0x7fffffu)); }
+  let k = u32(-126i - r);
+  if (k > 24u) { return bitcast<f32>(sx); }
+  var q = m >> k; let rest = m & ((1u << k) - 1u); let half = 1u << (k - 1u);
+  if (rest > half || (rest == half && (q & 1u) == 1u)) { q = q + 1u; }
+  return bitcast<f32>(sx | q);
+}
+fn fmod_i(a: i32, b: i32) -> i32 { if (b == 0i || b == -1i) { return 0i; } return a % b; }
+fn fmod_u(a: u32, b: u32) -> u32 { if (b == 0u) { return 0u; } return a % b; }
+fn gcd_u(x: u32, y: u32) -> u32 {
+  var a = x; var b = y;
+  loop { if (a == 0u) { break; } let c = a; a = b % a; b = c; }
+  return b;
+}
+fn lcm_u(a: u32, b: u32) -> u32 { let g = gcd_u(a, b); if (g == 0u) { return 0u; } return (a / g) * b; }
 fn f2i(x: f32) -> i32 {
   // truncate, saturate to int64, keep the low 32 bits (the CPU path's cast)
   if (isnan_(x)) { return 0i; }
@@ -608,6 +658,9 @@ class Emitter {
       case 'isinf': return `select(0u, 1u, isinf_(${x}))`;
       case 'isfinite': return `select(1u, 0u, isnan_(${x}) || isinf_(${x}))`;
       case 'floordiv_pos': return x;
+      case 'signbit': return `(bitcast<u32>(${x}) >> 31u)`;
+      case 'frexp_mantissa': return `frexp_m(${x})`;
+      case 'frexp_exponent': return `frexp_e(${x})`;
       default: return nan(this.special(op, x, this.builtin(op, x)));
     }
   }
@@ -641,7 +694,7 @@ class Emitter {
     }
   }
 
-  private builtin(op: Exclude<Extract<Expr, { k: 'unary' }>['op'], 'negative' | 'sign' | 'square' | 'reciprocal' | 'logical_not' | 'bitwise_not' | 'isnan' | 'isinf' | 'isfinite' | 'floordiv_pos'>, x: string): string {
+  private builtin(op: Exclude<Extract<Expr, { k: 'unary' }>['op'], 'negative' | 'sign' | 'square' | 'reciprocal' | 'logical_not' | 'bitwise_not' | 'isnan' | 'isinf' | 'isfinite' | 'floordiv_pos' | 'signbit' | 'frexp_mantissa' | 'frexp_exponent'>, x: string): string {
     switch (op) {
       case 'abs': return `abs(${x})`;
       case 'sqrt': return `sqrt(${x})`;
@@ -707,6 +760,10 @@ class Emitter {
         case 'minimum': return `min_f(${a}, ${b})`;
         case 'fmax': return `fmax_f(${a}, ${b})`;
         case 'fmin': return `fmin_f(${a}, ${b})`;
+        case 'fmod': return `fmod_f(${a}, ${b})`;
+        case 'copysign': return `bitcast<f32>((bitcast<u32>(${a}) & 0x7fffffffu) | (bitcast<u32>(${b}) & 0x80000000u))`;
+        case 'nextafter': return `nextafter_f(${a}, ${b})`;
+        case 'ldexp': return `ldexp_f(${a}, ${b})`;
         default: throw new Error(`internal: ${op} of float32 reaches the WGSL emitter`);
       }
     }
@@ -724,7 +781,23 @@ class Emitter {
       case 'bitwise_and': return `(${a} & ${b})`;
       case 'bitwise_or': return `(${a} | ${b})`;
       case 'bitwise_xor': return `(${a} ^ ${b})`;
-      case 'divide': case 'arctan2': case 'hypot': throw new Error(`internal: ${op} of ${cd} reaches the WGSL emitter`);
+      case 'fmod': return `fmod_${s}(${a}, ${b})`;
+      case 'gcd': case 'lcm': {
+        // on magnitudes as u32 (|i32 min| is 2**31), wrapping as NumPy's unsigned arithmetic does
+        const mag = (v: string) => (t === 'i32' ? `bitcast<u32>(abs(${v}))` : v);
+        const r = `${op}_u(${mag(a)}, ${mag(b)})`;
+        return w(t === 'i32' ? `bitcast<i32>(${r})` : r);
+      }
+      case 'left_shift': case 'right_shift': {
+        // the count as unsigned (a negative one is past the width, as in NumPy), masked so that a
+        // constant count is a valid WGSL shift; past the width: 0, or the sign for a signed right shift
+        const n = t === 'i32' ? `bitcast<u32>(${b})` : b;
+        if (op === 'right_shift' && t === 'i32') return `(${a} >> min(${n}, 31u))`;
+        const zero = t === 'i32' ? '0i' : '0u';
+        return w(`select(${a} ${op === 'left_shift' ? '<<' : '>>'} (${n} & 31u), ${zero}, ${n} >= 32u)`);
+      }
+      case 'divide': case 'arctan2': case 'hypot': case 'copysign': case 'nextafter': case 'ldexp':
+        throw new Error(`internal: ${op} of ${cd} reaches the WGSL emitter`);
       default: return op satisfies never;
     }
   }
