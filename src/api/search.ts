@@ -1,3 +1,523 @@
-// Searching, counting and sets (NumPy's searchsorted, histogram, isin, ...):
-// filled in by the functions below, exported from ./tensor.ts.
-export {};
+// Searching, counting and sets, as NumPy 2: searchsorted, digitize, isin,
+// take_along_axis/put_along_axis, interp, histogram, bincount, the set
+// functions over unique (intersect1d, union1d, setdiff1d, setxor1d), and the
+// NaN-skipping argmin/argmax, cumulative sums/products and quantiles.
+// In: tensors and NumPy's arguments. Out: lazy Tensors (a list for
+// histogram's pair). Design: no search loop and no scatter; a search is a
+// count of the sorted values below each key (one broadcast comparison
+// reduced along the sorted axis, NaNs ordered last as NumPy's sort puts
+// them), so it fuses into one kernel and gives a binary search's answer on
+// sorted input. A histogram's bin counts compare each value's bin index with
+// the bins in the same way. A length known only from values (bincount's
+// max(x) + 1) is read when the run gets there (a `defer` node over the
+// computed maximum); NumPy's errors that depend on values known only at run
+// time (an all-NaN slice, bins not monotonic) are `check` nodes, raised when
+// the run reaches them. Cost: these comparisons are O(keys x values), fine
+// for the bin and sample counts these functions see, not for joins of two
+// large arrays.
+
+import * as G from '../graph/node.js';
+import { isFloat, isInteger, sumResultOf } from '../graph/dtype.js';
+import { broadcastShapes, hasUnknown, normalizeAxis, shapeStr } from '../graph/shape.js';
+import { runtime } from '../runtime/runtime.js';
+import {
+  type Operand, Tensor, add, all, any, argmax, argmin, astype, broadcast_to, concatenate, cumprod, cumsum, deferred, divide, equal, flip,
+  greater, greater_equal, isfinite, isnan, kwargs, less, less_equal, logical_and, logical_not, logical_or, max, min, mod, multiply,
+  need, not_equal, ravel, reshape, setitem, sort, subtract, sum, take, tensor, toTensor, unique, where, zeros,
+} from './tensor.js';
+import { percentileCall, quantileCall, quantileOf } from './statistics.js';
+
+type Args = unknown[];
+
+/** A value of `a` computed already (JS data, or a tensor executed), as JS numbers; undefined while it is lazy. */
+function known(t: Tensor): number[] | undefined {
+  return runtime.has(t.node) ? Array.from(runtime.read(t.node), Number) : undefined;
+}
+
+/** A check node over `ok` (true where the input is valid): the run fails with RangeError `message` when one is false. */
+function checked(ok: Tensor, message: string): Tensor {
+  return new Tensor(G.check(astype(ok, 'bool').node, 'nonzero', 'RangeError', message));
+}
+
+/** `r` once `ok` (a 0-d or r-broadcastable bool) passed its check (a where on the check, which the run cannot skip). */
+const guarded = (r: Tensor, ok: Tensor, message: string): Tensor => where(checked(ok, message), r, 0);
+
+/** NumPy's sort order: a < b, with NaN after every number. */
+function before(a: Tensor, b: Tensor): Tensor {
+  const lt = less(a, b);
+  if (!isFloat(b.dtype)) return lt;
+  const nanB = isnan(b);
+  return logical_or(lt, isFloat(a.dtype) ? logical_and(nanB, logical_not(isnan(a))) : nanB);
+}
+
+/** How many of the 1-d `sorted` come before each of `v` (side 'left') or not after it ('right'): searchsorted's index. */
+function countBefore(sorted: Tensor, v: Tensor, side: 'left' | 'right'): Tensor {
+  const s = reshape(sorted, [...v.shape.map(() => 1), sorted.shape[0]!]);
+  const k = reshape(v, [...v.shape, 1]);
+  const hit = side === 'left' ? before(s, k) : logical_not(before(k, s));
+  return sum(hit, { axis: -1, dtype: 'int64' });
+}
+
+function sideOf(fn: string, side: unknown): 'left' | 'right' {
+  if (side === undefined || side === null) return 'left';
+  if (side !== 'left' && side !== 'right') throw new RangeError(`${fn}(): search side must be 'left' or 'right' (got ${JSON.stringify(side)})`);
+  return side;
+}
+
+function oneD(fn: string, name: string, t: Tensor): void {
+  if (t.ndim === 0) throw new RangeError(`${fn}(): '${name}' is 0-d: object of too small depth for desired array`);
+  if (t.ndim > 1) throw new RangeError(`${fn}(): '${name}' of shape ${shapeStr(t.shape)}: object too deep for desired array`);
+}
+
+/** searchsorted(a, v, side='left', sorter=None): NumPy's insertion indices (int64) into 1-d sorted a, NaNs sorting last; a need not be sorted in memory when sorter is given. */
+export function searchsorted(a: Operand, v: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ side?: string; sorter?: Operand | null }>('searchsorted', args, ['side', 'sorter']);
+  let s = toTensor(a);
+  oneD('searchsorted', 'a', s);
+  const side = sideOf('searchsorted', o.side);
+  if (o.sorter !== undefined && o.sorter !== null) {
+    const p = toTensor(o.sorter);
+    if (!isInteger(p.dtype)) throw new TypeError('sorter must only contain integers');
+    if (p.ndim !== 1 || p.shape[0] !== s.shape[0]) throw new RangeError('sorter.size must equal a.size');
+    s = take(s, p);
+  }
+  return countBefore(s, toTensor(v), side);
+}
+
+/** NumPy's check_array_monotonic over known bins: 1 increasing, -1 decreasing, 0 neither (after leading equal values; NaN compares false). */
+function monotonicity(b: readonly number[]): -1 | 0 | 1 {
+  let i = 1;
+  while (i < b.length && b[i] === b[i - 1]) i++;
+  if (i >= b.length) return 1;
+  if (b[i]! < b[i - 1]!) {
+    for (i += 1; i < b.length; i++) if (b[i - 1]! < b[i]!) return 0;
+    return -1;
+  }
+  for (i += 1; i < b.length; i++) if (b[i - 1]! > b[i]!) return 0;
+  return 1;
+}
+
+const MONOTONIC = 'bins must be monotonically increasing or decreasing';
+
+/** digitize(x, bins, right=False): NumPy's bin indices (int64) for increasing or decreasing 1-d bins; bins that are neither raise RangeError (at run time for bins not yet computed). */
+export function digitize(x: Operand, bins: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ right?: boolean }>('digitize', args, ['right']);
+  const b = toTensor(bins);
+  oneD('digitize', 'bins', b);
+  const v = toTensor(x);
+  // NumPy: searchsorted with the opposite side, over the reversed bins when they decrease
+  const side = o.right ? 'left' : 'right';
+  const n = b.shape[0]!;
+  const inc = () => countBefore(b, v, side);
+  const dec = () => subtract(n, countBefore(flip(b), v, side));
+  const values = known(b);
+  if (values) {
+    const m = monotonicity(values);
+    if (m === 0) throw new RangeError(MONOTONIC);
+    return m === 1 ? inc() : dec();
+  }
+  if (n < 2) return inc();
+  // The same test over lazy bins: the first unequal pair sets the direction, no pair may go the other way.
+  const lo = b.get(`0:${n - 1}`), hi = b.get(`1:${n}`);
+  const down = greater(lo, hi), up = less(lo, hi), ne = logical_not(equal(lo, hi));
+  const firstDown = any(logical_and(logical_and(ne, equal(cumsum(ne), 1)), down));
+  const isDec = logical_and(firstDown, logical_not(any(up)));
+  const isInc = logical_and(logical_not(firstDown), logical_not(any(down)));
+  return guarded(where(isDec, dec(), inc()), logical_or(isDec, isInc), MONOTONIC);
+}
+
+/** isin(element, test_elements, assume_unique=False, invert=False, *, kind=None): bool of element's shape; NaN is in nothing, as NumPy's. */
+export function isin(element: Operand, testElements: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ assume_unique?: boolean; invert?: boolean; kind?: string | null }>('isin', args, ['assume_unique', 'invert'], ['kind']);
+  const e = toTensor(element), t = flat(testElements);
+  const kind = o.kind ?? null;
+  if (kind !== null && kind !== 'sort' && kind !== 'table') throw new RangeError(`Invalid kind: ${JSON.stringify(kind)}. Please use None, 'sort' or 'table'.`);
+  if (kind === 'table' && (isFloat(e.dtype) || isFloat(t.dtype))) throw new RangeError("The 'table' method is only supported for boolean or integer arrays. Please select 'sort' or None for kind.");
+  return deferred('isin', [e, t], ([x, y]) => {
+    const r = y!.shape[0] === 0 ? zeros(x!.shape, { dtype: 'bool' }) : any(equal(reshape(x!, [...x!.shape, 1]), y!), { axis: -1 });
+    return o.invert ? logical_not(r) : r;
+  });
+}
+
+/** The flat positions of NumPy's along-axis fancy index (aranges on the other axes, `idx` on `ax`), broadcast; negative indices wrap. */
+function alongAxis(fn: string, a: Tensor, indices: Operand, ax: number): Tensor {
+  let idx = toTensor(indices);
+  if (!isInteger(idx.dtype)) throw new RangeError(`${fn}(): \`indices\` must be an integer array (got ${idx.dtype})`);
+  if (idx.ndim !== a.ndim) throw new RangeError('`indices` and `arr` must have the same number of dimensions');
+  const n = a.shape[ax]!;
+  for (const v of known(idx) ?? []) if (v < -n || v >= n) throw new RangeError(`index ${v} is out of bounds for axis ${ax} with size ${n}`);
+  const shape = a.shape.map((d, i) => (i === ax ? idx.shape[i]! : broadcastShapes([d], [idx.shape[i]!])[0]!));
+  idx = astype(idx, 'int64');
+  idx = where(less(idx, 0), add(idx, n), idx);
+  let flat: Tensor | undefined;
+  let stride = 1;
+  for (let i = a.ndim - 1; i >= 0; i--) {
+    const coord = i === ax ? idx : new Tensor(G.iota(a.shape.map((d, k) => (k === i ? d : 1)), i));
+    const term = multiply(coord, stride);
+    flat = flat ? add(term, flat) : term;
+    stride *= a.shape[i]!;
+  }
+  return broadcast_to(flat ?? tensor(0), shape);
+}
+
+/** take_along_axis(arr, indices, axis=-1): NumPy's; axis=None reads the flattened array with 1-d indices. */
+export function take_along_axis(arr: Operand, indices: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ axis?: number | null }>('take_along_axis', args, ['axis']);
+  let a = toTensor(arr);
+  if (o.axis === null) {
+    a = ravel(a);
+    if (toTensor(indices).ndim !== 1) throw new RangeError('when axis=None, `indices` must have a single dimension.');
+  }
+  const ax = normalizeAxis(o.axis ?? -1, a.ndim);
+  return take(ravel(a), alongAxis('take_along_axis', a, indices, ax));
+}
+
+/**
+ * put_along_axis(arr, indices, values, axis): NumPy's assignment, but
+ * functional: a new tensor (Tessera's values are immutable; arr is
+ * unchanged). values broadcast to the indices' shape and are cast to arr's
+ * dtype; where an index repeats, the last value wins, as in NumPy.
+ */
+export function put_along_axis(arr: Operand, indices: Operand, values: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ axis?: number | null }>('put_along_axis', args, ['axis']);
+  const a = toTensor(arr);
+  const axis = need<number | null>('put_along_axis', o, 'axis');
+  const flatA = ravel(a);
+  if (axis === null && toTensor(indices).ndim !== 1) throw new RangeError('when axis=None, `indices` must have a single dimension.');
+  const base = axis === null ? flatA : a;
+  const pos = alongAxis('put_along_axis', base, indices, normalizeAxis(axis ?? 0, base.ndim));
+  const v = broadcast_to(astype(values, a.dtype), pos.shape);
+  return reshape(setitem(flatA, ravel(pos), ravel(v)), a.shape);
+}
+
+/** A 1-d float64 of `x` (interp's sample points and values). */
+function samples(fn: string, name: string, x: Operand): Tensor {
+  const t = toTensor(x);
+  if (t.ndim !== 1) throw new RangeError(`${fn}(): '${name}' must be 1-d (got shape ${shapeStr(t.shape)}): ${t.ndim ? 'object too deep for desired array' : 'object of too small depth for desired array'}`);
+  return astype(t, 'float64');
+}
+
+/**
+ * interp(x, xp, fp, left=None, right=None, period=None): NumPy's arr_interp
+ * in float64: slope*(x - xp[j]) + fp[j], then the form from xp[j+1] when
+ * that is NaN, then fp[j] for equal neighbours; x == xp[j] gives fp[j] and
+ * x == xp[-1] gives fp[-1]; NaN x gives NaN.
+ */
+export function interp(x: Operand, xp: Operand, fp: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ left?: number | null; right?: number | null; period?: number | null }>('interp', args, ['left', 'right', 'period']);
+  for (const k of ['left', 'right', 'period'] as const) {
+    if (o[k] !== undefined && o[k] !== null && typeof o[k] !== 'number') throw new TypeError(`interp(): '${k}' must be a number or None, got ${typeof o[k]}`);
+  }
+  let X = astype(x, 'float64');
+  let P = samples('interp', 'xp', xp), F = samples('interp', 'fp', fp);
+  let left = o.left ?? null, right = o.right ?? null;
+  if (o.period !== undefined && o.period !== null) {
+    if (o.period === 0) throw new RangeError('period must be a non-zero value');
+    const period = Math.abs(o.period);
+    left = right = null;
+    if (P.shape[0] !== F.shape[0]) throw new RangeError('fp and xp are not of the same length');
+    // NumPy: both into [0, period), xp sorted with fp, one period-shifted point added at each end
+    X = mod(X, period);
+    P = mod(P, period);
+    const order = argsortOf(P);
+    P = take(P, order);
+    F = take(F, order);
+    const m = P.shape[0]!;
+    if (m > 0) {
+      P = concatenate([subtract(P.get(`${m - 1}:${m}`), period), P, add(P.get('0:1'), period)]);
+      F = concatenate([F.get(`${m - 1}:${m}`), F, F.get('0:1')]);
+    }
+  }
+  const n = P.shape[0]!;
+  if (n === 0) throw new RangeError('array of sample points is empty');
+  if (F.shape[0] !== n) throw new RangeError('fp and xp are not of the same length.');
+  const at = (t: Tensor, i: number) => reshape(t.get(`${i}:${i + 1}`), []);
+  const lval: Operand = left ?? at(F, 0), rval: Operand = right ?? at(F, n - 1);
+  if (n === 1) {
+    const p0 = at(P, 0);
+    return where(less(X, p0), lval, where(greater(X, p0), rval, at(F, 0)));
+  }
+  // j: the last sample point <= x (NumPy's binary_search_with_guess), -1 before the first
+  const j = subtract(sum(less_equal(reshape(P, [...X.shape.map(() => 1), n]), reshape(X, [...X.shape, 1])), { axis: -1, dtype: 'int64' }), 1);
+  const jc = where(less(j, 0), 0, where(greater(j, n - 2), n - 2, j));
+  const x0 = take(P, jc), x1 = take(P, add(jc, 1)), y0 = take(F, jc), y1 = take(F, add(jc, 1));
+  const slope = divide(subtract(y1, y0), subtract(x1, x0));
+  const r1 = add(multiply(slope, subtract(X, x0)), y0);
+  const r2 = add(multiply(slope, subtract(X, x1)), y1);
+  let r = where(isnan(r1), where(logical_and(isnan(r2), equal(y0, y1)), y0, r2), r1);
+  r = where(equal(X, x0), y0, r);
+  r = where(equal(j, n - 1), at(F, n - 1), r);
+  r = where(greater(X, at(P, n - 1)), rval, r);
+  r = where(less(j, 0), lval, r);
+  return where(isnan(X), X, r);
+}
+
+/** The stable order of a 1-d tensor (statistics.argsort, without the import cycle through tensor.ts's named list). */
+const argsortOf = (t: Tensor): Tensor => new Tensor(G.sort(t.node, 0, true));
+
+type HistOpts = { bins?: number | Operand; range?: readonly [number, number] | null; density?: boolean | null; weights?: Operand | null };
+interface Edges { edges: Tensor; uniform?: { first: Tensor; last: Tensor; n: number; div: 'float32' | 'float64'; fromRange: boolean } }
+
+/** NumPy's _get_bin_edges for a count of equal bins or explicit edges (no estimator strings). */
+function binEdges(fn: string, a: Tensor, o: HistOpts): Edges {
+  const bins = o.bins ?? 10;
+  if (typeof bins === 'string') throw new TypeError(`${fn}(): bins=${JSON.stringify(bins)}: the bin estimators are not supported (give a number of bins or the edges)`);
+  if (typeof bins === 'number' || typeof bins === 'boolean') {
+    if (typeof bins !== 'number' || !Number.isInteger(bins)) throw new TypeError('`bins` must be an integer, a string, or an array');
+    if (bins < 1) throw new RangeError('`bins` must be positive, when an integer');
+    return equalEdges(a, bins, o.range ?? null);
+  }
+  const e = toTensor(bins as Operand);
+  if (e.ndim !== 1) throw new RangeError('`bins` must be 1d, when an array');
+  const MONO = '`bins` must increase monotonically, when an array';
+  const values = known(e);
+  const m = e.shape[0]!;
+  if (values) {
+    for (let i = 1; i < values.length; i++) if (values[i - 1]! > values[i]!) throw new RangeError(MONO);
+    return { edges: e };
+  }
+  return { edges: m < 2 ? e : guarded(e, logical_not(any(greater(e.get(`0:${m - 1}`), e.get(`1:${m}`)))), MONO) };
+}
+
+/** The outer edges and NumPy's linspace between them, in NumPy's dtypes (float32 data with no range stays float32). */
+function equalEdges(a: Tensor, n: number, range: readonly [number, number] | null): Edges {
+  // B: the edges' dtype, result_type(first, last, a) made inexact
+  const B = a.dtype === 'float32' ? 'float32' : 'float64';
+  let first: Tensor, last: Tensor;
+  let dt: 'float32' | 'float64' = 'float64';
+  if (range !== null) {
+    if (!Array.isArray(range) || range.length !== 2 || range.some((v) => typeof v !== 'number')) throw new TypeError('range must be a pair of numbers (min, max)');
+    let [lo, hi] = range;
+    if (lo > hi) throw new RangeError('max must be larger than min in range parameter.');
+    if (!Number.isFinite(lo) || !Number.isFinite(hi)) throw new RangeError(`supplied range of [${lo}, ${hi}] is not finite`);
+    if (lo === hi) { lo -= 0.5; hi += 0.5; }
+    first = tensor(lo, { dtype: 'float64' });
+    last = tensor(hi, { dtype: 'float64' });
+  } else if (a.size === 0) {
+    first = tensor(0, { dtype: 'float64' });
+    last = tensor(1, { dtype: 'float64' });
+  } else {
+    dt = B;
+    const values = known(a);
+    if (values) {
+      let lo = Infinity, hi = -Infinity, nan = false;
+      for (const v of values) { if (Number.isNaN(v)) nan = true; if (v < lo) lo = v; if (v > hi) hi = v; }
+      if (nan) lo = hi = NaN;
+      if (!Number.isFinite(lo) || !Number.isFinite(hi)) throw new RangeError(`autodetected range of [${lo}, ${hi}] is not finite`);
+      first = tensor(lo, { dtype: dt });
+      last = tensor(hi, { dtype: dt });
+    } else {
+      first = astype(min(a), dt);
+      last = astype(max(a), dt);
+      if (isFloat(a.dtype)) first = guarded(first, logical_and(isfinite(first), isfinite(last)), 'autodetected range of the data is not finite (it holds NaN or inf)');
+    }
+    const same = equal(first, last);
+    [first, last] = [where(same, subtract(first, 0.5), first), where(same, add(last, 0.5), last)];
+  }
+  // np.linspace(first, last, n + 1) in dt: iota * step + first (iota / n * delta where the step is 0), the last edge exactly `last`
+  const delta = subtract(first.dtype === dt ? last : astype(last, dt), astype(first, dt));
+  const step = divide(delta, n);
+  const iota = astype(new Tensor(G.iota([n + 1], 0)), dt);
+  let y = add(where(equal(step, 0), multiply(divide(iota, n), delta), multiply(iota, step)), astype(first, dt));
+  y = astype(where(equal(new Tensor(G.iota([n + 1], 0)), n), astype(last, dt), y), B);
+  const edges = guarded(y, all(less(y.get(`0:${n}`), y.get(`1:${n + 1}`))), `Too many bins for data range. Cannot create ${n} finite-sized bins.`);
+  return { edges, uniform: { first, last, n, div: dt, fromRange: range !== null } };
+}
+
+/** The data raveled (bool as uint8, as NumPy converts it) and the weights checked against it. */
+function histData(fn: string, a: Operand, weights: Operand | null | undefined): [Tensor, Tensor | undefined] {
+  let t = toTensor(a);
+  if (t.dtype === 'bool') t = astype(t, 'uint8');
+  let w: Tensor | undefined;
+  if (weights !== undefined && weights !== null) {
+    w = toTensor(weights);
+    if (shapeStr(w.shape) !== shapeStr(t.shape)) throw new RangeError('weights should have the same shape as a.');
+    w = ravel(w);
+  }
+  return [ravel(t), w];
+}
+
+/**
+ * histogram(a, bins=10, range=None, density=None, weights=None): [hist,
+ * bin_edges] as NumPy computes them: equal bins through its index formula
+ * and its corrections at the edges, in its dtypes; explicit edges through
+ * counts below each edge (the last edge inclusive). int64 counts, or the
+ * weights' dtype; float64 with density. No bin estimator strings.
+ */
+export function histogram(a: Operand, ...args: Args): [Tensor, Tensor] {
+  const o = kwargs<HistOpts>('histogram', args, ['bins', 'range', 'density', 'weights']);
+  const [t, w] = histData('histogram', a, o.weights);
+  const { edges, uniform } = binEdges('histogram', t, o);
+  const ntype = w ? w.dtype : 'int64';
+  let hist: Tensor;
+  if (uniform) {
+    const { first, last, n, div } = uniform;
+    const B = edges.dtype;
+    // only values in [first, last] count (compared as NumPy compares a with its edge scalars)
+    const cmpFirst = uniform.fromRange ? Number((known(first) ?? [0])[0]) : first;
+    const cmpLast = uniform.fromRange ? Number((known(last) ?? [0])[0]) : last;
+    const keep = logical_and(greater_equal(t, cmpFirst), less_equal(t, cmpLast));
+    const tb = astype(t, B);
+    const denom = subtract(astype(last, div), astype(first, div));
+    const f = multiply(divide(astype(subtract(tb, astype(first, B)), div), denom), n);
+    let idx = astype(where(keep, f, 0), 'int64');
+    idx = where(equal(idx, n), n - 1, idx);
+    idx = where(less(idx, 0), 0, where(greater(idx, n - 1), n - 1, idx));
+    idx = subtract(idx, astype(less(tb, take(edges, idx)), 'int64'));
+    idx = add(idx, astype(logical_and(greater_equal(tb, take(edges, add(idx, 1))), not_equal(idx, n - 1)), 'int64'));
+    const inBin = logical_and(reshape(keep, [-1, 1]), equal(reshape(idx, [-1, 1]), new Tensor(G.iota([1, n], 1))));
+    hist = w
+      ? astype(sum(where(inBin, reshape(astype(w, 'float64'), [-1, 1]), 0), { axis: 0 }), ntype)
+      : sum(inBin, { axis: 0, dtype: 'int64' });
+  } else {
+    // NumPy's cumulative form: values before each edge (the last one inclusive), then differences
+    const m = edges.shape[0]!;
+    const e = reshape(edges, [1, m]);
+    const col = reshape(t, [-1, 1]);
+    const last = equal(new Tensor(G.iota([1, m], 1)), m - 1);
+    const below = where(last, logical_not(before(e, col)), before(col, e));
+    const cum = w
+      ? astype(sum(where(below, reshape(astype(w, sumResultOf(w.dtype)), [-1, 1]), 0), { axis: 0 }), ntype)
+      : sum(below, { axis: 0, dtype: 'int64' });
+    hist = m < 2 ? zeros([0], { dtype: ntype }) : subtract(cum.get(`1:${m}`), cum.get(`0:${m - 1}`));
+  }
+  if (o.density) {
+    const m = edges.shape[0]!;
+    const db = m < 2 ? zeros([0]) : subtract(astype(edges.get(`1:${m}`), 'float64'), astype(edges.get(`0:${m - 1}`), 'float64'));
+    hist = divide(divide(hist, db), sum(hist));
+  }
+  return [hist, edges];
+}
+
+/** histogram_bin_edges(a, bins=10, range=None, weights=None): histogram's edges (a number of bins or explicit edges; no estimator strings). */
+export function histogram_bin_edges(a: Operand, ...args: Args): Tensor {
+  const o = kwargs<HistOpts>('histogram_bin_edges', args, ['bins', 'range', 'weights']);
+  const [t] = histData('histogram_bin_edges', a, o.weights);
+  return binEdges('histogram_bin_edges', t, o).edges;
+}
+
+/**
+ * bincount(x, weights=None, minlength=0): NumPy's counts (int64, float64
+ * with weights) of length max(max(x) + 1, minlength). A length known only
+ * from values that are not computed yet is known when the run gets there.
+ * Negative values are a RangeError; float x is a TypeError (NumPy 2.4
+ * deprecates it and casts; the error is what NumPy announces).
+ */
+export function bincount(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ weights?: Operand | null; minlength?: number | null }>('bincount', args, ['weights', 'minlength']);
+  const t = toTensor(x);
+  if (t.ndim === 0) throw new RangeError('object of too small depth for desired array');
+  if (t.ndim > 1) throw new RangeError('setting an array element with a sequence. The requested array would exceed the maximum number of dimension of 1.');
+  if (isFloat(t.dtype)) throw new TypeError(`Cannot cast array data from dtype('${t.dtype}') to dtype('int64') according to the rule 'safe'`);
+  const minlength = o.minlength ?? 0;
+  if (typeof minlength !== 'number' || !Number.isInteger(minlength)) throw new TypeError(`bincount(): 'minlength' must be an integer, got ${String(minlength)}`);
+  if (minlength < 0) throw new RangeError("'minlength' must not be negative");
+  let w: Tensor | undefined;
+  if (o.weights !== undefined && o.weights !== null) {
+    w = ravel(toTensor(o.weights));
+    if (!hasUnknown(t.shape) && w.shape[0] !== t.shape[0]) throw new RangeError("The weights and list don't have the same length.");
+  }
+  const counts = (xs: Tensor, ws: Tensor | undefined, len: number): Tensor => {
+    const hit = equal(reshape(astype(xs, 'int64'), [-1, 1]), new Tensor(G.iota([1, len], 1)));
+    return ws ? sum(where(hit, reshape(astype(ws, 'float64'), [-1, 1]), 0), { axis: 0 }) : sum(hit, { axis: 0, dtype: 'int64' });
+  };
+  // NumPy: an empty x gives int64 zeros even with weights
+  if (t.shape[0] === 0) return zeros([minlength], { dtype: 'int64' });
+  const lengthOf = (lo: number, hi: number): number => {
+    if (lo < 0) throw new RangeError("'list' argument must have no negative elements");
+    return Math.max(hi + 1, minlength);
+  };
+  const values = known(t);
+  if (values) return counts(t, w, lengthOf(values.reduce((p, v) => Math.min(p, v)), values.reduce((p, v) => Math.max(p, v))));
+  // the length is read from the computed extremes (a selection of them, which the run computes first)
+  const ends = concatenate([reshape(min(t), [1]), reshape(max(t), [1])]);
+  const sel = G.compress(astype(ends, 'int64').node, G.expand(G.constant(true, 'bool'), [2]), 0);
+  const inputs = [sel, t.node, ...(w ? [w.node] : [])];
+  return new Tensor(G.defer('bincount', inputs, (ins) => {
+    const [lo, hi] = Array.from(runtime.read(ins[0]!), Number) as [number, number];
+    const xs = new Tensor(ins[1]!), ws = ins[2] ? new Tensor(ins[2]) : undefined;
+    if (ws && ws.shape[0] !== xs.shape[0]) throw new RangeError("The weights and list don't have the same length.");
+    return counts(xs, ws, lengthOf(lo, hi)).node;
+  }, w ? 'float64' : 'int64', [NaN]));
+}
+
+/** The 1-d sorted concatenation of the set functions (NumPy's aux), over inputs of any length. */
+const sortedJoin = (x: Tensor, y: Tensor): Tensor => sort(concatenate([flat(x), flat(y)]), null);
+/** ravel, leaving a 1-d tensor as it is (its length may be known only at run time, which reshape cannot take). */
+const flat = (x: Operand): Tensor => { const t = toTensor(x); return t.ndim === 1 ? t : ravel(t); };
+const uniq = (x: Operand, assumeUnique: boolean | undefined): Tensor => (assumeUnique ? flat(x) : unique(x));
+
+/** intersect1d(ar1, ar2, assume_unique=False): NumPy's sorted common values (NaN is never common); return_indices is not supported. */
+export function intersect1d(ar1: Operand, ar2: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ assume_unique?: boolean; return_indices?: boolean }>('intersect1d', args, ['assume_unique', 'return_indices']);
+  if (o.return_indices) throw new TypeError('intersect1d(): return_indices=True is not supported');
+  const aux = sortedJoin(uniq(ar1, o.assume_unique), uniq(ar2, o.assume_unique));
+  return deferred('intersect1d', [aux], ([s]) => {
+    const n = s!.shape[0]!;
+    if (n < 2) return s!.get('0:0');
+    const lo = s!.get(`0:${n - 1}`);
+    return lo.get(equal(s!.get(`1:${n}`), lo));
+  });
+}
+
+/** union1d(ar1, ar2): unique of both, flattened (NaNs collapse to one, as NumPy 2's unique). */
+export function union1d(ar1: Operand, ar2: Operand): Tensor {
+  return unique(concatenate([flat(ar1), flat(ar2)]));
+}
+
+/** setdiff1d(ar1, ar2, assume_unique=False): NumPy's values of ar1 not in ar2 (sorted unique unless assume_unique), in ar1's dtype. */
+export function setdiff1d(ar1: Operand, ar2: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ assume_unique?: boolean }>('setdiff1d', args, ['assume_unique']);
+  const a = uniq(ar1, o.assume_unique), b = uniq(ar2, o.assume_unique);
+  return deferred('setdiff1d', [a, b], ([x, y]) => x!.get(isin(x!, y!, { invert: true })));
+}
+
+/** setxor1d(ar1, ar2, assume_unique=False): NumPy's sorted values in exactly one (a NaN in each is kept twice, as NumPy's). */
+export function setxor1d(ar1: Operand, ar2: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ assume_unique?: boolean }>('setxor1d', args, ['assume_unique']);
+  const aux = sortedJoin(uniq(ar1, o.assume_unique), uniq(ar2, o.assume_unique));
+  return deferred('setxor1d', [aux], ([s]) => {
+    const n = s!.shape[0]!;
+    if (n === 0) return s!;
+    const edge = tensor([true]);
+    const flag = concatenate([edge, n > 1 ? not_equal(s!.get(`1:${n}`), s!.get(`0:${n - 1}`)) : zeros([0], { dtype: 'bool' }), edge]);
+    return s!.get(logical_and(flag.get(`1:${n + 1}`), flag.get(`0:${n}`)));
+  });
+}
+
+const ALL_NAN = 'All-NaN slice encountered';
+function nanArg(fn: 'nanargmin' | 'nanargmax', a: Operand, args: Args): Tensor {
+  const o = kwargs<{ axis?: number | null; keepdims?: boolean }>(fn, args, ['axis', 'out'], ['keepdims']);
+  const t = toTensor(a);
+  const f = fn === 'nanargmin' ? argmin : argmax;
+  if (!isFloat(t.dtype)) return f(t, o);
+  const nan = isnan(t);
+  const r = f(where(nan, fn === 'nanargmin' ? Infinity : -Infinity, t), o);
+  if (t.size === 0) return r;
+  return guarded(r, logical_not(all(nan, { axis: o.axis ?? null, keepdims: o.keepdims ?? false })), ALL_NAN);
+}
+/** nanargmin(a, axis=None, out=None, *, keepdims=False): argmin with NaNs ignored; an all-NaN slice raises RangeError "All-NaN slice encountered" when the run reaches it. */
+export const nanargmin = (a: Operand, ...args: Args): Tensor => nanArg('nanargmin', a, args);
+/** nanargmax(a, axis=None, out=None, *, keepdims=False): argmax with NaNs ignored, as nanargmin. */
+export const nanargmax = (a: Operand, ...args: Args): Tensor => nanArg('nanargmax', a, args);
+
+function nanScan(fn: 'nancumsum' | 'nancumprod', a: Operand, args: Args): Tensor {
+  const o = kwargs<{ axis?: number | null; dtype?: string }>(fn, args, ['axis', 'dtype', 'out']);
+  const t = toTensor(a);
+  const clean = isFloat(t.dtype) ? where(isnan(t), fn === 'nancumsum' ? 0 : 1, t) : t;
+  return (fn === 'nancumsum' ? cumsum : cumprod)(clean, o);
+}
+/** nancumsum(a, axis=None, dtype=None, out=None): cumsum with NaNs as zero (NumPy's). */
+export const nancumsum = (a: Operand, ...args: Args): Tensor => nanScan('nancumsum', a, args);
+/** nancumprod(a, axis=None, dtype=None, out=None): cumprod with NaNs as one (NumPy's). */
+export const nancumprod = (a: Operand, ...args: Args): Tensor => nanScan('nancumprod', a, args);
+
+/** nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False): the median of each slice's non-NaN values; NaN for a slice of NaNs only or an empty one. */
+export function nanmedian(a: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean }>('nanmedian', args, ['axis', 'out', 'overwrite_input', 'keepdims']);
+  return quantileOf(a, { method: 'median', qs: [], qShape: [], qKind: 'weak-float', omitNaN: true }, o.axis, o.keepdims);
+}
+/** nanquantile(a, q, axis, out, overwrite_input, method='linear', keepdims): quantile over each slice's non-NaN values (every method); NaN for a slice of NaNs only or an empty one (NumPy's nanmean there gives the shape without q's axes for an empty array). */
+export const nanquantile = (a: Operand, q: number | readonly unknown[] | Tensor, ...args: Args): Tensor => quantileCall('nanquantile', a, q, args, true);
+/** nanpercentile(a, q, ...): nanquantile at q / 100. */
+export const nanpercentile = (a: Operand, q: number | readonly unknown[] | Tensor, ...args: Args): Tensor => percentileCall('nanpercentile', a, q, args, true);

@@ -12,7 +12,7 @@ import { normalizeAxes, normalizeAxis } from '../graph/shape.js';
 import {
   type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
   logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose, moveaxis, full_like, isTensor, valuesNow,
+  minimum, maximum, not_equal, tensor, transpose, moveaxis, full_like, isTensor, valuesNow, deferred,
 } from './tensor.js';
 import * as G from '../graph/node.js';
 import { diagonal } from './manipulate.js';
@@ -199,7 +199,8 @@ export function dstack(xs: readonly Operand[]): Tensor {
 function alongAxis(a: Operand, axis: number | null | undefined, fallback: number | null): [Tensor, number] {
   let t = toTensor(a);
   const ax = axis === undefined ? fallback : axis;
-  if (ax === null) t = reshape(t, [-1]);
+  // (a 1-d tensor stays as it is: its length may be known only at run time)
+  if (ax === null && t.ndim !== 1) t = reshape(t, [-1]);
   if (t.ndim === 0) throw new RangeError('axis 0 is out of bounds for array of dimension 0');
   return [t, normalizeAxis(ax ?? 0, t.ndim)];
 }
@@ -221,13 +222,15 @@ export function argsort(a: Operand, ...args: Args): Tensor {
 /** unique(ar): the sorted distinct values (NaNs collapse to one, as NumPy 2's equal_nan=True); its length is known after execution. */
 export function unique(a: Operand, ...args: Args): Tensor {
   kwargs('unique', args, []);
-  const s = sort(a, null);
-  const n = s.shape[0]!;
-  if (n <= 1) return s;
-  const hi = s.get(`1:${n}`), lo = s.get(`0:${n - 1}`);
-  let fresh = not_equal(hi, lo);
-  if (isFloat(s.dtype)) fresh = logical_and(fresh, logical_not(logical_and(isnan(hi), isnan(lo))));
-  return s.get(concatenate([tensor([true]), fresh]));
+  // a length known only at run time (unique of a selection) is read once known
+  return deferred('unique', [sort(a, null)], ([s]) => {
+    const n = s!.shape[0]!;
+    if (n <= 1) return s!;
+    const hi = s!.get(`1:${n}`), lo = s!.get(`0:${n - 1}`);
+    let fresh = not_equal(hi, lo);
+    if (isFloat(s!.dtype)) fresh = logical_and(fresh, logical_not(logical_and(isnan(hi), isnan(lo))));
+    return s!.get(concatenate([tensor([true]), fresh]));
+  });
 }
 
 /**
@@ -267,7 +270,7 @@ function quantilesOf(q: unknown): [number[], number[], QKind] {
 }
 
 /** The quantile or median node over `a`'s lines, keepdims applied. */
-function quantileOf(a: Operand, spec: QuantileSpec, axis: number | readonly number[] | null | undefined, keepdims: boolean | undefined): Tensor {
+export function quantileOf(a: Operand, spec: QuantileSpec, axis: number | readonly number[] | null | undefined, keepdims: boolean | undefined): Tensor {
   const src = toTensor(a);
   if (spec.method !== 'median' && src.dtype === 'bool' && !takesValues(spec)) {
     throw new TypeError('numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the logical_xor function instead.');
@@ -275,7 +278,7 @@ function quantileOf(a: Operand, spec: QuantileSpec, axis: number | readonly numb
   const lines = linesOf(src, axis);
   const n = lines.shape[lines.ndim - 1]!;
   // NumPy reads index -1 of an empty line (the median gives NaN instead); a length known only at run time is checked then
-  if (spec.method !== 'median' && n === 0 && lines.shape.slice(0, -1).every((d) => d > 0)) throw new RangeError('index -1 is out of bounds for axis 0 with size 0');
+  if (spec.method !== 'median' && !spec.omitNaN && n === 0 && lines.shape.slice(0, -1).every((d) => d > 0)) throw new RangeError('index -1 is out of bounds for axis 0 with size 0');
   const r = new Tensor(G.quantile(lines.node, spec));
   return keepdims ? keep(r, src.shape, axis, spec.qShape.length) : r;
 }
@@ -286,29 +289,39 @@ function quantileOf(a: Operand, spec: QuantileSpec, axis: number | readonly numb
  * (graph/quantile.ts); a line holding a NaN gives NaN.
  */
 export function quantile(a: Operand, q: number | readonly unknown[] | Tensor, ...args: Args): Tensor {
-  const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean; method?: string; weights?: unknown }>('quantile', args, ['axis', 'out', 'overwrite_input', 'method', 'keepdims', 'weights']);
-  const [qs, qShape, qKind] = quantilesOf(q);
-  if (!qs.every((v) => v >= 0 && v <= 1)) throw new RangeError('Quantiles must be in the range [0, 1]');
-  return quantileWith('quantile', a, qs, qShape, qKind, o);
+  return quantileCall('quantile', a, q, args, false);
 }
 
-function quantileWith(fn: string, a: Operand, qs: number[], qShape: number[], qKind: QKind, o: { axis?: number | readonly number[] | null; keepdims?: boolean; method?: string; weights?: unknown }): Tensor {
+/** quantile(a, q, ...) under the name `fn`; `omitNaN` for nanquantile (each line's NaNs dropped). */
+export function quantileCall(fn: string, a: Operand, q: number | readonly unknown[] | Tensor, args: Args, omitNaN: boolean): Tensor {
+  const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean; method?: string; weights?: unknown }>(fn, args, ['axis', 'out', 'overwrite_input', 'method', 'keepdims', 'weights']);
+  const [qs, qShape, qKind] = quantilesOf(q);
+  if (!qs.every((v) => v >= 0 && v <= 1)) throw new RangeError('Quantiles must be in the range [0, 1]');
+  return quantileWith(fn, a, qs, qShape, qKind, o, omitNaN);
+}
+
+function quantileWith(fn: string, a: Operand, qs: number[], qShape: number[], qKind: QKind, o: { axis?: number | readonly number[] | null; keepdims?: boolean; method?: string; weights?: unknown }, omitNaN = false): Tensor {
   const method = o.method ?? 'linear';
   if (!isQuantileMethod(method)) throw new TypeError(`${JSON.stringify(method)} is not a valid method. Use one of: ${QUANTILE_METHODS.join(', ')}`);
   if (o.weights !== undefined && o.weights !== null) throw new TypeError(`${fn}(): weights= is not supported yet`);
   if (qShape.length > 2) throw new RangeError('q must be a scalar or 1d');
-  return quantileOf(a, { method, qs, qShape, qKind }, o.axis, o.keepdims);
+  return quantileOf(a, { method, qs, qShape, qKind, ...(omitNaN ? { omitNaN } : {}) }, o.axis, o.keepdims);
 }
 
 /** percentile(a, q, ...): quantile at q / 100 (NumPy divides first, so q is never an integer there). */
 export function percentile(a: Operand, q: number | readonly unknown[] | Tensor, ...args: Args): Tensor {
-  const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean; method?: string; weights?: unknown }>('percentile', args, ['axis', 'out', 'overwrite_input', 'method', 'keepdims', 'weights']);
+  return percentileCall('percentile', a, q, args, false);
+}
+
+/** percentile(a, q, ...) under the name `fn`; `omitNaN` for nanpercentile. */
+export function percentileCall(fn: string, a: Operand, q: number | readonly unknown[] | Tensor, args: Args, omitNaN: boolean): Tensor {
+  const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean; method?: string; weights?: unknown }>(fn, args, ['axis', 'out', 'overwrite_input', 'method', 'keepdims', 'weights']);
   const [ps, shape, kind] = quantilesOf(q);
   const f32 = kind === 'float32';
   const qs = ps.map((v) => (f32 ? Math.fround(v / 100) : v / 100));
   if (!qs.every((v) => v >= 0 && v <= 1)) throw new RangeError('Percentiles must be in the range [0, 100]');
   const qKind: QKind = kind === 'weak-int' || kind === 'weak-float' ? 'weak-float' : f32 ? 'float32' : 'float64';
-  return quantileWith('percentile', a, qs, shape, qKind, o);
+  return quantileWith(fn, a, qs, shape, qKind, o, omitNaN);
 }
 
 /** median(a, axis=None, out=None, overwrite_input=False, keepdims=False): the mean of the middle one or two values; NaN where a line holds one, and for an empty line. */

@@ -34,6 +34,8 @@ export interface QuantileSpec {
   /** The shape q came in ([] for one q: no leading axis). */
   readonly qShape: readonly number[];
   readonly qKind: QKind;
+  /** NumPy's nanquantile/nanmedian: each line's NaNs are dropped first; a line of NaNs only (or none) gives NaN. */
+  readonly omitNaN?: boolean;
 }
 
 export const isQuantileMethod = (m: unknown): m is QuantileMethod => typeof m === 'string' && (QUANTILE_METHODS as readonly string[]).includes(m);
@@ -82,6 +84,11 @@ function intDiff(b: number | bigint, a: number | bigint, d: DType): number {
 export function quantileLine(at: (k: number) => number | bigint | boolean, n: number, x: DType, out: DType, spec: QuantileSpec): (number | bigint | boolean)[] {
   const num = (v: number | bigint | boolean): number => Number(v);
   const rf = out === 'float32' ? fround : same;
+  if (spec.omitNaN) {
+    // NaNs sort last: the line without them is a prefix (NumPy's nanmean of nothing, NaN, for an empty one)
+    while (isFloat(x) && n > 0 && Number.isNaN(num(at(n - 1)))) n--;
+    if (n === 0) return spec.method === 'median' ? [NaN] : spec.qs.map(() => NaN);
+  }
   if (spec.method === 'median') {
     if (n === 0 || (isFloat(x) && Number.isNaN(num(at(n - 1))))) return [NaN];
     if (n % 2) return [rf(num(at((n - 1) / 2)))];

@@ -1,0 +1,172 @@
+// src/api/search.ts beyond the NumPy fixtures (gen_search.py): NumPy's
+// errors with its messages (ValueError as RangeError, TypeError as
+// TypeError), errors that only a run can raise (all-NaN slices, bins that
+// are not monotonic), lengths known only at run time (bincount of a computed
+// tensor, set functions of selections), results that do not depend on the
+// chunking, and put_along_axis leaving its input unchanged. Expected values
+// are NumPy 2's.
+import { afterAll, describe, expect, it } from 'vitest';
+import * as mt from '../src/api/tensor.js';
+
+afterAll(() => mt.shutdown());
+
+const vals = async (t: mt.Tensor): Promise<number[]> => Array.from((await t.fetch()).data as ArrayLike<number | bigint>, Number);
+/** A tensor computed by the run (not JS data), so values are not known when the line runs. */
+const lazy = (data: number[], dtype = 'float64'): mt.Tensor => mt.add(mt.tensor(data, { dtype }), 0);
+
+describe('errors at the call, with NumPy messages', () => {
+  it('searchsorted', () => {
+    expect(() => mt.searchsorted([[1, 2], [3, 4]], 1)).toThrow(RangeError);
+    expect(() => mt.searchsorted([[1, 2], [3, 4]], 1)).toThrow(/object too deep/);
+    expect(() => mt.searchsorted([1, 2], 1, { side: 'middle' })).toThrow(/search side must be 'left' or 'right' \(got "middle"\)/);
+    expect(() => mt.searchsorted([1, 2], 1, { sorter: [0] })).toThrow('sorter.size must equal a.size');
+    expect(() => mt.searchsorted([1, 2], 1, { sorter: mt.tensor([0, 1], 'float64') })).toThrow(TypeError);
+    expect(() => mt.searchsorted([1, 2], 1, { sids: 'left' })).toThrow(/unexpected keyword argument 'sids'/);
+  });
+  it('digitize with known bins that are not monotonic', () => {
+    expect(() => mt.digitize([1, 2], [1, 3, 2])).toThrow(new RangeError('bins must be monotonically increasing or decreasing'));
+  });
+  it('isin kinds', () => {
+    expect(() => mt.isin([1], [1], { kind: 'foo' })).toThrow(/Invalid kind: "foo"/);
+    expect(() => mt.isin([1.5], [1], { kind: 'table' })).toThrow(/only supported for boolean or integer arrays/);
+  });
+  it('take_along_axis and put_along_axis', () => {
+    const a = mt.tensor([[1, 2, 3], [4, 5, 6]]);
+    expect(() => mt.take_along_axis(a, mt.tensor([[0.0]], 'float64'), 1)).toThrow(/`indices` must be an integer array/);
+    expect(() => mt.take_along_axis(a, [0, 1], 1)).toThrow('`indices` and `arr` must have the same number of dimensions');
+    expect(() => mt.take_along_axis(a, [[5]], 1)).toThrow('index 5 is out of bounds for axis 1 with size 3');
+    expect(() => mt.take_along_axis(a, [[0]], 2)).toThrow(/axis 2 is out of bounds/);
+    expect(() => mt.take_along_axis(a, [[0]], null)).toThrow('when axis=None, `indices` must have a single dimension.');
+    expect(() => mt.put_along_axis(a, [[0]], 1)).toThrow("put_along_axis() missing required argument 'axis'");
+  });
+  it('interp', () => {
+    expect(() => mt.interp([1], [], [])).toThrow(new RangeError('array of sample points is empty'));
+    expect(() => mt.interp([1], [1, 2], [1])).toThrow(new RangeError('fp and xp are not of the same length.'));
+    expect(() => mt.interp([1], [[1, 2]], [1, 2])).toThrow(/object too deep/);
+    expect(() => mt.interp([1], [1, 2], [1, 2], { period: 0 })).toThrow('period must be a non-zero value');
+    expect(() => mt.interp([1], [1, 2], [1, 2], { left: 'a' })).toThrow(TypeError);
+  });
+  it('histogram', () => {
+    expect(() => mt.histogram([1, 2], 2.5)).toThrow(new TypeError('`bins` must be an integer, a string, or an array'));
+    expect(() => mt.histogram([1, 2], 0)).toThrow(new RangeError('`bins` must be positive, when an integer'));
+    expect(() => mt.histogram([1, 2], [3, 1])).toThrow(new RangeError('`bins` must increase monotonically, when an array'));
+    expect(() => mt.histogram([1, 2], [[1, 2]])).toThrow('`bins` must be 1d, when an array');
+    expect(() => mt.histogram([1, 2], { range: [3, 1] })).toThrow('max must be larger than min in range parameter.');
+    expect(() => mt.histogram([1, 2], { range: [0, Infinity] })).toThrow('supplied range of [0, Infinity] is not finite');
+    expect(() => mt.histogram([1, NaN])).toThrow('autodetected range of [NaN, NaN] is not finite');
+    expect(() => mt.histogram([1, 2], { weights: [1, 2, 3] })).toThrow('weights should have the same shape as a.');
+    expect(() => mt.histogram([1, 2], 'auto')).toThrow(/bin estimators are not supported/);
+  });
+  it('bincount', () => {
+    expect(() => mt.bincount([-1, 2])).toThrow(new RangeError("'list' argument must have no negative elements"));
+    expect(() => mt.bincount([1.5, 2])).toThrow(TypeError);
+    expect(() => mt.bincount([[1, 2]])).toThrow(/maximum number of dimension of 1/);
+    expect(() => mt.bincount(3)).toThrow('object of too small depth for desired array');
+    expect(() => mt.bincount([1], { minlength: -1 })).toThrow("'minlength' must not be negative");
+    expect(() => mt.bincount([0, 1], [1])).toThrow("The weights and list don't have the same length.");
+  });
+  it('intersect1d return_indices', () => {
+    expect(() => mt.intersect1d([1], [1], { return_indices: true })).toThrow(/return_indices=True is not supported/);
+  });
+});
+
+describe('errors raised when the run reaches them', () => {
+  const runError = async (t: mt.Tensor): Promise<Error> => {
+    try { await t.fetch(); } catch (e) { return e as Error; }
+    throw new Error('the run did not fail');
+  };
+  it('nanargmax/nanargmin of an all-NaN slice', async () => {
+    const a = mt.tensor([[1, NaN], [NaN, NaN]]);
+    const e = await runError(mt.nanargmax(a, 1));
+    expect(e.name).toBe('RangeError');
+    expect(e.message).toBe('All-NaN slice encountered');
+    expect((await runError(mt.nanargmin(mt.tensor([NaN, NaN])))).message).toBe('All-NaN slice encountered');
+    // over the whole array one value is not NaN
+    expect(await vals(mt.nanargmin(a))).toEqual([0]);
+    // along axis 0, column 1 is all NaN
+    expect((await runError(mt.nanargmin(a, 0))).message).toBe('All-NaN slice encountered');
+    expect(await vals(mt.nanargmin(mt.tensor([[1, NaN], [NaN, 0]]), 0))).toEqual([0, 1]);
+  });
+  it('digitize with computed bins that are not monotonic', async () => {
+    const e = await runError(mt.digitize([1, 2], lazy([1, 3, 2])));
+    expect(e.message).toBe('bins must be monotonically increasing or decreasing');
+    // computed bins that are monotonic, either way
+    expect(await vals(mt.digitize([0, 1, 2.5, 9], lazy([1, 2, 3])))).toEqual([0, 1, 2, 3]);
+    expect(await vals(mt.digitize([0, 1, 2.5, 9], lazy([3, 2, 1])))).toEqual([3, 2, 1, 0]);
+    expect(await vals(mt.digitize([0, 1, 2.5, 9], lazy([3, 2, 1]), true))).toEqual([3, 3, 1, 0]);
+  });
+  it('histogram of computed data holding NaN, and computed edges that decrease', async () => {
+    expect((await runError(mt.histogram(lazy([1, NaN]))[0])).message).toMatch(/autodetected range .* not finite/);
+    expect((await runError(mt.histogram([1, 2], lazy([3, 1]))[0])).message).toBe('`bins` must increase monotonically, when an array');
+  });
+  it('bincount of computed negative values', async () => {
+    expect((await runError(mt.bincount(lazy([1, -2], 'int64')))).message).toBe("'list' argument must have no negative elements");
+  });
+});
+
+describe('values known only at run time', () => {
+  it('bincount of a computed tensor: its length is read from the run', async () => {
+    const x = lazy([1, 4, 1, 0], 'int64');
+    const r = mt.bincount(x);
+    expect(Number.isNaN(r.shape[0])).toBe(true);
+    const got = await r.fetch();
+    expect(got.shape).toEqual([5]);
+    expect(got.dtype).toBe('int64');
+    expect(Array.from(got.data as BigInt64Array, Number)).toEqual([1, 2, 0, 0, 1]);
+    const w = await mt.bincount(x, [0.5, 1, 2, 4], { minlength: 7 }).fetch();
+    expect(w.shape).toEqual([7]);
+    expect(Array.from(w.data as Float64Array)).toEqual([4, 2.5, 0, 0, 1, 0, 0]);
+  });
+  it('set functions of selections (lengths known after a boolean mask)', async () => {
+    const a = mt.tensor([5, 1, 7, 3, 3, 9]);
+    const sel = a.get(mt.greater(a, 2)); // [5, 7, 3, 3, 9]
+    expect(await vals(mt.intersect1d(sel, [3, 9, 10]))).toEqual([3, 9]);
+    expect(await vals(mt.union1d(sel, [0]))).toEqual([0, 3, 5, 7, 9]);
+    expect(await vals(mt.setdiff1d(sel, [7]))).toEqual([3, 5, 9]);
+    expect(await vals(mt.setxor1d(sel, [9, 2]))).toEqual([2, 3, 5, 7]);
+    expect(await vals(mt.isin(sel, [3, 7]))).toEqual([0, 1, 1, 1, 0]);
+    expect(await vals(mt.unique(sel))).toEqual([3, 5, 7, 9]);
+  });
+});
+
+describe('results independent of the chunking', () => {
+  const data = Array.from({ length: 23 }, (_, i) => ((i * 7) % 11) - 3 + (i % 3 === 0 ? 0.5 : 0));
+  const edges = [-3, -1, 0, 2.5, 4, 8];
+  const cases: [string, (x: mt.Tensor) => mt.Tensor][] = [
+    ['searchsorted', (x) => mt.searchsorted(mt.sort(x), [-2, 0, 0.5, 7], { side: 'right' })],
+    ['digitize', (x) => mt.digitize(x, edges)],
+    ['isin', (x) => mt.isin(x, [0, 4, 7.5])],
+    ['take_along_axis', (x) => mt.take_along_axis(mt.reshape(x.get('0:20'), [4, 5]), mt.argsort(mt.reshape(x.get('0:20'), [4, 5]), 1), 1)],
+    ['put_along_axis', (x) => mt.put_along_axis(mt.reshape(x.get('0:20'), [4, 5]), [[0], [4], [2], [1]], -9, 1)],
+    ['interp', (x) => mt.interp(x, edges, [1, 2, 0, -1, 5, 6])],
+    ['histogram', (x) => mt.histogram(x, 6)[0]],
+    ['histogram edges', (x) => mt.histogram(x, 6)[1]],
+    ['histogram explicit', (x) => mt.histogram(x, edges, { weights: x })[0]],
+    ['bincount', (x) => mt.bincount(mt.astype(mt.add(x, 3), 'int64'))],
+    ['nancumsum', (x) => mt.nancumsum(mt.where(mt.greater(x, 5), NaN, x))],
+    ['nanmedian', (x) => mt.nanmedian(mt.where(mt.greater(x, 5), NaN, x))],
+    ['nanargmax', (x) => mt.nanargmax(mt.where(mt.greater(x, 5), NaN, x))],
+  ];
+  it.each(cases)('%s', async (_, f) => {
+    const whole = await f(mt.tensor(data)).fetch();
+    const tiled = await f(mt.tensor(data, { chunkSize: 3 })).fetch();
+    expect(tiled.shape).toEqual(whole.shape);
+    expect(tiled.dtype).toBe(whole.dtype);
+    expect(Array.from(tiled.data as ArrayLike<number | bigint>, Number)).toEqual(Array.from(whole.data as ArrayLike<number | bigint>, Number));
+  });
+  it('the expected values themselves (NumPy 2)', async () => {
+    const x = mt.tensor(data, { chunkSize: 3 });
+    // np.digitize(data, edges); np.histogram(data, 6)[0]
+    expect(await vals(mt.digitize(x, edges))).toEqual([1, 5, 3, 5, 4, 2, 5, 3, 1, 5, 3, 1, 5, 3, 5, 4, 2, 5, 4, 1, 5, 3, 1]);
+    expect(await vals(mt.histogram(x, 6)[0])).toEqual([5, 4, 3, 3, 4, 4]);
+  });
+});
+
+describe('put_along_axis is functional', () => {
+  it('returns a new tensor; the input keeps its values; the last of repeated indices wins', async () => {
+    const a = mt.tensor([[10, 20, 30], [40, 50, 60]]);
+    const b = mt.put_along_axis(a, [[0, 0], [2, 1]], [[1, 2], [3, 4]], 1);
+    expect(await vals(b)).toEqual([2, 20, 30, 40, 4, 3]);
+    expect(await vals(a)).toEqual([10, 20, 30, 40, 50, 60]);
+  });
+});
