@@ -162,13 +162,19 @@ function svdvals(n: Node, store: Store): Node {
   return s;
 }
 
+/** A check's error: JS's own class for the names JS has (RangeError for NumPy's ValueError), else an Error of that name (ZeroDivisionError). */
+function checkError(name: string, message: string): Error {
+  const Js = ({ RangeError, TypeError } as Record<string, ErrorConstructor>)[name];
+  return Js ? new Js(message) : Object.assign(new Error(message), { name });
+}
+
 /** A checked node's input, stored, once it passes the check; the check's error otherwise. */
 function checked(n: Node, store: Store): Node {
   const x = n.inputs[0]!;
   const c = n.attrs as Attrs['check'];
   const xs = store.read(x);
   for (let i = 0; i < xs.length; i++) {
-    if (Number(xs[i]) === 0) throw Object.assign(new Error(c.message), { name: c.error });
+    if (Number(xs[i]) === 0) throw checkError(c.error, c.message);
   }
   const s = source(`checked${counter++}`, x.dtype, x.shape, x.chunk);
   store.put(s, xs);
