@@ -9,7 +9,6 @@ import * as G from '../graph/node.js';
 import type { Node } from '../graph/node.js';
 import { BINARY_OPS, type BinaryOp, type ReduceOp, UNARY_OPS, type UnaryOp, resolveBinary, resolveUnary } from '../graph/ops.js';
 import { MAX_SIZE, broadcastShapes, checkShape, chunkGrid, hasUnknown, isUnknown, normalizeAxes, normalizeAxis, shapeStr, sizeOf } from '../graph/shape.js';
-import { randomValue, seedKey } from '../ir/philox.js';
 import { type DeviceChoice, type Report, type RunOptions, runtime } from '../runtime/runtime.js';
 import { resolve } from '../runtime/resolve.js';
 import { type JsData, NDArray, dtypeArg, fromJs } from './convert.js';
@@ -36,7 +35,7 @@ export const options = {
 
 export type Operand = Tensor | number | boolean | JsData;
 type ChunkSize = number | readonly (number | null)[];
-interface CreateOpts {
+export interface CreateOpts {
   dtype?: DType | string;
   chunkSize?: ChunkSize;
   /** Run the work on this tensor on WebGPU (as Mars's gpu=True): a graph holding one runs with device 'webgpu'. */
@@ -45,6 +44,7 @@ interface CreateOpts {
 
 /** Nodes created with { gpu: true }. */
 const gpuNodes = new WeakSet<Node>();
+/** Marks work for WebGPU ({ gpu: true }); random.ts places its draws with it (as _placed). */
 function placed<T extends Tensor | Node>(t: T, o: CreateOpts): T {
   if (o.gpu) gpuNodes.add(t instanceof Tensor ? t.node : t);
   return t;
@@ -1171,128 +1171,8 @@ export const linalg = {
 };
 
 // ---------------------------------------------------------------------------
-// Random numbers: counter-based (Philox4x32-10), keyed by seed and stream.
-
-type Size = number | readonly number[] | null | undefined;
-/** The keywords every draw takes beside NumPy's own: dtype (float32 draws run on WebGPU), chunkSize, gpu. */
-const DRAW_KW = ['dtype', ...CREATE_KW];
-
-export class Generator {
-  private stream = 0;
-  private readonly key: [number, number];
-  constructor(seed: number) { this.key = seedKey(seed); }
-
-  private draw(dist: 'uniform' | 'uniform32' | 'normal' | 'bits', size: Size, o: CreateOpts): Node {
-    const shape = size === undefined || size === null ? [] : checkShape(size, 'size');
-    return placed(G.random(dist, this.key, this.stream++, shape, chunkGrid(shape, 8, o.chunkSize)), o);
-  }
-  /** Uniform draws: 53 random bits in float64; with { dtype: 'float32' }, 24 bits drawn as float32 (as NumPy's random(dtype=float32)), so float32 programs run where float64 cannot (WebGPU). */
-  private unit(size: Size, o: CreateOpts): Tensor {
-    return new Tensor(this.draw(dtypeArg(o.dtype) === 'float32' ? 'uniform32' : 'uniform', size, o));
-  }
-  /** random(size=None, dtype=float64) */
-  random(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { size?: Size }>('random', args, ['size', 'dtype', 'out'], CREATE_KW);
-    return this.cast(this.unit(o.size, o), o);
-  }
-  /** uniform(low=0, high=1, size=None) */
-  uniform(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { low?: number; high?: number; size?: Size }>('uniform', args, ['low', 'high', 'size'], DRAW_KW);
-    const low = checkNumber(o.low ?? 0, 'uniform', 'low'), high = checkNumber(o.high ?? 1, 'uniform', 'high');
-    return this.cast(add(multiply(this.unit(o.size, o), high - low), low), o);
-  }
-  /** standard_normal(size=None, dtype=float64) */
-  standard_normal(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { size?: Size }>('standard_normal', args, ['size', 'dtype', 'out'], CREATE_KW);
-    return this.cast(new Tensor(this.draw('normal', o.size, o)), o);
-  }
-  /** normal(loc=0, scale=1, size=None) */
-  normal(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { loc?: number; scale?: number; size?: Size }>('normal', args, ['loc', 'scale', 'size'], DRAW_KW);
-    const loc = checkNumber(o.loc ?? 0, 'normal', 'loc'), scale = checkNumber(o.scale ?? 1, 'normal', 'scale');
-    if (scale < 0) throw new RangeError('scale < 0');
-    return this.cast(add(multiply(new Tensor(this.draw('normal', o.size, o)), scale), loc), o);
-  }
-  /** exponential(scale=1, size=None) */
-  exponential(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { scale?: number; size?: Size }>('exponential', args, ['scale', 'size'], DRAW_KW);
-    const scale = checkNumber(o.scale ?? 1, 'exponential', 'scale');
-    if (scale < 0) throw new RangeError('scale < 0');
-    return this.cast(multiply(negative(log1p(negative(new Tensor(this.draw('uniform', o.size, o))))), scale), o);
-  }
-  /** integers(low, high=None, size=None, dtype=int64, endpoint=False) */
-  integers(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { low?: number; high?: number | null; size?: Size; endpoint?: boolean }>('integers', args, ['low', 'high', 'size', 'dtype', 'endpoint'], CREATE_KW);
-    if (o.low === undefined) throw new TypeError("integers() missing required argument 'low'");
-    let low = checkInt(o.low, 'integers', 'low');
-    let high = o.high === undefined || o.high === null ? undefined : checkInt(o.high, 'integers', 'high');
-    if (high === undefined) { high = low; low = 0; }
-    if (o.endpoint) high += 1;
-    if (high <= low) throw new RangeError(o.endpoint ? 'low > high' : 'high <= low');
-    const d = dtypeArg(o.dtype) ?? 'int64';
-    const range: [number, number] | undefined = d === 'bool' ? [0, 1] : integerRange(d);
-    if (!range) throw new TypeError(`Unsupported dtype ${d} for integers`);
-    if (low < range[0]) throw new RangeError(`low is out of bounds for ${d}`);
-    if (high - 1 > range[1]) throw new RangeError(`high is out of bounds for ${d}`);
-    const u = new Tensor(this.draw('uniform', o.size, o));
-    return astype(add(floor(multiply(u, high - low)), low), d);
-  }
-  /**
-   * A random permutation of arange(n), or of x along `axis`. Fisher-Yates
-   * on the coordinator, driven by this generator's Philox stream, so the result
-   * depends only on (seed, stream); O(n) host work and one int64 source chunk set.
-   */
-  permutation(x: number | Operand, ...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { axis?: number }>('permutation', args, ['axis'], CREATE_KW);
-    if (typeof x === 'number') {
-      if (!Number.isInteger(x) || x < 0) throw new TypeError(`permutation(): n must be a non-negative integer, got ${x}`);
-      const stream = this.stream++;
-      const p = new BigInt64Array(x);
-      const idx = new Float64Array(x);
-      for (let i = 0; i < x; i++) idx[i] = i;
-      for (let i = x - 1; i > 0; i--) {
-        const j = Math.floor(randomValue('uniform', this.key, stream, i) * (i + 1));
-        const t = idx[i]!; idx[i] = idx[j]!; idx[j] = t;
-      }
-      for (let i = 0; i < x; i++) p[i] = BigInt(idx[i]!);
-      return tensor(p, { ...(o.chunkSize !== undefined ? { chunkSize: o.chunkSize } : {}), ...(o.gpu ? { gpu: o.gpu } : {}) });
-    }
-    const t = toTensor(x);
-    if (t.ndim === 0) throw new RangeError('permutation(): x must be an integer or at least 1-dimensional');
-    const axis = normalizeAxis(o.axis ?? 0, t.ndim);
-    return take(t, this.permutation(t.shape[axis]!), { axis });
-  }
-  /** Alias of permutation (NumPy's Generator.permuted/shuffle act in place; Tessera's values are immutable). */
-  shuffle(x: Operand, ...args: Args): Tensor { return this.permutation(x, ...args); }
-  /** Float draws come in float32 or float64 only (NumPy: "Unsupported dtype ... for random"). */
-  private cast(t: Tensor, o: CreateOpts): Tensor {
-    const d = dtypeArg(o.dtype);
-    if (d && !isFloat(d)) throw new TypeError(`Unsupported dtype ${d} for random draws of floats (float32 or float64)`);
-    return d ? astype(t, d) : t;
-  }
-}
-
-let global = new Generator(0);
-export const random = {
-  seed(s: number): void { global = new Generator(s); },
-  default_rng(s = Math.floor(Math.random() * 2 ** 32)): Generator { return new Generator(s); },
-  /** rand(d0, d1, ...) and randn(d0, d1, ...): the shape as separate integers, as NumPy's legacy functions take it. */
-  rand(...shape: number[]): Tensor { return global.random(checkShape(shape)); },
-  randn(...shape: number[]): Tensor { return global.standard_normal(checkShape(shape)); },
-  random(...args: Args): Tensor { return global.random(...args); },
-  random_sample(...args: Args): Tensor { return global.random(...args); },
-  uniform(...args: Args): Tensor { return global.uniform(...args); },
-  normal(...args: Args): Tensor { return global.normal(...args); },
-  standard_normal(...args: Args): Tensor { return global.standard_normal(...args); },
-  exponential(...args: Args): Tensor { return global.exponential(...args); },
-  /** randint(low, high=None, size=None, dtype=int64) */
-  randint(...args: Args): Tensor {
-    const o = kwargs<Record<string, unknown>>('randint', args, ['low', 'high', 'size', 'dtype'], CREATE_KW);
-    return global.integers(o);
-  },
-  permutation(x: number | Operand, ...args: Args): Tensor { return global.permutation(x, ...args); },
-  shuffle(x: Operand, ...args: Args): Tensor { return global.permutation(x, ...args); },
-};
+// Random numbers live in random.ts (the Generator and the legacy `random` functions).
+export { Generator, random } from './random.js';
 
 // ---------------------------------------------------------------------------
 // Execution
@@ -1319,7 +1199,7 @@ export const usage = (): { bytesInUse: number; workers: number } => runtime.usag
 /** Stops the worker pool (it idles unref'd otherwise). */
 export const shutdown = (): Promise<void> => runtime.close();
 
-export { sizeOf as _sizeOf };
+export { sizeOf as _sizeOf, placed as _placed };
 export { array_split, diag, diagonal, hsplit, meshgrid, pad, repeat, roll, split, tile, vsplit } from './manipulate.js';
 export { einsum } from './einsum.js';
 export { divmod, fabs, float_power, frexp, heaviside, iscomplex, iscomplexobj, isneginf, isposinf, isreal, isrealobj, logaddexp, logaddexp2, modf, sinc } from './ufuncs.js';
