@@ -95,7 +95,7 @@ describe('errors at the call site', () => {
     ['quantile of an empty line', () => mt.quantile(mt.zeros([0, 3]), 0.5, { axis: 0 }), /index -1 is out of bounds for axis 0 with size 0/],
     ['quantile of bools by interpolation', () => mt.quantile(mt.tensor([true, false]), 0.5), /numpy boolean subtract, the `-` operator, is not supported/],
     ['quantile q of 3 dimensions', () => mt.quantile(mt.arange(3), [[[0.5]]]), /q must be a scalar or 1d/],
-    ['quantile weights', () => mt.quantile(mt.arange(3), 0.5, { method: 'inverted_cdf', weights: [1, 1, 1] }), /quantile\(\): weights= is not supported yet/],
+    ['quantile weights with another method', () => mt.quantile(mt.arange(3), 0.5, { weights: [1, 1, 1] }), /Only method 'inverted_cdf' supports weights\. Got: linear\./],
     ['quantile at a q not yet computed', () => mt.quantile(mt.arange(4), mt.tensor([0.5]).multiply(1)), /q held in a tensor must be computed first/],
     ['einsum keyword', () => mt.einsum('i->', mt.arange(3), { dtyp: 'int8' } as never), /einsum\(\) got an unexpected keyword argument 'dtyp'/],
     ['einsum safe casting', () => mt.einsum('i->', mt.arange(3.5), { dtype: 'int64' }), /Cannot cast array data from dtype\('float64'\) to dtype\('int64'\) according to the rule 'safe'/],

@@ -157,3 +157,74 @@ describe('results do not depend on the chunk grid', () => {
     expect(await run(3)).toEqual(await run());
   });
 });
+
+describe('convolve and correlate beyond the fixtures', () => {
+  const cases: [string, () => unknown, RegExp | string, ErrorConstructor][] = [
+    ['convolve empty a', () => mt.convolve([], [1]), 'a cannot be empty', RangeError],
+    ['convolve empty v', () => mt.convolve([1], []), 'v cannot be empty', RangeError],
+    ['correlate empty a', () => mt.correlate([], [1]), 'first array argument cannot be empty', RangeError],
+    ['correlate empty v', () => mt.correlate([1, 2], []), 'second array argument cannot be empty', RangeError],
+    ['mode name', () => mt.convolve([1, 2], [1], 'bad'), "mode must be one of 'valid', 'same', or 'full' (got 'bad')", RangeError],
+    ['mode prefix', () => mt.correlate([1, 2], [1], { mode: 'v' }), "Use one of 'valid', 'same', or 'full' for convolve/correlate mode", RangeError],
+    ['mode integer', () => mt.correlate([1, 2], [1], 3), 'integer convolve/correlate mode must be 0, 1, or 2', RangeError],
+    ['mode type', () => mt.convolve([1, 2], [1], 1.5), 'convolve/correlate mode not understood', TypeError],
+    ['convolve 2-d', () => mt.convolve([[1, 2]], [1]), 'object too deep for desired array', RangeError],
+    ['correlate 2-d', () => mt.correlate([[1, 2]], [1]), 'setting an array element with a sequence. The requested array would exceed the maximum number of dimension of 1.', RangeError],
+    ['correlate 0-d', () => mt.correlate(3, [1, 2]), 'object of too small depth for desired array', RangeError],
+  ];
+  it.each(cases)('%s', (_, f, msg, type) => {
+    expect(f).toThrow(type);
+    expect(f).toThrow(msg);
+  });
+  it('short (shifted slices) and long (gathered windows) kernels, on any chunk grid', async () => {
+    // NumPy 2: np.convolve(np.arange(12.), [1, -2, 0.5]) and np.correlate(np.arange(40.), np.arange(35.) % 3, 'same')[:4]
+    for (const chunkSize of [undefined, 3]) {
+      const o = chunkSize ? { chunkSize } : {};
+      expect(await values(mt.convolve(mt.tensor(Array.from({ length: 12 }, (_, i) => i), { ...o, dtype: 'float64' }), [1, -2, 0.5])))
+        .toEqual([0, 1, 0, -0.5, -1, -1.5, -2, -2.5, -3, -3.5, -4, -4.5, -17, 5.5]);
+      const c = await values(mt.correlate(mt.tensor(Array.from({ length: 40 }, (_, i) => i), { ...o, dtype: 'float64' }), mt.mod(mt.arange(35, { dtype: 'float64' }), 3), 'same'));
+      expect([c.length, ...c.slice(0, 4)]).toEqual([40, 147, 165, 184, 203]);
+    }
+  });
+});
+
+describe('apply_along_axis, apply_over_axes and piecewise (NumPy 2 values)', () => {
+  const a = mt.arange(24).reshape(2, 3, 4);
+  const got = async (t: mt.Tensor) => { const r = await t.fetch(); return [r.shape, r.dtype, Array.from(r.data as ArrayLike<number | bigint>, Number)]; };
+  it('apply_along_axis: a scalar result drops the axis, a vector or matrix takes its place', async () => {
+    expect(await got(mt.apply_along_axis((s) => mt.sum(s), 1, a))).toEqual([[2, 4], 'int64', [12, 15, 18, 21, 48, 51, 54, 57]]);
+    expect(await got(mt.apply_along_axis((s) => mt.stack([mt.min(s), mt.max(s)]), 1, a)))
+      .toEqual([[2, 2, 4], 'int64', [0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 20, 21, 22, 23]]);
+    expect(await got(mt.apply_along_axis((s) => mt.outer(s, s), -1, mt.arange(6).reshape(2, 3))))
+      .toEqual([[2, 3, 3], 'int64', [0, 0, 0, 0, 1, 2, 0, 2, 4, 9, 12, 15, 12, 16, 20, 15, 20, 25]]);
+    // extra arguments are passed on; a JS number result is a 0-d value (np.apply_along_axis(lambda s, k: s[k], 0, a, 2))
+    expect(await got(mt.apply_along_axis((s: mt.Tensor, k: unknown) => s.get(k as number), 0, mt.arange(6).reshape(3, 2), 2))).toEqual([[2], 'int64', [4, 5]]);
+    expect(await got(mt.apply_along_axis(() => 1.5, 0, mt.zeros([2, 2])))).toEqual([[2], 'float64', [1.5, 1.5]]);
+  });
+  it('apply_over_axes: reductions keep their axes', async () => {
+    expect(await got(mt.apply_over_axes((t, ax) => mt.sum(t, ax), a, [0, 2]))).toEqual([[1, 3, 1], 'int64', [60, 92, 124]]);
+    expect(await got(mt.apply_over_axes((t, ax) => mt.max(t, { axis: ax, keepdims: true }), a, -1))).toEqual([[2, 3, 1], 'int64', [3, 7, 11, 15, 19, 23]]);
+  });
+  it('piecewise: functions and constants, the otherwise piece, results in x\'s dtype', async () => {
+    const x = mt.linspace(-2.5, 2.5, 6);
+    expect(await got(mt.piecewise(x, [mt.less(x, 0), mt.greater_equal(x, 0)], [(t) => mt.negative(t), (t) => t]))).toEqual([[6], 'float64', [2.5, 1.5, 0.5, 0.5, 1.5, 2.5]]);
+    expect(await got(mt.piecewise(x, [mt.less(x, -1), mt.greater(x, 1)], [(t) => mt.multiply(t, 2), 7, -1]))).toEqual([[6], 'float64', [-5, -3, -1, -1, 7, 7]]);
+    // one condition (not a list), an int x: 1.5 * v truncates, as NumPy's assignment into zeros_like(x)
+    expect(await got(mt.piecewise(mt.arange(5), mt.greater(mt.arange(5), 2), [(t) => mt.multiply(t, 1.5), 9]))).toEqual([[5], 'int64', [9, 9, 9, 4, 6]]);
+    // overlapping conditions: the later wins; uncovered elements are 0 (np.piecewise(x, [x > -2, x > 0], [1, 2]))
+    expect(await got(mt.piecewise(x, [mt.greater(x, -2), mt.greater(x, 0)], [1, 2]))).toEqual([[6], 'float64', [0, 1, 1, 2, 2, 2]]);
+    // a list of one 2-d condition; a 2-d array of conditions is split along its first axis, each selecting rows
+    // (np.piecewise(m, [m % 2 == 0], [10]) and np.piecewise(m, np.array([[True, False], [False, True]]), [10, 20]))
+    const m = mt.tensor([[1, 2], [3, 4]]);
+    expect(await got(mt.piecewise(m, [mt.equal(mt.mod(m, 2), 0)], [10]))).toEqual([[2, 2], 'int64', [0, 10, 0, 10]]);
+    expect(await got(mt.piecewise(m, mt.tensor([[true, false], [false, true]]), [10, 20]))).toEqual([[2, 2], 'int64', [10, 10, 20, 20]]);
+    expect(() => mt.piecewise(m, [[true, false], [false, true]], [10])).toThrow(new RangeError('with 2 condition(s), either 2 or 3 functions are expected'));
+  });
+  it('errors as NumPy raises them', () => {
+    expect(() => mt.apply_along_axis((s) => s, 0, mt.zeros([3, 0]))).toThrow(new RangeError('Cannot apply_along_axis when any iteration dimensions are 0'));
+    expect(() => mt.apply_along_axis((s) => s, 2, mt.zeros([3, 2]))).toThrow(/axis 2 is out of bounds for array of dimension 2/);
+    expect(() => mt.apply_over_axes((t) => mt.sum(t), a, [0])).toThrow(new RangeError('function is not returning an array of the correct shape'));
+    const x = mt.arange(4);
+    expect(() => mt.piecewise(x, [mt.less(x, 1), mt.less(x, 2)], [1, 2, 3, 4])).toThrow(new RangeError('with 2 condition(s), either 2 or 3 functions are expected'));
+  });
+});

@@ -170,3 +170,74 @@ describe('put_along_axis is functional', () => {
     expect(await vals(a)).toEqual([10, 20, 30, 40, 50, 60]);
   });
 });
+
+describe('histogramdd (a list of edges: not a fixture) and histogram2d errors', () => {
+  const s = mt.tensor([[0.1, 2.0, -1.0], [0.5, 1.0, 0.0], [0.9, 3.0, 1.0], [0.3, 2.5, 0.5], [0.7, 0.0, -0.5], [1.0, 3.0, 1.0]]);
+  it('counts, edges, weights and density as NumPy 2', async () => {
+    let [h, e] = mt.histogramdd(s, { bins: [2, 3, 2] });
+    expect([h.shape, await vals(h)]).toEqual([[2, 3, 2], [0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 2]]);
+    expect(await Promise.all(e.map(vals))).toEqual([[0.1, 0.55, 1.0], [0, 1, 2, 3], [-1, 0, 1]]);
+    [h, e] = mt.histogramdd(s, { bins: [mt.tensor([0, 0.5, 1]), 2, [-1, 0, 2]], range: [null, [0, 4], null], density: true, weights: mt.arange(1, 7, { dtype: 'float64' }) });
+    const want = [0, 0, 0.047619047619047616, 0.09523809523809523, 0.23809523809523808, 0.047619047619047616, 0, 0.21428571428571427];
+    (await vals(h)).forEach((v, i) => expect(v).toBeCloseTo(want[i]!, 15));
+    expect(await vals(e[1]!)).toEqual([0, 2, 4]);
+    // a list holds one coordinate array per dimension; a 1-d sample is one dimension
+    [h, e] = mt.histogramdd([[1, 2, 2, 3], [0, 0, 1, 1]], { bins: 2 });
+    expect([await vals(h), await vals(e[0]!), await vals(e[1]!)]).toEqual([[1, 0, 1, 2], [1, 2, 3], [0, 0.5, 1]]);
+    [h, e] = mt.histogramdd(mt.tensor([1, 2, 2, 4], { dtype: 'float64' }), { bins: 3 });
+    expect([await vals(h), e.length, await vals(e[0]!)]).toEqual([[1, 2, 1], 1, [1, 2, 3, 4]]);
+  });
+  it('errors with NumPy messages', () => {
+    const cases: [() => unknown, string, ErrorConstructor][] = [
+      [() => mt.histogramdd(s, { bins: [2, 2] }), 'The dimension of bins must be equal to the dimension of the sample x.', RangeError],
+      [() => mt.histogramdd(s, { range: [[0, 1]] }), 'range argument must have one entry per dimension', RangeError],
+      [() => mt.histogramdd(s, { bins: 0 }), '`bins[0]` must be positive, when an integer', RangeError],
+      [() => mt.histogramdd(s, { bins: 2.5 }), '`bins[0]` must be an integer, when a scalar', TypeError],
+      [() => mt.histogramdd(s, { bins: [[0, 2, 1], 2, 2] }), '`bins[0]` must be monotonically increasing, when an array', RangeError],
+      [() => mt.histogramdd(s, { bins: [[[0]], 2, 2] }), '`bins[0]` must be a scalar or 1d array', RangeError],
+      [() => mt.histogramdd(s, { weights: [1, 2] }), "The weights and list don't have the same length.", RangeError],
+      [() => mt.histogramdd(s, { range: [[1, 0], null, null] }), 'max must be larger than min in range parameter.', RangeError],
+      [() => mt.histogram2d([1, 2], [1]), 'x and y must have the same length.', RangeError],
+    ];
+    for (const [f, msg, type] of cases) {
+      expect(f, msg).toThrow(type);
+      expect(f, msg).toThrow(msg);
+    }
+  });
+});
+
+describe('quantile weights= (method inverted_cdf)', () => {
+  const a = mt.arange(12, { dtype: 'float64' }).reshape(3, 4);
+  const w = mt.arange(1, 13, { dtype: 'float64' }).reshape(3, 4);
+  const IC = 'inverted_cdf';
+  it('errors at the call, with NumPy messages', () => {
+    const cases: [() => unknown, string, ErrorConstructor][] = [
+      [() => mt.quantile(a, 0.5, { weights: [1, 2, 3, 4], method: IC }), 'Axis must be specified when shapes of a and weights differ.', TypeError],
+      [() => mt.quantile(a, 0.5, { axis: 1, weights: [1, 2, 3], method: IC }), 'Shape of weights must be consistent with shape of a along specified axis.', RangeError],
+      [() => mt.quantile(a, 0.5, { axis: 1, weights: w }), "Only method 'inverted_cdf' supports weights. Got: linear.", RangeError],
+      [() => mt.nanpercentile(a, 50, { weights: w, method: 'bogus' }), "Only method 'inverted_cdf' supports weights. Got: bogus.", RangeError],
+      [() => mt.percentile(a, 50, { axis: 1, weights: mt.tensor([-1.5, 2, 3, 4]), method: IC }), 'Weights must be non-negative.', RangeError],
+      [() => mt.quantile(a, 0.5, { axis: 1, weights: [1, -2, 3, 4], method: IC }), 'Weights must be non-negative.', RangeError],
+      [() => mt.quantile(a, 1.5, { weights: w, method: 'linear' }), 'Quantiles must be in the range [0, 1]', RangeError],
+      [() => mt.quantile(mt.zeros([0]), 0.5, { weights: mt.zeros([0]), method: IC }), 'index -1 is out of bounds for axis 0 with size 0', RangeError],
+    ];
+    for (const [f, msg, type] of cases) {
+      expect(f, msg).toThrow(type);
+      expect(f, msg).toThrow(msg);
+    }
+  });
+  it('weights known only at run time: checked when the run reaches them', async () => {
+    const reject = async (t: mt.Tensor, msg: string) => {
+      const err = await t.fetch().then(() => undefined, (e: unknown) => e as Error);
+      expect(err?.message).toBe(msg);
+    };
+    await reject(mt.quantile(a, 0.5, { axis: 1, weights: lazy([1, -2, 3, 4]), method: IC }), 'Weights must be non-negative.');
+    await reject(mt.quantile(a, 0.5, { axis: 1, weights: mt.multiply(w, lazy([1, 0, 1]).reshape(3, 1)), method: IC }), 'Weights included NaN, inf or were all zero.');
+    await reject(mt.quantile(a, 0.5, { axis: 1, weights: mt.multiply(w, lazy([1, 1, NaN]).reshape(3, 1)), method: IC }), 'Weights included NaN, inf or were all zero.');
+    // NumPy 2: np.quantile(a, [0.2, 0.5], axis=1, weights=w, method='inverted_cdf'); a line of NaNs only is NaN in nanquantile, not an error
+    expect(await vals(mt.quantile(a, [0.2, 0.5], { axis: 1, weights: lazy(Array.from({ length: 12 }, (_, i) => i + 1)).reshape(3, 4), method: IC }))).toEqual([1, 5, 8, 2, 6, 10]);
+    const nanRow = mt.tensor([[NaN, NaN], [1, 2]]);
+    expect(await vals(mt.nanquantile(nanRow, 0.5, { axis: 1, weights: lazy([1, 1, 0, 1]).reshape(2, 2), method: IC }))).toEqual([NaN, 2]);
+    await reject(mt.nanquantile(nanRow, 0.5, { axis: 1, weights: lazy([1, 1, 0, 0]).reshape(2, 2), method: IC }), 'Weights included NaN, inf or were all zero.');
+  });
+});

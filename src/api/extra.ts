@@ -3,8 +3,9 @@
 // composes ndarray operations: flips and rotations, shape queries,
 // broadcasting, index builders (tril_indices, indices, ix_, unravel_index,
 // ravel_multi_index), geomspace, select/choose, append/insert/delete,
-// resize, trapezoid, polyval, vander, kron, cross, gradient, ediff1d and
-// partition. In: tensors, JS data and NumPy's arguments (keywords in a
+// resize, trapezoid, polyval, vander, kron, cross, gradient, ediff1d,
+// partition, convolve/correlate, and the functions that call JS functions
+// on lazy tensors (apply_along_axis, apply_over_axes, piecewise). In: tensors, JS data and NumPy's arguments (keywords in a
 // trailing options object, see `kwargs`). Out: lazy Tensors, or JS numbers
 // for the shape queries. Lengths that set a result's shape (insert's and
 // delete's positions) must be known when the line runs; index values checked
@@ -20,8 +21,8 @@ import { Slice, compress, getitem, nonzero } from './indexing.js';
 import { diag } from './manipulate.js';
 import { argsort, diff, sort } from './statistics.js';
 import {
-  type Operand, Tensor, add, astype, broadcast_to, clip, concatenate, cumprod, divide, equal, flip, floor_divide, greater_equal, isTensor,
-  kwargs, less, linspace, logical_and, logical_not, mod, moveaxis, multiply, negative, power, ravel, reshape, ones, stack, subtract, sum,
+  type Operand, Tensor, add, any, astype, broadcast_to, clip, concatenate, cumprod, divide, equal, flip, floor_divide, greater_equal, isTensor,
+  kwargs, less, linspace, logical_and, logical_not, logical_or, mod, moveaxis, multiply, negative, power, ravel, reshape, ones, stack, subtract, sum,
   take, tensor, toTensor, trailingOpts, transpose, valuesNow, where, zeros, zeros_like,
 } from './tensor.js';
 
@@ -652,4 +653,198 @@ export function partition(a: Operand, kth: number | readonly number[], ...args: 
 export function argpartition(a: Operand, kth: number | readonly number[], ...args: Args): Tensor {
   const [t, ax] = partitioned('argpartition', a, kth, args);
   return argsort(t, ax);
+}
+
+// ---------------------------------------------------------------------------
+// Convolution and correlation
+
+const CORR_MODES = ['valid', 'same', 'full'] as const;
+type CorrMode = (typeof CORR_MODES)[number];
+
+/** NumPy's PyArray_CorrelatemodeConverter: a mode name or 0, 1, 2, with its messages. */
+function corrMode(m: unknown): CorrMode {
+  if (typeof m === 'string') {
+    if ((CORR_MODES as readonly string[]).includes(m)) return m as CorrMode;
+    if (/^[vsfVSF]/.test(m)) throw new RangeError("Use one of 'valid', 'same', or 'full' for convolve/correlate mode");
+    throw new RangeError(`mode must be one of 'valid', 'same', or 'full' (got '${m}')`);
+  }
+  if (typeof m === 'number' && Number.isInteger(m)) {
+    if (m < 0 || m > 2) throw new RangeError('integer convolve/correlate mode must be 0, 1, or 2');
+    return CORR_MODES[m]!;
+  }
+  throw new TypeError('convolve/correlate mode not understood');
+}
+
+/** Up to this many taps a correlation is a sum of shifted slices; beyond, windows gathered and reduced. */
+const SHIFTED_TAPS = 32;
+
+/**
+ * NumPy's _pyarray_correlate for len(a) >= len(v) >= 1, in dtype `d`:
+ * out[i] = sum_j ap[i + j] * v[j] over `a` padded with zeros (n_left = m - 1
+ * for 'full', m // 2 for 'same', 0 for 'valid'; n_right the rest). A short
+ * kernel (the common case: a long signal, a few taps) is a sum of m shifted
+ * slices of the padded signal: views, so the whole sum fuses into one
+ * elementwise kernel that streams each chunk once with no index arithmetic
+ * or gather, in NumPy's order of terms. A long kernel would make that chain
+ * (and the graph) grow with m, so it gathers the (n_out, m) windows by
+ * index arithmetic (take of i + j) and reduces the product over m: one
+ * fused reduction whose graph does not depend on m. Bools are NumPy's
+ * OR of ANDs; integers wrap in `d` as NumPy's dot does.
+ */
+function correlateCore(a: Tensor, v: Tensor, mode: CorrMode, d: DType): Tensor {
+  const n = a.shape[0]!, m = v.shape[0]!;
+  const left = mode === 'full' ? m - 1 : mode === 'same' ? Math.floor(m / 2) : 0;
+  const right = mode === 'full' ? m - 1 : mode === 'same' ? m - left - 1 : 0;
+  const ad = astype(a, d), vd = astype(v, d);
+  const ap = left || right ? concatenate([zeros([left], { dtype: d }), ad, zeros([right], { dtype: d })]) : ad;
+  const nOut = n - m + 1 + left + right;
+  const bool = d === 'bool';
+  if (m <= SHIFTED_TAPS) {
+    let r: Tensor | undefined;
+    for (let j = 0; j < m; j++) {
+      const term = (bool ? logical_and : multiply)(along(ap, 0, j, j + nOut), getitem(vd, j));
+      r = r ? (bool ? logical_or : add)(r, term) : term;
+    }
+    return r!;
+  }
+  const at = new Tensor(G.binary('add', G.iota([nOut, m], 0), G.iota([nOut, m], 1), 'int64'));
+  const windows = take(ap, at);
+  const row = reshape(vd, [1, m]);
+  return bool ? any(logical_and(windows, row), { axis: 1 }) : sum(multiply(windows, row), { axis: 1, dtype: d });
+}
+
+/** The 1-d operands of convolve/correlate: 0-d ones become length 1 (convolve's ndmin=1) or raise as NumPy's correlate. */
+function corrOperand(fn: 'convolve' | 'correlate', x: Operand): Tensor {
+  let t = toTensor(x);
+  if (t.ndim === 0) {
+    if (fn === 'correlate') throw new RangeError('object of too small depth for desired array');
+    t = reshape(t, [1]);
+  }
+  if (t.ndim > 1) {
+    throw new RangeError(fn === 'convolve' ? 'object too deep for desired array' : 'setting an array element with a sequence. The requested array would exceed the maximum number of dimension of 1.');
+  }
+  return t;
+}
+
+/**
+ * convolve(a, v, mode='full'): NumPy's discrete linear convolution of two
+ * 1-d sequences (correlate of the longer with the shorter reversed), in the
+ * promoted dtype of both (bool stays bool).
+ */
+export function convolve(a: Operand, v: Operand, ...args: Args): Tensor {
+  const mode = corrMode(kwargs<{ mode?: unknown }>('convolve', args, ['mode']).mode ?? 'full');
+  let x = corrOperand('convolve', a), y = corrOperand('convolve', v);
+  if (x.shape[0] === 0) throw new RangeError('a cannot be empty');
+  if (y.shape[0] === 0) throw new RangeError('v cannot be empty');
+  if (y.shape[0]! > x.shape[0]!) [x, y] = [y, x];
+  return correlateCore(x, flip(y, 0), mode, promoteTypes(x.dtype, y.dtype));
+}
+
+/**
+ * correlate(a, v, mode='valid'): NumPy's cross-correlation c[k] = sum_n
+ * a[n + k] * v[n] of two 1-d sequences; when v is the longer, NumPy
+ * correlates v with a and reverses the result (which sets where 'same'
+ * mode's window lies), and so does this.
+ */
+export function correlate(a: Operand, v: Operand, ...args: Args): Tensor {
+  const mode = corrMode(kwargs<{ mode?: unknown }>('correlate', args, ['mode']).mode ?? 'valid');
+  const x = corrOperand('correlate', a), y = corrOperand('correlate', v);
+  if (x.shape[0] === 0) throw new RangeError('first array argument cannot be empty');
+  if (y.shape[0] === 0) throw new RangeError('second array argument cannot be empty');
+  const d = promoteTypes(x.dtype, y.dtype);
+  return x.shape[0]! < y.shape[0]! ? flip(correlateCore(y, x, mode, d), 0) : correlateCore(x, y, mode, d);
+}
+
+// ---------------------------------------------------------------------------
+// Functions applied to slices and pieces
+
+type SliceFn = (t: Tensor, ...args: unknown[]) => Operand;
+
+/**
+ * apply_along_axis(func1d, axis, arr, *args): func1d called on each 1-d
+ * slice along `axis` (a lazy Tensor, with the extra `args`), its results
+ * (tensors, JS numbers or JS data) stacked as NumPy's: a 0-d result drops
+ * the axis, an n-d one takes its place; every result takes the first one's
+ * dtype, as NumPy's buffer does. Each slice is its own subgraph, so the
+ * graph grows with the number of slices: fine for the modest sizes this is
+ * used at, not for millions of slices (use a vectorised expression there).
+ */
+export function apply_along_axis(func1d: SliceFn, axis: number, arr: Operand, ...args: unknown[]): Tensor {
+  if (typeof func1d !== 'function') throw new TypeError('apply_along_axis(): func1d must be a function');
+  const t = toTensor(arr);
+  const ax = normalizeAxis(intArg('apply_along_axis', axis, 'axis'), t.ndim);
+  const lines = moveaxis(t, ax, -1);
+  const outer = lines.shape.slice(0, -1);
+  const count = outer.reduce((p, d) => p * d, 1);
+  if (count === 0) throw new RangeError('Cannot apply_along_axis when any iteration dimensions are 0');
+  const flat = reshape(lines, [count, t.shape[ax]!]);
+  const results: Tensor[] = [];
+  for (let i = 0; i < count; i++) {
+    const r = toTensor(func1d(getitem(flat, i), ...args));
+    const first = results[0];
+    if (first && !sameShape(r.shape, first.shape)) throw new RangeError(`could not broadcast input array from shape ${shapeStr(r.shape)} into shape ${shapeStr(first.shape)}`);
+    results.push(first ? astype(r, first.dtype) : r);
+  }
+  const rs = results[0]!.shape;
+  const stacked = reshape(stack(results), [...outer, ...rs]);
+  // the result's axes go where `axis` was
+  const perm = [...range(ax), ...range(rs.length, outer.length), ...range(outer.length - ax, ax)];
+  return rs.length === 0 ? stacked : transpose(stacked, perm);
+}
+
+/**
+ * apply_over_axes(func, a, axes): func(a, axis) applied for each axis in
+ * turn, NumPy's way: a result with one dimension fewer gets it back
+ * (expand_dims at that axis); any other count of dimensions raises.
+ */
+export function apply_over_axes(func: (t: Tensor, axis: number) => Operand, a: Operand, axes: number | readonly number[]): Tensor {
+  if (typeof func !== 'function') throw new TypeError('apply_over_axes(): func must be a function');
+  let val = toTensor(a);
+  const n = val.ndim;
+  for (const axis0 of typeof axes === 'number' ? [axes] : axes) {
+    const axis = axis0 < 0 ? n + axis0 : axis0;
+    let r = toTensor(func(val, axis));
+    if (r.ndim !== val.ndim) {
+      if (r.ndim + 1 !== val.ndim || axis < 0 || axis > r.ndim) throw new RangeError('function is not returning an array of the correct shape');
+      r = reshape(r, [...r.shape.slice(0, axis), 1, ...r.shape.slice(axis)]);
+    }
+    val = r;
+  }
+  return val;
+}
+
+/**
+ * piecewise(x, condlist, funclist, *args): NumPy's piecewise function: for
+ * each condition in order, x's elements where it holds become the
+ * constant, or the function's value (cast to x's dtype; later conditions
+ * win); one more function than conditions is the "otherwise" piece; the
+ * rest are zero. One difference, for laziness: a function is called once
+ * on the whole x (a Tensor) and its result read where the condition holds,
+ * not on x[cond] (whose length would be known only at run time), so it
+ * must be elementwise or return a value broadcastable to x, as the usual
+ * `(v) => mt.multiply(v, 2)` or `() => 5` are.
+ */
+export function piecewise(x: Operand, condlist: unknown, funclist: readonly (SliceFn | number | boolean)[], ...args: unknown[]): Tensor {
+  const t = toTensor(x);
+  // NumPy's reading: one condition unless condlist is a list (or array) of lists or arrays; an array of conditions is split along its first axis
+  let list: unknown[];
+  if (isTensor(condlist)) list = condlist.ndim === 0 || (condlist.ndim === 1 && t.ndim !== 0) ? [condlist] : range(condlist.shape[0]!).map((i) => getitem(condlist, i));
+  else if (!Array.isArray(condlist) || (condlist.length > 0 && !Array.isArray(condlist[0]) && !isTensor(condlist[0]) && t.ndim !== 0)) list = [condlist];
+  else list = condlist;
+  let conds = list.map((c) => {
+    const b = astype(toTensor(c as Operand), 'bool');
+    // a condition over x's leading axes selects whole sub-arrays (NumPy's boolean index)
+    const lead = b.ndim < t.ndim && b.shape.every((d, i) => d === t.shape[i]);
+    return broadcast_to(lead ? reshape(b, [...b.shape, ...Array(t.ndim - b.ndim).fill(1)]) : b, t.shape);
+  });
+  const n = conds.length;
+  if (n === funclist.length - 1) conds = [...conds, logical_not(conds.reduce((p, c) => logical_or(p, c), zeros(t.shape, { dtype: 'bool' })))];
+  else if (n !== funclist.length) throw new RangeError(`with ${n} condition(s), either ${n} or ${n + 1} functions are expected`);
+  let y = zeros_like(t);
+  conds.forEach((c, i) => {
+    const f = funclist[i]!;
+    const v = typeof f === 'function' ? f(t, ...args) : f;
+    y = where(c, astype(toTensor(v), t.dtype), y);
+  });
+  return y;
 }

@@ -1,5 +1,6 @@
 // Searching, counting and sets, as NumPy 2: searchsorted, digitize, isin,
-// take_along_axis/put_along_axis, interp, histogram, bincount, the set
+// take_along_axis/put_along_axis, interp, histogram (and histogram2d,
+// histogramdd over the same edges and searches), bincount, the set
 // functions over unique (intersect1d, union1d, setdiff1d, setxor1d), and the
 // NaN-skipping argmin/argmax, cumulative sums/products and quantiles.
 // In: tensors and NumPy's arguments. Out: lazy Tensors (a list for
@@ -23,7 +24,7 @@ import { runtime } from '../runtime/runtime.js';
 import {
   type Operand, Tensor, add, all, any, argmax, argmin, astype, broadcast_to, concatenate, cumprod, cumsum, deferred, divide, equal, flip,
   greater, greater_equal, isfinite, isnan, kwargs, less, less_equal, logical_and, logical_not, logical_or, max, min, mod, multiply,
-  need, not_equal, ravel, reshape, setitem, sort, subtract, sum, take, tensor, toTensor, unique, where, zeros,
+  need, not_equal, ravel, reshape, setitem, sort, subtract, sum, take, tensor, toTensor, unique, where, zeros, isTensor, stack, transpose,
 } from './tensor.js';
 import { percentileCall, quantileCall, quantileOf } from './statistics.js';
 
@@ -279,10 +280,14 @@ function binEdges(fn: string, a: Tensor, o: HistOpts): Edges {
   return { edges: m < 2 ? e : guarded(e, logical_not(any(greater(e.get(`0:${m - 1}`), e.get(`1:${m}`)))), MONO) };
 }
 
-/** The outer edges and NumPy's linspace between them, in NumPy's dtypes (float32 data with no range stays float32). */
-function equalEdges(a: Tensor, n: number, range: readonly [number, number] | null): Edges {
+/**
+ * The outer edges and NumPy's linspace between them, in NumPy's dtypes
+ * (float32 data with no range stays float32; `rangeF64`: histogramdd's
+ * linspace of the range's Python floats, float64 whatever the data).
+ */
+function equalEdges(a: Tensor, n: number, range: readonly [number, number] | null, rangeF64 = false): Edges {
   // B: the edges' dtype, result_type(first, last, a) made inexact
-  const B = a.dtype === 'float32' ? 'float32' : 'float64';
+  const B = a.dtype === 'float32' && !(rangeF64 && range !== null) ? 'float32' : 'float64';
   let first: Tensor, last: Tensor;
   let dt: 'float32' | 'float64' = 'float64';
   if (range !== null) {
@@ -521,3 +526,110 @@ export function nanmedian(a: Operand, ...args: Args): Tensor {
 export const nanquantile = (a: Operand, q: number | readonly unknown[] | Tensor, ...args: Args): Tensor => quantileCall('nanquantile', a, q, args, true);
 /** nanpercentile(a, q, ...): nanquantile at q / 100. */
 export const nanpercentile = (a: Operand, q: number | readonly unknown[] | Tensor, ...args: Args): Tensor => percentileCall('nanpercentile', a, q, args, true);
+
+type Range = readonly [number, number] | null;
+
+/** histogramdd's sample as (N, D): a 2-d tensor as it is; JS lists and other tensors through NumPy's atleast_2d(sample).T (a list holds one coordinate array per dimension). */
+function sampleOf(sample: unknown): Tensor {
+  if (isTensor(sample) && sample.ndim === 2) return sample;
+  let t = Array.isArray(sample) && sample.some(isTensor) ? stack(sample.map((s) => toTensor(s as Operand))) : toTensor(sample as Operand);
+  if (t.ndim < 2) t = reshape(t, t.ndim === 0 ? [1, 1] : [1, t.shape[0]!]);
+  if (t.ndim !== 2) throw new RangeError(`too many values to unpack (expected 2, got ${t.ndim})`);
+  return transpose(t);
+}
+
+/**
+ * histogramdd(sample, bins=10, range=None, density=None, weights=None):
+ * [hist, edges] as NumPy: per dimension equal bins over the data's or the
+ * given range (histogram's edges, in its dtypes) or explicit edges; each
+ * sample's bin is searchsorted 'right' on the edges (histogram's count of
+ * the edges before it), a value on the last edge in the last bin; float64
+ * counts (or sums of weights), divided by the bin volumes and the total
+ * with density. The counts compare each sample's flat bin index with every
+ * bin: O(samples x bins), one fused reduction, fine for the bin counts
+ * these plots use.
+ */
+export function histogramdd(sample: unknown, ...args: Args): [Tensor, Tensor[]] {
+  const o = kwargs<{ bins?: unknown; range?: readonly Range[] | null; density?: boolean | null; weights?: Operand | null }>('histogramdd', args, ['bins', 'range', 'density', 'weights']);
+  let s = sampleOf(sample);
+  if (s.dtype === 'bool') s = astype(s, 'uint8');
+  const [N, D] = s.shape as [number, number];
+  const bins = o.bins ?? 10;
+  let binList: unknown[];
+  if (Array.isArray(bins) || isTensor(bins)) {
+    // NumPy's len(bins) entries: a 1-d tensor holds counts (known now), a 2-d one edges
+    binList = !isTensor(bins) ? bins : bins.ndim === 0 ? Array(D).fill(bins)
+      : bins.ndim === 1 ? (known(bins) ?? (() => { throw new TypeError('histogramdd(): bins held in a tensor must be computed first (await it.execute())'); })())
+        : Array.from({ length: bins.shape[0]! }, (_, i) => bins.get(i));
+    if (binList.length !== D) throw new RangeError('The dimension of bins must be equal to the dimension of the sample x.');
+  } else binList = Array(D).fill(bins);
+  const ranges = o.range ?? Array<Range>(D).fill(null);
+  if (ranges.length !== D) throw new RangeError('range argument must have one entry per dimension');
+  let w: Tensor | undefined;
+  if (o.weights !== undefined && o.weights !== null) {
+    w = toTensor(o.weights);
+    if (w.ndim !== 1 || w.shape[0] !== N) throw new RangeError("The weights and list don't have the same length.");
+  }
+  const cols = Array.from({ length: D }, (_, i) => reshape(s.get(':', `${i}:${i + 1}`), [N]));
+  const edges = cols.map((c, i) => {
+    const b = binList[i];
+    const e = isTensor(b) || Array.isArray(b) ? toTensor(b as Operand) : undefined;
+    if (e === undefined || e.ndim === 0) {
+      const v = e ? Number((known(e) ?? [NaN])[0]) : b;
+      if (typeof v !== 'number') throw new TypeError(`\`bins[${i}]\` must be an integer, when a scalar`);
+      if (v < 1) throw new RangeError(`\`bins[${i}]\` must be positive, when an integer`);
+      if (!Number.isInteger(v)) throw new TypeError(`\`bins[${i}]\` must be an integer, when a scalar`);
+      return equalEdges(c, v, ranges[i] ?? null, true).edges;
+    }
+    if (e.ndim !== 1) throw new RangeError(`\`bins[${i}]\` must be a scalar or 1d array`);
+    const m = e.shape[0]!;
+    const MONO = `\`bins[${i}]\` must be monotonically increasing, when an array`;
+    const values = known(e);
+    if (values) {
+      for (let k = 1; k < values.length; k++) if (values[k - 1]! > values[k]!) throw new RangeError(MONO);
+      return e;
+    }
+    return m < 2 ? e : guarded(e, logical_not(any(greater(e.get(`0:${m - 1}`), e.get(`1:${m}`)))), MONO);
+  });
+  // each sample's bin along each dimension (0 .. bins-1 inside, else out), flattened C-order over the inner bins
+  const nb = edges.map((e) => e.shape[0]! - 1);
+  let flatIdx: Tensor | undefined, inside: Tensor | undefined;
+  cols.forEach((c, i) => {
+    const e = edges[i]!, m = nb[i]! + 1;
+    const onLast = equal(c, reshape(e.get(`${m - 1}:${m}`), []));
+    const k = subtract(subtract(countBefore(e, c, 'right'), astype(onLast, 'int64')), 1);
+    const ok = logical_and(greater_equal(k, 0), less(k, nb[i]!));
+    inside = inside ? logical_and(inside, ok) : ok;
+    flatIdx = flatIdx ? add(multiply(flatIdx, nb[i]!), k) : k;
+  });
+  const total = nb.reduce((p, d) => p * d, 1);
+  const hit = logical_and(reshape(inside!, [N, 1]), equal(reshape(flatIdx!, [N, 1]), new Tensor(G.iota([1, total], 1))));
+  let hist = reshape(w ? sum(where(hit, reshape(astype(w, 'float64'), [N, 1]), 0), { axis: 0 }) : astype(sum(hit, { axis: 0, dtype: 'int64' }), 'float64'), nb);
+  if (o.density) {
+    const tot = sum(hist);
+    edges.forEach((e, i) => {
+      const m = nb[i]! + 1;
+      const de = subtract(e.get(`1:${m}`), e.get(`0:${m - 1}`));
+      hist = divide(hist, reshape(de, nb.map((d, j) => (j === i ? d : 1))));
+    });
+    hist = divide(hist, tot);
+  }
+  return [hist, edges];
+}
+
+/**
+ * histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+ * [H, xedges, yedges], histogramdd of the pairs (x, y); bins as NumPy reads
+ * them: a count or [nx, ny], the edges shared by both, or [xedges, yedges].
+ */
+export function histogram2d(x: Operand, y: Operand, ...args: Args): [Tensor, Tensor, Tensor] {
+  const o = kwargs<{ bins?: unknown; range?: readonly Range[] | null; density?: boolean | null; weights?: Operand | null }>('histogram2d', args, ['bins', 'range', 'density', 'weights']);
+  const xt = toTensor(x), yt = toTensor(y);
+  if (xt.ndim === 0 || yt.ndim === 0) throw new TypeError('len() of unsized object');
+  if (xt.shape[0] !== yt.shape[0]) throw new RangeError('x and y must have the same length.');
+  let bins = o.bins ?? 10;
+  const n = Array.isArray(bins) ? bins.length : isTensor(bins) && bins.ndim > 0 ? bins.shape[0]! : 1;
+  if (n !== 1 && n !== 2) bins = [bins, bins];
+  const [hist, edges] = histogramdd([xt, yt], { ...o, bins });
+  return [hist, edges[0]!, edges[1]!];
+}

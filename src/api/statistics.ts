@@ -2,7 +2,9 @@
 // (isclose, allclose, array_equal), differences and weighted means (diff,
 // average), NaN-skipping variance and product, covariance and correlation
 // (cov, corrcoef, through one matmul), angle conversions, logspace and the
-// stacking helpers (column_stack, dstack, atleast_1d/2d/3d). Each follows
+// stacking helpers (column_stack, dstack, atleast_1d/2d/3d), sorts and
+// quantiles (weighted ones composed of argsort, gathers and a cumulative
+// sum; the others computed on the host, graph/quantile.ts). Each follows
 // NumPy's signature through `kwargs` and fuses like the ops it is made of.
 // In: tensors and NumPy's arguments. Out: lazy Tensors.
 
@@ -12,8 +14,9 @@ import { normalizeAxes, normalizeAxis } from '../graph/shape.js';
 import {
   type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
   logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose, moveaxis, full_like, isTensor, valuesNow, deferred,
+  minimum, maximum, not_equal, tensor, transpose, moveaxis, full_like, isTensor, valuesNow, deferred, any, cumsum, less, take,
 } from './tensor.js';
+import { runtime } from '../runtime/runtime.js';
 import * as G from '../graph/node.js';
 import { diagonal } from './manipulate.js';
 
@@ -302,10 +305,88 @@ export function quantileCall(fn: string, a: Operand, q: number | readonly unknow
 
 function quantileWith(fn: string, a: Operand, qs: number[], qShape: number[], qKind: QKind, o: { axis?: number | readonly number[] | null; keepdims?: boolean; method?: string; weights?: unknown }, omitNaN = false): Tensor {
   const method = o.method ?? 'linear';
+  const weighted = o.weights !== undefined && o.weights !== null;
+  if (weighted && method !== 'inverted_cdf') throw new RangeError(`Only method 'inverted_cdf' supports weights. Got: ${String(method)}.`);
   if (!isQuantileMethod(method)) throw new TypeError(`${JSON.stringify(method)} is not a valid method. Use one of: ${QUANTILE_METHODS.join(', ')}`);
-  if (o.weights !== undefined && o.weights !== null) throw new TypeError(`${fn}(): weights= is not supported yet`);
   if (qShape.length > 2) throw new RangeError('q must be a scalar or 1d');
-  return quantileOf(a, { method, qs, qShape, qKind, ...(omitNaN ? { omitNaN } : {}) }, o.axis, o.keepdims);
+  const spec: QuantileSpec = { method, qs, qShape, qKind, ...(omitNaN ? { omitNaN } : {}) };
+  if (o.weights === undefined || o.weights === null) return quantileOf(a, spec, o.axis, o.keepdims);
+  const src = toTensor(a);
+  const w = weightsOf(src, o.weights, o.axis);
+  // an empty array reads no weights: NumPy's IndexError, or nanquantile's NaNs
+  if (src.size === 0) return quantileOf(src, spec, o.axis, o.keepdims);
+  return weightedQuantile(src, w, spec, o.axis, o.keepdims);
+}
+
+/**
+ * NumPy's checks of quantile's weights= (after the method's, which the
+ * caller made): the weights broadcast to a's shape, from a's shape or from
+ * the lengths of a along `axis` in the order given; negative weights raise
+ * now when known, else when the run reaches them. nanquantile takes 1-d
+ * weights along one axis of an n-d array as quantile does (NumPy 2.4's
+ * nanquantile fails there with an IndexError).
+ */
+function weightsOf(a: Tensor, weights: unknown, axis: number | readonly number[] | null | undefined): Tensor {
+  let w = toTensor(weights as Operand);
+  const given = w;
+  const axes = axis === undefined || axis === null ? null : typeof axis === 'number' ? [normalizeAxis(axis, a.ndim)] : (normalizeAxes(axis, a.ndim), axis.map((ax) => normalizeAxis(ax, a.ndim)));
+  if (w.ndim !== a.ndim || w.shape.some((d, i) => d !== a.shape[i])) {
+    if (axes === null) throw new TypeError('Axis must be specified when shapes of a and weights differ.');
+    if (w.ndim !== axes.length || axes.some((ax, k) => w.shape[k] !== a.shape[ax])) throw new RangeError('Shape of weights must be consistent with shape of a along specified axis.');
+    // weights' k-th axis runs along a's axes[k]: put them in a's order, then broadcast
+    const order = axes.map((_, k) => k).sort((i, j) => axes[i]! - axes[j]!);
+    w = broadcast_to(reshape(transpose(w, order), a.shape.map((d, i) => (axes.includes(i) ? d : 1))), a.shape);
+  }
+  const NEG = 'Weights must be non-negative.';
+  if (runtime.has(given.node)) {
+    if (Array.from(runtime.read(given.node), Number).some((v) => v < 0)) throw new RangeError(NEG);
+    return w;
+  }
+  return where(new Tensor(G.check(logical_not(any(less(w, 0))).node, 'nonzero', 'RangeError', NEG)), w, w);
+}
+
+/**
+ * NumPy's weighted inverted_cdf, the one weighted method, composed of the
+ * core's sort, gathers and scans rather than the host's quantile lines
+ * (graph/quantile.ts reads one line of values; this needs a second line in
+ * the values' order): each line's values and weights in sorted order (one
+ * argsort, two gathers), the cumulative weights in float64 over their total
+ * (in q's float dtype when q is an array of one, as NumPy casts), zeros
+ * made -1 so that leading zero weights are never picked, and for each q the
+ * first position whose cdf reaches it (a count of the cdf below q, as
+ * searchsorted 'left'), at most the last. A line holding a NaN gives NaN
+ * (nanquantile: NaNs weigh nothing and a line of NaNs only gives NaN).
+ * Weights that sum to 0, inf or NaN raise when the run reaches them.
+ */
+function weightedQuantile(src: Tensor, w: Tensor, spec: QuantileSpec, axis: number | readonly number[] | null | undefined, keepdims: boolean | undefined): Tensor {
+  const lines = linesOf(src, axis), wl = linesOf(w, axis);
+  const lead = lines.shape.slice(0, -1);
+  const n = lines.shape[lines.ndim - 1]!;
+  const rows = lead.reduce((p, d) => p * d, 1);
+  // the flat position of each line's start, for gathers along the last axis
+  const start = reshape(multiply(new Tensor(G.iota([rows], 0)), n), [...lead, 1]);
+  const pos = add(new Tensor(G.sort(lines.node, lines.ndim - 1, true)), start);
+  const sv = take(reshape(lines, [-1]), pos);
+  let sw = astype(take(reshape(wl, [-1]), pos), 'float64');
+  const nanV = isFloat(src.dtype) ? isnan(sv) : undefined;
+  const last = (t: Tensor) => t.get('...', `${n - 1}:${n}`);
+  if (spec.omitNaN && nanV) sw = where(nanV, 0, sw);
+  const cum = cumsum(sw, { axis: -1 });
+  const total = last(cum);
+  let bad = isnan(divide(total, total));
+  if (spec.omitNaN && nanV) bad = logical_and(bad, logical_not(nanV.get('...', '0:1')));
+  let cdf = divide(cum, total);
+  if (spec.qKind === 'float32') cdf = astype(cdf, 'float32');
+  cdf = where(equal(cdf, 0), -1, cdf);
+  const nq = spec.qs.length;
+  const q = reshape(tensor(spec.qs, { dtype: spec.qKind === 'float32' ? 'float32' : 'float64' }), [nq, ...lead.map(() => 1), 1]);
+  const below = sum(less(reshape(cdf, [1, ...lead, n]), q), { axis: -1, dtype: 'int64' });
+  let r = take(reshape(sv, [-1]), add(minimum(below, n - 1), reshape(start, [1, ...lead])));
+  // quantile: NumPy returns the line's last value (a NaN) where it holds one; nanquantile's lines of NaNs only read a NaN already
+  if (nanV && !spec.omitNaN) r = where(reshape(last(nanV), [1, ...lead]), NaN, r);
+  r = where(new Tensor(G.check(logical_not(any(bad)).node, 'nonzero', 'RangeError', 'Weights included NaN, inf or were all zero.')), r, r);
+  r = reshape(r, [...spec.qShape, ...lead]);
+  return keepdims ? keep(r, src.shape, axis, spec.qShape.length) : r;
 }
 
 /** percentile(a, q, ...): quantile at q / 100 (NumPy divides first, so q is never an integer there). */

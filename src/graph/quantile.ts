@@ -4,7 +4,9 @@
 // (runtime/resolve.ts). In: one line's values, sorted (NaNs last), and what
 // was asked for. Out: NumPy's value, with its index arithmetic and its
 // interpolation in the result's dtype, so the bits match and not only the
-// value. Nothing here builds nodes or reads memory.
+// value. Nothing here builds nodes or reads memory. Weighted quantiles
+// (NumPy's one weighted method) need a second line in the values' order and
+// are composed of core ops in api/statistics.ts instead.
 
 import { type DType, INFO, isFloat, promoteTypes } from './dtype.js';
 
