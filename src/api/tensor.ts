@@ -1205,6 +1205,7 @@ export { einsum } from './einsum.js';
 export { divmod, fabs, float_power, frexp, heaviside, iscomplex, iscomplexobj, isneginf, isposinf, isreal, isrealobj, logaddexp, logaddexp2, modf, sinc } from './ufuncs.js';
 export * from './search.js';
 export * from './extra.js';
+export * from './io.js';
 export { Slice, argwhere, compress, ellipsis, extract, flatnonzero, getitem, newaxis, nonzero, parseIndex, setitem, slice } from './indexing.js';
 import { type Index, compress, getitem, nonzero, setitem } from './indexing.js';
 import { argsort } from './statistics.js';

@@ -1,0 +1,3 @@
+// Reading and writing arrays in NumPy's file formats: filled in below,
+// exported from ./tensor.ts.
+export {};
