@@ -130,6 +130,8 @@ export class Tensor {
   }
 
   toString(): string { return `Tensor(shape=${shapeStr(this.shape)}, dtype=${this.dtype})`; }
+  /** ndarray.tofile(fid, sep='', format='%s'): writes the values, raw or as text (io.ts). */
+  tofile(file: Parameters<typeof tofileOf>[1], ...args: unknown[]): Promise<undefined> { return tofileOf(this, file, ...args); }
 
   // Methods where NumPy's ndarray has them.
   reshape(...shape: (number | readonly number[] | { order?: 'C' | 'F' })[]): Tensor {
@@ -1106,69 +1108,8 @@ export function take(x: Operand, indices: Operand, ...args: Args): Tensor {
   return new Tensor(G.gather(t.node, i.node, ax));
 }
 
-type NormOrd = number | 'fro' | 'f' | 'nuc' | null;
-
-/** Vector norm of `f` along one axis (NumPy's linalg.norm with a single axis). */
-function vectorNorm(f: Tensor, ord: NormOrd, axis: number, keepdims: boolean): Tensor {
-  const o = { axis, keepdims };
-  if (ord === null || ord === 2) return sqrt(sum(multiply(f, f), o));
-  if (typeof ord === 'string') throw new RangeError(`Invalid norm order '${ord}' for vectors`);
-  if (ord === Infinity) return max(abs(f), o);
-  if (ord === -Infinity) return min(abs(f), o);
-  if (ord === 0) return sum(astype(not_equal(f, 0), f.dtype), o);
-  if (ord === 1) return sum(abs(f), o);
-  return power(sum(power(abs(f), ord), o), 1 / ord);
-}
-
-/** Matrix norm of `f` over axes (row, col) (NumPy's linalg.norm with an axis pair). */
-function matrixNorm(f: Tensor, ord: NormOrd, row: number, col: number, keepdims: boolean): Tensor {
-  if (row === col) throw new RangeError('Duplicate axes given.');
-  let r: Tensor;
-  if (ord === null || ord === 'fro' || ord === 'f') r = sqrt(sum(multiply(f, f), { axis: [row, col] }));
-  // NumPy's maxima start from 0 (an empty matrix has norm 0); its minima have no identity
-  else if (ord === 1) r = max(sum(abs(f), { axis: row }), { axis: col > row ? col - 1 : col, initial: 0 });
-  else if (ord === -1) r = min(sum(abs(f), { axis: row }), { axis: col > row ? col - 1 : col });
-  else if (ord === Infinity) r = max(sum(abs(f), { axis: col }), { axis: row > col ? row - 1 : row, initial: 0 });
-  else if (ord === -Infinity) r = min(sum(abs(f), { axis: col }), { axis: row > col ? row - 1 : row });
-  else if (ord === 2 || ord === -2 || ord === 'nuc') {
-    const s = new Tensor(G.svdvals(moveaxis(f, [row, col], [-2, -1]).node));
-    r = ord === 2 ? max(s, { axis: -1, initial: 0 }) : ord === -2 ? min(s, { axis: -1 }) : sum(s, { axis: -1 });
-  } else throw new RangeError('Invalid norm order for matrices.');
-  if (!keepdims) return r;
-  const shape = [...f.shape];
-  shape[row] = 1; shape[col] = 1;
-  return reshape(r, shape);
-}
-
-export const linalg = {
-  /** np.linalg.svdvals: the singular values of each matrix over the last two axes, largest first. */
-  svdvals(x: Operand, ...args: Args): Tensor {
-    kwargs('linalg.svdvals', args, []);
-    const t = toTensor(x);
-    return new Tensor(G.svdvals(t.node));
-  },
-  /** np.linalg.norm: vector norms along one axis, matrix norms over two (2, -2 and 'nuc' from the singular values). */
-  norm(x: Operand, ...args: Args): Tensor {
-    const o = kwargs<{ ord?: NormOrd; axis?: number | readonly number[] | null; keepdims?: boolean }>('linalg.norm', args, ['ord', 'axis', 'keepdims']);
-    const t = toTensor(x);
-    const f = isFloat(t.dtype) ? t : astype(t, 'float64');
-    const ord = o.ord ?? null;
-    const keepdims = o.keepdims ?? false;
-    const nd = f.ndim;
-    if (o.axis === undefined || o.axis === null) {
-      if (ord === null || ((ord === 'fro' || ord === 'f') && nd === 2) || (ord === 2 && nd === 1)) {
-        const r = sqrt(sum(multiply(f, f)));
-        return keepdims ? reshape(r, f.shape.map(() => 1)) : r;
-      }
-    }
-    const axes = o.axis === undefined || o.axis === null
-      ? Array.from({ length: nd }, (_, i) => i)
-      : (typeof o.axis === 'number' ? [o.axis] : [...o.axis]).map((a) => normalizeAxis(a, nd));
-    if (axes.length === 1) return vectorNorm(f, ord, axes[0]!, keepdims);
-    if (axes.length === 2) return matrixNorm(f, ord, axes[0]!, axes[1]!, keepdims);
-    throw new RangeError('Improper number of dimensions to norm.');
-  },
-};
+// np.linalg lives in linalg.ts (norms, solvers, decompositions).
+export { LinAlgError, linalg } from './linalg.js';
 
 // ---------------------------------------------------------------------------
 // Random numbers live in random.ts (the Generator and the legacy `random` functions).
@@ -1206,6 +1147,7 @@ export { divmod, fabs, float_power, frexp, heaviside, iscomplex, iscomplexobj, i
 export * from './search.js';
 export * from './extra.js';
 export * from './io.js';
+import { tofile as tofileOf } from './io.js';
 export { Slice, argwhere, compress, ellipsis, extract, flatnonzero, getitem, newaxis, nonzero, parseIndex, setitem, slice } from './indexing.js';
 import { type Index, compress, getitem, nonzero, setitem } from './indexing.js';
 import { argsort } from './statistics.js';

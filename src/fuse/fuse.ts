@@ -279,6 +279,7 @@ class Lowering {
       case 'sort':
       case 'quantile':
       case 'svdvals':
+      case 'linalg':
       case 'check':
       case 'defer':
         throw new Error(`internal: ${n.op} nodes are resolved (computed and replaced) before fusion`);

@@ -4,6 +4,7 @@
 // In: parent nodes and attributes. Out: a new Node. Nothing here computes.
 
 import { type DType, INFO } from './dtype.js';
+import { LinAlgError, type LinalgSpec, SQUARE, linalgParts } from './linalg.js';
 import { type QuantileSpec, quantileDType } from './quantile.js';
 import { type BinaryOp, type RandomDist, type ReduceOp, type UnaryOp, isArgReduce } from './ops.js';
 import { AUTO_CHUNK_BYTES, type Shape, broadcastShapes, chunkGrid, hasUnknown, isUnknown, shapeStr, sizeOf } from './shape.js';
@@ -32,6 +33,7 @@ export interface Attrs {
   sort: { axis: number; indices: boolean };
   quantile: { spec: QuantileSpec };
   svdvals: Record<string, never>;
+  linalg: { spec: LinalgSpec };
   check: { test: 'nonzero'; error: string; message: string };
   defer: { name: string; build: (inputs: readonly Node[]) => Node };
 }
@@ -259,6 +261,35 @@ export function svdvals(x: Node): Node<'svdvals'> {
 }
 
 /**
+ * np.linalg's solvers and decompositions of each matrix over the last two
+ * axes of `a` (and, for solve and lstsq, of the right-hand sides `b`, whose
+ * leading axes the API has broadcast to a's): computed on the host where the
+ * stack is gathered (runtime/resolve.ts, graph/linalg.ts), all parts of a
+ * result at once. The node holds them packed: shape [...stack, width], each
+ * matrix's parts (`linalgParts`) flattened one after another along the last
+ * axis, for the API to slice. float32 when every input is float32, else
+ * float64, as NumPy's results. Shapes must be known (the API defers).
+ */
+export function linalg(spec: LinalgSpec, a: Node, b?: Node): Node<'linalg'> {
+  const nd = a.shape.length;
+  if (nd < 2) throw new LinAlgError(`${nd}-dimensional array given. Array must be at least two-dimensional`);
+  const [m, n] = a.shape.slice(-2) as [number, number];
+  if (SQUARE.has(spec.fn) && m !== n) throw new LinAlgError('Last 2 dimensions of the array must be square');
+  const stack = a.shape.slice(0, -2);
+  let k = 0;
+  if (b) {
+    const bs = b.shape;
+    if (bs.length !== nd || bs[nd - 2] !== m || stack.some((d, i) => bs[i] !== d)) {
+      throw new Error(`internal: linalg.${spec.fn}() right-hand side ${shapeStr(bs)} does not fit ${shapeStr(a.shape)}`);
+    }
+    k = bs[nd - 1]!;
+  }
+  const width = linalgParts(spec, m, n, k).reduce((w, p) => w + sizeOf(p), 0);
+  const dtype = a.dtype === 'float32' && (!b || b.dtype === 'float32') ? 'float32' : 'float64';
+  return make('linalg', b ? [a, b] : [a], { spec }, dtype, [...stack, width]);
+}
+
+/**
  * x itself, once the host has seen that it passes `test` ('nonzero': no
  * element is 0); otherwise the run fails with the error named `error` and
  * `message` when it reaches it (NumPy's average() raises ZeroDivisionError
@@ -329,6 +360,7 @@ export function rebuild(n: Node, inputs: readonly Node[]): Node {
     case 'sort': { const o = a as Attrs['sort']; return sort(x, o.axis, o.indices); }
     case 'quantile': return quantile(x, (a as Attrs['quantile']).spec);
     case 'svdvals': return svdvals(x);
+    case 'linalg': return linalg((a as Attrs['linalg']).spec, x, inputs[1]);
     case 'check': { const c = a as Attrs['check']; return check(x, c.test, c.error, c.message); }
     case 'defer': {
       const d = a as Attrs['defer'];

@@ -18,6 +18,56 @@ export class SvdError extends Error {
   }
 }
 
+/** Scales `cols` in place by a power of two so its largest magnitude is near 1 (squared norms neither overflow nor underflow); returns the factor. */
+export function unitScale(cols: Float64Array): number {
+  let big = 0;
+  for (let i = 0; i < cols.length; i++) big = Math.max(big, Math.abs(cols[i]!));
+  const scale = big === 0 ? 1 : 2 ** -Math.round(Math.log2(big));
+  for (let i = 0; i < cols.length; i++) cols[i]! *= scale;
+  return scale;
+}
+
+/**
+ * One-sided Jacobi: rotates pairs of the c columns of `cols` (each of length
+ * r, stored column by column) until every pair is orthogonal to working
+ * precision; the same rotations go into `v` (c x c, column by column) when
+ * given, so that the rotated columns are the input times v.
+ */
+export function orthogonalize(cols: Float64Array, r: number, c: number, v?: Float64Array): void {
+  const eps = 2 ** -53;
+  for (let sweep = 0; ; sweep++) {
+    if (sweep === MAX_SWEEPS) throw new SvdError();
+    let rotated = false;
+    for (let p = 0; p < c - 1; p++) {
+      for (let q = p + 1; q < c; q++) {
+        let alpha = 0, beta = 0, gamma = 0;
+        const P = p * r, Q = q * r;
+        for (let i = 0; i < r; i++) {
+          const x = cols[P + i]!, y = cols[Q + i]!;
+          alpha += x * x; beta += y * y; gamma += x * y;
+        }
+        // the square roots apart: alpha * beta underflows for columns near 1e-160
+        if (gamma === 0 || Math.abs(gamma) <= eps * Math.sqrt(alpha) * Math.sqrt(beta)) continue;
+        rotated = true;
+        const zeta = (beta - alpha) / (2 * gamma);
+        const t = Math.sign(zeta || 1) / (Math.abs(zeta) + Math.sqrt(1 + zeta * zeta));
+        const cs = 1 / Math.sqrt(1 + t * t), sn = cs * t;
+        for (let i = 0; i < r; i++) {
+          const x = cols[P + i]!, y = cols[Q + i]!;
+          cols[P + i] = cs * x - sn * y; cols[Q + i] = sn * x + cs * y;
+        }
+        if (v) {
+          for (let i = 0; i < c; i++) {
+            const x = v[p * c + i]!, y = v[q * c + i]!;
+            v[p * c + i] = cs * x - sn * y; v[q * c + i] = sn * x + cs * y;
+          }
+        }
+      }
+    }
+    if (!rotated) return;
+  }
+}
+
 export function singularValues(a: ArrayLike<number>, m: number, n: number): Float64Array {
   const k = Math.min(m, n);
   if (k === 0) return new Float64Array(0);
@@ -36,38 +86,8 @@ export function singularValues(a: ArrayLike<number>, m: number, n: number): Floa
     if (tall) cols[j * r + i] = a[i * n + j]!;
     else cols[i * r + j] = a[i * n + j]!;
   }
-  // Scale so squared norms neither overflow nor underflow; undone at the end.
-  let big = 0;
-  for (let i = 0; i < cols.length; i++) big = Math.max(big, Math.abs(cols[i]!));
-  if (big === 0) return new Float64Array(k);
-  const scale = 2 ** -Math.round(Math.log2(big));
-  for (let i = 0; i < cols.length; i++) cols[i]! *= scale;
-  const eps = 2 ** -53;
-  for (let sweep = 0; ; sweep++) {
-    if (sweep === MAX_SWEEPS) throw new SvdError();
-    let rotated = false;
-    for (let p = 0; p < c - 1; p++) {
-      for (let q = p + 1; q < c; q++) {
-        let alpha = 0, beta = 0, gamma = 0;
-        const P = p * r, Q = q * r;
-        for (let i = 0; i < r; i++) {
-          const x = cols[P + i]!, y = cols[Q + i]!;
-          alpha += x * x; beta += y * y; gamma += x * y;
-        }
-        if (gamma === 0 || Math.abs(gamma) <= eps * Math.sqrt(alpha * beta)) continue;
-        rotated = true;
-        const zeta = (beta - alpha) / (2 * gamma);
-        const t = Math.sign(zeta || 1) / (Math.abs(zeta) + Math.sqrt(1 + zeta * zeta));
-        const cs = 1 / Math.sqrt(1 + t * t), sn = cs * t;
-        for (let i = 0; i < r; i++) {
-          const x = cols[P + i]!, y = cols[Q + i]!;
-          cols[P + i] = cs * x - sn * y;
-          cols[Q + i] = sn * x + cs * y;
-        }
-      }
-    }
-    if (!rotated) break;
-  }
+  const scale = unitScale(cols);
+  orthogonalize(cols, r, c);
   const s = new Float64Array(c);
   for (let j = 0; j < c; j++) {
     let ss = 0;

@@ -13,6 +13,7 @@
 import { ARRAY_CTOR, INFO, type TypedArray } from '../graph/dtype.js';
 import { type Attrs, type Node, rebuild, source, topo } from '../graph/node.js';
 import { quantileLine } from '../graph/quantile.js';
+import { linalgCompute, linalgParts } from '../graph/linalg.js';
 import { singularValues } from '../graph/svd.js';
 import { chunkGrid, hasUnknown, sizeOf } from '../graph/shape.js';
 import type { RunOptions } from './runtime.js';
@@ -26,7 +27,7 @@ export interface Store {
 
 /** Operations computed on the host where their inputs are gathered, never as kernels: each gives the stored source node holding its result. */
 const HOST_OPS: Readonly<Record<string, (n: Node, store: Store) => Node>> = {
-  compress: compact, invert: inverse, sort: sorted, quantile: quantiles, svdvals, check: checked,
+  compress: compact, invert: inverse, sort: sorted, quantile: quantiles, svdvals, linalg, check: checked,
 };
 const isHostOp = (n: Node): boolean => Object.hasOwn(HOST_OPS, n.op);
 
@@ -158,6 +159,34 @@ function svdvals(n: Node, store: Store): Node {
     out.set(singularValues(a, m, c), b * k);
   }
   const s = source(`svdvals${counter++}`, n.dtype, n.shape, chunkGrid(n.shape, INFO[n.dtype].bytes));
+  store.put(s, out);
+  return s;
+}
+
+/**
+ * np.linalg's solvers and decompositions of each matrix of the stack
+ * (graph/linalg.ts), every part of each result packed along the last axis;
+ * a singular or not positive-definite matrix fails the run with NumPy's
+ * LinAlgError.
+ */
+function linalg(n: Node, store: Store): Node {
+  const { spec } = n.attrs as Attrs['linalg'];
+  const [x, y] = n.inputs as [Node, Node | undefined];
+  const xs = store.read(x), ys = y && store.read(y);
+  const [m, c] = x.shape.slice(-2) as [number, number];
+  const k = y ? y.shape[y.shape.length - 1]! : 0;
+  const count = sizeOf(x.shape.slice(0, -2));
+  const width = n.shape[n.shape.length - 1]!;
+  if (width !== linalgParts(spec, m, c, k).reduce((w, p) => w + sizeOf(p), 0)) throw new Error(`internal: linalg.${spec.fn}() width ${width}`);
+  const out = new ARRAY_CTOR[n.dtype](count * width) as Float32Array | Float64Array;
+  const a = new Float64Array(m * c), b = new Float64Array(m * k);
+  for (let i = 0; i < count; i++) {
+    for (let j = 0; j < m * c; j++) a[j] = Number(xs[i * m * c + j]);
+    if (ys) for (let j = 0; j < m * k; j++) b[j] = Number(ys[i * m * k + j]);
+    let at = i * width;
+    for (const part of linalgCompute(spec, a, m, c, b, k)) { out.set(part, at); at += part.length; }
+  }
+  const s = source(`linalg${counter++}`, n.dtype, n.shape, chunkGrid(n.shape, INFO[n.dtype].bytes));
   store.put(s, out);
   return s;
 }

@@ -1,0 +1,341 @@
+// np.linalg: norms, solvers and decompositions of stacks of matrices over
+// the last two axes. The factorisations (det, slogdet, inv, solve,
+// cholesky, qr, eigh, svd, lstsq) are one host node each
+// (graph/node.ts `linalg`, computed by runtime/resolve.ts with
+// graph/linalg.ts's routines) holding every part of the result, which the
+// parts here slice out: a decomposition is computed once per run however
+// many of its parts are read. What is matrix products only (multi_dot,
+// matrix_power, pinv's recombination) stays lazy matmul, run in kernels.
+// In: tensors, JS data and NumPy's arguments (keywords in a trailing
+// options object). Out: lazy Tensors, lists of them for NumPy's tuples.
+// Errors: NumPy's LinAlgError (an Error named so) at the call when the
+// shapes show it, when the run reaches it when only the values do.
+
+import { isFloat } from '../graph/dtype.js';
+import { LinAlgError, type LinalgSpec, SQUARE, linalgParts } from '../graph/linalg.js';
+import * as G from '../graph/node.js';
+import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, sizeOf } from '../graph/shape.js';
+import {
+  type Operand, Tensor, abs, any, astype, broadcast_to, compress, divide, equal, eye, greater, isnan, kwargs, logical_and, logical_not,
+  matmul, max, min, moveaxis, multiply, not_equal, power, reshape, sqrt, sum, swapaxes, toTensor, where, zeros,
+} from './tensor.js';
+
+type Args = unknown[];
+type NormOrd = number | 'fro' | 'f' | 'nuc' | null;
+
+export { LinAlgError } from '../graph/linalg.js';
+
+// ---------------------------------------------------------------------------
+// Host factorisations and their parts
+
+/** The parts of `spec` over a (and b): slices of one packed host node; while a length is known only at run time, one deferred node per part (each then computing the whole). */
+function host(name: string, spec: LinalgSpec, a: Tensor, b?: Tensor): Tensor[] {
+  const ops = b ? [a, b] : [a];
+  let [m, n] = a.shape.slice(-2) as [number, number];
+  const k = b ? b.shape[b.ndim - 1]! : 0;
+  const stack = a.shape.slice(0, -2);
+  if (ops.some((t) => hasUnknown(t.shape))) {
+    // A square matrix's unknown side is its known one (stand-ins of another length would fail the check).
+    if (SQUARE.has(spec.fn)) [m, n] = isUnknown(m) ? [n, n] : [m, m];
+    const dtype = ops.every((t) => t.dtype === 'float32') ? 'float32' : 'float64';
+    return linalgParts(spec, m, n, k).map((shape, i) => new Tensor(G.defer(name, ops.map((t) => t.node),
+      (ins) => host(name, spec, new Tensor(ins[0]!), ins[1] && new Tensor(ins[1]))[i]!.node, dtype, [...stack, ...shape])));
+  }
+  const packed = G.linalg(spec, a.node, b?.node);
+  const r = packed.shape.length - 1;
+  let at = 0;
+  return linalgParts(spec, m, n, k).map((shape) => {
+    const len = sizeOf(shape);
+    const piece = G.slice(packed, packed.shape.map((_, i) => (i === r ? at : 0)), packed.shape.map(() => 1), packed.shape.map((d, i) => (i === r ? len : d)));
+    at += len;
+    return new Tensor(G.reshape(piece, [...stack, ...shape]));
+  });
+}
+
+/** NumPy's _assert_stacked_square, at the call. */
+function stackedSquare(t: Tensor): void {
+  if (t.ndim < 2) throw new LinAlgError(`${t.ndim}-dimensional array given. Array must be at least two-dimensional`);
+  const [m, n] = t.shape.slice(-2) as [number, number];
+  if (m !== n && !hasUnknown([m, n])) throw new LinAlgError('Last 2 dimensions of the array must be square');
+}
+
+/** Float dtypes stay; other inputs compute in float64 (NumPy's _commonType). */
+const floating = (t: Tensor): Tensor => (isFloat(t.dtype) ? t : astype(t, 'float64'));
+const mT = (t: Tensor): Tensor => swapaxes(t, -1, -2);
+const EPS64 = 2 ** -52;
+const epsOf = (t: Tensor): number => (t.dtype === 'float32' ? 2 ** -23 : EPS64);
+
+/** np.linalg.solve's right-hand side: (..., M) only when b is 1-d (NumPy 2's rule), else (..., M, K); both broadcast to a's stack. */
+function solveOperands(a: Tensor, b: Tensor): [Tensor, Tensor, boolean] {
+  stackedSquare(a);
+  const m = a.shape[a.ndim - 1]!;
+  const vector = b.ndim === 1;
+  if (b.ndim === 0) throw new RangeError('solve: Input operand 1 does not have enough dimensions (has 0, gufunc core with signature (m,m),(m,n)->(m,n) requires 2)');
+  const bm = vector ? b.shape[0]! : b.shape[b.ndim - 2]!;
+  if (bm !== m && !hasUnknown([bm, m])) {
+    const sig = vector ? 'solve1: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (m,m),(m)->(m)' : 'solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (m,m),(m,n)->(m,n)';
+    throw new RangeError(`${sig} (size ${bm} is different from ${m})`);
+  }
+  const b2 = vector ? reshape(b, [bm, 1]) : b;
+  const stack = broadcastShapes(a.shape.slice(0, -2), b2.shape.slice(0, -2));
+  return [broadcast_to(a, [...stack, m, m]), broadcast_to(b2, [...stack, bm, b2.shape[b2.ndim - 1]!]), vector];
+}
+
+// ---------------------------------------------------------------------------
+// Norms
+
+/** Vector norm of `f` along one axis (NumPy's linalg.norm with a single axis). */
+function vectorNorm(f: Tensor, ord: NormOrd, axis: number, keepdims: boolean): Tensor {
+  const o = { axis, keepdims };
+  if (ord === null || ord === 2) return sqrt(sum(multiply(f, f), o));
+  if (typeof ord === 'string') throw new RangeError(`Invalid norm order '${ord}' for vectors`);
+  if (ord === Infinity) return max(abs(f), o);
+  if (ord === -Infinity) return min(abs(f), o);
+  if (ord === 0) return sum(astype(not_equal(f, 0), f.dtype), o);
+  if (ord === 1) return sum(abs(f), o);
+  return power(sum(power(abs(f), ord), o), 1 / ord);
+}
+
+/** Matrix norm of `f` over axes (row, col) (NumPy's linalg.norm with an axis pair). */
+function matrixNorm(f: Tensor, ord: NormOrd, row: number, col: number, keepdims: boolean): Tensor {
+  if (row === col) throw new RangeError('Duplicate axes given.');
+  let r: Tensor;
+  if (ord === null || ord === 'fro' || ord === 'f') r = sqrt(sum(multiply(f, f), { axis: [row, col] }));
+  // NumPy's maxima start from 0 (an empty matrix has norm 0); its minima have no identity
+  else if (ord === 1) r = max(sum(abs(f), { axis: row }), { axis: col > row ? col - 1 : col, initial: 0 });
+  else if (ord === -1) r = min(sum(abs(f), { axis: row }), { axis: col > row ? col - 1 : col });
+  else if (ord === Infinity) r = max(sum(abs(f), { axis: col }), { axis: row > col ? row - 1 : row, initial: 0 });
+  else if (ord === -Infinity) r = min(sum(abs(f), { axis: col }), { axis: row > col ? row - 1 : row });
+  else if (ord === 2 || ord === -2 || ord === 'nuc') {
+    const s = new Tensor(G.svdvals(moveaxis(f, [row, col], [-2, -1]).node));
+    r = ord === 2 ? max(s, { axis: -1, initial: 0 }) : ord === -2 ? min(s, { axis: -1 }) : sum(s, { axis: -1 });
+  } else throw new RangeError('Invalid norm order for matrices.');
+  if (!keepdims) return r;
+  const shape = [...f.shape];
+  shape[row] = 1; shape[col] = 1;
+  return reshape(r, shape);
+}
+
+function norm(x: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ ord?: NormOrd; axis?: number | readonly number[] | null; keepdims?: boolean }>('linalg.norm', args, ['ord', 'axis', 'keepdims']);
+  const t = toTensor(x);
+  const f = floating(t);
+  const ord = o.ord ?? null;
+  const keepdims = o.keepdims ?? false;
+  const nd = f.ndim;
+  if (o.axis === undefined || o.axis === null) {
+    if (ord === null || ((ord === 'fro' || ord === 'f') && nd === 2) || (ord === 2 && nd === 1)) {
+      const r = sqrt(sum(multiply(f, f)));
+      return keepdims ? reshape(r, f.shape.map(() => 1)) : r;
+    }
+  }
+  const axes = o.axis === undefined || o.axis === null
+    ? Array.from({ length: nd }, (_, i) => i)
+    : (typeof o.axis === 'number' ? [o.axis] : [...o.axis]).map((a) => normalizeAxis(a, nd));
+  if (axes.length === 1) return vectorNorm(f, ord, axes[0]!, keepdims);
+  if (axes.length === 2) return matrixNorm(f, ord, axes[0]!, axes[1]!, keepdims);
+  throw new RangeError('Improper number of dimensions to norm.');
+}
+
+// ---------------------------------------------------------------------------
+// The functions
+
+function inv(a: Operand, ...args: Args): Tensor {
+  kwargs('linalg.inv', args, []);
+  return host('linalg.inv', { fn: 'inv', singular: 'raise' }, toTensor(a))[0]!;
+}
+
+/** One matrix product after another, NumPy's order of operations (its rounding). */
+function chainOrder(dims: readonly number[]): number[][] {
+  // NumPy's _multi_dot_matrix_chain_order: cost[i][j] and the split s[i][j].
+  const n = dims.length - 1;
+  const cost = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+  const split = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+  for (let l = 1; l < n; l++) {
+    for (let i = 0; i < n - l; i++) {
+      const j = i + l;
+      cost[i]![j] = Infinity;
+      for (let k = i; k < j; k++) {
+        const q = cost[i]![k]! + cost[k + 1]![j]! + dims[i]! * dims[k + 1]! * dims[j + 1]!;
+        if (q < cost[i]![j]!) { cost[i]![j] = q; split[i]![j] = k; }
+      }
+    }
+  }
+  return split;
+}
+
+export const linalg = {
+  /** numpy.linalg.LinAlgError: the class of the errors below (an Error named 'LinAlgError'). */
+  LinAlgError,
+  /** np.linalg.svdvals: the singular values of each matrix over the last two axes, largest first. */
+  svdvals(x: Operand, ...args: Args): Tensor {
+    kwargs('linalg.svdvals', args, []);
+    return new Tensor(G.svdvals(toTensor(x).node));
+  },
+  /** np.linalg.norm: vector norms along one axis, matrix norms over two (2, -2 and 'nuc' from the singular values). */
+  norm,
+  /** np.linalg.det: from the LU factors (partial pivoting); 0 for a singular matrix. */
+  det(a: Operand, ...args: Args): Tensor {
+    kwargs('linalg.det', args, []);
+    return host('linalg.det', { fn: 'det' }, toTensor(a))[0]!;
+  },
+  /** np.linalg.slogdet: [sign, log|det|] (sign 0 and -inf for a singular matrix). */
+  slogdet(a: Operand, ...args: Args): Tensor[] {
+    kwargs('linalg.slogdet', args, []);
+    return host('linalg.slogdet', { fn: 'slogdet' }, toTensor(a));
+  },
+  /** np.linalg.inv: LU with partial pivoting; a singular matrix fails the run with LinAlgError('Singular matrix'). */
+  inv,
+  /** np.linalg.solve(a, b): b is (..., M) when 1-d, else (..., M, K) (NumPy 2); stacks broadcast. */
+  solve(a: Operand, b: Operand, ...args: Args): Tensor {
+    kwargs('linalg.solve', args, []);
+    const [ta, tb, vector] = solveOperands(toTensor(a), toTensor(b));
+    const x = host('linalg.solve', { fn: 'solve' }, ta, tb)[0]!;
+    return vector ? reshape(x, x.shape.slice(0, -1)) : x;
+  },
+  /** np.linalg.cholesky: lower L with L @ L.T == a from a's lower triangle; upper=true gives U from the upper one. */
+  cholesky(a: Operand, ...args: Args): Tensor {
+    const o = kwargs<{ upper?: boolean }>('linalg.cholesky', args, [], ['upper']);
+    return host('linalg.cholesky', { fn: 'cholesky', upper: o.upper ?? false }, toTensor(a))[0]!;
+  },
+  /** np.linalg.qr: Householder; [Q, R] for mode 'reduced' (default) or 'complete', R alone for 'r'. */
+  qr(a: Operand, ...args: Args): Tensor[] | Tensor {
+    const o = kwargs<{ mode?: string }>('linalg.qr', args, ['mode']);
+    const mode = o.mode ?? 'reduced';
+    if (mode === 'raw' || mode === 'full' || mode === 'economic') throw new TypeError(`linalg.qr(): mode '${mode}' is not supported (use 'reduced', 'complete' or 'r')`);
+    if (mode !== 'reduced' && mode !== 'complete' && mode !== 'r') throw new RangeError(`Unrecognized mode '${mode}'`);
+    const parts = host('linalg.qr', { fn: 'qr', mode }, toTensor(a));
+    return mode === 'r' ? parts[0]! : parts;
+  },
+  /** np.linalg.eigh: [w, v], eigenvalues ascending and eigenvectors as columns, of the symmetric matrix in the UPLO triangle (Jacobi). */
+  eigh(a: Operand, ...args: Args): Tensor[] {
+    const o = kwargs<{ UPLO?: string }>('linalg.eigh', args, ['UPLO']);
+    return host('linalg.eigh', { fn: 'eigh', uplo: uplo(o.UPLO), vectors: true }, toTensor(a));
+  },
+  /** np.linalg.eigvalsh: the eigenvalues of eigh, ascending. */
+  eigvalsh(a: Operand, ...args: Args): Tensor {
+    const o = kwargs<{ UPLO?: string }>('linalg.eigvalsh', args, ['UPLO']);
+    return host('linalg.eigvalsh', { fn: 'eigh', uplo: uplo(o.UPLO), vectors: false }, toTensor(a))[0]!;
+  },
+  /** np.linalg.svd: [U, S, Vh] (one-sided Jacobi), S alone with compute_uv=false; hermitian=true is computed as a general matrix. */
+  svd(a: Operand, ...args: Args): Tensor[] | Tensor {
+    const o = kwargs<{ full_matrices?: boolean; compute_uv?: boolean; hermitian?: boolean }>('linalg.svd', args, ['full_matrices', 'compute_uv', 'hermitian']);
+    const t = toTensor(a);
+    if (o.compute_uv === false) return new Tensor(G.svdvals(t.node));
+    return host('linalg.svd', { fn: 'svd', full: o.full_matrices ?? true }, t);
+  },
+  /** np.linalg.lstsq(a, b, rcond=None): [x, residuals, rank, s] through the SVD; residuals are empty unless rank == N < M. */
+  lstsq(a: Operand, b: Operand, ...args: Args): Tensor[] {
+    const o = kwargs<{ rcond?: number | null }>('linalg.lstsq', args, ['rcond']);
+    const ta = toTensor(a);
+    let tb = toTensor(b);
+    const vector = tb.ndim === 1;
+    if (vector) tb = reshape(tb, [tb.shape[0]!, 1]);
+    for (const t of [ta, tb]) if (t.ndim !== 2) throw new LinAlgError(`${t.ndim}-dimensional array given. Array must be two-dimensional`);
+    const [m, n] = ta.shape as [number, number];
+    if (tb.shape[0] !== m) throw new LinAlgError('Incompatible dimensions');
+    // NumPy computes in float64 whatever the inputs, and so takes float64's eps
+    let rcond = o.rcond ?? EPS64 * Math.max(m, n);
+    if (rcond < 0) rcond = EPS64;
+    const [x, res, rank, s] = host('linalg.lstsq', { fn: 'lstsq', rcond }, ta, tb) as [Tensor, Tensor, Tensor, Tensor];
+    const rankInt = astype(rank, 'int32');
+    const k = tb.shape[1]!;
+    const residuals = m > n ? compress(broadcast_to(equal(rank, n), [k]), res, { axis: 0 }) : zeros([0], { dtype: res.dtype });
+    return [vector ? reshape(x, [n]) : x, residuals, rankInt, s];
+  },
+  /** np.linalg.pinv: V diag(1/s) U^T from svd's parts, singular values at most rcond * max(s) dropped. */
+  pinv(a: Operand, ...args: Args): Tensor {
+    const o = kwargs<{ rcond?: number | null; hermitian?: boolean; rtol?: number | null }>('linalg.pinv', args, ['rcond', 'hermitian'], ['rtol']);
+    if (o.rcond !== undefined && o.rcond !== null && 'rtol' in o) throw new RangeError("`rtol` and `rcond` can't be both set.");
+    const t = floating(toTensor(a));
+    if (t.ndim < 2) throw new LinAlgError(`${t.ndim}-dimensional array given. Array must be at least two-dimensional`);
+    const [m, n] = t.shape.slice(-2) as [number, number];
+    const rcond = o.rcond ?? (o.rtol === undefined ? 1e-15 : o.rtol === null ? Math.max(m, n) * epsOf(t) : o.rtol);
+    if (m === 0 || n === 0) return zeros([...t.shape.slice(0, -2), n, m], { dtype: t.dtype });
+    const [u, s, vh] = host('linalg.pinv', { fn: 'svd', full: false }, t) as [Tensor, Tensor, Tensor];
+    const cutoff = multiply(max(s, { axis: -1, keepdims: true, initial: 0 }), rcond);
+    const sinv = where(greater(s, cutoff), divide(1, s), 0);
+    return matmul(mT(vh), multiply(reshape(sinv, [...sinv.shape, 1]), mT(u)));
+  },
+  /** np.linalg.matrix_rank: how many singular values exceed tol (default max(s) * max(M, N) * eps). */
+  matrix_rank(A: Operand, ...args: Args): Tensor {
+    const o = kwargs<{ tol?: number | null; hermitian?: boolean; rtol?: number | null }>('linalg.matrix_rank', args, ['tol', 'hermitian'], ['rtol']);
+    if (o.tol != null && o.rtol != null) throw new RangeError("`tol` and `rtol` can't be both set.");
+    const t = toTensor(A);
+    if (t.ndim < 2) return astype(any(not_equal(t, 0)), 'int64');
+    const s = new Tensor(G.svdvals(t.node));
+    const [m, n] = t.shape.slice(-2) as [number, number];
+    const tol = o.tol ?? multiply(max(s, { axis: -1, keepdims: true, initial: 0 }), o.rtol ?? Math.max(m, n) * epsOf(s));
+    return sum(greater(s, tol), { axis: -1, dtype: 'int64' });
+  },
+  /** np.linalg.matrix_power: repeated squaring through matmul (NumPy's order); n < 0 inverts first, n == 0 gives identities. */
+  matrix_power(a: Operand, n: number): Tensor {
+    let t = toTensor(a);
+    stackedSquare(t);
+    if (!Number.isInteger(n)) throw new TypeError('exponent must be an integer');
+    if (n === 0) return broadcast_to(eye(t.shape[t.ndim - 1]!, { dtype: t.dtype }), t.shape);
+    if (n < 0) { t = inv(t); n = -n; }
+    if (n === 1) return t;
+    if (n === 2) return matmul(t, t);
+    if (n === 3) return matmul(matmul(t, t), t);
+    let z: Tensor | undefined, result: Tensor | undefined;
+    for (; n > 0; n = Math.floor(n / 2)) {
+      z = z === undefined ? t : matmul(z, z);
+      if (n % 2) result = result === undefined ? z : matmul(result, z);
+    }
+    return result!;
+  },
+  /** np.linalg.multi_dot: the product of a chain in the order of fewest multiplications; a 1-d first or last operand is a row or column. */
+  multi_dot(arrays: readonly Operand[], ...args: Args): Tensor {
+    kwargs('linalg.multi_dot', args, [], ['out']);
+    const n = arrays.length;
+    if (n < 2) throw new RangeError('Expecting at least two arrays.');
+    const ts = arrays.map(toTensor);
+    if (n === 2) return matmul(ts[0]!, ts[1]!);
+    const first = ts[0]!.ndim === 1, last = ts[n - 1]!.ndim === 1;
+    if (first) ts[0] = reshape(ts[0]!, [1, ts[0]!.shape[0]!]);
+    if (last) ts[n - 1] = reshape(ts[n - 1]!, [ts[n - 1]!.shape[0]!, 1]);
+    for (const t of ts) if (t.ndim !== 2) throw new LinAlgError(`${t.ndim}-dimensional array given. Array must be two-dimensional`);
+    let r: Tensor;
+    if (n === 3) {
+      // NumPy's _multi_dot_three: (AB)C or A(BC), whichever multiplies less
+      const [a0, a1b0] = ts[0]!.shape as [number, number];
+      const [b1c0, c1] = ts[2]!.shape as [number, number];
+      const cost1 = a0 * b1c0 * (a1b0 + c1), cost2 = a1b0 * c1 * (a0 + b1c0);
+      r = cost1 < cost2 ? matmul(matmul(ts[0]!, ts[1]!), ts[2]!) : matmul(ts[0]!, matmul(ts[1]!, ts[2]!));
+    } else {
+      const split = chainOrder([...ts.map((t) => t.shape[0]!), ts[n - 1]!.shape[1]!]);
+      const build = (i: number, j: number): Tensor => (i === j ? ts[i]! : matmul(build(i, split[i]![j]!), build(split[i]![j]! + 1, j)));
+      r = build(0, n - 1);
+    }
+    if (first && last) return reshape(r, []);
+    if (first) return reshape(r, [r.shape[1]!]);
+    if (last) return reshape(r, [r.shape[0]!]);
+    return r;
+  },
+  /** np.linalg.cond: s_max / s_min for p None or 2 (-2: the reverse), else norm(x, p) * norm(inv(x), p); NaN (a singular matrix's) becomes inf unless x holds a NaN. */
+  cond(x: Operand, ...args: Args): Tensor {
+    const o = kwargs<{ p?: NormOrd }>('linalg.cond', args, ['p']);
+    const t = toTensor(x);
+    const p = o.p ?? null;
+    if (t.ndim >= 2 && sizeOf(t.shape.slice(-2)) === 0) throw new LinAlgError('cond is not defined on empty arrays');
+    let r: Tensor;
+    if (p === null || p === 2 || p === -2) {
+      const s = new Tensor(G.svdvals(t.node));
+      const hi = max(s, { axis: -1 }), lo = min(s, { axis: -1 });
+      r = p === -2 ? divide(lo, hi) : divide(hi, lo);
+    } else {
+      stackedSquare(t);
+      const f = floating(t);
+      const invf = host('linalg.cond', { fn: 'inv', singular: 'nan' }, f)[0]!;
+      r = multiply(norm(f, p, [-2, -1]), norm(invf, p, [-2, -1]));
+    }
+    return where(logical_and(isnan(r), logical_not(any(isnan(t), { axis: [-2, -1] }))), Infinity, r);
+  },
+};
+
+function uplo(u: string | undefined): 'L' | 'U' {
+  if (u === undefined || u === 'L' || u === 'l') return 'L';
+  if (u === 'U' || u === 'u') return 'U';
+  throw new RangeError("UPLO argument must be 'L' or 'U'");
+}
