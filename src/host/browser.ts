@@ -43,6 +43,7 @@ export const host: Host = {
 
   readText: async (url: URL) => (await fetch(url)).text(),
 
+  files: () => undefined,
   fileJournal: async () => undefined,
 
   net: async () => ({ WebSocket: globalThis.WebSocket as unknown as Awaited<ReturnType<Host['net']>>['WebSocket'] }),

@@ -6,6 +6,7 @@
 // this resolves to its compiled twin in dist/.
 
 import { existsSync, readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { Worker, parentPort } from 'node:worker_threads';
@@ -59,6 +60,13 @@ export const host: Host = {
 
   async readText(url: URL): Promise<string> {
     return url.protocol === 'file:' ? readFileSync(url, 'utf8') : (await fetch(url)).text();
+  },
+
+  files() {
+    return {
+      read: async (path: string | URL) => new Uint8Array(await readFile(path)),
+      write: (path: string | URL, bytes: Uint8Array) => writeFile(path, bytes),
+    };
   },
 
   async fileJournal(dir: string) {

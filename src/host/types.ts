@@ -35,6 +35,12 @@ export interface Net {
   readonly wrtc?: unknown;
 }
 
+/** A file system as the array readers and writers use it (api/io.ts). */
+export interface Files {
+  read(path: string | URL): Promise<Uint8Array>;
+  write(path: string | URL, bytes: Uint8Array): Promise<void>;
+}
+
 export interface Host {
   readonly name: 'node' | 'browser';
   /** Compute threads the local pool starts by default (0: run tasks inline). */
@@ -48,6 +54,8 @@ export interface Host {
   /** A text file of the package (the WGSL shaders), by URL. */
   readText(url: URL): Promise<string>;
   net(): Promise<Net>;
+  /** Whole-file reads and writes by path, where the host has files (Node); undefined in a browser. */
+  files(): Files | undefined;
   /** A coordinator's journal in a directory, where the host has files (Node). */
   fileJournal(dir: string): Promise<import('../mesh/journal.js').Journal | undefined>;
 }
