@@ -256,6 +256,21 @@ describe('multivariate laws: moments', () => {
   });
 });
 
+/** Each program's draws: identical for chunkSize 7 and the default, inline and on the pool, and different for another seed. */
+function sameForAnyChunking(programs: readonly [string, (g: mt.Generator, chunkSize?: number) => mt.Tensor][]): void {
+  for (const [name, make] of programs) {
+    it(`${name}: identical for chunkSize 7 and default, workers 0 and default, and per seed`, async () => {
+      const ref = await values(make(mt.random.default_rng(42)));
+      expect(ref.every(Number.isFinite)).toBe(true);
+      const small = Array.from((await make(mt.random.default_rng(42), 7).fetch({ workers: 0 })).data as ArrayLike<number | bigint>, Number);
+      expect(small).toEqual(ref);
+      const pooled = Array.from((await make(mt.random.default_rng(42), 7).fetch()).data as ArrayLike<number | bigint>, Number);
+      expect(pooled).toEqual(ref);
+      expect(await values(make(mt.random.default_rng(43)))).not.toEqual(ref);
+    });
+  }
+}
+
 describe('the generator promise', () => {
   const programs: [string, (g: mt.Generator, chunkSize?: number) => mt.Tensor][] = [
     ['standard_gamma', (g, c) => g.standard_gamma(0.7, [300, 3], c ? { chunkSize: c } : {})],
@@ -268,18 +283,7 @@ describe('the generator promise', () => {
     ['multivariate_normal', (g, c) => g.multivariate_normal([0, 1], [[1, 0.5], [0.5, 2]], [450], c ? { chunkSize: c } : {})],
     ['dirichlet', (g, c) => g.dirichlet([0.5, 1, 2], [300], c ? { chunkSize: c } : {})],
   ];
-  for (const [name, make] of programs) {
-    it(`${name}: identical for chunkSize 7 and default, workers 0 and default, and per seed`, async () => {
-      const ref = await values(make(mt.random.default_rng(42)));
-      expect(ref.every(Number.isFinite)).toBe(true);
-      const small = Array.from((await make(mt.random.default_rng(42), 7).fetch({ workers: 0 })).data as ArrayLike<number | bigint>, Number);
-      expect(small).toEqual(ref);
-      const pooled = Array.from((await make(mt.random.default_rng(42), 7).fetch()).data as ArrayLike<number | bigint>, Number);
-      expect(pooled).toEqual(ref);
-      const other = await values(make(mt.random.default_rng(43)));
-      expect(other).not.toEqual(ref);
-    });
-  }
+  sameForAnyChunking(programs);
   it('float32 draws (standard_gamma, standard_exponential, random) fuse into kernels WebGPU can run (no float64)', () => {
     const g = mt.random.default_rng(1);
     for (const t of [g.standard_gamma(0.5, [64], { dtype: 'float32' }), g.standard_gamma(3, [64], { dtype: 'float32' }), g.standard_exponential([64], { dtype: 'float32' }), g.random([64], { dtype: 'float32' })]) {
@@ -349,5 +353,199 @@ describe('NumPy errors', () => {
   it('a RangeError (NumPy ValueError) for domains, a TypeError for a missing parameter', () => {
     expect(() => g.poisson(-1)).toThrow(RangeError);
     expect(() => g.beta(1)).toThrow(TypeError);
+  });
+});
+
+// --- array parameters and the laws added with them ---------------------------
+
+/** Column j of an n-by-k row-major sample. */
+const column = (d: number[], k: number, j: number): number[] => d.filter((_, i) => i % k === j);
+const poissonPmf = (lam: number) => (k: number): number => (k < 0 ? 0 : Math.exp(-lam + k * Math.log(lam) - lgamma(k + 1)));
+const binomPmf = (n: number, p: number) => (k: number): number => (k < 0 || k > n ? 0 : Math.exp(lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1) + k * Math.log(p) + (n - k) * Math.log1p(-p)));
+/** The von Mises cdf on [-pi, pi] by the trapezoid rule on a fine grid, linearly interpolated. */
+function vonmisesCdf(mu: number, kappa: number): (x: number) => number {
+  const M = 200_000, h = (2 * Math.PI) / M, f = (x: number): number => Math.exp(kappa * (Math.cos(x - mu) - 1));
+  const c = new Float64Array(M + 1);
+  for (let i = 1; i <= M; i++) c[i] = c[i - 1]! + (h * (f(-Math.PI + (i - 1) * h) + f(-Math.PI + i * h))) / 2;
+  return (x) => {
+    const t = Math.min(M, Math.max(0, (x + Math.PI) / h)), i = Math.min(M - 1, Math.floor(t));
+    return (c[i]! + (t - i) * (c[i + 1]! - c[i]!)) / c[M]!;
+  };
+}
+
+describe('array parameters: each column follows the law of its own parameter', () => {
+  const R = N / 4;
+  const g = () => mt.random.default_rng(31);
+  it('poisson([0.5, 3, 40], size=[R, 3]): element-wise inversion and PTRS', async () => {
+    const t = g().poisson([0.5, 3, 40], [R, 3]);
+    expect(t.shape).toEqual([R, 3]);
+    expect(t.dtype).toBe('int64');
+    const d = await values(t);
+    [0.5, 3, 40].forEach((lam, j) => chi2Ok(chi2(column(d, 3, j), poissonPmf(lam), 0, 150)));
+    const [stat, df] = chi2(column(d, 3, 2), poissonPmf(40.8), 0, 150);
+    expect(stat).toBeGreaterThan(df + 6 * Math.sqrt(2 * df));
+  });
+  it('poisson of a lazy tensor lam (shape from lam), both sides of 10', async () => {
+    const lam = mt.multiply(mt.tensor([1, 9.9, 10, 250]), 1);
+    const d = await values(g().poisson(mt.broadcast_to(lam, [R, 4])));
+    [1, 9.9, 10, 250].forEach((l, j) => chi2Ok(chi2(column(d, 4, j), poissonPmf(l), 0, 400)));
+  });
+  it('binomial([5, 20, 1000, 40], [0.3, 0.5, 0.9, 0.2]): inversion, BTRS, flipped BTRS, inversion', async () => {
+    const n = [5, 20, 1000, 40], p = [0.3, 0.5, 0.9, 0.2];
+    const d = await values(g().binomial(n, p, [R, 4]));
+    n.forEach((nj, j) => chi2Ok(chi2(column(d, 4, j), binomPmf(nj, p[j]!), 0, nj)));
+  });
+  it('binomial of a column of n against a row of p broadcasts to [2, 3]; p = 0 and p = 1 are exact', async () => {
+    const t = g().binomial([[10], [0]], [0, 0.5, 1]);
+    expect(t.shape).toEqual([2, 3]);
+    const d = await values(t);
+    expect([d[0], d[2], d[3], d[4], d[5]]).toEqual([0, 10, 0, 0, 0]);
+  });
+  it('gamma([0.5, 2.5], [1, 3]) and normal([0, 10], [1, 2]): KS per column', async () => {
+    const d = await values(g().gamma([0.5, 2.5], [1, 3], [R, 2]));
+    expect(ks(column(d, 2, 0), (x) => gammaP(0.5, x))).toBeLessThan(2);
+    expect(ks(column(d, 2, 1), (x) => gammaP(2.5, x / 3))).toBeLessThan(2);
+    const z = await values(g().normal([0, 10], [1, 2], [R, 2]));
+    expect(ks(column(z, 2, 0), phi)).toBeLessThan(2);
+    expect(ks(column(z, 2, 1), (x) => phi((x - 10) / 2))).toBeLessThan(2);
+    expect(ks(column(z, 2, 1), (x) => phi((x - 10.05) / 2))).toBeGreaterThan(2);
+  });
+  it('uniform(low array, high) and the other location/scale laws take arrays', async () => {
+    const u = await values(g().uniform([0, -5], 1, [R, 2]));
+    expect(ks(column(u, 2, 0), (x) => Math.min(1, Math.max(0, x)))).toBeLessThan(2);
+    expect(ks(column(u, 2, 1), (x) => Math.min(1, Math.max(0, (x + 5) / 6)))).toBeLessThan(2);
+    const b = await values(g().beta([2, 0.5], [5, 0.7], [R, 2]));
+    expect(ks(column(b, 2, 0), (x) => betaI(x, 2, 5))).toBeLessThan(2);
+    expect(ks(column(b, 2, 1), (x) => betaI(x, 0.5, 0.7))).toBeLessThan(2);
+    const w = await values(g().weibull([0, 1.7], [R, 2]));
+    expect(column(w, 2, 0).every((x) => x === 0)).toBe(true);
+    expect(ks(column(w, 2, 1), (x) => 1 - Math.exp(-(x ** 1.7)))).toBeLessThan(2);
+  });
+});
+
+describe('negative_binomial, multinomial, vonmises, logseries', () => {
+  const g = () => mt.random.default_rng(57);
+  const nbPmf = (n: number, p: number) => (k: number): number => (k < 0 ? 0 : Math.exp(lgamma(k + n) - lgamma(n) - lgamma(k + 1) + n * Math.log(p) + k * Math.log1p(-p)));
+  it('negative_binomial(3, 0.4) and (0.7, 0.05): chi-square against the pmf', async () => {
+    chi2Ok(chi2(await values(g().negative_binomial(3, 0.4, N)), nbPmf(3, 0.4), 0, 100));
+    chi2Ok(chi2(await values(g().negative_binomial(0.7, 0.05, N)), nbPmf(0.7, 0.05), 0, 400));
+    const [stat, df] = chi2(await values(g().negative_binomial(3, 0.4, N)), nbPmf(3, 0.41), 0, 100);
+    expect(stat).toBeGreaterThan(df + 6 * Math.sqrt(2 * df));
+  });
+  it('negative_binomial with array parameters: per column', async () => {
+    const d = await values(g().negative_binomial([2, 50], [0.5, 0.3], [N / 4, 2]));
+    chi2Ok(chi2(column(d, 2, 0), nbPmf(2, 0.5), 0, 100));
+    chi2Ok(chi2(column(d, 2, 1), nbPmf(50, 0.3), 0, 400));
+  });
+  it('multinomial(30, [0.2, 0.5, 0.3]): rows sum to n, each count Binomial(n, p_i)', async () => {
+    const pv = [0.2, 0.5, 0.3];
+    const t = g().multinomial(30, pv, N / 4);
+    expect(t.shape).toEqual([N / 4, 3]);
+    expect(t.dtype).toBe('int64');
+    const d = await values(t);
+    for (let i = 0; i < N / 4; i++) expect(d[3 * i]! + d[3 * i + 1]! + d[3 * i + 2]!).toBe(30);
+    pv.forEach((p, j) => chi2Ok(chi2(column(d, 3, j), binomPmf(30, p), 0, 30)));
+  });
+  it('multinomial with an array n: shape n.shape + [k], rows sum to their n', async () => {
+    const t = g().multinomial([[5], [400]], [0.1, 0.9]);
+    expect(t.shape).toEqual([2, 1, 2]);
+    const d = await values(g().multinomial([5, 400], [0.1, 0.6, 0.3], [N / 4, 2]));
+    for (let i = 0; i < N / 4; i++) {
+      expect(d[6 * i]! + d[6 * i + 1]! + d[6 * i + 2]!).toBe(5);
+      expect(d[6 * i + 3]! + d[6 * i + 4]! + d[6 * i + 5]!).toBe(400);
+    }
+    chi2Ok(chi2(column(d, 6, 4), binomPmf(400, 0.6), 0, 400));
+    chi2Ok(chi2(column(d, 6, 2), binomPmf(5, 0.3), 0, 5));
+  });
+  it('vonmises: KS against the cdf for kappa 0.3, 2 and 40, and per column of an array kappa', async () => {
+    for (const [mu, kappa] of [[0.5, 0.3], [-2, 2], [3, 40]] as const) {
+      expect(ks(await values(g().vonmises(mu, kappa, N)), vonmisesCdf(mu, kappa))).toBeLessThan(2);
+    }
+    expect(ks(await values(g().vonmises(-2, 2, N)), vonmisesCdf(-2, 2.1))).toBeGreaterThan(2);
+    const d = await values(g().vonmises([0, 1], [1e-9, 5], [N / 4, 2]));
+    expect(ks(column(d, 2, 0), (x) => (x + Math.PI) / (2 * Math.PI))).toBeLessThan(2);
+    expect(ks(column(d, 2, 1), vonmisesCdf(1, 5))).toBeLessThan(2);
+    expect(d.every((x) => x >= -Math.PI && x <= Math.PI)).toBe(true);
+  });
+  const hyperPmf = (G: number, B: number, n: number) => (k: number): number => (k < 0 || k > G || n - k < 0 || n - k > B ? 0
+    : Math.exp(lgamma(G + 1) - lgamma(k + 1) - lgamma(G - k + 1) + lgamma(B + 1) - lgamma(n - k + 1) - lgamma(B - n + k + 1) - lgamma(G + B + 1) + lgamma(n + 1) + lgamma(G + B - n + 1)));
+  it('hypergeometric: inversion, HRUA at its worst rejection rate, HRUA reduced by colour and complement', async () => {
+    for (const [G, B, n] of [[5, 20, 8], [20, 20, 20], [300, 700, 400], [1000, 10, 990], [10, 1e6, 5e5]] as const) {
+      chi2Ok(chi2(await values(g().hypergeometric(G, B, n, N)), hyperPmf(G, B, n), 0, Math.min(G, n)));
+    }
+    const [stat, df] = chi2(await values(g().hypergeometric(300, 700, 400, N)), hyperPmf(303, 697, 400), 0, 300);
+    expect(stat).toBeGreaterThan(df + 6 * Math.sqrt(2 * df));
+  });
+  it('hypergeometric with array parameters: per column', async () => {
+    const G = [5, 20, 1000, 0], B = [20, 20, 10, 7], n = [8, 20, 990, 3];
+    const d = await values(g().hypergeometric(G, B, n, [N / 4, 4]));
+    for (let j = 0; j < 3; j++) chi2Ok(chi2(column(d, 4, j), hyperPmf(G[j]!, B[j]!, n[j]!), 0, Math.min(G[j]!, n[j]!)));
+    expect(column(d, 4, 3).every((x) => x === 0)).toBe(true);
+  });
+  it('logseries(0.6) and (0.99): chi-square against the pmf', async () => {
+    const pmf = (p: number) => (k: number): number => (k < 1 ? 0 : -(p ** k) / (k * Math.log1p(-p)));
+    chi2Ok(chi2(await values(g().logseries(0.6, N)), pmf(0.6), 0, 100));
+    chi2Ok(chi2(await values(g().logseries(0.99, N)), pmf(0.99), 0, 5000));
+  });
+});
+
+describe('the generator promise for array parameters and the added laws', () => {
+  const col = (n: number): number[] => Array.from({ length: n }, (_, i) => [0.3, 4, 9.99, 10, 70][i % 5]!);
+  const programs: [string, (g: mt.Generator, chunkSize?: number) => mt.Tensor][] = [
+    ['poisson(lam array)', (g, c) => g.poisson(mt.tensor(col(900), c ? { chunkSize: c } : {}), c ? { chunkSize: c } : {})],
+    ['binomial(n array, p array)', (g, c) => g.binomial([3, 30, 1000], [0.2, 0.5, 0.95], [300, 3], c ? { chunkSize: c } : {})],
+    ['gamma(shape array)', (g, c) => g.gamma([0.3, 1, 7], 2, [300, 3], c ? { chunkSize: c } : {})],
+    ['negative_binomial', (g, c) => g.negative_binomial([1.5, 20], 0.3, [450, 2], c ? { chunkSize: c } : {})],
+    ['multinomial', (g, c) => g.multinomial([7, 300], [0.2, 0.3, 0.5], [450, 2], c ? { chunkSize: c } : {})],
+    ['vonmises', (g, c) => g.vonmises(1, [0, 0.5, 30], [300, 3], c ? { chunkSize: c } : {})],
+    ['logseries', (g, c) => g.logseries(0.9, [900], c ? { chunkSize: c } : {})],
+    ['hypergeometric', (g, c) => g.hypergeometric([5, 300], [20, 700], [8, 400], [450, 2], c ? { chunkSize: c } : {})],
+  ];
+  sameForAnyChunking(programs);
+});
+
+describe('NumPy errors for array parameters and the added laws', () => {
+  const g = mt.random.default_rng(1);
+  const cases: [() => unknown, RegExp][] = [
+    [() => g.normal([0, 1], [1, 2, 3]), /^shape mismatch: objects cannot be broadcast to a single shape/],
+    [() => g.normal([0, 1], 1, [3]), /^shape mismatch/],
+    [() => g.poisson([[1, 2]], [2]), /^shape mismatch/],
+    [() => g.poisson([1, -1]), /^lam < 0 or lam is NaN$/],
+    [() => g.poisson([1, NaN]), /^lam < 0 or lam is NaN$/],
+    [() => g.poisson([1, 1e19]), /^lam value too large$/],
+    [() => g.normal(0, [1, -1]), /^scale < 0$/],
+    [() => g.binomial([3, -1], 0.5), /^n < 0$/],
+    [() => g.binomial(3, [0.5, 1.5]), /^p < 0, p > 1 or p is NaN$/],
+    [() => g.binomial([2.5], 0.5), /'n' must hold integers/],
+    [() => g.gamma([1, -1]), /^shape < 0$/],
+    [() => g.negative_binomial(0, 0.5), /^n <= 0$/],
+    [() => g.negative_binomial(NaN, 0.5), /^n must not be NaN$/],
+    [() => g.negative_binomial(3, [0.5, 0]), /^p <= 0, p > 1 or p contains NaNs$/],
+    [() => g.multinomial(-1, [0.5, 0.5]), /^n < 0$/],
+    [() => g.multinomial(3, [0.7, 0.7, 0]), /^sum\(pvals\[:-1\]\) > 1\.0/],
+    [() => g.multinomial(3, [-0.1, 1.1]), /^pvals < 0, pvals > 1 or pvals is NaN$/],
+    [() => g.multinomial(3, [[0.5, 0.5]]), /pvals must be a 1-d sequence/],
+    [() => g.vonmises(0, -1), /^kappa < 0$/],
+    [() => g.hypergeometric(-1, 5, 2), /^ngood < 0$/],
+    [() => g.hypergeometric(3, [5, -5], 2), /^nbad < 0$/],
+    [() => g.hypergeometric(3, 5, 9), /^ngood \+ nbad < nsample$/],
+    [() => g.hypergeometric([3, 3], 5, [2, 9]), /^ngood \+ nbad < nsample$/],
+    [() => g.hypergeometric(2e9, 5, 2), /^both ngood and nbad must be less than 1000000000$/],
+    [() => g.logseries(1), /^p < 0, p >= 1 or p is NaN$/],
+    [() => g.triangular(0, [1, 4], 3), /^mode > right$/],
+  ];
+  for (const [f, re] of cases) it(`${re.source}`, async () => {
+    // JS data is checked at the call; the triangular order of arrays when the run reaches it.
+    let err: unknown;
+    try { const t = f(); if (t instanceof mt.Tensor) await t.fetch(); } catch (e) { err = e; }
+    expect(err).toBeInstanceOf(Error);
+    expect(String((err as Error).message)).toMatch(re);
+  });
+  it('a lazy tensor parameter is checked when the run reaches it (RangeError)', async () => {
+    const lam = mt.subtract(mt.tensor([1, 2, 3]), 2);
+    const t = g.poisson(lam);
+    expect(t.shape).toEqual([3]);
+    await expect(t.fetch()).rejects.toThrow(/^lam < 0 or lam is NaN$/);
+    await expect(g.binomial(mt.tensor([3, 4]), mt.add(mt.tensor([0.5, 0.6]), 0.5)).fetch()).rejects.toThrow(RangeError);
   });
 });

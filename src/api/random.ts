@@ -1,15 +1,18 @@
 // Random numbers: NumPy's Generator (default_rng) and its legacy functions
 // (mt.random.*, drawing from the generator that mt.random.seed sets). In:
-// NumPy's parameters (scalars; keywords in a trailing options object, see
-// `kwargs`). Out: lazy Tensors.
+// NumPy's parameters (numbers, JS data or tensors, broadcast by NumPy's rules,
+// see `Call`; keywords in a trailing options object, see `kwargs`). Out: lazy
+// Tensors.
 //
 // Design: every draw is a pure function of (seed, stream, element index) —
 // Philox4x32-10 (ir/philox.ts) — so values are the same for any chunking,
 // worker count or device, and the draws fuse into the kernels that use them.
 // Each distribution is a composition of elementwise ops over a fixed number of
 // independent streams (one `draw` = one stream): inversion where there is a
-// closed form; inversion through a table of cumulative probabilities made on
-// the host for discrete laws with a small mean; and for rejection methods K
+// closed form; for discrete laws with a small mean, inversion through a table
+// of cumulative probabilities made on the host (number parameters) or by a
+// fixed number of element-wise steps (tensor parameters, whose per-element
+// constants are lazy expressions too, see `P`); and for rejection methods K
 // candidate sets from K stream sets, the first accepted taken with `where`.
 // K is chosen so that all K are rejected with probability below 1e-12 per
 // element at the worst parameter (rates computed by exact integration over
@@ -20,13 +23,13 @@
 import { isFloat, integerRange } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
 import type { Node } from '../graph/node.js';
-import { checkShape, chunkGrid, normalizeAxis } from '../graph/shape.js';
+import { broadcastShapes, checkShape, chunkGrid, normalizeAxis } from '../graph/shape.js';
 import { randomValue, seedKey } from '../ir/philox.js';
 import { type JsData, dtypeArg, fromJs } from './convert.js';
 import {
-  type CreateOpts, type Operand, Tensor, add, astype, ceil, divide, exp, expm1, floor, full, greater, greater_equal, isTensor, kwargs, less,
-  less_equal, log, log1p, logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply, negative, _placed as placed, power, reshape, sqrt,
-  stack, subtract, sum, take, tensor, toTensor, transpose, valuesNow, where, abs, cos,
+  type CreateOpts, type Operand, Tensor, add, all, arccos, astype, ceil, divide, equal, exp, expm1, floor, fmod, full, greater, greater_equal, isTensor, isnan,
+  kwargs, less, less_equal, log, log1p, logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply, negative, _placed as placed, power,
+  reshape, sqrt, stack, subtract, sum, take, tensor, toTensor, transpose, valuesNow, where, abs, cos,
 } from './tensor.js';
 
 type Args = unknown[];
@@ -34,15 +37,6 @@ type Size = number | readonly number[] | null | undefined;
 const CREATE_KW = ['chunkSize', 'gpu'];
 /** The keywords every draw of floats takes beside NumPy's own: dtype (float32 draws run on WebGPU), chunkSize, gpu. */
 const DRAW_KW = ['dtype', ...CREATE_KW];
-
-/** Candidate sets for Marsaglia–Tsang gamma: rejection rate at most 0.04833 (shape 1, decreasing in shape), 0.04833^10 = 7e-14. */
-const K_GAMMA = 10;
-/** Candidate sets for PTRS Poisson (lam >= 10): rejection rate at most 0.2474 (lam = 10, decreasing), 0.2474^20 = 7e-13. */
-const K_PTRS = 20;
-/** Candidate sets for BTRS binomial (n min(p, 1-p) >= 10): rejection rate at most 0.2909 (n p = 10, p = 0.5), 0.2909^23 = 4.7e-13. */
-const K_BTRS = 23;
-/** Means below this draw discrete laws by inversion through a host table (at most ~50 entries); above, by rejection. */
-const TABLE_MEAN = 10;
 
 /** A JS number parameter (NumPy's scalar), named for messages. */
 function num(v: unknown, fn: string, name: string, dflt?: number): number {
@@ -66,6 +60,123 @@ function hostArray(fn: string, x: unknown, what: string): { shape: number[]; dat
   if (isTensor(x)) return { shape: [...x.shape], data: valuesNow(fn, x, what, 'the draw is set up on the host') };
   const a = fromJs(x as JsData);
   return { shape: a.shape, data: Array.from(a.data as ArrayLike<number | bigint>, Number) };
+}
+
+/** Candidate sets for Marsaglia–Tsang gamma: rejection rate at most 0.04833 (shape 1, decreasing in shape), 0.04833^10 = 7e-14. */
+const K_GAMMA = 10;
+/** Candidate sets for PTRS Poisson (lam >= 10): rejection rate at most 0.2474 (lam = 10, decreasing), 0.2474^20 = 7e-13. */
+const K_PTRS = 20;
+/** Candidate sets for BTRS binomial (n min(p, 1-p) >= 10): rejection rate at most 0.2909 (n p = 10, p = 0.5), 0.2909^23 = 4.7e-13. */
+const K_BTRS = 23;
+/**
+ * Candidate sets for Best–Fisher von Mises: the acceptance rate, the
+ * integral over the candidate's uniform U of min(1, Y e^(1-Y)), decreases in
+ * kappa from 1 to 0.65774 (kappa -> inf; this method serves kappa <= 1e6),
+ * so the rejection rate is below 0.34226 and 0.34226^26 = 7.9e-13.
+ */
+const K_VONMISES = 26;
+/**
+ * Candidate sets for HRUA hypergeometric (mean >= 10): the acceptance rate
+ * is 1 / (2 h f(mode)) (the hat's area over the pmf's), smallest over that
+ * range at 40 balls, 20 good, 20 drawn: rejection 0.48252, 0.48252^38 = 9.4e-13.
+ */
+const K_HRUA = 38;
+/** Means below this draw discrete laws by inversion (a host table for scalar parameters, INV_STEPS steps for tensors); above, by rejection. */
+const TABLE_MEAN = 10;
+/**
+ * Steps of the element-wise inversion for means below TABLE_MEAN: a Poisson,
+ * binomial or hypergeometric law of mean mu <= 10 exceeds 63 with probability
+ * at most e^-mu (e mu / 64)^64 < 1e-28 (Chernoff's bound, which Hoeffding
+ * extends to the binomial and hypergeometric), so 64 steps are exact up to that.
+ */
+const INV_STEPS = 64;
+
+/**
+ * A distribution parameter: a JS number (NumPy's scalar; constants are folded
+ * on the host, and the faster host-table paths stay available) or a float64
+ * tensor (JS data or a Tensor), broadcast against the draws element-wise.
+ */
+type Par = number | Tensor;
+const isNum = (x: Par): x is number => typeof x === 'number';
+/** Arithmetic on parameters: on the host for numbers, element-wise for tensors, so each method is written once for both. */
+const P = {
+  add: (a: Par, b: Par): Par => (isNum(a) && isNum(b) ? a + b : add(a, b)),
+  sub: (a: Par, b: Par): Par => (isNum(a) && isNum(b) ? a - b : subtract(a, b)),
+  mul: (a: Par, b: Par): Par => (isNum(a) && isNum(b) ? a * b : multiply(a, b)),
+  div: (a: Par, b: Par): Par => (isNum(a) && isNum(b) ? a / b : divide(a, b)),
+  min: (a: Par, b: Par): Par => (isNum(a) && isNum(b) ? Math.min(a, b) : minimum(a, b)),
+  max: (a: Par, b: Par): Par => (isNum(a) && isNum(b) ? Math.max(a, b) : maximum(a, b)),
+  sqrt: (a: Par): Par => (isNum(a) ? Math.sqrt(a) : sqrt(a)),
+  log: (a: Par): Par => (isNum(a) ? Math.log(a) : log(a)),
+  log1p: (a: Par): Par => (isNum(a) ? Math.log1p(a) : log1p(a)),
+  exp: (a: Par): Par => (isNum(a) ? Math.exp(a) : exp(a)),
+  floor: (a: Par): Par => (isNum(a) ? Math.floor(a) : floor(a)),
+  lgamma: (a: Par): Par => (isNum(a) ? lgammaHost(a) : lgamma(a)),
+};
+
+/** One of NumPy's domain tests: its message, the test on a number, the same test element-wise (NaN fails unless the test says otherwise). */
+type Rule = readonly [string, (x: number) => boolean, (t: Tensor) => Tensor];
+/** x >= 0 with NaN let through (NumPy's checks of scale for normal and exponential). */
+const notNeg = (m: string): Rule => [m, (x) => !(x < 0), (t) => logical_not(less(t, 0))];
+const atLeast0 = (m: string): Rule => [m, (x) => x >= 0, (t) => greater_equal(t, 0)];
+const above0 = (m: string): Rule => [m, (x) => x > 0, (t) => greater(t, 0)];
+const unit = (m: string): Rule => [m, (x) => x >= 0 && x <= 1, (t) => logical_and(greater_equal(t, 0), less_equal(t, 1))];
+const unitAbove0 = (m: string): Rule => [m, (x) => x > 0 && x <= 1, (t) => logical_and(greater(t, 0), less_equal(t, 1))];
+const atMost = (m: string, v: number): Rule => [m, (x) => x <= v, (t) => less_equal(t, v)];
+const notNaN = (m: string): Rule => [m, (x) => !Number.isNaN(x), (t) => logical_not(isnan(t))];
+
+/**
+ * One call's parameters, read as NumPy reads them: numbers stay numbers;
+ * JS data become float64 tensors checked now, element by element; tensors
+ * are checked when the run reaches them (a `check` node on all() of the
+ * test, kept alive by a `where` on the result). `size` then gives the draws'
+ * shape by NumPy's rules.
+ */
+class Call {
+  private readonly shapes: number[][] = [];
+  private readonly pending: [Tensor, string][] = [];
+  constructor(private readonly fn: string) {}
+  par(v: unknown, name: string, rules: readonly Rule[], dflt?: number, integer = false): Par {
+    if (v === undefined || typeof v === 'number') {
+      const x = integer ? int(v, this.fn, name) : num(v, this.fn, name, dflt);
+      for (const [m, ok] of rules) domain(ok(x), m);
+      return x;
+    }
+    if (isTensor(v)) {
+      if (integer && isFloat(v.dtype)) throw new TypeError(`${this.fn}(): '${name}' must hold integers, got ${v.dtype}`);
+      const t = astype(v, 'float64');
+      for (const [m, , ok] of rules) this.pending.push([ok(t), m]);
+      this.shapes.push([...t.shape]);
+      return t;
+    }
+    if (v === null || typeof v !== 'object') throw new TypeError(`${this.fn}(): '${name}' must be a number or an array, got ${v === null ? 'null' : typeof v}`);
+    const a = fromJs(v as JsData);
+    const data = Array.from(a.data as ArrayLike<number | bigint>, Number);
+    if (integer && !data.every(Number.isInteger)) throw new TypeError(`${this.fn}(): '${name}' must hold integers`);
+    for (const [m, ok] of rules) domain(data.every(ok), m);
+    this.shapes.push(a.shape);
+    return tensor(v as JsData, 'float64');
+  }
+  /** The draws' shape: `size`, to which every parameter must broadcast; without it the parameters' broadcast shape. */
+  size(size: Size): Size {
+    if (this.shapes.length === 0) return size;
+    const mismatch = (): RangeError => new RangeError('shape mismatch: objects cannot be broadcast to a single shape');
+    let b: number[];
+    try { b = broadcastShapes(...this.shapes); } catch { throw mismatch(); }
+    if (size === undefined || size === null) return b;
+    const s = checkShape(size, 'size');
+    let bs: number[];
+    try { bs = broadcastShapes(b, s); } catch { throw mismatch(); }
+    if (bs.length !== s.length || bs.some((d, i) => d !== s[i])) throw mismatch();
+    return s;
+  }
+  /** A check across parameters, left to the run. */
+  require(ok: Tensor, message: string): void { this.pending.push([ok, message]); }
+  /** `r` behind the element-wise checks left to the run. */
+  done(r: Tensor): Tensor {
+    for (const [ok, m] of this.pending) r = where(new Tensor(G.check(all(ok).node, 'nonzero', 'RangeError', m)), r, r);
+    return r;
+  }
 }
 
 const LOG_SQRT_2PI = 0.5 * Math.log(2 * Math.PI);
@@ -110,6 +221,17 @@ function invertTable(u: Tensor, cdf: readonly number[]): Tensor {
   const thr = tensor(cdf.slice(0, -1));
   return sum(less_equal(thr, reshape(u, [...u.shape, 1])), { axis: -1, dtype: 'int64' });
 }
+/** Inversion by INV_STEPS steps of a pmf given by its first term and term ratio, element-wise: #{j < INV_STEPS : F_j <= u} (see INV_STEPS). */
+function invertSteps(u: Tensor, first: Operand, ratio: (j: number) => Operand): Tensor {
+  let p = toTensor(first), c = p;
+  let k = astype(less_equal(c, u), 'float64');
+  for (let j = 1; j < INV_STEPS; j++) {
+    p = multiply(p, ratio(j - 1));
+    c = add(c, p);
+    k = add(k, astype(less_equal(c, u), 'float64'));
+  }
+  return k;
+}
 /** Cumulative sums of a pmf given by its first term and term ratio, until the tail is negligible (or `last`). */
 function cdfTable(first: number, ratio: (j: number) => number, mean: number, last = Infinity): number[] {
   const cdf: number[] = [];
@@ -147,11 +269,13 @@ export class Generator {
     const u = new Tensor(this.draw('uniform', size, o));
     return where(less(u, 0.5), negative(log1p(negative(add(u, 2 ** -54)))), negative(log(subtract(subtract(1, u), 2 ** -54))));
   }
-  /** Marsaglia–Tsang standard gamma (shape >= 1; below 1, gamma(shape + 1) * U^(1/shape)), K_GAMMA candidate sets. */
-  private gammaStd(shape: number, size: Size, o: CreateOpts): Tensor {
+  /** Marsaglia–Tsang standard gamma (shape >= 1; below 1, gamma(shape + 1) * U^(1/shape)), K_GAMMA candidate sets; a tensor shape takes both branches element-wise. */
+  private gammaStd(shape: Par, size: Size, o: CreateOpts): Tensor {
     if (shape === 0) return this.filled(size, 0, dtypeArg(o.dtype) === 'float32' ? 'float32' : 'float64', o);
-    const a = shape < 1 ? shape + 1 : shape;
-    const d = a - 1 / 3, c = 1 / Math.sqrt(9 * d);
+    if (!isNum(shape) && dtypeArg(o.dtype) === 'float32') shape = astype(shape, 'float32');
+    const low = isNum(shape) ? shape < 1 : less(shape, 1);
+    const a = isNum(shape) ? (shape < 1 ? shape + 1 : shape) : where(low, add(shape, 1), shape);
+    const d = P.sub(a, 1 / 3), c = P.div(1, P.sqrt(P.mul(d, 9)));
     const accept: Tensor[] = [], value: Tensor[] = [];
     let last!: Tensor, lastOk!: Tensor;
     for (let i = 0; i < K_GAMMA; i++) {
@@ -164,53 +288,84 @@ export class Generator {
       accept.push(logical_and(lastOk, less(lu, bound)));
       value.push(last = multiply(v, d));
     }
-    let g = firstAccepted(accept, value, where(lastOk, last, d));
-    if (shape < 1) g = multiply(g, exp(divide(log1p(negative(this.unit(size, o))), shape)));
-    return g;
+    const g = firstAccepted(accept, value, where(lastOk, last, d));
+    if (isNum(shape)) return shape < 1 ? multiply(g, exp(divide(log1p(negative(this.unit(size, o))), shape))) : g;
+    const boosted = multiply(g, exp(divide(log1p(negative(this.unit(size, o))), shape)));
+    return where(equal(shape, 0), 0, where(low as Tensor, boosted, g));
   }
-  /** Poisson (lam >= 0 finite): inversion through a host cdf table for lam < 10, else Hörmann's PTRS with K_PTRS candidate sets; int64. */
-  private poissonDraw(lam: number, size: Size, o: CreateOpts): Tensor {
+  /** Poisson (lam >= 0 finite), int64: for a number, a host cdf table below 10, else PTRS; for a tensor, INV_STEPS-step inversion below 10 and PTRS above, element-wise. */
+  private poissonDraw(lam: Par, size: Size, o: CreateOpts): Tensor {
     if (lam === 0) return this.filled(size, 0, 'int64', o);
-    if (lam < TABLE_MEAN) return invertTable(this.unit(size, o), cdfTable(Math.exp(-lam), (j) => lam / (j + 1), lam));
-    const slam = Math.sqrt(lam), loglam = Math.log(lam);
-    const b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
-    const invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+    if (isNum(lam)) {
+      if (lam < TABLE_MEAN) return invertTable(this.unit(size, o), cdfTable(Math.exp(-lam), (j) => lam / (j + 1), lam));
+      return astype(this.ptrs(lam, size, o), 'int64');
+    }
+    const ls = minimum(lam, TABLE_MEAN);
+    const inv = invertSteps(this.unit(size, o), exp(negative(ls)), (j) => divide(ls, j + 1));
+    return astype(where(less(lam, TABLE_MEAN), inv, this.ptrs(maximum(lam, TABLE_MEAN), size, o)), 'int64');
+  }
+  /** Hörmann's PTRS (lam >= 10) with K_PTRS candidate sets; float64 counts. */
+  private ptrs(lam: Par, size: Size, o: CreateOpts): Tensor {
+    const slam = P.sqrt(lam), loglam = P.log(lam);
+    const b = P.add(0.931, P.mul(2.53, slam)), a = P.add(-0.059, P.mul(0.02483, b)), a2 = P.mul(2, a);
+    const logInvalpha = P.log(P.add(1.1239, P.div(1.1328, P.sub(b, 3.4)))), vr = P.sub(0.9277, P.div(3.6224, P.sub(b, 2)));
+    const lamc = P.add(lam, 0.43), nlam = P.mul(-1, lam);
     const accept: Tensor[] = [], value: Tensor[] = [];
     let k!: Tensor;
     for (let i = 0; i < K_PTRS; i++) {
       const U = subtract(new Tensor(this.draw('uniform', size, o)), 0.5), V = new Tensor(this.draw('uniform', size, o));
       const us = subtract(0.5, abs(U));
-      k = floor(add(multiply(add(divide(2 * a, us), b), U), lam + 0.43));
+      k = floor(add(multiply(add(divide(a2, us), b), U), lamc));
       const quick = logical_and(greater_equal(us, 0.07), less_equal(V, vr));
-      const lhs = subtract(add(log(V), Math.log(invalpha)), log(add(divide(a, multiply(us, us)), b)));
-      const rhs = subtract(add(-lam, multiply(k, loglam)), lgamma(add(maximum(k, 0), 1)));
+      const lhs = subtract(add(log(V), logInvalpha), log(add(divide(a, multiply(us, us)), b)));
+      const rhs = subtract(add(nlam, multiply(k, loglam)), lgamma(add(maximum(k, 0), 1)));
       const ok = logical_and(logical_and(greater_equal(k, 0), logical_not(logical_and(less(us, 0.013), greater(V, us)))), less_equal(lhs, rhs));
       accept.push(logical_or(quick, ok));
       value.push(k);
     }
-    return astype(firstAccepted(accept, value, where(greater_equal(k, 0), k, Math.floor(lam))), 'int64');
+    return firstAccepted(accept, value, where(greater_equal(k, 0), k, P.floor(lam)));
   }
-  /** Binomial for p <= 0.5: inversion through a host cdf table when n p < 10, else Hörmann's BTRS with K_BTRS candidate sets; float64 counts. */
-  private binomialLow(n: number, p: number, size: Size, o: CreateOpts): Tensor {
-    const q = 1 - p;
-    if (n * p < TABLE_MEAN) return invertTable(this.unit(size, o), cdfTable(Math.exp(n * Math.log1p(-p)), (j) => ((n - j) / (j + 1)) * (p / q), n * p, n));
-    const spq = Math.sqrt(n * p * q), b = 1.15 + 2.53 * spq, a = -0.0873 + 0.0248 * b + 0.01 * p, c = n * p + 0.5, vr = 0.92 - 4.2 / b;
-    const alpha = (2.83 + 5.1 / b) * spq, lpq = Math.log(p / q), m = Math.floor((n + 1) * p), h = lgammaHost(m + 1) + lgammaHost(n - m + 1);
+  /** Binomial for p <= 0.5, float64 counts: for numbers a host cdf table when n p < 10, else BTRS; for tensors INV_STEPS-step inversion when n p < 10, else BTRS, element-wise. */
+  private binomialLow(n: Par, p: Par, size: Size, o: CreateOpts): Tensor {
+    const q = P.sub(1, p);
+    if (isNum(n) && isNum(p)) {
+      const qn = q as number;
+      if (n * p < TABLE_MEAN) return invertTable(this.unit(size, o), cdfTable(Math.exp(n * Math.log1p(-p)), (j) => ((n - j) / (j + 1)) * (p / qn), n * p, n));
+      return this.btrs(n, p, size, o);
+    }
+    const ratio = P.div(p, q);
+    const inv = invertSteps(this.unit(size, o), exp(multiply(n, log1p(negative(p)))), (j) => multiply(divide(subtract(n, j), j + 1), ratio));
+    return where(less(multiply(n, p), TABLE_MEAN), inv, this.btrs(n, p, size, o));
+  }
+  /** Hörmann's BTRS (n p >= 10, p <= 0.5) with K_BTRS candidate sets; float64 counts. */
+  private btrs(n: Par, p: Par, size: Size, o: CreateOpts): Tensor {
+    const q = P.sub(1, p), spq = P.sqrt(P.mul(P.mul(n, p), q)), b = P.add(1.15, P.mul(2.53, spq));
+    const a = P.add(P.add(-0.0873, P.mul(0.0248, b)), P.mul(0.01, p)), c = P.add(P.mul(n, p), 0.5), vr = P.sub(0.92, P.div(4.2, b));
+    const alpha = P.mul(P.add(2.83, P.div(5.1, b)), spq), lpq = P.log(P.div(p, q)), m = P.floor(P.mul(P.add(n, 1), p));
+    const h = P.add(P.lgamma(P.add(m, 1)), P.lgamma(P.add(P.sub(n, m), 1))), a2 = P.mul(2, a), n1 = P.add(n, 1);
     const accept: Tensor[] = [], value: Tensor[] = [];
     let k!: Tensor, inRange!: Tensor;
     for (let i = 0; i < K_BTRS; i++) {
       const U = subtract(new Tensor(this.draw('uniform', size, o)), 0.5), V = new Tensor(this.draw('uniform', size, o));
       const us = subtract(0.5, abs(U));
-      k = floor(add(multiply(add(divide(2 * a, us), b), U), c));
+      k = floor(add(multiply(add(divide(a2, us), b), U), c));
       inRange = logical_and(greater_equal(k, 0), less_equal(k, n));
       const quick = logical_and(greater_equal(us, 0.07), less_equal(V, vr));
       const kc = minimum(maximum(k, 0), n);
       const lhs = log(divide(multiply(V, alpha), add(divide(a, multiply(us, us)), b)));
-      const rhs = add(subtract(subtract(h, lgamma(add(kc, 1))), lgamma(subtract(n + 1, kc))), multiply(subtract(k, m), lpq));
+      const rhs = add(subtract(subtract(h, lgamma(add(kc, 1))), lgamma(subtract(n1, kc))), multiply(subtract(k, m), lpq));
       accept.push(logical_and(inRange, logical_or(quick, less_equal(lhs, rhs))));
       value.push(k);
     }
     return firstAccepted(accept, value, where(inRange, k, m));
+  }
+  /** Binomial(n, p) for any p in [0, 1] as float64 counts (p > 0.5 drawn as n - Binomial(n, 1 - p)). */
+  private binomialAny(n: Par, p: Par, size: Size, o: CreateOpts): Tensor {
+    if (isNum(p) && (p === 0 || p === 1)) return add(this.filled(size, 0, 'float64', o), p === 1 ? n : 0);
+    if (isNum(n) && n === 0) return this.filled(size, 0, 'float64', o);
+    const x = this.binomialLow(n, P.min(p, P.sub(1, p)), size, o);
+    if (isNum(p)) return p > 0.5 ? subtract(n, x) : x;
+    return where(greater(p, 0.5), subtract(n, x), x);
   }
   /** A constant draw (a degenerate law: lam = 0, p = 1, ...), chunked as the draws are. */
   private filled(size: Size, value: number, dtype: 'int64' | 'float64' | 'float32', o: CreateOpts): Tensor {
@@ -227,9 +382,10 @@ export class Generator {
   }
   /** uniform(low=0, high=1, size=None) */
   uniform(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { low?: number; high?: number; size?: Size }>('uniform', args, ['low', 'high', 'size'], DRAW_KW);
-    const low = num(o.low, 'uniform', 'low', 0), high = num(o.high, 'uniform', 'high', 1);
-    return this.cast(add(multiply(this.unit(o.size, o), high - low), low), o);
+    const o = kwargs<CreateOpts & { low?: unknown; high?: unknown; size?: Size }>('uniform', args, ['low', 'high', 'size'], DRAW_KW);
+    const c = new Call('uniform');
+    const low = c.par(o.low, 'low', [], 0), high = c.par(o.high, 'high', [], 1), size = c.size(o.size);
+    return c.done(this.cast(add(multiply(this.unit(size, o), P.sub(high, low)), low), o));
   }
   /** standard_normal(size=None, dtype=float64) */
   standard_normal(...args: Args): Tensor {
@@ -238,17 +394,17 @@ export class Generator {
   }
   /** normal(loc=0, scale=1, size=None) */
   normal(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { loc?: number; scale?: number; size?: Size }>('normal', args, ['loc', 'scale', 'size'], DRAW_KW);
-    const loc = num(o.loc, 'normal', 'loc', 0), scale = num(o.scale, 'normal', 'scale', 1);
-    if (scale < 0) throw new RangeError('scale < 0');
-    return this.cast(add(multiply(new Tensor(this.draw('normal', o.size, o)), scale), loc), o);
+    const o = kwargs<CreateOpts & { loc?: unknown; scale?: unknown; size?: Size }>('normal', args, ['loc', 'scale', 'size'], DRAW_KW);
+    const c = new Call('normal');
+    const loc = c.par(o.loc, 'loc', [], 0), scale = c.par(o.scale, 'scale', [notNeg('scale < 0')], 1), size = c.size(o.size);
+    return c.done(this.cast(add(multiply(new Tensor(this.draw('normal', size, o)), scale), loc), o));
   }
   /** exponential(scale=1, size=None): inversion, -log(1 - U). */
   exponential(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { scale?: number; size?: Size }>('exponential', args, ['scale', 'size'], DRAW_KW);
-    const scale = num(o.scale, 'exponential', 'scale', 1);
-    if (scale < 0) throw new RangeError('scale < 0');
-    return this.cast(multiply(negative(log1p(negative(new Tensor(this.draw('uniform', o.size, o))))), scale), o);
+    const o = kwargs<CreateOpts & { scale?: unknown; size?: Size }>('exponential', args, ['scale', 'size'], DRAW_KW);
+    const c = new Call('exponential');
+    const scale = c.par(o.scale, 'scale', [notNeg('scale < 0')], 1), size = c.size(o.size);
+    return c.done(this.cast(multiply(negative(log1p(negative(new Tensor(this.draw('uniform', size, o))))), scale), o));
   }
   /** standard_exponential(size=None, dtype=float64): inversion, -log(1 - U); float32 from 24-bit uniforms in float32 arithmetic. */
   standard_exponential(...args: Args): Tensor {
@@ -257,148 +413,290 @@ export class Generator {
   }
   /** standard_gamma(shape, size=None, dtype=float64): Marsaglia–Tsang rejection (boosted by U^(1/shape) below 1); float32 in float32 arithmetic. */
   standard_gamma(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { shape?: number; size?: Size }>('standard_gamma', args, ['shape', 'size', 'dtype', 'out'], CREATE_KW);
-    const shape = num(o.shape, 'standard_gamma', 'shape');
-    domain(shape >= 0, 'shape < 0');
-    return this.cast(this.gammaStd(shape, o.size, o), o);
+    const o = kwargs<CreateOpts & { shape?: unknown; size?: Size }>('standard_gamma', args, ['shape', 'size', 'dtype', 'out'], CREATE_KW);
+    const c = new Call('standard_gamma');
+    const shape = c.par(o.shape, 'shape', [atLeast0('shape < 0')]), size = c.size(o.size);
+    return c.done(this.cast(this.gammaStd(shape, size, o), o));
   }
   /** gamma(shape, scale=1.0, size=None): scale * standard_gamma(shape) (Marsaglia–Tsang). */
   gamma(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { shape?: number; scale?: number; size?: Size }>('gamma', args, ['shape', 'scale', 'size'], CREATE_KW);
-    const shape = num(o.shape, 'gamma', 'shape'), scale = num(o.scale, 'gamma', 'scale', 1);
-    domain(shape >= 0, 'shape < 0');
-    domain(scale >= 0, 'scale < 0');
-    return multiply(this.gammaStd(shape, o.size, o), scale);
+    const o = kwargs<CreateOpts & { shape?: unknown; scale?: unknown; size?: Size }>('gamma', args, ['shape', 'scale', 'size'], CREATE_KW);
+    const c = new Call('gamma');
+    const shape = c.par(o.shape, 'shape', [atLeast0('shape < 0')]), scale = c.par(o.scale, 'scale', [atLeast0('scale < 0')], 1), size = c.size(o.size);
+    return c.done(multiply(this.gammaStd(shape, size, o), scale));
   }
   /** beta(a, b, size=None): X / (X + Y) for independent gammas X ~ Γ(a), Y ~ Γ(b). */
   beta(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { a?: number; b?: number; size?: Size }>('beta', args, ['a', 'b', 'size'], CREATE_KW);
-    const a = num(o.a, 'beta', 'a'), b = num(o.b, 'beta', 'b');
-    domain(a > 0, 'a <= 0');
-    domain(b > 0, 'b <= 0');
-    const x = this.gammaStd(a, o.size, o), y = this.gammaStd(b, o.size, o);
-    return divide(x, add(x, y));
+    const o = kwargs<CreateOpts & { a?: unknown; b?: unknown; size?: Size }>('beta', args, ['a', 'b', 'size'], CREATE_KW);
+    const c = new Call('beta');
+    const a = c.par(o.a, 'a', [above0('a <= 0')]), b = c.par(o.b, 'b', [above0('b <= 0')]), size = c.size(o.size);
+    const x = this.gammaStd(a, size, o), y = this.gammaStd(b, size, o);
+    return c.done(divide(x, add(x, y)));
   }
   /** chisquare(df, size=None): 2 * standard_gamma(df / 2). */
   chisquare(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { df?: number; size?: Size }>('chisquare', args, ['df', 'size'], CREATE_KW);
-    const df = num(o.df, 'chisquare', 'df');
-    domain(df > 0, 'df <= 0');
-    return multiply(this.gammaStd(df / 2, o.size, o), 2);
+    const o = kwargs<CreateOpts & { df?: unknown; size?: Size }>('chisquare', args, ['df', 'size'], CREATE_KW);
+    const c = new Call('chisquare');
+    const df = c.par(o.df, 'df', [above0('df <= 0')]), size = c.size(o.size);
+    return c.done(multiply(this.gammaStd(P.div(df, 2), size, o), 2));
   }
   /** f(dfnum, dfden, size=None): the ratio of two scaled chi-squares (gammas). */
   f(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { dfnum?: number; dfden?: number; size?: Size }>('f', args, ['dfnum', 'dfden', 'size'], CREATE_KW);
-    const dfnum = num(o.dfnum, 'f', 'dfnum'), dfden = num(o.dfden, 'f', 'dfden');
-    domain(dfnum > 0, 'dfnum <= 0');
-    domain(dfden > 0, 'dfden <= 0');
-    return divide(multiply(this.gammaStd(dfnum / 2, o.size, o), dfden), multiply(this.gammaStd(dfden / 2, o.size, o), dfnum));
+    const o = kwargs<CreateOpts & { dfnum?: unknown; dfden?: unknown; size?: Size }>('f', args, ['dfnum', 'dfden', 'size'], CREATE_KW);
+    const c = new Call('f');
+    const dfnum = c.par(o.dfnum, 'dfnum', [above0('dfnum <= 0')]), dfden = c.par(o.dfden, 'dfden', [above0('dfden <= 0')]), size = c.size(o.size);
+    return c.done(divide(multiply(this.gammaStd(P.div(dfnum, 2), size, o), dfden), multiply(this.gammaStd(P.div(dfden, 2), size, o), dfnum)));
   }
   /** standard_t(df, size=None): N * sqrt(df / 2 / G) for a normal N and a gamma G ~ Γ(df / 2), as NumPy. */
   standard_t(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { df?: number; size?: Size }>('standard_t', args, ['df', 'size'], CREATE_KW);
-    const df = num(o.df, 'standard_t', 'df');
-    domain(df > 0, 'df <= 0');
-    const n = new Tensor(this.draw('normal', o.size, o));
-    return multiply(n, sqrt(divide(df / 2, this.gammaStd(df / 2, o.size, o))));
+    const o = kwargs<CreateOpts & { df?: unknown; size?: Size }>('standard_t', args, ['df', 'size'], CREATE_KW);
+    const c = new Call('standard_t');
+    const df = c.par(o.df, 'df', [above0('df <= 0')]), size = c.size(o.size);
+    const n = new Tensor(this.draw('normal', size, o));
+    return c.done(multiply(n, sqrt(divide(P.div(df, 2), this.gammaStd(P.div(df, 2), size, o)))));
   }
   /** lognormal(mean=0, sigma=1, size=None): exp of a Box–Muller normal. */
   lognormal(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { mean?: number; sigma?: number; size?: Size }>('lognormal', args, ['mean', 'sigma', 'size'], CREATE_KW);
-    const mean = num(o.mean, 'lognormal', 'mean', 0), sigma = num(o.sigma, 'lognormal', 'sigma', 1);
-    domain(sigma >= 0, 'sigma < 0');
-    return exp(add(multiply(new Tensor(this.draw('normal', o.size, o)), sigma), mean));
+    const o = kwargs<CreateOpts & { mean?: unknown; sigma?: unknown; size?: Size }>('lognormal', args, ['mean', 'sigma', 'size'], CREATE_KW);
+    const c = new Call('lognormal');
+    const mean = c.par(o.mean, 'mean', [], 0), sigma = c.par(o.sigma, 'sigma', [atLeast0('sigma < 0')], 1), size = c.size(o.size);
+    return c.done(exp(add(multiply(new Tensor(this.draw('normal', size, o)), sigma), mean)));
   }
   /** laplace(loc=0, scale=1, size=None): inversion, loc ∓ scale * log(2 t) on the tail probability t of a midpoint uniform. */
   laplace(...args: Args): Tensor {
-    const [loc, scale, size, o] = this.locScale('laplace', args);
+    const [loc, scale, size, o, c] = this.locScale('laplace', args);
     const u = new Tensor(this.draw('uniform', size, o));
     const lower = less(u, 0.5);
     const t = where(lower, add(u, 2 ** -54), subtract(subtract(1, u), 2 ** -54));
     const e = multiply(log(multiply(t, 2)), scale);
-    return add(where(lower, e, negative(e)), loc);
+    return c.done(add(where(lower, e, negative(e)), loc));
   }
   /** logistic(loc=0, scale=1, size=None): inversion, loc ± scale * log(t / (1 - t)) on the tail probability t of a midpoint uniform. */
   logistic(...args: Args): Tensor {
-    const [loc, scale, size, o] = this.locScale('logistic', args);
+    const [loc, scale, size, o, c] = this.locScale('logistic', args);
     const u = new Tensor(this.draw('uniform', size, o));
     const lower = less(u, 0.5);
     const t = where(lower, add(u, 2 ** -54), subtract(subtract(1, u), 2 ** -54));
     const e = multiply(subtract(log(t), log1p(negative(t))), scale);
-    return add(where(lower, e, negative(e)), loc);
+    return c.done(add(where(lower, e, negative(e)), loc));
   }
   /** gumbel(loc=0, scale=1, size=None): inversion, loc - scale * log(E) for a standard exponential E. */
   gumbel(...args: Args): Tensor {
-    const [loc, scale, size, o] = this.locScale('gumbel', args);
-    return subtract(loc, multiply(log(this.expMid(size, o)), scale));
+    const [loc, scale, size, o, c] = this.locScale('gumbel', args);
+    return c.done(subtract(loc, multiply(log(this.expMid(size, o)), scale)));
   }
   /** weibull(a, size=None): inversion, E^(1/a) for a standard exponential E (0 when a = 0, as NumPy). */
   weibull(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { a?: number; size?: Size }>('weibull', args, ['a', 'size'], CREATE_KW);
-    const a = num(o.a, 'weibull', 'a');
-    domain(a >= 0, 'a < 0');
-    if (a === 0) return this.filled(o.size, 0, 'float64', o);
-    return power(this.expMid(o.size, o), 1 / a);
+    const o = kwargs<CreateOpts & { a?: unknown; size?: Size }>('weibull', args, ['a', 'size'], CREATE_KW);
+    const c = new Call('weibull');
+    const a = c.par(o.a, 'a', [atLeast0('a < 0')]), size = c.size(o.size);
+    if (a === 0) return this.filled(size, 0, 'float64', o);
+    const r = power(this.expMid(size, o), P.div(1, a));
+    return c.done(isNum(a) ? r : where(equal(a, 0), 0, r));
   }
   /** pareto(a, size=None): inversion (Lomax, as NumPy), expm1(E / a) for a standard exponential E. */
   pareto(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { a?: number; size?: Size }>('pareto', args, ['a', 'size'], CREATE_KW);
-    const a = num(o.a, 'pareto', 'a');
-    domain(a > 0, 'a <= 0');
-    return expm1(divide(this.expMid(o.size, o), a));
+    const o = kwargs<CreateOpts & { a?: unknown; size?: Size }>('pareto', args, ['a', 'size'], CREATE_KW);
+    const c = new Call('pareto');
+    const a = c.par(o.a, 'a', [above0('a <= 0')]), size = c.size(o.size);
+    return c.done(expm1(divide(this.expMid(size, o), a)));
   }
   /** power(a, size=None): inversion, (1 - exp(-E))^(1/a) for a standard exponential E. */
   power(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { a?: number; size?: Size }>('power', args, ['a', 'size'], CREATE_KW);
-    const a = num(o.a, 'power', 'a');
-    domain(a > 0, 'a <= 0');
-    return power(negative(expm1(negative(this.expMid(o.size, o)))), 1 / a);
+    const o = kwargs<CreateOpts & { a?: unknown; size?: Size }>('power', args, ['a', 'size'], CREATE_KW);
+    const c = new Call('power');
+    const a = c.par(o.a, 'a', [above0('a <= 0')]), size = c.size(o.size);
+    return c.done(power(negative(expm1(negative(this.expMid(size, o)))), P.div(1, a)));
   }
   /** rayleigh(scale=1, size=None): inversion, scale * sqrt(2 E) for a standard exponential E. */
   rayleigh(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { scale?: number; size?: Size }>('rayleigh', args, ['scale', 'size'], CREATE_KW);
-    const scale = num(o.scale, 'rayleigh', 'scale', 1);
-    domain(scale >= 0, 'scale < 0');
-    return multiply(sqrt(multiply(this.expMid(o.size, o), 2)), scale);
+    const o = kwargs<CreateOpts & { scale?: unknown; size?: Size }>('rayleigh', args, ['scale', 'size'], CREATE_KW);
+    const c = new Call('rayleigh');
+    const scale = c.par(o.scale, 'scale', [atLeast0('scale < 0')], 1), size = c.size(o.size);
+    return c.done(multiply(sqrt(multiply(this.expMid(size, o), 2)), scale));
   }
-  /** triangular(left, mode, right, size=None): inversion of the piecewise-quadratic cdf, as NumPy. */
-  triangular(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { left?: number; mode?: number; right?: number; size?: Size }>('triangular', args, ['left', 'mode', 'right', 'size'], CREATE_KW);
-    const left = num(o.left, 'triangular', 'left'), mode = num(o.mode, 'triangular', 'mode'), right = num(o.right, 'triangular', 'right');
-    domain(left <= mode, 'left > mode');
-    domain(mode <= right, 'mode > right');
-    domain(left !== right, 'left == right');
-    const base = right - left, leftbase = mode - left;
-    const u = new Tensor(this.draw('uniform', o.size, o));
-    return where(less_equal(u, leftbase / base),
-      add(sqrt(multiply(u, leftbase * base)), left),
-      subtract(right, sqrt(multiply(subtract(1, u), (right - mode) * base))));
-  }
-  /** poisson(lam=1.0, size=None): inversion through a cdf table for lam < 10, else PTRS rejection (Hörmann 1993); int64. */
+  /** poisson(lam=1.0, size=None): inversion (a host cdf table for a number, INV_STEPS steps for a tensor) for lam < 10, else PTRS rejection (Hörmann 1993); int64. */
   poisson(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { lam?: number; size?: Size }>('poisson', args, ['lam', 'size'], CREATE_KW);
-    const lam = num(o.lam, 'poisson', 'lam', 1);
-    domain(lam >= 0, 'lam < 0 or lam is NaN');
-    domain(lam <= 9.223372006484771e18, 'lam value too large');
-    return this.poissonDraw(lam, o.size, o);
+    const o = kwargs<CreateOpts & { lam?: unknown; size?: Size }>('poisson', args, ['lam', 'size'], CREATE_KW);
+    const c = new Call('poisson');
+    const lam = c.par(o.lam, 'lam', [atLeast0('lam < 0 or lam is NaN'), atMost('lam value too large', 9.223372006484771e18)], 1), size = c.size(o.size);
+    return c.done(this.poissonDraw(lam, size, o));
   }
-  /** binomial(n, p, size=None): inversion through a cdf table when n min(p, 1-p) < 10, else BTRS rejection (Hörmann 1993); int64. */
+  /** binomial(n, p, size=None): inversion (host table or INV_STEPS steps) when n min(p, 1-p) < 10, else BTRS rejection (Hörmann 1993); int64. */
   binomial(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { n?: number; p?: number; size?: Size }>('binomial', args, ['n', 'p', 'size'], CREATE_KW);
-    const n = int(o.n, 'binomial', 'n'), p = num(o.p, 'binomial', 'p');
-    domain(n >= 0, 'n < 0');
-    domain(p >= 0 && p <= 1, 'p < 0, p > 1 or p is NaN');
-    if (n === 0 || p === 0 || p === 1) return this.filled(o.size, p === 1 ? n : 0, 'int64', o);
-    const x = this.binomialLow(n, Math.min(p, 1 - p), o.size, o);
-    return astype(p > 0.5 ? subtract(n, x) : x, 'int64');
+    const o = kwargs<CreateOpts & { n?: unknown; p?: unknown; size?: Size }>('binomial', args, ['n', 'p', 'size'], CREATE_KW);
+    const c = new Call('binomial');
+    const n = c.par(o.n, 'n', [atLeast0('n < 0')], undefined, true), p = c.par(o.p, 'p', [unit('p < 0, p > 1 or p is NaN')]), size = c.size(o.size);
+    if (isNum(n) && isNum(p) && (n === 0 || p === 0 || p === 1)) return this.filled(size, p === 1 ? n : 0, 'int64', o);
+    return c.done(astype(this.binomialAny(n, p, size, o), 'int64'));
   }
   /** geometric(p, size=None): inversion, ceil(E / -log(1-p)) for a standard exponential E; int64. */
   geometric(...args: Args): Tensor {
-    const o = kwargs<CreateOpts & { p?: number; size?: Size }>('geometric', args, ['p', 'size'], CREATE_KW);
-    const p = num(o.p, 'geometric', 'p');
-    domain(p > 0 && p <= 1, 'p <= 0, p > 1 or p contains NaNs');
-    if (p === 1) return this.filled(o.size, 1, 'int64', o);
-    return astype(ceil(divide(this.expMid(o.size, o), -Math.log1p(-p))), 'int64');
+    const o = kwargs<CreateOpts & { p?: unknown; size?: Size }>('geometric', args, ['p', 'size'], CREATE_KW);
+    const c = new Call('geometric');
+    const p = c.par(o.p, 'p', [unitAbove0('p <= 0, p > 1 or p contains NaNs')]), size = c.size(o.size);
+    if (p === 1) return this.filled(size, 1, 'int64', o);
+    const k = ceil(divide(this.expMid(size, o), P.mul(-1, P.log1p(P.mul(-1, p)))));
+    return c.done(astype(isNum(p) ? k : where(equal(p, 1), 1, k), 'int64'));
+  }
+  /** negative_binomial(n, p, size=None): Poisson of a gamma, Poisson(Γ(n) (1 - p) / p), as NumPy; int64. */
+  negative_binomial(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { n?: unknown; p?: unknown; size?: Size }>('negative_binomial', args, ['n', 'p', 'size'], CREATE_KW);
+    const c = new Call('negative_binomial');
+    const n = c.par(o.n, 'n', [notNaN('n must not be NaN'), above0('n <= 0')]), p = c.par(o.p, 'p', [unitAbove0('p <= 0, p > 1 or p contains NaNs')]), size = c.size(o.size);
+    if (p === 1) return this.filled(size, 0, 'int64', o);
+    const lam = multiply(this.gammaStd(n, size, o), P.div(P.sub(1, p), p));
+    return c.done(this.poissonDraw(lam, size, o));
+  }
+  /**
+   * multinomial(n, pvals, size=None): sequential conditional binomials over
+   * the categories, X_i ~ Binomial(n - X_0 - ... - X_{i-1}, p_i / (1 - p_0 -
+   * ... - p_{i-1})), the last category taking the rest, as NumPy; the counts
+   * along a last axis, int64. pvals must be known now (1-d).
+   */
+  multinomial(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { n?: unknown; pvals?: unknown; size?: Size }>('multinomial', args, ['n', 'pvals', 'size'], CREATE_KW);
+    if (o.pvals === undefined) throw new TypeError("multinomial() missing required argument 'pvals'");
+    const c = new Call('multinomial');
+    const n = c.par(o.n, 'n', [atLeast0('n < 0')], undefined, true);
+    const pv = hostArray('multinomial', o.pvals, 'pvals');
+    if (pv.shape.length !== 1) throw new RangeError('pvals must be a 1-d sequence');
+    if (pv.data.length === 0) throw new RangeError('pvals must have at least 1 element');
+    domain(pv.data.every((x) => x >= 0 && x <= 1), 'pvals < 0, pvals > 1 or pvals is NaN');
+    if (pv.data.slice(0, -1).reduce((a, b) => a + b, 0) > 1 + 1e-12) throw new RangeError('sum(pvals[:-1]) > 1.0');
+    const size = c.size(o.size);
+    const counts: Tensor[] = [];
+    let rest: Par = n, left = 1;
+    for (const pi of pv.data.slice(0, -1)) {
+      const prob = left > 0 ? Math.min(1, Math.max(0, pi / left)) : 0;
+      const x = this.binomialAny(rest, prob, size, o);
+      counts.push(x);
+      rest = subtract(rest, x);
+      left -= pi;
+    }
+    counts.push(add(this.filled(size, 0, 'float64', o), rest));
+    return c.done(astype(stack(counts, { axis: -1 }), 'int64'));
+  }
+  /**
+   * vonmises(mu, kappa, size=None) on [-pi, pi]: Best–Fisher rejection
+   * (wrapped Cauchy hat) with K_VONMISES candidate sets, as NumPy; kappa <
+   * 1e-8 uniform, kappa > 1e6 the normal approximation mu + N / sqrt(kappa),
+   * as NumPy (a tensor kappa takes every branch, selected element-wise).
+   */
+  vonmises(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { mu?: unknown; kappa?: unknown; size?: Size }>('vonmises', args, ['mu', 'kappa', 'size'], CREATE_KW);
+    const c = new Call('vonmises');
+    const mu = c.par(o.mu, 'mu', []), kappa = c.par(o.kappa, 'kappa', [atLeast0('kappa < 0')]), size = c.size(o.size);
+    const wrap = (x: Tensor): Tensor => {
+      const m = subtract(fmod(add(abs(x), Math.PI), 2 * Math.PI), Math.PI);
+      return where(less(x, 0), negative(m), m);
+    };
+    const flat = (): Tensor => multiply(subtract(multiply(this.unit(size, o), 2), 1), Math.PI);
+    const wide = (): Tensor => wrap(add(multiply(new Tensor(this.draw('normal', size, o)), P.sqrt(P.div(1, P.max(kappa, 1e6)))), mu));
+    if (isNum(kappa) && kappa < 1e-8) return c.done(wrap(add(flat(), mu)));
+    if (isNum(kappa) && kappa > 1e6) return c.done(wide());
+    const k = P.min(P.max(kappa, 1e-8), 1e6);
+    const r = P.add(1, P.sqrt(P.add(1, P.mul(4, P.mul(k, k))))), rho = P.div(P.sub(r, P.sqrt(P.mul(2, r))), P.mul(2, k));
+    const sBig = P.div(P.add(1, P.mul(rho, rho)), P.mul(2, rho)), sSmall = P.add(P.div(1, k), k);
+    const s = isNum(k) ? (k < 1e-5 ? sSmall : sBig) : where(less(k, 1e-5), sSmall, sBig);
+    const accept: Tensor[] = [], value: Tensor[] = [];
+    for (let i = 0; i < K_VONMISES; i++) {
+      const z = cos(multiply(new Tensor(this.draw('uniform', size, o)), Math.PI));
+      const w = divide(add(multiply(z, s), 1), add(z, s));
+      const y = multiply(subtract(s, w), k);
+      const v = new Tensor(this.draw('uniform', size, o));
+      accept.push(logical_or(greater_equal(subtract(multiply(y, subtract(2, y)), v), 0), greater_equal(subtract(add(log(divide(y, v)), 1), y), 0)));
+      value.push(w);
+    }
+    const w = firstAccepted(accept, value, value[K_VONMISES - 1]!);
+    const angle = arccos(minimum(maximum(w, -1), 1));
+    const x = wrap(add(where(less(this.unit(size, o), 0.5), negative(angle), angle), mu));
+    if (isNum(kappa)) return c.done(x);
+    return c.done(where(less(kappa, 1e-8), wrap(add(flat(), mu)), where(greater(kappa, 1e6), wide(), x)));
+  }
+  /**
+   * hypergeometric(ngood, nbad, nsample, size=None), int64, reduced as NumPy
+   * does to a sample s = min(nsample, N - nsample) from the smaller colour:
+   * mean s min(ngood, nbad) / N below 10 by INV_STEPS-step inversion (the
+   * first term from log-gammas, exact to their rounding: ~1e-9 relative at
+   * N ~ 1e6, ~1e-5 at N ~ 1e9), else Stadlober's HRUA ratio-of-uniforms with
+   * K_HRUA candidate sets (NumPy's method for large samples).
+   */
+  hypergeometric(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { ngood?: unknown; nbad?: unknown; nsample?: unknown; size?: Size }>('hypergeometric', args, ['ngood', 'nbad', 'nsample', 'size'], CREATE_KW);
+    const c = new Call('hypergeometric');
+    const under = atMost('both ngood and nbad must be less than 1000000000', 1e9 - 1);
+    const good = c.par(o.ngood, 'ngood', [atLeast0('ngood < 0'), under], undefined, true), bad = c.par(o.nbad, 'nbad', [atLeast0('nbad < 0'), under], undefined, true);
+    const ns = c.par(o.nsample, 'nsample', [atLeast0('nsample < 0')], undefined, true), size = c.size(o.size);
+    const all = P.add(good, bad);
+    if (isNum(all) && isNum(ns)) domain(all >= ns, 'ngood + nbad < nsample');
+    else c.require(greater_equal(all, ns), 'ngood + nbad < nsample');
+    const s = P.min(ns, P.sub(all, ns)), mg = P.min(good, bad), Mg = P.sub(all, mg), mean = P.div(P.mul(s, mg), P.max(all, 1));
+    const sel = (cond: boolean | Tensor, x: Par, y: Par): Par => (typeof cond === 'boolean' ? (cond ? x : y) : where(cond, x, y));
+    const lg1 = (x: Par): Par => P.lgamma(P.add(x, 1));
+    let k: Tensor | undefined;
+    if (!isNum(mean) || mean < TABLE_MEAN) {
+      const first = P.exp(P.add(P.sub(lg1(Mg), lg1(P.sub(Mg, s))), P.sub(lg1(P.sub(all, s)), lg1(all))));
+      const ratio = (j: number): Operand => divide(P.mul(P.sub(mg, j), P.sub(s, j)), P.mul(j + 1, P.add(P.sub(Mg, s), j + 1)));
+      k = invertSteps(this.unit(size, o), first, ratio);
+    }
+    if (!isNum(mean) || mean >= TABLE_MEAN) {
+      const r = this.hrua(mg, Mg, s, all, size, o);
+      k = k === undefined ? r : where(less(mean, TABLE_MEAN), k, r);
+    }
+    const flipped = sel(isNum(good) && isNum(bad) ? good > bad : greater(good, bad), P.sub(s, k!), k!);
+    return c.done(astype(sel(isNum(s) && isNum(ns) ? s < ns : less(s, ns), P.sub(good, flipped), flipped), 'int64'));
+  }
+  /** Stadlober's HRUA for a sample of s from mg good among N = mg + Mg (mg <= Mg, s <= N / 2), K_HRUA candidate sets; float64 counts. */
+  private hrua(mg: Par, Mg: Par, s: Par, all: Par, size: Size, o: CreateOpts): Tensor {
+    const lg1 = (x: Par): Par => P.lgamma(P.add(x, 1));
+    const p = P.div(mg, all), q = P.div(Mg, all), a = P.add(P.mul(s, p), 0.5);
+    const c = P.sqrt(P.add(P.div(P.mul(P.mul(P.sub(all, s), s), P.mul(p, q)), P.sub(all, 1)), 0.5)), h = P.add(P.mul(1.7155277699214135, c), 0.8989161620588988);
+    const m = P.floor(P.div(P.mul(P.add(s, 1), P.add(mg, 1)), P.add(all, 2))), top = P.min(s, mg);
+    const logf = (x: Par): Par => P.add(P.add(lg1(x), lg1(P.sub(mg, x))), P.add(lg1(P.sub(s, x)), lg1(P.add(P.sub(Mg, s), x))));
+    const g = logf(m), b = P.min(P.add(top, 1), P.floor(P.add(a, P.mul(16, c))));
+    const accept: Tensor[] = [], value: Tensor[] = [];
+    for (let i = 0; i < K_HRUA; i++) {
+      const u = subtract(1, new Tensor(this.draw('uniform', size, o)));
+      const x = add(divide(multiply(subtract(new Tensor(this.draw('uniform', size, o)), 0.5), h), u), a);
+      const k = floor(x);
+      const t = subtract(g, logf(minimum(maximum(k, 0), top)) as Tensor);
+      accept.push(logical_and(logical_and(greater_equal(x, 0), less(x, b)), less_equal(multiply(log(u), 2), t)));
+      value.push(k);
+    }
+    return firstAccepted(accept, value, toTensor(add(this.filled(size, 0, 'float64', o), m)));
+  }
+  /** logseries(p, size=None): Kemp's direct method (LK, as NumPy), two uniforms per draw, no rejection; int64. */
+  logseries(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { p?: unknown; size?: Size }>('logseries', args, ['p', 'size'], CREATE_KW);
+    const c = new Call('logseries');
+    const p = c.par(o.p, 'p', [[ 'p < 0, p >= 1 or p is NaN', (x) => x >= 0 && x < 1, (t) => logical_and(greater_equal(t, 0), less(t, 1))]]), size = c.size(o.size);
+    // V at the midpoints of the 2^53 cells: never 0, so log(V) stays finite.
+    const v = add(new Tensor(this.draw('uniform', size, o)), 2 ** -54);
+    const q = negative(expm1(multiply(new Tensor(this.draw('uniform', size, o)), P.log1p(P.mul(-1, p)))));
+    const big = maximum(floor(add(divide(log(v), log(q)), 1)), 1);
+    const k = where(greater_equal(v, p), 1, where(less_equal(v, multiply(q, q)), big, where(greater_equal(v, q), 1, 2)));
+    return c.done(astype(k, 'int64'));
+  }
+  /** triangular(left, mode, right, size=None): inversion of the piecewise-quadratic cdf, as NumPy (with arrays, the order of left, mode and right is checked when the run reaches it). */
+  triangular(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { left?: unknown; mode?: unknown; right?: unknown; size?: Size }>('triangular', args, ['left', 'mode', 'right', 'size'], CREATE_KW);
+    const c = new Call('triangular');
+    const left = c.par(o.left, 'left', []), mode = c.par(o.mode, 'mode', []), right = c.par(o.right, 'right', []), size = c.size(o.size);
+    if (isNum(left) && isNum(mode) && isNum(right)) {
+      domain(left <= mode, 'left > mode');
+      domain(mode <= right, 'mode > right');
+      domain(left !== right, 'left == right');
+    } else {
+      c.require(less_equal(left, mode), 'left > mode');
+      c.require(less_equal(mode, right), 'mode > right');
+      c.require(logical_not(equal(left, right)), 'left == right');
+    }
+    const base = P.sub(right, left), leftbase = P.sub(mode, left);
+    const u = new Tensor(this.draw('uniform', size, o));
+    return c.done(where(less_equal(u, P.div(leftbase, base)),
+      add(sqrt(multiply(u, P.mul(leftbase, base))), left),
+      subtract(right, sqrt(multiply(subtract(1, u), P.mul(P.sub(right, mode), base))))));
   }
   /** dirichlet(alpha, size=None): independent gammas Γ(alpha_i) along a last axis, normalized by their sum. */
   dirichlet(...args: Args): Tensor {
@@ -557,11 +855,11 @@ export class Generator {
   shuffle(x: Operand, ...args: Args): Tensor { return this.permutation(x, ...args); }
 
   /** (loc=0, scale=1, size=None) of laplace, logistic and gumbel, with NumPy's 'scale < 0'. */
-  private locScale(fn: string, args: Args): [number, number, Size, CreateOpts] {
-    const o = kwargs<CreateOpts & { loc?: number; scale?: number; size?: Size }>(fn, args, ['loc', 'scale', 'size'], CREATE_KW);
-    const loc = num(o.loc, fn, 'loc', 0), scale = num(o.scale, fn, 'scale', 1);
-    domain(scale >= 0, 'scale < 0');
-    return [loc, scale, o.size, o];
+  private locScale(fn: string, args: Args): [Par, Par, Size, CreateOpts, Call] {
+    const o = kwargs<CreateOpts & { loc?: unknown; scale?: unknown; size?: Size }>(fn, args, ['loc', 'scale', 'size'], CREATE_KW);
+    const c = new Call(fn);
+    const loc = c.par(o.loc, 'loc', [], 0), scale = c.par(o.scale, 'scale', [atLeast0('scale < 0')], 1);
+    return [loc, scale, c.size(o.size), o, c];
   }
   /** Float draws come in float32 or float64 only (NumPy: "Unsupported dtype ... for random"). */
   private cast(t: Tensor, o: CreateOpts): Tensor {
@@ -602,6 +900,11 @@ export const random = {
   rayleigh(...args: Args): Tensor { return global.rayleigh(...args); },
   triangular(...args: Args): Tensor { return global.triangular(...args); },
   poisson(...args: Args): Tensor { return global.poisson(...args); },
+  negative_binomial(...args: Args): Tensor { return global.negative_binomial(...args); },
+  multinomial(...args: Args): Tensor { return global.multinomial(...args); },
+  vonmises(...args: Args): Tensor { return global.vonmises(...args); },
+  logseries(...args: Args): Tensor { return global.logseries(...args); },
+  hypergeometric(...args: Args): Tensor { return global.hypergeometric(...args); },
   binomial(...args: Args): Tensor { return global.binomial(...args); },
   geometric(...args: Args): Tensor { return global.geometric(...args); },
   dirichlet(...args: Args): Tensor { return global.dirichlet(...args); },
