@@ -33,6 +33,20 @@ export function containsKind(e: Expr, kind: Expr['k'], seen = new Set<Expr>()): 
   return e.k === kind || children(e).some((x) => containsKind(x, kind, seen));
 }
 
+/** The loads of `e` outside nested reductions (those in index expressions included), each once. */
+function loadsOf(e: Expr): Extract<Expr, { k: 'load' }>[] {
+  const out: Extract<Expr, { k: 'load' }>[] = [];
+  const seen = new Set<Expr>();
+  const walk = (x: Expr) => {
+    if (seen.has(x)) return;
+    seen.add(x);
+    if (x.k === 'load') out.push(x);
+    if (x.k !== 'reduce') children(x).forEach(walk);
+  };
+  walk(e);
+  return out;
+}
+
 /**
  * The loop order of a kernel's top-level reduction. 'inner' runs the
  * reduction innermost, per output. 'rows' runs it outside a block of outputs
@@ -47,18 +61,11 @@ export function reduceOrder(k: Kernel): 'rows' | 'inner' {
   if (containsKind(red.body, 'reduce') || containsKind(red.body, 'random')) return 'inner';
   const innerVar = red.vars[red.vars.length - 1]!.id;
   let rows = 0, inner = 0;
-  const seen = new Set<Expr>();
-  const walk = (e: Expr) => {
-    if (seen.has(e)) return;
-    seen.add(e);
-    if (e.k === 'load') {
-      const last = e.index[e.index.length - 1];
-      if (isVarExpr(last, r - 1) && e.index.slice(0, -1).every((i) => !mentions(i, r - 1))) rows++;
-      else if (last && mentions(last, innerVar)) inner++;
-    }
-    children(e).forEach(walk);
-  };
-  walk(red.body);
+  for (const e of loadsOf(red.body)) {
+    const last = e.index[e.index.length - 1];
+    if (isVarExpr(last, r - 1) && e.index.slice(0, -1).every((i) => !mentions(i, r - 1))) rows++;
+    else if (last && mentions(last, innerVar)) inner++;
+  }
   return rows > 0 && inner === 0 ? 'rows' : 'inner';
 }
 
@@ -68,31 +75,23 @@ export function reduceOrder(k: Kernel): 'rows' | 'inner' {
  * starts at eight), and a sum whose body reads memory only with a stride
  * along the innermost reduction variable (NumPy's sum over a leading axis is
  * `out += row`, with no pairwise sum at all; axes of length 1 do not
- * count). A var of identical values is
- * then exactly 0 where NumPy's is.
+ * count). A var of identical values is then exactly 0 where NumPy's is.
  */
 export function sequentialSum(vars: readonly RVar[], body: Expr, shapeOf: (input: number) => readonly number[]): boolean {
   if (vars.reduce((a, v) => a * v.size, 1) < 8) return true;
   if (vars.length === 0) return false;
   const id = vars[vars.length - 1]!.id;
   let loads = 0, contiguous = 0;
-  const seen = new Set<Expr>();
-  const walk = (e: Expr) => {
-    if (seen.has(e)) return;
-    seen.add(e);
-    if (e.k === 'load') {
-      // The load's innermost axis longer than 1 is the one its memory is contiguous in.
-      const shape = shapeOf(e.input);
-      let a = shape.length - 1;
-      while (a >= 0 && shape[a] === 1) a--;
-      if (a >= 0) {
-        loads++;
-        if (mentions(e.index[a]!, id)) contiguous++;
-      }
+  for (const e of loadsOf(body)) {
+    // The load's innermost axis longer than 1 is the one its memory is contiguous in.
+    const shape = shapeOf(e.input);
+    let a = shape.length - 1;
+    while (a >= 0 && shape[a] === 1) a--;
+    if (a >= 0) {
+      loads++;
+      if (mentions(e.index[a]!, id)) contiguous++;
     }
-    if (e.k !== 'reduce') children(e).forEach(walk);
-  };
-  walk(body);
+  }
   return loads > 0 && contiguous === 0;
 }
 
