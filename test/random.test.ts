@@ -20,14 +20,13 @@ const values = async (t: mt.Tensor): Promise<number[]> => Array.from((await t.fe
 
 // --- exact cdfs -------------------------------------------------------------
 
+/** log Γ(x) for x > 0 by Stirling's series past 10 (a method of its own, not the implementation's Lanczos). */
 function lgamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
-  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - lgamma(1 - x);
-  x -= 1;
-  let a = c[0]!;
-  const t = x + 7.5;
-  for (let i = 1; i < 9; i++) a += c[i]! / (x + i);
-  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
+  let shift = 0;
+  for (; x < 10; x++) shift += Math.log(x);
+  const x2 = x * x;
+  const series = 1 / (12 * x) - 1 / (360 * x * x2) + 1 / (1260 * x * x2 * x2) - 1 / (1680 * x * x2 * x2 * x2);
+  return (x - 0.5) * Math.log(x) - x + 0.5 * Math.log(2 * Math.PI) + series - shift;
 }
 /** Regularized lower incomplete gamma P(a, x): series below a + 1, Lentz's continued fraction above. */
 function gammaP(a: number, x: number): number {
