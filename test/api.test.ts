@@ -467,3 +467,33 @@ describe('failures', () => {
     expect((await mt.arange(10).sum().fetch()).item()).toBe(45);
   });
 });
+
+describe('ndarray methods', () => {
+  it('reads values awaited (item, tolist, tobytes) and sizes (itemsize, nbytes), as NumPy computes them', async () => {
+    const x = mt.tensor([[1.5, -2], [3, 4]]);
+    expect(await x.item(2)).toBe(3);
+    expect(await x.get('0, 1').item()).toBe(-2);
+    expect(await x.tolist()).toEqual([[1.5, -2], [3, 4]]);
+    // np.array([[1.5, -2], [3, 4]]).tobytes()[:8] is 1.5 as little-endian float64
+    expect(Array.from((await x.tobytes()).slice(0, 8))).toEqual([0, 0, 0, 0, 0, 0, 0xf8, 0x3f]);
+    expect((await mt.tensor([1, 2], { dtype: 'int16' }).tobytes()).length).toBe(4);
+    expect([x.itemsize, x.nbytes]).toEqual([8, 32]);
+    expect(await x.real.tolist()).toEqual([[1.5, -2], [3, 4]]);
+    expect(await x.imag.tolist()).toEqual([[0, 0], [0, 0]]);
+    expect(await x.conj().tolist()).toEqual([[1.5, -2], [3, 4]]);
+  });
+  it('searchsorted, choose and argpartition as methods give the functions\' results', async () => {
+    const s = mt.tensor([1, 3, 5, 7]);
+    expect(await s.searchsorted([0, 3, 8], { side: 'right' }).tolist()).toEqual([0, 2, 4]); // NumPy: [0 2 4]
+    expect(await mt.tensor([0, 1, 0]).choose([[10, 11, 12], [20, 21, 22]]).tolist()).toEqual([10, 21, 12]);
+    const p = await mt.tensor([5, 1, 4, 2]).argpartition(1).tolist() as number[];
+    expect(p[1]).toBe(3); // the second smallest, 2, sits at index 1 of a partition (index 3 of the input)
+  });
+  it('refuses the in-place methods, naming the functional form', () => {
+    const x = mt.tensor([3, 1, 2]);
+    expect(() => x.sort()).toThrow(/sorts in place in NumPy.*use mt\.sort\(x/);
+    expect(() => x.partition()).toThrow(/mt\.partition/);
+    expect(() => x.fill()).toThrow(/mt\.full_like/);
+    expect(() => x.put()).toThrow(/x\.set/);
+  });
+});

@@ -180,6 +180,33 @@ export class Tensor {
   trace(...args: Args): Tensor { return trace(this, ...args); }
   copy(): Tensor { return this; }
   matmul(b: Operand): Tensor { return matmul(this, b); }
+  searchsorted(v: Operand, ...args: Args): Tensor { return searchsortedOf(this, v, ...args); }
+  choose(choices: Operand | readonly Operand[], ...args: Args): Tensor { return chooseOf(this, choices, ...args); }
+  argpartition(kth: number | readonly number[], ...args: Args): Tensor { return argpartitionOf(this, kth, ...args); }
+  conj(): Tensor { return this; }
+  /** The real part: the tensor itself (Tessera has no complex dtypes). */
+  get real(): Tensor { return this; }
+  /** The imaginary part of a real array: zeros of its shape and dtype. */
+  get imag(): Tensor { return zeros_like(this); }
+  get itemsize(): number { return INFO[this.dtype].bytes; }
+  get nbytes(): number { return this.size * INFO[this.dtype].bytes; }
+
+  // NumPy's ndarray readers, awaited here: `await x.item()`, `await x.tolist()`, `await x.tobytes()`.
+  /** item(*args): one value as a JS number (bool, bigint past 2^53), as NDArray.item. */
+  async item(...index: number[]): Promise<number | boolean | bigint> { return (await this.fetch()).item(...index); }
+  /** tolist(): nested JS arrays, as NDArray.toArray. */
+  async tolist(): Promise<unknown> { return (await this.fetch()).toArray(); }
+  /** tobytes(): the C-order bytes of the values (little-endian). */
+  async tobytes(): Promise<Uint8Array> {
+    const d = (await this.fetch()).data;
+    return new Uint8Array(d.buffer, d.byteOffset, d.byteLength).slice();
+  }
+
+  // ndarray's in-place methods: Tessera's values are immutable, so each names its functional form.
+  sort(): never { throw new TypeError('x.sort() sorts in place in NumPy, and Tessera\'s tensors are immutable: use mt.sort(x, ...), which returns the sorted tensor'); }
+  partition(): never { throw new TypeError('x.partition() works in place in NumPy, and Tessera\'s tensors are immutable: use mt.partition(x, kth, ...)'); }
+  fill(): never { throw new TypeError('x.fill() works in place in NumPy, and Tessera\'s tensors are immutable: use mt.full_like(x, value)'); }
+  put(): never { throw new TypeError('x.put() works in place in NumPy, and Tessera\'s tensors are immutable: use x.set(indices, values) or mt.put_along_axis, which return a new tensor'); }
   __getitem__?: never;
 }
 
@@ -1148,6 +1175,8 @@ export * from './search.js';
 export * from './extra.js';
 export * from './io.js';
 import { tofile as tofileOf } from './io.js';
+import { searchsorted as searchsortedOf } from './search.js';
+import { argpartition as argpartitionOf, choose as chooseOf } from './extra.js';
 export { Slice, argwhere, compress, ellipsis, extract, flatnonzero, getitem, newaxis, nonzero, parseIndex, setitem, slice } from './indexing.js';
 import { type Index, compress, getitem, nonzero, setitem } from './indexing.js';
 import { argsort } from './statistics.js';
