@@ -1174,6 +1174,7 @@ export { divmod, fabs, float_power, frexp, heaviside, iscomplex, iscomplexobj, i
 export * from './search.js';
 export * from './extra.js';
 export * from './io.js';
+export * from './print.js';
 import { tofile as tofileOf } from './io.js';
 import { searchsorted as searchsortedOf } from './search.js';
 import { argpartition as argpartitionOf, choose as chooseOf } from './extra.js';

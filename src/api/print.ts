@@ -1,0 +1,2 @@
+// NumPy's text form of arrays: filled in below, exported from ./tensor.ts.
+export {};
