@@ -6,6 +6,7 @@
 import { ARRAY_CTOR, type DType, INFO, type TypedArray, dtypeOfTypedArray, isIntLike, outOfIntRange, parseDType } from '../graph/dtype.js';
 import { castScalar } from '../ir/scalar.js';
 import { stridesOf } from '../graph/shape.js';
+import { array_repr, array_str } from './print.js';
 
 export type NestedArray = number | boolean | bigint | readonly NestedArray[];
 export type JsData = NestedArray | TypedArray | ArrayBufferView;
@@ -60,7 +61,11 @@ export class NDArray {
     return build(0, 0);
   }
 
-  toString(): string { return `NDArray(${JSON.stringify(this.toArray(), (_, v) => (typeof v === 'bigint' ? v.toString() : v))}, dtype=${this.dtype})`; }
+  /** NumPy's str(a): "[1. 2.5]" (array_str with the current print options). */
+  toString(): string { return array_str(this); }
+
+  /** Node's util.inspect (console.log) shows NumPy's repr, "array([1. , 2.5])"; a symbol key browsers ignore. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string { return array_repr(this); }
 }
 
 /** Shape, inferred dtype and flat values of nested JS data. */
