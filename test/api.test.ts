@@ -389,7 +389,7 @@ describe('NumPy forms a fourth battery found missing', () => {
     ['cov ddof', () => mt.cov(mt.tensor([1, 2, 4]), { ddof: 1.5 }), /ddof must be integer/],
     ['linspace length', () => mt.linspace(0, 1, 1e300), /Maximum allowed size exceeded/],
     ['linspace num', () => mt.linspace(0, 1, 2.5), /'num' must be an integer, got 2.5/],
-    ['diff order', () => mt.diff(mt.arange(3), { n: 1.5 }), /n must be an integer, got 1.5/],
+    ['diff order', () => mt.diff(mt.arange(3), { n: 1.5 }), /'float' object cannot be interpreted as an integer/],
     ['quantile range', () => mt.quantile(mt.arange(3), 1.5), /Quantiles must be in the range \[0, 1\]/],
   ] as [string, () => unknown, RegExp][])('%s', (_, f, re) => { expect(f).toThrow(re); });
 });

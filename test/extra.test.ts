@@ -228,3 +228,17 @@ describe('apply_along_axis, apply_over_axes and piecewise (NumPy 2 values)', () 
     expect(() => mt.piecewise(x, [mt.less(x, 1), mt.less(x, 2)], [1, 2, 3, 4])).toThrow(new RangeError('with 2 condition(s), either 2 or 3 functions are expected'));
   });
 });
+
+describe('diff, where, meshgrid, round and counting: NumPy\'s errors', () => {
+  it('raise as NumPy does', () => {
+    expect(() => mt.diff([1, 2], { n: 1.5 })).toThrow(new TypeError("'float' object cannot be interpreted as an integer"));
+    expect(() => mt.diff([1, 2], -1)).toThrow(new RangeError('order must be non-negative but got -1'));
+    expect(() => mt.diff(3)).toThrow(new RangeError('diff requires input that is at least one dimensional'));
+    expect(() => mt.diff(mt.ones([2, 2]), { prepend: mt.ones([3, 3]) })).toThrow(RangeError);
+    expect(() => mt.meshgrid([1], [2], { indexing: 'ab' as 'ij' })).toThrow(new RangeError("Valid values for `indexing` are 'xy' and 'ij'."));
+    expect(() => mt.where(mt.tensor(1))).toThrow(RangeError);
+    expect(() => mt.where([1, 0], 1)).toThrow(new TypeError('either both or neither of x and y should be given'));
+    expect(() => mt.count_nonzero(mt.ones([2, 2]), 3)).toThrow(new RangeError('axis 3 is out of bounds for array of dimension 2'));
+    expect(() => mt.ptp(mt.ones([2, 2]), { axis: 0, keepdims: 1 as unknown as boolean })).toThrow(TypeError);
+  });
+});

@@ -241,3 +241,84 @@ describe('quantile weights= (method inverted_cdf)', () => {
     await reject(mt.nanquantile(nanRow, 0.5, { axis: 1, weights: lazy([1, 1, 0, 0]).reshape(2, 2), method: IC }), 'Weights included NaN, inf or were all zero.');
   });
 });
+
+describe('unique with its options, lexsort, sort kinds (beyond gen_search.py)', () => {
+  const a = mt.tensor([[1, 2, 1], [3, 1, 2]]);
+  it('unique returns NumPy\'s tuple in its order, the inverse of the input\'s shape for axis=None', async () => {
+    const r = mt.unique(a, { return_counts: true, return_index: true, return_inverse: true }) as mt.Tensor[];
+    expect(r.length).toBe(4);
+    // np.unique(a, True, True, True) -> [1 2 3], [0 1 3], [[0 1 0] [2 0 1]], [3 2 1]
+    expect(await vals(r[0]!)).toEqual([1, 2, 3]);
+    expect(await vals(r[1]!)).toEqual([0, 1, 3]);
+    expect(r[2]!.shape).toEqual([2, 3]);
+    expect(await vals(r[2]!)).toEqual([0, 1, 0, 2, 0, 1]);
+    expect(await vals(r[3]!)).toEqual([3, 2, 1]);
+    // values are reconstructed by take(values, inverse)
+    expect(await vals(mt.take(r[0]!, r[2]!))).toEqual([1, 2, 1, 3, 1, 2]);
+    // one flag gives a pair, no flag the values alone
+    expect((mt.unique(a, { return_counts: true }) as mt.Tensor[]).length).toBe(2);
+    expect(mt.unique(a)).toBeInstanceOf(mt.Tensor);
+  });
+  it('unique of a selection (length known at run time) with every piece', async () => {
+    const x = lazy([3, 1, 3, 2, 5, 3], 'int64');
+    const [v, i, inv, c] = mt.unique(x.get(mt.greater(x, 1)), true, true, true) as mt.Tensor[];
+    // np.unique([3, 3, 2, 5, 3], True, True, True)
+    expect(await vals(v!)).toEqual([2, 3, 5]);
+    expect(await vals(i!)).toEqual([2, 0, 3]);
+    expect(await vals(inv!)).toEqual([1, 1, 0, 2, 1]);
+    expect(await vals(c!)).toEqual([1, 3, 1]);
+  });
+  it('unique along an axis, lazily computed input', async () => {
+    const [v, inv, c] = mt.unique(lazy([1, 2, 1, 2, 0, 5], 'int32').reshape(3, 2), { axis: 0, return_inverse: true, return_counts: true }) as mt.Tensor[];
+    const r = await v!.fetch();
+    expect([r.shape, r.dtype]).toEqual([[2, 2], 'int32']);
+    expect(await vals(v!)).toEqual([0, 5, 1, 2]);
+    expect(await vals(inv!)).toEqual([1, 1, 0]);
+    expect(await vals(c!)).toEqual([1, 2]);
+  });
+  it('NumPy 2\'s unique_* return their named fields, NaNs never equal', async () => {
+    const x = mt.tensor([[2, NaN], [NaN, 2]]);
+    const all = mt.unique_all(x);
+    expect(Object.keys(all)).toEqual(['values', 'indices', 'inverse_indices', 'counts']);
+    // np.unique_all(x): values [2 nan nan], indices [0 1 2], inverse [[0 1] [2 0]], counts [2 1 1]
+    expect(await vals(all.values)).toEqual([2, NaN, NaN]);
+    expect(await vals(all.indices)).toEqual([0, 1, 2]);
+    expect(all.inverse_indices.shape).toEqual([2, 2]);
+    expect(await vals(all.inverse_indices)).toEqual([0, 1, 2, 0]);
+    expect(await vals(all.counts)).toEqual([2, 1, 1]);
+    const c = mt.unique_counts([3, 1, 3]);
+    expect([await vals(c.values), await vals(c.counts)]).toEqual([[1, 3], [1, 2]]);
+    const inv = mt.unique_inverse([3, 1, 3]);
+    expect([await vals(inv.values), await vals(inv.inverse_indices)]).toEqual([[1, 3], [1, 0, 1]]);
+    // NumPy 2.3+ may give unique_values in any order; Tessera's are sorted
+    expect(await vals(mt.unique_values([3, NaN, 1, NaN, 3]))).toEqual([1, 3, NaN, NaN]);
+  });
+  it('unique and lexsort errors, as NumPy', () => {
+    expect(() => mt.unique(a, { axis: 2 })).toThrow(new RangeError('axis 2 is out of bounds for array of dimension 2'));
+    expect(() => mt.unique(mt.tensor(1), { axis: 0 })).toThrow(RangeError);
+    expect(() => mt.unique(a, { bogus: 1 })).toThrow(/unexpected keyword argument 'bogus'/);
+    expect(() => mt.lexsort([])).toThrow(new TypeError('need sequence of keys with len > 0 in lexsort'));
+    expect(() => mt.lexsort([[1, 2], [1, 2, 3]])).toThrow(new RangeError('all keys need to be the same shape'));
+    expect(() => mt.lexsort([[[1, 2]]], 2)).toThrow(new RangeError('axis 2 is out of bounds for array of dimension 2'));
+  });
+  it('lexsort: the last key decides, ties keep their order', async () => {
+    // np.lexsort(([5, 4, 3, 2], [1, 0, 1, 0])) -> [3 1 2 0]; np.lexsort(np.array([[1, 2], [0, 0]])) -> [0 1]
+    expect(await vals(mt.lexsort([[5, 4, 3, 2], [1, 0, 1, 0]]))).toEqual([3, 1, 2, 0]);
+    expect(await vals(mt.lexsort(mt.tensor([[1, 2], [0, 0]])))).toEqual([0, 1]);
+    expect(await vals(mt.lexsort([lazy([1, 1, 1]), lazy([2, 2, 2])]))).toEqual([0, 1, 2]);
+    const z = mt.lexsort([mt.tensor(3)]);
+    expect([z.shape, z.dtype, await vals(z)]).toEqual([[], 'int64', [0]]);
+  });
+  it('sort kinds and stable=, with NumPy\'s errors', async () => {
+    const x = mt.tensor([2, 1, 2, 1]);
+    // every kind gives the stable order (a valid answer for each)
+    for (const kind of ['quicksort', 'mergesort', 'heapsort', 'stable', 'Q']) expect(await vals(mt.argsort(x, { kind }))).toEqual([1, 3, 0, 2]);
+    expect(await vals(mt.argsort(x, { stable: true }))).toEqual([1, 3, 0, 2]);
+    expect(() => mt.sort(x, { kind: 'bogus' })).toThrow(new RangeError("sort kind must be one of 'quick', 'heap', or 'stable' (got 'bogus')"));
+    expect(() => mt.sort(x, { kind: '' })).toThrow(RangeError);
+    expect(() => mt.argsort(x, { kind: 3 })).toThrow(new TypeError('sort kind must be str, not int'));
+    expect(() => mt.argsort(x, { kind: 'stable', stable: true })).toThrow(new RangeError("`kind` and keyword parameters can't be provided at the same time. Use only one of them."));
+    expect(() => mt.sort(x, { order: 'f0' })).toThrow(new RangeError('Cannot specify order when the array has no fields.'));
+    expect(() => mt.argsort(x, { axis: 1 })).toThrow(new RangeError('axis 1 is out of bounds for array of dimension 1'));
+  });
+});

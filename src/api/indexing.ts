@@ -458,7 +458,8 @@ export const flatnonzero = (x: Operand): Tensor => {
 /** np.argwhere: [count, ndim] indices of the nonzero elements. */
 export function argwhere(x: Operand): Tensor {
   const t = toTensor(x);
-  if (t.ndim === 0) return reshape(new Tensor(G.compress(new Tensor(G.iota([1, 0], 0)).node, ravel(astype(t, 'bool')).node, 0)), [-1, 0]);
+  // a 0-d array: one row of no coordinates if it is nonzero, none otherwise (NumPy's (1, 0) or (0, 0))
+  if (t.ndim === 0) return new Tensor(G.compress(new Tensor(G.iota([1, 0], 0)).node, ravel(astype(t, 'bool')).node, 0));
   const mask = ravel(astype(t, 'bool'));
   const coords = new Tensor(G.concat(t.shape.map((_, ax) => G.reshape(G.iota(t.shape, ax), [t.size, 1])), 1, 'int64'));
   return new Tensor(G.compress(coords.node, mask.node, 0));

@@ -2,10 +2,12 @@
 // take_along_axis/put_along_axis, interp, histogram (and histogram2d,
 // histogramdd over the same edges and searches), bincount, the set
 // functions over unique (intersect1d, union1d, setdiff1d, setxor1d), and the
-// NaN-skipping argmin/argmax, cumulative sums/products and quantiles.
-// In: tensors and NumPy's arguments. Out: lazy Tensors (a list for
-// histogram's pair). Design: no search loop and no scatter; a search is a
-// count of the sorted values below each key (one broadcast comparison
+// NaN-skipping argmin/argmax, cumulative sums/products and quantiles; lexsort
+// (stable sorts, one per key) and NumPy 2's unique_values/counts/inverse/all
+// over statistics.ts's unique. In: tensors and NumPy's arguments. Out: lazy
+// Tensors (a list for histogram's pair, objects for unique_*). Design: no
+// search loop and no scatter; a search is a count of the sorted values below
+// each key (one broadcast comparison
 // reduced along the sorted axis, NaNs ordered last as NumPy's sort puts
 // them), so it fuses into one kernel and gives a binary search's answer on
 // sorted input. A histogram's bin counts compare each value's bin index with
@@ -488,6 +490,53 @@ export function setxor1d(ar1: Operand, ar2: Operand, ...args: Args): Tensor {
     const flag = concatenate([edge, n > 1 ? not_equal(s!.get(`1:${n}`), s!.get(`0:${n - 1}`)) : zeros([0], { dtype: 'bool' }), edge]);
     return s!.get(logical_and(flag.get(`1:${n + 1}`), flag.get(`0:${n}`)));
   });
+}
+
+/**
+ * NumPy 2's array-API unique functions: unique with equal_nan=False (each
+ * NaN its own value), the inverse of the input's shape. NumPy returns named
+ * tuples; these return plain objects with the same field names.
+ * unique_values is sorted (NumPy 2.3+ may give its values in any order).
+ */
+export const unique_values = (x: Operand): Tensor => unique(x, { equal_nan: false }) as Tensor;
+export function unique_counts(x: Operand): { values: Tensor; counts: Tensor } {
+  const [values, counts] = unique(x, { return_counts: true, equal_nan: false }) as Tensor[];
+  return { values: values!, counts: counts! };
+}
+export function unique_inverse(x: Operand): { values: Tensor; inverse_indices: Tensor } {
+  const [values, inverse] = unique(x, { return_inverse: true, equal_nan: false }) as Tensor[];
+  return { values: values!, inverse_indices: inverse! };
+}
+export function unique_all(x: Operand): { values: Tensor; indices: Tensor; inverse_indices: Tensor; counts: Tensor } {
+  const [values, indices, inverse, counts] = unique(x, { return_index: true, return_inverse: true, return_counts: true, equal_nan: false }) as Tensor[];
+  return { values: values!, indices: indices!, inverse_indices: inverse!, counts: counts! };
+}
+
+/**
+ * lexsort(keys, axis=-1): the int64 order that sorts by the last key, ties
+ * by the one before, and so on (NumPy's); keys a list of same-shape arrays or
+ * one array whose first axis runs over them. Stable sorts from the first key
+ * to the last (the last one decides), so equal keys keep their order; NaNs last.
+ */
+export function lexsort(keys: Operand | readonly Operand[], ...args: Args): Tensor {
+  const o = kwargs<{ axis?: number }>('lexsort', args, ['axis']);
+  let ks: Tensor[];
+  if (isTensor(keys)) {
+    if (keys.ndim === 0) throw new TypeError('need sequence of keys with len > 0 in lexsort');
+    ks = Array.from({ length: keys.shape[0]! }, (_, i) => keys.get(i));
+  } else {
+    if (!Array.isArray(keys)) throw new TypeError('need sequence of keys with len > 0 in lexsort');
+    ks = (keys as readonly Operand[]).map((k) => toTensor(k));
+  }
+  if (ks.length === 0) throw new TypeError('need sequence of keys with len > 0 in lexsort');
+  const shape = ks[0]!.shape;
+  if (ks.some((k) => k.ndim !== shape.length || k.shape.some((d, i) => d !== shape[i]))) throw new RangeError('all keys need to be the same shape');
+  if (shape.length === 0) return astype(tensor(0), 'int64');
+  const ax = normalizeAxis(o.axis ?? -1, shape.length);
+  const order = (t: Tensor) => new Tensor(G.sort(t.node, ax, true));
+  let perm = order(ks[0]!);
+  for (const k of ks.slice(1)) perm = take_along_axis(perm, order(take_along_axis(k, perm, ax)), ax);
+  return perm;
 }
 
 const ALL_NAN = 'All-NaN slice encountered';

@@ -14,7 +14,7 @@ import { normalizeAxes, normalizeAxis } from '../graph/shape.js';
 import {
   type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
   logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose, moveaxis, full_like, isTensor, valuesNow, deferred, any, cumsum, less, take,
+  minimum, maximum, not_equal, tensor, transpose, moveaxis, full_like, isTensor, valuesNow, deferred, any, cumsum, less, take, zeros,
 } from './tensor.js';
 import { runtime } from '../runtime/runtime.js';
 import * as G from '../graph/node.js';
@@ -52,7 +52,7 @@ export function diff(a: Operand, ...args: Args): Tensor {
   let t = toTensor(a);
   if (t.ndim === 0) throw new RangeError('diff requires input that is at least one dimensional');
   const n = o.n ?? 1;
-  if (!Number.isInteger(n)) throw new TypeError(`diff(): n must be an integer, got ${String(n)}`);
+  if (!Number.isInteger(n)) throw new TypeError(`'${pyType(n)}' object cannot be interpreted as an integer`);
   if (n < 0) throw new RangeError(`order must be non-negative but got ${String(n)}`);
   const axis = normalizeAxis(o.axis ?? -1, t.ndim);
   const edge = (v: Operand) => {
@@ -208,32 +208,144 @@ function alongAxis(a: Operand, axis: number | null | undefined, fallback: number
   return [t, normalizeAxis(ax ?? 0, t.ndim)];
 }
 
-/** sort(a, axis=-1, kind=None): a sorted copy; NaNs last, ties in order (a stable sort, NumPy's kind='stable'). */
+/** Python's type name of a JS value, for NumPy's TypeError texts. */
+const pyType = (v: unknown): string => (typeof v === 'number' ? (Number.isInteger(v) ? 'int' : 'float') : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'str' : v === null ? 'NoneType' : typeof v);
+
+type SortOpts = { axis?: number | null; kind?: string | null; order?: unknown; stable?: boolean | null };
+
+/**
+ * NumPy's checks of sort's kind=, stable= and order=. Every kind (its first
+ * letter: q, h, m or s, as NumPy reads it) gives the stable sort: equal
+ * values keep their order, which is a valid answer for 'quicksort' and
+ * 'heapsort' too (they promise no order among ties), and exactly NumPy's for
+ * 'mergesort' and 'stable'. So results equal NumPy's whatever the kind.
+ */
+function checkSortKind(o: SortOpts): void {
+  if (o.order !== undefined && o.order !== null) throw new RangeError('Cannot specify order when the array has no fields.');
+  if (o.kind === undefined || o.kind === null) return;
+  if (o.stable !== undefined && o.stable !== null) throw new RangeError("`kind` and keyword parameters can't be provided at the same time. Use only one of them.");
+  if (typeof o.kind !== 'string') throw new TypeError(`sort kind must be str, not ${pyType(o.kind)}`);
+  if (!'qhms'.includes(o.kind.charAt(0).toLowerCase()) || o.kind === '') throw new RangeError(`sort kind must be one of 'quick', 'heap', or 'stable' (got '${o.kind}')`);
+}
+
+/** sort(a, axis=-1, kind=None, order=None, *, stable=None): a sorted copy; NaNs last, ties in order (a stable sort for every kind, see checkSortKind). */
 export function sort(a: Operand, ...args: Args): Tensor {
-  const o = kwargs<{ axis?: number | null; kind?: string; order?: unknown }>('sort', args, ['axis', 'kind', 'order']);
+  const o = kwargs<SortOpts>('sort', args, ['axis', 'kind', 'order'], ['stable']);
+  checkSortKind(o);
   const [t, ax] = alongAxis(a, o.axis, -1);
   return new Tensor(G.sort(t.node, ax, false));
 }
 
-/** argsort(a, axis=-1, kind=None): the positions that sort a along axis (stable). */
+/** argsort(a, axis=-1, kind=None, order=None, *, stable=None): the int64 positions that sort a along axis (stable for every kind). */
 export function argsort(a: Operand, ...args: Args): Tensor {
-  const o = kwargs<{ axis?: number | null; kind?: string; order?: unknown }>('argsort', args, ['axis', 'kind', 'order']);
+  const o = kwargs<SortOpts>('argsort', args, ['axis', 'kind', 'order'], ['stable']);
+  checkSortKind(o);
   const [t, ax] = alongAxis(a, o.axis, -1);
   return new Tensor(G.sort(t.node, ax, true));
 }
 
-/** unique(ar): the sorted distinct values (NaNs collapse to one, as NumPy 2's equal_nan=True); its length is known after execution. */
-export function unique(a: Operand, ...args: Args): Tensor {
-  kwargs('unique', args, []);
-  // a length known only at run time (unique of a selection) is read once known
-  return deferred('unique', [sort(a, null)], ([s]) => {
-    const n = s!.shape[0]!;
-    if (n <= 1) return s!;
-    const hi = s!.get(`1:${n}`), lo = s!.get(`0:${n - 1}`);
+/** The stable order of a 1-d tensor. */
+const order1d = (t: Tensor): Tensor => new Tensor(G.sort(t.node, 0, true));
+
+/** The stable lexicographic order of the rows of a 2-d tensor (column 0 first): stable sorts from the last column to the first. */
+function rowOrder(rows: Tensor): Tensor {
+  const [n, m] = [rows.shape[0]!, rows.shape[1]!];
+  let perm = astype(new Tensor(G.iota([n], 0)), 'int64');
+  for (let j = m - 1; j >= 0; j--) {
+    const col = reshape(rows.get(':', `${j}:${j + 1}`), [n]);
+    perm = take(perm, order1d(take(col, perm)));
+  }
+  return perm;
+}
+
+interface UniqueParts { values: Tensor; index: Tensor; inverse: Tensor; starts: Tensor; ends: Tensor }
+
+/**
+ * NumPy's _unique1d over the rows of `rows` (n x m, or a 1-d tensor of n
+ * values): the stable order, a mask of each run's first element in sorted
+ * order, and from them the values and first positions (the mask), the
+ * inverse (the run number of each sorted element, put back in input
+ * order) and each run's start and end (counts are their difference).
+ * equalNan: NaNs of a 1-d tensor form one run, as NumPy's equal_nan=True;
+ * rows never do (NumPy compares them as records, where NaN != NaN).
+ */
+function uniqueParts(rows: Tensor, equalNan: boolean): UniqueParts {
+  const n = rows.shape[0]!;
+  const perm = rows.ndim === 1 ? order1d(rows) : rowOrder(rows);
+  const s = take(rows, perm, { axis: 0 });
+  let first: Tensor, last: Tensor;
+  if (n === 0) {
+    first = last = zeros([0], { dtype: 'bool' });
+  } else {
+    const hi = s.get(`1:${n}`), lo = s.get(`0:${n - 1}`);
     let fresh = not_equal(hi, lo);
-    if (isFloat(s!.dtype)) fresh = logical_and(fresh, logical_not(logical_and(isnan(hi), isnan(lo))));
-    return s!.get(concatenate([tensor([true]), fresh]));
-  });
+    if (rows.ndim === 2) fresh = any(fresh, { axis: 1 });
+    else if (equalNan && isFloat(s.dtype)) fresh = logical_and(fresh, logical_not(logical_and(isnan(hi), isnan(lo))));
+    first = concatenate([tensor([true]), fresh]);
+    last = concatenate([fresh, tensor([true])]);
+  }
+  const at = astype(new Tensor(G.iota([n], 0)), 'int64');
+  const run = subtract(cumsum(astype(first, 'int64')), 1);
+  return {
+    values: s.get(first),
+    index: perm.get(first),
+    inverse: take(run, order1d(perm)),
+    starts: at.get(first),
+    ends: add(at.get(last), 1),
+  };
+}
+
+type UniqueOpts = { return_index?: boolean; return_inverse?: boolean; return_counts?: boolean; axis?: number | null; equal_nan?: boolean; sorted?: boolean };
+
+/**
+ * unique(ar, return_index=False, return_inverse=False, return_counts=False,
+ * axis=None, *, equal_nan=True, sorted=True), as NumPy 2.4: the sorted
+ * distinct values, or [values, index?, inverse?, counts?] (NumPy's tuple, in
+ * its order) when a return_* is set. index: each value's first position
+ * (int64); inverse: the value number of each element, of the input's shape
+ * for axis=None (NumPy 2's rule) and 1-d along `axis`; counts: int64.
+ * axis: the distinct slices along it, in lexicographic order (their
+ * elements in C order), NaNs never equal there as in NumPy. equal_nan=False
+ * keeps every NaN. sorted=False is accepted and the result sorted, which
+ * NumPy allows. Lengths are known only at run time (boolean masks); every
+ * piece is built over the executed input through `deferred`.
+ */
+export function unique(a: Operand): Tensor;
+export function unique(a: Operand, ...args: Args): Tensor | Tensor[];
+export function unique(a: Operand, ...args: Args): Tensor | Tensor[] {
+  const o = kwargs<UniqueOpts>('unique', args, ['return_index', 'return_inverse', 'return_counts', 'axis'], ['equal_nan', 'sorted']);
+  const t = toTensor(a);
+  const equalNan = o.equal_nan ?? true;
+  const axis = o.axis ?? null;
+  let piece: (f: (p: UniqueParts) => Tensor) => Tensor;
+  let inverseShape: (inv: Tensor) => Tensor;
+  if (axis === null) {
+    const flat = t.ndim === 1 ? t : reshape(t, [-1]);
+    piece = (f) => deferred('unique', [flat], ([x]) => f(uniqueParts(x!, equalNan)));
+    inverseShape = (inv) => (t.ndim === 1 || hasUnknownShape(t) ? inv : reshape(inv, t.shape));
+  } else {
+    const ax = normalizeAxis(axis, t.ndim);
+    const rowsOf = (x: Tensor) => { const m = moveaxis(x, ax, 0); return reshape(m, [m.shape[0]!, m.shape.slice(1).reduce((p, d) => p * d, 1)]); };
+    const rest = moveaxis(t, ax, 0).shape.slice(1);
+    piece = (f) => deferred('unique', [t], ([x]) => f(uniqueParts(rowsOf(x!), false)));
+    const values = piece((p) => p.values);
+    // the distinct rows, back to slices along `axis` (their count known at run time)
+    const slices = deferred('unique', [values], ([v]) => moveaxis(reshape(v!, [v!.shape[0]!, ...rest]), 0, ax));
+    return pieces(o, slices, piece, (inv) => inv);
+  }
+  return pieces(o, piece((p) => p.values), piece, inverseShape);
+}
+
+const hasUnknownShape = (t: Tensor): boolean => t.shape.some((d) => Number.isNaN(d));
+
+/** unique's result: the values alone, or NumPy's tuple of the pieces asked for. */
+function pieces(o: UniqueOpts, values: Tensor, piece: (f: (p: UniqueParts) => Tensor) => Tensor, inverseShape: (inv: Tensor) => Tensor): Tensor | Tensor[] {
+  if (!o.return_index && !o.return_inverse && !o.return_counts) return values;
+  const r = [values];
+  if (o.return_index) r.push(piece((p) => p.index));
+  if (o.return_inverse) r.push(inverseShape(piece((p) => p.inverse)));
+  if (o.return_counts) r.push(deferred('unique', [piece((p) => p.starts), piece((p) => p.ends)], ([s, e]) => subtract(e!, s!)));
+  return r;
 }
 
 /**
