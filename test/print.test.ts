@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import { NDArray } from '../src/api/convert.js';
 import { ARRAY_CTOR, type DType } from '../src/graph/dtype.js';
+import { halfBits } from '../src/graph/half.js';
 
 afterAll(() => mt.shutdown());
 
@@ -26,11 +27,12 @@ const { cases } = JSON.parse(readFileSync(join(__dirname, 'fixtures', 'print_cas
 
 const SPECIAL: Record<string, number> = { nan: NaN, inf: Infinity, '-inf': -Infinity, '-0': -0 };
 
+// Each float16 value in the fixture is exact, so its bits are halfBits of it (no rounding happens).
 function build(c: Case): NDArray {
   const data = new ARRAY_CTOR[c.dtype](c.data.length);
   c.data.forEach((v, i) => {
-    (data as unknown as (number | bigint)[])[i] =
-      c.dtype === 'int64' ? BigInt(v as string) : typeof v === 'boolean' ? Number(v) : typeof v === 'string' ? SPECIAL[v]! : v;
+    const x = typeof v === 'boolean' ? Number(v) : typeof v === 'string' ? SPECIAL[v]! : v;
+    (data as unknown as (number | bigint)[])[i] = c.dtype === 'int64' ? BigInt(v as string) : c.dtype === 'float16' ? halfBits(x) : x;
   });
   return new NDArray(c.shape, c.dtype, data);
 }
@@ -62,6 +64,12 @@ describe('NDArray and Tensor hooks', () => {
     await expect(mt.array_repr(t)).resolves.toBe('array([[1, 2],\n       [3, 4]], dtype=int32)');
     await expect(mt.array_str(t)).resolves.toBe('[[1 2]\n [3 4]]');
     await expect(mt.array2string(t, { separator: ',' })).resolves.toBe('[[1,2],\n [3,4]]');
+  });
+
+  it('prints a float16 Tensor with float16 digits', async () => {
+    const t = mt.tensor([0.1, 1 / 3, -2], { dtype: 'float16' });
+    await expect(mt.array_repr(t)).resolves.toBe('array([ 0.1   ,  0.3333, -2.    ], dtype=float16)');
+    await expect(mt.array_str(t)).resolves.toBe('[ 0.1     0.3333 -2.    ]');
   });
 
   it('get_printoptions returns a copy; bad options are refused', () => {

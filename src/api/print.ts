@@ -6,12 +6,15 @@
 // Floats go through Dragon4 (numpy/_core/src/multiarray/dragon4.c) written
 // over BigInt: the exact binary value, the margins to its neighbours, digits
 // generated until unique or cut off, the last one rounded as NumPy rounds it.
-// float32 values get float32 margins, so their shortest digits are float32's.
+// Each float width (16, 32, 64) gets its own type's margins, so float16 and
+// float32 values print their own shortest digits (np.float16(0.1) is '0.1').
 // The layout (FloatingFormat, IntegerFormat, _formatArray, the repr's
 // dtype/shape extras) follows arrayprint.py line for line, so its quirks
 // (padding set by the widest edge item, the wrap width less one for ']')
 // come out the same.
 
+import { type DType, INFO } from '../graph/dtype.js';
+import { halfBits, roundHalf } from '../graph/half.js';
 import type { NDArray } from './convert.js';
 import type { Tensor } from './tensor.js';
 
@@ -62,29 +65,53 @@ export function get_printoptions(): PrintOptions {
   return { ...current };
 }
 
+// ---------------------------------------------------------------- float widths
+
+/** A float dtype's width in bits: every float question below is asked of one. */
+type Width = 16 | 32 | 64;
+
+interface FloatType {
+  /** Stored mantissa bits (the hidden bit not counted) and exponent bits. */
+  mantissa: number;
+  exponent: number;
+  /** The IEEE bits of a number rounded to this type. */
+  bits: (v: number) => bigint;
+  /** A number rounded to this type: NumPy does the layout's arithmetic in the array's own type (NEP 50). */
+  round: (v: number) => number;
+  /** np.finfo(dtype).precision: decimal digits it holds. */
+  precision: number;
+  /** Where str() of a scalar turns scientific: 10**precision (NumPy 2.3, gh-28679), float64's at 1e16 as Python's float. */
+  strMax: number;
+}
+
+const view = new DataView(new ArrayBuffer(8));
+
+const FLOAT: { readonly [W in Width]: FloatType } = {
+  16: { mantissa: 10, exponent: 5, bits: (v) => BigInt(halfBits(v)), round: roundHalf, precision: 3, strMax: 1e3 },
+  32: { mantissa: 23, exponent: 8, bits: (v) => { view.setFloat32(0, v); return BigInt(view.getUint32(0)); }, round: Math.fround, precision: 6, strMax: 1e6 },
+  64: { mantissa: 52, exponent: 11, bits: (v) => { view.setFloat64(0, v); return view.getBigUint64(0); }, round: (v) => v, precision: 15, strMax: 1e16 },
+};
+
+/** The width of a float dtype; undefined for the others. */
+function widthOf(d: DType): Width | undefined {
+  const i = INFO[d];
+  return i.kind === 'f' ? (i.bytes * 8) as Width : undefined;
+}
+
 // ---------------------------------------------------------------- Dragon4
 
 interface Bits { mantissa: bigint; exponent: number; mantissaBit: number; unequal: boolean }
 
-const view = new DataView(new ArrayBuffer(8));
-
-/** Mantissa and binary exponent of |v| as dragon4.c takes them. */
-function bitsOf(v: number, f32: boolean): Bits {
-  if (f32) {
-    view.setFloat32(0, v);
-    const u = view.getUint32(0);
-    const e = (u >>> 23) & 0xff;
-    const m = u & 0x7fffff;
-    if (e !== 0) return { mantissa: BigInt(m | 0x800000), exponent: e - 150, mantissaBit: 23, unequal: e !== 1 && m === 0 };
-    return { mantissa: BigInt(m), exponent: -149, mantissaBit: Math.floor(Math.log2(m)), unequal: false };
-  }
-  view.setFloat64(0, v);
-  const hi = view.getUint32(0);
-  const lo = view.getUint32(4);
-  const e = (hi >>> 20) & 0x7ff;
-  const m = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
-  if (e !== 0) return { mantissa: m | (1n << 52n), exponent: e - 1075, mantissaBit: 52, unequal: e !== 1 && m === 0n };
-  return { mantissa: m, exponent: -1074, mantissaBit: m.toString(2).length - 1, unequal: false };
+/** Mantissa and binary exponent of |v| as dragon4.c's Dragon4_PrintFloat_IEEE_binary16/32/64 take them. */
+function bitsOf(v: number, w: Width): Bits {
+  const t = FLOAT[w];
+  const u = t.bits(v);
+  const e = Number(u >> BigInt(t.mantissa)) & ((1 << t.exponent) - 1);
+  const hidden = 1n << BigInt(t.mantissa);
+  const m = u & (hidden - 1n);
+  const bias = (1 << (t.exponent - 1)) - 1;
+  if (e !== 0) return { mantissa: m | hidden, exponent: e - bias - t.mantissa, mantissaBit: t.mantissa, unequal: e !== 1 && m === 0n };
+  return { mantissa: m, exponent: 1 - bias - t.mantissa, mantissaBit: m.toString(2).length - 1, unequal: false };
 }
 
 /**
@@ -93,8 +120,8 @@ function bitsOf(v: number, f32: boolean): Bits {
  * never past `cutoffMax`; otherwise the exact value is cut at `cutoffMax`.
  * Cutoffs count fractional digits ('fraction') or all digits ('total'); -1 is none.
  */
-function dragon4(v: number, f32: boolean, unique: boolean, mode: 'fraction' | 'total', cutoffMax: number, cutoffMin: number): { digits: string; exp: number } {
-  const b = bitsOf(v, f32);
+function dragon4(v: number, w: Width, unique: boolean, mode: 'fraction' | 'total', cutoffMax: number, cutoffMin: number): { digits: string; exp: number } {
+  const b = bitsOf(v, w);
   if (b.mantissa === 0n) return { digits: '0', exp: 0 };
   let value: bigint, scale: bigint, mLow: bigint, mHigh: bigint;
   const two = (n: number) => 1n << BigInt(n);
@@ -107,6 +134,8 @@ function dragon4(v: number, f32: boolean, unique: boolean, mode: 'fraction' | 't
     mHigh = mLow;
   }
   const unequal = mHigh !== mLow;
+  // An even mantissa wins ties when read back (IEEE round-to-even), so a digit string exactly on a margin still names it.
+  const even = (b.mantissa & 1n) === 0n;
   let digitExp = Math.ceil((b.mantissaBit + b.exponent) * 0.30102999566398119521373889472449302676818988146211 - 0.69);
   if (cutoffMax >= 0 && mode === 'fraction' && digitExp <= -cutoffMax) digitExp = -cutoffMax + 1;
   if (digitExp > 0) scale *= 10n ** BigInt(digitExp);
@@ -130,8 +159,8 @@ function dragon4(v: number, f32: boolean, unique: boolean, mode: 'fraction' | 't
     digit = Number(value / scale);
     value %= scale;
     if (unique) {
-      low = value < mLow;
-      high = value + mHigh > scale;
+      low = even ? value <= mLow : value < mLow;
+      high = even ? value + mHigh >= scale : value + mHigh > scale;
       if (((low || high) && digitExp <= minExp) || digitExp === cutExp) break;
     } else if (value === 0n || digitExp === cutExp) break;
     out.push(digit);
@@ -175,8 +204,8 @@ function signOf(v: number, plus: boolean): string {
 }
 
 /** np.format_float_positional with fractional=True. */
-function positional(v: number, f32: boolean, o: FloatFmt): string {
-  const { digits, exp } = dragon4(Math.abs(v), f32, o.unique, 'fraction', o.precision, o.minDigits);
+function positional(v: number, w: Width, o: FloatFmt): string {
+  const { digits, exp } = dragon4(Math.abs(v), w, o.unique, 'fraction', o.precision, o.minDigits);
   let whole: string, frac: string;
   if (exp >= 0) {
     if (digits.length <= exp + 1) { whole = digits + '0'.repeat(exp + 1 - digits.length); frac = ''; }
@@ -192,8 +221,8 @@ function positional(v: number, f32: boolean, o: FloatFmt): string {
 }
 
 /** np.format_float_scientific. */
-function scientific(v: number, f32: boolean, o: FloatFmt): string {
-  const { digits, exp } = dragon4(Math.abs(v), f32, o.unique, 'total', o.precision >= 0 ? o.precision + 1 : -1, o.minDigits >= 0 ? o.minDigits + 1 : -1);
+function scientific(v: number, w: Width, o: FloatFmt): string {
+  const { digits, exp } = dragon4(Math.abs(v), w, o.unique, 'total', o.precision >= 0 ? o.precision + 1 : -1, o.minDigits >= 0 ? o.minDigits + 1 : -1);
   const frac = finishFraction(digits.slice(1), o);
   const sg = signOf(v, o.sign);
   const e = String(Math.abs(exp)).padStart(o.expDigits < 0 ? 2 : o.expDigits, '0');
@@ -210,7 +239,7 @@ type Format = (x: Value) => string;
 const NONE: FloatFmt = { precision: -1, minDigits: -1, unique: true, trim: 'k', sign: false, padLeft: -1, padRight: -1, expDigits: -1 };
 
 /** FloatingFormat: one layout for all the values shown, chosen from them. */
-function floatFormat(data: number[], f32: boolean, o: PrintOptions): Format {
+function floatFormat(data: number[], w: Width, o: PrintOptions): Format {
   const floatmode = o.floatmode;
   let precision = floatmode === 'unique' ? -1 : o.precision;
   const finite = data.filter(Number.isFinite);
@@ -219,10 +248,11 @@ function floatFormat(data: number[], f32: boolean, o: PrintOptions): Format {
   if (absNonZero.length) {
     const max = Math.max(...absNonZero);
     const min = Math.min(...absNonZero);
-    const cutoff = f32 ? 1e6 : 1e8;
-    // float32 data compares and divides in float32 (NEP 50: the Python float takes the array's type).
-    const ratio = f32 ? Math.fround(max / min) : max / min;
-    const tiny = f32 ? Math.fround(0.0001) : 0.0001;
+    const { round, precision: digits } = FLOAT[w];
+    // The data compares and divides in its own type (NEP 50: the Python float takes the array's type).
+    const cutoff = round(10 ** Math.min(8, digits));
+    const ratio = round(max / min);
+    const tiny = round(0.0001);
     if (max >= cutoff || (!o.suppress && (min < tiny || ratio > 1000))) expFormat = true;
   }
   let padLeft: number, padRight: number, trim: Trim, expSize: number, unique: boolean, minDigits: number;
@@ -231,7 +261,7 @@ function floatFormat(data: number[], f32: boolean, o: PrintOptions): Format {
     padLeft = 0; padRight = 0; trim = '.'; expSize = -1; unique = true; minDigits = -1;
   } else if (expFormat) {
     const fixed = floatmode === 'fixed';
-    const strs = finite.map((x) => scientific(x, f32, { ...NONE, precision, unique: !fixed, trim: fixed ? 'k' : '.', sign: plus }));
+    const strs = finite.map((x) => scientific(x, w, { ...NONE, precision, unique: !fixed, trim: fixed ? 'k' : '.', sign: plus }));
     const parts = strs.map((s) => { const [m, e] = s.split('e') as [string, string]; const [i, f] = m.split('.') as [string, string]; return { i, f, e }; });
     expSize = Math.max(...parts.map((p) => p.e.length)) - 1;
     trim = 'k';
@@ -242,7 +272,7 @@ function floatFormat(data: number[], f32: boolean, o: PrintOptions): Format {
     padRight = expSize + 2 + precision;
   } else {
     const fixed = floatmode === 'fixed';
-    const strs = finite.map((x) => positional(x, f32, { ...NONE, precision, unique: !fixed, trim: fixed ? 'k' : '.', sign: plus }));
+    const strs = finite.map((x) => positional(x, w, { ...NONE, precision, unique: !fixed, trim: fixed ? 'k' : '.', sign: plus }));
     const parts = strs.map((s) => s.split('.') as [string, string]);
     padLeft = Math.max(...parts.map((p) => p[0].length));
     padRight = Math.max(...parts.map((p) => p[1].length));
@@ -264,7 +294,7 @@ function floatFormat(data: number[], f32: boolean, o: PrintOptions): Format {
       const r = Number.isNaN(v) ? (plus ? '+' : '') + o.nanstr : (v < 0 ? '-' : plus ? '+' : '') + o.infstr;
       return ' '.repeat(Math.max(0, padLeft + padRight + 1 - r.length)) + r;
     }
-    return expFormat ? scientific(v, f32, f) : positional(v, f32, f);
+    return expFormat ? scientific(v, w, f) : positional(v, w, f);
   };
 }
 
@@ -363,7 +393,8 @@ function formatFor(a: NDArray, shown: Value[], o: PrintOptions): Format {
     const t = a.ndim ? ' True' : 'True';
     return (x) => (x ? t : 'False');
   }
-  if (a.dtype === 'float32' || a.dtype === 'float64') return floatFormat(shown as number[], a.dtype === 'float32', o);
+  const w = widthOf(a.dtype);
+  if (w) return floatFormat(shown as number[], w, o);
   return intFormat(shown as (number | bigint)[], o.sign);
 }
 
@@ -422,16 +453,16 @@ function arrayReprSync(a: NDArray, opts: { max_line_width?: number; precision?: 
   return arrStr + spacer + extra;
 }
 
-/** Python's str() of a NumPy scalar: shortest round-trip digits, positional for 1e-4 <= |x| < 1e16. */
-function scalarStr(v: Value, dtype: string): string {
+/** Python's str() of a NumPy scalar: shortest round-trip digits, positional for 1e-4 <= |x| < strMax. */
+function scalarStr(v: Value, dtype: DType): string {
   if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'bigint' || (dtype !== 'float32' && dtype !== 'float64')) return String(v);
+  const w = widthOf(dtype);
+  if (typeof v === 'bigint' || !w) return String(v);
   if (Number.isNaN(v)) return 'nan';
   if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
-  const f32 = dtype === 'float32';
   const a = Math.abs(v);
-  if (a === 0 || (a < 1e16 && a >= 1e-4)) return positional(v, f32, { ...NONE, trim: '0', precision: -1, minDigits: -1 });
-  return scientific(v, f32, { ...NONE, trim: '-', precision: -1, minDigits: -1 });
+  if (a === 0 || (a < FLOAT[w].strMax && a >= 1e-4)) return positional(v, w, { ...NONE, trim: '0', precision: -1, minDigits: -1 });
+  return scientific(v, w, { ...NONE, trim: '-', precision: -1, minDigits: -1 });
 }
 
 function arrayStrSync(a: NDArray, opts: { max_line_width?: number; precision?: number; suppress_small?: boolean } = {}): string {
