@@ -167,7 +167,7 @@ describe('frombuffer, fromfile, tofile', () => {
     expect(await describe_(mt.frombuffer(b, '>i4', { offset: off }))).toEqual({ shape: [12], dtype: 'int32', values: [-3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8] });
     expect(await describe_(mt.frombuffer(b, '>i4', 2, off + 4))).toEqual({ shape: [2], dtype: 'int32', values: [-2, -1] });
     expect(await describe_(mt.frombuffer(new Float32Array([1.5, -2]), 'float32'))).toEqual({ shape: [2], dtype: 'float32', values: [1.5, -2] });
-    expect(await describe_(mt.frombuffer(new Uint8Array([0, 0x3c, 0, 0xc0]), 'f2'))).toEqual({ shape: [2], dtype: 'float32', values: [1, -2] });
+    expect(await describe_(mt.frombuffer(new Uint8Array([0, 0x3c, 0, 0xc0]), 'f2'))).toEqual({ shape: [2], dtype: 'float16', values: [1, -2] });
     expect((await mt.frombuffer(new Uint8Array(0), 'int8').fetch()).shape).toEqual([0]);
   });
   it('frombuffer errors are NumPy\'s', () => {
@@ -269,7 +269,7 @@ def describe(a):
 
 describe.skipIf(!hasNumpy)('np.load reads mt.save/savez, np.loadtxt reads mt.savetxt', () => {
   const arrays: Record<string, Described> = {
-    f8: E.npy['f8.npy'], i8: E.npy['i8.npy'], b1: E.npy['b1.npy'], u4: E.npy['u4.npy'], empty: E.npy['empty.npy'], scalar: E.npy['scalar.npy'],
+    f8: E.npy['f8.npy'], i8: E.npy['i8.npy'], b1: E.npy['b1.npy'], u4: E.npy['u4.npy'], empty: E.npy['empty.npy'], scalar: E.npy['scalar.npy'], f2: E.npy['f2.npy'],
     f4: { shape: [2, 2], dtype: 'float32', values: [0.5, -1, 'inf', 3] },
   };
   it('.npy', async () => {

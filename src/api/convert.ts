@@ -4,6 +4,7 @@
 // give JS numbers, exact up to 2**53 (a bigint beyond that).
 
 import { ARRAY_CTOR, type DType, INFO, type TypedArray, dtypeOfTypedArray, isIntLike, outOfIntRange, parseDType } from '../graph/dtype.js';
+import { decodeHalf, halfBits, halfBitsOf, halfView, isHalfArray } from '../graph/half.js';
 import { castScalar } from '../ir/scalar.js';
 import { stridesOf } from '../graph/shape.js';
 import { array_repr, array_str } from './print.js';
@@ -11,9 +12,20 @@ import { array_repr, array_str } from './print.js';
 export type NestedArray = number | boolean | bigint | readonly NestedArray[];
 export type JsData = NestedArray | TypedArray | ArrayBufferView;
 
+/** A Float16Array: the host's own, or @petamoriken/float16's (graph/half.ts). */
+export type HalfArray = ArrayLike<number> & Iterable<number>;
+
 /** A materialised array fetched from Tessera. */
 export class NDArray {
-  constructor(readonly shape: readonly number[], readonly dtype: DType, readonly data: TypedArray) {}
+  /** The values in C order: a typed array of the dtype (BigInt64Array for int64, Uint8Array for bool, a Float16Array for float16). */
+  readonly data: TypedArray | HalfArray;
+  /** The elements as stored: `data`, except float16's 16-bit patterns (a Uint16Array over the same memory). */
+  readonly raw: TypedArray;
+
+  constructor(readonly shape: readonly number[], readonly dtype: DType, raw: TypedArray) {
+    this.raw = raw;
+    this.data = dtype === 'float16' ? halfView(raw as Uint16Array) : raw;
+  }
 
   get size(): number { return this.data.length; }
   get ndim(): number { return this.shape.length; }
@@ -68,8 +80,12 @@ export class NDArray {
   [Symbol.for('nodejs.util.inspect.custom')](): string { return array_repr(this); }
 }
 
-/** Shape, inferred dtype and flat values of nested JS data. */
-export function fromJs(data: JsData, dtype?: DType): { shape: number[]; dtype: DType; data: TypedArray } {
+/** Shape, inferred dtype and flat elements (as stored: float16 as its bits) of nested JS data. */
+export function fromJs(data: JsData | HalfArray, dtype?: DType): { shape: number[]; dtype: DType; data: TypedArray } {
+  if (isHalfArray(data)) {
+    const bits = halfBitsOf(data);
+    return { shape: [bits.length], dtype: dtype ?? 'float16', data: !dtype || dtype === 'float16' ? bits : convert(bits, 'float16', dtype) };
+  }
   if (ArrayBuffer.isView(data) && !(data instanceof DataView)) {
     const d = dtypeOfTypedArray(data);
     if (!d) throw new TypeError(`unsupported typed array ${data.constructor.name}`);
@@ -114,6 +130,7 @@ export function fromJs(data: JsData, dtype?: DType): { shape: number[]; dtype: D
     const v = flat[i]!;
     const s = typeof v === 'boolean' ? (v ? 1 : 0) : v;
     // Into floats every value goes as the JS number it is (no trip through int64, which would wrap 1e20 and lose -0).
+    if (out === 'float16') { arr[i] = halfBits(Number(s)); continue; }
     if (floatOut) { (arr as unknown as number[])[i] = castScalar(typeof s === 'bigint' ? Number(s) : s, 'float64', out) as number; continue; }
     const src = typeof s === 'bigint' ? s : from === 'int64' ? BigInt(s) : s;
     (arr as unknown as (number | bigint)[])[i] = castScalar(src, from, out);
@@ -121,8 +138,15 @@ export function fromJs(data: JsData, dtype?: DType): { shape: number[]; dtype: D
   return { shape, dtype: out, data: arr };
 }
 
-function convert(src: TypedArray, from: DType, to: DType): TypedArray {
+/** Elements of `from` (as stored) cast to `to` (as stored), as astype. */
+export function convert(src: TypedArray, from: DType, to: DType): TypedArray {
+  if (from === 'float16') return convert(decodeHalf(src as Uint16Array), 'float32', to);
   const out = new ARRAY_CTOR[to](src.length);
+  if (to === 'float16') {
+    // one rounding, from the value itself (float64 to float16 directly, as NumPy casts)
+    for (let i = 0; i < src.length; i++) out[i] = halfBits(Number(castScalar(src[i]!, from, 'float64')));
+    return out;
+  }
   for (let i = 0; i < src.length; i++) (out as unknown as (number | bigint)[])[i] = castScalar(src[i]!, from, to);
   return out;
 }

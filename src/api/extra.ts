@@ -14,6 +14,7 @@
 
 import { type DType, canCast, defaultDTypeOfWeak, isFloat, isInteger, promoteTypes, promoteWeak, weakKindOf } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
+import { binaryScalar } from '../ir/scalar.js';
 import { broadcastShapes, checkShape, normalizeAxes, normalizeAxis, shapeStr } from '../graph/shape.js';
 import { runtime } from '../runtime/runtime.js';
 import { type JsData, dtypeArg, fromJs } from './convert.js';
@@ -63,7 +64,7 @@ function known(t: Tensor): number[] | undefined {
   let n = t.node;
   while (!runtime.has(n) && ['cast', 'reshape', 'expand'].includes(n.op) && !isFloat(n.inputs[0]!.dtype)) n = n.inputs[0]!;
   if (n.op === 'const') return [Number((n.attrs as { value: number | string }).value)];
-  return runtime.has(n) ? Array.from(runtime.read(n), Number) : undefined;
+  return runtime.has(n) ? Array.from(runtime.values(n), Number) : undefined;
 }
 
 /**
@@ -567,7 +568,7 @@ export function gradient(f: Operand, ...args: Args): Tensor | Tensor[] {
       if (c.shape[0] !== t.shape[axes[i]!]) throw new RangeError('when 1d, distances must match the length of the corresponding dimension');
       const dd = diff(c);
       const vals = known(given);
-      const steps = vals?.slice(1).map((x, j) => (c.dtype === 'float32' ? Math.fround(x - vals[j]!) : x - vals[j]!));
+      const steps = vals?.slice(1).map((x, j) => Number(binaryScalar('subtract', x, vals[j]!, c.dtype)));
       return steps && steps.every((s) => s === steps[0]) ? getitem(dd, 0) : dd;
     });
   } else throw new TypeError('invalid number of arguments');

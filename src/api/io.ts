@@ -22,8 +22,9 @@
 import { host } from '#host';
 import { gunzipSync, gzipSync, unzipSync, zipSync } from 'fflate';
 import { ARRAY_CTOR, type DType, INFO, type TypedArray, parseDType } from '../graph/dtype.js';
+import { halfBits, halfView } from '../graph/half.js';
 import { type NDArray } from './convert.js';
-import { type Descr, decode, halves, isNpy, parseDescr, rawBytes, readNpy, writeNpy } from './npy.js';
+import { type Descr, decode, isNpy, parseDescr, rawBytes, readNpy, writeNpy } from './npy.js';
 import { type Scalar, percentCount, pyFormat } from './printf.js';
 import { type Operand, Tensor, isOptions, reshape, tensor, toTensor, transpose } from './tensor.js';
 
@@ -82,8 +83,9 @@ const isGz = (src: Source | Sink): boolean => (typeof src === 'string' ? src : s
 // Tensors from values and back
 
 /** A tensor of C-order values (copied once more into the runtime's heap by `tensor`). */
+/** A tensor of elements as stored (float16 as its bits, read as the Float16Array over them). */
 function fromValues(shape: readonly number[], dtype: DType, data: TypedArray): Tensor {
-  const flat = tensor(data, { dtype });
+  const flat = tensor(dtype === 'float16' ? (halfView(data as Uint16Array) as unknown as TypedArray) : data, { dtype });
   return reshape(flat, [...shape]);
 }
 
@@ -117,8 +119,7 @@ function npyTensor(bytes: Uint8Array, name: string, o: LoadOpts): Tensor {
 
 /**
  * np.load: a .npy file as a Tensor, or a .npz archive as an NpzFile. Always
- * a Promise (see the header). float16 data is widened to float32 (exactly);
- * uint64, complex, string, structured and object dtypes are refused with an
+ * a Promise (see the header). uint64, complex, string, structured and object dtypes are refused with an
  * error naming the dtype.
  */
 export async function load(file: Source, o: LoadOpts = {}): Promise<Tensor | NpzFile> {
@@ -194,7 +195,7 @@ export class NpzFile implements Iterable<[string, Tensor]> {
 
 async function npyBytes(x: Operand): Promise<Uint8Array> {
   const v = await valuesOf(x);
-  return writeNpy(v.shape, v.dtype, v.data);
+  return writeNpy(v.shape, v.dtype, v.raw);
 }
 
 /** np.save(file, arr): NumPy's exact bytes (the header NumPy writes, C order, little-endian). A path gets '.npy' if it lacks it. */
@@ -249,7 +250,7 @@ function bytesOf(buffer: ArrayBuffer | ArrayBufferView): Uint8Array {
 }
 
 function fromBytes(b: Uint8Array, d: Descr, count: number, offset: number): Tensor {
-  const item = d.half ? 2 : INFO[d.dtype].bytes;
+  const item = INFO[d.dtype].bytes;
   if (!Number.isInteger(offset) || offset < 0 || offset > b.length) throw new RangeError(`offset must be non-negative and no greater than buffer length (${b.length})`);
   const avail = b.length - offset;
   let n: number;
@@ -260,7 +261,7 @@ function fromBytes(b: Uint8Array, d: Descr, count: number, offset: number): Tens
     if (count * item > avail) throw new RangeError('buffer is smaller than requested size');
     n = count;
   }
-  return fromValues([n], d.dtype, d.half ? halves(b.subarray(offset), n, d.big) : decode(b.subarray(offset), d.dtype, n, d.big));
+  return fromValues([n], d.dtype, decode(b.subarray(offset), d.dtype, n, d.big));
 }
 
 /**
@@ -300,7 +301,7 @@ export async function tofile(x: Operand, file: Sink, ...args: unknown[]): Promis
   const [pos, kw] = splitArgs(args);
   const o = { sep: pos[0] ?? '', format: pos[1] ?? '%s', ...kw } as { sep: string; format: string };
   const v = await valuesOf(x);
-  if (o.sep === '') { await writeBytes(file, rawBytes(v.dtype, v.data), 'tofile'); return undefined; }
+  if (o.sep === '') { await writeBytes(file, rawBytes(v.dtype, v.raw), 'tofile'); return undefined; }
   const k = kindOf(v.dtype);
   const text = Array.from(v.data as ArrayLike<Scalar>, (s) => pyFormat(o.format, [s], k)).join(o.sep);
   await writeBytes(file, new TextEncoder().encode(text), 'tofile');
@@ -343,7 +344,7 @@ function parseColumn(words: readonly string[], dtype: DType, row0: number, col: 
   words.forEach((w, i) => {
     const v = parseWord(w, dtype);
     if (v === undefined) throw new RangeError(`could not convert string '${w}' to ${dtype} at row ${row0 + i}, column ${col + 1}.`);
-    (out as unknown as (number | bigint)[])[i] = v;
+    (out as unknown as (number | bigint)[])[i] = dtype === 'float16' ? halfBits(Number(v)) : v;
   });
   return out;
 }

@@ -22,8 +22,6 @@ export interface NpyArray {
   /** C-order values of the array as stored: with `fortran`, of the reversed shape. */
   data: TypedArray;
   fortran: boolean;
-  /** Set when the file's dtype was widened to one Tessera has (float16 → float32). */
-  widenedFrom?: string;
 }
 
 // ---------------------------------------------------------------------------
@@ -31,13 +29,13 @@ export interface NpyArray {
 
 const BY_DESCR: Record<string, DType> = {
   b1: 'bool', i1: 'int8', i2: 'int16', i4: 'int32', i8: 'int64',
-  u1: 'uint8', u2: 'uint16', u4: 'uint32', f4: 'float32', f8: 'float64',
+  u1: 'uint8', u2: 'uint16', u4: 'uint32', f2: 'float16', f4: 'float32', f8: 'float64',
 };
 const NUMPY_NAMES: Record<string, string> = {
-  f2: 'float16', u8: 'uint64', c8: 'complex64', c16: 'complex128', f16: 'longdouble', f12: 'longdouble', c32: 'clongdouble', c24: 'clongdouble', O8: 'object', O4: 'object',
+  u8: 'uint64', c8: 'complex64', c16: 'complex128', f16: 'longdouble', f12: 'longdouble', c32: 'clongdouble', c24: 'clongdouble', O8: 'object', O4: 'object',
 };
 
-export interface Descr { dtype: DType; big: boolean; half?: true }
+export interface Descr { dtype: DType; big: boolean }
 
 /** A dtype string as NumPy writes it in a header or accepts in frombuffer ('<f8', 'i4', 'float32'...). */
 export function parseDescr(d: string, where: string): Descr {
@@ -47,10 +45,9 @@ export function parseDescr(d: string, where: string): Descr {
     const key = `${kind}${size}`;
     const big = order === '>' && Number(size) > 1;
     if (BY_DESCR[key]) return { dtype: BY_DESCR[key]!, big };
-    if (key === 'f2') return { dtype: 'float32', big, half: true };
     if (kind === 'O') throw new TypeError(`${where}: object arrays (dtype '${d}', pickled Python objects) are not supported by Tessera`);
     const name = NUMPY_NAMES[key] ?? ({ U: 'str (unicode)', S: 'bytes', V: 'void (raw or structured)', M: 'datetime64', m: 'timedelta64' } as Record<string, string>)[kind!];
-    throw new TypeError(`${where}: dtype '${d}'${name ? ` (${name})` : ''} is not supported by Tessera (it has bool, int8..int64, uint8..uint32, float32, float64)`);
+    throw new TypeError(`${where}: dtype '${d}'${name ? ` (${name})` : ''} is not supported by Tessera (it has bool, int8..int64, uint8..uint32, float16, float32, float64)`);
   }
   throw new TypeError(`${where}: dtype ${JSON.stringify(d)} not understood`);
 }
@@ -151,13 +148,12 @@ export function readNpy(bytes: Uint8Array, name: string, o: ReadOpts = {}): NpyA
   const dt = parseDescr(descr, name);
   const dims = shape as number[];
   const n = dims.reduce((a, b) => a * b, 1);
-  const item = dt.half ? 2 : INFO[dt.dtype].bytes;
+  const item = INFO[dt.dtype].bytes;
   const body = bytes.subarray(start + hlen);
   if (body.length < n * item) {
     throw new RangeError(`${name}: truncated .npy data: shape (${dims.join(', ')}${dims.length === 1 ? ',' : ''}) of '${descr}' needs ${n * item} bytes, the file has ${body.length}`);
   }
-  const data = dt.half ? halves(body, n, dt.big) : decode(body, dt.dtype, n, dt.big);
-  return { shape: dims, dtype: dt.dtype, data, fortran, ...(dt.half ? { widenedFrom: 'float16' } : {}) };
+  return { shape: dims, dtype: dt.dtype, data: decode(body, dt.dtype, n, dt.big), fortran };
 }
 
 /** n values of `dtype` from raw bytes (copied: the source may be unaligned), byte-swapped when big-endian. */
@@ -174,20 +170,6 @@ function swap(b: Uint8Array, size: number): void {
   for (let k = 0; k < b.length; k += size) {
     for (let lo = k, hi = k + size - 1; lo < hi; lo++, hi--) { const t = b[lo]!; b[lo] = b[hi]!; b[hi] = t; }
   }
-}
-
-/** IEEE half floats widened to float32 (exactly: every half is a float32). */
-export function halves(raw: Uint8Array, n: number, big: boolean): Float32Array {
-  const v = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  const out = new Float32Array(n);
-  for (let k = 0; k < n; k++) {
-    const h = v.getUint16(2 * k, !big);
-    const sign = h & 0x8000 ? -1 : 1;
-    const e = (h >> 10) & 0x1f;
-    const f = h & 0x3ff;
-    out[k] = e === 0 ? sign * f * 2 ** -24 : e === 31 ? (f ? NaN : sign * Infinity) : sign * (1 + f / 1024) * 2 ** (e - 15);
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------

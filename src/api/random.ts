@@ -20,7 +20,7 @@
 // candidate, a value in the support drawn from the method's hat (proposal)
 // law, which is close to the target law (never NaN or an arbitrary constant).
 
-import { isFloat, integerRange } from '../graph/dtype.js';
+import { type DType, isFloat, integerRange } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
 import type { Node } from '../graph/node.js';
 import { broadcastShapes, checkShape, chunkGrid, normalizeAxis } from '../graph/shape.js';
@@ -256,10 +256,12 @@ export class Generator {
   }
   /** Uniform draws: 53 random bits in float64; with { dtype: 'float32' }, 24 bits drawn as float32 (as NumPy's random(dtype=float32)), so float32 programs run where float64 cannot (WebGPU). */
   private unit(size: Size, o: CreateOpts): Tensor {
+    floatDraws(dtypeArg(o.dtype));
     return new Tensor(this.draw(dtypeArg(o.dtype) === 'float32' ? 'uniform32' : 'uniform', size, o));
   }
   /** Standard normals: Philox Box–Muller in float64; for float32, Box–Muller in float32 over two uniform32 streams (runs on WebGPU). */
   private normals(size: Size, o: CreateOpts): Tensor {
+    floatDraws(dtypeArg(o.dtype));
     if (dtypeArg(o.dtype) !== 'float32') return new Tensor(this.draw('normal', size, o));
     const r = sqrt(multiply(log1p(negative(this.unit(size, o))), -2));
     return multiply(r, cos(multiply(this.unit(size, o), 2 * Math.PI)));
@@ -864,9 +866,14 @@ export class Generator {
   /** Float draws come in float32 or float64 only (NumPy: "Unsupported dtype ... for random"). */
   private cast(t: Tensor, o: CreateOpts): Tensor {
     const d = dtypeArg(o.dtype);
-    if (d && !isFloat(d)) throw new TypeError(`Unsupported dtype ${d} for random draws of floats (float32 or float64)`);
+    floatDraws(d);
     return d ? astype(t, d) : t;
   }
+}
+
+/** NumPy draws floats in float32 or float64 only ("Unsupported dtype ... for random"). */
+function floatDraws(d: DType | undefined): void {
+  if (d && d !== 'float32' && d !== 'float64') throw new TypeError(`Unsupported dtype ${d} for random draws of floats (float32 or float64)`);
 }
 
 let global = new Generator(0);

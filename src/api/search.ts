@@ -34,7 +34,7 @@ type Args = unknown[];
 
 /** A value of `a` computed already (JS data, or a tensor executed), as JS numbers; undefined while it is lazy. */
 function known(t: Tensor): number[] | undefined {
-  return runtime.has(t.node) ? Array.from(runtime.read(t.node), Number) : undefined;
+  return runtime.has(t.node) ? Array.from(runtime.values(t.node), Number) : undefined;
 }
 
 /** A check node over `ok` (true where the input is valid): the run fails with RangeError `message` when one is false. */
@@ -259,7 +259,7 @@ export function interp(x: Operand, xp: Operand, fp: Operand, ...args: Args): Ten
 const argsortOf = (t: Tensor): Tensor => new Tensor(G.sort(t.node, 0, true));
 
 type HistOpts = { bins?: number | Operand; range?: readonly [number, number] | null; density?: boolean | null; weights?: Operand | null };
-interface Edges { edges: Tensor; uniform?: { first: Tensor; last: Tensor; n: number; div: 'float32' | 'float64'; fromRange: boolean } }
+interface Edges { edges: Tensor; uniform?: { first: Tensor; last: Tensor; n: number; div: 'float16' | 'float32' | 'float64'; fromRange: boolean } }
 
 /** NumPy's _get_bin_edges for a count of equal bins or explicit edges (no estimator strings). */
 function binEdges(fn: string, a: Tensor, o: HistOpts): Edges {
@@ -284,14 +284,14 @@ function binEdges(fn: string, a: Tensor, o: HistOpts): Edges {
 
 /**
  * The outer edges and NumPy's linspace between them, in NumPy's dtypes
- * (float32 data with no range stays float32; `rangeF64`: histogramdd's
+ * (float32 or float16 data with no range keeps its dtype; `rangeF64`: histogramdd's
  * linspace of the range's Python floats, float64 whatever the data).
  */
 function equalEdges(a: Tensor, n: number, range: readonly [number, number] | null, rangeF64 = false): Edges {
   // B: the edges' dtype, result_type(first, last, a) made inexact
-  const B = a.dtype === 'float32' && !(rangeF64 && range !== null) ? 'float32' : 'float64';
+  const B = (a.dtype === 'float32' || a.dtype === 'float16') && !(rangeF64 && range !== null) ? a.dtype : 'float64';
   let first: Tensor, last: Tensor;
-  let dt: 'float32' | 'float64' = 'float64';
+  let dt: 'float16' | 'float32' | 'float64' = 'float64';
   if (range !== null) {
     if (!Array.isArray(range) || range.length !== 2 || range.some((v) => typeof v !== 'number')) throw new TypeError('range must be a pair of numbers (min, max)');
     let [lo, hi] = range;
@@ -441,7 +441,7 @@ export function bincount(x: Operand, ...args: Args): Tensor {
   const sel = G.compress(astype(ends, 'int64').node, G.expand(G.constant(true, 'bool'), [2]), 0);
   const inputs = [sel, t.node, ...(w ? [w.node] : [])];
   return new Tensor(G.defer('bincount', inputs, (ins) => {
-    const [lo, hi] = Array.from(runtime.read(ins[0]!), Number) as [number, number];
+    const [lo, hi] = Array.from(runtime.values(ins[0]!), Number) as [number, number];
     const xs = new Tensor(ins[1]!), ws = ins[2] ? new Tensor(ins[2]) : undefined;
     if (ws && ws.shape[0] !== xs.shape[0]) throw new RangeError("The weights and list don't have the same length.");
     return counts(xs, ws, lengthOf(lo, hi)).node;

@@ -451,7 +451,7 @@ function weightsOf(a: Tensor, weights: unknown, axis: number | readonly number[]
   }
   const NEG = 'Weights must be non-negative.';
   if (runtime.has(given.node)) {
-    if (Array.from(runtime.read(given.node), Number).some((v) => v < 0)) throw new RangeError(NEG);
+    if (Array.from(runtime.values(given.node), Number).some((v) => v < 0)) throw new RangeError(NEG);
     return w;
   }
   return where(new Tensor(G.check(logical_not(any(less(w, 0))).node, 'nonzero', 'RangeError', NEG)), w, w);

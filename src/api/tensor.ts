@@ -11,6 +11,7 @@ import { BINARY_OPS, type BinaryOp, type ReduceOp, UNARY_OPS, type UnaryOp, reso
 import { MAX_SIZE, broadcastShapes, checkShape, chunkGrid, hasUnknown, isUnknown, normalizeAxes, normalizeAxis, shapeStr, sizeOf } from '../graph/shape.js';
 import { type DeviceChoice, type Report, type RunOptions, runtime } from '../runtime/runtime.js';
 import { resolve } from '../runtime/resolve.js';
+import { castScalar } from '../ir/scalar.js';
 import { type JsData, NDArray, dtypeArg, fromJs } from './convert.js';
 
 export { NDArray } from './convert.js';
@@ -198,7 +199,7 @@ export class Tensor {
   async tolist(): Promise<unknown> { return (await this.fetch()).toArray(); }
   /** tobytes(): the C-order bytes of the values (little-endian). */
   async tobytes(): Promise<Uint8Array> {
-    const d = (await this.fetch()).data;
+    const d = (await this.fetch()).raw;
     return new Uint8Array(d.buffer, d.byteOffset, d.byteLength).slice();
   }
 
@@ -358,7 +359,7 @@ export function deferred(name: string, operands: readonly Tensor[], build: (ts: 
  */
 export function valuesNow(fn: string, t: Tensor, what: string, why: string): number[] {
   if (!runtime.has(t.node)) throw new TypeError(`${fn}(): ${what} held in a tensor must be computed first (await it.execute()): ${why}`);
-  return Array.from(runtime.read(t.node), Number);
+  return Array.from(runtime.values(t.node), Number);
 }
 
 /**
@@ -370,7 +371,7 @@ function knownNegative(b: Arg): boolean {
   if (b.weak !== undefined) return Number(b.value) < 0;
   if (b.node.op === 'const') return Number((b.node.attrs as { value: number | string }).value) < 0;
   if (b.node.op !== 'source' || !runtime.has(b.node)) return false;
-  for (const v of runtime.read(b.node)) if (v < 0) return true;
+  for (const v of runtime.values(b.node)) if (v < 0) return true;
   return false;
 }
 
@@ -449,7 +450,7 @@ export function floatOperandType(x: Operand, y: Operand): DType {
 
 /**
  * ldexp's loops take a float mantissa and an int32 or int64 exponent and return
- * the mantissa's float (float16 for a JS int mantissa: float32 here). The IR's
+ * the mantissa's float (float16 for a JS int mantissa). The IR's
  * binary ops take one dtype, so the exponent is cast to that float: exact up
  * to 2**24, and past it the result is 0 or inf whichever way it rounds.
  */
@@ -461,7 +462,7 @@ function ldexpOp(a: Arg, b: Arg, o: UFuncOpts): Tensor {
   let m: DType;
   if (a.weak === undefined) m = floatResultOf(a.node.dtype);
   else if (a.weak === 'float' || b.weak !== undefined) m = 'float64';
-  else m = b.node.dtype === 'bool' && a.weak === 'int' ? 'float64' : 'float32';
+  else m = b.node.dtype === 'bool' && a.weak === 'int' ? 'float64' : 'float16';
   if (o.dtype && o.dtype !== m) throw new TypeError('No loop matching the specified signature and casting was found for ufunc ldexp');
   const e = b.weak !== undefined ? G.constant(Number(b.value), m) : G.cast(b.node, m);
   return new Tensor(G.binary('ldexp', castArg(a, m), e, m));
@@ -574,9 +575,9 @@ export function round(x: Operand, ...args: Args): Tensor {
   const t = isTensor(x) ? x : tensor(x as JsData);
   const d = checkInt(o.decimals ?? 0, 'round', 'decimals');
   if (t.dtype === 'bool') {
-    // NumPy rounds booleans to float16 (float32 here, which has no float16) and has no loop for decimals.
+    // NumPy rounds booleans to float16 and has no loop for decimals.
     if (d !== 0) throw new TypeError("round(): ufunc 'multiply' did not contain a loop with signature matching types for a boolean array with decimals != 0");
-    return astype(t, 'float32');
+    return astype(t, 'float16');
   }
   if (!isFloat(t.dtype)) {
     // Integers: unchanged unless decimals < 0, then NumPy rounds half to even at 10**-decimals.
@@ -594,7 +595,7 @@ export function nan_to_num(x: Operand, ...args: Args): Tensor {
   const o = kwargs<{ nan?: number; posinf?: number; neginf?: number }>('nan_to_num', args, ['copy', 'nan', 'posinf', 'neginf']);
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (!isFloat(t.dtype)) return t;
-  const big = t.dtype === 'float32' ? 3.4028234663852886e38 : Number.MAX_VALUE;
+  const big = t.dtype === 'float32' ? 3.4028234663852886e38 : t.dtype === 'float16' ? 65504 : Number.MAX_VALUE;
   let r = where(isnan(t), o.nan ?? 0, t);
   r = where(equal(t, Infinity), o.posinf ?? big, r);
   return where(equal(t, -Infinity), o.neginf ?? -big, r);
@@ -666,7 +667,8 @@ export function mean(x: Operand, ...args: Args): Tensor {
   const o = kwargs<AxisOpts>('mean', args, MEAN_P, WHERE_KW);
   const a = arg(x).node;
   const out = dtypeArg(o.dtype) ?? (isFloat(a.dtype) ? a.dtype : 'float64');
-  const s = sum(new Tensor(a), { ...o, dtype: out === 'float32' ? 'float32' : 'float64' });
+  // NumPy's mean of float16 sums and divides in float32, then rounds
+  const s = sum(new Tensor(a), { ...o, dtype: out === 'float32' || out === 'float16' ? 'float32' : 'float64' });
   const axes = normalizeAxes(o.axis, a.shape.length);
   let n = countOf(a, axes, 'float64', maskOf(o));
   if (isTensor(n) && !o.keepdims) n = reshape(n, s.shape);
@@ -818,7 +820,7 @@ export function arange(...args: (number | string | null | CreateOpts | undefined
   // and value i is first + i * (second - first), computed in that dtype (so an integer
   // dtype steps by the difference of the truncated first two values).
   const compute: DType = isFloat(d) ? d : 'int64';
-  const inD = (v: number): number => (isFloat(d) ? (d === 'float32' ? Math.fround(v) : v) : Math.trunc(v));
+  const inD = (v: number): number => (isFloat(d) ? Number(castScalar(v, 'float64', d)) : Math.trunc(v));
   const first = inD(start), second = inD(start + step);
   if (!isFloat(d) && d !== 'bool') checkIntFits(first, d);
   const delta = inD(second - first);
@@ -1130,7 +1132,7 @@ export function take(x: Operand, indices: Operand, ...args: Args): Tensor {
   // Indices given as JS data are checked now (NumPy's IndexError); a tensor's values only at run time (clamped).
   if (!isTensor(indices) && i.node.op === 'source') {
     const n = t.shape[ax]!;
-    for (const v of runtime.read(i.node)) if (Number(v) < -n || Number(v) >= n) throw new RangeError(`index ${v} is out of bounds for axis ${ax} with size ${n}`);
+    for (const v of runtime.values(i.node)) if (Number(v) < -n || Number(v) >= n) throw new RangeError(`index ${v} is out of bounds for axis ${ax} with size ${n}`);
   }
   return new Tensor(G.gather(t.node, i.node, ax));
 }

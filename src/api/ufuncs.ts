@@ -41,15 +41,23 @@ export function heaviside(x1: Operand, x2: Operand, ...rest: unknown[]): Tensor 
 /** log(exp(x1) + exp(x2)) as npy_logaddexp: x + log 2 where equal (infinities too), else max + log1p(exp(-|x1 - x2|)). */
 export function logaddexp(x1: Operand, x2: Operand, ...rest: unknown[]): Tensor {
   operands('logaddexp', 2, 1, [x1, x2], rest);
-  const [a, b] = floats(x1, x2);
-  return where(equal(a, b), add(a, Math.LN2), add(maximum(a, b), log1p(exp(negative(abs(subtract(a, b)))))));
+  return inFloat32(floats(x1, x2), (a, b) => where(equal(a, b), add(a, Math.LN2), add(maximum(a, b), log1p(exp(negative(abs(subtract(a, b))))))));
+}
+
+/**
+ * `f` of float operands, computed in float32 and rounded once where they are
+ * float16: NumPy's half loop of a ufunc is its float loop, where Tessera's
+ * composite would round each step.
+ */
+function inFloat32([a, b]: [Tensor, Tensor], f: (a: Tensor, b: Tensor) => Tensor): Tensor {
+  if (a.dtype !== 'float16') return f(a, b);
+  return astype(f(astype(a, 'float32'), astype(b, 'float32')), 'float16');
 }
 
 /** log2(2**x1 + 2**x2) as npy_logaddexp2: x + 1 where equal, else max + log2(e) * log1p(2**-|x1 - x2|). */
 export function logaddexp2(x1: Operand, x2: Operand, ...rest: unknown[]): Tensor {
   operands('logaddexp2', 2, 1, [x1, x2], rest);
-  const [a, b] = floats(x1, x2);
-  return where(equal(a, b), add(a, 1), add(maximum(a, b), multiply(log1p(exp2(negative(abs(subtract(a, b))))), Math.LOG2E)));
+  return inFloat32(floats(x1, x2), (a, b) => where(equal(a, b), add(a, 1), add(maximum(a, b), multiply(log1p(exp2(negative(abs(subtract(a, b))))), Math.LOG2E))));
 }
 
 /** x1 ** x2 in float64 whatever the inputs (NumPy's only real loop is float64's). */
@@ -65,12 +73,13 @@ export function fabs(x: Operand, ...rest: unknown[]): Tensor {
   return abs(astype(t, floatResultOf(t.dtype)));
 }
 
-/** sin(pi x) / (pi x), NumPy's formula: x == 0 replaced by 1e-20 (so sinc(0) is 1). */
+/** sin(pi x) / (pi x), NumPy 2's formula: pi * x, where 0 is replaced by the dtype's eps (so sinc(0) is 1; 1e-20 would underflow float16). */
 export function sinc(x: Operand): Tensor {
-  const t = asArray(x);
-  const y = multiply(where(equal(t, 0), 1e-20, t), Math.PI);
+  const px = multiply(asArray(x), Math.PI);
+  const y = where(equal(px, 0), EPS[px.dtype] ?? 1e-20, px);
   return divide(sin(y), y);
 }
+const EPS: Partial<Record<string, number>> = { float16: 2 ** -10, float32: 2 ** -23, float64: 2 ** -52 };
 
 /** isinf(x) and the sign bit clear (NumPy's definition: bool and integers are never infinite). */
 export function isposinf(x: Operand, ...rest: unknown[]): Tensor {

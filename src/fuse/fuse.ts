@@ -18,6 +18,7 @@ import {
   type Expr, type Kernel, type RVar, children, iadd, ic, idiv, imod, imul, intern, isBlockedSum, ivar, konst,
 } from '../ir/ir.js';
 import { compareSqrt } from '../ir/compare.js';
+import { lowerHalf } from '../ir/half.js';
 import { MATMUL_LANES } from '../ir/matmul.js';
 import { ROWS_LANES, reduceOrder, sequentialSum } from '../ir/order.js';
 
@@ -345,17 +346,17 @@ export function fuse(outputs: readonly Node[], isMaterialised: (n: Node) => bool
         break;
       }
       const red = [...tops][0];
-      let kernel: Kernel = {
+      let kernel: Kernel = lowerHalf({
         inputs: low.inputs.map((i) => ({ dtype: i.dtype, shape: i.shape })),
         shape: n.shape,
         chunk: n.chunk,
         dtype: n.dtype,
         ...(red ? { reduce: red } : {}),
         epilogue: red ? replace(body, red, intern({ k: 'acc', dtype: red.dtype })) : body,
-      };
+      });
       // A float sum that will run in rows order adds its blocks in one lane (see ROWS_LANES).
       if (red && red.lanes === undefined && isBlockedSum(red.op, red.dtype) && reduceOrder(kernel) === 'rows') {
-        kernel = { ...kernel, reduce: intern({ ...red, lanes: ROWS_LANES }) };
+        kernel = { ...kernel, reduce: intern({ ...kernel.reduce!, lanes: ROWS_LANES }) };
       }
       steps.push({ kind: 'kernel', node: n, kernel, inputs: low.inputs });
     }

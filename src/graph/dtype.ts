@@ -3,8 +3,10 @@
 // operation, and typed-array constructors. Everything above uses these tables,
 // so a dtype question has one answer in the whole project.
 
+import { isHalfArray } from './half.js';
+
 export const DTYPES = [
-  'bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'float32', 'float64',
+  'bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'float16', 'float32', 'float64',
 ] as const;
 export type DType = (typeof DTYPES)[number];
 
@@ -24,6 +26,7 @@ export const INFO: { readonly [D in DType]: DTypeInfo } = {
   uint8: { kind: 'u', bytes: 1 },
   uint16: { kind: 'u', bytes: 2 },
   uint32: { kind: 'u', bytes: 4 },
+  float16: { kind: 'f', bytes: 2 },
   float32: { kind: 'f', bytes: 4 },
   float64: { kind: 'f', bytes: 8 },
 };
@@ -37,7 +40,10 @@ type TypedArrayCtor = {
   new (buffer: ArrayBufferLike, byteOffset: number, length: number): TypedArray;
 };
 
-/** bool is stored one byte per element (0 or 1), as NumPy stores it. */
+/**
+ * bool is stored one byte per element (0 or 1), as NumPy stores it; float16
+ * as its 16 bits (graph/half.ts converts, and users see a Float16Array).
+ */
 export const ARRAY_CTOR: { readonly [D in DType]: TypedArrayCtor } = {
   bool: Uint8Array,
   int8: Int8Array,
@@ -47,6 +53,7 @@ export const ARRAY_CTOR: { readonly [D in DType]: TypedArrayCtor } = {
   uint8: Uint8Array,
   uint16: Uint16Array,
   uint32: Uint32Array,
+  float16: Uint16Array,
   float32: Float32Array,
   float64: Float64Array,
 };
@@ -59,6 +66,7 @@ const ALIASES: Record<string, DType> = {
   float: 'float64', double: 'float64', f8: 'float64', f4: 'float32', single: 'float32',
   int: 'int64', i8: 'int64', i4: 'int32', i2: 'int16', i1: 'int8', long: 'int64',
   u4: 'uint32', u2: 'uint16', u1: 'uint8', bool_: 'bool', b1: 'bool', '?': 'bool',
+  half: 'float16', f2: 'float16', e: 'float16', f: 'float32', d: 'float64',
 };
 
 /** Parses a user's dtype argument; throws NumPy's message for an unknown name. */
@@ -87,7 +95,8 @@ export function promoteTypes(a: DType, b: DType): DType {
     if (ia.kind === 'f' && ib.kind === 'f') return ia.bytes >= ib.bytes ? a : b;
     const [f, other] = ia.kind === 'f' ? [a, INFO[b]] : [b, INFO[a]];
     if (f === 'float64') return 'float64';
-    // float32 holds int8/16 and uint8/16 exactly; wider integers need float64.
+    // float16 holds int8 and uint8 exactly, float32 int16 and uint16; wider integers need float64.
+    if (f === 'float16' && other.bytes === 1) return 'float16';
     return other.bytes <= 2 ? 'float32' : 'float64';
   }
   if (ia.kind === ib.kind) return ia.bytes >= ib.bytes ? a : b;
@@ -148,14 +157,11 @@ export function outOfIntRange(v: number | bigint, d: DType): boolean {
   return v < r[0] || v >= r[1] + 1;
 }
 
-/**
- * The float dtype a float-only ufunc (sqrt, exp, ...) computes in. NumPy gives
- * float16 for bool/int8/uint8; Tessera has no float16 and uses float32 there.
- */
+/** The float dtype a float-only ufunc (sqrt, exp, ...) computes in: float16 for bool/int8/uint8, as NumPy's. */
 export function floatResultOf(d: DType): DType {
   const i = INFO[d];
   if (i.kind === 'f') return d;
-  return i.bytes <= 2 ? 'float32' : 'float64';
+  return i.bytes === 1 ? 'float16' : i.bytes === 2 ? 'float32' : 'float64';
 }
 
 /** dtype of sum/prod accumulation (NumPy: small ints widen to the default int). */
@@ -172,7 +178,8 @@ export function dtypeOfJsScalar(v: number | boolean | bigint): DType {
   return isIntLike(v) ? 'int64' : 'float64';
 }
 
-export function dtypeOfTypedArray(a: ArrayBufferView): DType | undefined {
+export function dtypeOfTypedArray(a: ArrayBufferView | ArrayLike<number>): DType | undefined {
+  if (isHalfArray(a)) return 'float16';
   if (a instanceof Float64Array) return 'float64';
   if (a instanceof Float32Array) return 'float32';
   if (a instanceof Int32Array) return 'int32';

@@ -108,7 +108,9 @@ export function cast(x: Node, dtype: DType): Node {
   return make('cast', [x], {}, dtype, x.shape, x.chunk);
 }
 
-export function reduce(op: ReduceOp, x: Node, axes: readonly number[], keepdims: boolean, dtype: DType): Node<'reduce'> {
+export function reduce(op: ReduceOp, x: Node, axes: readonly number[], keepdims: boolean, dtype: DType): Node {
+  // NumPy's half loops add and multiply a reduction in float32, rounding once at the end
+  if (dtype === 'float16' && (op === 'sum' || op === 'prod')) return cast(reduce(op, cast(x, 'float32'), axes, keepdims, 'float32'), 'float16');
   for (const a of axes) {
     if (x.shape[a] === 0 && (op === 'min' || op === 'max' || isArgReduce(op))) {
       throw new RangeError(`zero-size array to reduction operation ${op === 'min' ? 'minimum' : op === 'max' ? 'maximum' : op} which has no identity`);
@@ -183,11 +185,15 @@ export function gather(x: Node, indices: Node, axis: number): Node {
 }
 
 export function scan(op: 'sum' | 'prod', x: Node, axis: number, dtype: DType): Node {
+  // in float32, rounded to float16 at the end (NumPy's accumulate rounds each step: within float16's tolerance of it)
+  if (dtype === 'float16') return cast(scan(op, cast(x, 'float32'), axis, 'float32'), 'float16');
   return make('scan', [x], { op, axis }, dtype, x.shape, x.chunk);
 }
 
 /** Batched matmul; both operands already share batch dims: a [..., n, k], b [..., k, m]. */
 export function matmul(a: Node, b: Node, dtype: DType): Node {
+  // NumPy's half matmul and dot sum float32 products in float32 and round once
+  if (dtype === 'float16') return cast(matmul(cast(a, 'float32'), cast(b, 'float32'), 'float32'), 'float16');
   const r = a.shape.length;
   const [k, kb] = [a.shape[r - 1]!, b.shape[r - 2]!];
   if (k !== kb && !isUnknown(k) && !isUnknown(kb)) throw new RangeError(`matmul: mismatch in the core dimension (size ${kb} is different from ${k})`);
@@ -228,8 +234,10 @@ export function compress(x: Node, mask: Node, axis: number): Node<'compress'> {
  * like a compress it is computed where the data is gathered
  * (runtime/resolve.ts), one line at a time.
  */
-export function sort(x: Node, axis: number, indices: boolean): Node<'sort'> {
+export function sort(x: Node, axis: number, indices: boolean): Node {
   if (axis < 0 || axis >= x.shape.length) throw new RangeError(`axis ${axis} is out of bounds for array of dimension ${x.shape.length}`);
+  // the host sorts numbers: float16 lines as their (exact) float32 values
+  if (x.dtype === 'float16') { const s = sort(cast(x, 'float32'), axis, indices); return indices ? s : cast(s, 'float16'); }
   return make('sort', [x], { axis, indices }, indices ? 'int64' : x.dtype, x.shape, x.chunk);
 }
 
@@ -253,6 +261,7 @@ export function quantile(lines: Node, spec: QuantileSpec): Node<'quantile'> {
  * host where the stack is gathered (runtime/resolve.ts, graph/svd.ts).
  */
 export function svdvals(x: Node): Node<'svdvals'> {
+  noHalf(x);
   if (x.shape.length < 2) throw new RangeError(`${x.shape.length}-dimensional array given. Array must be at least two-dimensional`);
   const [m, n] = x.shape.slice(-2) as [number, number];
   const shape = [...x.shape.slice(0, -2), isUnknown(m) || isUnknown(n) ? NaN : Math.min(m, n)];
@@ -271,6 +280,8 @@ export function svdvals(x: Node): Node<'svdvals'> {
  * float64, as NumPy's results. Shapes must be known (the API defers).
  */
 export function linalg(spec: LinalgSpec, a: Node, b?: Node): Node<'linalg'> {
+  noHalf(a);
+  if (b) noHalf(b);
   const nd = a.shape.length;
   if (nd < 2) throw new LinAlgError(`${nd}-dimensional array given. Array must be at least two-dimensional`);
   const [m, n] = a.shape.slice(-2) as [number, number];
@@ -287,6 +298,11 @@ export function linalg(spec: LinalgSpec, a: Node, b?: Node): Node<'linalg'> {
   const width = linalgParts(spec, m, n, k).reduce((w, p) => w + sizeOf(p), 0);
   const dtype = a.dtype === 'float32' && (!b || b.dtype === 'float32') ? 'float32' : 'float64';
   return make('linalg', b ? [a, b] : [a], { spec }, dtype, [...stack, width]);
+}
+
+/** NumPy's linalg has no float16 routines, and says so. */
+function noHalf(x: Node): void {
+  if (x.dtype === 'float16') throw new TypeError('array type float16 is unsupported in linalg');
 }
 
 /**

@@ -9,6 +9,7 @@
 // are composed of core ops in api/statistics.ts instead.
 
 import { type DType, INFO, isFloat, promoteTypes } from './dtype.js';
+import { roundHalf } from './half.js';
 
 /** NumPy's methods (H&F 1996's nine, then its own four), in NumPy's order. */
 export const QUANTILE_METHODS = [
@@ -59,6 +60,8 @@ export function quantileDType(x: DType, spec: QuantileSpec): DType {
 
 const fround = Math.fround;
 const same = (v: number): number => v;
+/** A float64 result rounded as an operation in dtype `d` rounds it (float16's: its float32 result, rounded). */
+const roundIn = (d: DType): ((v: number) => number) => (d === 'float32' ? fround : d === 'float16' ? (v) => roundHalf(fround(v)) : same);
 /** np.around: halves to even. */
 const roundHalfEven = (v: number): number => {
   const r = Math.round(v);
@@ -85,7 +88,7 @@ function intDiff(b: number | bigint, a: number | bigint, d: DType): number {
  */
 export function quantileLine(at: (k: number) => number | bigint | boolean, n: number, x: DType, out: DType, spec: QuantileSpec): (number | bigint | boolean)[] {
   const num = (v: number | bigint | boolean): number => Number(v);
-  const rf = out === 'float32' ? fround : same;
+  const rf = roundIn(out);
   if (spec.omitNaN) {
     // NaNs sort last: the line without them is a prefix (NumPy's nanmean of nothing, NaN, for an empty one)
     while (isFloat(x) && n > 0 && Number.isNaN(num(at(n - 1)))) n--;
@@ -99,8 +102,7 @@ export function quantileLine(at: (k: number) => number | bigint | boolean, n: nu
   }
   if (n === 0) throw new RangeError('index -1 is out of bounds for axis 0 with size 0');
   const nan = isFloat(x) && Number.isNaN(num(at(n - 1)));
-  const q32 = spec.qKind === 'float32';
-  const qf = q32 ? fround : same;
+  const qf = spec.qKind === 'weak-int' || spec.qKind === 'weak-float' ? same : roundIn(spec.qKind);
   const m = spec.method;
   const take = takesValues(spec);
   return spec.qs.map((q0) => {
@@ -142,7 +144,7 @@ export function quantileLine(at: (k: number) => number | bigint | boolean, n: nu
     if (nan) return NaN;
     const av = at(prev < 0 ? n + prev : prev), bv = at(next < 0 ? n + next : next);
     const a = num(av), b = num(bv);
-    const xf = x === 'float32' ? fround : same;
+    const xf = roundIn(x);
     const diff = isFloat(x) ? xf(b - a) : intDiff(typeof bv === 'boolean' ? +bv : bv, typeof av === 'boolean' ? +av : av, x);
     // _lerp: a + diff*t below t = 0.5, b - diff*(1 - t) from it, each operation in the result's dtype
     return g >= 0.5 ? rf(b - rf(diff * rf(qf(1 - g)))) : rf(a + rf(diff * rf(g)));

@@ -4,7 +4,8 @@
 // element, in C order over the reduction box, except float sums, which add
 // in blocks (`SUM_BLOCK`) so that long sums keep their accuracy.
 
-import { ARRAY_CTOR, type DType, type TypedArray } from '../graph/dtype.js';
+import { ARRAY_CTOR, type DType, type TypedArray, isFloat } from '../graph/dtype.js';
+import { halfBits, halfValue } from '../graph/half.js';
 import { isArgReduce } from '../graph/ops.js';
 import type { KernelArgs } from './args.js';
 import { type Expr, type Kernel, SUM_BLOCK, SUM_LANES, isBlockedSum, laneTree } from './ir.js';
@@ -18,8 +19,8 @@ export function identity(op: string, d: DType): Scalar {
   switch (op) {
     case 'sum': case 'any': return big ? 0n : 0;
     case 'prod': case 'all': return big ? 1n : 1;
-    case 'min': return big ? 9223372036854775807n : d === 'float32' || d === 'float64' ? Infinity : maxOf(d);
-    case 'max': return big ? -9223372036854775808n : d === 'float32' || d === 'float64' ? -Infinity : minOf(d);
+    case 'min': return big ? 9223372036854775807n : isFloat(d) ? Infinity : maxOf(d);
+    case 'max': return big ? -9223372036854775808n : isFloat(d) ? -Infinity : minOf(d);
     default: return 0;
   }
 }
@@ -138,7 +139,7 @@ class Evaluator {
       case 'load': {
         const idx = e.index.map((i) => Number(this.eval(i, env, acc)));
         const v = this.view(e.dtype)[this.address(this.args.inputs[e.input]!, e.dtype, idx)]!;
-        return v;
+        return e.dtype === 'float16' ? halfValue(v as number) : v;
       }
       case 'unary': return unaryScalar(e.op, this.eval(e.a, env, acc), e.a.dtype);
       case 'binary': return binaryScalar(e.op, this.eval(e.a, env, acc), this.eval(e.b, env, acc), e.a.dtype);
@@ -158,6 +159,7 @@ class Evaluator {
     const view = this.view(d);
     const at = this.address(b, d, idx);
     if (d === 'int64') (view as BigInt64Array)[at] = typeof v === 'bigint' ? v : BigInt(v);
+    else if (d === 'float16') (view as Uint16Array)[at] = halfBits(Number(v));
     else (view as Float64Array)[at] = Number(v);
   }
 

@@ -6,6 +6,7 @@
 // (NaN -> 0), where NumPy leaves the result undefined.
 
 import { type DType, INFO } from '../graph/dtype.js';
+import { halfBits, halfValue, roundHalf } from '../graph/half.js';
 import type { BinaryOp, UnaryOp } from '../graph/ops.js';
 
 export type Scalar = number | bigint;
@@ -19,6 +20,7 @@ export function wrap(v: number, d: DType): number {
     case 'uint8': return v & 0xff;
     case 'uint16': return v & 0xffff;
     case 'uint32': return v >>> 0;
+    case 'float16': return roundHalf(v);
     case 'float32': return Math.fround(v);
     default: return v;
   }
@@ -46,7 +48,7 @@ export function castScalar(v: Scalar, from: DType, to: DType): Scalar {
     return BigInt(v);
   }
   const n = typeof v === 'bigint' ? Number(BigInt.asIntN(64, v)) : v;
-  if (INFO[to].kind === 'f') return to === 'float32' ? Math.fround(n) : n;
+  if (INFO[to].kind === 'f') return to === 'float32' ? Math.fround(n) : to === 'float16' ? roundHalf(n) : n;
   if (typeof v === 'bigint') return wrap(Number(BigInt.asIntN(32, v)), to);
   // Float to integer goes through int64 as C does: truncate, saturate, then wrap. The
   // saturated int64 maximum has all low bits set (-1 after wrapping), its minimum none.
@@ -142,6 +144,20 @@ export function nextafter(x: number, y: number): number {
   return F64[0]!;
 }
 
+/** A float result of dtype `d` from a float64 one: float32's rounding, and float16's after it (NumPy's half loops compute in float32). */
+const roundTo = (d: DType): ((v: number) => number) =>
+  d === 'float32' ? Math.fround : d === 'float16' ? (v) => roundHalf(Math.fround(v)) : (v) => v;
+
+/** NumPy's npy_half_nextafter: as nextafter, in steps of float16 ulps (x and y are float16 values). */
+export function nextafter16(x: number, y: number): number {
+  if (Number.isNaN(x) || Number.isNaN(y)) return NaN;
+  if (x === y) return y;
+  if (x === 0) return y > 0 ? 5.960464477539063e-8 : -5.960464477539063e-8;
+  const h = halfBits(x);
+  // away from zero is one more in the magnitude bits, towards zero one less
+  return halfValue((x < y) === (x > 0) ? h + 1 : h - 1);
+}
+
 /** C's nextafterf: as nextafter, in steps of float32 ulps (x and y are float32 values). */
 export function nextafter32(x: number, y: number): number {
   if (Number.isNaN(x) || Number.isNaN(y)) return x + y;
@@ -228,7 +244,7 @@ export function unaryScalar(op: UnaryOp | 'floordiv_pos', v: Scalar, d: DType): 
       default: break;
     }
   }
-  const f = d === 'float32' ? Math.fround : (x: number) => x;
+  const f = roundTo(d);
   switch (op) {
     case 'negative': return -v;
     case 'abs': return Math.abs(v);
@@ -364,7 +380,7 @@ export function binaryScalar(op: BinaryOp, a: Scalar, b: Scalar, d: DType): Scal
       default: break;
     }
   }
-  const f = d === 'float32' ? Math.fround : (v: number) => v;
+  const f = roundTo(d);
   switch (op) {
     case 'add': return f(x + y);
     case 'subtract': return f(x - y);
@@ -381,7 +397,7 @@ export function binaryScalar(op: BinaryOp, a: Scalar, b: Scalar, d: DType): Scal
     case 'fmin': return Number.isNaN(x) ? y : Number.isNaN(y) ? x : Math.min(x, y);
     case 'fmod': return x % y;
     case 'copysign': return copysign(x, y);
-    case 'nextafter': return d === 'float32' ? nextafter32(x, y) : nextafter(x, y);
+    case 'nextafter': return d === 'float32' ? nextafter32(x, y) : d === 'float16' ? nextafter16(x, y) : nextafter(x, y);
     case 'ldexp': return f(ldexp(x, y));
     case 'bitwise_and': case 'bitwise_or': case 'bitwise_xor': case 'gcd': case 'lcm': case 'left_shift': case 'right_shift':
       throw new TypeError(`ufunc '${op}' not supported for the input types (${d})`);

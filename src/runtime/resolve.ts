@@ -11,6 +11,7 @@
 // with every length known (the same Nodes when there was nothing to resolve).
 
 import { ARRAY_CTOR, INFO, type TypedArray } from '../graph/dtype.js';
+import { decodeHalf, halfBits } from '../graph/half.js';
 import { type Attrs, type Node, rebuild, source, topo } from '../graph/node.js';
 import { quantileLine } from '../graph/quantile.js';
 import { linalgCompute, linalgParts } from '../graph/linalg.js';
@@ -126,7 +127,7 @@ function lineOrder(big: boolean): (p: number | bigint, q: number | bigint) => nu
 function quantiles(n: Node, store: Store): Node {
   const x = n.inputs[0]!;
   const { spec } = n.attrs as Attrs['quantile'];
-  const xs = store.read(x);
+  const xs = x.dtype === 'float16' ? decodeHalf(store.read(x) as Uint16Array) : store.read(x);
   const len = x.shape[x.shape.length - 1]!;
   const lines = sizeOf(x.shape.slice(0, -1));
   const nq = spec.method === 'median' ? 1 : spec.qs.length;
@@ -138,7 +139,7 @@ function quantiles(n: Node, store: Store): Node {
     for (let k = 0; k < len; k++) line[k] = xs[l * len + k]!;
     line.sort(order);
     const r = quantileLine((k) => (bool ? line[k] !== 0 : line[k]!), len, x.dtype, n.dtype, spec);
-    r.forEach((v, i) => { out[i * lines + l] = typeof v === 'boolean' ? +v : v; });
+    r.forEach((v, i) => { out[i * lines + l] = typeof v === 'boolean' ? +v : n.dtype === 'float16' ? halfBits(Number(v)) : v; });
   }
   const s = source(`quantiles${counter++}`, n.dtype, n.shape, chunkGrid(n.shape, INFO[n.dtype].bytes));
   store.put(s, out as unknown as TypedArray);
@@ -202,8 +203,10 @@ function checked(n: Node, store: Store): Node {
   const x = n.inputs[0]!;
   const c = n.attrs as Attrs['check'];
   const xs = store.read(x);
+  // float16's bits are 0 for +0 only: -0 is 0x8000
+  const zero = (v: number | bigint) => (x.dtype === 'float16' ? (Number(v) & 0x7fff) === 0 : Number(v) === 0);
   for (let i = 0; i < xs.length; i++) {
-    if (Number(xs[i]) === 0) throw checkError(c.error, c.message);
+    if (zero(xs[i]!)) throw checkError(c.error, c.message);
   }
   const s = source(`checked${counter++}`, x.dtype, x.shape, x.chunk);
   store.put(s, xs);

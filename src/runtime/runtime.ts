@@ -7,6 +7,7 @@
 
 import { host } from '#host';
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
+import { decodeHalf } from '../graph/half.js';
 import type { Node } from '../graph/node.js';
 import { numChunks, shapeStr, sizeOf, stridesOf } from '../graph/shape.js';
 import { fuse } from '../fuse/fuse.js';
@@ -174,6 +175,13 @@ export class Runtime {
   }
 
   /** Reads a materialised node back as one C-order typed array. */
+  /** The values of an executed node in C order, as numbers (bigints for int64): `read`, with float16's bits decoded. */
+  values(n: Node): TypedArray {
+    const raw = this.read(n);
+    return n.dtype === 'float16' ? decodeHalf(raw as Uint16Array) : raw;
+  }
+
+  /** The elements of an executed node in C order, as stored (float16 as its bits). */
   read(n: Node): TypedArray {
     const s = this.stored.get(n);
     if (!s) throw new Error('internal: reading a tensor that was not executed');

@@ -13,6 +13,7 @@
 
 import { host } from '#host';
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
+import { decodeHalf, halfBits } from '../graph/half.js';
 import * as G from '../graph/node.js';
 import { fuse } from '../fuse/fuse.js';
 import { interpret } from '../ir/interpret.js';
@@ -403,7 +404,7 @@ export class GpuDevice {
     inputs.forEach((r, i) => {
       if (r.key) { batch.pinned.push(r.key); this.pinned.set(r.key, (this.pinned.get(r.key) ?? 0) + 1); }
       if (r.deviceOnly && !this.resident.has(r.key!)) throw new DeviceCopyLost();
-      entries.push({ binding: i + 1, resource: { buffer: r.key ? this.residentOf(r) : upload(widen(r.data, wtype(r.dtype)), STORAGE | COPY_DST) } });
+      entries.push({ binding: i + 1, resource: { buffer: r.key ? this.residentOf(r) : upload(widen(r.data, r.dtype), STORAGE | COPY_DST) } });
     });
     const outs = outputs.map(([r, type], i) => {
       const bytes = Math.max(4, r.data.length * 4);
@@ -508,7 +509,7 @@ export class GpuDevice {
       this.stats.residentHits++;
       return b;
     }
-    const words = widen(r.data, wtype(r.dtype));
+    const words = widen(r.data, r.dtype);
     b = this.device.createBuffer({ size: Math.max(16, Math.ceil(words.byteLength / 4) * 4), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
     if (words.byteLength) this.device.queue.writeBuffer(b, 0, words.buffer, words.byteOffset, words.byteLength);
     this.stats.bytesUp += words.byteLength;
@@ -559,9 +560,10 @@ async function loadShader(name: string): Promise<string> {
   return host.readText(new URL(`../../shaders/${name}.wgsl`, import.meta.url));
 }
 
-/** The words a chunk lives in on the GPU: 4 bytes per element, narrow integers and bools widened. */
-function widen(data: TypedArray, t: WType): Float32Array | Int32Array | Uint32Array {
-  const W = WORD[t];
+/** The words a chunk lives in on the GPU: 4 bytes per element, narrow integers and bools widened, float16 as its f32 values. */
+function widen(data: TypedArray, d: DType): Float32Array | Int32Array | Uint32Array {
+  if (d === 'float16') return decodeHalf(data as Uint16Array);
+  const W = WORD[wtype(d)];
   if (data instanceof W) return data.buffer instanceof ArrayBuffer ? data : new W(data);
   const out = new W(data.length);
   for (let i = 0; i < data.length; i++) out[i] = Number(data[i]!);
@@ -570,7 +572,7 @@ function widen(data: TypedArray, t: WType): Float32Array | Int32Array | Uint32Ar
 
 /** Copies the task's box of an output from the GPU's words into the region (narrowing to its dtype). */
 function writeBox(r: Region, words: Float32Array | Int32Array | Uint32Array, outer: readonly (readonly [number, number])[]): void {
-  const big = r.dtype === 'int64';
+  const big = r.dtype === 'int64', half = r.dtype === 'float16';
   const dst = r.data as unknown as { [i: number]: number | bigint };
   const rank = outer.length;
   const idx = outer.map(([lo]) => lo);
@@ -578,7 +580,7 @@ function writeBox(r: Region, words: Float32Array | Int32Array | Uint32Array, out
   for (let c = 0; c < count; c++) {
     let at = 0;
     for (let i = 0; i < rank; i++) at += (idx[i]! - r.origin[i]!) * r.strides[i]!;
-    dst[at] = big ? BigInt(words[at]!) : words[at]!;
+    dst[at] = big ? BigInt(words[at]!) : half ? halfBits(words[at]!) : words[at]!;
     for (let i = rank - 1; i >= 0; i--) { if (++idx[i]! < outer[i]![1]) break; idx[i] = outer[i]![0]; }
   }
 }

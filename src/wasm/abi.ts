@@ -9,7 +9,7 @@
 import { type DType, INFO } from '../graph/dtype.js';
 import type { UnaryOp } from '../graph/ops.js';
 import type { KernelArgs } from '../ir/args.js';
-import { cpow, fdivmod, frexp, ldexp, nextafter, nextafter32 } from '../ir/scalar.js';
+import { cpow, fdivmod, frexp, ldexp, nextafter, nextafter16, nextafter32 } from '../ir/scalar.js';
 import { Code, type Func, type FuncType, type Import, T } from './encode.js';
 
 export const MAX_PAGES = 65536;
@@ -18,7 +18,7 @@ export const MAX_PAGES = 65536;
 export const MATH_IMPORTS = {
   unary: ['cbrt', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh'],
   unaryExtra: ['frexpm', 'frexpe'],
-  binary: ['pow', 'atan2', 'hypot', 'floordiv', 'fmod', 'cfmod', 'nextafter', 'nextafter32', 'ldexp'],
+  binary: ['pow', 'atan2', 'hypot', 'floordiv', 'fmod', 'cfmod', 'nextafter', 'nextafter32', 'nextafter16', 'ldexp'],
 } as const;
 
 export const UNARY_IMPORT: Partial<Record<UnaryOp, (typeof MATH_IMPORTS.unary)[number]>> = {
@@ -27,12 +27,14 @@ export const UNARY_IMPORT: Partial<Record<UnaryOp, (typeof MATH_IMPORTS.unary)[n
   tanh: 'tanh', arcsinh: 'asinh', arccosh: 'acosh', arctanh: 'atanh',
 };
 
-export const wasmType = (d: DType): T => (d === 'int64' ? T.i64 : d === 'float32' ? T.f32 : d === 'float64' ? T.f64 : T.i32);
+/** The WASM type a value of `d` lives in: float16 values live in f32 (lowered kernels keep them float16 values, ir/half.ts). */
+export const wasmType = (d: DType): T => (d === 'int64' ? T.i64 : d === 'float32' || d === 'float16' ? T.f32 : d === 'float64' ? T.f64 : T.i32);
 export const log2Bytes = (d: DType): number => Math.log2(INFO[d].bytes);
 export const signed = (d: DType): boolean => INFO[d].kind === 'i' || INFO[d].kind === 'f';
 
-export const LOAD: Record<DType, number> = { bool: 0x2d, uint8: 0x2d, int8: 0x2c, int16: 0x2e, uint16: 0x2f, int32: 0x28, uint32: 0x28, int64: 0x29, float32: 0x2a, float64: 0x2b };
-export const STORE: Record<DType, number> = { bool: 0x3a, uint8: 0x3a, int8: 0x3a, int16: 0x3b, uint16: 0x3b, int32: 0x36, uint32: 0x36, int64: 0x37, float32: 0x38, float64: 0x39 };
+/** Memory opcodes by dtype; float16's move its 16 bits, which the emitter's `loadElem`/`storeElem` convert from and to f32. */
+export const LOAD: Record<DType, number> = { bool: 0x2d, uint8: 0x2d, int8: 0x2c, int16: 0x2e, uint16: 0x2f, int32: 0x28, uint32: 0x28, int64: 0x29, float16: 0x2f, float32: 0x2a, float64: 0x2b };
+export const STORE: Record<DType, number> = { bool: 0x3a, uint8: 0x3a, int8: 0x3a, int16: 0x3b, uint16: 0x3b, int32: 0x36, uint32: 0x36, int64: 0x37, float16: 0x3b, float32: 0x38, float64: 0x39 };
 
 /** Parameter block layout: i64 slots, in this order. */
 export interface Layout {
@@ -189,6 +191,7 @@ export function mathImports(): Record<string, (...a: number[]) => number> {
   m.cfmod = (a: number, b: number) => a % b;
   m.nextafter = nextafter;
   m.nextafter32 = nextafter32;
+  m.nextafter16 = nextafter16;
   m.ldexp = ldexp;
   m.frexpm = (x: number) => frexp(x)[0];
   m.frexpe = (x: number) => frexp(x)[1];

@@ -11,7 +11,7 @@ import { type DType, INFO } from '../graph/dtype.js';
 import type { BinaryOp, UnaryOp } from '../graph/ops.js';
 import { type Expr, type Kernel, children, randomSites, siteKey } from '../ir/ir.js';
 import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir/philox.js';
-import { FN, LOAD, type Layout, TY, UNARY_IMPORT, importIndex, log2Bytes, signed, wasmType } from './abi.js';
+import { FN, LOAD, type Layout, STORE, TY, UNARY_IMPORT, importIndex, log2Bytes, signed, wasmType } from './abi.js';
 import { Code, type Func, T, V } from './encode.js';
 
 /** Independent sets of four Philox blocks made per call (a power of two). */
@@ -135,7 +135,7 @@ export abstract class ExprEmitter {
         const p = this.fast.get(e);
         if (p !== undefined) c.get(p[0]);
         else this.address(this.inPtr[e.input]!, this.inBase[e.input]!, this.inStride[e.input]!, e.index, e.dtype);
-        c.mem(LOAD[e.dtype], log2Bytes(e.dtype), p ? p[1] : 0);
+        this.loadElem(e.dtype, p ? p[1] : 0);
         return;
       }
       case 'cast':
@@ -275,7 +275,7 @@ export abstract class ExprEmitter {
   truthy(d: DType): void {
     const c = this.c;
     if (d === 'float64') c.f64(0).op(0x62);
-    else if (d === 'float32') c.f32(0).op(0x5c);
+    else if (d === 'float32' || d === 'float16') c.f32(0).op(0x5c);
     else if (d === 'int64') c.i64(0).op(0x52);
     else if (d !== 'bool') c.i32(0).op(0x47);
   }
@@ -290,10 +290,70 @@ export abstract class ExprEmitter {
     else if (d === 'bool') c.i32(0).op(0x47);
   }
 
+  /** Loads an element of `d` from the address on the stack (`offset` bytes on), as a value of its wasmType. */
+  loadElem(d: DType, offset = 0): void {
+    this.c.mem(LOAD[d], log2Bytes(d), offset);
+    if (d === 'float16') this.halfToF32();
+  }
+
+  /** Stores the value on the stack (of `d`'s wasmType) as an element of `d` at the address under it. */
+  storeElem(d: DType, offset = 0): void {
+    if (d === 'float16') this.f32ToHalf();
+    this.c.mem(STORE[d], log2Bytes(d), offset);
+  }
+
+  /** float16 bits (i32) to their f32 value: the magnitude bits placed in an f32 and scaled by 2^112 (exact, subnormals too), or inf/NaN; then the sign. */
+  private halfToF32(): void {
+    const c = this.c;
+    const h = this.local(T.i32), m = this.local(T.i32);
+    c.tee(h).i32(0x7fff).op(0x71).i32(13).op(0x74).set(m);
+    c.get(m).i32(0x7f800000).op(0x72);
+    c.get(m).op(0xbe).f32(5.192296858534828e33).op(0x94).op(0xbc);
+    c.get(h).i32(0x7c00).op(0x71).i32(0x7c00).op(0x46).op(0x1b);
+    c.get(h).i32(0x8000).op(0x71).i32(16).op(0x74).op(0x72).op(0xbe);
+  }
+
+  /**
+   * An f32 to the float16 bits nearest it, ties to even (F. Giesen's
+   * float_to_half_fast3_rtne): NaN and overflow by compares; a subnormal
+   * result by adding 0.5, which rounds at float16's subnormal spacing; a normal
+   * one by integer rounding of the rebiased bits. The three are selected.
+   */
+  private f32ToHalf(): void {
+    const c = this.c;
+    const u = this.local(T.i32), a = this.local(T.i32);
+    c.op(0xbc).tee(u).i32(0x7fffffff).op(0x71).set(a);
+    c.i32(0x7e00).i32(0x7c00).get(a).i32(0x7f800000).op(0x4b).op(0x1b);
+    c.get(a).op(0xbe).f32(0.5).op(0x92).op(0xbc).i32(0x3f000000).op(0x6b);
+    c.get(a).i32(0xc8000fff | 0).op(0x6a).get(a).i32(13).op(0x76).i32(1).op(0x71).op(0x6a).i32(13).op(0x76);
+    c.get(a).i32(0x38800000).op(0x49).op(0x1b);
+    c.get(a).i32(0x47800000).op(0x4f).op(0x1b);
+    c.get(u).i32(16).op(0x76).i32(0x8000).op(0x71).op(0x72);
+  }
+
+  /** An f64 to the nearest float16 bits: rounded to f32 to odd (exact, or inexact with its last bit set), then as f32ToHalf, one rounding in all. */
+  private f64ToHalf(): void {
+    const c = this.c;
+    const d = this.local(T.f64), r = this.local(T.f32), inexact = this.local(T.i32);
+    c.tee(d).op(0xb6).tee(r).op(0xbc);
+    c.get(r).op(0xbb).get(d).op(0x62).set(inexact);
+    c.get(r).op(0xbb).op(0x99).get(d).op(0x99).op(0x64).op(0x6b);
+    c.get(inexact).op(0x72).op(0xbe);
+    this.f32ToHalf();
+  }
+
   castTo(from: DType, to: DType): void {
     if (from === to) return;
     const c = this.c;
     if (to === 'bool') { this.truthy(from); return; }
+    if (to === 'float16') {
+      // a float16 value is an f32 rounded to float16
+      if (from === 'float64') this.f64ToHalf();
+      else { this.castTo(from, 'float32'); this.f32ToHalf(); }
+      this.halfToF32();
+      return;
+    }
+    if (from === 'float16') { this.castTo('float32', to); return; }
     const ft = wasmType(from), tt = wasmType(to);
     if (tt === T.f64 || tt === T.f32) {
       const f64 = tt === T.f64;
@@ -420,7 +480,7 @@ export abstract class ExprEmitter {
         return;
       }
       case 'copysign': pick(0, 0, 0x98, 0xa6); return;
-      case 'nextafter': this.callF64(t === T.f32 ? 'nextafter32' : 'nextafter', t, 2); return;
+      case 'nextafter': this.callF64(d === 'float16' ? 'nextafter16' : t === T.f32 ? 'nextafter32' : 'nextafter', t, 2); return;
       case 'ldexp': this.callF64('ldexp', t, 2); return;
       case 'gcd': case 'lcm': {
         const fn = op === 'gcd' ? FN.gcdI64 : FN.lcmI64;

@@ -13,7 +13,7 @@ import { type DType, INFO } from '../graph/dtype.js';
 import { isArgReduce } from '../graph/ops.js';
 import { type Expr, type Kernel, SUM_BLOCK, SUM_LANES, children, isBlockedSum, laneTree, pairTree } from '../ir/ir.js';
 import { isVarExpr, mentions, mentionsBesides, reduceOrder, simdLoad } from '../ir/order.js';
-import { LOAD, STORE, TY, identityOf, log2Bytes, wasmType } from './abi.js';
+import { LOAD, TY, identityOf, log2Bytes, wasmType } from './abi.js';
 import { type Func, T, V } from './encode.js';
 import { ExprEmitter, type ReduceExpr } from './expr.js';
 
@@ -87,7 +87,7 @@ export class KernelEmitter extends ExprEmitter {
     const outIdx = this.k.shape.map((_, i) => this.varRef(i));
     this.address(this.outPtr[o]!, this.outBase[o]!, this.outStride[o]!, outIdx, d);
     value();
-    this.c.mem(STORE[d], log2Bytes(d));
+    this.storeElem(d);
   }
 
   /** Stores a finished top-level reduction: its raw accumulator(s) for a partial task, else the epilogue. */
@@ -512,9 +512,8 @@ export class KernelEmitter extends ExprEmitter {
     const his = red.vars.map((_, i) => { const hi = this.local(T.i64); this.param(layout.red + 2 * i + 1); c.set(hi); return hi; });
     const los = red.vars.map((_, i) => () => this.param(layout.red + 2 * i));
     const n = this.local(T.i32), cnt = this.local(T.i32), nb = this.local(T.i32), started = this.local(T.i32), lin = this.local(T.i64), par = this.local(T.i32);
-    const ST = (dt: DType) => STORE[dt];
-    const loadRow = (row: number, dt: DType) => c.get(rp).mem(LOAD[dt], log2Bytes(dt), row * RB);
-    const storeRow = (row: number, dt: DType, value: () => void) => { c.get(rp); value(); c.mem(ST(dt), log2Bytes(dt), row * RB); };
+    const loadRow = (row: number, dt: DType) => { c.get(rp); this.loadElem(dt, row * RB); };
+    const storeRow = (row: number, dt: DType, value: () => void) => { c.get(rp); value(); this.storeElem(dt, row * RB); };
     // The outputs of a block run as f64x2 pairs when the body is one contiguous float load
     // and the accumulator a float64 (two 8-byte slots of a row are one v128).
     const loads = this.stepLoads(red.body, r - 1);

@@ -30,7 +30,8 @@ import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir
 export type WType = 'f32' | 'i32' | 'u32';
 export function wtype(d: DType): WType {
   switch (d) {
-    case 'float32': return 'f32';
+    // float16 values live in f32 words (the host widens them on upload and narrows on readback)
+    case 'float32': case 'float16': return 'f32';
     case 'int8': case 'int16': case 'int32': case 'int64': return 'i32';
     case 'uint8': case 'uint16': case 'uint32': case 'bool': return 'u32';
     case 'float64': throw new Error('internal: float64 has no WGSL form');
@@ -448,6 +449,33 @@ fn nextafter_f(x: f32, y: f32) -> f32 {
   if ((ix < iy) == ((ux >> 31u) == 0u)) { return bitcast<f32>(ux + 1u); }
   return bitcast<f32>(ux - 1u);
 }
+fn f16_bits(x: f32) -> u32 {
+  // the float16 nearest x, ties to even, in integer arithmetic only (a GPU may flush subnormal f32s)
+  let u = bitcast<u32>(x); let a = u & 0x7fffffffu; let s = (u >> 16u) & 0x8000u;
+  if (a >= 0x47800000u) { return s | select(0x7c00u, 0x7e00u, a > 0x7f800000u); }
+  if (a >= 0x38800000u) { return s | ((a + 0xc8000fffu + ((a >> 13u) & 1u)) >> 13u); }
+  let e = a >> 23u;
+  if (e < 102u) { return s; }
+  let m = (a & 0x7fffffu) | 0x800000u; let sh = 126u - e;
+  var q = m >> sh; let rem = m & ((1u << sh) - 1u); let half = 1u << (sh - 1u);
+  if (rem > half || (rem == half && (q & 1u) == 1u)) { q = q + 1u; }
+  return s | q;
+}
+fn f16_value(h: u32) -> f32 {
+  let e = (h >> 10u) & 31u; let m = h & 1023u; let s = (h & 0x8000u) << 16u;
+  if (e == 0u) { return bitcast<f32>(s | bitcast<u32>(f32(m) * f32_of(0x33800000u))); }
+  if (e == 31u) { return bitcast<f32>(s | 0x7f800000u | (m << 13u)); }
+  return bitcast<f32>(s | ((e + 112u) << 23u) | (m << 13u));
+}
+fn round_f16(x: f32) -> f32 { return f16_value(f16_bits(x)); }
+fn nextafter_h(x: f32, y: f32) -> f32 {
+  // NumPy's npy_half_nextafter on float16 values: one float16 ulp towards y
+  if (isnan_(x) || isnan_(y)) { return nan_(); }
+  if (x == y) { return y; }
+  if (x == 0.0) { return select(f32_of(0xb3800000u), f32_of(0x33800000u), y > 0.0); }
+  let h = f16_bits(x);
+  return f16_value(select(h - 1u, h + 1u, (x < y) == (x > 0.0)));
+}
 fn ldexp_f(x: f32, e: f32) -> f32 {
   // x * 2**trunc(e) built from the bits, rounded half to even into the subnormals (no multiply
   // a GPU could flush); the CPU's value: ldexp in float64, then rounded to float32
@@ -615,6 +643,8 @@ class Emitter {
     if (from === to) return x;
     const ft = wtype(from), tt = wtype(to);
     if (to === 'bool') return `select(0u, 1u, ${this.truthy(x, from)})`;
+    // to float16: through f32 (exact for float16's range: larger integers round to infinity either way), then rounded
+    if (to === 'float16') return `round_f16(${this.cast(x, from, 'float32')})`;
     if (tt === 'f32') return ft === 'f32' ? x : `f32(${x})`;
     if (ft === 'f32') {
       const i = `f2i(${x})`;
@@ -762,7 +792,7 @@ class Emitter {
         case 'fmin': return `fmin_f(${a}, ${b})`;
         case 'fmod': return `fmod_f(${a}, ${b})`;
         case 'copysign': return `bitcast<f32>((bitcast<u32>(${a}) & 0x7fffffffu) | (bitcast<u32>(${b}) & 0x80000000u))`;
-        case 'nextafter': return `nextafter_f(${a}, ${b})`;
+        case 'nextafter': return cd === 'float16' ? `nextafter_h(${a}, ${b})` : `nextafter_f(${a}, ${b})`;
         case 'ldexp': return `ldexp_f(${a}, ${b})`;
         default: throw new Error(`internal: ${op} of float32 reaches the WGSL emitter`);
       }
