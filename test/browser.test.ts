@@ -10,6 +10,7 @@ import { type Browser, type Page, chromium } from 'playwright-core';
 import { type ViteDevServer, createServer } from 'vite';
 import { fuse } from '../src/fuse/fuse.js';
 import { ARRAY_CTOR, type DType, type TypedArray } from '../src/graph/dtype.js';
+import { halfBits, halfValue } from '../src/graph/half.js';
 import * as G from '../src/graph/node.js';
 import { UNARY_OPS, resolveUnary } from '../src/graph/ops.js';
 import { interpret } from '../src/ir/interpret.js';
@@ -100,6 +101,31 @@ describe('WebGPU kernels in headless Chromium match the reference', () => {
             : close(gi, wi, 3e-5, op.startsWith('log') ? 1e-6 : 1.2e-38);
         if (!ok) expect.fail(`${op}(${F32[i]}): got ${gi}, want ${wi}`);
       });
+    }
+  });
+
+  it('float16: every unary op and casts to and from it, bit for bit where float32 rounds correctly, else within one float16 ulp', async () => {
+    const H = Uint16Array.from([0, -0, 6e-8, 6.1e-5, 1, -1, 0.1, 1 / 3, -2.5, 1000, 2049, 65504, -65504, Infinity, -Infinity, NaN, 7.25, 300], halfBits);
+    const half = (bits: number[]) => bits.map(halfValue);
+    const n = H.length;
+    const x = G.source('x', 'float16', [n], [n]);
+    for (const op of UNARY_OPS) {
+      let r;
+      try { r = resolveUnary(op, 'float16'); } catch { continue; }
+      const k = kernelOf(G.unary(op, x, r.result));
+      const [g, w] = await both(k, [{ data: H, dtype: 'float16', shape: [n] }], [n]);
+      const [gv, wv] = r.result === 'float16' ? [half(g), half(w)] : [g, w];
+      wv.forEach((wi, i) => {
+        const ok = EXACT.has(op) || op === 'sqrt' || op === 'reciprocal' || r.result !== 'float16' ? same(gv[i]!, wi) : close(gv[i]!, wi, 2 ** -10, 2 ** -24);
+        if (!ok) expect.fail(`${op}(float16 ${halfValue(H[i]!)}): got ${gv[i]}, want ${wi}`);
+      });
+    }
+    const F = Float32Array.from([0.1, 1 + 2 ** -11, 1 + 3 * 2 ** -11, 65519.99, 65520, 2 ** -25, 3 * 2 ** -26, -1e-9, 3e38, 2047.5, NaN, -Infinity]);
+    const [g, w] = await both(kernelOf(G.cast(G.source('f', 'float32', [F.length], [F.length]), 'float16')), [{ data: F, dtype: 'float32', shape: [F.length] }], [F.length]);
+    expect(g).toEqual(w);
+    for (const to of ['float32', 'int32', 'uint8', 'bool'] as DType[]) {
+      const [g2, w2] = await both(kernelOf(G.cast(x, to)), [{ data: H, dtype: 'float16', shape: [n] }], [n]);
+      w2.forEach((wi, i) => { if (!same(g2[i]!, wi)) expect.fail(`float16 ${halfValue(H[i]!)} -> ${to}: got ${g2[i]}, want ${wi}`); });
     }
   });
 

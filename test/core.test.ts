@@ -48,6 +48,20 @@ describe('core', () => {
     expect(Math.abs(pi - Math.PI)).toBeLessThan(0.02);
   });
 
+  it('float16: data is a Float16Array of the values, which tensor() takes back exactly', async () => {
+    const x = mt.tensor([0.1, -2.5, 65519, 1e-7, 70000], { dtype: 'float16' });
+    const a = await x.fetch();
+    expect(a.dtype).toBe('float16');
+    // NumPy's float16 values: 0.1 -> 0.0999755859375, 65519 -> 65504, 1e-7 -> 2 * 2^-24, 70000 -> inf
+    expect(Array.from(a.data as ArrayLike<number>)).toEqual([0.0999755859375, -2.5, 65504, 2 ** -23, Infinity]);
+    expect(a.toArray()).toEqual([0.0999755859375, -2.5, 65504, 2 ** -23, Infinity]);
+    expect(Array.from(a.raw as Uint16Array)).toEqual([0x2e66, 0xc100, 0x7bff, 0x0002, 0x7c00]);
+    const back = await mt.tensor(a.data as never).fetch();
+    expect(back.dtype).toBe('float16');
+    expect(Array.from(back.raw as Uint16Array)).toEqual(Array.from(a.raw as Uint16Array));
+    expect(await mt.tensor([1.5], { dtype: 'f2' }).add(mt.tensor([1], { dtype: 'int16' })).fetch().then((r) => r.dtype)).toBe('float32');
+  });
+
   it('throws NumPy-like errors at the call site', () => {
     expect(() => mt.tensor([1, 2, 3]).add(mt.tensor([1, 2]))).toThrow(/could not be broadcast together with shapes \(3,\) \(2,\)/);
     expect(() => mt.tensor([1, 2, 3]).sum({ axis: 1 })).toThrow(/axis 1 is out of bounds for array of dimension 1/);

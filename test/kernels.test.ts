@@ -8,6 +8,7 @@ import * as mt from '../src/api/tensor.js';
 import { fuse } from '../src/fuse/fuse.js';
 import { ARRAY_CTOR, type DType } from '../src/graph/dtype.js';
 import * as G from '../src/graph/node.js';
+import { halfBits, halfValue } from '../src/graph/half.js';
 import type { Binding, KernelArgs } from '../src/ir/args.js';
 import { interpret } from '../src/ir/interpret.js';
 import { type Kernel, randomSites, siteParams } from '../src/ir/ir.js';
@@ -374,6 +375,45 @@ describe('sums NumPy adds one by one', () => {
     const mean = Array.from((await same.mean({ axis: 0 }).fetch()).data as Float64Array);
     const v = Array.from((await same.var({ axis: 0, ddof: 1 }).fetch()).data as Float64Array);
     v.forEach((x, j) => expect(x === 0).toBe(mean[j] === row[j]));
+  });
+});
+
+describe('float16 in WASM: bit for bit the reference (and NumPy\'s own casts)', () => {
+  const mem = new Mem();
+  const cast = (from: DType, to: DType, values: ArrayLike<number>): [number[], number[]] => {
+    const n = values.length;
+    const ptr = mem.alloc(n * ARRAY_CTOR[from].BYTES_PER_ELEMENT);
+    (new ARRAY_CTOR[from](mem.memory.buffer, ptr, n) as Float64Array).set(values);
+    const st = fuse([G.cast(G.source('x', from, [n], [n]), to)], (x) => x.op === 'source').at(-1)!;
+    if (st.kind !== 'kernel') throw new Error('expected a kernel');
+    return both(st.kernel, mem, [{ ptr, origin: [0], strides: [1] }], { shape: [n], dtype: to }, [[0, n]], []);
+  };
+  it('decodes every one of the 65536 float16 patterns exactly', () => {
+    const all = Uint16Array.from({ length: 65536 }, (_, i) => i);
+    const [w, r] = cast('float16', 'float64', all);
+    expect(w.map((v, i) => Object.is(v, r[i]) || (Number.isNaN(v) && Number.isNaN(r[i])))).not.toContain(false);
+    expect(r.map((v, i) => Object.is(v, halfValue(i)) || Number.isNaN(v))).not.toContain(false);
+    // and encodes them back (every finite value, -0 included)
+    const finite = [...all].filter((h) => Number.isFinite(halfValue(h)));
+    const [w2] = cast('float64', 'float16', finite.map(halfValue));
+    expect(w2).toEqual(finite);
+  });
+  it('rounds float64 and float32 to nearest, ties to even, in one rounding (no double rounding through float32)', () => {
+    // every midpoint between neighbouring finite float16 values, and the doubles just either side of it
+    const vals: number[] = [];
+    for (let h = 0; h < 0x7c00; h += 7) {
+      const lo = halfValue(h), hi = halfValue(h + 1), mid = (lo + hi) / 2;
+      vals.push(mid, -mid, mid * (1 + 2 ** -52), mid * (1 - 2 ** -53), mid + 2 ** -60 * Math.max(1, mid));
+    }
+    vals.push(65519.99, 65520, 1e300, -1e300, 2 ** -25, 2 ** -26, 5e-324, NaN, Infinity, -Infinity);
+    const want = vals.map(halfBits);
+    const [w64, r64] = cast('float64', 'float16', vals);
+    expect(r64).toEqual(want);
+    expect(w64.map((v, i) => v === want[i] || (want[i] === 0x7e00 && (v & 0x7c00) === 0x7c00 && (v & 0x3ff) !== 0))).not.toContain(false);
+    const f32 = Float32Array.from(vals);
+    const [w32, r32] = cast('float32', 'float16', f32);
+    expect(w32).toEqual(r32.map((v, i) => (Number.isNaN(f32[i]!) ? w32[i] : v)));
+    expect(r32).toEqual(Array.from(f32, halfBits));
   });
 });
 

@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import { fuse } from '../src/fuse/fuse.js';
 import { ARRAY_CTOR, type DType, type TypedArray } from '../src/graph/dtype.js';
+import { decodeHalf, halfBits } from '../src/graph/half.js';
 import * as G from '../src/graph/node.js';
 import { BINARY_OPS, UNARY_OPS, type BinaryOp, type UnaryOp, resolveBinary, resolveUnary } from '../src/graph/ops.js';
 import { interpret } from '../src/ir/interpret.js';
@@ -302,6 +303,86 @@ describe('the tiled matmul shader, batched', () => {
   });
 });
 
+describe('float16 on WebGPU: f32 words, rounded to float16 by integer arithmetic, bit for bit the reference', () => {
+  // every float16 class: zeros, subnormals, the smallest normal, ties of float32 values, 65504, infinities, NaN
+  const H_SPECIAL = [0, -0, 6e-8, -1.2e-7, 6.1e-5, 2 ** -14, 1, -1, 0.1, 1 / 3, 1.5, -2.5, 3.75, 1000, 2049, -0.000123, 65504, -65504, Infinity, -Infinity, NaN, 7.25, 0.5, 300];
+  const halfArray = (vals: number[]): TypedArray => Uint16Array.from(vals, halfBits);
+  /** Uint16 outputs compared as float16 values. */
+  const asValues = (a: TypedArray, d: DType): TypedArray => (d === 'float16' ? decodeHalf(a as Uint16Array) : a);
+  const EXACT_UNARY = new Set(['negative', 'abs', 'sign', 'sqrt', 'square', 'reciprocal', 'floor', 'ceil', 'trunc', 'rint', 'isnan', 'isinf', 'isfinite', 'signbit', 'logical_not', 'frexp_mantissa', 'frexp_exponent']);
+
+  it('every unary op: exact where float32 is correctly rounded, else within one float16 ulp', async () => {
+    const shape = [H_SPECIAL.length];
+    for (const op of UNARY_OPS) {
+      let r;
+      try { r = resolveUnary(op, 'float16'); } catch { continue; }
+      const k = kernelOf(G.unary(op, src('x', 'float16', shape), r.result));
+      expect(gpuSupport(k), op).toBeUndefined();
+      const [[g], [w]] = await both({ kernel: k, inputs: [region(halfArray(H_SPECIAL), 'float16', shape)], outShape: shape, outer: full(shape), red: [] });
+      const [gv, wv] = [asValues(g!, r.result), asValues(w!, r.result)];
+      if (EXACT_UNARY.has(op)) expectExact(gv, wv, `${op}(float16)`);
+      else expectClose(gv, wv, 2 ** -10, 2 ** -24, `${op}(float16)`);
+    }
+  });
+
+  it('every binary op, all pairs: + - * / exactly, the others within one float16 ulp', async () => {
+    const m = H_SPECIAL.length;
+    for (const op of BINARY_OPS) {
+      let r;
+      try { r = resolveBinary(op, 'float16'); } catch { continue; }
+      const node = G.binary(op, G.expand(src('a', 'float16', [m, 1]), [m, m]), G.expand(src('b', 'float16', [1, m]), [m, m]), r.result);
+      const k = kernelOf(node);
+      expect(gpuSupport(k), op).toBeUndefined();
+      const [[g], [w]] = await both({ kernel: k, inputs: [region(halfArray(H_SPECIAL), 'float16', [m, 1]), region(halfArray(H_SPECIAL), 'float16', [1, m])], outShape: [m, m], outer: full([m, m]), red: [] });
+      const [gv, wv] = [asValues(g!, r.result), asValues(w!, r.result)];
+      if (['power', 'arctan2', 'hypot', 'floor_divide', 'mod', 'fmod', 'ldexp'].includes(op)) expectClose(gv, wv, 2 ** -10, 2 ** -24, `${op}(float16)`);
+      else expectExact(gv, wv, `${op}(float16)`);
+    }
+  });
+
+  it('casts to float16 round to nearest, ties to even, as the reference; casts from it are exact', async () => {
+    // float32 values at and next to every kind of float16 rounding boundary, subnormal ones included
+    const f32 = [...H_SPECIAL, 1 + 2 ** -11, 1 + 3 * 2 ** -11, 1 + 2 ** -11 + 2 ** -23, 65519.99, 65520, 2 ** -25, 2 ** -25 * 1.0000001, 3 * 2 ** -26, 5 * 2 ** -26, 1e-9, 3e38, -1e6, 2047.5, 2048.9];
+    const rnd = Array.from({ length: 4096 }, (_, i) => Math.fround(Math.sin(i * 12.9898) * 43758.5453 % 1 * 2 ** ((i % 40) - 26)));
+    for (const vals of [f32, rnd]) {
+      const shape = [vals.length];
+      const k = kernelOf(G.cast(src('x', 'float32', shape), 'float16'));
+      const [[g], [w]] = await both({ kernel: k, inputs: [region(Float32Array.from(vals), 'float32', shape)], outShape: shape, outer: full(shape), red: [] });
+      expectExact(g!, w!, 'float32 -> float16 bits');
+    }
+    for (const d of DTYPES32) {
+      const ints = d === 'float32' ? [] : valuesOf(d);
+      const shape = [H_SPECIAL.length];
+      const from = kernelOf(G.cast(src('x', 'float16', shape), d));
+      const [[g], [w]] = await both({ kernel: from, inputs: [region(halfArray(H_SPECIAL), 'float16', shape)], outShape: shape, outer: full(shape), red: [] });
+      expectExact(g!, w!, `float16 -> ${d}`);
+      if (!ints.length) continue;
+      const to = kernelOf(G.cast(src('x', d, [ints.length]), 'float16'));
+      const [[g2], [w2]] = await both({ kernel: to, inputs: [region(arrayOf(d, ints, ints.length), d, [ints.length])], outShape: [ints.length], outer: full([ints.length]), red: [] });
+      expectExact(g2!, w2!, `${d} -> float16 bits`);
+    }
+  });
+
+  it('reductions: min/max/argmin/argmax exactly, sums (in float32) within one float16 ulp of their terms', async () => {
+    const shape = [5, 37, 6];
+    const n = sizeOf(shape);
+    const data = halfArray(Array.from({ length: n }, (_, i) => H_SPECIAL[(i * 7) % 16]! * (1 + (i % 5) / 8)));
+    for (const op of ['min', 'max', 'argmin', 'argmax', 'sum'] as const) {
+      for (const axes of [[1], [0, 2]]) {
+        if ((op === 'argmin' || op === 'argmax') && axes.length > 1) continue;
+        const x = src('x', 'float16', shape);
+        const node = op === 'argmin' || op === 'argmax' ? G.reduce(op, x, axes, false, 'int64') : G.reduce(op, x, axes, false, 'float16');
+        const k = kernelOf(node);
+        expect(gpuSupport(k), op).toBeUndefined();
+        const [[g], [w]] = await both({ kernel: k, inputs: [region(data, 'float16', shape)], outShape: [...k.shape], outer: full(k.shape), red: k.reduce!.vars.map((v) => [0, v.size]) });
+        if (op === 'sum') expectClose(decodeHalf(g as Uint16Array), decodeHalf(w as Uint16Array), 2 ** -10, 1e-3, `sum(float16) axes ${axes}`);
+        else if (op === 'min' || op === 'max') expectExact(decodeHalf(g as Uint16Array), decodeHalf(w as Uint16Array), `${op}(float16) axes ${axes}`);
+        else expectExact(g!, w!, `${op}(float16) axes ${axes}`);
+      }
+    }
+  });
+});
+
 describe('memory access, control flow and random numbers on WebGPU', () => {
   it('reads strided and transposed regions of a larger chunk, and guards loads with where', async () => {
     const shape = [9, 13];
@@ -412,6 +493,17 @@ describe("the API on WebGPU (options.device = 'webgpu')", () => {
     expectExact(gi, ci, '(b * 7) % 1013 - 500');
     const [[cm], [gm]] = await both(() => mt.argmax(b.multiply(7).mod(1013)));
     expectExact(gm, cm, 'argmax over chunks');
+  });
+
+  it('runs float16 programs on the GPU with the CPU answers, bit for bit (float32 words, one rounding per operation)', async () => {
+    const h = mt.arange(0, 40000, 1, { dtype: 'float16', chunkSize: 6000 }).multiply(0.01).reshape([40, 1000]);
+    const [[cpu, rc], [gpu, rg]] = await both(() => mt.sqrt(h.multiply(h).add(1)).subtract(h.divide(3)));
+    expect(rc.gpuTasks).toBe(0);
+    expect(rg.gpuTasks).toBeGreaterThan(0);
+    expectExact(Float32Array.from(gpu as ArrayLike<number>), Float32Array.from(cpu as ArrayLike<number>), 'sqrt(h*h + 1) - h/3 in float16');
+    const [[cm], [gm, rm]] = await both(() => mt.max(h.multiply(-1.5), { axis: 1 }));
+    expect(rm.gpuTasks).toBeGreaterThan(0);
+    expectExact(Float32Array.from(gm as ArrayLike<number>), Float32Array.from(cm as ArrayLike<number>), 'max(-1.5 h, axis=1)');
   });
 
   it('runs float32 cumulative sums and products along an axis on the GPU, bit for bit the CPU result', async () => {
