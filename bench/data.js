@@ -8,6 +8,8 @@
 // one reference computed here. Because the hash is a bijection, a float64
 // array of up to 2^32 elements has no repeated values, so argmax has no ties.
 
+import { roundHalf } from '../dist/graph/half.js';
+
 const STREAM = 0x9e3779b9;
 
 export function hash32(x) {
@@ -22,11 +24,16 @@ export function hash32(x) {
 /** Value of element `i` of stream `s` (float64). */
 export const value = (s, i) => (hash32((i + Math.imul(s, STREAM)) >>> 0) + 0.5) / 4294967296;
 
-/** Stream `s` as a Float64Array or Float32Array (rounded once, as astype does) of `n` elements. */
+/**
+ * Stream `s` as a Float64Array or Float32Array (rounded once, as astype
+ * does) of `n` elements; float16's values (rounded once from float64, as
+ * NumPy's astype) in a Float32Array, which holds them exactly.
+ */
 export function fill(s, n, dtype = 'float64') {
-  const out = dtype === 'float32' ? new Float32Array(n) : new Float64Array(n);
+  const out = dtype === 'float64' ? new Float64Array(n) : new Float32Array(n);
   const off = Math.imul(s, STREAM);
   for (let i = 0; i < n; i++) out[i] = (hash32((i + off) >>> 0) + 0.5) / 4294967296;
+  if (dtype === 'float16') for (let i = 0; i < n; i++) out[i] = roundHalf((hash32((i + off) >>> 0) + 0.5) / 4294967296);
   return out;
 }
 
