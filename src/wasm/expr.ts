@@ -331,6 +331,25 @@ export abstract class ExprEmitter {
     c.get(u).i32(16).op(0x76).i32(0x8000).op(0x71).op(0x72);
   }
 
+  /**
+   * An f32 rounded to the nearest float16 value (ties to even), staying an
+   * f32 (half of f32ToHalf then halfToF32): in float16's normal range the
+   * f32 bits lose their low 13 mantissa bits, rounded; below it, adding and
+   * taking away 0.5 rounds at float16's subnormal spacing (2^-24); past 65504
+   * (rounded) is infinity; a NaN stays itself.
+   */
+  private roundToHalf(): void {
+    const c = this.c;
+    const u = this.local(T.i32), a = this.local(T.i32);
+    c.op(0xbc).tee(u).i32(0x7fffffff).op(0x71).set(a);
+    c.get(a).op(0xbe).f32(0.5).op(0x92).f32(0.5).op(0x93).op(0xbc);
+    c.get(a).i32(0xfff).op(0x6a).get(a).i32(13).op(0x76).i32(1).op(0x71).op(0x6a).i32(0xffffe000 | 0).op(0x71);
+    c.get(a).i32(0x38800000).op(0x49).op(0x1b).set(a);
+    c.i32(0x7f800000).get(a).get(a).i32(0x47800000).op(0x4f).op(0x1b).set(a);
+    c.get(u).i32(0x7fffffff).op(0x71).get(a).get(u).i32(0x7fffffff).op(0x71).i32(0x7f800000).op(0x4b).op(0x1b);
+    c.get(u).i32(0x80000000 | 0).op(0x71).op(0x72).op(0xbe);
+  }
+
   /** An f64 to the nearest float16 bits: rounded to f32 to odd (exact, or inexact with its last bit set), then as f32ToHalf, one rounding in all. */
   private f64ToHalf(): void {
     const c = this.c;
@@ -348,9 +367,9 @@ export abstract class ExprEmitter {
     if (to === 'bool') { this.truthy(from); return; }
     if (to === 'float16') {
       // a float16 value is an f32 rounded to float16
-      if (from === 'float64') this.f64ToHalf();
-      else { this.castTo(from, 'float32'); this.f32ToHalf(); }
-      this.halfToF32();
+      if (from === 'float64') { this.f64ToHalf(); this.halfToF32(); return; }
+      this.castTo(from, 'float32');
+      this.roundToHalf();
       return;
     }
     if (from === 'float16') { this.castTo('float32', to); return; }
