@@ -2,6 +2,7 @@
 // thrown where the user wrote the call, NDArray, execute/fetch/eager,
 // progress and the report, lengths known only at run time, value semantics
 // of set, and what a failing execution leaves behind.
+import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -501,3 +502,24 @@ describe('ndarray methods', () => {
     expect(() => x.put()).toThrow(/x\.set/);
   });
 });
+
+describe('finfo and iinfo (NumPy 2.x values: test/fixtures/gen_info.py)', () => {
+  const E = JSON.parse(readFileSync(new URL('./fixtures/info.json', import.meta.url), 'utf8')) as {
+    finfo: Record<string, Record<string, number>>; iinfo: Record<string, { bits: number; kind: string; min: string; max: string }>;
+  };
+  it.each(Object.entries(E.finfo))('finfo(%s)', (d, want) => {
+    const got = mt.finfo(d) as unknown as Record<string, number>;
+    for (const [k, v] of Object.entries(want)) expect(got[k], `${d}.${k}`).toBe(v);
+    expect(mt.finfo(mt.zeros([2], { dtype: d })).eps).toBe(want.eps);
+  });
+  it.each(Object.entries(E.iinfo))('iinfo(%s)', (d, want) => {
+    const got = mt.iinfo(d);
+    expect({ bits: got.bits, kind: got.kind, min: String(got.min), max: String(got.max) }).toEqual(want);
+  });
+  it('refuses the other kind, as NumPy', () => {
+    expect(() => mt.finfo('int32')).toThrow(/data type int32 not inexact/);
+    expect(() => mt.iinfo('float32')).toThrow(/Invalid integer data type 'float32'/);
+    expect(() => mt.iinfo('bool')).toThrow(/Invalid integer data type 'bool'/);
+  });
+});
+

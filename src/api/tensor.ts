@@ -1177,6 +1177,7 @@ export * from './search.js';
 export * from './extra.js';
 export * from './io.js';
 export * from './print.js';
+export * from './info.js';
 import { tofile as tofileOf } from './io.js';
 import { searchsorted as searchsortedOf } from './search.js';
 import { argpartition as argpartitionOf, choose as chooseOf } from './extra.js';
