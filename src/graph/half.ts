@@ -56,12 +56,6 @@ export function decodeHalf(bits: Uint16Array, out = new Float32Array(bits.length
   return out;
 }
 
-/** Encodes numbers to float16 bits (rounding to nearest, ties to even). */
-export function encodeHalf(values: ArrayLike<number>, out = new Uint16Array(values.length)): Uint16Array {
-  for (let i = 0; i < values.length; i++) out[i] = halfBits(values[i]!);
-  return out;
-}
-
 type Float16Ctor = new (buffer: ArrayBufferLike, byteOffset?: number, length?: number) => ArrayLike<number> & Iterable<number>;
 /** The Float16Array constructor users get: the host's, else the polyfill's. */
 export const Float16: Float16Ctor = ((globalThis as Record<string, unknown>).Float16Array as Float16Ctor | undefined) ?? (Float16Polyfill as unknown as Float16Ctor);

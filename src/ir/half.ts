@@ -12,7 +12,7 @@
 
 import type { DType } from '../graph/dtype.js';
 import { roundHalf } from '../graph/half.js';
-import { type Expr, type Kernel, intern } from './ir.js';
+import { type Expr, type Kernel, children, intern } from './ir.js';
 
 const F16 = 'float16', F32 = 'float32';
 
@@ -24,7 +24,6 @@ const EXACT_BINARY = new Set(['maximum', 'minimum', 'fmax', 'fmin', 'copysign', 
 const widen = (e: Expr): Expr => (e.dtype === F16 ? intern({ k: 'cast', dtype: F32, a: e }) : e);
 const round = (e: Expr): Expr => intern({ k: 'cast', dtype: F16, a: e });
 
-const hasHalf = new WeakMap<Kernel, boolean>();
 const lowered = new WeakMap<Kernel, Kernel>();
 
 export function lowerHalf(k: Kernel): Kernel {
@@ -89,25 +88,11 @@ function lower(e: Expr, walk: (e: Expr) => Expr): Expr {
 const resultIn32 = (d: DType): DType => (d === F16 ? F32 : d);
 
 function mentionsHalf(k: Kernel): boolean {
-  let v = hasHalf.get(k);
-  if (v === undefined) {
-    const seen = new Set<Expr>();
-    const walk = (e: Expr): boolean => {
-      if (seen.has(e)) return false;
-      seen.add(e);
-      if (e.dtype === F16) return true;
-      switch (e.k) {
-        case 'load': return e.index.some(walk);
-        case 'unary': case 'cast': return walk(e.a);
-        case 'binary': return walk(e.a) || walk(e.b);
-        case 'where': return walk(e.c) || walk(e.a) || walk(e.b);
-        case 'random': return walk(e.index);
-        case 'reduce': return walk(e.body);
-        default: return false;
-      }
-    };
-    v = k.dtype === F16 || k.inputs.some((i) => i.dtype === F16) || (k.reduce ? walk(k.reduce) : false) || walk(k.epilogue);
-    hasHalf.set(k, v);
-  }
-  return v;
+  const seen = new Set<Expr>();
+  const walk = (e: Expr): boolean => {
+    if (seen.has(e)) return false;
+    seen.add(e);
+    return e.dtype === F16 || children(e).some(walk);
+  };
+  return k.dtype === F16 || k.inputs.some((i) => i.dtype === F16) || (k.reduce ? walk(k.reduce) : false) || walk(k.epilogue);
 }
