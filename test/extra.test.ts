@@ -43,6 +43,21 @@ describe('positions given as mt.slice', () => {
   });
 });
 
+describe('sequences of array bounds', () => {
+  it('geomspace refuses a zero bound known now at once, and one computed in the run when the run reaches it', async () => {
+    expect(() => mt.geomspace([1, 0], 8, 3)).toThrow('Geometric sequence cannot include zero');
+    await expect(mt.geomspace(computed([1, 0]), 8, 3).fetch()).rejects.toThrow('Geometric sequence cannot include zero');
+    expect(await values(mt.geomspace(computed([1, -2]), [8, -32], 3))).toEqual([1, -2, 2.82842712474619, -7.999999999999999, 8, -32]) // NumPy 2.4's values;
+  });
+  it('linspace of arrays: samples along the axis asked for, each endpoint exactly its bound', async () => {
+    const [y, step] = mt.linspace([0, 10], computed([1, 20]), 3, { axis: 1, retstep: true });
+    expect(y.shape).toEqual([2, 3]);
+    expect(await values(y)).toEqual([0, 0.5, 1, 10, 15, 20]);
+    expect(await values(step as mt.Tensor)).toEqual([0.5, 5]);
+    expect(() => mt.linspace(0, 1, 3, { axis: 1 })).toThrow(/axis 1 is out of bounds for array of dimension 1/);
+  });
+});
+
 describe('errors as NumPy raises them', () => {
   const a = mt.zeros([2, 3]);
   const cases: [string, () => unknown, RegExp | string, ErrorConstructor][] = [

@@ -20,10 +20,10 @@ import { runtime } from '../runtime/runtime.js';
 import { type JsData, dtypeArg, fromJs } from './convert.js';
 import { Slice, compress, getitem, nonzero } from './indexing.js';
 import { diag } from './manipulate.js';
-import { argsort, diff, sort } from './statistics.js';
+import { argsort, diff, logspace, sort } from './statistics.js';
 import {
-  type Operand, Tensor, add, any, astype, broadcast_to, clip, concatenate, cumprod, divide, equal, flip, floor_divide, greater_equal, isTensor,
-  kwargs, less, linspace, logical_and, logical_not, logical_or, mod, moveaxis, multiply, negative, power, ravel, reshape, ones, stack, subtract, sum,
+  type Operand, Tensor, add, all, any, astype, broadcast_to, clip, concatenate, cumprod, divide, equal, flip, floor_divide, greater_equal, isTensor,
+  kwargs, less, linspace, log10, logical_and, logical_not, logical_or, mod, moveaxis, multiply, negative, not_equal, power, ravel, reshape, ones, sign, stack, subtract, sum,
   take, tensor, toTensor, trailingOpts, transpose, valuesNow, where, zeros, zeros_like,
 } from './tensor.js';
 
@@ -317,19 +317,29 @@ export function ravel_multi_index(multi: readonly Operand[], ...args: Args): Ten
 // Sequences and selection
 
 /** geomspace(start, stop, num=50, endpoint=True, dtype=None): NumPy 2's logspace of the logs, exact endpoints, negative ranges by sign. */
-export function geomspace(start: number, stop: number, ...args: Args): Tensor {
+export function geomspace(start: Operand, stop: Operand, ...args: Args): Tensor {
   const o = kwargs<{ num?: number; endpoint?: boolean; dtype?: DType | string; axis?: number }>('geomspace', args, ['num', 'endpoint', 'dtype', 'axis']);
-  if (typeof start !== 'number' || typeof stop !== 'number') throw new TypeError('geomspace(): start and stop must be numbers');
-  if ((o.axis ?? 0) !== 0) throw new TypeError('geomspace(): only axis=0 is supported (scalar start and stop)');
-  if (start === 0 || stop === 0) throw new RangeError('Geometric sequence cannot include zero');
   const num = o.num ?? 50, endpoint = o.endpoint ?? true;
-  const sign = Math.sign(start), s = start / sign, e = stop / sign;
-  const y = power(10, linspace(Math.log10(s), Math.log10(e), num, { endpoint }));
-  const i = new Tensor(G.iota([num], 0));
-  let r = where(equal(i, 0), s, y);
-  if (endpoint && num > 1) r = where(equal(i, num - 1), e, r);
-  r = multiply(r, sign);
-  return o.dtype ? astype(r, o.dtype) : r;
+  // NumPy takes the bounds as arrays (a JS number is no weaker than a tensor here) and computes in
+  // result_type(start, stop, float(num), zeros((), dtype)): float64 unless a dtype is asked for
+  let s = toTensor(start), e = toTensor(stop);
+  const asked = o.dtype === undefined ? undefined : dtypeArg(o.dtype);
+  const dt = promoteWeak(promoteTypes(promoteTypes(s.dtype, e.dtype), asked ?? 'float64'), weakKindOf(0.5));
+  const now = [s, e].map(known);
+  if (now.some((v) => v?.some((x) => x === 0))) throw new RangeError('Geometric sequence cannot include zero');
+  const nonzero = now.every((v) => v !== undefined) ? undefined : logical_and(all(not_equal(s, 0)), all(not_equal(e, 0)));
+  s = astype(s, dt); e = astype(e, dt);
+  // negative bounds: start rotated to positive, the samples rotated back (each endpoint exactly its bound)
+  const sg = sign(s);
+  s = divide(s, sg); e = divide(e, sg);
+  let r = logspace(log10(s), log10(e), num, { endpoint, base: 10, dtype: dt });
+  const i = reshape(new Tensor(G.iota([num], 0)), [-1, ...r.shape.slice(1).map(() => 1)]);
+  if (num > 0) r = where(equal(i, 0), s, r);
+  if (num > 1 && endpoint) r = where(equal(i, num - 1), e, r);
+  r = multiply(r, sg);
+  if ((o.axis ?? 0) !== 0) r = moveaxis(r, 0, o.axis!);
+  if (nonzero) r = guarded(r, nonzero, 'Geometric sequence cannot include zero', undefined);
+  return astype(r, asked ?? dt);
 }
 
 /** select(condlist, choicelist, default=0): the first choice whose condition holds; NumPy's dtype (choices strong, a JS default weak). */

@@ -10,11 +10,11 @@
 
 import { floatResultOf, isFloat, promoteTypes } from '../graph/dtype.js';
 import { QUANTILE_METHODS, type QKind, type QuantileSpec, isQuantileMethod, takesValues } from '../graph/quantile.js';
-import { normalizeAxes, normalizeAxis } from '../graph/shape.js';
+import { broadcastShapes, normalizeAxes, normalizeAxis } from '../graph/shape.js';
 import {
   type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
   logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose, moveaxis, full_like, isTensor, valuesNow, deferred, any, cumsum, less, take, zeros,
+  minimum, maximum, not_equal, tensor, transpose, moveaxis, expand_dims, full_like, isTensor, valuesNow, deferred, any, cumsum, less, take, zeros,
 } from './tensor.js';
 import { runtime } from '../runtime/runtime.js';
 import * as G from '../graph/node.js';
@@ -166,11 +166,24 @@ export const deg2rad = (x: Operand): Tensor => multiply(floatOf(x), Math.PI / 18
 export const rad2deg = (x: Operand): Tensor => multiply(floatOf(x), 180 / Math.PI);
 export const radians = deg2rad, degrees = rad2deg;
 
-/** logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None): base ** linspace(start, stop, num). */
-export function logspace(start: number, stop: number, ...args: Args): Tensor {
-  const o = kwargs<{ num?: number; endpoint?: boolean; base?: number; dtype?: string }>('logspace', args, ['num', 'endpoint', 'base', 'dtype']);
-  const y = linspace(start, stop, o.num ?? 50, { endpoint: o.endpoint ?? true });
-  const r = power(o.base ?? 10, y);
+/**
+ * logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+ * base ** linspace(start, stop, num); an array base broadcasts with the bounds
+ * and gets the samples' axis, as NumPy's.
+ */
+export function logspace(start: Operand, stop: Operand, ...args: Args): Tensor {
+  const o = kwargs<{ num?: number; endpoint?: boolean; base?: Operand; dtype?: string; axis?: number }>('logspace', args, ['num', 'endpoint', 'base', 'dtype', 'axis']);
+  const axis = o.axis ?? 0;
+  let base: Operand = o.base ?? 10, s = start, e = stop;
+  if (typeof base !== 'number' && typeof base !== 'boolean' && toTensor(base).ndim > 0) {
+    // np.array(a, ndmin=ndmax) for the three, then the base gets the new axis
+    const ts = [start, stop, base].map(toTensor);
+    const nd = broadcastShapes(...ts.map((t) => t.shape)).length;
+    const [s2, e2, b2] = ts.map((t) => reshape(t, [...Array(nd - t.ndim).fill(1), ...t.shape]));
+    s = s2!; e = e2!; base = expand_dims(b2!, axis);
+  }
+  const y = linspace(s, e, o.num ?? 50, { endpoint: o.endpoint ?? true, axis });
+  const r = power(base, y);
   return o.dtype ? astype(r, o.dtype) : r;
 }
 

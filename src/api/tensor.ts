@@ -831,18 +831,29 @@ export function arange(...args: (number | string | null | CreateOpts | undefined
 }
 
 export function linspace(start: number, stop: number, ...rest: [...unknown[], { retstep: true }]): [Tensor, number];
-export function linspace(start: number, stop: number, o?: CreateOpts & { endpoint?: boolean; num?: number }): Tensor;
-export function linspace(start: number, stop: number, num: number, o?: CreateOpts & { endpoint?: boolean }): Tensor;
-export function linspace(start: number, stop: number, ...rest: unknown[]): Tensor | [Tensor, number] {
+export function linspace(start: Operand, stop: Operand, ...rest: [...unknown[], { retstep: true }]): [Tensor, Tensor | number];
+export function linspace(start: Operand, stop: Operand, o?: CreateOpts & { endpoint?: boolean; num?: number; axis?: number }): Tensor;
+export function linspace(start: Operand, stop: Operand, num: number, o?: CreateOpts & { endpoint?: boolean; axis?: number }): Tensor;
+export function linspace(start: Operand, stop: Operand, ...rest: unknown[]): Tensor | [Tensor, Tensor | number] {
   const o = kwargs<CreateOpts & { endpoint?: boolean; num?: number; retstep?: boolean; axis?: number }>('linspace', rest, ['num', 'endpoint', 'retstep', 'dtype', 'axis'], CREATE_KW);
-  if (o.axis !== undefined && o.axis !== 0) throw new TypeError('linspace(): only axis=0 is supported (scalar start and stop)');
   if (o.endpoint !== undefined && typeof o.endpoint !== 'boolean') throw new TypeError(`linspace(): endpoint must be a boolean, got ${typeof o.endpoint}`);
   const num = checkInt(o.num ?? 50, 'linspace', 'num');
   if (num > MAX_SIZE) throw new RangeError(`Maximum allowed size exceeded (linspace of ${num} samples)`);
-  checkNumber(start, 'linspace', 'start'); checkNumber(stop, 'linspace', 'stop');
   if (!Number.isInteger(num) || num < 0) throw new RangeError(`Number of samples, ${num}, must be non-negative.`);
   const endpoint = o.endpoint ?? true;
   const div = endpoint ? num - 1 : num;
+  const axis = o.axis === undefined ? 0 : checkInt(o.axis, 'linspace', 'axis');
+  const [samples, step] = typeof start === 'number' && typeof stop === 'number'
+    ? linspaceNumbers(start, stop, num, endpoint, div, o)
+    : linspaceArrays(start, stop, num, endpoint, div, o);
+  const y = axis === 0 ? samples : moveaxis(samples, 0, axis);
+  // retstep=True: (samples, step); a JS number for number bounds (NaN where there is none, as NumPy's), else an array
+  return o.retstep ? [y, step] : y;
+}
+
+/** linspace of two JS numbers: float64 samples, then NumPy's cast (floored into an integer dtype). */
+function linspaceNumbers(start: number, stop: number, num: number, endpoint: boolean, div: number, o: CreateOpts): [Tensor, number] {
+  checkNumber(start, 'linspace', 'start'); checkNumber(stop, 'linspace', 'stop');
   const step = div > 0 ? (stop - start) / div : NaN;
   const d = dtypeArg(o.dtype) ?? 'float64';
   const chunk = creationChunk([num], d, o);
@@ -853,9 +864,37 @@ export function linspace(start: number, stop: number, ...rest: unknown[]): Tenso
   if (endpoint && num > 1) v = G.where(G.binary('equal', G.iota([num], 0, chunk), G.constant(num - 1, 'int64'), 'bool'), G.expand(G.constant(stop, 'float64'), [num]), v);
   // NumPy 2 floors the samples into an integer dtype (a cast alone would truncate toward zero).
   if (!isFloat(d) && d !== 'bool') v = G.unary('floor', v, 'float64');
-  const samples = placed(new Tensor(G.cast(v, d)), o);
-  // retstep=True: (samples, step), the step a JS number (NaN where there is none, as NumPy's).
-  return o.retstep ? [samples, div > 0 ? step : NaN] : samples;
+  return [placed(new Tensor(G.cast(v, d)), o), step];
+}
+
+/**
+ * linspace of arrays, as NumPy's: samples along a new first axis, in the
+ * inexact result type of start and stop (JS numbers weak), the step
+ * delta / div (or i / div * delta where some step underflows to 0), the
+ * last sample `stop` itself.
+ */
+function linspaceArrays(start: Operand, stop: Operand, num: number, endpoint: boolean, div: number, o: CreateOpts): [Tensor, Tensor | number] {
+  const bounds = [start, stop];
+  const strong = bounds.filter((b) => typeof b !== 'number' && typeof b !== 'boolean').map((b) => toTensor(b as Operand).dtype);
+  const weak = bounds.filter((b): b is number | boolean => typeof b === 'number' || typeof b === 'boolean').map(weakKindOf);
+  const dt = [...weak, weakKindOf(0.5)].reduce(promoteWeak, strong.reduce(promoteTypes));
+  const s = astype(start, dt), e = astype(stop, dt);
+  const delta = subtract(e, s);
+  const lead = (t: Tensor): Tensor => reshape(t, [-1, ...delta.shape.map(() => 1)]);
+  const i = lead(arange(0, num, { dtype: dt, ...(o.chunkSize !== undefined ? { chunkSize: o.chunkSize } : {}) }));
+  let y: Tensor, step: Tensor | number;
+  if (div > 0) {
+    step = divide(delta, div);
+    y = where(any(equal(step, 0)), multiply(divide(i, div), delta), multiply(i, step));
+  } else {
+    step = NaN;
+    y = multiply(i, delta);
+  }
+  y = add(y, s);
+  if (endpoint && num > 1) y = where(lead(equal(arange(num), num - 1)), e, y);
+  const d = dtypeArg(o.dtype) ?? dt;
+  if (!isFloat(d) && d !== 'bool') y = floor(y);
+  return [placed(astype(y, d), o), step];
 }
 
 export function eye(n: number, o?: CreateOpts & { k?: number; M?: number }): Tensor;
