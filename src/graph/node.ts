@@ -185,9 +185,9 @@ export function gather(x: Node, indices: Node, axis: number): Node {
 }
 
 export function scan(op: 'sum' | 'prod', x: Node, axis: number, dtype: DType): Node {
-  // in float32, rounded to float16 at the end (NumPy's accumulate rounds each step: within float16's tolerance of it)
-  if (dtype === 'float16') return cast(scan(op, cast(x, 'float32'), axis, 'float32'), 'float16');
-  return make('scan', [x], { op, axis }, dtype, x.shape, x.chunk);
+  // float16 steps as NumPy's accumulate: the terms cast to float16, each step rounded (runtime/exec.ts)
+  const terms = dtype === 'float16' ? cast(x, 'float16') : x;
+  return make('scan', [terms], { op, axis }, dtype, x.shape, terms.chunk);
 }
 
 /** Batched matmul; both operands already share batch dims: a [..., n, k], b [..., k, m]. */

@@ -4,6 +4,7 @@
 // worker_thread, a Web Worker, or inline on the main thread.
 
 import { ARRAY_CTOR, type DType, type TypedArray } from '../graph/dtype.js';
+import { halfBits, halfValue } from '../graph/half.js';
 import type { KernelArgs } from '../ir/args.js';
 import { type Layout, mathImports, writeParams } from '../wasm/render.js';
 
@@ -96,16 +97,21 @@ export class Executor {
     const inner = j.shape.slice(j.axis + 1).reduce((a, b) => a * b, 1);
     const outer = n / (len * inner);
     const big = j.outDtype === 'int64';
+    // float16 as NumPy's half loops: each step in float32, rounded to float16 and stored as its bits
+    const half = j.outDtype === 'float16';
     const conv = (v: number | bigint): number | bigint => (big ? BigInt(typeof v === 'bigint' ? v : Math.trunc(Number(v))) : Number(v));
+    const read = j.inDtype === 'float16' ? (at: number): number => halfValue(src[at] as number) : (at: number) => conv(src[at]!);
     const prev = j.prev ? this.view(j.outDtype, j.prev.ptr, outer * j.prev.len * inner) : undefined;
     for (let o = 0; o < outer; o++) {
       for (let i = 0; i < inner; i++) {
-        let acc: number | bigint = prev ? prev[(o * j.prev!.len + j.prev!.len - 1) * inner + i]! : j.op === 'sum' ? conv(0) : conv(1);
+        const last = prev?.[(o * j.prev!.len + j.prev!.len - 1) * inner + i];
+        let acc: number | bigint = last === undefined ? (j.op === 'sum' ? conv(0) : conv(1)) : half ? halfValue(last as number) : last;
         for (let k = 0; k < len; k++) {
           const at = (o * len + k) * inner + i;
-          const v = conv(src[at]!);
+          const v = read(at);
           acc = j.op === 'sum' ? (acc as number) + (v as number) : (acc as number) * (v as number);
           if (big) acc = BigInt.asIntN(64, acc as unknown as bigint);
+          else if (half) { const h = halfBits(Math.fround(acc as number)); acc = halfValue(h); dst[at] = h; continue; }
           else if (j.outDtype === 'float32') acc = Math.fround(acc as number);
           dst[at] = acc as never;
         }
