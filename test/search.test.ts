@@ -65,9 +65,6 @@ describe('errors at the call, with NumPy messages', () => {
     expect(() => mt.bincount([1], { minlength: -1 })).toThrow("'minlength' must not be negative");
     expect(() => mt.bincount([0, 1], [1])).toThrow("The weights and list don't have the same length.");
   });
-  it('intersect1d return_indices', () => {
-    expect(() => mt.intersect1d([1], [1], { return_indices: true })).toThrow(/return_indices=True is not supported/);
-  });
 });
 
 describe('errors raised when the run reaches them', () => {
@@ -121,6 +118,9 @@ describe('values known only at run time', () => {
     const a = mt.tensor([5, 1, 7, 3, 3, 9]);
     const sel = a.get(mt.greater(a, 2)); // [5, 7, 3, 3, 9]
     expect(await vals(mt.intersect1d(sel, [3, 9, 10]))).toEqual([3, 9]);
+    // NumPy: (array([3, 9]), array([2, 4]), array([2, 1])): the first 3 of the selection is at 2, the first 9 of the list at 1
+    const [common, at1, at2] = mt.intersect1d(sel, [10, 9, 3, 9], { return_indices: true }) as mt.Tensor[];
+    expect([await vals(common!), await vals(at1!), await vals(at2!)]).toEqual([[3, 9], [2, 4], [2, 1]]);
     expect(await vals(mt.union1d(sel, [0]))).toEqual([0, 3, 5, 7, 9]);
     expect(await vals(mt.setdiff1d(sel, [7]))).toEqual([3, 5, 9]);
     expect(await vals(mt.setxor1d(sel, [9, 2]))).toEqual([2, 3, 5, 7]);

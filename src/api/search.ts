@@ -454,17 +454,39 @@ const sortedJoin = (x: Tensor, y: Tensor): Tensor => sort(concatenate([flat(x), 
 const flat = (x: Operand): Tensor => { const t = toTensor(x); return t.ndim === 1 ? t : ravel(t); };
 const uniq = (x: Operand, assumeUnique: boolean | undefined): Tensor => (assumeUnique ? flat(x) : unique(x));
 
-/** intersect1d(ar1, ar2, assume_unique=False): NumPy's sorted common values (NaN is never common); return_indices is not supported. */
-export function intersect1d(ar1: Operand, ar2: Operand, ...args: Args): Tensor {
+/**
+ * intersect1d(ar1, ar2, assume_unique=False, return_indices=False): NumPy's
+ * sorted common values (NaN is never common); with return_indices, also the
+ * index in each flattened input of each common value's first occurrence
+ * (of its occurrence as given, with assume_unique), as NumPy's.
+ */
+export function intersect1d(ar1: Operand, ar2: Operand, ...args: Args): Tensor | [Tensor, Tensor, Tensor] {
   const o = kwargs<{ assume_unique?: boolean; return_indices?: boolean }>('intersect1d', args, ['assume_unique', 'return_indices']);
-  if (o.return_indices) throw new TypeError('intersect1d(): return_indices=True is not supported');
-  const aux = sortedJoin(uniq(ar1, o.assume_unique), uniq(ar2, o.assume_unique));
-  return deferred('intersect1d', [aux], ([s]) => {
+  if (!o.return_indices) {
+    const aux = sortedJoin(uniq(ar1, o.assume_unique), uniq(ar2, o.assume_unique));
+    return deferred('intersect1d', [aux], ([s]) => {
+      const n = s!.shape[0]!;
+      if (n < 2) return s!.get('0:0');
+      const lo = s!.get(`0:${n - 1}`);
+      return lo.get(equal(s!.get(`1:${n}`), lo));
+    });
+  }
+  // NumPy's: unique values with their first indices, a stable argsort of both, equal neighbours
+  const [a, i1] = o.assume_unique ? [flat(ar1)] : (unique(ar1, { return_index: true }) as Tensor[]);
+  const [b, i2] = o.assume_unique ? [flat(ar2)] : (unique(ar2, { return_index: true }) as Tensor[]);
+  const joined = concatenate([a!, b!]);
+  const order = argsortOf(joined); // stable, as NumPy's mergesort
+  const aux = take(joined, order);
+  const part = (which: 0 | 1 | 2): Tensor => deferred('intersect1d', [aux, order, a!, ...(i1 ? [i1, i2!] : [])], ([s, ord, a1, j1, j2]) => {
     const n = s!.shape[0]!;
-    if (n < 2) return s!.get('0:0');
-    const lo = s!.get(`0:${n - 1}`);
-    return lo.get(equal(s!.get(`1:${n}`), lo));
+    if (n < 2) return (which === 0 ? s! : ord!).get('0:0');
+    const same = equal(s!.get(`1:${n}`), s!.get(`0:${n - 1}`));
+    if (which === 0) return s!.get(`0:${n - 1}`).get(same);
+    const at = which === 1 ? ord!.get(`0:${n - 1}`).get(same) : subtract(ord!.get(`1:${n}`).get(same), a1!.shape[0]!);
+    const first = which === 1 ? j1 : j2;
+    return first ? take(first, at) : at;
   });
+  return [part(0), part(1), part(2)];
 }
 
 /** union1d(ar1, ar2): unique of both, flattened (NaNs collapse to one, as NumPy 2's unique). */

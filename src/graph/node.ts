@@ -353,7 +353,8 @@ export function rebuild(n: Node, inputs: readonly Node[]): Node {
     case 'reduce': { const r = a as Attrs['reduce']; return reduce(r.op, x, r.axes, r.keepdims, n.dtype); }
     case 'reshape': {
       let shape = [...n.shape];
-      if (hasUnknown(shape)) {
+      // (an input whose length is still unknown, when an earlier selection was computed, keeps the target as it is)
+      if (hasUnknown(shape) && !hasUnknown(x.shape)) {
         const known = shape.filter((d) => !isUnknown(d)).reduce((p, d) => p * d, 1);
         const total = sizeOf(x.shape);
         shape = shape.map((d) => (isUnknown(d) ? (known === 0 ? 0 : total / known) : d));
