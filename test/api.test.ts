@@ -37,7 +37,7 @@ describe('errors at the call site', () => {
     ['arange of NaN', () => mt.arange(NaN), /arange: cannot compute length/],
     ['arange too long', () => mt.arange(1e300), /Maximum allowed size exceeded/],
     ['shape too big', () => mt.zeros([1e300]), /array is too big/],
-    ['full value type', () => mt.full([2], 'x' as unknown as number), /fill_value must be a number or a boolean, got string/],
+    ['full value type', () => mt.full([2], 'x' as unknown as number), /fill_value must be a number, a boolean or an array, got string/],
     ['full value range', () => mt.full([2], 300, { dtype: 'uint8' }), /Python integer 300 out of bounds for uint8/],
     ['tensor value range', () => mt.tensor([300, -1], { dtype: 'uint8' }), /Python integer 300 out of bounds for uint8/],
     ['negative int power', () => mt.tensor([2, 3]).power(-1), /Integers to negative integer powers are not allowed/],
@@ -106,9 +106,26 @@ describe('errors at the call site', () => {
     ['quantile at a q not yet computed', () => mt.quantile(mt.arange(4), mt.tensor([0.5]).multiply(1)), /q held in a tensor must be computed first/],
     ['einsum keyword', () => mt.einsum('i->', mt.arange(3), { dtyp: 'int8' } as never), /einsum\(\) got an unexpected keyword argument 'dtyp'/],
     ['einsum safe casting', () => mt.einsum('i->', mt.arange(3.5), { dtype: 'int64' }), /Cannot cast array data from dtype\('float64'\) to dtype\('int64'\) according to the rule 'safe'/],
+    ['astype safe casting', () => mt.arange(3.5).astype('int8', { casting: 'safe' }), "Cannot cast array data from dtype('float64') to dtype('int8') according to the rule 'safe'"],
+    ['astype casting name', () => mt.astype(mt.arange(3), 'int8', { casting: 'sometimes' }), /casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'/],
+    ['astype keyword', () => mt.arange(3).astype('int8', { castng: 'safe' } as never), /astype\(\) got an unexpected keyword argument 'castng'/],
+    ['full fill shape', () => mt.full([2, 4], [1, 2, 3]), 'could not broadcast input array from shape (3,) into shape (2,4)'],
+    ['var ddof and correction', () => mt.var(mt.arange(3), { ddof: 1, correction: 1 }), "ddof and correction can't be provided simultaneously."],
   ];
   it.each(cases)('%s', (_, f, re) => {
     expect(f).toThrow(re);
+  });
+  it('full and full_like with an array fill value, var and std with NumPy 2\'s mean= and correction=, astype by a casting rule', async () => {
+    const got = async (t: mt.Tensor) => { const r = await t.fetch(); return [r.dtype, r.toArray()]; };
+    // NumPy 2.4: int64 [[1 2 3] [1 2 3]]; full_like casts into int8 ([[1 2 3] [1 2 3]])
+    expect(await got(mt.full([2, 3], [1, 2, 3]))).toEqual(['int64', [[1, 2, 3], [1, 2, 3]]]);
+    expect(await got(mt.full_like(mt.zeros([2, 3], { dtype: 'int8' }), [1.7, 2, 3]))).toEqual(['int8', [[1, 2, 3], [1, 2, 3]]]);
+    expect(await got(mt.full([2, 2], mt.tensor([[0.5], [1.5]]), { dtype: 'float32' }))).toEqual(['float32', [[0.5, 0.5], [1.5, 1.5]]]);
+    const a = mt.arange(12).reshape([3, 4]);
+    // np.var(A, axis=1, mean=np.mean(A, axis=1, keepdims=True)) = [1.25 1.25 1.25]; np.std(A, correction=1) = 3.605551275463989
+    expect(await got(mt.var(a, { axis: 1, mean: mt.mean(a, { axis: 1, keepdims: true }) }))).toEqual(['float64', [1.25, 1.25, 1.25]]);
+    expect((await mt.std(a, { correction: 1 }).fetch()).item()).toBe(3.605551275463989);
+    expect(await got(mt.arange(3).astype('float64', { casting: 'safe' }))).toEqual(['float64', [0, 1, 2]]);
   });
   it('linspace(retstep=True) gives the samples and the step, NaN where there is none', async () => {
     const [x, step] = mt.linspace(0, 1, 5, { retstep: true });

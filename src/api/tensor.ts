@@ -139,7 +139,7 @@ export class Tensor {
     const [dims, o] = trailingOpts<{ order?: 'C' | 'F' }>(shape);
     return reshape(this, dims.length === 1 ? (dims[0] as number | number[]) : (dims as number[]), o);
   }
-  astype(dtype: DType | string): Tensor { return astype(this, dtype); }
+  astype(dtype: DType | string, ...args: Args): Tensor { return astype(this, dtype, ...args); }
   ravel(...args: Args): Tensor { return ravel(this, ...args); }
   flatten(...args: Args): Tensor { return ravel(this, ...args); }
   transpose(...axes: (number | readonly number[] | null | { axes?: readonly number[] | null })[]): Tensor {
@@ -543,8 +543,15 @@ export const positive = (x: Operand): Tensor => {
   return t;
 };
 
-export function astype(x: Operand, dtype: DType | string): Tensor {
-  return new Tensor(G.cast(arg(x).node, parseDType(dtype)));
+/** astype(dtype, order='K', casting='unsafe', subok=True, copy=True): a cast the casting rule allows (values are immutable: copy and order change nothing). */
+export function astype(x: Operand, dtype: DType | string, ...args: Args): Tensor {
+  const o = kwargs<{ order?: string; casting?: string; subok?: boolean; copy?: boolean }>('astype', args, ['order', 'casting', 'subok', 'copy']);
+  const a = arg(x).node, d = parseDType(dtype);
+  if (o.casting !== undefined) {
+    if (!(CASTINGS as readonly string[]).includes(o.casting)) throw new RangeError(`casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' (got ${JSON.stringify(o.casting)})`);
+    if (!canCast(a.dtype, d, o.casting as Casting)) throw new TypeError(`Cannot cast array data from dtype('${a.dtype}') to dtype('${d}') according to the rule '${o.casting}'`);
+  }
+  return new Tensor(G.cast(a, d));
 }
 
 export function where(c: Operand, x?: Operand, y?: Operand): Tensor {
@@ -675,17 +682,22 @@ export function mean(x: Operand, ...args: Args): Tensor {
   return astype(divide(s, n), out);
 }
 
+type VarOpts = AxisOpts & { ddof?: number; mean?: Operand; correction?: number };
+/** NumPy 2's keywords of var and std beyond ddof: a precomputed `mean` (keepdims shape) and `correction`, ddof's Array API name. */
+const VAR_KW = ['where', 'mean', 'correction'];
+
 export function var_(x: Operand, ...args: Args): Tensor {
-  const o = kwargs<AxisOpts & { ddof?: number }>('var', args, VAR_P, WHERE_KW);
+  const o = kwargs<VarOpts>('var', args, VAR_P, VAR_KW);
   const t = new Tensor(arg(x).node);
   const axes = normalizeAxes(o.axis, t.ndim);
   const mask = maskOf(o);
   const w = mask !== undefined ? { where: mask } : {};
-  const m = mean(t, { axis: axes, keepdims: true, ...(o.dtype ? { dtype: o.dtype } : {}), ...w });
+  const m = o.mean ?? mean(t, { axis: axes, keepdims: true, ...(o.dtype ? { dtype: o.dtype } : {}), ...w });
   const dev = subtract(t, m);
   const ss = sum(multiply(dev, dev), { axis: axes, keepdims: o.keepdims ?? false, ...(o.dtype ? { dtype: o.dtype } : {}), ...w });
   const c = countOf(t.node, axes, 'float64', mask);
-  const ddof = checkNumber(o.ddof ?? 0, 'var', 'ddof');
+  if (o.correction !== undefined && (o.ddof ?? 0) !== 0) throw new RangeError("ddof and correction can't be provided simultaneously.");
+  const ddof = checkNumber(o.correction ?? o.ddof ?? 0, 'var', o.correction !== undefined ? 'correction' : 'ddof');
   // NumPy divides by max(n - ddof, 0): inf past the count, NaN for an empty one.
   const n = isTensor(c) ? maximum(subtract(o.keepdims ? c : reshape(c, ss.shape), ddof), 0) : Math.max(c - ddof, 0);
   const r = divide(ss, n);
@@ -693,7 +705,7 @@ export function var_(x: Operand, ...args: Args): Tensor {
 }
 export { var_ as var };
 
-export const std = (x: Operand, ...args: Args): Tensor => { const o = kwargs<AxisOpts & { ddof?: number }>('std', args, VAR_P, WHERE_KW); return sqrt(var_(x, o)); };
+export const std = (x: Operand, ...args: Args): Tensor => { const o = kwargs<VarOpts>('std', args, VAR_P, VAR_KW); return sqrt(var_(x, o)); };
 
 function argReduce(op: 'argmin' | 'argmax', x: Operand, o: { axis?: number; keepdims?: boolean }): Tensor {
   let a = arg(x).node;
@@ -772,10 +784,18 @@ function creationChunk(shape: number[], dtype: DType, o: CreateOpts): number[] {
 }
 
 /** full(shape, fill_value, dtype, order), chunkSize and gpu as keywords. */
-export function full(shape: number | readonly number[], value: number | boolean, ...args: Args): Tensor {
+export function full(shape: number | readonly number[], value: Operand, ...args: Args): Tensor {
   const o = kwargs<CreateOpts>('full', args, ['dtype', 'order'], CREATE_KW);
-  if (typeof value !== 'number' && typeof value !== 'boolean') throw new TypeError(`full(): fill_value must be a number or a boolean, got ${value === null ? 'null' : typeof value}`);
   const s = checkShape(shape);
+  if (typeof value !== 'number' && typeof value !== 'boolean') {
+    // an array fill value: its dtype (unless one is asked for), copied into every place it broadcasts to
+    if (value === null || typeof value !== 'object') throw new TypeError(`full(): fill_value must be a number, a boolean or an array, got ${value === null ? 'null' : typeof value}`);
+    const t = toTensor(value);
+    const fits = t.ndim <= s.length && t.shape.every((d, i) => d === 1 || d === s[s.length - t.ndim + i]);
+    const tight = (dims: readonly number[]) => `(${dims.join(',')}${dims.length === 1 ? ',' : ''})`; // NumPy's copyto spells shapes so
+    if (!fits) throw new RangeError(`could not broadcast input array from shape ${tight(t.shape)} into shape ${tight(s)}`);
+    return placed(broadcast_to(astype(t, dtypeArg(o.dtype) ?? t.dtype), s), o);
+  }
   const d = dtypeArg(o.dtype) ?? defaultDTypeOfWeak(weakKindOf(value));
   checkIntFits(value, d);
   return placed(new Tensor(G.expand(G.constant(value, d), s, creationChunk(s, d, o))), o);
@@ -785,13 +805,13 @@ const filled = (fn: string, v: number) => (shape: number | readonly number[], ..
 export const zeros = filled('zeros', 0);
 export const ones = filled('ones', 1);
 export const empty = zeros;
-const filledLike = (fn: string, x: Operand, v: number | boolean, args: Args): Tensor => {
+const filledLike = (fn: string, x: Operand, v: Operand, args: Args): Tensor => {
   const t = toTensor(x);
   const o = kwargs<CreateOpts & { shape?: number | number[] }>(fn, args, ['dtype', 'order', 'subok', 'shape'], CREATE_KW);
   const { shape, subok: _s, ...rest } = o as CreateOpts & { shape?: number | number[]; subok?: unknown };
   return full(shape ?? t.shape, v, { dtype: t.dtype, ...rest });
 };
-export const full_like = (x: Operand, v: number | boolean, ...args: Args): Tensor => filledLike('full_like', x, v, args);
+export const full_like = (x: Operand, v: Operand, ...args: Args): Tensor => filledLike('full_like', x, v, args);
 export const zeros_like = (x: Operand, ...args: Args): Tensor => filledLike('zeros_like', x, 0, args);
 export const ones_like = (x: Operand, ...args: Args): Tensor => filledLike('ones_like', x, 1, args);
 export const empty_like = zeros_like;
