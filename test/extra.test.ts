@@ -43,6 +43,25 @@ describe('positions given as mt.slice', () => {
   });
 });
 
+describe("NumPy 2's Array API names", () => {
+  it('isdtype, ndarray.mT and the checks NumPy makes', async () => {
+    expect([mt.isdtype('float32', 'real floating'), mt.isdtype('int8', 'unsigned integer'), mt.isdtype('uint16', ['bool', 'integral']), mt.isdtype(mt.zeros([1]), 'numeric'), mt.isdtype('bool', 'numeric')])
+      .toEqual([true, false, true, true, false]);
+    expect(mt.isdtype('int64', 'int64')).toBe(true);
+    expect(() => mt.isdtype('int8', 'whole')).toThrow(/not a known kind name/);
+    const b = mt.arange(24).reshape([2, 3, 4]);
+    expect(b.mT.shape).toEqual([2, 4, 3]);
+    expect(Array.from((await b.mT.fetch()).data as BigInt64Array, Number).slice(0, 4)).toEqual([0, 4, 8, 1]);
+    expect(() => mt.arange(3).mT).toThrow('matrix transpose with ndim < 2 is undefined');
+    expect(() => mt.cumulative_sum(mt.zeros([2, 2]))).toThrow('For arrays which have more than one dimension ``axis`` argument is required.');
+    expect(() => mt.permute_dims(b)).toThrow(/missing required argument 'axes'/);
+    expect(() => mt.matrix_transpose(mt.arange(3))).toThrow(/at least 2-dimensional/);
+    expect(() => mt.linalg.outer(b, mt.arange(3))).toThrow('Input arrays must be one-dimensional, but they are 3d and 1d.');
+    expect(() => mt.linalg.cross(mt.zeros([2]), mt.zeros([2]))).toThrow(/must be \(arrays of\) 3-dimensional vectors/);
+    expect(() => mt.dsplit(mt.zeros([2, 2]), 2)).toThrow('dsplit only works on arrays of 3 or more dimensions');
+  });
+});
+
 describe('sequences of array bounds', () => {
   it('geomspace refuses a zero bound known now at once, and one computed in the run when the run reaches it', async () => {
     expect(() => mt.geomspace([1, 0], 8, 3)).toThrow('Geometric sequence cannot include zero');

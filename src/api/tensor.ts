@@ -116,6 +116,11 @@ export class Tensor {
   get ndim(): number { return this.node.shape.length; }
   get size(): number { return sizeOf(this.node.shape); }
   get T(): Tensor { return transpose(this); }
+  /** ndarray.mT: the last two axes swapped (a stack of matrices transposed). */
+  get mT(): Tensor {
+    if (this.ndim < 2) throw new RangeError('matrix transpose with ndim < 2 is undefined');
+    return swapaxes(this, -1, -2);
+  }
 
   /** Runs the graph behind this tensor; resolves to the same tensor, now materialised. */
   async execute(opts: RunOptions = {}): Promise<this> {
@@ -537,6 +542,8 @@ export const {
 export const _frexpParts = { mantissa: ufuncs.frexp_mantissa, exponent: ufuncs.frexp_exponent };
 export const absolute = abs, true_divide = divide, remainder = mod, invert = bitwise_not;
 export const bitwise_left_shift = left_shift, bitwise_right_shift = right_shift;
+// NumPy 2's Array API names of the same ufuncs
+export const pow = power, acos = arccos, asin = arcsin, atan = arctan, atan2 = arctan2, acosh = arccosh, asinh = arcsinh, atanh = arctanh, bitwise_invert = bitwise_not;
 export const positive = (x: Operand): Tensor => {
   const t = isTensor(x) ? x : tensor(x as JsData);
   if (t.dtype === 'bool') throw new TypeError("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator or the logical_not function instead.");
@@ -968,12 +975,17 @@ export function triu(x: Operand, ...args: Args): Tensor {
 export function toTensor(x: Operand): Tensor { return isTensor(x) ? x : new Tensor(arg(x).node); }
 
 /** reshape(a, newshape, order='C'); order 'F' reads and writes the elements in Fortran order (by transposes). */
-export function reshape(x: Operand, shape: number | readonly number[], ...args: Args): Tensor {
-  const { order = 'C' } = kwargs<{ order?: string }>('reshape', args, ['order']);
-  if (order === 'F') return transpose(reshape(transpose(x), typeof shape === 'number' ? [shape] : [...shape].reverse()));
+export function reshape(x: Operand, shape: number | readonly number[] | { shape?: number | readonly number[]; order?: string }, ...args: Args): Tensor {
+  // the shape by keyword too (NumPy 2.1's `shape`, or the older `newshape`)
+  const byKw = isOptions(shape);
+  const o = kwargs<{ order?: string; shape?: number | readonly number[]; newshape?: number | readonly number[]; copy?: boolean | null }>('reshape', byKw ? [shape, ...args] : args, ['order'], ['shape', 'newshape', 'copy']);
+  const dims = byKw ? o.shape ?? o.newshape : (shape as number | readonly number[]);
+  if (dims === undefined) throw new TypeError("reshape() missing required argument 'shape' (pos 2)");
+  const order = o.order ?? 'C';
+  if (order === 'F') return transpose(reshape(transpose(x), typeof dims === 'number' ? [dims] : [...dims].reverse()));
   if (order !== 'C' && order !== 'A') throw new RangeError(`reshape(): order must be 'C' or 'F', got ${JSON.stringify(order)}`);
   const t = toTensor(x);
-  const s = typeof shape === 'number' ? [shape] : [...shape];
+  const s = typeof dims === 'number' ? [dims] : [...dims];
   // Any negative length is the unknown one (NumPy 2 reads -2 as -1).
   const neg = s.filter((d) => d < 0).length;
   if (neg > 1) throw new RangeError('can only specify one unknown dimension');
@@ -1179,8 +1191,9 @@ export function trace(x: Operand, ...args: Args): Tensor {
 }
 
 export function take(x: Operand, indices: Operand, ...args: Args): Tensor {
-  const o = kwargs<{ axis?: number | null }>('take', args, ['axis', 'out', 'mode']);
-  if ((o as { mode?: string }).mode !== undefined && (o as { mode?: string }).mode !== 'raise') throw new TypeError("take(): only mode='raise' is supported");
+  const o = kwargs<{ axis?: number | null; mode?: string }>('take', args, ['axis', 'out', 'mode']);
+  const mode = o.mode ?? 'raise';
+  if (mode !== 'raise' && mode !== 'wrap' && mode !== 'clip') throw new RangeError(`clipmode must be one of 'clip', 'raise', or 'wrap' (got ${JSON.stringify(mode)})`);
   let t = toTensor(x);
   if (o.axis === undefined || o.axis === null) t = ravel(t);
   const ax = normalizeAxis(o.axis ?? 0, t.ndim);
@@ -1188,6 +1201,14 @@ export function take(x: Operand, indices: Operand, ...args: Args): Tensor {
   if (isFloat(i.dtype)) throw new TypeError(`Cannot cast array data from dtype('${i.dtype}') to dtype('int64') according to the rule 'safe'`);
   // take casts booleans to 0 and 1 (they are not a mask here).
   if (i.dtype === 'bool') i = astype(i, 'int64');
+  if (mode !== 'raise') {
+    // 'wrap' takes indices modulo the length, 'clip' clamps them into it (a negative index to 0)
+    const n = t.shape[ax]!;
+    if (isUnknown(n)) throw new TypeError(`take(): mode='${mode}' needs the axis length, known only at run time here: execute() the array first`);
+    if (n === 0 && i.size !== 0) throw new RangeError('cannot do a non-empty take from an empty axes.');
+    if (n > 0) i = mode === 'wrap' ? mod(astype(i, 'int64'), n) : clip(astype(i, 'int64'), 0, n - 1);
+    return new Tensor(G.gather(t.node, i.node, ax));
+  }
   // Indices given as JS data are checked now (NumPy's IndexError); a tensor's values only at run time (clamped).
   if (!isTensor(indices) && i.node.op === 'source') {
     const n = t.shape[ax]!;
@@ -1197,7 +1218,12 @@ export function take(x: Operand, indices: Operand, ...args: Args): Tensor {
 }
 
 // np.linalg lives in linalg.ts (norms, solvers, decompositions).
-export { LinAlgError, linalg } from './linalg.js';
+export { LinAlgError } from './linalg.js';
+import { linalg as linalgBase } from './linalg.js';
+import { linalgArrayApi } from './aliases.js';
+/** numpy.linalg, with NumPy 2's Array API functions (matrix_norm, vector_norm, vecdot, ...). */
+export const linalg = { ...linalgBase, ...linalgArrayApi };
+export { concat, conj, conjugate, cumulative_prod, cumulative_sum, dsplit, fix, imag, isdtype, matrix_transpose, permute_dims, real, unstack, vecdot } from './aliases.js';
 
 // ---------------------------------------------------------------------------
 // Random numbers live in random.ts (the Generator and the legacy `random` functions).
