@@ -11,7 +11,7 @@ import * as G from '../src/graph/node.js';
 import { halfBits, halfValue } from '../src/graph/half.js';
 import type { Binding, KernelArgs } from '../src/ir/args.js';
 import { interpret } from '../src/ir/interpret.js';
-import { type Kernel, randomSites, siteParams } from '../src/ir/ir.js';
+import { type Kernel, children, randomSites, siteParams } from '../src/ir/ir.js';
 import { matmulOf } from '../src/ir/matmul.js';
 import { mathImports, render, writeParams } from '../src/wasm/render.js';
 import { PHILOX_INLINE_SITES } from '../src/wasm/expr.js';
@@ -224,6 +224,33 @@ describe('reductions match the reference interpreter exactly', () => {
       }
     });
   }
+});
+
+describe('fusion', () => {
+  /** Reductions inside another reduction's body, anywhere in the kernels of `outs`. */
+  const nested = (outs: G.Node[]): number => {
+    let count = 0;
+    const walk = (e: import('../src/ir/ir.js').Expr, inside: boolean): void => {
+      if (e.k === 'reduce') { if (inside) count++; walk(e.body, true); return; }
+      for (const c of children(e)) walk(c, inside);
+    };
+    for (const st of fuse(outs, (n) => n.op === 'source')) if (st.kind === 'kernel') { if (st.kernel.reduce) walk(st.kernel.reduce, false); walk(st.kernel.epilogue, false); }
+    return count;
+  };
+  it('stores a reduction that is read at more points than it has, so it is not recomputed at each', () => {
+    // var's shape of graph: x - mean(x) (the mean through its division, a keepdims reshape and a broadcast), squared, summed
+    for (const [shape, axis] of [[[20000], 0], [[30, 40], 1], [[30, 40], 0]] as [number[], number][]) {
+      const x = G.binary('multiply', G.cast(G.iota(shape, shape.length - 1), 'float64'), G.constant(0.37, 'float64'), 'float64');
+      const s = G.reduce('sum', x, [axis], false, 'float64');
+      const m = G.binary('divide', s, G.constant(shape[axis]!, 'float64'), 'float64');
+      const keep = G.reshape(m, shape.map((d, i) => (i === axis ? 1 : d)));
+      const dev = G.binary('subtract', x, G.expand(keep, shape), 'float64');
+      expect(nested([G.reduce('sum', G.binary('multiply', dev, dev, 'float64'), [axis], false, 'float64')])).toBe(0);
+    }
+    // a reduction of row sums still fuses whole: each row's sum is read once
+    const y = G.source('y', 'float64', [30, 40], [30, 40]);
+    expect(nested([G.reduce('sum', G.binary('multiply', G.reduce('sum', y, [1], false, 'float64'), G.constant(2, 'float64'), 'float64'), [0], false, 'float64')])).toBe(1);
+  });
 });
 
 describe('reductions at the edges', () => {

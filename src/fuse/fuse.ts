@@ -62,15 +62,16 @@ function mustRealize(order: readonly Node[], outputs: readonly Node[], isMateria
     }
     if (n.op === 'gather') out.add(n.inputs[0]!);
     const cs = consumers.get(n) ?? [];
-    if (n.op === 'reduce' || n.op === 'matmul') {
-      if (cs.length > 1) out.add(n);
-      for (const c of cs) {
-        const elementwise = c.op === 'unary' || c.op === 'binary' || c.op === 'where' || c.op === 'cast';
-        if (c.op === 'expand' || c.op === 'gather' || (elementwise && !sameShape(c.shape, n.shape))) out.add(n);
-      }
-    } else if (cs.length > 1 && !isCheapSource(n) && containsReduce(n, out)) {
-      out.add(n);
-    }
+    const reduces = n.op === 'reduce' || n.op === 'matmul';
+    if (reduces ? cs.length > 1 : cs.length > 1 && !isCheapSource(n) && containsReduce(n, out)) out.add(n);
+    // A value that holds a reduction and is read at more points than it has (broadcast or
+    // gathered: var's mean, through its division and keepdims reshape) is stored: inlined,
+    // its reduction would run again for every point that reads it.
+    const spread = cs.some((c) => {
+      const elementwise = c.op === 'unary' || c.op === 'binary' || c.op === 'where' || c.op === 'cast';
+      return c.op === 'expand' || c.op === 'gather' || (elementwise && !sameShape(c.shape, n.shape));
+    });
+    if (spread && !out.has(n) && (reduces || containsReduce(n, out))) out.add(n);
   }
   capDepth(order, out);
   return out;
