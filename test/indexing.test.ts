@@ -48,7 +48,20 @@ describe('a boolean mask with other index items', () => {
     const y = x.get(m);
     expect(await val(y.get(y.get(':', 0).greater(3), [1]))).toEqual([9]);
     expect(await val(y.get(y.get(':', 0).greater(3), 1))).toEqual([9]);
-    expect(() => y.set(0, 5)).toThrow(/set\(\): the array's shape \(NaN, 4\) is known only at run time/);
+    expect(() => y.set(0, 5)).toThrow(/cannot index axis 0, whose length is known only at run time .* with the integer 0: execute\(\) the array first/);
+  });
+
+  it('refuses to slice or pick from an axis whose length only the run knows (it read the wrong elements), until it is computed', async () => {
+    const a = mt.arange(10, { dtype: 'float64' });
+    const sel = a.get(a.greater(4)); // [5, 6, 7, 8, 9], its length not yet known
+    for (const index of [':3', '::2', '::-1', '1:', -1, 2] as const) {
+      expect(() => sel.get(index)).toThrow(/cannot index axis 0, whose length is known only at run time .*: execute\(\) the array first/);
+    }
+    expect(() => sel.get([0, 1])).toThrow(/with an integer array/);
+    expect(await val(sel.get(':'))).toEqual([5, 6, 7, 8, 9]);
+    await sel.execute();
+    expect(await val(sel.get('::-2'))).toEqual([9, 7, 5]); // NumPy: [9. 7. 5.]
+    expect(await val(sel.add(sel.get('::-1')))).toEqual([14, 14, 14, 14, 14]);
   });
 
   it('reads a 0-d boolean tensor as a mask over a new axis', async () => {

@@ -23,6 +23,10 @@ import {
 import type { JsData } from './convert.js';
 
 /** A Python slice: `mt.slice(start, stop, step)`; null means "default". */
+/** Indexing an axis whose length only the run will know, other than whole or by a mask: refused until it is computed. */
+const runLength = (axis: number, what: string): TypeError =>
+  new TypeError(`cannot index axis ${axis}, whose length is known only at run time (after a boolean mask, unique or nonzero), with ${what}: execute() the array first`);
+
 export class Slice {
   constructor(readonly start: number | null = null, readonly stop: number | null = null, readonly step: number | null = null) {
     for (const [k, v] of [['start', start], ['stop', stop], ['step', step]] as const) {
@@ -189,10 +193,14 @@ function parse(x0: Tensor, items: Item[]): Parsed {
     } else if (c.k === 'new') {
       p.layout.push('new');
     } else if (c.k === 'slice') {
+      // (a whole axis whose length is known only at run time stays whole; any other slice of it needs the length)
+      const whole = c.s.start === null && c.s.stop === null && (c.s.step ?? 1) === 1;
+      if (Number.isNaN(x.shape[ax]!) && !whole) throw runLength(ax - (x.ndim - x0.ndim), `the slice ${c.s.start ?? ''}:${c.s.stop ?? ''}${c.s.step === null ? '' : `:${c.s.step}`}`);
       p.axes.push({ kind: 'slice', ...c.s.indices(x.shape[ax]!) });
       p.layout.push(ax++);
     } else if (c.k === 'int') {
       const n = x.shape[ax]!;
+      if (Number.isNaN(n)) throw runLength(ax - (x.ndim - x0.ndim), `the integer ${c.i}`);
       if (c.i < -n || c.i >= n) throw new RangeError(`index ${c.i} is out of bounds for axis ${ax - (x.ndim - x0.ndim)} with size ${n}`);
       const i = c.i < 0 ? c.i + n : c.i;
       if (!hasAdv) { p.axes.push({ kind: 'int', i }); ax++; return; }
@@ -200,6 +208,7 @@ function parse(x0: Tensor, items: Item[]): Parsed {
       p.axes.push({ kind: 'adv' });
       p.layout.push(ax++);
     } else if (c.k === 'ints') {
+      if (Number.isNaN(x.shape[ax]!)) throw runLength(ax - (x.ndim - x0.ndim), 'an integer array');
       p.adv.push({ item, axes: [ax], index: checkIndexArray(c.raw, c.t, x.shape[ax]!, ax) });
       p.axes.push({ kind: 'adv' });
       p.layout.push(ax++);
