@@ -79,6 +79,16 @@ describe('a boolean mask with other index items', () => {
 });
 
 describe('set() through masks and integer arrays', () => {
+  it('takes several plain integers as one element (x[1, 2] = v), and one JS array of them as an integer array (x[[1, 2]] = v)', async () => {
+    const a = mt.arange(12).reshape([3, 4]);
+    // NumPy: a[1, 1] = 99; a[-1, -1] = 5; a[0, 3] = 99; a[[1, 2]] = -1
+    expect(await val(a.set(1, 1, 99))).toEqual([[0, 1, 2, 3], [4, 99, 6, 7], [8, 9, 10, 11]]);
+    expect(await val(a.set(-1, -1, 5))).toEqual([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 5]]);
+    expect(await val(a.set(0, 3, 99))).toEqual([[0, 1, 2, 99], [4, 5, 6, 7], [8, 9, 10, 11]]);
+    expect(await val(a.set([1, 2], -1))).toEqual([[0, 1, 2, 3], [-1, -1, -1, -1], [-1, -1, -1, -1]]);
+    expect(await val(mt.arange(24).reshape([2, 3, 4]).set(0, 1, 2, -7).get(0, 1))).toEqual([4, 5, -7, 7]);
+  });
+
   const x = mt.arange(12).reshape([3, 4]);
   const m = mt.tensor([true, false, true]);
 

@@ -335,7 +335,8 @@ function compressAxes(r: Tensor, mask: Tensor, axis: number): Tensor {
 export function setitem(x: Tensor, ...args: unknown[]): Tensor {
   if (args.length < 2) throw new TypeError('setitem(x, index, value): an index and a value are required');
   const value = args[args.length - 1] as Operand;
-  if (args.length > 2) return setIndex(x, args.slice(0, -1) as Item[], value);
+  // several items are one tuple of them (set(1, 2, v) is x[1, 2] = v, not x[[1, 2]] = v)
+  if (args.length > 2) return setIndex(x, args.slice(0, -1) as Item[], value, true);
   return setIndex(x, args[0] as Index, value);
 }
 
@@ -345,11 +346,11 @@ export function setitem(x: Tensor, ...args: unknown[]): Tensor {
  * items together, and each of those is taken back onto x's axes by the
  * position it came from (`q`) where it lands (`hit`); then where(hit, v, x).
  */
-function setIndex(x: Tensor, index: Index, value: Operand): Tensor {
+function setIndex(x: Tensor, index: Index, value: Operand, tuple = false): Tensor {
   const items = normalizeItems(typeof index === 'string' || !Array.isArray(index) ? [index] : (index as unknown[]));
   // A JS array as a whole index is a tuple of items, unless it is all numbers or all booleans
   // (then one integer or boolean array index, as x[[0, 2]] = v).
-  const whole = Array.isArray(index) && (index.every((v) => typeof v === 'number') || (index.length > 0 && index.every((v) => typeof v === 'boolean')));
+  const whole = !tuple && Array.isArray(index) && (index.every((v) => typeof v === 'number') || (index.length > 0 && index.every((v) => typeof v === 'boolean')));
   const p = parse(x, whole ? [index as readonly unknown[]] : items);
   const X = p.x;
   if (X.shape.some(Number.isNaN)) throw new RangeError(`set(): the array's shape ${shapeStr(x.shape)} is known only at run time (after a boolean mask); execute() it first`);
