@@ -41,10 +41,11 @@ export function vecdot(x1: Operand, x2: Operand, ...args: Args): Tensor {
   const o = kwargs<{ axis?: number }>('vecdot', args, [], ['axis', 'out', 'dtype', 'casting', 'order', 'subok', 'signature', 'axes', 'keepdims']);
   const a = toTensor(x1), b = toTensor(x2);
   if (a.ndim === 0 || b.ndim === 0) throw new RangeError('vecdot: Input operand 0 does not have enough dimensions');
-  const na = a.shape[normalizeAxis(o.axis ?? -1, a.ndim)], nb = b.shape[normalizeAxis(o.axis ?? -1, b.ndim)];
+  const axis = o.axis ?? -1;
+  const na = a.shape[normalizeAxis(axis, a.ndim)], nb = b.shape[normalizeAxis(axis, b.ndim)];
   if (na !== nb) throw new RangeError(`vecdot: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n),(n)->() (size ${nb} is different from ${na})`);
   // a gufunc: the products' dtype throughout (int32 stays int32, where sum would widen it)
-  const p = multiply(moveaxis(a, o.axis ?? -1, -1), moveaxis(b, o.axis ?? -1, -1));
+  const p = multiply(moveaxis(a, axis, -1), moveaxis(b, axis, -1));
   return sum(p, { axis: -1, dtype: p.dtype });
 }
 
@@ -145,9 +146,8 @@ export const linalgArrayApi = {
   cross(x1: Operand, x2: Operand, ...args: Args): Tensor {
     const o = kwargs<{ axis?: number }>('linalg.cross', args, [], ['axis']);
     const a = toTensor(x1), b = toTensor(x2), axis = o.axis ?? -1;
-    if (a.shape[normalizeAxis(axis, a.ndim)] !== 3 || b.shape[normalizeAxis(axis, b.ndim)] !== 3) {
-      throw new RangeError(`Both input arrays must be (arrays of) 3-dimensional vectors, but they are ${a.shape[normalizeAxis(axis, a.ndim)]} and ${b.shape[normalizeAxis(axis, b.ndim)]} dimensional instead.`);
-    }
+    const [na, nb] = [a.shape[normalizeAxis(axis, a.ndim)], b.shape[normalizeAxis(axis, b.ndim)]];
+    if (na !== 3 || nb !== 3) throw new RangeError(`Both input arrays must be (arrays of) 3-dimensional vectors, but they are ${na} and ${nb} dimensional instead.`);
     return crossOf(a, b, { axis });
   },
   /** trace(x, offset=0, dtype=None): over the last two axes. */
