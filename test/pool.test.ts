@@ -1,17 +1,18 @@
 // The worker pool's batches, on real worker threads over a real shared heap:
-// every job of a batch runs exactly once whichever worker takes it, a job
-// that fails stops the batch and reports what ran, and the pool goes on.
+// every job of a batch runs exactly once whichever worker (or the calling
+// thread, helping while they wake) takes it, a job that fails stops the
+// batch and reports what ran, and the pool goes on.
 // The jobs are cumulative sums (the executor's scan routine), whose results
 // are closed forms.
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Job } from '../src/runtime/exec.js';
+import { Executor, type Job } from '../src/runtime/exec.js';
 import { Heap } from '../src/runtime/memory.js';
-import { BATCH_COUNTERS, Pool } from '../src/runtime/pool.js';
+import { COUNTER_BYTES, Pool } from '../src/runtime/pool.js';
 
 const heap = new Heap();
 const N = 64; // elements per job
 const params = [heap.alloc(16384).ptr, heap.alloc(16384).ptr];
-const pool = new Pool(2, heap.memory, params, heap.alloc(4 * BATCH_COUNTERS).ptr);
+const pool = new Pool(2, heap.memory, params, heap.alloc(COUNTER_BYTES).ptr);
 
 afterAll(() => pool.close());
 
@@ -58,6 +59,54 @@ describe('the worker pool', () => {
     await pool.batch(next.jobs, new Map(), (r) => { ran.push(...r); });
     expect(ran.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4]);
     expect(next.out(4)[N - 1]).toBe(5 * N);
+  });
+});
+
+describe("the calling thread's help", () => {
+  const inline = new Executor(heap.memory, heap.alloc(16384).ptr);
+
+  it('takes jobs of a batch on an idle pool until every worker has started, each job still running once', async () => {
+    let helped = 0;
+    for (const count of [1, 3, 40, 400, 400, 400]) {
+      const { jobs, out } = scanJobs(count);
+      const seen: number[] = [];
+      const done = pool.batch(jobs, new Map(), (ran) => { seen.push(...ran); });
+      const mine = pool.help((job) => inline.run(job));
+      await done;
+      helped += mine.length;
+      expect([...seen, ...mine].sort((a, b) => a - b)).toEqual(Array.from({ length: count }, (_, i) => i));
+      for (let i = 0; i < count; i++) expect(out(i)[N - 1]).toBe((i + 1) * N);
+    }
+    // the workers take a tenth of a millisecond or more to wake: the caller starts first
+    expect(helped).toBeGreaterThan(0);
+  });
+
+  it('takes nothing of a batch that went to busy workers', async () => {
+    const a = scanJobs(100), b = scanJobs(3);
+    const first = pool.batch(a.jobs, new Map(), () => {});
+    const second = pool.batch(b.jobs, new Map(), () => {});
+    expect(pool.help((job) => inline.run(job))).toEqual([]);
+    await Promise.all([first, second]);
+    expect(b.out(2)[N - 1]).toBe(3 * N);
+  });
+
+  it('stops the batch when a job it runs fails: the batch rejects with that error once the workers leave', async () => {
+    let threw = false;
+    for (let attempt = 0; attempt < 20 && !threw; attempt++) {
+      const { jobs } = scanJobs(300);
+      const seen: number[] = [];
+      const done = pool.batch(jobs, new Map(), (ran) => { seen.push(...ran); }).then(() => 'resolved', (e: Error) => e.message);
+      const mine = pool.help(() => { threw = true; throw new Error('the helper failed'); });
+      expect(mine).toEqual([]);
+      const outcome = await done;
+      if (!threw) { expect(outcome).toBe('resolved'); continue; }
+      expect(outcome).toBe('the helper failed');
+      expect(seen.length).toBeLessThan(300); // the workers took no more once it failed
+    }
+    expect(threw).toBe(true);
+    const next = scanJobs(4);
+    await pool.batch(next.jobs, new Map(), () => {});
+    expect(next.out(3)[N - 1]).toBe(4 * N);
   });
 });
 

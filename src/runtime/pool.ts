@@ -10,6 +10,13 @@
 // main thread is heard from once per worker and batch, not once per task: on
 // a machine with as many workers as cores, every message the main thread
 // handles mid-run is time taken from a worker.
+//
+// The main thread takes jobs of a batch too while the workers it woke are
+// still waking (`help`): waking a sleeping thread costs 0.1-0.3 ms, and a
+// scheduler that packs threads onto few cores (this 2-vCPU VM's guest kernel
+// does) can leave a woken worker queued behind another for a whole tick
+// while a core idles. The main thread is running already; it stops as soon
+// as every worker has started, so it is an extra thread only while one is missing.
 
 import { host } from '#host';
 import type { Thread } from '../host/types.js';
@@ -22,6 +29,11 @@ interface Slot { worker: Thread; pending: Pending[]; programs: Set<string> }
 const DEPTH = 2;
 /** Batch counters in the shared heap: a batch's counter is reused once every worker has left that batch. */
 export const BATCH_COUNTERS = 64;
+/**
+ * Bytes of the shared heap the pool's counters take: per batch counter, the
+ * next job nobody has taken, and (BATCH_COUNTERS words on) the workers that have started on it.
+ */
+export const COUNTER_BYTES = 8 * BATCH_COUNTERS;
 
 /** Compute threads by default: one per core (0 in a page that is not cross-origin isolated: tasks run inline). */
 export const defaultWorkers = (): number => host.cores();
@@ -35,10 +47,12 @@ export class Pool {
   private readonly counterUsers = new Array<number>(BATCH_COUNTERS).fill(0);
   private nextCounter = 0;
   private readonly counters: Int32Array;
+  /** The batch last started on an idle pool, until `help` takes it up. */
+  private fresh: { c: number; jobs: readonly Job[]; fail: (e: Error) => void } | undefined;
 
-  /** `counterPtr`: BATCH_COUNTERS 32-bit words of the shared heap for the batches' job counters. */
+  /** `counterPtr`: COUNTER_BYTES of the shared heap for the batches' counters. */
   constructor(readonly size: number, memory: WebAssembly.Memory, paramPtrs: readonly number[], private readonly counterPtr: number) {
-    this.counters = new Int32Array(memory.buffer, counterPtr, BATCH_COUNTERS);
+    this.counters = new Int32Array(memory.buffer, counterPtr, 2 * BATCH_COUNTERS);
     for (let i = 0; i < size; i++) {
       const worker = host.spawnThread();
       const slot: Slot = { worker, pending: [], programs: new Set() };
@@ -115,9 +129,12 @@ export class Pool {
     const c = this.nextCounter++ % BATCH_COUNTERS;
     if (this.counterUsers[c]) throw new Error('internal: a batch counter still in use');
     Atomics.store(this.counters, c, 0);
+    Atomics.store(this.counters, BATCH_COUNTERS + c, 0);
+    const idle = this.slots.every((s) => s.pending.length === 0);
     this.counterUsers[c] = this.slots.length;
     const id = this.nextId++;
     let first: Error | undefined;
+    this.fresh = idle ? { c, jobs, fail: (e) => { first ??= e; } } : undefined;
     return new Promise<void>((resolve, reject) => {
       let left = this.slots.length;
       const leave = (): void => {
@@ -136,9 +153,35 @@ export class Pool {
           },
         });
         slot.worker.hold?.(true);
-        slot.worker.post({ type: 'batch', id, jobs, modules: fresh, counter: this.counterPtr + 4 * c });
+        slot.worker.post({ type: 'batch', id, jobs, modules: fresh, counter: this.counterPtr + 4 * c, started: this.counterPtr + 4 * (BATCH_COUNTERS + c) });
       }
     });
+  }
+
+  /**
+   * Runs jobs of the batch just started, if it went to an idle pool, on the
+   * calling thread with `run`, while some worker has yet to start on it;
+   * returns the indices it ran. A job that throws stops the batch as a
+   * worker's error does: the batch rejects with it once the workers leave.
+   */
+  help(run: (job: Job) => void): number[] {
+    const b = this.fresh;
+    this.fresh = undefined;
+    const ran: number[] = [];
+    if (!b) return ran;
+    while (Atomics.load(this.counters, BATCH_COUNTERS + b.c) < this.slots.length) {
+      const i = Atomics.add(this.counters, b.c, 1);
+      if (i >= b.jobs.length) break;
+      try {
+        run(b.jobs[i]!);
+        ran.push(i);
+      } catch (e) {
+        Atomics.store(this.counters, b.c, b.jobs.length); // the workers take no more of this batch
+        b.fail(e instanceof Error ? e : new Error(String(e)));
+        break;
+      }
+    }
+    return ran;
   }
 
   async close(): Promise<void> {

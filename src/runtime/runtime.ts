@@ -18,7 +18,7 @@ import { type Layout, render, writeParams } from '../wasm/render.js';
 import { type BoundJob, type Copy, Executor, type Job, type KernelJob, type ScanJob, copyBox } from './exec.js';
 import { type Block, HEAP_LIMIT, Heap } from './memory.js';
 import { PlanCache } from './plans.js';
-import { BATCH_COUNTERS, Pool, defaultWorkers } from './pool.js';
+import { COUNTER_BYTES, Pool, defaultWorkers } from './pool.js';
 import { DeviceCopyLost, GpuDevice, type GpuTask, type Region } from './webgpu.js';
 
 export interface Stored {
@@ -233,7 +233,7 @@ export class Runtime {
     if (this.pool && this.pool.size !== n) { void this.pool.close(); this.pool = undefined; }
     if (!this.pool) {
       while (this.paramPtrs.length < n + 1) this.paramPtrs.push(this.heap.alloc(PARAM_BYTES).ptr);
-      this.counterPtr ??= this.heap.alloc(4 * BATCH_COUNTERS).ptr;
+      this.counterPtr ??= this.heap.alloc(COUNTER_BYTES).ptr;
       this.pool = new Pool(n, this.heap.memory, this.paramPtrs.slice(1), this.counterPtr);
     }
     return this.pool;
@@ -448,6 +448,14 @@ export class Runtime {
                 inFlight--; fail(e); pump();
               },
             );
+            // this thread's share while the workers wake (./pool.ts)
+            const ex = this.inlineExecutor();
+            const mine = pool.help((job) => {
+              if (job.kind === 'bound') ex.learn(job.key, this.programs.get(job.key)!.module);
+              ex.run(job);
+            });
+            mine.forEach((i) => { ran[i] = true; });
+            finishAll(mine.map((i) => ids[i]!), mine.map((i) => temps[i]!));
           };
           const pump = (): void => {
             try {

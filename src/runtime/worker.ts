@@ -15,7 +15,7 @@ let memory: WebAssembly.Memory | undefined;
 type Msg =
   | { type: 'init'; memory: WebAssembly.Memory; paramPtr: number }
   | { type: 'job'; id: number; job: Job }
-  | { type: 'batch'; id: number; jobs: Job[]; modules: [string, WebAssembly.Module][]; counter: number };
+  | { type: 'batch'; id: number; jobs: Job[]; modules: [string, WebAssembly.Module][]; counter: number; started: number };
 
 const port = host.threadPort();
 port.onMessage((msg: Msg) => {
@@ -36,6 +36,7 @@ port.onMessage((msg: Msg) => {
 function batch(msg: Extract<Msg, { type: 'batch' }>): void {
   const ran: number[] = [];
   const next = new Int32Array(memory!.buffer, msg.counter, 1);
+  Atomics.add(new Int32Array(memory!.buffer, msg.started, 1), 0, 1); // the main thread stops helping once every worker has
   try {
     for (const [key, module] of msg.modules) exec!.learn(key, module);
     for (let i = Atomics.add(next, 0, 1); i < msg.jobs.length; i = Atomics.add(next, 0, 1)) {
