@@ -286,17 +286,29 @@ export class KernelEmitter extends ExprEmitter {
         // them with a few vector compares; otherwise step through them one by one.
         const es = INFO[bodyT].bytes;
         const [le, ge, splat] = es === 8 ? [V.f64x2_le, V.f64x2_ge, V.f64x2_splat] : [V.f32x4_le, V.f32x4_ge, V.f32x4_splat];
+        // A skipped group moves the pointer only; the variable and the count catch up from it
+        // (`sync`) before terms are stepped one by one, and after the loop.
         const bv = this.local(T.v128), cnt = this.local(T.i32);
+        const start = this.local(T.i32), end = this.local(T.i32), n0 = this.local(T.i32), v0 = this.local(T.i64), k = this.local(T.i32);
         const [p] = ptrs[0]!;
+        const iv = vs[m - 1]!;
+        const sync = () => {
+          c.get(p).get(start).op(0x6b).i32(log2Bytes(bodyT)).op(0x76).set(k);
+          c.get(v0).get(k).op(0xad).op(0x7c).set(iv);
+          c.get(n0).get(k).op(0x6b).set(n);
+        };
         c.get(ptrs[0]![1]).i32(es).op(0x46).if();
         c.get(best).v(splat).set(bv);
+        c.get(p).set(start).get(iv).set(v0).get(n).set(n0);
+        c.get(p).get(n).i32(-8).op(0x71).i32(log2Bytes(bodyT)).op(0x74).op(0x6a).set(end);
         c.block().loop();
-        c.get(n).i32(8).op(0x48).brIf(1);
+        c.get(p).get(end).op(0x4f).brIf(1);
         for (let q = 0; q < 8 * es / 16; q++) {
           c.get(p).vmem(V.load, 0, q * 16).get(bv).v(r.op === 'argmax' ? le : ge);
           if (q) c.v(V.and);
         }
         c.v(V.not).v(V.any_true).if();
+        sync();
         c.i32(8).set(cnt);
         c.loop();
         step();
@@ -305,10 +317,9 @@ export class KernelEmitter extends ExprEmitter {
         c.get(best).v(splat).set(bv);
         c.else();
         c.get(p).i32(8 * es).op(0x6a).set(p);
-        c.get(vs[m - 1]!).i64(8).op(0x7c).set(vs[m - 1]!);
         c.end();
-        c.get(n).i32(8).op(0x6b).set(n);
         c.br(0).end().end();
+        sync();
         c.end();
       }
       c.block().loop();
