@@ -48,7 +48,7 @@ export class Pool {
   private nextCounter = 0;
   private readonly counters: Int32Array;
   /** The batch last started on an idle pool, until `help` takes it up. */
-  private fresh: { c: number; jobs: readonly Job[]; fail: (e: Error) => void } | undefined;
+  private waking: { c: number; jobs: readonly Job[]; fail: (e: Error) => void } | undefined;
 
   /** `counterPtr`: COUNTER_BYTES of the shared heap for the batches' counters. */
   constructor(readonly size: number, memory: WebAssembly.Memory, paramPtrs: readonly number[], private readonly counterPtr: number) {
@@ -134,7 +134,7 @@ export class Pool {
     this.counterUsers[c] = this.slots.length;
     const id = this.nextId++;
     let first: Error | undefined;
-    this.fresh = idle ? { c, jobs, fail: (e) => { first ??= e; } } : undefined;
+    this.waking = idle ? { c, jobs, fail: (e) => { first ??= e; } } : undefined;
     return new Promise<void>((resolve, reject) => {
       let left = this.slots.length;
       const leave = (): void => {
@@ -165,8 +165,8 @@ export class Pool {
    * worker's error does: the batch rejects with it once the workers leave.
    */
   help(run: (job: Job) => void): number[] {
-    const b = this.fresh;
-    this.fresh = undefined;
+    const b = this.waking;
+    this.waking = undefined;
     const ran: number[] = [];
     if (!b) return ran;
     while (Atomics.load(this.counters, BATCH_COUNTERS + b.c) < this.slots.length) {
