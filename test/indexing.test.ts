@@ -48,20 +48,44 @@ describe('a boolean mask with other index items', () => {
     const y = x.get(m);
     expect(await val(y.get(y.get(':', 0).greater(3), [1]))).toEqual([9]);
     expect(await val(y.get(y.get(':', 0).greater(3), 1))).toEqual([9]);
-    expect(() => y.set(0, 5)).toThrow(/cannot index axis 0, whose length is known only at run time .* with the integer 0: execute\(\) the array first/);
+    expect(await val(y.set(0, 5))).toEqual([[5, 5, 5, 5], [8, 9, 10, 11]]); // NumPy: y[0] = 5
   });
 
-  it('refuses to slice or pick from an axis whose length only the run knows (it read the wrong elements), until it is computed', async () => {
+  it('slices and picks from an axis whose length only the run knows, once the run knows it', async () => {
     const a = mt.arange(10, { dtype: 'float64' });
     const sel = a.get(a.greater(4)); // [5, 6, 7, 8, 9], its length not yet known
-    for (const index of [':3', '::2', '::-1', '1:', -1, 2] as const) {
-      expect(() => sel.get(index)).toThrow(/cannot index axis 0, whose length is known only at run time .*: execute\(\) the array first/);
+    // NumPy: sel[:3], sel[::2], sel[::-1], sel[1:], sel[-1], sel[2], sel[[0, 1]], sel[[-1, 0, -1]]
+    const cases: [mt.Index, number[] | number, number[]][] = [
+      [':3', [5, 6, 7], [NaN]], ['::2', [5, 7, 9], [NaN]], ['::-1', [9, 8, 7, 6, 5], [NaN]], ['1:', [6, 7, 8, 9], [NaN]],
+      [-1, 9, []], [2, 7, []], [[0, 1], [5, 6], [2]], [[-1, 0, -1], [9, 5, 9], [3]],
+    ];
+    for (const [index, want, shape] of cases) {
+      const r = sel.get(index);
+      expect(r.shape).toEqual(shape); // before the run: a slice's length follows the selection's
+      expect(await val(r)).toEqual(want);
     }
-    expect(() => sel.get([0, 1])).toThrow(/with an integer array/);
-    expect(await val(sel.get(':'))).toEqual([5, 6, 7, 8, 9]);
+    // a slice's bounds cannot fix its length: sel[:1] of an empty selection is empty (NumPy: shape (0,))
+    const none = a.get(a.greater(100)).get(':1');
+    expect(none.shape[0]).toBeNaN();
+    expect((await none.fetch()).shape).toEqual([0]);
+    expect(await val(sel.get(':2').add(sel.get('-2:')))).toEqual([13, 15]); // NumPy: sel[:2] + sel[-2:]
+    const r2 = x.get(x.get(':', 0).greater(3)); // rows [4..7], [8..11]
+    expect(await val(r2.get('1:, ::2'))).toEqual([[8, 10]]);
+    expect(await val(r2.get('-1, 1'))).toEqual(9);
+    expect(await val(r2.get(mt.slice(null), mt.newaxis, 0))).toEqual([[4], [8]]);
+    expect(await val(sel.set(':2', 0))).toEqual([0, 0, 7, 8, 9]); // NumPy: sel[:2] = 0
+    expect(await val(sel.set(sel.greater(6), -1))).toEqual([5, 6, -1, -1, -1]);
     await sel.execute();
     expect(await val(sel.get('::-2'))).toEqual([9, 7, 5]); // NumPy: [9. 7. 5.]
     expect(await val(sel.add(sel.get('::-1')))).toEqual([14, 14, 14, 14, 14]);
+  });
+
+  it('fails the run, with NumPy\'s message, for an index the computed length does not fit', async () => {
+    const a = mt.arange(10);
+    const sel = a.get(a.greater(6)); // [7, 8, 9]
+    await expect(sel.get(5).fetch()).rejects.toThrow(/index 5 is out of bounds for axis 0 with size 3/);
+    await expect(sel.set(':2', [1, 2, 3]).fetch()).rejects.toThrow(/could not be broadcast/);
+    expect(await val(sel)).toEqual([7, 8, 9]); // the failed runs leave the selection usable
   });
 
   it('reads a 0-d boolean tensor as a mask over a new axis', async () => {

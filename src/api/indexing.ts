@@ -14,18 +14,24 @@
 // axes and picks it with where() (see setIndex).
 
 import * as G from '../graph/node.js';
-import { isFloat } from '../graph/dtype.js';
-import { broadcastShapes, shapeStr, sizeOf } from '../graph/shape.js';
+import { type DType, INFO, isFloat } from '../graph/dtype.js';
+import type { Node } from '../graph/node.js';
+import { broadcastShapes, chunkGrid, hasUnknown, shapeStr, sizeOf } from '../graph/shape.js';
 import {
   type Operand, Tensor, add, astype, kwargs, broadcast_to, cumsum, equal, isOptions, logical_and, max as maxOf,
   multiply, ravel, reshape, take, tensor, toTensor, transpose, where,
 } from './tensor.js';
 import type { JsData } from './convert.js';
 
+/**
+ * Indexing an axis whose length only the run will know, other than whole or
+ * by a mask: `getitem` then defers the index until the length is known (`later`).
+ */
+class RunLength extends TypeError {}
+const runLength = (axis: number, what: string): RunLength =>
+  new RunLength(`cannot index axis ${axis}, whose length is known only at run time (after a boolean mask, unique or nonzero), with ${what}: execute() the array first`);
+
 /** A Python slice: `mt.slice(start, stop, step)`; null means "default". */
-/** Indexing an axis whose length only the run will know, other than whole or by a mask: refused until it is computed. */
-const runLength = (axis: number, what: string): TypeError =>
-  new TypeError(`cannot index axis ${axis}, whose length is known only at run time (after a boolean mask, unique or nonzero), with ${what}: execute() the array first`);
 
 export class Slice {
   constructor(readonly start: number | null = null, readonly stop: number | null = null, readonly step: number | null = null) {
@@ -266,7 +272,57 @@ function basic(x: Tensor, axes: readonly AxisSel[], layout: readonly (number | '
 
 /** x[index] */
 export function getitem(x: Tensor, ...index: unknown[]): Tensor {
-  return select(parse(x, normalizeItems(index)));
+  const items = normalizeItems(index);
+  try {
+    return select(parse(x, items));
+  } catch (e) {
+    if (e instanceof RunLength) return later(x, items);
+    throw e;
+  }
+}
+
+/** Probe lengths for the unknown axes of `later`'s stand-ins: two large ones, then short ones a slice's bounds show in. */
+const PROBES = [2 ** 30 + 3, 2 ** 30 + 10];
+
+/**
+ * x[index] where the index needs a length the run will know (x[mask][:10],
+ * x[mask][-1], x[mask][[0, 2]]): a node the run builds once x is computed
+ * (graph/node's `defer`), as Mars tiles such indexing iteratively. Its
+ * shape comes from indexing stand-ins whose unknown lengths are probes: a
+ * result dim that changes with the probe follows an unknown length (NaN).
+ * Short probes (0, and one past the largest integer item, when indexing
+ * with them succeeds) catch a slice's bounds: x[mask][:10] has 10 elements
+ * for every long probe but fewer for a short array. An index that is out
+ * of bounds for the computed length fails the run, with NumPy's message.
+ */
+function later(x: Tensor, items: Item[]): Tensor {
+  const tensors = items.filter((it): it is Tensor => it instanceof Tensor);
+  const operands = [x, ...tensors];
+  const over = (ts: readonly Tensor[]): Tensor => {
+    let k = 1;
+    return select(parse(ts[0]!, items.map((it) => (it instanceof Tensor ? ts[k++]! : it))));
+  };
+  const ints = items.flatMap((it) => (typeof it === 'number' ? [it] : Array.isArray(it) || ArrayBuffer.isView(it) ? hostValues(it).filter((v): v is number => typeof v === 'number') : []));
+  const short = [0, 1 + Math.max(0, ...ints.map((i) => (i < 0 ? -i - 1 : i)))];
+  const standIn = (t: Tensor, i: number, probe: number) => {
+    const shape = t.shape.map((d) => (Number.isNaN(d) ? probe : d));
+    return new Tensor(G.source(`standin${i}`, t.dtype, shape, chunkGrid(shape, INFO[t.dtype].bytes)));
+  };
+  const shapes: number[][] = [];
+  let dtype: DType | undefined;
+  for (const probe of [...PROBES, ...short]) {
+    let r: Tensor;
+    try {
+      r = over(operands.map((t, i) => standIn(t, i, probe)));
+    } catch (e) {
+      if (probe === PROBES[0]) throw e; // wrong for any length: NumPy's error now
+      continue; // (a short probe the integers do not fit)
+    }
+    dtype ??= r.dtype;
+    shapes.push([...r.shape]);
+  }
+  const shape = shapes[0]!.map((d, i) => (shapes.every((s) => s[i] === d) ? d : NaN));
+  return new Tensor(G.defer('getitem', operands.map((t) => t.node), (ins) => over(ins.map((n) => new Tensor(n))).node, dtype!, shape));
 }
 
 function select(p: Parsed): Tensor {
@@ -351,9 +407,16 @@ function setIndex(x: Tensor, index: Index, value: Operand, tuple = false): Tenso
   // A JS array as a whole index is a tuple of items, unless it is all numbers or all booleans
   // (then one integer or boolean array index, as x[[0, 2]] = v).
   const whole = !tuple && Array.isArray(index) && (index.every((v) => typeof v === 'number') || (index.length > 0 && index.every((v) => typeof v === 'boolean')));
-  const p = parse(x, whole ? [index as readonly unknown[]] : items);
+  const its = whole ? [index as readonly unknown[]] : items;
+  let p: Parsed;
+  try {
+    p = parse(x, its);
+  } catch (e) {
+    if (!(e instanceof RunLength)) throw e;
+    return setLater(x, its, value);
+  }
   const X = p.x;
-  if (X.shape.some(Number.isNaN)) throw new RangeError(`set(): the array's shape ${shapeStr(x.shape)} is known only at run time (after a boolean mask); execute() it first`);
+  if (hasUnknown(X.shape)) return setLater(x, its, value);
   const target = select(p).shape;
   // JS values convert straight to x's dtype, as NumPy converts them (an integer it cannot hold is an error).
   let v = value instanceof Tensor ? astype(value, x.dtype) : tensor(value as JsData, { dtype: x.dtype });
@@ -426,6 +489,23 @@ function setIndex(x: Tensor, index: Index, value: Operand, tuple = false): Tenso
   }
   const out = hit ? where(hit, v, X) : broadcast_to(v, X.shape);
   return out.ndim === x.ndim ? out : reshape(out, x.shape);
+}
+
+/**
+ * x[index] = value on an array whose shape the run will know (y = x[mask];
+ * y[:3] = 0): a node built once x is computed, of x's shape and dtype; a
+ * value that does not broadcast fails the run with NumPy's message.
+ */
+function setLater(x: Tensor, items: readonly Item[], value: Operand): Tensor {
+  const tensors = [...items, value].filter((it): it is Tensor => it instanceof Tensor);
+  const build = (ins: readonly Node[]): Node => {
+    const ts = ins.map((n) => new Tensor(n));
+    let k = 1;
+    const swap = <T>(it: T): T | Tensor => (it instanceof Tensor ? ts[k++]! : it);
+    const its = items.map(swap) as Item[];
+    return setIndex(ts[0]!, its, swap(value) as Operand, true).node;
+  };
+  return new Tensor(G.defer('set', [x.node, ...tensors.map((t) => t.node)], build, x.dtype, [...x.shape]));
 }
 
 /**
