@@ -95,6 +95,20 @@ describe('a boolean mask with other index items', () => {
     expect(await val(x.set(mt.tensor(true), ':', 0, 5))).toEqual([[5, 1, 2, 3], [5, 5, 6, 7], [5, 9, 10, 11]]);
   });
 
+  it('reads and writes x.flat as NumPy does', async () => {
+    const a = mt.arange(12).reshape([3, 4]);
+    // NumPy: x.flat[5], x.flat[[1, 7]], x.T.flat[1:4], x.flat[-1]
+    expect(await val(a.flat.get(5))).toEqual(5);
+    expect(await val(a.flat.get([1, 7]))).toEqual([1, 7]);
+    expect(await val(a.T.flat.get('1:4'))).toEqual([4, 8, 1]);
+    expect(await val(a.flat.get(-1))).toEqual(11);
+    // NumPy: y.flat[[0, 5]] = [-1, -2]; y.flat[2:4] = 0; y = x.T.copy(); y.flat[1] = 100
+    expect(await val(a.flat.set([0, 5], [-1, -2]))).toEqual([[-1, 1, 2, 3], [4, -2, 6, 7], [8, 9, 10, 11]]);
+    expect(await val(a.flat.set('2:4', 0))).toEqual([[0, 1, 0, 0], [4, 5, 6, 7], [8, 9, 10, 11]]);
+    expect(await val(a.T.flat.set(1, 100))).toEqual([[0, 100, 8], [1, 5, 9], [2, 6, 10], [3, 7, 11]]);
+    expect(() => a.flat.get(12)).toThrow(/index 12 is out of bounds for axis 0 with size 12/);
+  });
+
   it('reads an empty list as an empty integer index', async () => {
     const e = await mt.arange(5).get([]).fetch();
     expect(e.shape).toEqual([0]);

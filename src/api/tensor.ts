@@ -194,6 +194,18 @@ export class Tensor {
   get real(): Tensor { return this; }
   /** The imaginary part of a real array: zeros of its shape and dtype. */
   get imag(): Tensor { return zeros_like(this); }
+  /**
+   * NumPy's `x.flat`: the elements in C order as one axis. `x.flat.get(i)`
+   * reads `x.flat[i]`; `x.flat.set(i, v)` is `x.flat[i] = v`, a new tensor of x's shape.
+   */
+  get flat(): { get: (...index: unknown[]) => Tensor; set: (index: Index, value: Operand) => Tensor } {
+    const shape = this.shape;
+    const flat = ravel(this);
+    return {
+      get: (...index) => getitem(flat, ...index),
+      set: (index, value) => reshape(setitem(flat, index, value), shape),
+    };
+  }
   get itemsize(): number { return INFO[this.dtype].bytes; }
   get nbytes(): number { return this.size * INFO[this.dtype].bytes; }
 
