@@ -578,6 +578,30 @@ export class KernelEmitter extends ExprEmitter {
     const vrow = (row: number) => c.get(rp).vmem(V.load, 3, row * RB);
     const vstore = (row: number, value: () => void) => { c.get(rp); value(); c.vmem(V.store, 3, row * RB); };
 
+    /**
+     * Work on the rows alone (no input), for every output of the block: two
+     * outputs a step as one v128 per row when `pair` is given (float64 rows:
+     * f64x2 adds are the scalar adds lane by lane), then any odd one `single`.
+     */
+    const overRowsOnly = (single: () => void, pair?: () => void) => {
+      if (!pair) { overBlock(single); return; }
+      c.get(base).set(rp);
+      c.i32(0).set(jj);
+      c.block().loop();
+      c.get(jj).i32(2).op(0x6a).get(jn).op(0x4a).brIf(1);
+      pair();
+      c.get(rp).i32(16).op(0x6a).set(rp);
+      c.get(jj).i32(2).op(0x6a).set(jj);
+      c.br(0).end().end();
+      c.get(jj).get(jn).op(0x48).if();
+      this.scopes.push(new Map());
+      single();
+      this.scopes.pop();
+      c.end();
+    };
+    const f64Rows = d === 'float64';
+    const ones = [-1, -1, -1, -1];
+
     this.param(layout.scratch!.slot); c.op(0xa7).set(base);
     this.param(layout.outer + 2 * (r - 1)); c.set(jb);
     c.block().loop();
@@ -587,22 +611,36 @@ export class KernelEmitter extends ExprEmitter {
     // Start every output of the block. A blocked sum keeps rows 0 .. L-1 (the block's
     // lanes), L (the group) and L+1 (the total); an arg-reduction the best value (row 0)
     // and its index (row 1); others the accumulator (row 0).
-    overBlock(() => {
-      if (sum) for (let row = 0; row < L + 2; row++) storeRow(row, d, zero);
-      else if (arg) { storeRow(0, bodyT, () => this.constant(0, bodyT)); storeRow(1, 'int64', () => c.i64(-1)); }
-      else storeRow(0, d, () => this.constant(identityOf(red.op, d), d));
-    });
+    if (sum) {
+      overRowsOnly(() => { for (let row = 0; row < L + 2; row++) storeRow(row, d, zero); },
+        f64Rows ? () => { for (let row = 0; row < L + 2; row++) vstore(row, () => c.vzero()); } : undefined);
+    } else if (arg) {
+      // (zero bits are 0 in a 4-byte slot too; an int64 -1 is all ones)
+      overRowsOnly(() => { storeRow(0, bodyT, () => this.constant(0, bodyT)); storeRow(1, 'int64', () => c.i64(-1)); },
+        () => { vstore(0, () => c.vzero()); vstore(1, () => c.vconst32(ones)); });
+    } else {
+      const id = identityOf(red.op, d);
+      overRowsOnly(() => storeRow(0, d, () => this.constant(id, d)),
+        f64Rows || d === 'int64' ? () => vstore(0, () => { this.constant(id, d); c.v(f64Rows ? V.f64x2_splat : V.i64x2_splat); }) : undefined);
+    }
     c.i32(0).set(nb).i32(0).set(started);
+    const vAddF = () => c.v(V.f64x2_add);
     const flush = () => {
-      overBlock(() => {
+      overRowsOnly(() => {
         storeRow(L, d, () => { loadRow(L, d); laneTree(Array.from({ length: L }, (_, l) => () => { loadRow(l, d); }), (a, b) => () => { a(); b(); add(); })(); add(); });
         for (let l = 0; l < L; l++) storeRow(l, d, zero);
-      });
+      }, f64Rows ? () => {
+        vstore(L, () => { vrow(L); laneTree(Array.from({ length: L }, (_, l) => () => { vrow(l); }), (a, b) => () => { a(); b(); vAddF(); })(); vAddF(); });
+        for (let l = 0; l < L; l++) vstore(l, () => c.vzero());
+      } : undefined);
       c.get(nb).i32(1).op(0x6a).tee(nb).i32(SUM_BLOCK).op(0x46).if();
-      overBlock(() => {
+      overRowsOnly(() => {
         storeRow(L + 1, d, () => { loadRow(L + 1, d); loadRow(L, d); add(); });
         storeRow(L, d, zero);
-      });
+      }, f64Rows ? () => {
+        vstore(L + 1, () => { vrow(L + 1); vrow(L); vAddF(); });
+        vstore(L, () => c.vzero());
+      } : undefined);
       c.i32(0).set(nb);
       c.end();
     };
