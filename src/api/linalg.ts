@@ -186,6 +186,23 @@ export const linalg = {
   },
   /** np.linalg.inv: LU with partial pivoting; a singular matrix fails the run with LinAlgError('Singular matrix'). */
   inv,
+  /**
+   * np.linalg.tensorinv(a, ind=2): inv of a read as a (prod(a.shape[ind:]), -1)
+   * matrix, shaped a.shape[ind:] + a.shape[:ind], the inverse of a for
+   * tensordot(_, _, ind). NumPy's errors: ind <= 0, a matrix that is not
+   * square, and a 0-d a (whose inverse NumPy reshapes with no shape at all).
+   */
+  tensorinv(a: Operand, ...args: Args): Tensor {
+    const o = kwargs<{ ind?: number }>('linalg.tensorinv', args, ['ind']);
+    const ind = o.ind ?? 2;
+    if (typeof ind !== 'number' || !Number.isInteger(ind)) throw new TypeError('slice indices must be integers or None or have an __index__ method');
+    if (ind <= 0) throw new RangeError('Invalid ind argument.');
+    const t = toTensor(a);
+    if (hasUnknown(t.shape)) throw new TypeError("linalg.tensorinv(): a's shape is known only at run time (after a boolean mask): execute() it first");
+    const invShape = [...t.shape.slice(ind), ...t.shape.slice(0, ind)];
+    if (!invShape.length) throw new TypeError('reshape() takes exactly 1 argument (0 given)');
+    return reshape(inv(reshape(t, [sizeOf(t.shape.slice(ind)), -1])), invShape);
+  },
   /** np.linalg.solve(a, b): b is (..., M) when 1-d, else (..., M, K) (NumPy 2); stacks broadcast. */
   solve(a: Operand, b: Operand, ...args: Args): Tensor {
     kwargs('linalg.solve', args, []);

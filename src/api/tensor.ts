@@ -348,24 +348,27 @@ function arg(x: Operand): Arg {
  * `build` over `operands`, which needs their lengths: at once when they are
  * known; otherwise a node the run builds once they are (a selection's
  * length, runtime/resolve.ts). The dtype and shape come from building over
- * stand-ins whose unknown lengths are one no known length has; a check that
- * fails over the stand-ins (a length that must equal a known one) asks for
- * the operands to be executed first.
+ * stand-ins whose unknown lengths are probes no known length equals, twice
+ * with probes far apart: a result dim that changes with the probe follows an
+ * unknown length (n, n - 1, ceil(n / 8) alike). A check that fails over the
+ * stand-ins (a length that must equal a known one) asks for the operands to
+ * be executed first.
  */
 export function deferred(name: string, operands: readonly Tensor[], build: (ts: Tensor[]) => Tensor): Tensor {
   if (!operands.some((t) => hasUnknown(t.shape))) return build([...operands]);
   const probe = Math.max(1, ...operands.flatMap((t) => t.shape.filter((d) => !isUnknown(d)))) + 1;
-  const standIns = operands.map((t, i) => {
-    const shape = t.shape.map((d) => (isUnknown(d) ? probe : d));
+  const over = (p: number): Tensor => build(operands.map((t, i) => {
+    const shape = t.shape.map((d) => (isUnknown(d) ? p : d));
     return new Tensor(G.source(`standin${i}`, t.dtype, shape, chunkGrid(shape, INFO[t.dtype].bytes)));
-  });
-  let r: Tensor;
+  }));
+  let r: Tensor, r2: Tensor;
   try {
-    r = build(standIns);
+    r = over(probe);
+    r2 = over(probe + 71);
   } catch (e) {
     throw new RangeError(`${name}(): an operand's shape is known only at run time (after a boolean mask) and must match another's: execute() it first (${(e as Error).message})`);
   }
-  const shape = r.shape.map((d) => (d === probe ? NaN : d));
+  const shape = r.shape.map((d, i) => (d === probe || d !== r2.shape[i] ? NaN : d));
   return new Tensor(G.defer(name, operands.map((t) => t.node), (ins) => build(ins.map((n) => new Tensor(n))).node, r.dtype, shape));
 }
 
@@ -1267,7 +1270,7 @@ export const usage = (): { bytesInUse: number; workers: number } => runtime.usag
 export const shutdown = (): Promise<void> => runtime.close();
 
 export { sizeOf as _sizeOf, placed as _placed };
-export { array_split, diag, diagonal, hsplit, meshgrid, pad, repeat, roll, split, tile, vsplit } from './manipulate.js';
+export { array_split, block, diag, diagonal, hsplit, meshgrid, pad, repeat, roll, split, tile, vsplit } from './manipulate.js';
 export { einsum } from './einsum.js';
 export { divmod, fabs, float_power, frexp, heaviside, iscomplex, iscomplexobj, isneginf, isposinf, isreal, isrealobj, logaddexp, logaddexp2, modf, sinc } from './ufuncs.js';
 export * from './search.js';
