@@ -240,7 +240,7 @@ describe('average with returned, nanstd\'s errors, the sign of a zero remainder'
     expect(() => mt.pad(mt.ones([2]), -1)).toThrow(/index can't contain negative values/);
     expect(() => mt.pad(mt.ones([2]), 1.5)).toThrow(/`pad_width` must be of integral type/);
     expect(() => mt.pad(mt.ones([2, 2]), [[1, 2], [3, 4], [5, 6]])).toThrow(/pad_width \[\[1,2\],\[3,4\],\[5,6\]\] does not fit an array of 2 dimensions/);
-    expect(() => mt.pad(mt.ones([2]), 1, 'median')).toThrow(/mode 'median' is not supported/);
+    expect(() => mt.pad(mt.ones([2]), 1, 'medain')).toThrow(/mode 'medain' is not supported/);
     expect(() => mt.pad(mt.ones([2]), 1, 'edge', { constant_values: 3 })).toThrow(/unsupported keyword arguments for mode 'edge': \{'constant_values'\}/);
     expect(() => mt.pad(mt.ones([2]))).toThrow(/pad\(\) missing required argument 'pad_width'/);
   });

@@ -1,13 +1,18 @@
 // Array manipulation that NumPy builds from views: split/array_split, tile,
-// repeat, roll, pad, meshgrid, diag/diagonal. Each is a composition of graph views
-// (slice, reshape, expand, concat, gather), so it fuses into its consumers
-// and never copies unless a consumer needs the data stored. Functions follow
-// NumPy's signatures; keyword arguments go in a trailing options object.
+// repeat, roll, pad, block, meshgrid, diag/diagonal. Each is a composition of
+// graph views (slice, reshape, expand, concat, gather) and, for pad's
+// statistics and ramps, the elementwise ops and reductions over them, so it
+// fuses into its consumers and never copies unless a consumer needs the data
+// stored. Functions follow NumPy's signatures; keyword arguments go in a
+// trailing options object.
 
-import { checkShape, normalizeAxis, shapeStr } from '../graph/shape.js';
+import { checkShape, hasUnknown, normalizeAxis, shapeStr } from '../graph/shape.js';
 import * as G from '../graph/node.js';
-import { isInteger } from '../graph/dtype.js';
-import { type Operand, Tensor, astype, broadcast_to, concatenate, full, isOptions, isTensor, kwargs, need, ravel, reshape, take, tensor, toTensor, trailingOpts, valuesNow, where, zeros } from './tensor.js';
+import { type DType, isFloat, isInteger } from '../graph/dtype.js';
+import {
+  type Operand, Tensor, astype, broadcast_to, concatenate, deferred, expand_dims, flip, full, isOptions, isTensor, kwargs, linspace, max, mean, min, moveaxis,
+  multiply, need, ravel, reshape, rint, squeeze, subtract, take, tensor, toTensor, trailingOpts, valuesNow, where, zeros,
+} from './tensor.js';
 
 function sliceAxis(t: Tensor, axis: number, start: number, stop: number): Tensor {
   const starts = t.shape.map((_, i) => (i === axis ? start : 0));
@@ -162,8 +167,16 @@ export function roll(x: Operand, ...args: unknown[]): Tensor {
   return r;
 }
 
-const PAD_MODES = ['constant', 'edge', 'reflect', 'symmetric', 'wrap', 'empty'] as const;
+const PAD_MODES = ['constant', 'edge', 'linear_ramp', 'maximum', 'mean', 'median', 'minimum', 'reflect', 'symmetric', 'wrap', 'empty'] as const;
 type PadMode = (typeof PAD_MODES)[number];
+type StatMode = 'maximum' | 'mean' | 'median' | 'minimum';
+type Scalar = number | boolean;
+
+/** The keywords each mode reads (NumPy's allowed_kwargs): any other one is an error. */
+const PAD_KWARGS: { readonly [M in PadMode]: readonly string[] } = {
+  constant: ['constant_values'], edge: [], linear_ramp: ['end_values'], maximum: ['stat_length'], mean: ['stat_length'],
+  median: ['stat_length'], minimum: ['stat_length'], reflect: ['reflect_type'], symmetric: ['reflect_type'], wrap: [], empty: [],
+};
 
 /**
  * NumPy's _as_pairs: a scalar, [v], [before, after] or one pair per axis,
@@ -187,8 +200,32 @@ function asPairs<T>(v: unknown, ndim: number, what: string, item: (x: unknown) =
   throw new RangeError(`operands could not be broadcast together with remapped shapes: ${what} ${JSON.stringify(v)} does not fit an array of ${ndim} dimension${ndim === 1 ? '' : 's'} (give one value, a (before, after) pair, or one pair per axis)`);
 }
 
+const scalarItem = (what: string) => (v: unknown): Scalar => {
+  if (typeof v !== 'number' && typeof v !== 'boolean') throw new TypeError(`pad(): ${what} must be numbers or booleans, got ${v === null ? 'null' : typeof v}`);
+  return v;
+};
+
+/** np.round's half-to-even, as NumPy's _as_pairs(as_index=True) rounds a stat_length. */
+function roundHalfEven(v: number): number {
+  const r = Math.round(v);
+  return Math.abs(v % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/** stat_length as [before, after] counts per axis; null (NumPy's None, the default) reads the whole axis. */
+function statLengths(v: unknown, ndim: number): [number | null, number | null][] {
+  if (v === undefined || v === null) return Array.from({ length: ndim }, () => [null, null]);
+  return asPairs(v, ndim, 'stat_length', (x) => {
+    if (typeof x === 'boolean') return Number(x);
+    if (typeof x !== 'number') throw new TypeError(`pad(): stat_length must be integers (or None for the whole axis), got ${x === null ? 'null inside a list' : typeof x}`);
+    // NaN and the infinities cast to the most negative intp in NumPy
+    const k = Number.isFinite(x) ? roundHalfEven(x) : -1;
+    if (k < 0) throw new RangeError("index can't contain negative values");
+    return k;
+  });
+}
+
 /** Where padded position p (of -before .. n + after - 1) reads from along an axis of length n. */
-function padSource(mode: Exclude<PadMode, 'constant' | 'empty'>, p: number, n: number): number {
+function padSource(mode: 'edge' | 'wrap' | 'reflect' | 'symmetric', p: number, n: number): number {
   const mod = (a: number, m: number) => ((a % m) + m) % m;
   switch (mode) {
     case 'edge': return Math.min(Math.max(p, 0), n - 1);
@@ -198,55 +235,216 @@ function padSource(mode: Exclude<PadMode, 'constant' | 'empty'>, p: number, n: n
   }
 }
 
+/** The padded axis as one take: each position reads its source (padSource). */
+function padTake(r: Tensor, axis: number, before: number, after: number, mode: 'edge' | 'wrap' | 'reflect' | 'symmetric'): Tensor {
+  const n = r.shape[axis]!;
+  const idx = Array.from({ length: before + n + after }, (_, p) => BigInt(padSource(mode, p - before, n)));
+  return take(r, tensor(BigInt64Array.from(idx)), { axis });
+}
+
+/** A block of `len` along `axis` filled with v, cast to the array's dtype as NumPy casts it (unsafely: 1.5 into an int32 array is 1, -1 into uint8 is 255). */
+function constantBlock(r: Tensor, axis: number, len: number, v: Scalar): Tensor {
+  const shape = r.shape.map((d, i) => (i === axis ? len : d));
+  if (typeof v === 'boolean' || r.dtype.startsWith('float')) return full(shape, v, { dtype: r.dtype });
+  return astype(full(shape, v, { dtype: Number.isInteger(v) ? 'int64' : 'float64' }), r.dtype);
+}
+
+/** `before` and `after` (either may be absent) around r along `axis`. */
+const around = (r: Tensor, axis: number, before: Tensor | null, after: Tensor | null): Tensor =>
+  concatenate([...(before ? [before] : []), r, ...(after ? [after] : [])], { axis });
+
 /**
- * np.pad(array, pad_width, mode='constant', constant_values=0): modes
- * 'constant', 'edge', 'reflect', 'symmetric', 'wrap' (and 'empty', which pads
- * with zeros). Axes are padded in order, so corners come from the last axis,
- * as NumPy's; a pad wider than the axis reflects or wraps again and again.
- * Built from concatenations of constants and takes along each axis.
+ * reflect_type='odd' as NumPy's _set_reflect_both loop computes it: each pass
+ * mirrors the part filled so far (cut to whole periods of the original axis)
+ * about its outer edge as 2 * edge - value, in the array's dtype (a bool
+ * array through int64), so a pad wider than the axis keeps extrapolating.
+ * The filled part about triples each pass: a few passes for any width.
+ */
+function reflectOdd(r: Tensor, axis: number, before: number, after: number, symmetric: boolean): Tensor {
+  const period = r.shape[axis]!;
+  const offset = symmetric ? 1 : 0; // symmetric mirrors the edge value too
+  let cur = r, left = before, right = after;
+  const mirror = (edge: number, idx: number[]): Tensor => {
+    const chunk = take(cur, tensor(BigInt64Array.from(idx, BigInt)), { axis });
+    return astype(subtract(multiply(sliceAxis(cur, axis, edge, edge + 1), 2), chunk), r.dtype);
+  };
+  while (left > 0 || right > 0) {
+    const filled = cur.shape[axis]!;
+    const old = symmetric ? Math.floor(filled / period) * period : Math.floor((filled - 1) / (period - 1)) * (period - 1);
+    if (left > 0) {
+      const k = Math.min(old, left);
+      cur = around(cur, axis, mirror(0, Array.from({ length: k }, (_, j) => k - offset - j)), null);
+      left -= k;
+    }
+    if (right > 0) {
+      const m = cur.shape[axis]!, k = Math.min(old, right);
+      cur = around(cur, axis, null, mirror(m - 1, Array.from({ length: k }, (_, j) => m + offset - 2 - j)));
+      right -= k;
+    }
+  }
+  return cur;
+}
+
+/** NumPy's median spec for graph/quantile.ts (the mean of the middle values; NaN for none). */
+const MEDIAN = { method: 'median', qs: [], qShape: [], qKind: 'weak-float' } as const;
+
+/** Each statistic over `axis`, kept as an axis of length 1 (NumPy's stat_func with keepdims). */
+const STATS: { readonly [M in StatMode]: (part: Tensor, axis: number) => Tensor } = {
+  maximum: (part, axis) => max(part, { axis, keepdims: true }),
+  minimum: (part, axis) => min(part, { axis, keepdims: true }),
+  mean: (part, axis) => mean(part, { axis, keepdims: true }),
+  median: (part, axis) => expand_dims(new Tensor(G.quantile(moveaxis(part, axis, -1).node, MEDIAN)), axis),
+};
+
+/**
+ * A statistic as NumPy's _get_stats leaves it: rounded half to even for an
+ * integer array (a mean or median is float64), then cast to the array's
+ * dtype (a bool array's mean is True where nonzero).
+ */
+function statOf(mode: StatMode, part: Tensor, axis: number, dtype: DType): Tensor {
+  const s = STATS[mode](part, axis);
+  return astype(isInteger(dtype) && isFloat(s.dtype) ? rint(s) : s, dtype);
+}
+
+/** Axes padded one after another, so each pads the result of the ones before it (corners come from the last axis). */
+const padAxes = (t: Tensor, pairs: [number, number][], f: (r: Tensor, axis: number, before: number, after: number) => Tensor): Tensor =>
+  pairs.reduce((r, [b, a], axis) => (b || a ? f(r, axis, b, a) : r), t);
+
+/**
+ * np.pad(array, pad_width, mode='constant', **kwargs) with every mode of
+ * NumPy 2 but a function: 'constant' (constant_values), 'edge', 'linear_ramp'
+ * (end_values), 'maximum', 'mean', 'median', 'minimum' (stat_length),
+ * 'reflect' and 'symmetric' (reflect_type 'even' or 'odd'), 'wrap', and
+ * 'empty' (which pads with zeros). Axes are padded in order, so corners come
+ * from the last axis, as NumPy's; a pad wider than the axis reflects or wraps
+ * again and again. Built from concatenations of constants, statistics, ramps
+ * and takes along each axis: nothing is read back.
  */
 export function pad(x: Operand, ...args: unknown[]): Tensor {
-  const o = kwargs<{ pad_width?: unknown; mode?: string; constant_values?: unknown; reflect_type?: string }>('pad', args, ['pad_width', 'mode'], ['constant_values', 'reflect_type']);
+  // NumPy's pad takes **kwargs and names those the mode does not read: only pad_width and mode bind here
+  const [pos, kw] = trailingOpts<Record<string, unknown>>(args);
+  const { pad_width: pw, mode: md, ...rest } = kw;
+  const named = Object.fromEntries(Object.entries({ pad_width: pw, mode: md }).filter(([, v]) => v !== undefined));
+  const o = kwargs<{ pad_width?: unknown; mode?: unknown }>('pad', [...pos, named], ['pad_width', 'mode']);
   const width = need<unknown>('pad', o, 'pad_width');
   const t = toTensor(x);
-  const mode = (o.mode ?? 'constant') as PadMode;
-  if (!PAD_MODES.includes(mode)) throw new RangeError(`mode '${String(o.mode)}' is not supported (Tessera's pad has ${PAD_MODES.map((m) => `'${m}'`).join(', ')})`);
-  if (o.constant_values !== undefined && mode !== 'constant') throw new TypeError(`unsupported keyword arguments for mode '${mode}': {'constant_values'}`);
-  if (o.reflect_type !== undefined) {
-    if (mode !== 'reflect' && mode !== 'symmetric') throw new TypeError(`unsupported keyword arguments for mode '${mode}': {'reflect_type'}`);
-    if (o.reflect_type !== 'even') throw new RangeError(`reflect_type '${String(o.reflect_type)}' is not supported (only 'even', NumPy's default)`);
-  }
+  // an array whose length the run will know is padded once it does
+  if (hasUnknown(t.shape)) return deferred('pad', [t], ([u]) => pad(u!, ...args));
   const pairs = asPairs(width, t.ndim, 'pad_width', (v) => {
     if (typeof v !== 'number' || !Number.isInteger(v)) throw new TypeError('`pad_width` must be of integral type.');
     if (v < 0) throw new RangeError("index can't contain negative values");
     return v;
   });
-  const values = mode === 'constant'
-    ? asPairs(o.constant_values ?? 0, t.ndim, 'constant_values', (v) => {
-      if (typeof v !== 'number' && typeof v !== 'boolean') throw new TypeError(`pad(): constant_values must be numbers or booleans, got ${v === null ? 'null' : typeof v}`);
-      return v;
-    })
-    : undefined;
-  let r = t;
-  pairs.forEach(([before, after], axis) => {
-    if (before === 0 && after === 0) return;
-    const n = r.shape[axis]!;
-    if (mode === 'constant' || mode === 'empty') {
-      const [vb, va] = values?.[axis] ?? [0, 0];
-      // the value cast to the array's dtype as NumPy casts it (unsafely: 1.5 into an int32 array is 1, -1 into uint8 is 255)
-      const block = (len: number, v: number | boolean) => {
-        const shape = r.shape.map((d, i) => (i === axis ? len : d));
-        if (typeof v === 'boolean' || r.dtype.startsWith('float')) return full(shape, v, { dtype: r.dtype });
-        return astype(full(shape, v, { dtype: Number.isInteger(v) ? 'int64' : 'float64' }), r.dtype);
-      };
-      r = concatenate([...(before ? [block(before, vb)] : []), r, ...(after ? [block(after, va)] : [])], { axis });
-      return;
+  const mode = o.mode ?? 'constant';
+  if (typeof mode === 'function') throw new TypeError('pad(): a function as mode is not supported (NumPy calls it to write each padded vector in place)');
+  if (!(PAD_MODES as readonly unknown[]).includes(mode)) throw new RangeError(`mode '${String(mode)}' is not supported`);
+  const m = mode as PadMode;
+  const extra = Object.keys(rest).filter((k) => rest[k] !== undefined && !PAD_KWARGS[m].includes(k));
+  if (extra.length) throw new RangeError(`unsupported keyword arguments for mode '${m}': {${extra.map((k) => `'${k}'`).join(', ')}}`);
+
+  if (m === 'constant' || m === 'empty') {
+    // null is NumPy's None: an error there too
+    const v = m === 'empty' ? 0 : rest.constant_values === undefined ? 0 : rest.constant_values;
+    const values = asPairs(v, t.ndim, 'constant_values', scalarItem('constant_values'));
+    return padAxes(t, pairs, (r, axis, b, a) => {
+      const [vb, va] = values[axis]!;
+      return around(r, axis, b ? constantBlock(r, axis, b, vb) : null, a ? constantBlock(r, axis, a, va) : null);
+    });
+  }
+  if (t.size === 0) {
+    // NumPy reads no other keyword here: the result is empty unless an empty axis is padded
+    pairs.forEach(([b, a], axis) => {
+      if (t.shape[axis] === 0 && (b || a)) throw new RangeError(`can't extend empty axis ${axis} using modes other than 'constant' or 'empty'`);
+    });
+    return zeros(pairs.map(([b, a], i) => b + t.shape[i]! + a), { dtype: t.dtype });
+  }
+  switch (m) {
+    case 'edge': case 'wrap':
+      return padAxes(t, pairs, (r, axis, b, a) => padTake(r, axis, b, a, m));
+    case 'reflect': case 'symmetric': {
+      // NumPy reads any reflect_type but 'odd' as 'even'; a length-1 axis repeats its value either way
+      const odd = rest.reflect_type === 'odd';
+      return padAxes(t, pairs, (r, axis, b, a) => (odd && r.shape[axis]! > 1 ? reflectOdd(r, axis, b, a, m === 'symmetric') : padTake(r, axis, b, a, m)));
     }
-    if (n === 0) throw new RangeError(`can't extend empty axis ${axis} using modes other than 'constant' or 'empty'`);
-    const idx = Array.from({ length: before + n + after }, (_, p) => BigInt(padSource(mode, p - before, n)));
-    r = take(r, tensor(BigInt64Array.from(idx)), { axis });
-  });
-  return r;
+    case 'linear_ramp': {
+      const v = rest.end_values === undefined ? 0 : rest.end_values;
+      const ends = asPairs(v, t.ndim, 'end_values', scalarItem('end_values'));
+      // NumPy's _as_pairs hands on one value or one pair as NumPy scalars (float64, or bool when all are)
+      // but per-axis pairs as Python numbers (weak): that sets the dtype linspace computes in
+      const weak = Array.isArray(v) && v.length > 1 && v.some(Array.isArray);
+      const strongType = ends.flat().every((e) => typeof e === 'boolean') ? 'bool' : 'float64';
+      const ramp = (r: Tensor, axis: number, edge: number, end: Scalar, len: number): Tensor =>
+        linspace(weak ? end : full([], end, { dtype: strongType }), squeeze(sliceAxis(r, axis, edge, edge + 1), axis), len, { endpoint: false, dtype: r.dtype, axis });
+      return padAxes(t, pairs, (r, axis, b, a) => {
+        const n = r.shape[axis]!, [eb, ea] = ends[axis]!;
+        return around(r, axis, b ? ramp(r, axis, 0, eb, b) : null, a ? flip(ramp(r, axis, n - 1, ea, a), axis) : null);
+      });
+    }
+    case 'maximum': case 'mean': case 'median': case 'minimum': {
+      // stat_length clipped to the axis; NumPy measures every axis, padded or not, and has no max or min of nothing
+      const lengths = statLengths(rest.stat_length, t.ndim).map((pair, i) => pair.map((l) => Math.min(l ?? t.shape[i]!, t.shape[i]!)) as [number, number]);
+      if ((m === 'maximum' || m === 'minimum') && lengths.some(([lb, la]) => lb === 0 || la === 0)) throw new RangeError('stat_length of 0 yields no value for padding');
+      return padAxes(t, pairs, (r, axis, b, a) => {
+        const n = r.shape[axis]!, [lb, la] = lengths[axis]!;
+        const sb = statOf(m, sliceAxis(r, axis, 0, lb), axis, r.dtype);
+        // both read the whole axis: one statistic for both sides, as NumPy's
+        const sa = lb === n && la === n ? sb : statOf(m, sliceAxis(r, axis, n - la, n), axis, r.dtype);
+        const side = (s: Tensor, len: number): Tensor => broadcast_to(s, r.shape.map((d, i) => (i === axis ? len : d)));
+        return around(r, axis, b ? side(sb, b) : null, a ? side(sa, a) : null);
+      });
+    }
+  }
+}
+
+/** np.block's nesting: lists of lists of blocks, a block being a tensor, a typed array or a scalar. */
+export type BlockList = Tensor | number | boolean | ArrayBufferView | readonly BlockList[];
+
+const blockIndex = (index: readonly (number | null)[]): string => `arrays${index.filter((i) => i !== null).map((i) => `[${i}]`).join('')}`;
+
+/**
+ * NumPy's _block_check_depths_match: the index of one block at the bottom of
+ * the nesting (ending in null when that is an empty list, which is an
+ * error) and the largest ndim of the blocks; lists whose blocks sit at
+ * different depths are an error naming the first one that differs.
+ */
+function blockDepths(arrays: unknown, index: (number | null)[]): [(number | null)[], number] {
+  if (Array.isArray(arrays)) {
+    if (arrays.length === 0) return [[...index, null], 0];
+    let [first, ndim] = blockDepths(arrays[0], [...index, 0]);
+    for (let i = 1; i < arrays.length; i++) {
+      const [at, d] = blockDepths(arrays[i], [...index, i]);
+      ndim = Math.max(ndim, d);
+      if (at.length !== first.length) {
+        throw new RangeError(`List depths are mismatched. First element was at depth ${first.length}, but there is an element at depth ${at.length} (${blockIndex(at)})`);
+      }
+      if (at[at.length - 1] === null) first = at;
+    }
+    return [first, ndim];
+  }
+  if (isTensor(arrays)) return [index, arrays.ndim];
+  if (typeof arrays === 'number' || typeof arrays === 'boolean') return [index, 0];
+  if (ArrayBuffer.isView(arrays)) return [index, 1];
+  throw new TypeError(`block(): ${blockIndex(index)} is ${arrays === null ? 'null' : typeof arrays}, not an array, a scalar or a list of them`);
+}
+
+/**
+ * np.block(arrays): blocks in the innermost lists joined along the last
+ * axis, those results along the second-last, and so on outwards. A JS array
+ * is always a level of nesting (as a Python list is to NumPy); each block
+ * gains leading axes of length 1 up to the larger of the deepest nesting and
+ * the largest block ndim, and the blocks' dtypes promote as concatenate's do
+ * (a JS number is an int64 or float64 block, as np.array(scalar) is).
+ */
+export function block(arrays: BlockList): Tensor {
+  const [bottom, arrNdim] = blockDepths(arrays, []);
+  if (bottom.length && bottom[bottom.length - 1] === null) throw new RangeError(`List at ${blockIndex(bottom)} cannot be empty`);
+  const depth = bottom.length, ndim = Math.max(arrNdim, depth);
+  const build = (a: unknown, level: number): Tensor => {
+    if (level < depth) return concatenate((a as unknown[]).map((x) => build(x, level + 1)), { axis: level - depth });
+    const t = toTensor(a as Operand);
+    return t.ndim < ndim ? reshape(t, [...Array<number>(ndim - t.ndim).fill(1), ...t.shape]) : t;
+  };
+  return build(arrays, 0);
 }
 
 /** np.meshgrid(x1, x2, ..., { indexing: 'xy' | 'ij', sparse }). */
