@@ -140,14 +140,15 @@ export function fromJs(data: JsData | HalfArray, dtype?: DType): { shape: number
 
 /** Elements of `from` (as stored) cast to `to` (as stored), as astype. */
 export function convert(src: TypedArray, from: DType, to: DType): TypedArray {
-  if (from === 'float16') return convert(decodeHalf(src as Uint16Array), 'float32', to);
+  // float16 as its values, still named float16: its cast to uint32 is not float32's
+  const vals = from === 'float16' ? decodeHalf(src as Uint16Array) : src;
   const out = new ARRAY_CTOR[to](src.length);
   if (to === 'float16') {
     // one rounding, from the value itself (float64 to float16 directly, as NumPy casts)
-    for (let i = 0; i < src.length; i++) out[i] = halfBits(Number(castScalar(src[i]!, from, 'float64')));
+    for (let i = 0; i < vals.length; i++) out[i] = halfBits(Number(castScalar(vals[i]!, from, 'float64')));
     return out;
   }
-  for (let i = 0; i < src.length; i++) (out as unknown as (number | bigint)[])[i] = castScalar(src[i]!, from, to);
+  for (let i = 0; i < vals.length; i++) (out as unknown as (number | bigint)[])[i] = castScalar(vals[i]!, from, to);
   return out;
 }
 

@@ -2,8 +2,8 @@
 // reference interpreter uses and the WASM emitter must match. Values are JS
 // numbers, except int64, which is a bigint so that it is exact.
 // Integer arithmetic wraps as NumPy's arrays do; division by zero gives 0 for
-// integers and IEEE results for floats; float->int casts truncate and saturate
-// (NaN -> 0), where NumPy leaves the result undefined.
+// integers and IEEE results for floats; float->int casts give NumPy's results
+// on x86-64 (what its SIMD cast loops compute), NaN and out of range included.
 
 import { type DType, INFO } from '../graph/dtype.js';
 import { halfBits, halfValue, roundHalf } from '../graph/half.js';
@@ -28,34 +28,43 @@ export function wrap(v: number, d: DType): number {
 
 const truthy = (v: Scalar): boolean => (typeof v === 'bigint' ? v !== 0n : v !== 0);
 
-function saturate(v: number, lo: number, hi: number): number {
-  if (Number.isNaN(v)) return 0;
-  return Math.max(lo, Math.min(hi, Math.trunc(v)));
+/**
+ * x86's float->int32 conversion (cvttsd2si): the truncation where it fits,
+ * else the "integer indefinite" INT32_MIN, NaN included. NumPy converts to
+ * every integer narrower than 64 bits this way and keeps the low bits.
+ */
+const truncI32 = (x: number): number => (x > -2147483649 && x < 2147483648 ? Math.trunc(x) : -2147483648);
+
+/**
+ * NumPy's float->int cast on x86-64, for a float value `x` (a float32 or float16
+ * value too: each is exact as a JS number). int64 is cvttsd2si's 64-bit form
+ * (INT64_MIN out of range); narrower types wrap truncI32. uint32 is NumPy's
+ * vector loop: below 2^31 truncI32's bits; from 2^31 it subtracts 2^31, converts
+ * and flips the top bit, so [2^31, 2^32) truncates and anything larger gives 0.
+ * (NumPy itself casts the last len % 4 elements of an array, strided arrays
+ * and single values through int64 instead, keeping the low 32 bits: -1e10
+ * gives 2884901888 there. One rule for every element is the only consistent
+ * choice; Tessera takes the vector loop's.) float16 -> uint32 is NumPy's one
+ * loop that always goes through int64: a finite float16 truncates (and
+ * wraps), NaN and +-inf give 0.
+ */
+function floatToInt(x: number, from: DType, to: DType): Scalar {
+  if (to === 'int64') return x >= -9223372036854775808 && x < 9223372036854775808 ? BigInt(Math.trunc(x)) : -9223372036854775808n;
+  if (to !== 'uint32') return wrap(truncI32(x), to);
+  if (from === 'float16') return Number.isFinite(x) ? Math.trunc(x) >>> 0 : 0;
+  if (x >= 2147483648) return x < 4294967296 ? Math.trunc(x) : 0;
+  return truncI32(x) >>> 0;
 }
 
 /** Cast a value of dtype `from` to dtype `to`. */
 export function castScalar(v: Scalar, from: DType, to: DType): Scalar {
   if (from === to) return v;
   if (to === 'bool') return truthy(v) ? 1 : 0;
-  if (to === 'int64') {
-    if (typeof v === 'bigint') return v;
-    if (INFO[from].kind === 'f') {
-      if (Number.isNaN(v)) return 0n;
-      if (v >= 9223372036854775807) return 9223372036854775807n;
-      if (v <= -9223372036854775808) return -9223372036854775808n;
-      return BigInt(Math.trunc(v));
-    }
-    return BigInt(v);
-  }
+  if (INFO[from].kind === 'f' && INFO[to].kind !== 'f') return floatToInt(v as number, from, to);
+  if (to === 'int64') return typeof v === 'bigint' ? v : BigInt(v);
   const n = typeof v === 'bigint' ? Number(BigInt.asIntN(64, v)) : v;
   if (INFO[to].kind === 'f') return to === 'float32' ? Math.fround(n) : to === 'float16' ? roundHalf(n) : n;
   if (typeof v === 'bigint') return wrap(Number(BigInt.asIntN(32, v)), to);
-  // Float to integer goes through int64 as C does: truncate, saturate, then wrap. The
-  // saturated int64 maximum has all low bits set (-1 after wrapping), its minimum none.
-  if (INFO[from].kind === 'f') {
-    if (n >= 9223372036854775807) return wrap(-1, to);
-    return wrap(saturate(n, -9223372036854775808, 9223372036854775807), to);
-  }
   return wrap(n, to);
 }
 

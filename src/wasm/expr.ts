@@ -11,6 +11,7 @@ import { type DType, INFO } from '../graph/dtype.js';
 import type { BinaryOp, UnaryOp } from '../graph/ops.js';
 import { type Expr, type Kernel, children, randomSites, siteKey } from '../ir/ir.js';
 import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir/philox.js';
+import { castScalar } from '../ir/scalar.js';
 import { FN, LOAD, type Layout, STORE, TY, UNARY_IMPORT, importIndex, log2Bytes, signed, wasmType } from './abi.js';
 import { Code, type Func, T, V } from './encode.js';
 
@@ -100,10 +101,14 @@ export abstract class ExprEmitter {
   protected constant(v: number | bigint | boolean, d: DType): void {
     const c = this.c;
     const t = wasmType(d);
-    if (t === T.i64) c.i64(typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v))));
-    else if (t === T.f64) c.f64(Number(v));
+    if (t === T.f64) c.f64(Number(v));
     else if (t === T.f32) c.f32(Number(v));
-    else c.i32(Number(v) | 0);
+    else {
+      // the interpreter's value: a float into an integer dtype (full(3, NaN, dtype='int32')) casts as a float does
+      const n = castScalar(typeof v === 'bigint' ? v : Number(v), typeof v === 'bigint' ? 'int64' : 'float64', d);
+      if (t === T.i64) c.i64(n);
+      else c.i32(Number(n));
+    }
   }
 
   /** Emits `e`, caching values used more than once in a local of the current scope. */
@@ -372,7 +377,16 @@ export abstract class ExprEmitter {
       this.roundToHalf();
       return;
     }
-    if (from === 'float16') { this.castTo('float32', to); return; }
+    if (from === 'float16') {
+      // NumPy's float16 -> uint32 loop goes through int64: NaN and +-inf give 0 (a finite float16 fits i32)
+      if (to === 'uint32') {
+        const x = this.local(T.f32);
+        c.tee(x).fc(0).i32(0).get(x).op(0x8b).f32(Infinity).op(0x5d).op(0x1b);
+        return;
+      }
+      this.castTo('float32', to);
+      return;
+    }
     const ft = wasmType(from), tt = wasmType(to);
     if (tt === T.f64 || tt === T.f32) {
       const f64 = tt === T.f64;
@@ -382,15 +396,43 @@ export abstract class ExprEmitter {
       else c.op(0xb6);
       return;
     }
-    if (tt === T.i64) {
-      if (ft === T.i32) c.op(signed(from) ? 0xac : 0xad);
-      else c.fc(ft === T.f64 ? 6 : 4);
-      return;
-    }
+    if (ft === T.f64 || ft === T.f32) { this.floatToInt(ft, to); return; }
+    if (tt === T.i64) { c.op(signed(from) ? 0xac : 0xad); return; }
     // to a 32-bit-or-narrower integer
     if (ft === T.i64) c.op(0xa7);
-    else if (ft === T.f64) c.fc(6).op(0xa7);
-    else if (ft === T.f32) c.fc(4).op(0xa7);
+    this.wrapNarrow(to);
+  }
+
+  /**
+   * A float on the stack to the integer dtype `to` as NumPy computes it on
+   * x86-64 (ir/scalar.ts floatToInt). WASM's saturating truncations agree with
+   * x86's in range and at the low end, so a compare and a select patch the
+   * rest (the high end and NaN) without a branch or a call.
+   */
+  private floatToInt(ft: T, to: DType): void {
+    const c = this.c, f64 = ft === T.f64;
+    const x = this.local(ft);
+    const bound = (v: number) => (f64 ? c.f64(v) : c.f32(v));
+    const lt = f64 ? 0x63 : 0x5d, gt = f64 ? 0x64 : 0x5e;
+    c.tee(x);
+    if (to === 'int64') {
+      // i64.trunc_sat gives INT64_MAX from 2^63 up and 0 for NaN; x86 gives INT64_MIN for both
+      c.fc(f64 ? 6 : 4).i64(-(2n ** 63n)).get(x);
+      bound(2 ** 63); c.op(lt).op(0x1b);
+      return;
+    }
+    if (to === 'uint32') {
+      // int64's low 32 bits are NumPy's for -2^31-1 < x < 2^32; from 2^32 up it gives 0, below (and NaN) 2^31
+      // (in f32 the low bound rounds to -2^31, whose result is 2^31 either way)
+      c.fc(f64 ? 6 : 4).op(0xa7).i32(0).get(x);
+      bound(4294967296); c.op(lt).op(0x1b);
+      c.i32(0x80000000 | 0).get(x);
+      bound(-2147483649); c.op(gt).op(0x1b);
+      return;
+    }
+    // i32.trunc_sat already gives INT32_MIN at and below the low end; x86 also from 2^31 up and for NaN
+    c.fc(f64 ? 2 : 0).i32(0x80000000 | 0).get(x);
+    bound(2147483648); c.op(lt).op(0x1b);
     this.wrapNarrow(to);
   }
 

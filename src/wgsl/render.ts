@@ -5,7 +5,7 @@
 // over the reduction box and combining in a workgroup tree. Nested reductions
 // are loops. NumPy's scalar semantics per dtype are the reference
 // interpreter's (ir/scalar.ts): integers wrap, integer division by zero
-// gives 0, float-to-int casts truncate, saturate to int64 and wrap, min/max
+// gives 0, float-to-int casts give NumPy's x86-64 results, min/max
 // propagate NaN, argmin/argmax keep the first extreme; Philox draws are the
 // same integer stream as the CPU path's. Float results differ from the CPU
 // within the tolerances test/webgpu.test.ts documents (WGSL's built-in
@@ -25,6 +25,7 @@ import { isArgReduce } from '../graph/ops.js';
 import { type Expr, type Kernel, children, intern, randomSites, siteKey } from '../ir/ir.js';
 import { type Interval, bounds } from '../ir/interval.js';
 import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir/philox.js';
+import { castScalar } from '../ir/scalar.js';
 
 /** The WGSL type an element of `d` lives in (in registers and in GPU buffers). */
 export type WType = 'f32' | 'i32' | 'u32';
@@ -502,14 +503,20 @@ fn gcd_u(x: u32, y: u32) -> u32 {
 }
 fn lcm_u(a: u32, b: u32) -> u32 { let g = gcd_u(a, b); if (g == 0u) { return 0u; } return (a / g) * b; }
 fn f2i(x: f32) -> i32 {
-  // truncate, saturate to int64, keep the low 32 bits (the CPU path's cast)
-  if (isnan_(x)) { return 0i; }
-  let t = trunc(x);
-  if (abs(t) < 2147483648.0) { return i32(t); }
-  if (t >= 9223372036854775808.0) { return -1i; }
-  if (t <= -9223372036854775808.0) { return 0i; }
-  let m = t - 4294967296.0 * floor(t / 4294967296.0);
-  return bitcast<i32>(u32(m));
+  // x86's conversion, which NumPy's casts to int32 and narrower wrap (ir/scalar.ts truncI32): the
+  // truncation where it fits, else INT32_MIN, NaN included (WGSL's i32() clamps, and NaN is indeterminate)
+  if (isnan_(x) || x < -2147483648.0 || x >= 2147483648.0) { return i32(-2147483648); }
+  return i32(x);
+}
+fn f2u(x: f32) -> u32 {
+  // NumPy's float -> uint32 loop: from 2^31 up it converts x - 2^31 and flips the top bit
+  if (x >= 2147483648.0) { return bitcast<u32>(f2i(x - 2147483648.0)) ^ 0x80000000u; }
+  return bitcast<u32>(f2i(x));
+}
+fn h2u(x: f32) -> u32 {
+  // NumPy's float16 -> uint32 loop goes through int64: NaN and +-inf give 0 (a finite float16 fits i32)
+  if (isnan_(x) || isinf_(x)) { return 0u; }
+  return bitcast<u32>(i32(x));
 }
 fn fdiv_i(a: i32, b: i32) -> i32 {
   if (b == 0i) { return 0i; }
@@ -594,9 +601,11 @@ class Emitter {
   private emit(e: Expr): string {
     switch (e.k) {
       case 'const': {
-        const v = typeof e.value === 'string' ? Number(e.value) : typeof e.value === 'boolean' ? (e.value ? 1 : 0) : e.value;
+        const v = typeof e.value === 'string' ? BigInt(e.value) : typeof e.value === 'boolean' ? (e.value ? 1 : 0) : e.value;
         if (e.dtype === 'bool') return Number(v) !== 0 ? '1u' : '0u';
-        return lit(v, wtype(e.dtype));
+        const t = wtype(e.dtype);
+        // the interpreter's value: a float into an integer dtype (full(3, NaN, dtype='int32')) casts as a float does
+        return lit(t === 'f32' ? Number(v) : Number(castScalar(v, typeof v === 'bigint' ? 'int64' : 'float64', e.dtype)), t);
       }
       case 'var': return this.varName.get(e.id)!;
       case 'acc': return this.accName;
@@ -647,6 +656,7 @@ class Emitter {
     if (to === 'float16') return `round_f16(${this.cast(x, from, 'float32')})`;
     if (tt === 'f32') return ft === 'f32' ? x : `f32(${x})`;
     if (ft === 'f32') {
+      if (to === 'uint32') return from === 'float16' ? `h2u(${x})` : `f2u(${x})`;
       const i = `f2i(${x})`;
       return tt === 'u32' ? narrow(`bitcast<u32>(${i})`, to) : narrow(i, to);
     }
