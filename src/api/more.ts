@@ -6,7 +6,7 @@
 // depend on the values, so they are boolean-mask selections the run sizes
 // (graph/node.ts `compress`). An operand whose own lengths are known only at
 // run time (a selection) is built over once the run knows them (`deferred`,
-// or `withLength` where a result's length is a function of the operand's).
+// where a result's length is a function of the operand's).
 
 import { type DType, INFO, floatResultOf, isFloat } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
@@ -27,20 +27,6 @@ function sliceAlong(t: Tensor, ax: number, start: number, stop: number): Tensor 
 /** The 1-d `values` shaped to broadcast along axis `ax` of an `ndim`-d array. */
 function alongAxis(values: readonly number[], dtype: DType, ax: number, ndim: number): Tensor {
   return reshape(tensor(values, { dtype }), [values.length, ...Array<number>(ndim - ax - 1).fill(1)]);
-}
-
-/**
- * `build(t)`, at once when t's lengths are known; else a node the run builds
- * once they are (runtime/resolve.ts), whose axis `ax` has the length `len`
- * gives for t's (NaN while that is unknown). `deferred` would take the
- * result's lengths from stand-ins, which is right only where they equal an
- * input's: a packed length is not.
- */
-function withLength(name: string, t: Tensor, ax: number, len: (n: number) => number, build: (t: Tensor) => Tensor): Tensor {
-  if (!hasUnknown(t.shape)) return build(t);
-  const n = t.shape[ax]!;
-  const shape = t.shape.map((d, i) => (i === ax ? (isUnknown(n) ? NaN : len(n)) : d));
-  return new Tensor(G.defer(name, [t.node], ([u]) => build(new Tensor(u!)).node, 'uint8', shape));
 }
 
 /** An axis given as a Python int, as NumPy's C functions take it (a float is refused, not truncated). */
@@ -155,7 +141,7 @@ export function packbits(a: Operand, ...args: Args): Tensor {
   const order = packOrder(o.bitorder === undefined ? 'big' : o.bitorder);
   const [u, ax] = bitsAxis(t, o.axis);
   const packed = (n: number): number => Math.ceil(n / 8);
-  return withLength('packbits', u, ax, packed, (v) => {
+  return deferred('packbits', [u], ([v]) => {
     let bits = astype(not_equal(v, 0), 'uint8');
     const n = bits.shape[ax]!, bytes = packed(n);
     if (n % 8) bits = concatenate([bits, zeros(bits.shape.map((d, i) => (i === ax ? bytes * 8 - n : d)), { dtype: 'uint8' })], { axis: ax });
@@ -185,7 +171,7 @@ export function unpackbits(a: Operand, ...args: Args): Tensor {
     if (want < 0) throw new RangeError('-count larger than number of elements');
     return want;
   };
-  return withLength('unpackbits', u, ax, kept, (v) => {
+  return deferred('unpackbits', [u], ([v]) => {
     const n = v.shape[ax]! * 8, want = kept(v.shape[ax]!);
     const spread = reshape(v, [...v.shape.slice(0, ax + 1), 1, ...v.shape.slice(ax + 1)]);
     const shifts = [7, 6, 5, 4, 3, 2, 1, 0];
