@@ -405,10 +405,25 @@ describe('NumPy forms a fourth battery found missing', () => {
     const c = await mt.cov(mt.tensor([1, 2, 4], { dtype: 'float32' })).fetch();
     expect([c.dtype, c.item()]).toEqual(['float64', 2.3333333333333335]);
   });
+  it('cov checks computed weights when the run reaches them', async () => {
+    const m = mt.tensor([[1, 2, 4], [0, 5, 1]]);
+    const fetchError = async (t: mt.Tensor) => { try { await t.fetch(); } catch (e) { return e as Error; } throw new Error('the run did not fail'); };
+    expect((await fetchError(mt.cov(m, { fweights: mt.add([1, 2.5, 1], 0) }))).message).toBe('fweights must be integer');
+    expect((await fetchError(mt.cov(m, { aweights: mt.subtract([1, 2, 3], 2) }))).message).toBe('aweights cannot be negative');
+    // np.cov([[1, 2, 4], [0, 5, 1]], fweights=[1, 2, 1], aweights=[0.5, 1, 2])
+    const c = await mt.cov(m, { fweights: mt.add([1, 2, 1], 0), aweights: mt.multiply([0.5, 1, 2], 1) }).fetch();
+    const want = [1.857142857142857, -1.714285714285714, -1.714285714285714, 6.428571428571428];
+    Array.from(c.data as Float64Array).forEach((v, i) => expect(Math.abs(v - want[i]!)).toBeLessThan(1e-14));
+  });
   it.each([
     ['vsplit of 1-d', () => mt.vsplit(mt.arange(4), 2), /vsplit only works on arrays of 2 or more dimensions/],
     ['meshgrid keyword', () => mt.meshgrid(mt.arange(2), mt.arange(2), { sparce: true } as never), /meshgrid\(\) got an unexpected keyword argument 'sparce'/],
     ['cov ddof', () => mt.cov(mt.tensor([1, 2, 4]), { ddof: 1.5 }), /ddof must be integer/],
+    ['cov fweights integer', () => mt.cov(mt.ones([2, 3]), { fweights: [1, 2.5, 1] }), /^fweights must be integer$/],
+    ['cov fweights negative', () => mt.cov(mt.ones([2, 3]), { fweights: [1, -1, 1] }), /^fweights cannot be negative$/],
+    ['cov aweights negative', () => mt.cov(mt.ones([2, 3]), { aweights: [1, -1, 1] }), /^aweights cannot be negative$/],
+    ['cov fweights length', () => mt.cov(mt.ones([2, 3]), { fweights: [1, 1] }), /^incompatible numbers of samples and fweights$/],
+    ['cov aweights 2-d', () => mt.cov(mt.ones([2, 3]), { aweights: [[1, 1, 1]] }), /^cannot handle multidimensional aweights$/],
     ['linspace length', () => mt.linspace(0, 1, 1e300), /Maximum allowed size exceeded/],
     ['linspace num', () => mt.linspace(0, 1, 2.5), /'num' must be an integer, got 2.5/],
     ['diff order', () => mt.diff(mt.arange(3), { n: 1.5 }), /'float' object cannot be interpreted as an integer/],

@@ -55,7 +55,11 @@ describe('errors at the call, with NumPy messages', () => {
     expect(() => mt.histogram([1, 2], { range: [0, Infinity] })).toThrow('supplied range of [0, Infinity] is not finite');
     expect(() => mt.histogram([1, NaN])).toThrow('autodetected range of [NaN, NaN] is not finite');
     expect(() => mt.histogram([1, 2], { weights: [1, 2, 3] })).toThrow('weights should have the same shape as a.');
-    expect(() => mt.histogram([1, 2], 'auto')).toThrow(/bin estimators are not supported/);
+    expect(() => mt.histogram([1, 2], 'Auto')).toThrow(new RangeError("'Auto' is not a valid estimator for `bins`"));
+    expect(() => mt.histogram_bin_edges([1, 2], { bins: 'sturge' })).toThrow("'sturge' is not a valid estimator for `bins`");
+    expect(() => mt.histogram([1, 2], 'auto', { weights: [1, 1] })).toThrow(new TypeError('Automated estimation of the number of bins is not supported for weighted data'));
+    expect(() => mt.histogram([1, NaN], 'fd')).toThrow(new RangeError('autodetected range of [NaN, NaN] is not finite'));
+    expect(() => mt.histogram([1, 2], 'fd', { range: [2, 1] })).toThrow('max must be larger than min in range parameter.');
   });
   it('bincount', () => {
     expect(() => mt.bincount([-1, 2])).toThrow(new RangeError("'list' argument must have no negative elements"));
@@ -95,6 +99,7 @@ describe('errors raised when the run reaches them', () => {
   it('histogram of computed data holding NaN, and computed edges that decrease', async () => {
     expect((await runError(mt.histogram(lazy([1, NaN]))[0])).message).toMatch(/autodetected range .* not finite/);
     expect((await runError(mt.histogram([1, 2], lazy([3, 1]))[0])).message).toBe('`bins` must increase monotonically, when an array');
+    expect((await runError(mt.histogram(lazy([1, NaN]), 'auto')[0])).message).toBe('autodetected range of [NaN, NaN] is not finite');
   });
   it('bincount of computed negative values', async () => {
     expect((await runError(mt.bincount(lazy([1, -2], 'int64')))).message).toBe("'list' argument must have no negative elements");
@@ -113,6 +118,23 @@ describe('values known only at run time', () => {
     const w = await mt.bincount(x, [0.5, 1, 2, 4], { minlength: 7 }).fetch();
     expect(w.shape).toEqual([7]);
     expect(Array.from(w.data as Float64Array)).toEqual([4, 2.5, 0, 0, 1, 0, 0]);
+  });
+  it('histogram with an estimator over computed data and over a selection: the count of bins is read from the run', async () => {
+    const data = Array.from({ length: 23 }, (_, i) => ((i * 7) % 11) - 3 + (i % 3 === 0 ? 0.5 : 0));
+    const [h, e] = mt.histogram(lazy(data), 'fd');
+    expect(Number.isNaN(h.shape[0])).toBe(true);
+    // np.histogram(data, 'fd')
+    expect(await vals(h)).toEqual([9, 6, 8]);
+    expect(await vals(e)).toEqual([-3, 0.5, 4, 7.5]);
+    const x = mt.tensor(data);
+    const sel = x.get(mt.greater_equal(x, 0));
+    const [hs, es] = mt.histogram(sel, { bins: 'sturges' });
+    const got = await hs.fetch();
+    expect(got.shape).toEqual([5]);
+    expect(got.dtype).toBe('int64');
+    expect(Array.from(got.data as BigInt64Array, Number)).toEqual([3, 3, 3, 3, 4]);
+    expect(await vals(es)).toEqual([0, 1.5, 3, 4.5, 6, 7.5]);
+    expect(await vals(mt.histogram_bin_edges(sel, 'stone'))).toEqual([0, 7.5]);
   });
   it('set functions of selections (lengths known after a boolean mask)', async () => {
     const a = mt.tensor([5, 1, 7, 3, 3, 9]);
@@ -141,6 +163,8 @@ describe('results independent of the chunking', () => {
     ['interp', (x) => mt.interp(x, edges, [1, 2, 0, -1, 5, 6])],
     ['histogram', (x) => mt.histogram(x, 6)[0]],
     ['histogram edges', (x) => mt.histogram(x, 6)[1]],
+    ['histogram auto', (x) => mt.histogram(x, 'auto')[0]],
+    ['histogram fd edges', (x) => mt.histogram(x, 'fd')[1]],
     ['histogram explicit', (x) => mt.histogram(x, edges, { weights: x })[0]],
     ['bincount', (x) => mt.bincount(mt.astype(mt.add(x, 3), 'int64'))],
     ['nancumsum', (x) => mt.nancumsum(mt.where(mt.greater(x, 5), NaN, x))],

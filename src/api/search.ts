@@ -20,7 +20,8 @@
 // large arrays.
 
 import * as G from '../graph/node.js';
-import { isFloat, isInteger, sumResultOf } from '../graph/dtype.js';
+import { type DType, isFloat, isInteger, sumResultOf } from '../graph/dtype.js';
+import { roundHalf } from '../graph/half.js';
 import { broadcastShapes, hasUnknown, normalizeAxis, shapeStr } from '../graph/shape.js';
 import { runtime } from '../runtime/runtime.js';
 import {
@@ -258,13 +259,12 @@ export function interp(x: Operand, xp: Operand, fp: Operand, ...args: Args): Ten
 /** The stable order of a 1-d tensor (statistics.argsort, without the import cycle through tensor.ts's named list). */
 const argsortOf = (t: Tensor): Tensor => new Tensor(G.sort(t.node, 0, true));
 
-type HistOpts = { bins?: number | Operand; range?: readonly [number, number] | null; density?: boolean | null; weights?: Operand | null };
+type HistOpts = { bins?: number | string | Operand; range?: readonly [number, number] | null; density?: boolean | null; weights?: Operand | null };
 interface Edges { edges: Tensor; uniform?: { first: Tensor; last: Tensor; n: number; div: 'float16' | 'float32' | 'float64'; fromRange: boolean } }
 
-/** NumPy's _get_bin_edges for a count of equal bins or explicit edges (no estimator strings). */
-function binEdges(fn: string, a: Tensor, o: HistOpts): Edges {
+/** NumPy's _get_bin_edges for a count of equal bins or explicit edges (estimator names go through `estimated` first). */
+function binEdges(a: Tensor, o: HistOpts): Edges {
   const bins = o.bins ?? 10;
-  if (typeof bins === 'string') throw new TypeError(`${fn}(): bins=${JSON.stringify(bins)}: the bin estimators are not supported (give a number of bins or the edges)`);
   if (typeof bins === 'number' || typeof bins === 'boolean') {
     if (typeof bins !== 'number' || !Number.isInteger(bins)) throw new TypeError('`bins` must be an integer, a string, or an array');
     if (bins < 1) throw new RangeError('`bins` must be positive, when an integer');
@@ -282,6 +282,15 @@ function binEdges(fn: string, a: Tensor, o: HistOpts): Edges {
   return { edges: m < 2 ? e : guarded(e, logical_not(any(greater(e.get(`0:${m - 1}`), e.get(`1:${m}`)))), MONO) };
 }
 
+/** A given range as NumPy's _get_outer_edges checks it, an empty one widened by 0.5 each side. */
+function givenRange(range: readonly [number, number]): [number, number] {
+  if (!Array.isArray(range) || range.length !== 2 || range.some((v) => typeof v !== 'number')) throw new TypeError('range must be a pair of numbers (min, max)');
+  const [lo, hi] = range;
+  if (lo > hi) throw new RangeError('max must be larger than min in range parameter.');
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) throw new RangeError(`supplied range of [${lo}, ${hi}] is not finite`);
+  return lo === hi ? [lo - 0.5, hi + 0.5] : [lo, hi];
+}
+
 /**
  * The outer edges and NumPy's linspace between them, in NumPy's dtypes
  * (float32 or float16 data with no range keeps its dtype; `rangeF64`: histogramdd's
@@ -293,11 +302,7 @@ function equalEdges(a: Tensor, n: number, range: readonly [number, number] | nul
   let first: Tensor, last: Tensor;
   let dt: 'float16' | 'float32' | 'float64' = 'float64';
   if (range !== null) {
-    if (!Array.isArray(range) || range.length !== 2 || range.some((v) => typeof v !== 'number')) throw new TypeError('range must be a pair of numbers (min, max)');
-    let [lo, hi] = range;
-    if (lo > hi) throw new RangeError('max must be larger than min in range parameter.');
-    if (!Number.isFinite(lo) || !Number.isFinite(hi)) throw new RangeError(`supplied range of [${lo}, ${hi}] is not finite`);
-    if (lo === hi) { lo -= 0.5; hi += 0.5; }
+    const [lo, hi] = givenRange(range);
     first = tensor(lo, { dtype: 'float64' });
     last = tensor(hi, { dtype: 'float64' });
   } else if (a.size === 0) {
@@ -348,13 +353,24 @@ function histData(fn: string, a: Operand, weights: Operand | null | undefined): 
  * histogram(a, bins=10, range=None, density=None, weights=None): [hist,
  * bin_edges] as NumPy computes them: equal bins through its index formula
  * and its corrections at the edges, in its dtypes; explicit edges through
- * counts below each edge (the last edge inclusive). int64 counts, or the
- * weights' dtype; float64 with density. No bin estimator strings.
+ * counts below each edge (the last edge inclusive); an estimator name
+ * ('auto', 'fd', ...) through the count of equal bins it picks (`estimated`:
+ * data not computed yet gives outputs of a length known at run time).
+ * int64 counts, or the weights' dtype; float64 with density.
  */
 export function histogram(a: Operand, ...args: Args): [Tensor, Tensor] {
   const o = kwargs<HistOpts>('histogram', args, ['bins', 'range', 'density', 'weights']);
   const [t, w] = histData('histogram', a, o.weights);
-  const { edges, uniform } = binEdges('histogram', t, o);
+  if (typeof o.bins === 'string') {
+    const [hist, edges] = estimated('histogram', t, w, o, (x, n) => counted(x, undefined, { ...o, bins: n }));
+    return [hist!, edges!];
+  }
+  return counted(t, w, o);
+}
+
+/** histogram's counts over bins given as a number or edges. */
+function counted(t: Tensor, w: Tensor | undefined, o: HistOpts): [Tensor, Tensor] {
+  const { edges, uniform } = binEdges(t, o);
   const ntype = w ? w.dtype : 'int64';
   let hist: Tensor;
   if (uniform) {
@@ -396,11 +412,211 @@ export function histogram(a: Operand, ...args: Args): [Tensor, Tensor] {
   return [hist, edges];
 }
 
-/** histogram_bin_edges(a, bins=10, range=None, weights=None): histogram's edges (a number of bins or explicit edges; no estimator strings). */
+/** histogram_bin_edges(a, bins=10, range=None, weights=None): histogram's edges (a number of bins, explicit edges or an estimator name, as histogram). */
 export function histogram_bin_edges(a: Operand, ...args: Args): Tensor {
   const o = kwargs<HistOpts>('histogram_bin_edges', args, ['bins', 'range', 'weights']);
-  const [t] = histData('histogram_bin_edges', a, o.weights);
-  return binEdges('histogram_bin_edges', t, o).edges;
+  const [t, w] = histData('histogram_bin_edges', a, o.weights);
+  if (typeof o.bins === 'string') return estimated('histogram_bin_edges', t, w, o, (x, n) => [binEdges(x, { ...o, bins: n }).edges])[0]!;
+  return binEdges(t, o).edges;
+}
+
+// Bin estimators. NumPy picks the count of equal bins from the data's values
+// (ptp, std, percentiles, a cross-validation over counts), so the count
+// is computed on the host from the values, following NumPy's float steps
+// (its pairwise sums; float32/float16 data rounded where NumPy keeps their
+// dtype), which reproduces its count exactly; the histogram is then the
+// one for that count. Values not computed yet are read when the run gets
+// there (a `defer` node over a selection of all of them, as bincount's
+// length), so the outputs have a length known at run time.
+
+const ESTIMATORS = ['auto', 'fd', 'doane', 'scott', 'stone', 'rice', 'sturges', 'sqrt'];
+
+type Round = (x: number) => number;
+const exact: Round = (x) => x;
+
+/**
+ * histogram's (or histogram_bin_edges') outputs for bins named by an
+ * estimator: `make` builds them for a count of bins, once the count is
+ * known (now for data already computed or empty, else in the run).
+ */
+function estimated(fn: string, t: Tensor, w: Tensor | undefined, o: HistOpts, make: (x: Tensor, n: number) => Tensor[]): Tensor[] {
+  const name = o.bins as string;
+  if (!ESTIMATORS.includes(name)) throw new RangeError(`'${name}' is not a valid estimator for \`bins\``);
+  if (w) throw new TypeError('Automated estimation of the number of bins is not supported for weighted data');
+  const range = o.range === undefined || o.range === null ? null : givenRange(o.range);
+  const count = (x: Tensor, values: readonly number[]) => binCount(name, values, x.dtype, range);
+  if (hasUnknown(t.shape)) {
+    // a length known after a boolean mask: the same, once it is known
+    const outs = make(t, 1).length;
+    return Array.from({ length: outs }, (_, i) => deferred(fn, [t], ([x]) => estimated(fn, x!, undefined, o, make)[i]!));
+  }
+  if (t.size === 0) return make(t, 1);
+  const values = known(t);
+  if (values) return make(t, count(t, values));
+  const all = G.compress(t.node, G.expand(G.constant(true, 'bool'), [t.size]), 0);
+  // both outputs share the count per computed selection (the outputs are built afresh: nodes built
+  // for an earlier run may hold checks that run computed, which a new build must not hand back)
+  let last: { from: G.Node; n: number } | undefined;
+  const build = (ins: readonly G.Node[]): Tensor[] => {
+    if (last?.from !== ins[0]) last = { from: ins[0]!, n: count(t, Array.from(runtime.values(ins[0]!), Number)) };
+    return make(new Tensor(ins[1]!), last.n);
+  };
+  return make(t, 1).map((p, i) => new Tensor(G.defer(fn, [all, t.node], (ins) => build(ins)[i]!.node, p.dtype, [NaN])));
+}
+
+/**
+ * NumPy's _get_bin_edges for an estimator over the raveled values of dtype
+ * `d`: the values in the range, the estimator's width, and
+ * ceil((last - first) / width) bins (1 for a width of 0 or no values in
+ * range; a width of at least 1 for integer data).
+ */
+function binCount(name: string, values: readonly number[], d: DType, range: [number, number] | null): number {
+  const inD = d === 'float32' || d === 'float16';
+  const r: Round = d === 'float32' ? Math.fround : d === 'float16' ? roundHalf : exact;
+  let first: number, last: number, x: number[];
+  if (range) {
+    [first, last] = range;
+    // NumPy compares the data with the range's Python floats in the data's dtype
+    const lo = r(first), hi = r(last);
+    x = values.filter((v) => v >= lo && v <= hi);
+  } else {
+    if (values.length === 0) return 1;
+    first = Infinity; last = -Infinity;
+    for (const v of values) { if (Number.isNaN(v)) { first = last = NaN; break; } if (v < first) first = v; if (v > last) last = v; }
+    if (!Number.isFinite(first) || !Number.isFinite(last)) throw new RangeError(`autodetected range of [${first}, ${last}] is not finite`);
+    if (first === last) [first, last] = [r(first - 0.5), r(last + 0.5)];
+    x = [...values];
+  }
+  if (x.length === 0) return 1;
+  x.sort((p, q) => p - q);
+  let { w, kept } = binWidth(name, x, d, first, last, range === null);
+  if (w === 0) return 1;
+  if (isInteger(d) && w < 1) { w = 1; kept = false; }
+  // the outer edges' difference: in the data's float dtype for its own extremes, else float64
+  const deltaInD = inD && range === null;
+  const delta = deltaInD ? r(last - first) : last - first;
+  const n = Math.ceil(deltaInD && kept ? r(delta / w) : delta / w);
+  if (Number.isNaN(n)) throw new RangeError('cannot convert float NaN to integer');
+  if (!Number.isFinite(n)) throw new RangeError('cannot convert float infinity to integer');
+  return n;
+}
+
+/** An estimator's width, and whether NumPy's value keeps the data's float dtype (`kept`) rather than float64. */
+interface Width { w: number; kept: boolean }
+
+/**
+ * NumPy's _hist_bin_<name>(x, (first, last)) over sorted finite values `x`
+ * (not empty) of dtype `d`, step by step in NumPy's dtypes: float32 and
+ * float16 data keep theirs in its std, mean and ptp (float16 summed in
+ * float32, as NumPy's loops), integers and the rest are float64.
+ */
+function binWidth(name: string, x: readonly number[], d: DType, first: number, last: number, ownRange: boolean): Width {
+  const n = x.length;
+  const inD = d === 'float32' || d === 'float16';
+  const r: Round = d === 'float32' ? Math.fround : d === 'float16' ? roundHalf : exact;
+  const acc: Round = inD ? Math.fround : exact;
+  // an unsigned difference for integers (NumPy's _unsigned_subtract): exact as JS numbers
+  const ptp = r(x[n - 1]! - x[0]!);
+  const total = (v: readonly number[]) => r(pairwiseSum(v, 0, v.length, acc));
+  const mean = (v: readonly number[]) => r(total(v) / v.length);
+  const std = () => {
+    const m = mean(x);
+    return r(Math.sqrt(r(total(x.map((v) => { const e = r(v - m); return r(e * e); })) / n)));
+  };
+  const f64 = (w: number): Width => ({ w, kept: false });
+  const ofD = (w: number): Width => ({ w, kept: inD });
+  const sqrt = () => f64(ptp / Math.sqrt(n));
+  const sturges = () => f64(ptp / (Math.log2(n) + 1));
+  const fd = () => {
+    // np.percentile(x, [75, 25]), linear: a float64 list of q gives float64 quantiles
+    const q = (p: number) => {
+      const v = (n - 1) * p;
+      const i = v >= n - 1 ? n - 1 : Math.floor(v);
+      const j = v >= n - 1 ? n - 1 : i + 1;
+      const g = v - (v >= n - 1 ? -1 : i);
+      const diff = r(x[j]! - x[i]!);
+      return g >= 0.5 ? x[j]! - diff * (1 - g) : x[i]! + diff * g;
+    };
+    return f64(2 * (q(0.75) - q(0.25)) * n ** (-1 / 3));
+  };
+  switch (name) {
+    case 'sqrt': return sqrt();
+    case 'sturges': return sturges();
+    case 'rice': return ofD(inD ? r(ptp / r(2 * n ** (1 / 3))) : ptp / (2 * n ** (1 / 3)));
+    case 'scott': return ofD(r(r((24 * Math.sqrt(Math.PI) / n) ** (1 / 3)) * std()));
+    case 'fd': return fd();
+    case 'doane': {
+      if (n <= 2) return f64(0);
+      const sg1 = Math.sqrt(6 * (n - 2) / ((n + 1) * (n + 3)));
+      const sigma = std();
+      if (!(sigma > 0)) return f64(0);
+      const m = mean(x);
+      const g1 = mean(x.map((v) => r(r(r(v - m) / sigma) ** 3)));
+      return f64(ptp / (1 + Math.log2(n) + Math.log2(1 + Math.abs(g1) / sg1)));
+    }
+    case 'stone': {
+      if (n <= 1 || ptp === 0) return f64(0);
+      const upper = Math.max(100, Math.floor(Math.sqrt(n)));
+      let best = 1, bestScore = Infinity;
+      for (let k = 1; k <= upper; k++) {
+        // NumPy's cross-validation estimate of the integrated squared error for k bins
+        const hh = r(ptp / k);
+        let dot = 0;
+        for (const c of equalCounts(x, k, d, first, last, ownRange)) dot += (c / n) * (c / n);
+        const score = (2 - (n + 1) * dot) / hh;
+        if (score < bestScore) { bestScore = score; best = k; }
+      }
+      if (best === upper) console.warn('RuntimeWarning: The number of bins estimated may be suboptimal.');
+      return ofD(r(ptp / best));
+    }
+    default: {
+      // 'auto': the smaller of Sturges' width and FD's, FD's at least half the sqrt width
+      const f = fd(), s = sturges(), h = sqrt().w / 2;
+      const fdw = h > f.w ? f64(h) : f;
+      return s.w < fdw.w ? s : fdw;
+    }
+  }
+}
+
+/** np.add.reduce's order over v[lo, lo + n): 8 running sums up to 128 values, halves (cut at a multiple of 8) above; every sum rounded by `acc`. */
+function pairwiseSum(v: readonly number[], lo: number, n: number, acc: Round): number {
+  if (n < 8) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s = acc(s + v[lo + i]!);
+    return s;
+  }
+  if (n <= 128) {
+    const p = v.slice(lo, lo + 8);
+    let i = 8;
+    for (; i < n - (n % 8); i += 8) for (let j = 0; j < 8; j++) p[j] = acc(p[j]! + v[lo + i + j]!);
+    let s = acc(acc(acc(p[0]! + p[1]!) + acc(p[2]! + p[3]!)) + acc(acc(p[4]! + p[5]!) + acc(p[6]! + p[7]!)));
+    for (; i < n; i++) s = acc(s + v[lo + i]!);
+    return s;
+  }
+  let half = Math.floor(n / 2);
+  half -= half % 8;
+  return acc(pairwiseSum(v, lo, half, acc) + pairwiseSum(v, lo + half, n - half, acc));
+}
+
+/**
+ * np.histogram(x, k, range=(first, last))[0] over sorted values inside the
+ * range: NumPy's linspace edges (in the data's float dtype over its own
+ * extremes, else float64, then cast to the edges' dtype) and the count
+ * between each pair, the last edge inclusive.
+ */
+function equalCounts(x: readonly number[], k: number, d: DType, first: number, last: number, ownRange: boolean): number[] {
+  const b: Round = d === 'float32' ? Math.fround : d === 'float16' ? roundHalf : exact;
+  const s: Round = ownRange ? b : exact;
+  const delta = s(last - first), step = s(delta / k);
+  const edges = Array.from({ length: k + 1 }, (_, i) => (i === k ? b(last) : b(s((step === 0 ? s(s(i / k) * delta) : s(i * step)) + first))));
+  for (let i = 0; i < k; i++) if (!(edges[i]! < edges[i + 1]!)) throw new RangeError(`Too many bins for data range. Cannot create ${k} finite-sized bins.`);
+  const below = (e: number) => {
+    let lo = 0, hi = x.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (x[mid]! < e) lo = mid + 1; else hi = mid; }
+    return lo;
+  };
+  const starts = edges.slice(0, k).map(below);
+  return starts.map((c, i) => (i === k - 1 ? x.length : starts[i + 1]!) - c);
 }
 
 /**

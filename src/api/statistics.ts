@@ -14,7 +14,7 @@ import { broadcastShapes, normalizeAxes, normalizeAxis } from '../graph/shape.js
 import {
   type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
   logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose, moveaxis, expand_dims, full_like, isTensor, valuesNow, deferred, any, cumsum, less, take, zeros,
+  minimum, maximum, not_equal, tensor, transpose, moveaxis, expand_dims, full_like, isTensor, valuesNow, deferred, any, cumsum, less, take, zeros, around,
 } from './tensor.js';
 import { runtime } from '../runtime/runtime.js';
 import * as G from '../graph/node.js';
@@ -130,25 +130,73 @@ export function nanprod(a: Operand, ...args: Args): Tensor {
   return prod(isFloat(t.dtype) ? where(isnan(t), 1, t) : t, o);
 }
 
-/** cov(m, y=None, rowvar=True, bias=False, ddof=None): rows are variables (columns with rowvar=False). */
+/**
+ * cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
+ * aweights=None): rows are variables (columns with rowvar=False). With
+ * weights, NumPy's weighted means and normalisation: w = fweights *
+ * aweights, and the sum of w less ddof (times sum(w * aweights) / sum(w)
+ * with aweights) as the divisor, 0 (inf or NaN entries) when not positive.
+ */
 export function cov(m: Operand, ...args: Args): Tensor {
-  const o = kwargs<{ y?: Operand | null; rowvar?: boolean; bias?: boolean; ddof?: number | null }>('cov', args, ['y', 'rowvar', 'bias', 'ddof']);
+  const o = kwargs<{ y?: Operand | null; rowvar?: boolean; bias?: boolean; ddof?: number | null; fweights?: Operand | null; aweights?: Operand | null }>(
+    'cov', args, ['y', 'rowvar', 'bias', 'ddof', 'fweights', 'aweights']);
   if (o.ddof !== undefined && o.ddof !== null && !Number.isInteger(o.ddof)) throw new TypeError('ddof must be integer');
-  // NumPy computes covariances in float64 whatever the input.
-  const rows = (v: Operand) => {
+  // NumPy computes covariances in float64 whatever the input; rowvar=False transposes a 2-d m, and a y of more than one row.
+  const rows = (v: Operand, name: 'm' | 'y') => {
     let x = astype(v, 'float64');
-    if (x.ndim > 2) throw new RangeError('m has more than 2 dimensions');
-    if (x.ndim < 2) x = reshape(x, [1, -1]);
-    return o.rowvar === false && x.shape[0] !== 1 ? transpose(x) : x;
+    if (x.ndim > 2) throw new RangeError(`${name} has more than 2 dimensions`);
+    const oneD = x.ndim < 2;
+    if (oneD) x = reshape(x, [1, -1]);
+    return o.rowvar === false && (name === 'm' ? !oneD : x.shape[0] !== 1) ? transpose(x) : x;
   };
-  let x = rows(m);
-  if (o.y !== undefined && o.y !== null) x = concatenate([x, rows(o.y)], { axis: 0 });
+  let x = rows(m, 'm');
+  if (o.y !== undefined && o.y !== null) x = concatenate([x, rows(o.y, 'y')], { axis: 0 });
   const ddof = o.ddof ?? (o.bias ? 0 : 1);
   const n = x.shape[1]!;
-  const dev = subtract(x, mean(x, { axis: 1, keepdims: true }));
-  const c = divide(matmul(dev, transpose(dev)), Math.max(n - ddof, 0));
+  const f = o.fweights === undefined || o.fweights === null ? undefined : observationWeights('fweights', o.fweights, n);
+  const aw = o.aweights === undefined || o.aweights === null ? undefined : observationWeights('aweights', o.aweights, n);
+  const w = f && aw ? multiply(f, aw) : f ?? aw;
+  let c: Tensor;
+  if (!w) {
+    const dev = subtract(x, mean(x, { axis: 1, keepdims: true }));
+    c = divide(matmul(dev, transpose(dev)), Math.max(n - ddof, 0));
+  } else {
+    const byRow = { axis: 1, weights: w, returned: true as const };
+    const [avg, wsums] = average(x, byRow);
+    const wsum = wsums.get(0);
+    let fact = ddof === 0 ? wsum : !aw ? subtract(wsum, ddof) : subtract(wsum, divide(multiply(ddof, sum(multiply(w, aw))), wsum));
+    fact = where(less_equal(fact, 0), 0, fact);
+    const dev = subtract(x, reshape(avg, [-1, 1]));
+    c = multiply(matmul(dev, transpose(multiply(dev, w))), divide(1, fact));
+  }
   return c.shape[0] === 1 ? reshape(c, []) : c;
 }
+
+/**
+ * cov's fweights or aweights as float64, with NumPy's checks in its order:
+ * integer values (fweights), 1-d, one per observation, none negative. The
+ * value checks of weights not computed yet fail the run when it reaches
+ * them.
+ */
+function observationWeights(name: 'fweights' | 'aweights', v: Operand, n: number): Tensor {
+  const t = toTensor(v);
+  const values = runtime.has(t.node) ? Array.from(runtime.values(t.node), Number) : undefined;
+  const INTEGER = 'fweights must be integer', NEGATIVE = `${name} cannot be negative`;
+  // NumPy's fweights == around(fweights): NaN fails, infinities pass
+  if (name === 'fweights' && values?.some((x) => Number.isNaN(x) || (Number.isFinite(x) && !Number.isInteger(x)))) throw new TypeError(INTEGER);
+  if (t.ndim > 1) throw runtimeError(`cannot handle multidimensional ${name}`);
+  if (t.ndim === 0) throw new RangeError('tuple index out of range');
+  if (!Number.isNaN(t.shape[0]) && !Number.isNaN(n) && t.shape[0] !== n) throw runtimeError(`incompatible numbers of samples and ${name}`);
+  if (values?.some((x) => x < 0)) throw new RangeError(NEGATIVE);
+  let w = astype(t, 'float64');
+  if (values) return w;
+  const guard = (ok: Tensor, error: string, message: string) => where(new Tensor(G.check(ok.node, 'nonzero', error, message)), w, 0);
+  if (name === 'fweights') w = guard(all(equal(w, around(w))), 'TypeError', INTEGER);
+  return guard(logical_not(any(less(w, 0))), 'RangeError', NEGATIVE);
+}
+
+/** NumPy's RuntimeError, which JavaScript lacks: an Error of that name. */
+const runtimeError = (message: string): Error => Object.assign(new Error(message), { name: 'RuntimeError' });
 
 /** corrcoef(x, y=None, rowvar=True): Pearson correlation coefficients, clipped to [-1, 1] as NumPy does. */
 export function corrcoef(x: Operand, ...args: Args): Tensor {
