@@ -405,6 +405,11 @@ describe('NumPy forms a fourth battery found missing', () => {
     const c = await mt.cov(mt.tensor([1, 2, 4], { dtype: 'float32' })).fetch();
     expect([c.dtype, c.item()]).toEqual(['float64', 2.3333333333333335]);
   });
+  it('order in either case changes no value, as in NumPy', async () => {
+    expect(Array.from((await mt.zeros([2], { order: 'f' }).fetch()).data as Float64Array)).toEqual([0, 0]);
+    expect(Array.from((await mt.array([[1, 2], [3, 4]], { order: 'a' }).fetch()).data as BigInt64Array, Number)).toEqual([1, 2, 3, 4]);
+    expect((await mt.ones_like(mt.tensor([1, 2]), { order: 'K' }).fetch()).dtype).toBe('int64');
+  });
   it('cov checks computed weights when the run reaches them', async () => {
     const m = mt.tensor([[1, 2, 4], [0, 5, 1]]);
     const fetchError = async (t: mt.Tensor) => { try { await t.fetch(); } catch (e) { return e as Error; } throw new Error('the run did not fail'); };
@@ -419,6 +424,12 @@ describe('NumPy forms a fourth battery found missing', () => {
     ['vsplit of 1-d', () => mt.vsplit(mt.arange(4), 2), /vsplit only works on arrays of 2 or more dimensions/],
     ['meshgrid keyword', () => mt.meshgrid(mt.arange(2), mt.arange(2), { sparce: true } as never), /meshgrid\(\) got an unexpected keyword argument 'sparce'/],
     ['cov ddof', () => mt.cov(mt.tensor([1, 2, 4]), { ddof: 1.5 }), /ddof must be integer/],
+    ['full order', () => mt.full([2, 2], 1, { dtype: 'int8', order: 'Q' }), /^order must be one of 'C', 'F', 'A', or 'K' \(got 'Q'\)$/],
+    ['zeros order K', () => mt.zeros(2, { order: 'K' }), /^only 'C' or 'F' order is permitted$/],
+    ['ones order type', () => mt.ones(2, { order: 3 as never }), /^order must be str, not int$/],
+    ['zeros_like order', () => mt.zeros_like([1, 2], { order: 'CC' }), /got 'CC'/],
+    ['astype order', () => mt.astype([1, 2], 'float32', { order: '' }), /got ''/],
+    ['add order', () => mt.add(1, 2, { order: 'Q' }), /got 'Q'/],
     ['cov fweights integer', () => mt.cov(mt.ones([2, 3]), { fweights: [1, 2.5, 1] }), /^fweights must be integer$/],
     ['cov fweights negative', () => mt.cov(mt.ones([2, 3]), { fweights: [1, -1, 1] }), /^fweights cannot be negative$/],
     ['cov aweights negative', () => mt.cov(mt.ones([2, 3]), { aweights: [1, -1, 1] }), /^aweights cannot be negative$/],

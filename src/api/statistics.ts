@@ -14,7 +14,7 @@ import { broadcastShapes, normalizeAxes, normalizeAxis } from '../graph/shape.js
 import {
   type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
   logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose, moveaxis, expand_dims, full_like, isTensor, valuesNow, deferred, any, cumsum, less, take, zeros, around,
+  minimum, maximum, not_equal, tensor, transpose, moveaxis, expand_dims, full_like, isTensor, valuesNow, deferred, any, cumsum, less, take, zeros, around, pyType,
 } from './tensor.js';
 import { runtime } from '../runtime/runtime.js';
 import * as G from '../graph/node.js';
@@ -270,7 +270,6 @@ function alongAxis(a: Operand, axis: number | null | undefined, fallback: number
 }
 
 /** Python's type name of a JS value, for NumPy's TypeError texts. */
-const pyType = (v: unknown): string => (typeof v === 'number' ? (Number.isInteger(v) ? 'int' : 'float') : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'str' : v === null ? 'NoneType' : typeof v);
 
 type SortOpts = { axis?: number | null; kind?: string | null; order?: unknown; stable?: boolean | null };
 

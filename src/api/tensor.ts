@@ -41,6 +41,8 @@ export interface CreateOpts {
   chunkSize?: ChunkSize;
   /** Run the work on this tensor on WebGPU (as Mars's gpu=True): a graph holding one runs with device 'webgpu'. */
   gpu?: boolean;
+  /** NumPy's memory order: checked as NumPy checks it, changes no value (values are C-ordered). */
+  order?: string | null;
 }
 
 /** Nodes created with { gpu: true }. */
@@ -301,7 +303,7 @@ type ArrayOpts = CreateOpts & { order?: string | null; copy?: boolean | null; nd
  */
 export function tensor(data: JsData | Tensor, ...args: (DType | string | ArrayOpts | null | undefined)[]): Tensor {
   const o = kwargs<ArrayOpts>('array', args, ['dtype', 'order'], [...CREATE_KW, 'copy', 'ndmin']);
-  if (o.order !== undefined && o.order !== null && !['C', 'F', 'A', 'K'].includes(o.order)) throw new RangeError(`order must be one of 'C', 'F', 'A', or 'K' (got ${JSON.stringify(o.order)})`);
+  checkOrder(o.order);
   const ndmin = checkInt(o.ndmin ?? 0, 'array', 'ndmin');
   const dtype = dtypeArg(o.dtype);
   let t: Tensor;
@@ -413,6 +415,22 @@ function promoteArgs(args: Arg[]): DType {
   return args.map((a) => defaultDTypeOfWeak(a.weak!)).reduce(promoteTypes);
 }
 
+/** Python's name for the type of a JS value, for NumPy's TypeError messages. */
+export const pyType = (v: unknown): string => (typeof v === 'number' ? (Number.isInteger(v) ? 'int' : 'float') : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'str' : v === null ? 'NoneType' : typeof v);
+
+/**
+ * NumPy's check of an `order` argument: a string, 'C', 'F', 'A' or 'K' in
+ * either case (`CF`: only the first two, as the creation functions allow).
+ * Values are C-ordered whatever it says; it changes no value.
+ */
+export function checkOrder(order: unknown, only: 'CFAK' | 'CF' = 'CFAK'): void {
+  if (order === undefined || order === null) return;
+  if (typeof order !== 'string') throw new TypeError(`order must be str, not ${pyType(order)}`);
+  const u = order.toUpperCase();
+  if (u.length !== 1 || !'CFAK'.includes(u)) throw new RangeError(`order must be one of 'C', 'F', 'A', or 'K' (got '${order}')`);
+  if (!only.includes(u)) throw new RangeError("only 'C' or 'F' order is permitted");
+}
+
 /** A ufunc's arguments after its operands: NumPy's `out` (refused) positionally; `dtype`, `casting`, `order`, `where` by keyword. */
 interface UFuncOpts { dtype?: DType; casting: Casting }
 const NO_UFUNC_OPTS: UFuncOpts = { casting: 'same_kind' };
@@ -421,7 +439,7 @@ function ufuncOpts(fn: string, rest: readonly unknown[]): UFuncOpts {
   const o = kwargs<{ dtype?: DType | string | null; casting?: string; order?: string; where?: unknown; subok?: boolean }>(fn, rest, ['out'], ['where', 'casting', 'order', 'dtype', 'subok']);
   if (o.where !== undefined && o.where !== true) throw new TypeError(`${fn}(): where= is not supported (Tessera's values are immutable): use mt.where(mask, mt.${fn}(...), other)`);
   if (o.casting !== undefined && !(CASTINGS as readonly string[]).includes(o.casting)) throw new RangeError(`casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' (got ${JSON.stringify(o.casting)})`);
-  if (o.order !== undefined && o.order !== null && !['K', 'A', 'C', 'F'].includes(o.order)) throw new RangeError(`order must be one of 'C', 'F', 'A', or 'K' (got ${JSON.stringify(o.order)})`);
+  checkOrder(o.order);
   const dtype = dtypeArg(o.dtype);
   return { ...(dtype ? { dtype } : {}), casting: (o.casting ?? 'same_kind') as Casting };
 }
@@ -568,6 +586,7 @@ export const positive = (x: Operand): Tensor => {
 /** astype(dtype, order='K', casting='unsafe', subok=True, copy=True): a cast the casting rule allows (values are immutable: copy and order change nothing). */
 export function astype(x: Operand, dtype: DType | string, ...args: Args): Tensor {
   const o = kwargs<{ order?: string; casting?: string; subok?: boolean; copy?: boolean }>('astype', args, ['order', 'casting', 'subok', 'copy']);
+  checkOrder(o.order);
   const a = arg(x).node, d = parseDType(dtype);
   if (o.casting !== undefined) {
     if (!(CASTINGS as readonly string[]).includes(o.casting)) throw new RangeError(`casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' (got ${JSON.stringify(o.casting)})`);
@@ -808,6 +827,7 @@ function creationChunk(shape: number[], dtype: DType, o: CreateOpts): number[] {
 /** full(shape, fill_value, dtype, order), chunkSize and gpu as keywords. */
 export function full(shape: number | readonly number[], value: Operand, ...args: Args): Tensor {
   const o = kwargs<CreateOpts>('full', args, ['dtype', 'order'], CREATE_KW);
+  checkOrder(o.order, 'CF');
   const s = checkShape(shape);
   if (typeof value !== 'number' && typeof value !== 'boolean') {
     // an array fill value: its dtype (unless one is asked for), copied into every place it broadcasts to
@@ -830,7 +850,8 @@ export const empty = zeros;
 const filledLike = (fn: string, x: Operand, v: Operand, args: Args): Tensor => {
   const t = toTensor(x);
   const o = kwargs<CreateOpts & { shape?: number | number[] }>(fn, args, ['dtype', 'order', 'subok', 'shape'], CREATE_KW);
-  const { shape, subok: _s, ...rest } = o as CreateOpts & { shape?: number | number[]; subok?: unknown };
+  const { shape, subok: _s, order, ...rest } = o as CreateOpts & { shape?: number | number[]; subok?: unknown };
+  checkOrder(order);
   return full(shape ?? t.shape, v, { dtype: t.dtype, ...rest });
 };
 export const full_like = (x: Operand, v: Operand, ...args: Args): Tensor => filledLike('full_like', x, v, args);

@@ -227,7 +227,7 @@ export function unaryScalar(op: UnaryOp | 'floordiv_pos', v: Scalar, d: DType): 
       case 'abs': return BigInt.asIntN(64, v < 0n ? -v : v);
       case 'sign': return v > 0n ? 1n : v < 0n ? -1n : 0n;
       case 'square': return BigInt.asIntN(64, v * v);
-      case 'reciprocal': return v === 0n ? 0n : 1n / v;
+      case 'reciprocal': return v === 0n ? -(2n ** 63n) : 1n / v; // 1/0: NumPy's int(1.0 / 0)
       case 'floor': case 'ceil': case 'trunc': case 'rint': return v;
       case 'logical_not': return v === 0n ? 1 : 0;
       case 'bitwise_not': return BigInt.asIntN(64, ~v);
@@ -243,7 +243,7 @@ export function unaryScalar(op: UnaryOp | 'floordiv_pos', v: Scalar, d: DType): 
       case 'abs': return wrap(Math.abs(v), d);
       case 'sign': return Math.sign(v);
       case 'square': return wrap(Math.imul(v, v), d);
-      case 'reciprocal': return v === 0 ? 0 : wrap(Math.trunc(1 / v), d);
+      case 'reciprocal': return v === 0 ? (d === 'int32' ? -(2 ** 31) : 0) : wrap(Math.trunc(1 / v), d);
       case 'floor': case 'ceil': case 'trunc': case 'rint': return v;
       case 'logical_not': return v === 0 ? 1 : 0;
       case 'bitwise_not': return d === 'bool' ? (v ? 0 : 1) : wrap(~v, d);

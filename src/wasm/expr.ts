@@ -618,12 +618,13 @@ export abstract class ExprEmitter {
       case 'reciprocal':
         if (f) { f64 ? c.f64(1) : c.f32(1); this.expr(a); c.op(f64 ? 0xa3 : 0x95); return; }
         {
-          // integer 1/x: x itself for 1 and -1, else 0 (NumPy's C division; 0 for 1/0)
+          // integer 1/x: x itself for 1 and -1, else 0; 1/0 as NumPy's int(1.0 / 0): the most negative
+          // int32 or int64, which narrower types cast through int32 wrap to 0
           const l = this.tmpOf(t);
           this.expr(a); c.set(l);
           if (!signed(d)) { c.get(l); t === T.i64 ? c.i64(0) : c.i32(0); c.get(l); t === T.i64 ? c.i64(1).op(0x51) : c.i32(1).op(0x46); c.op(0x1b); return; }
-          if (t === T.i64) { c.get(l).i64(0).get(l).i64(1).op(0x7c).i64(3).op(0x54).get(l).i64(0).op(0x52).op(0x71).op(0x1b); return; }
-          c.get(l).i32(0).get(l).i32(1).op(0x6a).i32(3).op(0x49).get(l).i32(0).op(0x47).op(0x71).op(0x1b); return;
+          if (t === T.i64) { c.get(l).i64(-(2n ** 63n)).get(l).i64(0).op(0x52).op(0x1b).i64(0).get(l).i64(1).op(0x7c).i64(3).op(0x54).op(0x1b); return; }
+          c.get(l).i32(d === 'int32' ? -(2 ** 31) : 0).get(l).i32(0).op(0x47).op(0x1b).i32(0).get(l).i32(1).op(0x6a).i32(3).op(0x49).op(0x1b); return;
         }
       case 'floor': this.expr(a); if (f) c.op(f64 ? 0x9c : 0x8e); return;
       case 'ceil': this.expr(a); if (f) c.op(f64 ? 0x9b : 0x8d); return;

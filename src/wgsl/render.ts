@@ -676,7 +676,8 @@ class Emitter {
         case 'sign': return t === 'u32' ? `select(0u, 1u, ${x} > 0u)` : `select(select(0i, -1i, ${x} < 0i), 1i, ${x} > 0i)`;
         case 'square': return narrow(`(${x} * ${x})`, ad);
         case 'reciprocal':
-          return t === 'u32' ? `select(0u, 1u, ${x} == 1u)` : `select(0i, ${x}, ${x} == 1i || ${x} == -1i)`;
+          // 1/0 is NumPy's int(1.0 / 0): the most negative int32 (0 in narrower types)
+          return t === 'u32' ? `select(0u, 1u, ${x} == 1u)` : `select(${ad === 'int32' ? `select(0i, i32(-2147483647 - 1), ${x} == 0i)` : '0i'}, ${x}, ${x} == 1i || ${x} == -1i)`;
         case 'floor': case 'ceil': case 'trunc': case 'rint': case 'floordiv_pos': return x;
         case 'logical_not': return `select(0u, 1u, ${x} == ${t === 'u32' ? '0u' : '0i'})`;
         case 'bitwise_not': return ad === 'bool' ? `(1u - ${x})` : narrow(`(~${x})`, ad);
