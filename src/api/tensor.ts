@@ -1293,7 +1293,7 @@ export const shutdown = (): Promise<void> => runtime.close();
 export { sizeOf as _sizeOf, placed as _placed };
 export { array_split, block, diag, diagonal, hsplit, meshgrid, pad, repeat, roll, split, tile, vsplit } from './manipulate.js';
 export { einsum } from './einsum.js';
-export { divmod, fabs, float_power, frexp, heaviside, iscomplex, iscomplexobj, isneginf, isposinf, isreal, isrealobj, logaddexp, logaddexp2, modf, sinc } from './ufuncs.js';
+export { divmod, fabs, float_power, frexp, heaviside, i0, iscomplex, iscomplexobj, isneginf, isposinf, isreal, isrealobj, logaddexp, logaddexp2, modf, sinc } from './ufuncs.js';
 export * from './search.js';
 export * from './extra.js';
 export * from './io.js';

@@ -6,11 +6,11 @@
 // In: operands and NumPy's arguments. Out: lazy Tensors that fuse like the
 // ops they are made of.
 
-import { floatResultOf } from '../graph/dtype.js';
+import { floatResultOf, isFloat } from '../graph/dtype.js';
 import {
   type Operand, type Tensor, _frexpParts, abs, add, astype, copysign, divide, equal, exp, exp2, floatOperandType, floor_divide,
   full_like, greater, isTensor, isinf, isnan, kwargs, less, log1p, logical_and, logical_not, maximum, mod, multiply, negative, power,
-  signbit, sin, subtract, tensor, trunc, where,
+  signbit, sin, sqrt, subtract, tensor, trunc, where, less_equal,
 } from './tensor.js';
 
 type JsArg = Parameters<typeof tensor>[0];
@@ -80,6 +80,48 @@ export function sinc(x: Operand): Tensor {
   return divide(sin(y), y);
 }
 const EPS: Partial<Record<string, number>> = { float16: 2 ** -10, float32: 2 ** -23, float64: 2 ** -52 };
+
+// np.i0's Chebyshev coefficients (Cephes, as NumPy's _i0A for [0, 8] and _i0B above 8)
+const I0_A = [
+  -4.4153416464793395e-18, 3.3307945188222384e-17, -2.431279846547955e-16, 1.715391285555133e-15, -1.1685332877993451e-14,
+  7.676185498604936e-14, -4.856446783111929e-13, 2.95505266312964e-12, -1.726826291441556e-11, 9.675809035373237e-11, -5.189795601635263e-10,
+  2.6598237246823866e-09, -1.300025009986248e-08, 6.046995022541919e-08, -2.670793853940612e-07, 1.1173875391201037e-06,
+  -4.4167383584587505e-06, 1.6448448070728896e-05, -5.754195010082104e-05, 0.00018850288509584165, -0.0005763755745385824,
+  0.0016394756169413357, -0.004324309995050576, 0.010546460394594998, -0.02373741480589947, 0.04930528423967071, -0.09490109704804764,
+  0.17162090152220877, -0.3046826723431984, 0.6767952744094761,
+];
+const I0_B = [
+  -7.233180487874754e-18, -4.830504485944182e-18, 4.46562142029676e-17, 3.461222867697461e-17, -2.8276239805165836e-16,
+  -3.425485619677219e-16, 1.7725601330565263e-15, 3.8116806693526224e-15, -9.554846698828307e-15, -4.150569347287222e-14,
+  1.54008621752141e-14, 3.8527783827421426e-13, 7.180124451383666e-13, -1.7941785315068062e-12, -1.3215811840447713e-11,
+  -3.1499165279632416e-11, 1.1889147107846439e-11, 4.94060238822497e-10, 3.3962320257083865e-09, 2.266668990498178e-08,
+  2.0489185894690638e-07, 2.8913705208347567e-06, 6.889758346916825e-05, 0.0033691164782556943, 0.8044904110141088,
+];
+
+/** NumPy's _chbevl: Clenshaw's recurrence over the coefficients, in x's dtype. */
+function chbevl(x: Tensor, vals: readonly number[]): Tensor {
+  let b0: Operand = vals[0]!, b1: Operand = 0, b2: Operand = 0;
+  for (let i = 1; i < vals.length; i++) {
+    b2 = b1;
+    b1 = b0;
+    b0 = add(subtract(multiply(x, b1), b2), vals[i]!);
+  }
+  return multiply(0.5, subtract(b0, b2));
+}
+
+/**
+ * np.i0(x): the modified Bessel function of the first kind, order 0, by
+ * NumPy's formula (|x| <= 8 and above, Chebyshev series), in x's float
+ * dtype (float64 for integers and bool).
+ */
+export function i0(x: Operand): Tensor {
+  let t = asArray(x);
+  if (!isFloat(t.dtype)) t = astype(t, 'float64');
+  t = abs(t);
+  const small = multiply(exp(t), chbevl(subtract(divide(t, 2), 2), I0_A));
+  const large = divide(multiply(exp(t), chbevl(subtract(divide(32, t), 2), I0_B)), sqrt(t));
+  return where(less_equal(t, 8), small, large);
+}
 
 /** isinf(x) and the sign bit clear (NumPy's definition: bool and integers are never infinite). */
 export function isposinf(x: Operand, ...rest: unknown[]): Tensor {
