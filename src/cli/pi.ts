@@ -4,6 +4,7 @@
 // Usage: node dist/cli/pi.js [--points 1e8] [--seed 0] [--workers N]
 
 import * as mt from '../api/tensor.js';
+import { progressBar } from './progress.js';
 
 function flag(name: string, def: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,13 +24,9 @@ const d = mt.random.uniform(-1, 1, [N, 2]);
 const inside = mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum();
 
 const t0 = performance.now();
-const bar = (done: number, total: number) => {
-  const w = 30;
-  const f = Math.round((done / total) * w);
-  process.stderr.write(`\r[${'#'.repeat(f)}${'.'.repeat(w - f)}] ${done}/${total} tasks`);
-};
-const r = await inside.fetch({ onProgress: ({ done, total }) => bar(done, total), ...(workers !== undefined ? { workers } : {}) });
-process.stderr.write('\n');
+const bar = progressBar();
+const r = await inside.fetch({ onProgress: bar.update, ...(workers !== undefined ? { workers } : {}) });
+bar.end();
 const s = (performance.now() - t0) / 1000;
 const rep = mt.lastReport()!;
 const pi = (4 * Number(r.item())) / N;

@@ -18,6 +18,7 @@ import { networkInterfaces } from 'node:os';
 import sirv from 'sirv';
 import { fileURLToPath } from 'node:url';
 import * as mt from '../api/tensor.js';
+import { progressBar } from './progress.js';
 import { Session } from '../mesh/session.js';
 import { volunteer } from '../mesh/volunteer.js';
 import type { DeviceChoice } from '../runtime/runtime.js';
@@ -126,12 +127,9 @@ async function demo(f: Map<string, string>): Promise<void> {
     const d = mt.random.uniform(-1, 1, [N, 2]);
     const inside = mt.sqrt(d.power(2).sum({ axis: 1 })).less(1).sum();
     const t0 = performance.now();
-    const bar = ({ done, total }: { done: number; total: number }) => {
-      const w = 30, k = Math.round((done / total) * w);
-      process.stderr.write(`\r[${'#'.repeat(k)}${'.'.repeat(w - k)}] ${done}/${total} tasks`);
-    };
-    await inside.execute({ session: s, onProgress: bar });
-    process.stderr.write('\n');
+    const bar = progressBar();
+    await inside.execute({ session: s, onProgress: bar.update });
+    bar.end();
     const secs = (performance.now() - t0) / 1000;
     const pi = (4 * Number((await inside.fetch()).item())) / N;
     const rep = s.lastReport!;

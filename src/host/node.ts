@@ -18,7 +18,8 @@ const SWIFTSHADER_ICD = ['/usr/lib/chromium/vk_swiftshader_icd.json', '/usr/lib/
 export const host: Host = {
   name: 'node',
 
-  cores: () => Math.max(1, availableParallelism()),
+  // read once: availableParallelism() asks the kernel for the affinity mask, a few µs on every run
+  cores: (() => { let n = 0; return () => (n ||= Math.max(1, availableParallelism())); })(),
 
   // Kernels run once per task for a long time: compile them with the optimising
   // tier straight away. V8 does not replace a running baseline (Liftoff) frame,
