@@ -1,6 +1,6 @@
 // np.linalg: norms, solvers and decompositions of stacks of matrices over
 // the last two axes. The factorisations (det, slogdet, inv, solve,
-// cholesky, qr, eigh, svd, lstsq) are one host node each
+// cholesky, qr, eigh, eig, svd, lstsq) are one host node each
 // (graph/node.ts `linalg`, computed by runtime/resolve.ts with
 // graph/linalg.ts's routines) holding every part of the result, which the
 // parts here slice out: a decomposition is computed once per run however
@@ -233,6 +233,22 @@ export const linalg = {
   eigvalsh(a: Operand, ...args: Args): Tensor {
     const o = kwargs<{ UPLO?: string }>('linalg.eigvalsh', args, ['UPLO']);
     return host('linalg.eigvalsh', { fn: 'eigh', uplo: uplo(o.UPLO), vectors: false }, toTensor(a))[0]!;
+  },
+  /**
+   * np.linalg.eig: [w, v], the eigenvalues in the order LAPACK's dgeev finds
+   * them and unit eigenvectors as columns (graph/eig.ts ports dgeev, so its
+   * order and signs are NumPy's where they do not hang on rounding noise).
+   * Real spectra only: a complex eigenvalue fails the run with LinAlgError,
+   * as does a NaN or infinity (NumPy's check).
+   */
+  eig(a: Operand, ...args: Args): Tensor[] {
+    kwargs('linalg.eig', args, []);
+    return host('linalg.eig', { fn: 'eig', vectors: true }, toTensor(a));
+  },
+  /** np.linalg.eigvals: eig's w alone (dgeev without vectors: the same values in the same order). */
+  eigvals(a: Operand, ...args: Args): Tensor {
+    kwargs('linalg.eigvals', args, []);
+    return host('linalg.eigvals', { fn: 'eig', vectors: false }, toTensor(a))[0]!;
   },
   /** np.linalg.svd: [U, S, Vh] (one-sided Jacobi), S alone with compute_uv=false; hermitian=true is computed as a general matrix. */
   svd(a: Operand, ...args: Args): Tensor[] | Tensor {

@@ -2,14 +2,17 @@
 // matrices is gathered (runtime/resolve.ts), for np.linalg's solvers and
 // decompositions: LU with partial pivoting (det, slogdet, inv, solve),
 // Cholesky, Householder QR, the cyclic Jacobi eigenvalue method for
-// symmetric matrices (eigh), and one-sided Jacobi SVD with its vectors
-// (svd, lstsq), extending graph/svd.ts. Each is what one tile-level step of
+// symmetric matrices (eigh), one-sided Jacobi SVD with its vectors
+// (svd, lstsq), extending graph/svd.ts, and LAPACK's dgeev for the
+// eigenvalues of a general matrix (eig, eigvals: graph/eig.ts, which this
+// file gives NumPy's errors). Each is what one tile-level step of
 // a blocked factorisation computes (numpywren, DESIGN.md); the blocked
 // programs over tiles come later. O(n^3) per matrix, in float64.
 // In: row-major float64 matrices and a `LinalgSpec`. Out: the result's
 // parts, each a row-major Float64Array (`linalgParts` gives their shapes,
 // so the graph can infer them when a call is built).
 
+import { geev } from './eig.js';
 import { SvdError, orthogonalize, unitScale } from './svd.js';
 
 /** NumPy's numpy.linalg.LinAlgError: an Error named so. */
@@ -28,11 +31,13 @@ export type LinalgSpec =
   | { fn: 'cholesky'; upper: boolean }
   | { fn: 'qr'; mode: 'reduced' | 'complete' | 'r' }
   | { fn: 'eigh'; uplo: 'L' | 'U'; vectors: boolean }
+  /** a general matrix's eigenvalues (eigvals) and, with `vectors`, its right eigenvectors (eig) */
+  | { fn: 'eig'; vectors: boolean }
   | { fn: 'svd'; full: boolean }
   | { fn: 'lstsq'; rcond: number };
 
 /** Functions whose matrix must be square. */
-export const SQUARE: ReadonlySet<LinalgSpec['fn']> = new Set(['det', 'slogdet', 'inv', 'solve', 'cholesky', 'eigh']);
+export const SQUARE: ReadonlySet<LinalgSpec['fn']> = new Set(['det', 'slogdet', 'inv', 'solve', 'cholesky', 'eigh', 'eig']);
 
 /**
  * The shapes of the parts of one matrix's result: a is m x n, the right-hand
@@ -49,6 +54,7 @@ export function linalgParts(spec: LinalgSpec, m: number, n: number, k = 0): numb
     case 'cholesky': return [[n, n]];
     case 'qr': return spec.mode === 'r' ? [[p, n]] : spec.mode === 'complete' ? [[m, m], [m, n]] : [[m, p], [p, n]];
     case 'eigh': return spec.vectors ? [[n], [n, n]] : [[n]];
+    case 'eig': return spec.vectors ? [[n], [n, n]] : [[n]];
     case 'svd': return spec.full ? [[m, m], [p], [n, n]] : [[m, p], [p], [p, n]];
     case 'lstsq': return [[n, k], [k], [], [p]];
     default: return spec satisfies never;
@@ -69,6 +75,7 @@ export function linalgCompute(spec: LinalgSpec, a: Float64Array, m: number, n: n
     case 'cholesky': return [cholesky(a, n, spec.upper)];
     case 'qr': return qr(a, m, n, spec.mode);
     case 'eigh': { const [w, v] = eigh(a, n, spec.uplo); return spec.vectors ? [w, v] : [w]; }
+    case 'eig': return eig(a, n, spec.vectors);
     case 'svd': return svd(a, m, n, spec.full);
     case 'lstsq': return lstsq(a, m, n, b!, k, spec.rcond);
     default: return spec satisfies never;
@@ -297,6 +304,20 @@ function eigh(a0: Float64Array, n: number, uplo: 'L' | 'U'): [Float64Array, Floa
   const vecs = new Float64Array(n * n);
   for (let r = 0; r < n; r++) order.forEach((i, c) => { vecs[r * n + c] = v[r * n + i]!; });
   return [w, vecs];
+}
+
+/**
+ * w (and v) of a general matrix through graph/eig.ts, with NumPy's errors:
+ * a NaN or infinity (NumPy's _assert_finite), a complex eigenvalue (NumPy
+ * would return complex arrays, which Tessera cannot hold), and QR
+ * iterations that do not converge.
+ */
+function eig(a: Float64Array, n: number, vectors: boolean): Float64Array[] {
+  for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i]!)) throw new LinAlgError('Array must not contain infs or NaNs');
+  const r = geev(a, n, vectors);
+  if (r.ok) return r.v ? [r.w, r.v] : [r.w];
+  if (r.reason === 'convergence') throw new LinAlgError('Eigenvalues did not converge');
+  throw new LinAlgError(`linalg.${vectors ? 'eig' : 'eigvals'}: the matrix has complex eigenvalues, and Tessera has no complex dtype`);
 }
 
 /**
