@@ -548,3 +548,354 @@ describe('NumPy errors for array parameters and the added laws', () => {
     await expect(g.binomial(mt.tensor([3, 4]), mt.add(mt.tensor([0.5, 0.6]), 0.5)).fetch()).rejects.toThrow(RangeError);
   });
 });
+
+// --- wald, zipf, noncentral laws, standard_cauchy, permuted, multivariate_hypergeometric, spawn ---
+
+/** Poisson(lam) weights for the mixtures below, from j = 0 until the tail is negligible. */
+function poissonWeights(lam: number): number[] {
+  const w: number[] = [];
+  for (let j = 0; j < 1000 && (j < lam + 10 || w[j - 1]! > 1e-17); j++) w.push(Math.exp(-lam + j * Math.log(lam || 1) - lgamma(j + 1)) * (lam === 0 && j > 0 ? 0 : 1));
+  return w;
+}
+/** The inverse Gaussian cdf of mean mu and shape lambda. */
+const waldCdf = (mu: number, lam: number) => (x: number): number => (x <= 0 ? 0
+  : phi(Math.sqrt(lam / x) * (x / mu - 1)) + Math.exp((2 * lam) / mu) * phi(-Math.sqrt(lam / x) * (x / mu + 1)));
+/** Noncentral chi-square cdf: a Poisson(nonc / 2) mixture of central ones of df + 2j degrees. */
+const ncx2Cdf = (df: number, nonc: number) => { const w = poissonWeights(nonc / 2); return (x: number): number => w.reduce((a, wj, j) => a + wj * gammaP(df / 2 + j, x / 2), 0); };
+/** Noncentral F cdf: a Poisson(nonc / 2) mixture of regularized incomplete betas. */
+const ncfCdf = (d1: number, d2: number, nonc: number) => {
+  const w = poissonWeights(nonc / 2);
+  return (x: number): number => (x <= 0 ? 0 : w.reduce((a, wj, j) => a + wj * betaI((d1 * x) / (d1 * x + d2), d1 / 2 + j, d2 / 2), 0));
+};
+/** Sum of k^-a over 1 <= k < 2^63 (Zipf's law as NumPy truncates it), by Euler–Maclaurin past k = 1000. */
+function zetaTrunc(a: number): number {
+  const M = 1000, N = 2 ** 63;
+  let s = 0;
+  for (let k = 1; k < M; k++) s += k ** -a;
+  const integral = (M ** (1 - a) * -Math.expm1((1 - a) * Math.log(N / M))) / (a - 1);
+  return s + integral + (M ** -a - N ** -a) / 2 + (a * (M ** (-a - 1) - N ** (-a - 1))) / 12;
+}
+const zipfPmf = (a: number) => { const z = zetaTrunc(a); return (k: number): number => (k < 1 ? 0 : k ** -a / z); };
+/** Sample mean and variance. */
+function moments(d: readonly number[]): [number, number] {
+  const m = d.reduce((a, b) => a + b, 0) / d.length;
+  return [m, d.reduce((a, b) => a + (b - m) ** 2, 0) / d.length];
+}
+/** Mean and variance within 5 standard errors of (mu, s2), the variance's error from the excess kurtosis. */
+function momentsOk(d: readonly number[], mu: number, s2: number, excess: number): void {
+  const [m, v] = moments(d), n = d.length;
+  expect(Math.abs(m - mu) / Math.sqrt(s2 / n)).toBeLessThan(5);
+  expect(Math.abs(v - s2) / (s2 * Math.sqrt((2 + excess) / n))).toBeLessThan(5);
+}
+const hypergeomPmf = (G: number, B: number, n: number) => (k: number): number => (k < 0 || k > G || n - k < 0 || n - k > B ? 0
+  : Math.exp(lgamma(G + 1) - lgamma(k + 1) - lgamma(G - k + 1) + lgamma(B + 1) - lgamma(n - k + 1) - lgamma(B - n + k + 1) - lgamma(G + B + 1) + lgamma(n + 1) + lgamma(G + B - n + 1)));
+
+describe('wald, noncentral_chisquare, noncentral_f, standard_cauchy: closed forms', () => {
+  const g = () => mt.random.default_rng(8080);
+  it('the reference cdfs are right (zeta(2) = pi^2/6, ncx2 with nonc 0 is chi2, IG integrates)', () => {
+    expect(zetaTrunc(2)).toBeCloseTo(Math.PI ** 2 / 6, 12);
+    expect(ncx2Cdf(3, 0)(2.5)).toBeCloseTo(gammaP(1.5, 1.25), 12);
+    expect(waldCdf(2, 3)(1e4)).toBeCloseTo(1, 10);
+  });
+  it('wald(2, 3): mean mu, variance mu^3/lambda, KS against the inverse Gaussian cdf', async () => {
+    const t = g().wald(2, 3, N);
+    expect(t.dtype).toBe('float64');
+    expect(t.shape).toEqual([N]);
+    const d = await values(t);
+    momentsOk(d, 2, 8 / 3, 15 * 2 / 3);
+    expect(ks(d, waldCdf(2, 3))).toBeLessThan(2);
+    expect(ks(d, waldCdf(2, 3.15))).toBeGreaterThan(2);
+  });
+  it('wald(10, 0.5) (Y >> scale, where NumPy\'s form of the root cancels): KS; wald(1e6, 1e-6) stays positive', async () => {
+    expect(ks(await values(g().wald(10, 0.5, N)), waldCdf(10, 0.5))).toBeLessThan(2);
+    const e = await values(g().wald(1e6, 1e-6, 10_000));
+    expect(e.every((x) => x > 0 && Number.isFinite(x))).toBe(true);
+  });
+  it('wald with array parameters broadcasts ([2] against [2, 1]) and each column follows its law', async () => {
+    expect(g().wald([1, 2], [[1], [3]]).shape).toEqual([2, 2]);
+    const d = await values(g().wald([0.5, 4], [2, 1], [N / 4, 2]));
+    expect(ks(column(d, 2, 0), waldCdf(0.5, 2))).toBeLessThan(2);
+    expect(ks(column(d, 2, 1), waldCdf(4, 1))).toBeLessThan(2);
+  });
+  const ncx2Moments = (d: number[], df: number, nonc: number): void => {
+    const k2 = 2 * (df + 2 * nonc), k4 = 48 * (df + 4 * nonc);
+    momentsOk(d, df + nonc, k2, k4 / (k2 * k2));
+  };
+  it('noncentral_chisquare(3, 2) (df > 1: chi2(df - 1) + (N + sqrt(nonc))^2): mean df + nonc, variance 2(df + 2 nonc), KS', async () => {
+    const d = await values(g().noncentral_chisquare(3, 2, N));
+    ncx2Moments(d, 3, 2);
+    expect(ks(d, ncx2Cdf(3, 2))).toBeLessThan(2);
+    expect(ks(d, ncx2Cdf(3, 2.1))).toBeGreaterThan(2);
+  });
+  it('noncentral_chisquare(0.5, 1.5) (df <= 1: the Poisson mixture) and (4, 0) (central): moments and KS', async () => {
+    const d = await values(g().noncentral_chisquare(0.5, 1.5, N));
+    ncx2Moments(d, 0.5, 1.5);
+    expect(ks(d, ncx2Cdf(0.5, 1.5))).toBeLessThan(2);
+    const z = await values(g().noncentral_chisquare(4, 0, N));
+    ncx2Moments(z, 4, 0);
+    expect(ks(z, (x) => gammaP(2, x / 2))).toBeLessThan(2);
+  });
+  it('noncentral_chisquare with array parameters takes both branches per element; a NaN nonc gives NaN', async () => {
+    const d = await values(g().noncentral_chisquare([0.5, 3, 1], [1.5, 2, 40], [N / 4, 3]));
+    expect(ks(column(d, 3, 0), ncx2Cdf(0.5, 1.5))).toBeLessThan(2);
+    expect(ks(column(d, 3, 1), ncx2Cdf(3, 2))).toBeLessThan(2);
+    expect(ks(column(d, 3, 2), ncx2Cdf(1, 40))).toBeLessThan(2);
+    expect((await values(g().noncentral_chisquare(3, NaN, 4))).every(Number.isNaN)).toBe(true);
+    const n = await values(g().noncentral_chisquare(3, [1, NaN], [5, 2]));
+    expect(column(n, 2, 1).every(Number.isNaN)).toBe(true);
+    expect(column(n, 2, 0).every((x) => x > 0)).toBe(true);
+  });
+  it('noncentral_f(3, 20, 2): mean dfden (dfnum + nonc) / (dfnum (dfden - 2)), KS; array nonc per column', async () => {
+    const [d1, d2, nc] = [3, 20, 2];
+    const d = await values(g().noncentral_f(d1, d2, nc, N));
+    const mean = (d2 * (d1 + nc)) / (d1 * (d2 - 2));
+    const v = (2 * (d2 / d1) ** 2 * ((d1 + nc) ** 2 + (d1 + 2 * nc) * (d2 - 2))) / ((d2 - 2) ** 2 * (d2 - 4));
+    const [m, s2] = moments(d);
+    expect(Math.abs(m - mean) / Math.sqrt(v / N)).toBeLessThan(5);
+    expect(Math.abs(s2 / v - 1)).toBeLessThan(0.1);
+    expect(ks(d, ncfCdf(d1, d2, nc))).toBeLessThan(2);
+    expect(ks(d, ncfCdf(d1, d2, nc + 0.2))).toBeGreaterThan(2);
+    const a = await values(g().noncentral_f([0.7, 5], 9, [3, 0.5], [N / 4, 2]));
+    expect(ks(column(a, 2, 0), ncfCdf(0.7, 9, 3))).toBeLessThan(2);
+    expect(ks(column(a, 2, 1), ncfCdf(5, 9, 0.5))).toBeLessThan(2);
+  });
+  it('standard_cauchy: median 0 and quartiles -1 and 1 within 5 standard errors; KS against 1/2 + atan(x)/pi', async () => {
+    const t = g().standard_cauchy([N / 2, 2]);
+    expect(t.shape).toEqual([N / 2, 2]);
+    expect(t.dtype).toBe('float64');
+    const d = await values(t);
+    const s = Float64Array.from(d).sort(), q = (p: number): number => s[Math.floor(p * N)]!;
+    const f = (x: number): number => 1 / (Math.PI * (1 + x * x));
+    expect(Math.abs(q(0.5)) / (0.5 / (f(0) * Math.sqrt(N)))).toBeLessThan(5);
+    for (const [p, x] of [[0.25, -1], [0.75, 1]] as const) expect(Math.abs(q(p) - x) / (Math.sqrt(p * (1 - p)) / (f(x) * Math.sqrt(N)))).toBeLessThan(5);
+    expect(ks(d, (x) => 0.5 + Math.atan(x) / Math.PI)).toBeLessThan(2);
+    expect(ks(d, (x) => 0.5 + Math.atan(x / 1.05) / Math.PI)).toBeGreaterThan(2);
+  });
+});
+
+describe('zipf: chi-square against k^-a / zeta(a)', () => {
+  const g = () => mt.random.default_rng(4242);
+  for (const a of [2, 3.5, 1.3, 1.015]) {
+    it(`zipf(${a})${a === 1.015 ? ' (the worst rejection rate, truncated below 2^63)' : ''}: int64, chi-square`, async () => {
+      const t = g().zipf(a, N);
+      expect(t.dtype).toBe('int64');
+      expect(t.shape).toEqual([N]);
+      const d = await values(t);
+      expect(d.every((k) => k >= 1)).toBe(true);
+      chi2Ok(chi2(d, zipfPmf(a), 1, 5000));
+    });
+  }
+  it('detects a wrong law (the test can fail): zipf(2) against the pmf of a = 2.03', async () => {
+    const [stat, df] = chi2(await values(g().zipf(2, N)), zipfPmf(2.03), 1, 5000);
+    expect(stat).toBeGreaterThan(df + 6 * Math.sqrt(2 * df));
+  });
+  it('zipf with an array a: per column; a >= 1025 gives 1, as NumPy', async () => {
+    const d = await values(g().zipf([1.5, 4, 2000], [N / 4, 3]));
+    chi2Ok(chi2(column(d, 3, 0), zipfPmf(1.5), 1, 5000));
+    chi2Ok(chi2(column(d, 3, 1), zipfPmf(4), 1, 5000));
+    expect(column(d, 3, 2).every((x) => x === 1)).toBe(true);
+    expect((await values(g().zipf(1e4, 5))).every((x) => x === 1)).toBe(true);
+  });
+});
+
+describe('permuted', () => {
+  const g = () => mt.random.default_rng(99);
+  it('axis=1: each row a permutation of its own row, rows shuffled independently (uniform over the 24 orders, and rows differ)', async () => {
+    const R = 24_000;
+    const x = mt.add(mt.multiply(mt.arange(R).reshape([R, 1]), 10), mt.arange(4));
+    const t = g().permuted(x, { axis: 1 });
+    expect(t.shape).toEqual([R, 4]);
+    expect(t.dtype).toBe(x.dtype);
+    const d = await values(t);
+    const orders = new Map<string, number>();
+    let same = 0;
+    let prev = '';
+    for (let r = 0; r < R; r++) {
+      const row = d.slice(4 * r, 4 * r + 4);
+      expect([...row].sort((p, q) => p - q)).toEqual([0, 1, 2, 3].map((j) => 10 * r + j));
+      const key = row.map((v) => v - 10 * r).join('');
+      orders.set(key, (orders.get(key) ?? 0) + 1);
+      if (key === prev) same++;
+      prev = key;
+    }
+    expect(orders.size).toBe(24);
+    let stat = 0;
+    for (const c of orders.values()) stat += (c - R / 24) ** 2 / (R / 24);
+    expect(stat).toBeLessThan(23 + 6 * Math.sqrt(46));
+    // consecutive rows agree with probability 1/24 when independent (1 for permutation's shared order)
+    expect(Math.abs(same - (R - 1) / 24) / Math.sqrt(((R - 1) * (1 / 24) * (23 / 24)))).toBeLessThan(5);
+  });
+  it('axis=0 shuffles each column on its own; axis=None the flattened array (shape kept); permutation moves whole rows', async () => {
+    const x = mt.arange(60).reshape([10, 6]);
+    const c = await values(g().permuted(x, { axis: 0 }));
+    for (let j = 0; j < 6; j++) expect(column(c, 6, j).sort((p, q) => p - q)).toEqual(Array.from({ length: 10 }, (_, i) => 6 * i + j));
+    const f = g().permuted(x);
+    expect(f.shape).toEqual([10, 6]);
+    const fv = await values(f);
+    expect([...fv].sort((p, q) => p - q)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    expect(fv.some((v, i) => Math.floor(v / 6) !== Math.floor(i / 6))).toBe(true);
+    const p = await values(g().permutation(x, { axis: 1 }));
+    for (let r = 1; r < 10; r++) expect(p.slice(6 * r, 6 * r + 6).map((v) => v - 6 * r)).toEqual(p.slice(0, 6));
+    expect(await values(g().permuted([[5, 6, 7]], { axis: -1 }))).not.toEqual([5, 6, 7].map(Number));
+  });
+});
+
+describe('multivariate_hypergeometric', () => {
+  const g = () => mt.random.default_rng(2718);
+  for (const method of ['marginals', 'count'] as const) {
+    it(`${method}: rows sum to nsample, each column hypergeometric (6 of 28, 20 of 28 drawn as its complement, 400 of 1000 by HRUA)`, async () => {
+      for (const [colors, ns, n] of [[[16, 8, 4], 6, N / 4], [[16, 8, 4], 20, N / 4], [[300, 200, 500], 400, N / 20]] as const) {
+        const t = g().multivariate_hypergeometric(colors, ns, n, { method });
+        expect(t.shape).toEqual([n, 3]);
+        expect(t.dtype).toBe('int64');
+        const d = await values(t);
+        for (let i = 0; i < n; i++) expect(d[3 * i]! + d[3 * i + 1]! + d[3 * i + 2]!).toBe(ns);
+        const total = colors[0] + colors[1] + colors[2];
+        colors.forEach((cj, j) => chi2Ok(chi2(column(d, 3, j), hypergeomPmf(cj, total - cj, ns), 0, ns)));
+      }
+    });
+    it(`${method}: the joint law of colors [2, 1, 1], nsample 2 (chi-square over the four outcomes)`, async () => {
+      const d = await values(g().multivariate_hypergeometric([2, 1, 1], 2, 30_000, { method }));
+      const p: Record<string, number> = { '2,0,0': 1 / 6, '1,1,0': 2 / 6, '1,0,1': 2 / 6, '0,1,1': 1 / 6 };
+      const counts = new Map<string, number>();
+      for (let i = 0; i < 30_000; i++) { const k = d.slice(3 * i, 3 * i + 3).join(','); counts.set(k, (counts.get(k) ?? 0) + 1); }
+      expect([...counts.keys()].every((k) => k in p)).toBe(true);
+      let stat = 0;
+      for (const [k, pk] of Object.entries(p)) stat += ((counts.get(k) ?? 0) - 30_000 * pk) ** 2 / (30_000 * pk);
+      expect(stat).toBeLessThan(3 + 6 * Math.sqrt(6));
+    });
+  }
+  it('shapes as NumPy: size None gives [k], an integer [size, k], a tuple size + [k]; empty colors and nsample 0 give zeros', async () => {
+    const h = g();
+    expect(h.multivariate_hypergeometric([16, 8, 4], 6).shape).toEqual([3]);
+    expect(h.multivariate_hypergeometric([16, 8, 4], 6, 5).shape).toEqual([5, 3]);
+    expect(h.multivariate_hypergeometric([16, 8, 4], 6, [2, 2], 'count').shape).toEqual([2, 2, 3]);
+    expect(h.multivariate_hypergeometric([], 0, 4).shape).toEqual([4, 0]);
+    expect(await values(h.multivariate_hypergeometric([3, 4], 0, 2))).toEqual([0, 0, 0, 0]);
+    expect(await values(h.multivariate_hypergeometric([3, 0, 4], 7, 2))).toEqual([3, 0, 4, 3, 0, 4]);
+    expect(await values(h.multivariate_hypergeometric(mt.tensor([5, 5], 'int32'), 10))).toEqual([5, 5]);
+  });
+});
+
+describe('spawn', () => {
+  it('children are deterministic given the seed and earlier spawns, differ from each other and the parent, and ignore the parent\'s draws', async () => {
+    const draw = (h: mt.Generator) => values(h.random(64));
+    const a = mt.random.default_rng(7).spawn(3);
+    expect(a).toHaveLength(3);
+    const b = mt.random.default_rng(7);
+    await draw(b);
+    const bk = b.spawn(3);
+    const av = await Promise.all(a.map(draw)), bv = await Promise.all(bk.map(draw));
+    expect(bv).toEqual(av);
+    expect(new Set(av.map((v) => v.join())).size).toBe(3);
+    expect(await draw(mt.random.default_rng(7))).not.toEqual(av[0]);
+    const c = mt.random.default_rng(7);
+    c.spawn(1);
+    const later = c.spawn(2);
+    expect(await draw(later[0]!)).toEqual(av[1]);
+    expect(await draw(later[1]!)).toEqual(av[2]);
+    expect(await draw(mt.random.default_rng(8).spawn(1)[0]!)).not.toEqual(av[0]);
+    const g1 = await draw(mt.random.default_rng(7).spawn(1)[0]!.spawn(1)[0]!), g2 = await draw(mt.random.default_rng(7).spawn(1)[0]!.spawn(1)[0]!);
+    expect(g1).toEqual(g2);
+    expect(g1).not.toEqual(av[0]);
+    expect(mt.random.default_rng(7).spawn(0)).toEqual([]);
+  });
+  it('children\'s streams are uncorrelated with each other and with the parent\'s (within 5 standard errors)', async () => {
+    const p = mt.random.default_rng(11);
+    const [c1, c2] = p.spawn(2);
+    const [x, y, z] = await Promise.all([values(p.standard_normal(N)), values(c1!.standard_normal(N)), values(c2!.standard_normal(N))]);
+    const corr = (u: number[], v: number[]): number => u.reduce((a, ui, i) => a + ui * v[i]!, 0) / N;
+    for (const r of [corr(x, y), corr(x, z), corr(y, z)]) expect(Math.abs(r) * Math.sqrt(N)).toBeLessThan(5);
+  });
+});
+
+/** Each program's draws: identical for chunkSize 1, 7 and the default, for 1 and 3 workers, and different for another seed. */
+function sameForChunksAndWorkers(programs: readonly [string, (g: mt.Generator, chunkSize?: number) => mt.Tensor][]): void {
+  for (const [name, make] of programs) {
+    it(`${name}: identical for chunkSize 1, 7 and default, workers 1 and 3, and per seed`, async () => {
+      const ref = await values(make(mt.random.default_rng(42)));
+      expect(ref.every((v) => Number.isFinite(v))).toBe(true);
+      for (const chunk of [1, 7, undefined]) {
+        for (const workers of [1, 3]) {
+          const got = Array.from((await make(mt.random.default_rng(42), chunk).fetch({ workers })).data as ArrayLike<number | bigint>, Number);
+          expect(got).toEqual(ref);
+        }
+      }
+      expect(await values(make(mt.random.default_rng(43)))).not.toEqual(ref);
+    });
+  }
+}
+
+describe('the generator promise for wald, zipf, the noncentral laws, standard_cauchy, permuted, multivariate_hypergeometric, spawn', () => {
+  const cs = (c?: number) => (c ? { chunkSize: c } : {});
+  const programs: [string, (g: mt.Generator, chunkSize?: number) => mt.Tensor][] = [
+    ['wald', (g, c) => g.wald([0.5, 2, 30], 1.5, [20, 3], cs(c))],
+    ['zipf', (g, c) => g.zipf(1.3, [60], cs(c))],
+    ['zipf(a array)', (g, c) => g.zipf([1.015, 2.5, 3000], [20, 3], cs(c))],
+    ['noncentral_chisquare', (g, c) => g.noncentral_chisquare(3, 2, [60], cs(c))],
+    ['noncentral_chisquare (Poisson mixture)', (g, c) => g.noncentral_chisquare(0.5, 4, [60], cs(c))],
+    ['noncentral_chisquare(df array)', (g, c) => g.noncentral_chisquare([0.5, 3], [1, 25], [30, 2], cs(c))],
+    ['noncentral_f', (g, c) => g.noncentral_f(3, [5, 20], 1.5, [30, 2], cs(c))],
+    ['standard_cauchy', (g, c) => g.standard_cauchy([20, 3], cs(c))],
+    ['permuted(axis=1)', (g, c) => g.permuted(mt.arange(60, cs(c)).reshape([10, 6]), { axis: 1, ...cs(c) })],
+    ['permuted(axis=None)', (g, c) => g.permuted(mt.arange(60, cs(c)).reshape([6, 10]), cs(c))],
+    ['multivariate_hypergeometric marginals', (g, c) => g.multivariate_hypergeometric([16, 8, 30, 4], 25, [20], { ...cs(c) })],
+    ['multivariate_hypergeometric count', (g, c) => g.multivariate_hypergeometric([16, 8, 30, 4], 25, [20], { method: 'count', ...cs(c) })],
+    ['a spawned child', (g, c) => g.spawn(2)[1]!.gamma(0.8, 2, [60], cs(c))],
+  ];
+  sameForChunksAndWorkers(programs);
+  it('legacy functions draw them from the seeded global generator', async () => {
+    mt.random.seed(12);
+    const a = await values(mt.random.wald(1, 2, 20)), b = await values(mt.random.zipf(2, 20)), c = await values(mt.random.noncentral_f(2, 5, 1, 20));
+    mt.random.seed(12);
+    expect(await values(mt.random.wald(1, 2, 20))).toEqual(a);
+    expect(await values(mt.random.zipf(2, 20))).toEqual(b);
+    expect(await values(mt.random.noncentral_f(2, 5, 1, 20))).toEqual(c);
+    expect(mt.random.standard_cauchy(3).shape).toEqual([3]);
+    expect(mt.random.noncentral_chisquare(3, 1, 4).shape).toEqual([4]);
+    expect('permuted' in mt.random).toBe(false);
+  });
+});
+
+describe('NumPy errors for wald, zipf, the noncentral laws, standard_cauchy, permuted, multivariate_hypergeometric, spawn', () => {
+  const g = mt.random.default_rng(1);
+  const cases: [() => unknown, RegExp, ErrorConstructor][] = [
+    [() => g.wald(0, 1), /^mean <= 0$/, RangeError],
+    [() => g.wald(1, -2), /^scale <= 0$/, RangeError],
+    [() => g.wald([1, -1], 1), /^mean <= 0$/, RangeError],
+    [() => g.wald(1, [1, 0]), /^scale <= 0$/, RangeError],
+    [() => g.wald([1, 2], 1, [3]), /^shape mismatch/, RangeError],
+    [() => g.wald(1), /missing required argument 'scale'/, TypeError],
+    [() => g.zipf(1), /^a <= 1 or a is NaN$/, RangeError],
+    [() => g.zipf(NaN), /^a <= 1 or a is NaN$/, RangeError],
+    [() => g.zipf([2, 0.5]), /^a <= 1 or a contains NaNs$/, RangeError],
+    [() => g.zipf(2, 3, { dtype: 'int32' }), /unexpected keyword argument 'dtype'/, TypeError],
+    [() => g.noncentral_chisquare(0, 1), /^df <= 0$/, RangeError],
+    [() => g.noncentral_chisquare(1, -1), /^nonc < 0$/, RangeError],
+    [() => g.noncentral_chisquare(1, -0), /^nonc < 0$/, RangeError],
+    [() => g.noncentral_chisquare(1, [1, -0.5]), /^nonc < 0$/, RangeError],
+    [() => g.noncentral_f(0, 1, 1), /^dfnum <= 0$/, RangeError],
+    [() => g.noncentral_f(1, 0, 1), /^dfden <= 0$/, RangeError],
+    [() => g.noncentral_f(1, 1, -1), /^nonc < 0$/, RangeError],
+    [() => g.standard_cauchy(3, { dtype: 'float32' }), /unexpected keyword argument 'dtype'/, TypeError],
+    [() => g.permuted(mt.arange(6).reshape([2, 3]), { axis: 2 }), /^axis 2 is out of bounds for array of dimension 2$/, RangeError],
+    [() => g.permuted(mt.tensor(5)), /len\(\) of unsized object/, TypeError],
+    [() => g.permuted([1, 2, 3], 0), /takes at most 0 arguments/, TypeError],
+    [() => g.permuted([1, 2, 3], { out: mt.zeros([3]) }), /out= is not supported/, TypeError],
+    [() => g.multivariate_hypergeometric([3, 4], 2, null, 'all'), /^method must be "count" or "marginals"\.$/, RangeError],
+    [() => g.multivariate_hypergeometric([3, 4], 2.5), /^nsample must be an integer$/, RangeError],
+    [() => g.multivariate_hypergeometric([3, 4], -1), /^nsample must be nonnegative\.$/, RangeError],
+    [() => g.multivariate_hypergeometric([3, 4], 8), /^nsample > sum\(colors\)$/, RangeError],
+    [() => g.multivariate_hypergeometric([[3, 4]], 2), /^colors must be a one-dimensional sequence of nonnegative integers not exceeding 9223372036854775807\.$/, RangeError],
+    [() => g.multivariate_hypergeometric([3, -4], 2), /^colors must be a one-dimensional sequence/, RangeError],
+    [() => g.multivariate_hypergeometric([3, 4.5], 2), /^colors must be a one-dimensional sequence/, RangeError],
+    [() => g.multivariate_hypergeometric([6e8, 6e8], 2), /^When method is "marginals", sum\(colors\) must be less than 1000000000\.$/, RangeError],
+    [() => g.spawn(1.5), /'n_children' must be an integer/, TypeError],
+  ];
+  for (const [f, re, type] of cases) it(`${re.source}`, () => { expect(f).toThrow(re); expect(f).toThrow(type); });
+  it('a lazy tensor parameter is checked when the run reaches it', async () => {
+    await expect(g.wald(mt.subtract(mt.tensor([1, 2]), 1.5), 1).fetch()).rejects.toThrow(/^mean <= 0$/);
+    await expect(g.zipf(mt.add(mt.tensor([2, 0.5]), 0)).fetch()).rejects.toThrow(/^a <= 1 or a contains NaNs$/);
+    await expect(g.noncentral_chisquare(2, mt.subtract(mt.tensor([1, 0]), 0.5)).fetch()).rejects.toThrow(/^nonc < 0$/);
+  });
+});

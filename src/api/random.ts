@@ -19,17 +19,21 @@
 // the candidate's uniform, see each K); that event then keeps the K-th
 // candidate, a value in the support drawn from the method's hat (proposal)
 // law, which is close to the target law (never NaN or an arbitrary constant).
+// Sequential algorithms (permuted's per-slice shuffles, both methods of
+// multivariate_hypergeometric, whose colours are drawn one after another) and
+// spawned children's keys run on the host from one stream (./random_extra.ts).
 
 import { type DType, isFloat, integerRange } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
 import type { Node } from '../graph/node.js';
-import { broadcastShapes, checkShape, chunkGrid, normalizeAxis } from '../graph/shape.js';
+import { broadcastShapes, checkShape, chunkGrid, isUnknown, normalizeAxis } from '../graph/shape.js';
 import { randomValue, seedKey } from '../ir/philox.js';
 import { type JsData, dtypeArg, fromJs } from './convert.js';
+import { multivariateHypergeometricCount, multivariateHypergeometricMarginals, permutedIndex, spawnKey } from './random_extra.js';
 import {
   type CreateOpts, type Operand, Tensor, add, all, arccos, astype, ceil, divide, equal, exp, expm1, floor, fmod, full, greater, greater_equal, isTensor, isnan,
   kwargs, less, less_equal, log, log1p, logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply, negative, _placed as placed, power,
-  reshape, sqrt, stack, subtract, sum, take, tensor, toTensor, transpose, valuesNow, where, abs, cos,
+  reshape, signbit, sqrt, stack, subtract, sum, take, tensor, toTensor, transpose, valuesNow, where, abs, cos,
 } from './tensor.js';
 
 type Args = unknown[];
@@ -81,6 +85,13 @@ const K_VONMISES = 26;
  * range at 40 balls, 20 good, 20 drawn: rejection 0.48252, 0.48252^38 = 9.4e-13.
  */
 const K_HRUA = 38;
+/**
+ * Candidate sets for Devroye's Zipf rejection (NumPy's, its uniform on
+ * (Umin, 1] so that no candidate passes 2^63): the rejection rate, summed over
+ * the candidate's law, is largest near a = 1.015 at 0.29800 (0.29769 as
+ * a -> 1, falling to 0.0037 at a = 8), and 0.298^23 = 8.0e-13.
+ */
+const K_ZIPF = 23;
 /** Means below this draw discrete laws by inversion (a host table for scalar parameters, INV_STEPS steps for tensors); above, by rejection. */
 const TABLE_MEAN = 10;
 /**
@@ -111,19 +122,27 @@ const P = {
   log1p: (a: Par): Par => (isNum(a) ? Math.log1p(a) : log1p(a)),
   exp: (a: Par): Par => (isNum(a) ? Math.exp(a) : exp(a)),
   floor: (a: Par): Par => (isNum(a) ? Math.floor(a) : floor(a)),
+  pow: (a: Par, b: Par): Par => (isNum(a) && isNum(b) ? a ** b : power(a, b)),
+  expm1: (a: Par): Par => (isNum(a) ? Math.expm1(a) : expm1(a)),
   lgamma: (a: Par): Par => (isNum(a) ? lgammaHost(a) : lgamma(a)),
 };
 
-/** One of NumPy's domain tests: its message, the test on a number, the same test element-wise (NaN fails unless the test says otherwise). */
-type Rule = readonly [string, (x: number) => boolean, (t: Tensor) => Tensor];
-/** x >= 0 with NaN let through (NumPy's checks of scale for normal and exponential). */
-const notNeg = (m: string): Rule => [m, (x) => !(x < 0), (t) => logical_not(less(t, 0))];
+/**
+ * One of NumPy's domain tests: its message, the test on a number, the same
+ * test element-wise (NaN fails unless the test says otherwise), and where
+ * NumPy words it differently for arrays, the message for arrays.
+ */
+type Rule = readonly [string, (x: number) => boolean, (t: Tensor) => Tensor, string?];
+/** NumPy's CONS_NON_NEGATIVE: the sign bit clear (so -0.0 fails), NaN let through (scale of normal and exponential, nonc). */
+const notNeg = (m: string): Rule => [m, (x) => Number.isNaN(x) || !(x < 0 || Object.is(x, -0)), (t) => logical_or(isnan(t), logical_not(signbit(t)))];
 const atLeast0 = (m: string): Rule => [m, (x) => x >= 0, (t) => greater_equal(t, 0)];
 const above0 = (m: string): Rule => [m, (x) => x > 0, (t) => greater(t, 0)];
 const unit = (m: string): Rule => [m, (x) => x >= 0 && x <= 1, (t) => logical_and(greater_equal(t, 0), less_equal(t, 1))];
 const unitAbove0 = (m: string): Rule => [m, (x) => x > 0 && x <= 1, (t) => logical_and(greater(t, 0), less_equal(t, 1))];
 const atMost = (m: string, v: number): Rule => [m, (x) => x <= v, (t) => less_equal(t, v)];
 const notNaN = (m: string): Rule => [m, (x) => !Number.isNaN(x), (t) => logical_not(isnan(t))];
+/** NumPy's CONS_GT_1: "a <= 1 or a is NaN" for a number, "... contains NaNs" for an array. */
+const above1 = (name: string): Rule => [`${name} <= 1 or ${name} is NaN`, (x) => x > 1, (t) => greater(t, 1), `${name} <= 1 or ${name} contains NaNs`];
 
 /**
  * One call's parameters, read as NumPy reads them: numbers stay numbers;
@@ -145,7 +164,7 @@ class Call {
     if (isTensor(v)) {
       if (integer && isFloat(v.dtype)) throw new TypeError(`${this.fn}(): '${name}' must hold integers, got ${v.dtype}`);
       const t = astype(v, 'float64');
-      for (const [m, , ok] of rules) this.pending.push([ok(t), m]);
+      for (const [m, , ok, am] of rules) this.pending.push([ok(t), am ?? m]);
       this.shapes.push([...t.shape]);
       return t;
     }
@@ -153,7 +172,7 @@ class Call {
     const a = fromJs(v as JsData);
     const data = Array.from(a.data as ArrayLike<number | bigint>, Number);
     if (integer && !data.every(Number.isInteger)) throw new TypeError(`${this.fn}(): '${name}' must hold integers`);
-    for (const [m, ok] of rules) domain(data.every(ok), m);
+    for (const [m, ok, , am] of rules) domain(data.every(ok), am ?? m);
     this.shapes.push(a.shape);
     return tensor(v as JsData, 'float64');
   }
@@ -247,8 +266,28 @@ function cdfTable(first: number, ratio: (j: number) => number, mean: number, las
 
 export class Generator {
   private stream = 0;
-  private readonly key: [number, number];
+  private key: [number, number];
+  /** Children spawned so far (NumPy's SeedSequence.n_children_spawned). */
+  private spawned = 0;
   constructor(seed: number) { this.key = seedKey(seed); }
+
+  /**
+   * spawn(n_children): independent child generators, each keyed by Philox
+   * under this generator's key and the child's index in all spawns so far
+   * (./random_extra.ts), so they depend on the seed and on earlier spawns
+   * only, never on the draws made (as NumPy's, through its SeedSequence).
+   */
+  spawn(n_children: number): Generator[] {
+    const n = int(n_children, 'spawn', 'n_children');
+    if (n < 0) throw new RangeError(`spawn(): n_children must be non-negative, got ${n}`);
+    const children = Array.from({ length: n }, (_, i) => {
+      const g = new Generator(0);
+      g.key = spawnKey(this.key, this.spawned + i);
+      return g;
+    });
+    this.spawned += n;
+    return children;
+  }
 
   private draw(dist: 'uniform' | 'uniform32' | 'normal' | 'bits', size: Size, o: CreateOpts): Node {
     const shape = size === undefined || size === null ? [] : checkShape(size, 'size');
@@ -456,6 +495,70 @@ export class Generator {
     const df = c.par(o.df, 'df', [above0('df <= 0')]), size = c.size(o.size);
     const n = new Tensor(this.draw('normal', size, o));
     return c.done(multiply(n, sqrt(divide(P.div(df, 2), this.gammaStd(P.div(df, 2), size, o)))));
+  }
+  /** standard_cauchy(size=None): the ratio of two standard normals, as NumPy. */
+  standard_cauchy(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { size?: Size }>('standard_cauchy', args, ['size'], CREATE_KW);
+    return divide(new Tensor(this.draw('normal', o.size, o)), new Tensor(this.draw('normal', o.size, o)));
+  }
+  /**
+   * wald(mean, scale, size=None): Michael, Schucany and Haas's transformation
+   * with multiple roots, as NumPy: for Y = mean N^2 the smaller root X of the
+   * inverse-Gaussian quadratic, kept with probability mean / (mean + X), else
+   * mean^2 / X. NumPy's form of the root, mean + mean/(2 scale) (Y - sqrt(4
+   * scale Y + Y^2)), cancels when Y >> scale (it can reach 0 or below); the
+   * same root is taken here as 4 scale mean / (sqrt(Y) + sqrt(Y + 4 scale))^2.
+   */
+  wald(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { mean?: unknown; scale?: unknown; size?: Size }>('wald', args, ['mean', 'scale', 'size'], CREATE_KW);
+    const c = new Call('wald');
+    const mean = c.par(o.mean, 'mean', [above0('mean <= 0')]), scale = c.par(o.scale, 'scale', [above0('scale <= 0')]), size = c.size(o.size);
+    const n = new Tensor(this.draw('normal', size, o));
+    const y = multiply(multiply(n, n), mean);
+    const q = add(sqrt(y), sqrt(add(y, P.mul(4, scale))));
+    const x = divide(divide(P.mul(P.mul(4, scale), mean), q), q);
+    const u = new Tensor(this.draw('uniform', size, o));
+    return c.done(where(less_equal(u, divide(mean, add(x, mean))), x, multiply(divide(mean, x), mean)));
+  }
+  /**
+   * Noncentral chi-square as NumPy draws it: a central one when nonc = 0;
+   * for df > 1, chisquare(df - 1) + (N + sqrt(nonc))^2; else the Poisson
+   * mixture chisquare(df + 2 Poisson(nonc / 2)); NaN for a NaN nonc. Tensor
+   * parameters take both branches, selected element-wise (a zero nonc there
+   * goes through them: the same law as the central draw).
+   */
+  private noncentralChi2(df: Par, nonc: Par, size: Size, o: CreateOpts): Tensor {
+    if (isNum(nonc) && Number.isNaN(nonc)) return this.filled(size, NaN, 'float64', o);
+    if (nonc === 0) return multiply(this.gammaStd(P.div(df, 2), size, o), 2);
+    const big = isNum(df) ? df > 1 : greater(df, 1);
+    const shifted = (): Tensor => {
+      const h = isNum(df) ? (df - 1) / 2 : where(big as Tensor, divide(subtract(df, 1), 2), 1);
+      const chi = multiply(this.gammaStd(h, size, o), 2);
+      const z = add(new Tensor(this.draw('normal', size, o)), P.sqrt(nonc));
+      return add(chi, multiply(z, z));
+    };
+    const mixed = (): Tensor => {
+      const i = astype(this.poissonDraw(P.div(nonc, 2), size, o), 'float64');
+      return multiply(this.gammaStd(add(i, P.div(df, 2)), size, o), 2);
+    };
+    const r = big === true ? shifted() : big === false ? mixed() : where(big, shifted(), mixed());
+    return isNum(nonc) ? r : where(isnan(nonc), NaN, r);
+  }
+  /** noncentral_chisquare(df, nonc, size=None): see noncentralChi2. */
+  noncentral_chisquare(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { df?: unknown; nonc?: unknown; size?: Size }>('noncentral_chisquare', args, ['df', 'nonc', 'size'], CREATE_KW);
+    const c = new Call('noncentral_chisquare');
+    const df = c.par(o.df, 'df', [above0('df <= 0')]), nonc = c.par(o.nonc, 'nonc', [notNeg('nonc < 0')]), size = c.size(o.size);
+    return c.done(this.noncentralChi2(df, nonc, size, o));
+  }
+  /** noncentral_f(dfnum, dfden, nonc, size=None): (noncentral_chisquare(dfnum, nonc) dfden) / (chisquare(dfden) dfnum), as NumPy. */
+  noncentral_f(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { dfnum?: unknown; dfden?: unknown; nonc?: unknown; size?: Size }>('noncentral_f', args, ['dfnum', 'dfden', 'nonc', 'size'], CREATE_KW);
+    const c = new Call('noncentral_f');
+    const dfnum = c.par(o.dfnum, 'dfnum', [above0('dfnum <= 0')]), dfden = c.par(o.dfden, 'dfden', [above0('dfden <= 0')]);
+    const nonc = c.par(o.nonc, 'nonc', [notNeg('nonc < 0')]), size = c.size(o.size);
+    const t = multiply(this.noncentralChi2(dfnum, nonc, size, o), dfden);
+    return c.done(divide(t, multiply(multiply(this.gammaStd(P.div(dfden, 2), size, o), 2), dfnum)));
   }
   /** lognormal(mean=0, sigma=1, size=None): exp of a Box–Muller normal. */
   lognormal(...args: Args): Tensor {
@@ -668,6 +771,46 @@ export class Generator {
     }
     return firstAccepted(accept, value, toTensor(add(this.filled(size, 0, 'float64', o), m)));
   }
+  /**
+   * multivariate_hypergeometric(colors, nsample, size=None,
+   * method='marginals'): counts of each colour in a sample of nsample from
+   * an urn of colors[i] balls of colour i, along a last axis, int64, by
+   * NumPy's two methods run on the host (./random_extra.ts): 'marginals'
+   * draws colour j's count as hypergeometric(colors[j], the balls of later
+   * colours, what is left to draw), 'count' shuffles part of the urn. Not
+   * element-wise as hypergeometric is: each colour's draw depends on the
+   * ones before it, and element-wise each would carry both the inversion and
+   * the HRUA branch (thousands of graph nodes per colour, chained). colors
+   * must be known now.
+   */
+  multivariate_hypergeometric(...args: Args): Tensor {
+    const fn = 'multivariate_hypergeometric';
+    const o = kwargs<CreateOpts & { colors?: unknown; nsample?: unknown; size?: Size; method?: string }>(fn, args, ['colors', 'nsample', 'size', 'method'], CREATE_KW);
+    const method = o.method ?? 'marginals';
+    if (method !== 'count' && method !== 'marginals') throw new RangeError('method must be "count" or "marginals".');
+    if (o.colors === undefined) throw new TypeError(`${fn}() missing required argument 'colors'`);
+    if (o.nsample === undefined) throw new TypeError(`${fn}() missing required argument 'nsample'`);
+    const ns = o.nsample;
+    if (typeof ns !== 'number' || !Number.isInteger(ns)) throw new RangeError('nsample must be an integer');
+    if (ns < 0) throw new RangeError('nsample must be nonnegative.');
+    if (ns > 2 ** 63 - 1) throw new RangeError('nsample must not exceed 9223372036854775807');
+    const dtype = isTensor(o.colors) ? o.colors.dtype : fromJs(o.colors as JsData).dtype;
+    const col = hostArray(fn, o.colors, 'colors');
+    if (col.shape.length !== 1 || (col.data.length > 0 && !integerRange(dtype)) || col.data.some((x) => !(x >= 0 && x < 2 ** 63))) {
+      throw new RangeError('colors must be a one-dimensional sequence of nonnegative integers not exceeding 9223372036854775807.');
+    }
+    const colors = col.data, k = colors.length;
+    const total = colors.reduce((x, y) => x + y, 0);
+    if (total >= 2 ** 63) throw new RangeError('sum(colors) must not exceed the maximum value of a 64 bit signed integer (9223372036854775807)');
+    if (method === 'marginals' && total >= 1e9) throw new RangeError('When method is "marginals", sum(colors) must be less than 1000000000.');
+    if (method === 'count' && total > 1152921504606846975) throw new RangeError("When method is 'count', sum(colors) must not exceed 1152921504606846975");
+    if (ns > total) throw new RangeError('nsample > sum(colors)');
+    const shape = this.shapeOf(o.size);
+    if (k === 0 || total === 0 || ns === 0) return this.filled([...shape, k], 0, 'int64', o);
+    const variates = shape.reduce((x, y) => x * y, 1);
+    const counts = (method === 'count' ? multivariateHypergeometricCount : multivariateHypergeometricMarginals)(colors, ns, variates, this.key, this.stream++);
+    return reshape(tensor(counts, { ...(o.chunkSize !== undefined ? { chunkSize: o.chunkSize } : {}) }), [...shape, k]);
+  }
   /** logseries(p, size=None): Kemp's direct method (LK, as NumPy), two uniforms per draw, no rejection; int64. */
   logseries(...args: Args): Tensor {
     const o = kwargs<CreateOpts & { p?: unknown; size?: Size }>('logseries', args, ['p', 'size'], CREATE_KW);
@@ -679,6 +822,35 @@ export class Generator {
     const big = maximum(floor(add(divide(log(v), log(q)), 1)), 1);
     const k = where(greater_equal(v, p), 1, where(less_equal(v, multiply(q, q)), big, where(greater_equal(v, q), 1, 2)));
     return c.done(astype(k, 'int64'));
+  }
+  /**
+   * zipf(a, size=None), int64: Devroye's rejection from the proposal
+   * floor(U^(-1/(a-1))), as NumPy, with U uniform on (Umin, 1], Umin =
+   * (2^63)^(1-a), so that the law is Zipf's truncated below 2^63; K_ZIPF
+   * candidate sets. The test's T - 1 and b - 1 are taken with expm1 (NumPy's
+   * pow(1 + 1/X, a - 1) - 1 rounds to 0 for large X and a near 1, accepting
+   * every large candidate). a >= 1025 gives 1, as NumPy (a larger draw has
+   * probability below 3e-309).
+   */
+  zipf(...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { a?: unknown; size?: Size }>('zipf', args, ['a', 'size'], CREATE_KW);
+    const c = new Call('zipf');
+    const a = c.par(o.a, 'a', [above1('a')]), size = c.size(o.size);
+    if (isNum(a) && a >= 1025) return this.filled(size, 1, 'int64', o);
+    const am1 = P.sub(isNum(a) ? a : minimum(a, 1024), 1);
+    const bm1 = P.expm1(P.mul(am1, Math.LN2)), b = P.add(bm1, 1), umin = P.pow(2 ** 63, P.mul(-1, am1)), e = P.div(-1, am1);
+    const accept: Tensor[] = [], value: Tensor[] = [];
+    let x!: Tensor, inRange!: Tensor;
+    for (let i = 0; i < K_ZIPF; i++) {
+      const u01 = new Tensor(this.draw('uniform', size, o)), v = new Tensor(this.draw('uniform', size, o));
+      x = floor(power(add(multiply(u01, umin), subtract(1, u01)), e));
+      inRange = logical_and(greater_equal(x, 1), less(x, 2 ** 63));
+      const tm1 = expm1(multiply(log1p(divide(1, x)), am1));
+      accept.push(logical_and(inRange, less_equal(divide(multiply(multiply(v, x), tm1), bm1), divide(add(tm1, 1), b))));
+      value.push(x);
+    }
+    const k = firstAccepted(accept, value, where(inRange, x, 1));
+    return c.done(astype(isNum(a) ? k : where(greater_equal(a, 1025), 1, k), 'int64'));
   }
   /** triangular(left, mode, right, size=None): inversion of the piecewise-quadratic cdf, as NumPy (with arrays, the order of left, mode and right is checked when the run reaches it). */
   triangular(...args: Args): Tensor {
@@ -853,8 +1025,25 @@ export class Generator {
     const axis = normalizeAxis(o.axis ?? 0, t.ndim);
     return take(t, this.permutation(t.shape[axis]!), { axis });
   }
-  /** Alias of permutation (NumPy's Generator.permuted/shuffle act in place; Tessera's values are immutable). */
+  /** Alias of permutation (NumPy's Generator.shuffle acts in place; Tessera's values are immutable). */
   shuffle(x: Operand, ...args: Args): Tensor { return this.permutation(x, ...args); }
+  /**
+   * permuted(x, *, axis=None, out=None): x with each 1-d slice along `axis`
+   * shuffled independently of the others (permutation moves whole slices
+   * instead); with axis None, the flattened array shuffled, shape kept. A
+   * gather through flat indices made on the host (./random_extra.ts); out=
+   * is refused (values are immutable).
+   */
+  permuted(x: Operand, ...args: Args): Tensor {
+    const o = kwargs<CreateOpts & { axis?: number | null }>('permuted', args, [], ['axis', 'out', ...CREATE_KW]);
+    const t = toTensor(x);
+    if (t.shape.some(isUnknown)) throw new TypeError('permuted(): the shape of x is known only at run time here: execute() it first');
+    const axis = o.axis === undefined || o.axis === null ? null : normalizeAxis(o.axis, t.ndim);
+    // NumPy shuffles a 0-d array with axis None through len(), which refuses it
+    if (axis === null && t.ndim === 0) throw new TypeError('len() of unsized object');
+    const idx = permutedIndex(t.shape, axis, this.key, this.stream++);
+    return take(t, reshape(tensor(idx, { ...(o.chunkSize !== undefined ? { chunkSize: o.chunkSize } : {}) }), t.shape));
+  }
 
   /** (loc=0, scale=1, size=None) of laplace, logistic and gumbel, with NumPy's 'scale < 0'. */
   private locScale(fn: string, args: Args): [Par, Par, Size, CreateOpts, Call] {
@@ -897,6 +1086,11 @@ export const random = {
   chisquare(...args: Args): Tensor { return global.chisquare(...args); },
   f(...args: Args): Tensor { return global.f(...args); },
   standard_t(...args: Args): Tensor { return global.standard_t(...args); },
+  standard_cauchy(...args: Args): Tensor { return global.standard_cauchy(...args); },
+  wald(...args: Args): Tensor { return global.wald(...args); },
+  noncentral_chisquare(...args: Args): Tensor { return global.noncentral_chisquare(...args); },
+  noncentral_f(...args: Args): Tensor { return global.noncentral_f(...args); },
+  zipf(...args: Args): Tensor { return global.zipf(...args); },
   lognormal(...args: Args): Tensor { return global.lognormal(...args); },
   laplace(...args: Args): Tensor { return global.laplace(...args); },
   logistic(...args: Args): Tensor { return global.logistic(...args); },
