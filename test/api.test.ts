@@ -453,6 +453,35 @@ describe('long chains', () => {
     expect(mt.lastReport()!.kernels).toBeGreaterThan(1);
     expect(Array.from((await w.fetch()).data as Float64Array)).toEqual([0, 1, 2, 3].map((x) => 2 + (x - 2) / 2 ** 40));
   });
+  it('a loop that reads each step at several points (roll, reversed slices) stores the steps instead of copying them', async () => {
+    // u = u + 0.25 * (roll(u, 1) - 2u + roll(u, -1)): inlined, every step would build the one before five times
+    let u = mt.zeros(50).set(25, 1);
+    for (let k = 0; k < 200; k++) u = u.add(mt.roll(u, 1).subtract(u.multiply(2)).add(mt.roll(u, -1)).multiply(0.25));
+    const got = Array.from((await u.fetch()).data as Float64Array);
+    // NumPy: the same loop, u[20:31]
+    const want = [0.03519657071381045, 0.03681212145320832, 0.03811978742764078, 0.03908218631220877, 0.0396712497401428, 0.03986957047727801,
+      0.0396712497401428, 0.03908218631220877, 0.03811978742764078, 0.03681212145320832, 0.03519657071381045];
+    got.slice(20, 31).forEach((v, i) => expect(Math.abs(v - want[i]!)).toBeLessThan(1e-15));
+    expect(mt.lastReport()!.kernels).toBeGreaterThan(20);
+    // x = (x + x[::-1]) / 2 and a stencil through concatenate: 2 and 3 points a step
+    let x = mt.arange(10, { dtype: 'float64' });
+    for (let k = 0; k < 60; k++) x = x.add(x.get('::-1')).multiply(0.5);
+    expect(Array.from((await x.fetch()).data as Float64Array)).toEqual(new Array(10).fill(4.5));
+    // Conway's life on a torus, eight rolls of rolls a step: a glider moves one cell diagonally every 4 steps
+    let g = mt.zeros([10, 10], { dtype: 'int8' });
+    for (const [i, j] of [[1, 2], [2, 3], [3, 1], [3, 2], [3, 3]]) g = g.set(i!, j!, 1);
+    for (let s = 0; s < 12; s++) {
+      let n: mt.Tensor | undefined;
+      for (const i of [-1, 0, 1]) for (const j of [-1, 0, 1]) {
+        if (i === 0 && j === 0) continue;
+        const r = mt.roll(mt.roll(g, i, 0), j, 1);
+        n = n ? n.add(r) : r;
+      }
+      g = n!.equal(3).logical_or(g.equal(1).logical_and(n!.equal(2))).astype('int8');
+    }
+    // np.argwhere(g) after the same 12 steps
+    expect((await mt.argwhere(g).fetch()).toArray()).toEqual([[4, 5], [5, 6], [6, 4], [6, 5], [6, 6]]);
+  });
 });
 
 describe('NumPy positional arguments', () => {

@@ -129,9 +129,28 @@ function reshapeIndex(idx: readonly Expr[], from: readonly number[], to: readonl
   return [...idx.slice(0, p), ...mid, ...idx.slice(to.length - s)];
 }
 
+/**
+ * The most index expressions one node may be inlined at in one kernel. A
+ * node read at several points (a roll's two halves, a stencil's shifted
+ * slices) is built once per point, and in a loop of such steps every step
+ * multiplies the copies of the ones before (a diffusion loop over roll
+ * grows five-fold a step); past this many the node is stored instead, so a
+ * kernel's expression stays linear in the graph. Leaves (loads, constants,
+ * indices, random draws) and views of them are repeated freely.
+ */
+export const MAX_READ_POINTS = 8;
+
+/** Thrown by Lowering when `node` is read at more than MAX_READ_POINTS points: fuse stores it and lowers again. */
+class ReadTooOften {
+  constructor(readonly node: Node) {}
+}
+
 class Lowering {
   readonly inputs: Node[] = [];
   private readonly memo = new Map<string, Expr>();
+  /** Distinct index expressions each inlined node has been built at. */
+  private readonly points = new Map<Node, number>();
+  private readonly cheap = new Map<Node, boolean>();
   readonly reduceNodes = new Map<Expr, Node>();
   private nextVar: number;
 
@@ -149,9 +168,26 @@ class Lowering {
     const key = `${n.id}|${idx.map((e) => exprKey(e)).join(',')}`;
     const hit = this.memo.get(key);
     if (hit) return hit;
+    if (n !== this.root && !this.realized.has(n) && !this.isCheap(n)) {
+      const p = (this.points.get(n) ?? 0) + 1;
+      if (p > MAX_READ_POINTS) throw new ReadTooOften(n);
+      this.points.set(n, p);
+    }
     const e = this.build(n, idx);
     this.memo.set(key, e);
     return e;
+  }
+
+  /** Whether repeating `n` at another point costs nothing that grows: a leaf (a load, a constant, an index, a draw) or a view of one. */
+  private isCheap(n: Node): boolean {
+    let c = this.cheap.get(n);
+    if (c === undefined) {
+      const view = n.op === 'expand' || n.op === 'reshape' || n.op === 'permute' || n.op === 'slice';
+      c = n.op === 'source' || n.op === 'const' || n.op === 'iota' || n.op === 'random'
+        || (view && (this.realized.has(n.inputs[0]!) || this.isCheap(n.inputs[0]!)));
+      this.cheap.set(n, c);
+    }
+    return c;
   }
 
   private broadcastIdx(n: Node, idx: readonly Expr[], shape: readonly number[]): Expr[] {
@@ -338,7 +374,15 @@ export function fuse(outputs: readonly Node[], isMaterialised: (n: Node) => bool
       if (!realized.has(n) || isMaterialised(n) || n.op === 'source') continue;
       if (n.op === 'scan') { steps.push({ kind: 'scan', node: n as Node<'scan'>, inputs: [n.inputs[0]!] }); continue; }
       const low = new Lowering(n, realized);
-      const body = low.expr(n, n.shape.map((_, i) => ivar(i)));
+      let body: Expr;
+      try {
+        body = low.expr(n, n.shape.map((_, i) => ivar(i)));
+      } catch (e) {
+        if (!(e instanceof ReadTooOften)) throw e;
+        realized.add(e.node);
+        grew = true;
+        break;
+      }
       const tops = topReduces(body);
       if (tops.size > 1) {
         // Two independent reductions in one kernel cannot share a split: store all but the first.
