@@ -143,6 +143,22 @@ describe('svd', () => {
       expect(relErr(usv, A.at, 1, m, n)).toBeLessThan(TOL);
     }
   });
+  it('converges on small integer matrices whose last pair stops a rounding error short of 1 eps (NumPy values)', async () => {
+    const close = (got: number, want: number) => expect(Math.abs(got - want)).toBeLessThanOrEqual(1e-15 * Math.max(1, Math.abs(want)));
+    const A = mt.tensor([[0, 4, -4], [3, -3, 1], [1, -2, -3]], 'float64');
+    const B = mt.tensor([[2, 3, 1], [0, 0, 0], [3, -1, 2]], 'float64');
+    const C = mt.tensor([[2, 1, -2], [1, -2, -1], [-2, -1, 2]], 'float64');
+    close((await mt.linalg.norm(A, 2).fetch()).item() as number, 6.539874148549471);
+    expect(Math.abs(((await mt.linalg.cond(A).fetch()).item() as number) - 3.574014956542343)).toBeLessThan(1e-14);
+    expect((await mt.linalg.matrix_rank(B).fetch()).item()).toBe(2);
+    expect((await mt.linalg.matrix_rank(C).fetch()).item()).toBe(2);
+    close((await mt.linalg.norm(C, 'nuc').fetch()).item() as number, 6.6332495807108);
+    const s = (await (mt.linalg.svd(B, { compute_uv: false }) as mt.Tensor).fetch()).toArray() as number[];
+    [4.358898943540673, 3.0000000000000004, 0].forEach((w, i) => close(s[i]!, w));
+    const [U, S, Vh] = mt.linalg.svd(C) as mt.Tensor[];
+    const back = (await mt.matmul(mt.multiply(U!, S!), Vh!).fetch()).toArray() as number[][];
+    back.flat().forEach((v, i) => close(v, [2, 1, -2, 1, -2, -1, -2, -1, 2][i]!));
+  });
   it('compute_uv=false gives the singular values alone', async () => {
     const s = mt.linalg.svd(mt.tensor([[3, 0], [0, -4]]), { compute_uv: false }) as mt.Tensor;
     expect((await s.fetch()).toArray()).toEqual([4, 3]);

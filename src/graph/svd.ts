@@ -34,7 +34,10 @@ export function unitScale(cols: Float64Array): number {
  * given, so that the rotated columns are the input times v.
  */
 export function orthogonalize(cols: Float64Array, r: number, c: number, v?: Float64Array): void {
-  const eps = 2 ** -53;
+  // LAPACK dgesvj's threshold, sqrt(r) eps: the rounding of the r products in gamma alone is
+  // about that, so a pair at 1 eps may never get there (a 3x3 matrix of small integers stopped
+  // at 1.1e-16 and rotated in vain until the sweeps ran out)
+  const tol = Math.sqrt(r) * 2 ** -53;
   for (let sweep = 0; ; sweep++) {
     if (sweep === MAX_SWEEPS) throw new SvdError();
     let rotated = false;
@@ -47,14 +50,16 @@ export function orthogonalize(cols: Float64Array, r: number, c: number, v?: Floa
           alpha += x * x; beta += y * y; gamma += x * y;
         }
         // the square roots apart: alpha * beta underflows for columns near 1e-160
-        if (gamma === 0 || Math.abs(gamma) <= eps * Math.sqrt(alpha) * Math.sqrt(beta)) continue;
-        rotated = true;
+        if (gamma === 0 || Math.abs(gamma) <= tol * Math.sqrt(alpha) * Math.sqrt(beta)) continue;
         const zeta = (beta - alpha) / (2 * gamma);
         const t = Math.sign(zeta || 1) / (Math.abs(zeta) + Math.sqrt(1 + zeta * zeta));
         const cs = 1 / Math.sqrt(1 + t * t), sn = cs * t;
+        // a rotation too small to change a value does not count: another sweep would repeat it
         for (let i = 0; i < r; i++) {
           const x = cols[P + i]!, y = cols[Q + i]!;
-          cols[P + i] = cs * x - sn * y; cols[Q + i] = sn * x + cs * y;
+          const x2 = cs * x - sn * y, y2 = sn * x + cs * y;
+          if (x2 !== x || y2 !== y) rotated = true;
+          cols[P + i] = x2; cols[Q + i] = y2;
         }
         if (v) {
           for (let i = 0; i < c; i++) {
