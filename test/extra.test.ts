@@ -78,6 +78,15 @@ describe('sequences of array bounds', () => {
 });
 
 describe('errors as NumPy raises them', () => {
+  it('polyfit', () => {
+    expect(() => mt.polyfit([1, 2, 3], [1, 2, 3], -1)).toThrow(new RangeError('expected deg >= 0'));
+    expect(() => mt.polyfit([[1, 2]], [1, 2], 1)).toThrow(new TypeError('expected 1D vector for x'));
+    expect(() => mt.polyfit([], [], 1)).toThrow(new TypeError('expected non-empty vector for x'));
+    expect(() => mt.polyfit([1, 2, 3], [1, 2], 1)).toThrow(new TypeError('expected x and y to have same length'));
+    expect(() => mt.polyfit([1, 2, 3], [1, 2, 3], 1, { w: [1, 2] })).toThrow(new TypeError('expected w and y to have the same length'));
+    expect(() => mt.polyfit([1, 2, 3], [1, 2, 3], 2, { cov: true })).toThrow('the number of data points must exceed order to scale the covariance matrix');
+    expect(() => mt.polyfit([1, 2, 3], [1, 2, 3], 'a' as never)).toThrow(TypeError);
+  });
   const a = mt.zeros([2, 3]);
   const cases: [string, () => unknown, RegExp | string, ErrorConstructor][] = [
     ['fliplr', () => mt.fliplr(mt.zeros([3])), 'Input must be >= 2-d.', RangeError],

@@ -19,11 +19,13 @@ import { broadcastShapes, checkShape, normalizeAxes, normalizeAxis, shapeStr } f
 import { runtime } from '../runtime/runtime.js';
 import { type JsData, dtypeArg, fromJs } from './convert.js';
 import { Slice, compress, getitem, nonzero } from './indexing.js';
+import { finfo } from './info.js';
+import { linalg } from './linalg.js';
 import { diag } from './manipulate.js';
 import { argsort, diff, logspace, sort } from './statistics.js';
 import {
   type Operand, Tensor, add, all, any, astype, broadcast_to, clip, concatenate, cumprod, divide, equal, flip, floor_divide, greater_equal, isTensor,
-  kwargs, less, linspace, log10, logical_and, logical_not, logical_or, mod, moveaxis, multiply, negative, not_equal, power, ravel, reshape, ones, sign, stack, subtract, sum,
+  kwargs, less, linspace, log10, matmul, logical_and, logical_not, logical_or, mod, moveaxis, multiply, negative, not_equal, power, ravel, reshape, ones, sign, stack, subtract, sum,
   take, tensor, toTensor, trailingOpts, transpose, valuesNow, where, zeros, zeros_like,
 } from './tensor.js';
 
@@ -510,6 +512,52 @@ export function vander(x: Operand, ...args: Args): Tensor {
   const powers = n > 1 ? [cumprod(broadcast_to(reshape(astype(t, d), [m, 1]), [m, n - 1]), { axis: 1 })] : [];
   const v = concatenate([ones([m, 1], { dtype: d }), ...powers], { axis: 1 });
   return o.increasing ? v : flip(v, 1);
+}
+
+/**
+ * polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False): NumPy's
+ * least-squares fit: the Vandermonde matrix (weighted by w), its columns
+ * scaled to unit norm, linalg.lstsq, the coefficients unscaled, highest
+ * power first (a column per column of a 2-d y). full=true gives [p,
+ * residuals, rank, singular values, rcond]; cov=true (or 'unscaled') [p,
+ * the covariance of p]. NumPy's RankWarning for a rank below deg + 1 is not
+ * given (the rank is known only when the run computes it: full=true returns it).
+ */
+export function polyfit(x: Operand, y: Operand, deg: number, ...args: Args): Tensor | Tensor[] {
+  const o = kwargs<{ rcond?: number | null; full?: boolean; w?: Operand | null; cov?: boolean | 'unscaled' }>('polyfit', args, ['rcond', 'full', 'w', 'cov']);
+  if (typeof deg !== 'number' || !Number.isFinite(deg)) throw new TypeError(`polyfit(): deg must be a number, got ${String(deg)}`);
+  const order = Math.trunc(deg) + 1; // Python's int(deg)
+  const asFloat = (v: Operand) => { const t = toTensor(v); return isFloat(t.dtype) ? t : astype(t, promoteTypes(t.dtype, 'float64')); };
+  const xt = asFloat(x), yt = asFloat(y);
+  if (order < 1) throw new RangeError('expected deg >= 0');
+  if (xt.ndim !== 1) throw new TypeError('expected 1D vector for x');
+  if (xt.size === 0) throw new TypeError('expected non-empty vector for x');
+  if (yt.ndim < 1 || yt.ndim > 2) throw new TypeError('expected 1D or 2D array for y');
+  if (xt.shape[0] !== yt.shape[0]) throw new TypeError('expected x and y to have same length');
+  const rcond = o.rcond ?? xt.shape[0]! * Number(finfo(xt.dtype).eps);
+  let lhs = vander(xt, order); // float64 for float32 data too, as NumPy's vander promotes with int
+  let rhs = yt;
+  if (o.w !== undefined && o.w !== null) {
+    const w = asFloat(o.w);
+    if (w.ndim !== 1) throw new TypeError('expected a 1-d array for weights');
+    if (w.shape[0] !== yt.shape[0]) throw new TypeError('expected w and y to have the same length');
+    const col = reshape(w, [-1, 1]);
+    lhs = multiply(lhs, col);
+    rhs = multiply(rhs, rhs.ndim === 2 ? col : w);
+  }
+  const scale = power(sum(multiply(lhs, lhs), { axis: 0 }), 0.5);
+  lhs = divide(lhs, scale);
+  const [c0, resids, rank, sv] = linalg.lstsq(lhs, rhs, rcond) as [Tensor, Tensor, Tensor, Tensor];
+  const c = transpose(divide(transpose(c0), scale));
+  if (o.full) return [c, resids, rank, sv, tensor(rcond, { dtype: 'float64' })];
+  if (!o.cov) return c;
+  const base = divide(linalg.inv(matmul(transpose(lhs), lhs)), multiply(reshape(scale, [-1, 1]), reshape(scale, [1, -1])));
+  let fac: Operand = 1;
+  if (o.cov !== 'unscaled') {
+    if (xt.shape[0]! <= order) throw new RangeError('the number of data points must exceed order to scale the covariance matrix');
+    fac = divide(resids, xt.shape[0]! - order);
+  }
+  return [c, yt.ndim === 1 ? multiply(base, fac) : multiply(reshape(base, [order, order, 1]), fac)];
 }
 
 /** kron(a, b): the Kronecker product as NumPy 2's broadcast product of interleaved axes. */
