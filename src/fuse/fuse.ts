@@ -140,7 +140,7 @@ function reshapeIndex(idx: readonly Expr[], from: readonly number[], to: readonl
  */
 export const MAX_READ_POINTS = 8;
 
-/** Thrown by Lowering when `node` is read at more than MAX_READ_POINTS points: fuse stores it and lowers again. */
+/** Thrown by Lowering when `node` is read at more than MAX_READ_POINTS points: fuse stores it, then lowers the reader again. */
 class ReadTooOften {
   constructor(readonly node: Node) {}
 }
@@ -373,37 +373,45 @@ export function fuse(outputs: readonly Node[], isMaterialised: (n: Node) => bool
     for (const n of order) {
       if (!realized.has(n) || isMaterialised(n) || n.op === 'source') continue;
       if (n.op === 'scan') { steps.push({ kind: 'scan', node: n as Node<'scan'>, inputs: [n.inputs[0]!] }); continue; }
-      const low = new Lowering(n, realized);
-      let body: Expr;
-      try {
-        body = low.expr(n, n.shape.map((_, i) => ivar(i)));
-      } catch (e) {
-        if (!(e instanceof ReadTooOften)) throw e;
-        realized.add(e.node);
-        grew = true;
-        break;
+      // A node read at too many points is stored where it is found: its kernel goes first (its
+      // own inputs are done: they come before it in `order`), then the one that read it again.
+      const pending = [n];
+      while (pending.length && !grew) {
+        const m = pending.at(-1)!;
+        const low = new Lowering(m, realized);
+        let body: Expr;
+        try {
+          body = low.expr(m, m.shape.map((_, i) => ivar(i)));
+        } catch (e) {
+          if (!(e instanceof ReadTooOften)) throw e;
+          realized.add(e.node);
+          pending.push(e.node);
+          continue;
+        }
+        const tops = topReduces(body);
+        if (tops.size > 1) {
+          // Two independent reductions in one kernel cannot share a split: store all but the first.
+          [...tops].slice(1).forEach((r) => realized.add(low.reduceNodes.get(r)!));
+          grew = true;
+          break;
+        }
+        pending.pop();
+        const red = [...tops][0];
+        let kernel: Kernel = lowerHalf({
+          inputs: low.inputs.map((i) => ({ dtype: i.dtype, shape: i.shape })),
+          shape: m.shape,
+          chunk: m.chunk,
+          dtype: m.dtype,
+          ...(red ? { reduce: red } : {}),
+          epilogue: red ? replace(body, red, intern({ k: 'acc', dtype: red.dtype })) : body,
+        });
+        // A float sum that will run in rows order adds its blocks in one lane (see ROWS_LANES).
+        if (red && red.lanes === undefined && isBlockedSum(red.op, red.dtype) && reduceOrder(kernel) === 'rows') {
+          kernel = { ...kernel, reduce: intern({ ...kernel.reduce!, lanes: ROWS_LANES }) };
+        }
+        steps.push({ kind: 'kernel', node: m, kernel, inputs: low.inputs });
       }
-      const tops = topReduces(body);
-      if (tops.size > 1) {
-        // Two independent reductions in one kernel cannot share a split: store all but the first.
-        [...tops].slice(1).forEach((r) => realized.add(low.reduceNodes.get(r)!));
-        grew = true;
-        break;
-      }
-      const red = [...tops][0];
-      let kernel: Kernel = lowerHalf({
-        inputs: low.inputs.map((i) => ({ dtype: i.dtype, shape: i.shape })),
-        shape: n.shape,
-        chunk: n.chunk,
-        dtype: n.dtype,
-        ...(red ? { reduce: red } : {}),
-        epilogue: red ? replace(body, red, intern({ k: 'acc', dtype: red.dtype })) : body,
-      });
-      // A float sum that will run in rows order adds its blocks in one lane (see ROWS_LANES).
-      if (red && red.lanes === undefined && isBlockedSum(red.op, red.dtype) && reduceOrder(kernel) === 'rows') {
-        kernel = { ...kernel, reduce: intern({ ...kernel.reduce!, lanes: ROWS_LANES }) };
-      }
-      steps.push({ kind: 'kernel', node: n, kernel, inputs: low.inputs });
+      if (grew) break;
     }
     if (!grew) return steps;
   }
