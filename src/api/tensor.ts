@@ -13,6 +13,7 @@ import { type DeviceChoice, type Report, type RunOptions, runtime } from '../run
 import { resolve } from '../runtime/resolve.js';
 import { castScalar } from '../ir/scalar.js';
 import { type JsData, NDArray, dtypeArg, fromJs } from './convert.js';
+import { type UFuncMethods, withMethods } from './ufunc_methods.js';
 
 export { NDArray } from './convert.js';
 export type { DeviceChoice, Report } from '../runtime/runtime.js';
@@ -539,17 +540,17 @@ function binaryOp(op: BinaryOp, x: Operand, y: Operand, o: UFuncOpts = NO_UFUNC_
 
 /** Keyword arguments of a ufunc (NumPy's `dtype`, `casting`, `order`; `where` only as true). */
 export type UFuncKw = { dtype?: DType | string | null; casting?: Casting; order?: 'K' | 'A' | 'C' | 'F'; where?: true; subok?: boolean; out?: null };
-type UFuncs = { [P in UnaryOp]: (x: Operand, o?: UFuncKw) => Tensor } & { [P in BinaryOp]: (x: Operand, y: Operand, o?: UFuncKw) => Tensor };
+type UFuncs = { [P in UnaryOp]: (x: Operand, o?: UFuncKw) => Tensor } & { [P in BinaryOp]: ((x: Operand, y: Operand, o?: UFuncKw) => Tensor) & UFuncMethods };
 const ufuncs = {} as UFuncs;
 for (const op of UNARY_OPS) {
   (ufuncs as Record<string, unknown>)[op] = (x: Operand, ...rest: unknown[]) => unaryOp(op, x, ufuncOpts(op, rest));
   if (!PART_OPS.has(op)) (Tensor.prototype as unknown as Record<string, unknown>)[op] = function (this: Tensor, ...rest: unknown[]) { return unaryOp(op, this, ufuncOpts(op, rest)); };
 }
 for (const op of BINARY_OPS) {
-  (ufuncs as Record<string, unknown>)[op] = (x: Operand, y: Operand, ...rest: unknown[]) => {
+  (ufuncs as Record<string, unknown>)[op] = withMethods((x: Operand, y: Operand, ...rest: unknown[]) => {
     if (y === undefined) throw new TypeError(`${op}() takes from 2 to 3 positional arguments but 1 were given`);
     return binaryOp(op, x, y, ufuncOpts(op, rest));
-  };
+  }, op === 'mod' ? 'remainder' : op, op);
   (Tensor.prototype as unknown as Record<string, unknown>)[op] = function (this: Tensor, y: Operand, ...rest: unknown[]) {
     if (y === undefined) throw new TypeError(`${op}() takes from 2 to 3 positional arguments but 1 were given`);
     return binaryOp(op, this, y, ufuncOpts(op, rest));

@@ -13,6 +13,8 @@ import {
   signbit, sin, sqrt, subtract, tensor, trunc, where, less_equal,
 } from './tensor.js';
 
+import { withMethods } from './ufunc_methods.js';
+
 type JsArg = Parameters<typeof tensor>[0];
 const toTensor = (x: Operand): Tensor => (isTensor(x) ? x : tensor(x as JsArg));
 /** A JS scalar stays a (0-d) value of its default dtype, as NumPy's asarray gives. */
@@ -32,14 +34,14 @@ function floats(x: Operand, y: Operand): [Tensor, Tensor] {
 }
 
 /** heaviside(x1, x2): 0 below zero, x2 at zero (either sign), 1 above, NaN for NaN (npy_heaviside). */
-export function heaviside(x1: Operand, x2: Operand, ...rest: unknown[]): Tensor {
+function heavisideOf(x1: Operand, x2: Operand, ...rest: unknown[]): Tensor {
   operands('heaviside', 2, 1, [x1, x2], rest);
   const [x, h] = floats(x1, x2);
   return where(isnan(x), x, where(less(x, 0), 0, where(greater(x, 0), 1, h)));
 }
 
 /** log(exp(x1) + exp(x2)) as npy_logaddexp: x + log 2 where equal (infinities too), else max + log1p(exp(-|x1 - x2|)). */
-export function logaddexp(x1: Operand, x2: Operand, ...rest: unknown[]): Tensor {
+function logaddexpOf(x1: Operand, x2: Operand, ...rest: unknown[]): Tensor {
   operands('logaddexp', 2, 1, [x1, x2], rest);
   return inFloat32(floats(x1, x2), (a, b) => where(equal(a, b), add(a, Math.LN2), add(maximum(a, b), log1p(exp(negative(abs(subtract(a, b))))))));
 }
@@ -55,13 +57,13 @@ function inFloat32([a, b]: [Tensor, Tensor], f: (a: Tensor, b: Tensor) => Tensor
 }
 
 /** log2(2**x1 + 2**x2) as npy_logaddexp2: x + 1 where equal, else max + log2(e) * log1p(2**-|x1 - x2|). */
-export function logaddexp2(x1: Operand, x2: Operand, ...rest: unknown[]): Tensor {
+function logaddexp2Of(x1: Operand, x2: Operand, ...rest: unknown[]): Tensor {
   operands('logaddexp2', 2, 1, [x1, x2], rest);
   return inFloat32(floats(x1, x2), (a, b) => where(equal(a, b), add(a, 1), add(maximum(a, b), multiply(log1p(exp2(negative(abs(subtract(a, b))))), Math.LOG2E))));
 }
 
 /** x1 ** x2 in float64 whatever the inputs (NumPy's only real loop is float64's). */
-export function float_power(x1: Operand, x2: Operand, ...rest: unknown[]): Tensor {
+function float_powerOf(x1: Operand, x2: Operand, ...rest: unknown[]): Tensor {
   operands('float_power', 2, 1, [x1, x2], rest);
   return power(astype(x1, 'float64'), astype(x2, 'float64'));
 }
@@ -167,3 +169,7 @@ export function frexp(x: Operand, ...rest: unknown[]): [Tensor, Tensor] {
   operands('frexp', 1, 2, [x], rest);
   return [_frexpParts.mantissa(x), _frexpParts.exponent(x)];
 }
+export const logaddexp = withMethods(logaddexpOf, 'logaddexp', 'logaddexp');
+export const logaddexp2 = withMethods(logaddexp2Of, 'logaddexp2', 'logaddexp2');
+export const heaviside = withMethods(heavisideOf, 'heaviside');
+export const float_power = withMethods(float_powerOf, 'float_power');

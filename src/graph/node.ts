@@ -6,7 +6,7 @@
 import { type DType, INFO } from './dtype.js';
 import { LinAlgError, type LinalgSpec, SQUARE, linalgParts } from './linalg.js';
 import { type QuantileSpec, quantileDType } from './quantile.js';
-import { type BinaryOp, type RandomDist, type ReduceOp, type UnaryOp, isArgReduce } from './ops.js';
+import { type BinaryOp, type RandomDist, type ReduceOp, type ScanOp, type UnaryOp, isArgReduce } from './ops.js';
 import { AUTO_CHUNK_BYTES, type Shape, broadcastShapes, chunkGrid, hasUnknown, isUnknown, shapeStr, sizeOf } from './shape.js';
 
 /** Attributes per node kind. `source` nodes carry data held by the runtime under `key`. */
@@ -26,7 +26,7 @@ export interface Attrs {
   slice: { starts: readonly number[]; steps: readonly number[] };
   concat: { axis: number };
   gather: { axis: number };
-  scan: { op: 'sum' | 'prod'; axis: number };
+  scan: { op: ScanOp; axis: number };
   matmul: Record<string, never>;
   compress: { axis: number };
   invert: { size: number };
@@ -184,7 +184,7 @@ export function gather(x: Node, indices: Node, axis: number): Node {
   return make('gather', [x, indices], { axis }, x.dtype, shape);
 }
 
-export function scan(op: 'sum' | 'prod', x: Node, axis: number, dtype: DType): Node {
+export function scan(op: ScanOp, x: Node, axis: number, dtype: DType): Node {
   // float16 steps as NumPy's accumulate: the terms cast to float16, each step rounded (runtime/exec.ts)
   const terms = dtype === 'float16' ? cast(x, 'float16') : x;
   return make('scan', [terms], { op, axis }, dtype, x.shape, terms.chunk);

@@ -26,6 +26,14 @@ export const BINARY_OPS = [
 ] as const;
 export type BinaryOp = (typeof BINARY_OPS)[number];
 
+/**
+ * What a scan task accumulates: cumsum and cumprod ('sum', 'prod', with their
+ * float16 rounding), any binary op as `ufunc.accumulate`, and the two
+ * composite ufuncs that have an accumulate of their own.
+ */
+export const SCAN_OPS = ['sum', 'prod', ...BINARY_OPS, 'logaddexp', 'logaddexp2'] as const;
+export type ScanOp = (typeof SCAN_OPS)[number];
+
 /** How an op maps its (promoted) input dtype to the dtype it computes in and returns. */
 type Rule =
   | 'same' // computes and returns the input dtype

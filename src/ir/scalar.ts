@@ -413,3 +413,15 @@ export function binaryScalar(op: BinaryOp, a: Scalar, b: Scalar, d: DType): Scal
     default: return op satisfies never;
   }
 }
+
+/** npy_logaddexp on values: x + log 2 where equal (infinities too), else the larger + log1p(exp(-|x - y|)); NaN propagates. */
+export function logaddexp(x: number, y: number): number {
+  if (x === y) return x + Math.LN2;
+  return (Number.isNaN(x) || Number.isNaN(y) ? NaN : Math.max(x, y)) + Math.log1p(Math.exp(-Math.abs(x - y)));
+}
+
+/** npy_logaddexp2 on values: x + 1 where equal, else the larger + log2(e) log1p(2^-|x - y|). */
+export function logaddexp2(x: number, y: number): number {
+  if (x === y) return x + 1;
+  return (Number.isNaN(x) || Number.isNaN(y) ? NaN : Math.max(x, y)) + Math.log1p(2 ** -Math.abs(x - y)) * Math.LOG2E;
+}

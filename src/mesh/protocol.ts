@@ -13,6 +13,7 @@
 
 import { z } from 'zod';
 import { DTYPES } from '../graph/dtype.js';
+import { SCAN_OPS } from '../graph/ops.js';
 
 const MAX_RANK = 16;
 /** Pieces a task may read, and peers a piece may be fetched from. */
@@ -54,7 +55,7 @@ export const Message = z.discriminatedUnion('t', [
   }),
   z.strictObject({
     t: z.literal('scan'), ...lease,
-    op: z.enum(['sum', 'prod']), axis: z.number().int().min(0).max(MAX_RANK - 1),
+    op: z.enum(SCAN_OPS), axis: z.number().int().min(0).max(MAX_RANK - 1),
     inDtype: dtype, outDtype: dtype, shape: z.array(int).max(MAX_RANK),
     src: source, prev: source.optional(), out: key,
     ...check,

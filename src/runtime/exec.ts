@@ -5,6 +5,8 @@
 
 import { ARRAY_CTOR, type DType, type TypedArray } from '../graph/dtype.js';
 import { halfBits, halfValue } from '../graph/half.js';
+import { type BinaryOp, type ScanOp } from '../graph/ops.js';
+import { type Scalar, binaryScalar, castScalar, logaddexp, logaddexp2 } from '../ir/scalar.js';
 import type { KernelArgs } from '../ir/args.js';
 import { type Layout, mathImports, writeParams } from '../wasm/render.js';
 
@@ -30,7 +32,7 @@ export interface KernelJob {
 
 export interface ScanJob {
   readonly kind: 'scan';
-  readonly op: 'sum' | 'prod';
+  readonly op: ScanOp;
   readonly axis: number;
   readonly inDtype: DType;
   readonly outDtype: DType;
@@ -91,6 +93,7 @@ export class Executor {
   private scan(j: ScanJob): void {
     const n = j.shape.reduce((a, b) => a * b, 1);
     if (n === 0) return;
+    if (j.op !== 'sum' && j.op !== 'prod') { this.accumulate(j, n); return; }
     const src = this.view(j.inDtype, j.src, n);
     const dst = this.view(j.outDtype, j.dst, n);
     const len = j.shape[j.axis]!;
@@ -118,6 +121,45 @@ export class Executor {
       }
     }
   }
+
+  /**
+   * `ufunc.accumulate`: each line starts from its first term (or the previous
+   * chunk's last value) and folds every later term in by the op's scalar
+   * definition (ir/scalar.ts, the one the interpreter and WASM follow).
+   */
+  private accumulate(j: ScanJob, n: number): void {
+    const d = j.outDtype, op = j.op as Exclude<ScanOp, 'sum' | 'prod'>;
+    const src = this.view(j.inDtype, j.src, n), dst = this.view(d, j.dst, n);
+    const len = j.shape[j.axis]!;
+    const inner = j.shape.slice(j.axis + 1).reduce((a, b) => a * b, 1);
+    const outer = n / (len * inner);
+    const half = (t: DType) => t === 'float16';
+    const load = (a: TypedArray, t: DType, at: number): Scalar => (half(t) ? halfValue(a[at] as number) : a[at]!);
+    const read = j.inDtype === d ? (at: number) => load(src, d, at) : (at: number) => castScalar(load(src, j.inDtype, at), j.inDtype, d);
+    const store = half(d) ? (at: number, v: Scalar) => { dst[at] = halfBits(v as number); } : (at: number, v: Scalar) => { dst[at] = v as never; };
+    const f = scanStep(op, d);
+    const prev = j.prev ? this.view(d, j.prev.ptr, outer * j.prev.len * inner) : undefined;
+    for (let o = 0; o < outer; o++) {
+      for (let i = 0; i < inner; i++) {
+        let acc: Scalar | undefined = prev ? load(prev, d, (o * j.prev!.len + j.prev!.len - 1) * inner + i) : undefined;
+        for (let k = 0; k < len; k++) {
+          const at = (o * len + k) * inner + i;
+          acc = acc === undefined ? read(at) : f(acc, read(at));
+          store(at, acc);
+        }
+      }
+    }
+  }
+}
+
+/** One step of an accumulate in dtype `d`: the op's scalar definition, logaddexp(2) as NumPy's npy_logaddexp(2). */
+function scanStep(op: Exclude<ScanOp, 'sum' | 'prod'>, d: DType): (a: Scalar, b: Scalar) => Scalar {
+  if (op === 'logaddexp' || op === 'logaddexp2') {
+    const g = op === 'logaddexp' ? logaddexp : logaddexp2;
+    const round = d === 'float32' ? Math.fround : (v: number) => v;
+    return (a, b) => round(g(a as number, b as number));
+  }
+  return (a, b) => binaryScalar(op as BinaryOp, a, b, d);
 }
 
 /** Copies one box between strided regions of `memory` (the gathering a task's inputs may need). */

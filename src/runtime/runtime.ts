@@ -9,6 +9,7 @@ import { host } from '#host';
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import { decodeHalf } from '../graph/half.js';
 import type { Node } from '../graph/node.js';
+import type { ScanOp } from '../graph/ops.js';
 import { numChunks, shapeStr, sizeOf, stridesOf } from '../graph/shape.js';
 import { fuse } from '../fuse/fuse.js';
 import { type Kernel, programKey, siteParams } from '../ir/ir.js';
@@ -278,7 +279,7 @@ export class Runtime {
     // A float32 scan runs one line per invocation: worth the GPU only with enough lines
     const scanOnGpu = (t: ScanTask): boolean => {
       const i = plan.tensors[t.input]!, o = plan.tensors[t.output]!;
-      if (i.dtype !== 'float32' || o.dtype !== 'float32' || !(choice === 'webgpu' || !gpu!.software)) return false;
+      if ((t.scan.op !== 'sum' && t.scan.op !== 'prod') || i.dtype !== 'float32' || o.dtype !== 'float32' || !(choice === 'webgpu' || !gpu!.software)) return false;
       const box = chunkBox(o.shape, o.chunk, t.chunk);
       return box.reduce((a, [lo, hi], d) => (d === t.scan.axis ? a : a * (hi - lo)), 1) >= SCAN_GPU_LINES;
     };
@@ -302,7 +303,7 @@ export class Runtime {
           const n = sj.shape.reduce((a, b) => a * b, 1);
           const f32 = (ptr: number, len: number) => new Float32Array(heap.memory.buffer, ptr, len);
           try {
-            await gpu!.scan(sj.op, sj.axis, sj.shape, f32(sj.src, n), f32(sj.dst, n), sj.prev && f32(sj.prev.ptr, (n / sj.shape[sj.axis]!) * sj.prev.len));
+            await gpu!.scan(sj.op as 'sum' | 'prod', sj.axis, sj.shape, f32(sj.src, n), f32(sj.dst, n), sj.prev && f32(sj.prev.ptr, (n / sj.shape[sj.axis]!) * sj.prev.len));
             gpuTasks++;
           } catch (e) {
             if (!gpu!.lost && !(e instanceof RangeError)) throw e;
@@ -604,8 +605,8 @@ export class Runtime {
     }
   }
 
-  /** A cumulative sum or product of one chunk (C order over `shape`), continuing from the previous chunk along the axis. */
-  runScan(op: 'sum' | 'prod', axis: number, inDtype: DType, outDtype: DType, shape: readonly number[], src: TypedArray, prev?: TypedArray): TypedArray {
+  /** A scan (cumulative sum, product or `ufunc.accumulate`) of one chunk (C order over `shape`), continuing from the previous chunk along the axis. */
+  runScan(op: ScanOp, axis: number, inDtype: DType, outDtype: DType, shape: readonly number[], src: TypedArray, prev?: TypedArray): TypedArray {
     const n = sizeOf(shape);
     const item = (d: DType) => INFO[d].bytes;
     const sb = this.heap.alloc(Math.max(1, n) * item(inDtype)), db = this.heap.alloc(Math.max(1, n) * item(outDtype));

@@ -10,7 +10,7 @@
 
 import { type DType } from '../graph/dtype.js';
 import type { Node } from '../graph/node.js';
-import { isArgReduce } from '../graph/ops.js';
+import { type ScanOp, isArgReduce } from '../graph/ops.js';
 import { numChunks, shapeStr } from '../graph/shape.js';
 import type { Step } from '../fuse/fuse.js';
 import { type Interval, bounds } from '../ir/interval.js';
@@ -54,7 +54,7 @@ export interface Task {
 
 export interface ScanTask {
   readonly id: number;
-  readonly scan: { readonly op: 'sum' | 'prod'; readonly axis: number };
+  readonly scan: { readonly op: ScanOp; readonly axis: number };
   readonly input: number;
   readonly output: number;
   /** Chunk index (in the output grid) this task scans; it continues from `prev`. */
