@@ -51,6 +51,14 @@ function mustRealize(order: readonly Node[], outputs: readonly Node[], isMateria
   for (const n of order) for (const i of new Set(n.inputs)) consumers.set(i, [...(consumers.get(i) ?? []), n]);
   const out = new Set<Node>(outputs);
   const isCheapSource = (n: Node) => n.op === 'const' || n.op === 'iota' || n.op === 'random';
+  // Whether a node's inlined expression holds a reduction, up to the stored nodes: one step per
+  // node in topological order (a walk of every ancestor from each node was quadratic in a loop's steps).
+  const holds = new Map<Node, boolean>();
+  const containsReduce = (n: Node): boolean => {
+    let r = holds.get(n);
+    if (r === undefined) holds.set(n, r = n.op === 'reduce' || n.op === 'matmul' || n.inputs.some((i) => !out.has(i) && containsReduce(i)));
+    return r;
+  };
   for (const n of order) {
     if (isMaterialised(n)) out.add(n);
     if (n.op === 'scan') { out.add(n); out.add(n.inputs[0]!); }
@@ -63,7 +71,7 @@ function mustRealize(order: readonly Node[], outputs: readonly Node[], isMateria
     if (n.op === 'gather') out.add(n.inputs[0]!);
     const cs = consumers.get(n) ?? [];
     const reduces = n.op === 'reduce' || n.op === 'matmul';
-    if (reduces ? cs.length > 1 : cs.length > 1 && !isCheapSource(n) && containsReduce(n, out)) out.add(n);
+    if (reduces ? cs.length > 1 : cs.length > 1 && !isCheapSource(n) && containsReduce(n)) out.add(n);
     // A value that holds a reduction and is read at more points than it has (broadcast or
     // gathered: var's mean, through its division and keepdims reshape) is stored: inlined,
     // its reduction would run again for every point that reads it.
@@ -71,7 +79,8 @@ function mustRealize(order: readonly Node[], outputs: readonly Node[], isMateria
       const elementwise = c.op === 'unary' || c.op === 'binary' || c.op === 'where' || c.op === 'cast';
       return c.op === 'expand' || c.op === 'gather' || (elementwise && !sameShape(c.shape, n.shape));
     });
-    if (spread && !out.has(n) && (reduces || containsReduce(n, out))) out.add(n);
+    if (spread && !out.has(n) && (reduces || containsReduce(n))) out.add(n);
+    containsReduce(n); // now, so that no later query recurses down a long chain
   }
   capDepth(order, out);
   return out;
@@ -96,18 +105,6 @@ function capDepth(order: readonly Node[], out: Set<Node>): void {
     if (d >= MAX_FUSED_DEPTH && n.op !== 'source') { out.add(n); d = 0; }
     depth.set(n, d);
   }
-}
-
-function containsReduce(n: Node, stop: Set<Node>): boolean {
-  const seen = new Set<Node>([n]);
-  const todo = [n];
-  while (todo.length) {
-    const m = todo.pop()!;
-    if (m !== n && stop.has(m)) continue;
-    if (m.op === 'reduce' || m.op === 'matmul') return true;
-    for (const i of m.inputs) if (!seen.has(i)) { seen.add(i); todo.push(i); }
-  }
-  return false;
 }
 
 /** Maps an index over `to` to the index over `from` that a C-order reshape reads. */
