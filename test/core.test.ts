@@ -2,6 +2,7 @@
 // identities and closed forms (NumPy fixtures live in conformance.test.ts).
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
+import { runtime } from '../src/runtime/runtime.js';
 
 afterAll(() => mt.shutdown());
 
@@ -67,5 +68,39 @@ describe('core', () => {
     expect(() => mt.tensor([1, 2, 3]).sum({ axis: 1 })).toThrow(/axis 1 is out of bounds for array of dimension 1/);
     expect(() => mt.tensor([1]).astype('float128')).toThrow(/data type "float128" not understood/);
     expect(() => mt.tensor([1, 2, 3]).reshape([2, 2])).toThrow(/cannot reshape array of size 3 into shape \(2, 2\)/);
+  });
+
+  describe('loops', () => {
+    const rng = mt.random.default_rng(11);
+    const X = rng.standard_normal([60, 5]);
+    const y = rng.standard_normal([60]);
+    const step = (w: mt.Tensor) => w.subtract(mt.matmul(X.T, mt.matmul(X, w).subtract(y)).multiply(0.01));
+
+    it('a computed tensor is a leaf: each executed step runs only its own tasks', async () => {
+      await mt.execute(X, y);
+      let w = mt.zeros([5]);
+      const tasks: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        w = step(w);
+        await w.execute();
+        tasks.push(mt.lastReport()!.tasks);
+      }
+      // the same work each step (the first also transposes X, as every step does)
+      expect(new Set(tasks).size).toBe(1);
+      // and the steps' values are those of the lazy loop
+      let v = mt.zeros([5]);
+      for (let i = 0; i < 6; i++) v = step(v);
+      expect(Array.from((await v.fetch()).data as Float64Array)).toEqual(Array.from((await w.fetch()).data as Float64Array));
+    });
+
+    it("a loop's running value read by a stored product is stored, not rebuilt in every later kernel", () => {
+      const largest = (steps: number): number => {
+        let w = mt.zeros([5]);
+        for (let i = 0; i < steps; i++) w = step(w);
+        return Math.max(...runtime.planOf([w.node]).kernels.map((k) => JSON.stringify(k.epilogue).length));
+      };
+      // before: each step's kernel held every earlier step (905 characters at 3 steps, growing to the depth cap)
+      expect(largest(150)).toBeLessThan(1.1 * largest(60));
+    });
   });
 });

@@ -240,7 +240,7 @@ async function realize(ts: readonly Tensor[], opts: RunOptions): Promise<void> {
     await opts.session.runNodes(nodes, opts.onProgress);
     return;
   }
-  const gpu = opts.device === 'wasm' && G.topo(nodes).some((n) => gpuNodes.has(n));
+  const gpu = opts.device === 'wasm' && G.topo(nodes, (n) => runtime.has(n)).some((n) => gpuNodes.has(n));
   await runtime.run(nodes, gpu ? { ...opts, device: 'webgpu' } : opts);
 }
 

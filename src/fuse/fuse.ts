@@ -59,6 +59,18 @@ function mustRealize(order: readonly Node[], outputs: readonly Node[], isMateria
     if (r === undefined) holds.set(n, r = n.op === 'reduce' || n.op === 'matmul' || n.inputs.some((i) => !out.has(i) && containsReduce(i)));
     return r;
   };
+  // The longest chain of operations a node's inlined expression holds, up to the stored nodes (capped).
+  const depths = new Map<Node, number>();
+  const depth = (n: Node): number => {
+    let d = depths.get(n);
+    if (d === undefined) {
+      d = 0;
+      for (const i of n.inputs) if (!out.has(i)) d = Math.max(d, depth(i));
+      d = Math.min(MAX_SHARED_DEPTH + 1, d + (n.op === 'source' || isCheapSource(n) ? 0 : 1));
+      depths.set(n, d);
+    }
+    return d;
+  };
   for (const n of order) {
     if (isMaterialised(n)) out.add(n);
     if (n.op === 'scan') { out.add(n); out.add(n.inputs[0]!); }
@@ -80,11 +92,19 @@ function mustRealize(order: readonly Node[], outputs: readonly Node[], isMateria
       return c.op === 'expand' || c.op === 'gather' || (elementwise && !sameShape(c.shape, n.shape));
     });
     if (spread && !out.has(n) && (reduces || containsReduce(n))) out.add(n);
+    // A long chain read by several consumers is stored, not built again in each: a loop's
+    // running value (w = w - step(w)) read by its next step and by a stored product would
+    // otherwise redo every earlier step in each kernel.
+    if (cs.length > 1 && !out.has(n) && depth(n) > MAX_SHARED_DEPTH) out.add(n);
     containsReduce(n); // now, so that no later query recurses down a long chain
+    depth(n);
   }
   capDepth(order, out);
   return out;
 }
+
+/** The chain length past which an expression read by more than one consumer is stored (see mustRealize). */
+export const MAX_SHARED_DEPTH = 48;
 
 /**
  * The longest chain of nodes one kernel may inline. Lowering, the emitters,
@@ -362,7 +382,8 @@ function replace(e: Expr, from: Expr, to: Expr, memo = new Map<Expr, Expr>()): E
 
 /** Fuses the graph behind `outputs` into kernels, one per node that must be stored. */
 export function fuse(outputs: readonly Node[], isMaterialised: (n: Node) => boolean): Step[] {
-  const order = topo(outputs);
+  // a stored node is a leaf: what made it is not planned again
+  const order = topo(outputs, isMaterialised);
   const realized = mustRealize(order, outputs, isMaterialised);
   for (;;) {
     const steps: Step[] = [];

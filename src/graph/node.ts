@@ -392,8 +392,8 @@ export function rebuild(n: Node, inputs: readonly Node[]): Node {
   }
 }
 
-/** Topological order of everything the outputs depend on (inputs before users). */
-export function topo(outputs: readonly Node[]): Node[] {
+/** Topological order of everything the outputs depend on (inputs before users); a `leaf` node's own inputs are not visited (a stored tensor). */
+export function topo(outputs: readonly Node[], leaf?: (n: Node) => boolean): Node[] {
   const seen = new Set<Node>();
   const order: Node[] = [];
   const stack: [Node, number][] = outputs.map((n) => [n, 0]);
@@ -404,7 +404,7 @@ export function topo(outputs: readonly Node[]): Node[] {
       stack.pop();
       continue;
     }
-    if (i < n.inputs.length) {
+    if (i < n.inputs.length && !(i === 0 && leaf?.(n))) {
       top[1]++;
       const c = n.inputs[i]!;
       if (!seen.has(c)) stack.push([c, 0]);

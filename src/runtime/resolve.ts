@@ -24,6 +24,8 @@ export interface Store {
   run(nodes: readonly Node[], opts: RunOptions): Promise<unknown>;
   read(n: Node): TypedArray;
   put(n: Node, data: TypedArray): void;
+  /** Whether `n` is stored (its graph is not walked again). */
+  has?(n: Node): boolean;
 }
 
 /** Operations computed on the host where their inputs are gathered, never as kernels: each gives the stored source node holding its result. */
@@ -38,9 +40,10 @@ let counter = 0;
 
 export async function resolve(outputs: readonly Node[], store: Store, opts: RunOptions): Promise<Node[]> {
   let cur = [...outputs];
+  const leaf = (n: Node): boolean => store.has?.(n) ?? false;
   for (;;) {
-    cur = substitute(cur);
-    const order = topo(cur);
+    cur = substitute(cur, leaf);
+    const order = topo(cur, leaf);
     if (!order.some((n) => hasUnknown(n.shape) || isHostOp(n))) return cur;
     // The host computes a node once nothing it reads waits on another host computation.
     const blocked = new Set<Node>();
@@ -53,9 +56,9 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
 }
 
 /** Rebuilds every node over the computed selections, inputs first. */
-function substitute(outputs: readonly Node[]): Node[] {
+function substitute(outputs: readonly Node[], leaf: (n: Node) => boolean): Node[] {
   const map = new Map<Node, Node>();
-  for (const n of topo(outputs)) {
+  for (const n of topo(outputs, leaf)) {
     const done = computed.get(n);
     if (done) { map.set(n, done); continue; }
     const inputs = n.inputs.map((i) => map.get(i) ?? i);
