@@ -194,7 +194,8 @@ function reduceat(s: Spec, f: Call, x: Operand, indices: Operand, args: Args): T
   // NumPy: piece i is the reduce over [idx[i], idx[i + 1]) where that is not empty, else the single row idx[i]
   const pieces = idx.map((lo, i) => {
     const hi = i + 1 < idx.length ? idx[i + 1]! : n;
-    const part = take(src, Array.from({ length: hi > lo ? hi - lo : 1 }, (_, k) => lo + k), { axis: ax });
+    const len = hi > lo ? hi - lo : 1;
+    const part = new Tensor(G.slice(src.node, src.shape.map((_, d) => (d === ax ? lo : 0)), src.shape.map(() => 1), src.shape.map((n, d) => (d === ax ? len : n))));
     return hi > lo + 1 ? reduce(s, f, part, [{ axis: ax, keepdims: true, dtype }]) : part;
   });
   return pieces.length === 1 ? pieces[0]! : concatenate(pieces, { axis: ax });
