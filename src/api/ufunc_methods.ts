@@ -10,7 +10,7 @@
 // bool, every other op its own loop's dtype; a comparison has no loop for a
 // non-bool accumulate, as in NumPy.
 
-import { type DType, isFloat, sumResultOf } from '../graph/dtype.js';
+import { type DType, floatResultOf, isFloat, sumResultOf } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
 import { type BinaryOp, type ScanOp, resolveBinary } from '../graph/ops.js';
 import { normalizeAxes, normalizeAxis, sizeOf } from '../graph/shape.js';
@@ -83,10 +83,7 @@ function loop(s: Spec, d: DType, given: boolean): { dtype: DType; op: ScanOp } {
   }
   if (s.op === 'add' || s.op === 'multiply') return { dtype: given ? d : sumResultOf(d), op: s.op === 'add' ? 'sum' : 'prod' };
   if (s.op === 'logical_and' || s.op === 'logical_or' || s.op === 'logical_xor') return { dtype: 'bool', op: s.op };
-  if (s.op === 'logaddexp' || s.op === 'logaddexp2') {
-    if (!isFloat(d)) return { dtype: d === 'int8' || d === 'uint8' || d === 'bool' ? 'float16' : d === 'int16' || d === 'uint16' ? 'float32' : 'float64', op: s.op };
-    return { dtype: d, op: s.op };
-  }
+  if (s.op === 'logaddexp' || s.op === 'logaddexp2') return { dtype: floatResultOf(d), op: s.op };
   const r = resolveBinary(s.op as BinaryOp, d);
   if (r.compute !== r.result) throw new TypeError(`No loop matching the specified signature and casting was found for ufunc ${s.name} (a ${d} ${s.name} gives ${r.result})`);
   return { dtype: r.result, op: s.op };
