@@ -182,10 +182,10 @@ export abstract class ExprEmitter {
         c.get(ix).i64(shift).op(0x87).tee(site.memo).i64(shift - 1).op(0x86);
         if (randomSites(this.k).length <= PHILOX_INLINE_SITES) {
           // inline: a call per block set costs the pi program about a tenth
-          if (!this.philoxTemps) this.philoxTemps = [this.local(T.i64), ...Array.from({ length: 6 * PHILOX_SETS }, () => this.local(T.v128))];
+          if (!this.philoxTemps) this.philoxTemps = [this.local(T.i64), ...Array.from({ length: 6 * PHILOX_SETS }, () => this.local(T.v128)), ...Array.from({ length: 4 }, () => this.local(T.i32))];
           const [q, ...vs] = this.philoxTemps as [number, ...number[]];
           c.set(q);
-          emitPhilox(c, e.dist === 'uniform', q, this.scratchBase(), site.offset, vs);
+          emitPhilox(c, e.dist === 'uniform', q, this.scratchBase(), site.offset, vs.slice(0, 6 * PHILOX_SETS), vs.slice(6 * PHILOX_SETS));
         } else c.get(this.scratchBase()).i32(site.offset).op(0x6a).call(e.dist === 'uniform' ? FN.philoxUniform : FN.philoxWords);
         c.get(site.memo).i64(1).op(0x7c).set(site.memo);
         c.end();
@@ -683,43 +683,64 @@ export abstract class ExprEmitter {
  */
 export function philoxFunc(uniform: boolean): Func {
   const c = new Code();
-  const locals = Array.from({ length: 6 * PHILOX_SETS }, () => T.v128);
-  emitPhilox(c, uniform, 0, 1, 0, locals.map((_, i) => 2 + i));
+  const locals = [...Array.from({ length: 6 * PHILOX_SETS }, () => T.v128), T.i32, T.i32, T.i32, T.i32];
+  const at = (i: number) => 2 + i;
+  emitPhilox(c, uniform, 0, 1, 0, Array.from({ length: 6 * PHILOX_SETS }, (_, i) => at(i)), [0, 1, 2, 3].map((i) => at(6 * PHILOX_SETS + i)));
   return { type: TY.philox, locals, code: c };
 }
 
 /**
  * Emits the Philox blocks of one call: counter q from i64 local `q`, the
  * site at i32 local `base` plus `offset` bytes, `vs` 6 * PHILOX_SETS v128
- * locals to work in. The body of philoxFunc, or inline at a draw site.
+ * locals and `xs` four i32 locals to work in. The body of philoxFunc, or
+ * inline at a draw site.
  */
-function emitPhilox(c: Code, uniform: boolean, q: number, base: number, offset: number, vs: readonly number[]): void {
+function emitPhilox(c: Code, uniform: boolean, q: number, base: number, offset: number, vs: readonly number[], xs: readonly number[]): void {
   const S = PHILOX_SETS;
   const sets = Array.from({ length: S }, (_, s) => vs.slice(6 * s, 6 * s + 6) as [number, number, number, number, number, number]);
-  sets.forEach(([c0, c1, c2, c3], s) => {
-    c.get(q).op(0xa7).v(V.i32x4_splat).vconst32([4 * s, 4 * s + 1, 4 * s + 2, 4 * s + 3]).v(V.i32x4_add).set(c0);
-    c.get(q).i64(32).op(0x88).op(0xa7).v(V.i32x4_splat).set(c1);
-    c.get(base).vmem(V.load, 4, offset + 64 * S + 32 * PHILOX_ROUNDS).set(c2); // the stream bindScratch stored
-    c.vzero().set(c3);
-  });
   const HI = [4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31];
   const M0 = [PHILOX_M0, PHILOX_M0, PHILOX_M0, PHILOX_M0], M1 = [PHILOX_M1, PHILOX_M1, PHILOX_M1, PHILOX_M1];
-  const keys = offset + 64 * S; // the round keys bindScratch wrote
+  const keys = offset + 64 * S; // the round keys bindScratch wrote (k0 of round r at keys + 32 r, k1 16 bytes on), then the stream
   const key = (r: number, j: number) => { c.get(base).vmem(V.load, 4, keys + 32 * r + 16 * j); };
-  for (let r = 0; r < PHILOX_ROUNDS; r++) {
+  const word = (at: number) => { c.get(base).mem(0x28, 2, at); }; // lane 0 of a stored vector
+  // The full products of x and m, lanes 0-1 in p and 2-3 in h (i64x2 each); hi: their high words.
+  const products = (x: number, m: number[], p: number, h: number) => {
+    c.get(x).vconst32(m).v(V.i64x2_extmul_low_i32x4_u).set(p);
+    c.get(x).vconst32(m).v(V.i64x2_extmul_high_i32x4_u).set(h);
+  };
+  const hi = (p: number, h: number) => { c.get(p).get(h).v(V.shuffle, ...HI); };
+  // A round: c0' = hi(M1 c2) ^ c1 ^ k0, c1' = lo(M1 c2), c2' = hi(M0 c0) ^ c3 ^ k1, c3' = lo(M0 c0).
+  // Of a call's counters (q + j, q >> 32, stream, 0) only c0 differs between its blocks, so half
+  // of rounds 0 and 1 is the same for all of them: scalars, once a call. Round 0 makes
+  // c0' = hi(M1 stream) ^ (q >> 32) ^ k0 (a) and c1' = lo(M1 stream); round 1 then
+  // c0'' = hi(M1 c2') ^ x0 (x0 = c1' ^ k0), c2'' = x1 ^ c3' (x1 = hi(M0 a) ^ k1), c3'' = lo(M0 a) (x2).
+  const [a, x0, x1, x2] = xs as [number, number, number, number];
+  const m1Stream = () => { c.i64(PHILOX_M1); word(keys + 32 * PHILOX_ROUNDS); c.op(0xad).op(0x7e); };
+  m1Stream(); c.i64(32).op(0x88).op(0xa7).get(q).i64(32).op(0x88).op(0xa7).op(0x73); word(keys); c.op(0x73).set(a);
+  m1Stream(); c.op(0xa7); word(keys + 32); c.op(0x73).set(x0);
+  c.i64(PHILOX_M0).get(a).op(0xad).op(0x7e).i64(32).op(0x88).op(0xa7); word(keys + 48); c.op(0x73).set(x1);
+  c.get(a).i32(PHILOX_M0).op(0x6c).set(x2);
+  sets.forEach(([c0, c1, c2, c3, p, h], s) => {
+    c.get(q).op(0xa7).v(V.i32x4_splat).vconst32([4 * s, 4 * s + 1, 4 * s + 2, 4 * s + 3]).v(V.i32x4_add).set(c0);
+    // round 0: c2' = hi(M0 c0) ^ k1 (c3 is 0), c3' = lo(M0 c0)
+    products(c0, M0, p, h);
+    hi(p, h); key(0, 1); c.v(V.xor).set(c2);
+    c.get(c0).vconst32(M0).v(V.i32x4_mul).set(c3);
+    // round 1
+    products(c2, M1, p, h);
+    hi(p, h); c.get(x0).v(V.i32x4_splat).v(V.xor).set(c0);
+    c.get(c2).vconst32(M1).v(V.i32x4_mul).set(c1);
+    c.get(x1).v(V.i32x4_splat).get(c3).v(V.xor).set(c2);
+    c.get(x2).v(V.i32x4_splat).set(c3);
+  });
+  for (let r = 2; r < PHILOX_ROUNDS; r++) {
     for (const [c0, c1, c2, c3, p, h] of sets) {
-      // the full products of x and m, lanes 0-1 in p and 2-3 in h (i64x2 each)
-      const products = (x: number, m: number[]) => {
-        c.get(x).vconst32(m).v(V.i64x2_extmul_low_i32x4_u).set(p);
-        c.get(x).vconst32(m).v(V.i64x2_extmul_high_i32x4_u).set(h);
-      };
-      // c0' = hi(M1 c2) ^ c1 ^ k0, c1' = lo(M1 c2); then from M0 c0: c2' = hi ^ c3 ^ k1, c3' = lo
       // (high words from the full products, low words from one 32-bit multiply)
-      products(c2, M1);
-      c.get(p).get(h).v(V.shuffle, ...HI).get(c1).v(V.xor); key(r, 0); c.v(V.xor);
+      products(c2, M1, p, h);
+      hi(p, h); c.get(c1).v(V.xor); key(r, 0); c.v(V.xor);
       c.get(c2).vconst32(M1).v(V.i32x4_mul).set(c1);
-      products(c0, M0);
-      c.get(p).get(h).v(V.shuffle, ...HI).get(c3).v(V.xor); key(r, 1); c.v(V.xor).set(c2);
+      products(c0, M0, p, h);
+      hi(p, h); c.get(c3).v(V.xor); key(r, 1); c.v(V.xor).set(c2);
       c.get(c0).vconst32(M0).v(V.i32x4_mul).set(c3);
       c.set(c0);
     }
