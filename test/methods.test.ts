@@ -98,3 +98,24 @@ describe('long scans across chunks and workers', () => {
     expect(await nums(mt.minimum.reduceat(x(), idx))).toEqual(want);
   });
 });
+
+describe('reduceat over indices computed in the same run', () => {
+  it('takes group starts from flatnonzero, over values behind a mask', async () => {
+    const keys = mt.tensor([3, 3, 1, 1, 1, 4, 4, 2]);
+    const vals = mt.tensor([1.5, 2, 3, 4, 5, 6, 7, 8], { dtype: 'float64' });
+    const starts = mt.flatnonzero(mt.concatenate([[true], keys.get('1:').not_equal(keys.get(':-1'))]));
+    expect(starts.shape).toEqual([NaN]);
+    const sums = mt.add.reduceat(vals, starts);
+    expect(await nums(sums)).toEqual([3.5, 12, 13, 8]);
+    // the values' own length known only at run time too: [2, 3, 4, 5, 6, 7, 8] at [0, 2, 3]
+    const kept = vals.get(vals.greater(1.5));
+    expect(await nums(mt.multiply.reduceat(kept, mt.tensor([0, 2, 3]).add(0)))).toEqual([6, 4, 6 * 7 * 8 * 5]);
+  });
+  it('checks the computed indices when the run reaches them', async () => {
+    const x = mt.arange(6);
+    await expect(mt.add.reduceat(x, mt.tensor([0, 3]).multiply(4)).fetch()).rejects.toThrow('index 12 out-of-bounds in add.reduceat [0, 6)');
+    // an index array of floats is refused at once (a JS list is cast, as NumPy casts one)
+    expect(() => mt.add.reduceat(x, mt.tensor([0.5, 2]))).toThrow("Cannot cast array data from dtype('float64') to dtype('int64') according to the rule 'safe'");
+    expect(await nums(mt.add.reduceat(x, [0.5, 2.5]))).toEqual([1, 14]);
+  });
+});

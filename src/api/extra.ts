@@ -5,7 +5,8 @@
 // ravel_multi_index), geomspace, select/choose, append/insert/delete,
 // resize, trapezoid, polyval, vander, kron, cross, gradient, ediff1d,
 // partition, convolve/correlate, and the functions that call JS functions
-// on lazy tensors (apply_along_axis, apply_over_axes, piecewise). In: tensors, JS data and NumPy's arguments (keywords in a
+// on lazy tensors (apply_along_axis, apply_over_axes, piecewise), and
+// lib.stride_tricks.sliding_window_view. In: tensors, JS data and NumPy's arguments (keywords in a
 // trailing options object, see `kwargs`). Out: lazy Tensors, or JS numbers
 // for the shape queries. Lengths that set a result's shape (insert's and
 // delete's positions) must be known when the line runs; index values checked
@@ -25,7 +26,7 @@ import { diag } from './manipulate.js';
 import { argsort, diff, logspace, sort } from './statistics.js';
 import {
   type Operand, Tensor, add, all, any, astype, broadcast_to, clip, concatenate, cumprod, divide, equal, flip, floor_divide, greater_equal, isTensor,
-  kwargs, less, linspace, log10, matmul, logical_and, logical_not, logical_or, mod, moveaxis, multiply, negative, not_equal, power, ravel, reshape, ones, sign, stack, subtract, sum,
+  arange, kwargs, less, linspace, log10, matmul, logical_and, logical_not, logical_or, mod, moveaxis, multiply, negative, not_equal, power, ravel, reshape, ones, sign, stack, subtract, sum,
   take, tensor, toTensor, trailingOpts, transpose, valuesNow, where, zeros, zeros_like,
 } from './tensor.js';
 
@@ -474,6 +475,52 @@ export function resize(a: Operand, newShape: number | readonly number[]): Tensor
   const i = new Tensor(G.binary('mod', G.iota([total], 0), G.constant(flat.size, 'int64'), 'int64'));
   return reshape(take(flat, i), s);
 }
+
+// ---------------------------------------------------------------------------
+// np.lib.stride_tricks
+
+/**
+ * sliding_window_view(x, window_shape, axis=None, *, subok=False,
+ * writeable=False): every window of `window_shape` over `axis` (all axes when
+ * None; an axis may repeat, its windows then nest), window axes last, as
+ * NumPy's view; here each window axis is one gather of index i + j along its
+ * axis, a new tensor that reads x, as every tensor is read-only.
+ */
+export function sliding_window_view(x: Operand, windowShape: number | readonly number[], ...args: Args): Tensor {
+  const o = kwargs<{ axis?: number | readonly number[] | null; subok?: boolean; writeable?: boolean }>('sliding_window_view', args, ['axis'], ['subok', 'writeable']);
+  if (o.writeable) throw new TypeError('sliding_window_view(): writeable=True is not supported: a tensor never changes (build the new values with set)');
+  let t = toTensor(x);
+  const win = typeof windowShape === 'number' ? [windowShape] : [...windowShape];
+  if (!win.every(Number.isInteger)) throw new TypeError(`sliding_window_view(): window_shape must be integers, got ${JSON.stringify(windowShape)}`);
+  if (win.some((w) => w < 0)) throw new RangeError('`window_shape` cannot contain negative values');
+  let axes: number[];
+  if (o.axis === undefined || o.axis === null) {
+    if (win.length !== t.ndim) {
+      throw new RangeError(`Since axis is \`None\`, must provide window_shape for all dimensions of \`x\`; got ${win.length} window_shape elements and \`x.ndim\` is ${t.ndim}.`);
+    }
+    axes = win.map((_, i) => i);
+  } else {
+    axes = (typeof o.axis === 'number' ? [o.axis] : [...o.axis]).map((a) => normalizeAxis(a, t.ndim));
+    if (axes.length !== win.length) {
+      throw new RangeError(`Must provide matching length window_shape and axis; got ${win.length} window_shape elements and ${axes.length} axes elements.`);
+    }
+  }
+  const trimmed = [...t.shape];
+  axes.forEach((a, i) => {
+    if (trimmed[a]! < win[i]!) throw new RangeError('window shape cannot be larger than input array shape');
+    trimmed[a] = trimmed[a]! - win[i]! + 1;
+  });
+  axes.forEach((a, i) => {
+    const w = win[i]!, n = t.shape[a]! - w + 1;
+    // index [n, w]: start i plus offset j; the gather puts both at axis a, then j goes last
+    const idx = add(reshape(arange(0, n, 1, 'int64'), [n, 1]), reshape(arange(0, w, 1, 'int64'), [1, w]));
+    t = moveaxis(new Tensor(G.gather(t.node, idx.node, a)), a + 1, -1);
+  });
+  return t;
+}
+
+/** np.lib: the stride tricks NumPy users reach for. */
+export const lib = { stride_tricks: { sliding_window_view } } as const;
 
 // ---------------------------------------------------------------------------
 // Calculus and polynomials

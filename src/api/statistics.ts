@@ -8,7 +8,8 @@
 // NumPy's signature through `kwargs` and fuses like the ops it is made of.
 // In: tensors and NumPy's arguments. Out: lazy Tensors.
 
-import { floatResultOf, isFloat, promoteTypes } from '../graph/dtype.js';
+import { type DType, floatResultOf, isFloat, promoteTypes } from '../graph/dtype.js';
+import { dtypeArg } from './convert.js';
 import { QUANTILE_METHODS, type QKind, type QuantileSpec, isQuantileMethod, takesValues } from '../graph/quantile.js';
 import { broadcastShapes, normalizeAxes, normalizeAxis } from '../graph/shape.js';
 import {
@@ -138,12 +139,14 @@ export function nanprod(a: Operand, ...args: Args): Tensor {
  * with aweights) as the divisor, 0 (inf or NaN entries) when not positive.
  */
 export function cov(m: Operand, ...args: Args): Tensor {
-  const o = kwargs<{ y?: Operand | null; rowvar?: boolean; bias?: boolean; ddof?: number | null; fweights?: Operand | null; aweights?: Operand | null }>(
-    'cov', args, ['y', 'rowvar', 'bias', 'ddof', 'fweights', 'aweights']);
+  const o = kwargs<{ y?: Operand | null; rowvar?: boolean; bias?: boolean; ddof?: number | null; fweights?: Operand | null; aweights?: Operand | null; dtype?: string | null }>(
+    'cov', args, ['y', 'rowvar', 'bias', 'ddof', 'fweights', 'aweights'], ['dtype']);
   if (o.ddof !== undefined && o.ddof !== null && !Number.isInteger(o.ddof)) throw new TypeError('ddof must be integer');
-  // NumPy computes covariances in float64 whatever the input; rowvar=False transposes a 2-d m, and a y of more than one row.
+  // NumPy computes covariances in float64 whatever the input, or in dtype= (weights still make them float64);
+  // rowvar=False transposes a 2-d m, and a y of more than one row.
+  const dt = covDType(o.dtype);
   const rows = (v: Operand, name: 'm' | 'y') => {
-    let x = astype(v, 'float64');
+    let x = astype(v, dt);
     if (x.ndim > 2) throw new RangeError(`${name} has more than 2 dimensions`);
     const oneD = x.ndim < 2;
     if (oneD) x = reshape(x, [1, -1]);
@@ -159,7 +162,8 @@ export function cov(m: Operand, ...args: Args): Tensor {
   let c: Tensor;
   if (!w) {
     const dev = subtract(x, mean(x, { axis: 1, keepdims: true }));
-    c = divide(matmul(dev, transpose(dev)), Math.max(n - ddof, 0));
+    // as NumPy: times the reciprocal (a weak float, so float32 stays float32)
+    c = multiply(matmul(dev, transpose(dev)), 1 / Math.max(n - ddof, 0));
   } else {
     const byRow = { axis: 1, weights: w, returned: true as const };
     const [avg, wsums] = average(x, byRow);
@@ -170,6 +174,13 @@ export function cov(m: Operand, ...args: Args): Tensor {
     c = multiply(matmul(dev, transpose(multiply(dev, w))), divide(1, fact));
   }
   return c.shape[0] === 1 ? reshape(c, []) : c;
+}
+
+/** cov's and corrcoef's dtype=: float64 by default; an integer one fails where NumPy's subtract of the means does. */
+function covDType(d: string | null | undefined): DType {
+  const dt = dtypeArg(d) ?? 'float64';
+  if (!isFloat(dt)) throw new TypeError(`Cannot cast ufunc 'subtract' output from dtype('float64') to dtype('${dt}') with casting rule 'same_kind'`);
+  return dt;
 }
 
 /**
@@ -200,8 +211,8 @@ const runtimeError = (message: string): Error => Object.assign(new Error(message
 
 /** corrcoef(x, y=None, rowvar=True): Pearson correlation coefficients, clipped to [-1, 1] as NumPy does. */
 export function corrcoef(x: Operand, ...args: Args): Tensor {
-  const o = kwargs<{ y?: Operand | null; rowvar?: boolean }>('corrcoef', args, ['y', 'rowvar']);
-  const c = cov(x, { y: o.y ?? null, rowvar: o.rowvar ?? true });
+  const o = kwargs<{ y?: Operand | null; rowvar?: boolean; dtype?: string | null }>('corrcoef', args, ['y', 'rowvar'], ['dtype']);
+  const c = cov(x, { y: o.y ?? null, rowvar: o.rowvar ?? true, dtype: o.dtype ?? null });
   if (c.ndim === 0) return divide(c, c);
   const d = sqrt(diagonal(c));
   const r = divide(divide(c, reshape(d, [-1, 1])), reshape(d, [1, -1]));

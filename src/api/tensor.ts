@@ -596,8 +596,12 @@ export function astype(x: Operand, dtype: DType | string, ...args: Args): Tensor
   return new Tensor(G.cast(a, d));
 }
 
-export function where(c: Operand, x?: Operand, y?: Operand): Tensor {
-  if (x === undefined && y === undefined) return nonzero(c) as unknown as Tensor;
+/** where(condition): condition.nonzero(), one index tensor per axis. */
+export function where(c: Operand): Tensor[];
+export function where(c: Operand, x: Operand, y: Operand): Tensor;
+export function where(c: Operand, x?: Operand, y?: Operand): Tensor | Tensor[];
+export function where(c: Operand, x?: Operand, y?: Operand): Tensor | Tensor[] {
+  if (x === undefined && y === undefined) return nonzero(c);
   if (x === undefined || y === undefined) throw new TypeError('either both or neither of x and y should be given');
   const ca = arg(c), a = arg(x), b = arg(y);
   const d = promoteArgs([a, b]);

@@ -17,8 +17,9 @@ import { normalizeAxes, normalizeAxis, sizeOf } from '../graph/shape.js';
 import { dtypeArg } from './convert.js';
 import {
   type Operand, Tensor, all, any, astype, broadcast_to, concatenate, cumprod, cumsum, full, isTensor, kwargs, logical_not, max, min, moveaxis,
-  nanmax, nanmin, prod, reshape, sum, take, tensor, toTensor, valuesNow,
+  nanmax, nanmin, prod, reshape, sum, take, tensor, toTensor,
 } from './tensor.js';
+import { runtime } from '../runtime/runtime.js';
 import { take_along_axis } from './search.js';
 import { argsort } from './statistics.js';
 
@@ -31,7 +32,7 @@ export interface UFuncMethods {
   reduce(x: Operand, ...args: Args): Tensor;
   /** ufunc.accumulate(array, axis=0, dtype=None, out=None). */
   accumulate(x: Operand, ...args: Args): Tensor;
-  /** ufunc.reduceat(array, indices, axis=0, dtype=None, out=None); indices known when the line runs. */
+  /** ufunc.reduceat(array, indices, axis=0, dtype=None, out=None); indices may be computed in the same run. */
   reduceat(x: Operand, indices: Operand, ...args: Args): Tensor;
   /** ufunc.outer(A, B, **kwargs): the op over every pair, shape A.shape + B.shape. */
   outer(a: Operand, b: Operand, ...args: Args): Tensor;
@@ -178,16 +179,26 @@ function reduceat(s: Spec, f: Call, x: Operand, indices: Operand, args: Args): T
   if (!isTensor(indices) && !Array.isArray(indices) && !ArrayBuffer.isView(indices)) throw new RangeError('object of too small depth for desired array');
   const it = isTensor(indices) ? indices : tensor(indices as never);
   if (it.ndim !== 1) throw new RangeError(it.ndim === 0 ? 'object of too small depth for desired array' : 'object too deep for desired array');
-  const idx = valuesNow(`${s.name}.reduceat`, it, 'indices', 'they set the pieces');
-  const n = t.shape[ax]!;
-  for (const i of idx) {
-    if (!Number.isInteger(i)) throw new TypeError(`${s.name}.reduceat: indices must be integers, got ${i}`);
-    if (i < 0 || i >= n) throw new RangeError(`index ${i} out-of-bounds in ${s.name}.reduceat [0, ${n})`);
-  }
+  // NumPy casts JS-like data to integers whatever it holds ([0.5] is [0]), an array only safely
+  if (isFloat(it.dtype) && isTensor(indices)) throw new TypeError(`Cannot cast array data from dtype('${it.dtype}') to dtype('int64') according to the rule 'safe'`);
   const want = dtypeArg(o.dtype);
   const { dtype } = loop(s, want ?? t.dtype, want !== undefined);
   const src = astype(t, dtype);
-  if (idx.length === 0) return filled([...t.shape.slice(0, ax), 0, ...t.shape.slice(ax + 1)], 0, dtype);
+  const pieces = (xs: Tensor, idx: readonly number[]) => reduceatPieces(s, f, xs, ax, idx, dtype);
+  if (runtime.has(it.node)) return pieces(src, Array.from(runtime.values(it.node) as ArrayLike<number | bigint>, (v) => Math.trunc(Number(v))));
+  // Indices computed in the same run (a group's starts from flatnonzero): the run computes them
+  // first, as a selection of all of them, then builds the pieces over their values.
+  const ii = astype(it, 'int64');
+  const sel = G.compress(ii.node, G.binary('equal', ii.node, ii.node, 'bool'), 0);
+  const shape = src.shape.map((d, i) => (i === ax ? it.shape[0]! : d));
+  return new Tensor(G.defer(`${s.name}.reduceat`, [sel, src.node], (ins) => pieces(new Tensor(ins[1]!), Array.from(runtime.values(ins[0]!), Number)).node, dtype, shape));
+}
+
+/** NumPy's reduceat of `src` (already in the loop's dtype) along `ax` at the known indices `idx`. */
+function reduceatPieces(s: Spec, f: Call, src: Tensor, ax: number, idx: readonly number[], dtype: DType): Tensor {
+  const n = src.shape[ax]!;
+  for (const i of idx) if (!(i >= 0 && i < n)) throw new RangeError(`index ${i} out-of-bounds in ${s.name}.reduceat [0, ${n})`);
+  if (idx.length === 0) return filled([...src.shape.slice(0, ax), 0, ...src.shape.slice(ax + 1)], 0, dtype);
   // NumPy: piece i is the reduce over [idx[i], idx[i + 1]) where that is not empty, else the single row idx[i]
   const pieces = idx.map((lo, i) => {
     const hi = i + 1 < idx.length ? idx[i + 1]! : n;
