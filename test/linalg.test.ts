@@ -290,3 +290,28 @@ describe('lengths known only at run time', () => {
     expect(relErr(product(Q, R), (_, i, j) => [[2, 0, 0], [0, 3, 0], [0, 0, 4]][i]![j]!, 1, 3, 3)).toBeLessThan(TOL);
   });
 });
+
+describe('tensorsolve', () => {
+  // a = (arange(36).reshape(6, 6) % 7 + eye(6) * 10).reshape(2, 3, 6), b = arange(6.).reshape(2, 3)
+  const a = () => mt.reshape(mt.add(mt.mod(mt.arange(36, { dtype: 'float64' }).reshape([6, 6]), 7), mt.multiply(mt.eye(6), 10)), [2, 3, 6]);
+  const b = () => mt.arange(6, { dtype: 'float64' }).reshape([2, 3]);
+  // np.linalg.tensorsolve(a, b), and the same with a's axis moved first and axes=(0,)
+  const want = [-0.3109368857168779, 0.06708349714216594, 0.18048961199987903, 0.21451144645719294, 0.22471799679438714, 0.22777996189554542];
+  it("solves as NumPy, with axes moved to the end", async () => {
+    for (const x of [mt.linalg.tensorsolve(a(), b()), mt.linalg.tensorsolve(mt.transpose(a(), [2, 0, 1]), b(), { axes: [0] })]) {
+      const got = await x.fetch();
+      expect(got.shape).toEqual([6]);
+      Array.from(got.data as Float64Array).forEach((v, i) => expect(Math.abs(v - want[i]!)).toBeLessThan(1e-14));
+    }
+    // a tensordot of a with x gives b back
+    const back = await mt.tensordot(a(), mt.linalg.tensorsolve(a(), b()), { axes: 1 }).fetch();
+    Array.from(back.data as Float64Array).forEach((v, i) => expect(Math.abs(v - i)).toBeLessThan(1e-13));
+  });
+  it("raises NumPy's errors", () => {
+    let err: unknown;
+    try { mt.linalg.tensorsolve(mt.ones([2, 3]), mt.ones([2])); } catch (e) { err = e; }
+    expect(err).toBeInstanceOf(mt.linalg.LinAlgError);
+    expect((err as Error).message).toMatch(/prod\(a.shape\[b.ndim:\]\) == prod\(a.shape\[:b.ndim\]\)/);
+    expect(() => mt.linalg.tensorsolve(a(), b(), { axes: [-1] })).toThrow('list.remove(x): x not in list');
+  });
+});

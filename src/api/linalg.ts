@@ -16,8 +16,8 @@ import { LinAlgError, type LinalgSpec, SQUARE, linalgParts } from '../graph/lina
 import * as G from '../graph/node.js';
 import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, sizeOf } from '../graph/shape.js';
 import {
-  type Operand, Tensor, abs, any, astype, broadcast_to, compress, divide, equal, eye, greater, isnan, kwargs, logical_and, logical_not,
-  matmul, max, min, moveaxis, multiply, not_equal, power, reshape, sqrt, sum, swapaxes, toTensor, where, zeros,
+  type Operand, Tensor, abs, any, astype, broadcast_to, compress, deferred, divide, equal, eye, greater, isnan, kwargs, logical_and, logical_not,
+  matmul, max, min, moveaxis, multiply, not_equal, power, reshape, sqrt, sum, swapaxes, toTensor, transpose, where, zeros,
 } from './tensor.js';
 
 type Args = unknown[];
@@ -202,6 +202,31 @@ export const linalg = {
     const invShape = [...t.shape.slice(ind), ...t.shape.slice(0, ind)];
     if (!invShape.length) throw new TypeError('reshape() takes exactly 1 argument (0 given)');
     return reshape(inv(reshape(t, [sizeOf(t.shape.slice(ind)), -1])), invShape);
+  },
+  /**
+   * np.linalg.tensorsolve(a, b, axes=None): x with tensordot(a, x, x.ndim) == b,
+   * by solve on a read as a (prod(b.shape), prod(x.shape)) matrix, x shaped as
+   * a's trailing axes (after `axes` are moved to the end, as NumPy moves them).
+   */
+  tensorsolve(a: Operand, b: Operand, ...args: Args): Tensor {
+    const o = kwargs<{ axes?: readonly number[] | null }>('linalg.tensorsolve', args, ['axes']);
+    let ta = toTensor(a);
+    const tb = toTensor(b);
+    if (hasUnknown(ta.shape) || hasUnknown(tb.shape)) return deferred('linalg.tensorsolve', [ta, tb], ([u, v]) => linalg.tensorsolve(u!, v!, o));
+    if (o.axes !== undefined && o.axes !== null) {
+      const all = ta.shape.map((_, i) => i);
+      for (const k of o.axes) {
+        const at = all.indexOf(k); // NumPy's list.remove: a negative axis is not in the list
+        if (at < 0) throw new RangeError('list.remove(x): x not in list');
+        all.splice(at, 1);
+        all.push(k);
+      }
+      ta = transpose(ta, all);
+    }
+    const xShape = ta.shape.slice(tb.ndim);
+    const n = sizeOf(xShape);
+    if (ta.size !== n * n) throw new LinAlgError('Input arrays must satisfy the requirement prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])');
+    return reshape(linalg.solve(reshape(ta, [n, n]), reshape(tb, [-1])), xShape);
   },
   /** np.linalg.solve(a, b): b is (..., M) when 1-d, else (..., M, K) (NumPy 2); stacks broadcast. */
   solve(a: Operand, b: Operand, ...args: Args): Tensor {
