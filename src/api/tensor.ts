@@ -1317,3 +1317,4 @@ export {
   allclose, argsort, array_equal, atleast_1d, atleast_2d, atleast_3d, average, column_stack, corrcoef, cov, deg2rad, degrees, diff, dstack,
   isclose, logspace, median, nanprod, nanstd, nanvar, percentile, quantile, rad2deg, radians, sort, unique,
 } from './statistics.js';
+export * from './poly.js';
