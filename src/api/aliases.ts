@@ -8,12 +8,12 @@
 // ./tensor.ts.)
 
 import { type DType, INFO, parseDType } from '../graph/dtype.js';
-import { normalizeAxes, normalizeAxis } from '../graph/shape.js';
+import { isUnknown, normalizeAxes, normalizeAxis } from '../graph/shape.js';
 import { cross as crossOf } from './extra.js';
 import { diagonal as diagonalOf, split } from './manipulate.js';
 import {
   type Operand, Tensor, concatenate, cumprod, cumsum, full, isTensor, kwargs, matmul, moveaxis, multiply, outer as outerOf, reshape, sum, swapaxes,
-  tensordot, toTensor, trace as traceOf, transpose, trunc, zeros_like,
+  tensordot, toTensor, trace as traceOf, transpose, trunc, whenKnown, zeros_like,
 } from './tensor.js';
 import { linalg } from './linalg.js';
 
@@ -43,6 +43,9 @@ export function vecdot(x1: Operand, x2: Operand, ...args: Args): Tensor {
   if (a.ndim === 0 || b.ndim === 0) throw new RangeError('vecdot: Input operand 0 does not have enough dimensions');
   const axis = o.axis ?? -1;
   const na = a.shape[normalizeAxis(axis, a.ndim)], nb = b.shape[normalizeAxis(axis, b.ndim)];
+  // core lengths the run will know are compared once it does
+  const later = whenKnown('vecdot', [a, b], (u, v) => vecdot(u, v, o));
+  if (later) return later;
   if (na !== nb) throw new RangeError(`vecdot: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n),(n)->() (size ${nb} is different from ${na})`);
   // a gufunc: the products' dtype throughout (int32 stays int32, where sum would widen it)
   const p = multiply(moveaxis(a, axis, -1), moveaxis(b, axis, -1));
@@ -62,6 +65,9 @@ function cumulative(fn: 'cumulative_sum' | 'cumulative_prod', x: Operand, args: 
   const base = t.ndim === 0 ? reshape(t, [1]) : t;
   const r = (fn === 'cumulative_sum' ? cumsum : cumprod)(base, { axis, ...(o.dtype !== undefined ? { dtype: o.dtype } : {}) });
   if (!o.include_initial) return r;
+  // the initial slice spans the other axes: built once the run knows their lengths
+  const later = whenKnown(fn, [r], (u) => concatenate([full(u.shape.map((d, i) => (i === axis ? 1 : d)), fn === 'cumulative_sum' ? 0 : 1, { dtype: u.dtype }), u], { axis }));
+  if (later) return later;
   const identity = full(r.shape.map((d, i) => (i === axis ? 1 : d)), fn === 'cumulative_sum' ? 0 : 1, { dtype: r.dtype });
   return concatenate([identity, r], { axis });
 }
@@ -74,6 +80,7 @@ export function unstack(x: Operand, ...args: Args): Tensor[] {
   const t = toTensor(x);
   if (t.ndim === 0) throw new RangeError('Input array must be at least 1-d.');
   const axis = normalizeAxis(o.axis ?? 0, t.ndim);
+  if (isUnknown(t.shape[axis]!)) throw new TypeError(`unstack(): the number of arrays is the length of axis ${axis}, known only at run time (after a boolean mask): execute() the array first`);
   const moved = moveaxis(t, axis, 0);
   return Array.from({ length: moved.shape[0]! }, (_, i) => moved.get(i));
 }

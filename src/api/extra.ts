@@ -8,15 +8,16 @@
 // on lazy tensors (apply_along_axis, apply_over_axes, piecewise), and
 // lib.stride_tricks.sliding_window_view. In: tensors, JS data and NumPy's arguments (keywords in a
 // trailing options object, see `kwargs`). Out: lazy Tensors, or JS numbers
-// for the shape queries. Lengths that set a result's shape (insert's and
-// delete's positions) must be known when the line runs; index values checked
-// by NumPy ('raise' modes) are checked now when known, else when the run
-// reaches them (G.check).
+// for the shape queries. An operand whose length is known only at run time
+// (a selection) is built over once the run knows it (`whenKnown`), and
+// insert's and delete's positions computed in the same run are computed
+// first (`onValues`); index values checked by NumPy ('raise' modes) are
+// checked now when known, else when the run reaches them (G.check).
 
 import { type DType, canCast, defaultDTypeOfWeak, isFloat, isInteger, promoteTypes, promoteWeak, weakKindOf } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
 import { binaryScalar } from '../ir/scalar.js';
-import { broadcastShapes, checkShape, normalizeAxes, normalizeAxis, shapeStr } from '../graph/shape.js';
+import { broadcastShapes, checkShape, hasUnknown, isUnknown, normalizeAxes, normalizeAxis, shapeStr } from '../graph/shape.js';
 import { runtime } from '../runtime/runtime.js';
 import { type JsData, dtypeArg, fromJs } from './convert.js';
 import { Slice, compress, getitem, nonzero } from './indexing.js';
@@ -27,7 +28,7 @@ import { argsort, diff, logspace, sort } from './statistics.js';
 import {
   type Operand, Tensor, add, all, any, astype, broadcast_to, clip, concatenate, cumprod, divide, equal, flip, floor_divide, greater_equal, isTensor,
   arange, kwargs, less, linspace, log10, matmul, logical_and, logical_not, logical_or, mod, moveaxis, multiply, negative, not_equal, power, ravel, reshape, ones, sign, stack, subtract, sum,
-  take, tensor, toTensor, trailingOpts, transpose, valuesNow, where, zeros, zeros_like,
+  deferred, knownLength, onValues, take, tensor, toTensor, trailingOpts, transpose, where, whenKnown, whenKnownAll, zeros, zeros_like,
 } from './tensor.js';
 
 type Args = unknown[];
@@ -193,6 +194,9 @@ export function broadcast_arrays(...args: (Operand | { subok?: boolean })[]): Te
   const [xs, o] = trailingOpts<{ subok?: boolean }>(args);
   kwargs('broadcast_arrays', [o], [], ['subok']);
   const ts = xs.map((x) => toTensor(x as Operand));
+  // the common shape of lengths the run will know: broadcast once it does
+  const later = whenKnownAll('broadcast_arrays', [ts], ts.length, (us) => broadcast_arrays(...us));
+  if (later) return later;
   const s = broadcast_shapes(...ts.map((t) => t.shape));
   return ts.map((t) => (sameShape(t.shape, s) ? t : broadcast_to(t, s)));
 }
@@ -206,7 +210,7 @@ export const diagflat = (v: Operand, ...args: Args): Tensor => diag(ravel(v), kw
 /** Row and column indices of the n x m positions kept by tril (lower) or triu, row by row. */
 function triIndices(fn: string, n: number, k: number, m: number | null | undefined, lower: boolean): Tensor[] {
   const cols = m ?? n;
-  [n, k, cols].forEach((v, i) => intArg(fn, v, ['n', 'k', 'm'][i]!));
+  [n, k, cols].forEach((v, i) => intArg(fn, knownLength(fn, v, ['n', 'k', 'm'][i]!), ['n', 'k', 'm'][i]!));
   const r: number[] = [], c: number[] = [];
   for (let i = 0; i < n; i++) for (let j = 0; j < cols; j++) if (lower ? j - i <= k : j - i >= k) { r.push(i); c.push(j); }
   return [int64(r), int64(c)];
@@ -224,6 +228,9 @@ export function triu_indices(n: number, ...args: Args): Tensor[] {
 const triFrom = (fn: string, arr: Operand, args: Args, lower: boolean): Tensor[] => {
   const s = shapeOfData(arr);
   if (s.length !== 2) throw new RangeError('input array must be 2-d');
+  // the count of positions follows the lengths: listed once the run knows them
+  const later = whenKnownAll(fn, [toTensor(arr)], 2, (u) => triFrom(fn, u, args, lower));
+  if (later) return later;
   return triIndices(fn, s[0]!, kwargs<{ k?: number }>(fn, args, ['k']).k ?? 0, s[1]!, lower);
 };
 /** tril_indices_from(arr, k=0): tril_indices for a 2-d array's shape. */
@@ -233,13 +240,15 @@ export const triu_indices_from = (arr: Operand, ...args: Args): Tensor[] => triF
 /** diag_indices(n, ndim=2): `ndim` copies of arange(n). */
 export function diag_indices(n: number, ...args: Args): Tensor[] {
   const d = intArg('diag_indices', kwargs<{ ndim?: number }>('diag_indices', args, ['ndim']).ndim ?? 2, 'ndim');
-  const i = int64(range(intArg('diag_indices', n, 'n')));
+  const i = int64(range(intArg('diag_indices', knownLength('diag_indices', n, 'n'), 'n')));
   return range(d).map(() => i);
 }
 /** diag_indices_from(arr): diag_indices for an array of at least 2 equal dimensions. */
 export function diag_indices_from(arr: Operand): Tensor[] {
   const s = shapeOfData(arr);
   if (s.length < 2) throw new RangeError('input array must be at least 2-d');
+  const later = whenKnownAll('diag_indices_from', [toTensor(arr)], s.length, (u) => diag_indices_from(u));
+  if (later) return later;
   if (s.some((d) => d !== s[0])) throw new RangeError('All dimensions of input must be of equal length');
   return diag_indices(s[0]!, s.length);
 }
@@ -247,6 +256,7 @@ export function diag_indices_from(arr: Operand): Tensor[] {
 /** indices(dimensions, dtype=int, sparse=False): the grid of indices, stacked (N, *dims) or sparse (a list of broadcastable arrays). */
 export function indices(dimensions: readonly number[], ...args: Args): Tensor | Tensor[] {
   const o = kwargs<{ dtype?: DType | string; sparse?: boolean }>('indices', args, ['dtype', 'sparse']);
+  if (Array.isArray(dimensions) && dimensions.some((d) => Number.isNaN(d))) throw new G.UnknownLengthError(`indices() of dimensions ${shapeStr(dimensions)}`);
   const dims = checkShape(dimensions, 'dimensions');
   const d = dtypeArg(o.dtype) ?? 'int64';
   const grid = (i: number) => {
@@ -312,6 +322,8 @@ export function ravel_multi_index(multi: readonly Operand[], ...args: Args): Ten
   const st = stridesOf(dims, o.order ?? 'C');
   const modes = typeof o.mode === 'object' ? [...o.mode] : dims.map(() => o.mode ?? 'raise');
   if (modes.length !== dims.length) throw new RangeError('mode must be a single mode or one per dimension');
+  const later = whenKnown('ravel_multi_index', [multi], (m) => ravel_multi_index(m, o));
+  if (later) return later;
   const cs = broadcast_arrays(...multi.map((c) => indexArray('ravel_multi_index', c)));
   return cs.reduce<Tensor>((r, c, j) => add(r, multiply(byMode(c, dims[j]!, modeOf('ravel_multi_index', modes[j]), 'invalid entry in coordinates array'), st[j]!)), zeros(cs[0]?.shape ?? [], { dtype: 'int64' }));
 }
@@ -323,6 +335,8 @@ export function ravel_multi_index(multi: readonly Operand[], ...args: Args): Ten
 export function geomspace(start: Operand, stop: Operand, ...args: Args): Tensor {
   const o = kwargs<{ num?: number; endpoint?: boolean; dtype?: DType | string; axis?: number }>('geomspace', args, ['num', 'endpoint', 'dtype', 'axis']);
   const num = o.num ?? 50, endpoint = o.endpoint ?? true;
+  const later = whenKnown('geomspace', [toTensor(start), toTensor(stop)], (a, b) => geomspace(a, b, o));
+  if (later) return later;
   // NumPy takes the bounds as arrays (a JS number is no weaker than a tensor here) and computes in
   // result_type(start, stop, float(num), zeros((), dtype)): float64 unless a dtype is asked for
   let s = toTensor(start), e = toTensor(stop);
@@ -357,6 +371,8 @@ export function select(condlist: readonly Operand[], choicelist: readonly Operan
   });
   const choices = choicelist.map(toTensor);
   const dflt = o.default ?? 0;
+  const later = whenKnown('select', [conds, choices, dflt], (c, ch, d) => select(c, ch, { default: d }));
+  if (later) return later;
   const d = resultType([...choices, dflt]);
   const shape = broadcast_shapes(...conds.map((c) => c.shape), ...choices.map((c) => c.shape), shapeOfData(dflt));
   let r = broadcast_to(astype(toTensor(dflt), d), shape);
@@ -369,6 +385,8 @@ export function choose(a: Operand, choices: Operand | readonly Operand[], ...arg
   const o = kwargs<{ mode?: Mode }>('choose', args, ['out', 'mode']);
   const idx = toTensor(a);
   if (isFloat(idx.dtype)) throw new TypeError(`Cannot cast array data from dtype('${idx.dtype}') to dtype('int64') according to the rule 'safe'`);
+  const later = whenKnown('choose', [idx, choices, o], (i, c, p) => choose(i, c, p));
+  if (later) return later;
   const list: Operand[] = isTensor(choices) ? range(choices.shape[0] ?? 0).map((j) => getitem(choices, j)) : [...(choices as Operand[])];
   if (!list.length) throw new RangeError('0-length sequence.');
   const d = resultType(list);
@@ -390,23 +408,42 @@ export function append(arr: Operand, values: Operand, ...args: Args): Tensor {
 }
 
 /** Index values of insert's or delete's `obj` (a number, a list, a tensor known now or an mt.slice) along a length-n axis. */
-function positions(fn: string, obj: unknown, n: number): { v: number[]; ndim: number; dtype: DType } {
+function positions(obj: unknown, n: number): { v: number[]; ndim: number; dtype: DType } {
   if (obj instanceof Slice) {
     const { start, step, len } = obj.indices(n);
     return { v: range(len).map((i) => start + i * step), ndim: 1, dtype: 'int64' };
   }
   const t = toTensor(obj as Operand);
-  const v = isTensor(obj) ? valuesNow(fn, t, 'positions', 'they set the length of the result') : known(t)!;
+  const v = known(t)!;
   // an empty JS list is integer positions (NumPy casts it to intp)
   return { v, ndim: t.ndim, dtype: !isTensor(obj) && !v.length ? 'int64' : t.dtype };
+}
+
+/**
+ * insert's or delete's positions held in a tensor the run has yet to compute
+ * (searchsorted's, flatnonzero's): they set the result's length, so the run
+ * computes them first and builds the operation over their values, read as
+ * NumPy reads the array (a 0-d one as one position, booleans as a mask);
+ * undefined for positions known now.
+ */
+function lazyPositions(fn: string, obj: unknown, t: Tensor, ax: number, others: Tensor[], build: (t: Tensor, positions: unknown, others: Tensor[]) => Tensor): Tensor | undefined {
+  if (!isTensor(obj) || known(obj)) return undefined;
+  if (isFloat(obj.dtype)) throw fn === 'insert' ? new TypeError('slice indices must be integers or None or have an __index__ method') : new RangeError('arrays used as indices must be of integer (or boolean) type');
+  if (obj.ndim > 1) throw new RangeError(`index array argument obj to ${fn} must be one dimensional or scalar`);
+  const read = (v: number[]): unknown => (obj.dtype === 'bool' ? v.map(Boolean) : obj.ndim === 0 ? v[0] : v);
+  return onValues(fn, obj, [t, ...others], t.dtype, withAxis(t.shape, ax, NaN), (v, [u, ...rest]) => build(u!, read(v), rest));
 }
 
 /** insert(arr, obj, values, axis=None): values placed before the given positions (NumPy's rules for one index and for several, values cast to arr's dtype). */
 export function insert(arr: Operand, obj: unknown, values: Operand, ...args: Args): Tensor {
   const o = kwargs<{ axis?: number | null }>('insert', args, ['axis']);
   const [t, ax] = flatAxis(arr, o.axis);
+  const lazy = lazyPositions('insert', obj, t, ax, [toTensor(values)], (u, p, [w]) => insert(u, p, w!, { axis: ax }));
+  if (lazy) return lazy;
+  const later = whenKnown('insert', [t, obj, values], (u, p, w) => insert(u, p, w, { axis: ax }));
+  if (later) return later;
   const n = t.shape[ax]!;
-  const p = positions('insert', obj, n);
+  const p = positions(obj, n);
   // a boolean mask stands for its true positions (NumPy 2's flatnonzero)
   if (p.dtype === 'bool') {
     if (p.ndim !== 1) throw new RangeError('boolean array argument obj to insert must be one dimensional');
@@ -445,13 +482,17 @@ export function insert(arr: Operand, obj: unknown, values: Operand, ...args: Arg
 function del(arr: Operand, obj: unknown, ...args: Args): Tensor {
   const o = kwargs<{ axis?: number | null }>('delete', args, ['axis']);
   const [t, ax] = flatAxis(arr, o.axis);
+  const lazy = isTensor(obj) && obj.dtype === 'bool' ? undefined : lazyPositions('delete', obj, t, ax, [], (u, p) => del(u, p, { axis: ax }));
+  if (lazy) return lazy;
+  const later = whenKnown('delete', [t, obj], (u, p) => del(u, p, { axis: ax }));
+  if (later) return later;
   const n = t.shape[ax]!;
   const mask = isTensor(obj) ? obj : Array.isArray(obj) && obj.length && obj.every((x) => typeof x === 'boolean') ? tensor(obj) : undefined;
   if (mask && mask.dtype === 'bool') {
     if (!sameShape(mask.shape, [n])) throw new RangeError(`boolean array argument obj to delete must be one dimensional and match the axis length of ${n}`);
     if (!known(mask)) return compress(logical_not(mask), t, { axis: ax });
   }
-  const p = positions('delete', obj, n);
+  const p = positions(obj, n);
   if (isFloat(p.dtype)) throw new RangeError('arrays used as indices must be of integer (or boolean) type');
   const keep = new Array<boolean>(n).fill(true);
   if (p.dtype === 'bool' && p.ndim === 1) p.v.forEach((b, i) => { if (b) keep[i] = false; });
@@ -469,6 +510,9 @@ export { del as delete };
 export function resize(a: Operand, newShape: number | readonly number[]): Tensor {
   const s = typeof newShape === 'number' ? [newShape] : [...newShape];
   if (s.some((d) => d < 0)) throw new RangeError('all elements of `new_shape` must be non-negative');
+  // the values repeat with the input's length as period: read once the run knows it
+  const later = whenKnown('resize', [toTensor(a)], (u) => resize(u, s));
+  if (later) return later;
   const flat = ravel(a);
   const total = s.reduce((p, d) => p * d, 1);
   if (flat.size === 0 || total === 0) return zeros_like(flat, { shape: s });
@@ -505,6 +549,8 @@ export function sliding_window_view(x: Operand, windowShape: number | readonly n
       throw new RangeError(`Must provide matching length window_shape and axis; got ${win.length} window_shape elements and ${axes.length} axes elements.`);
     }
   }
+  const later = whenKnown('sliding_window_view', [t], (u) => sliding_window_view(u, win, { axis: axes }));
+  if (later) return later;
   const trimmed = [...t.shape];
   axes.forEach((a, i) => {
     if (trimmed[a]! < win[i]!) throw new RangeError('window shape cannot be larger than input array shape');
@@ -529,6 +575,8 @@ export const lib = { stride_tricks: { sliding_window_view } } as const;
 export function trapezoid(y: Operand, ...args: Args): Tensor {
   const o = kwargs<{ x?: Operand | null; dx?: number; axis?: number }>('trapezoid', args, ['x', 'dx', 'axis']);
   const t = toTensor(y);
+  const later = whenKnown('trapezoid', [t, o], (u, p) => trapezoid(u, p));
+  if (later) return later;
   const ax = normalizeAxis(o.axis ?? -1, t.ndim);
   let d: Operand = o.dx ?? 1.0;
   if (o.x !== undefined && o.x !== null) {
@@ -542,6 +590,8 @@ export function trapezoid(y: Operand, ...args: Args): Tensor {
 export function polyval(p: Operand, x: Operand): Tensor {
   const c = toTensor(p), xt = toTensor(x);
   if (c.ndim === 0) throw new TypeError('iteration over a 0-d array');
+  // one Horner step per coefficient: unrolled once the run knows how many
+  if (isUnknown(c.shape[0]!)) return deferred('polyval', [c], ([u]) => polyval(u!, xt));
   let r = zeros_like(xt);
   for (let i = 0; i < c.shape[0]!; i++) r = add(multiply(r, xt), getitem(c, i));
   return r;
@@ -552,6 +602,8 @@ export function vander(x: Operand, ...args: Args): Tensor {
   const o = kwargs<{ N?: number | null; increasing?: boolean }>('vander', args, ['N', 'increasing']);
   const t = toTensor(x);
   if (t.ndim !== 1) throw new RangeError('x must be a one-dimensional array or sequence.');
+  const later = whenKnown('vander', [t], (u) => vander(u, o));
+  if (later) return later;
   const m = t.shape[0]!, n = intArg('vander', o.N ?? m, 'N');
   if (n < 0) throw new RangeError('negative dimensions are not allowed');
   const d = promoteTypes(t.dtype, 'int64');
@@ -577,6 +629,15 @@ export function polyfit(x: Operand, y: Operand, deg: number, ...args: Args): Ten
   const asFloat = (v: Operand) => { const t = toTensor(v); return isFloat(t.dtype) ? t : astype(t, promoteTypes(t.dtype, 'float64')); };
   const xt = asFloat(x), yt = asFloat(y);
   if (order < 1) throw new RangeError('expected deg >= 0');
+  // polyfit's outputs come as a list: each one built once the run knows the lengths
+  if ([xt, yt, o.w].some((v) => isTensor(v) && hasUnknown(v.shape))) {
+    const count = o.full ? 5 : o.cov ? 2 : 1;
+    const parts = whenKnownAll('polyfit', [xt, yt, o], count, (u, v, p) => {
+      const r = polyfit(u, v, deg, p);
+      return Array.isArray(r) ? r : [r];
+    })!;
+    return count === 1 ? parts[0]! : parts;
+  }
   if (xt.ndim !== 1) throw new TypeError('expected 1D vector for x');
   if (xt.size === 0) throw new TypeError('expected non-empty vector for x');
   if (yt.ndim < 1 || yt.ndim > 2) throw new TypeError('expected 1D or 2D array for y');
@@ -611,6 +672,8 @@ export function polyfit(x: Operand, y: Operand, deg: number, ...args: Args): Ten
 export function kron(a: Operand, b: Operand): Tensor {
   let at = toTensor(a);
   const bt = toTensor(b);
+  const later = whenKnown('kron', [at, bt], (u, v) => kron(u, v));
+  if (later) return later;
   if (at.ndim < bt.ndim) at = reshape(at, [...Array(bt.ndim - at.ndim).fill(1), ...at.shape]);
   if (at.ndim === 0 || bt.ndim === 0) return multiply(at, bt);
   const nd = Math.max(at.ndim, bt.ndim);
@@ -626,6 +689,8 @@ export function cross(a: Operand, b: Operand, ...args: Args): Tensor {
   const [axa, axb, axc] = o.axis === undefined || o.axis === null ? [o.axisa ?? -1, o.axisb ?? -1, o.axisc ?? -1] : [o.axis, o.axis, o.axis];
   let x = toTensor(a), y = toTensor(b);
   if (x.ndim < 1 || y.ndim < 1) throw new RangeError('At least one array has zero dimension');
+  const later = whenKnown('cross', [x, y], (u, v) => cross(u, v, o));
+  if (later) return later;
   x = moveaxis(x, normalizeAxis(axa, x.ndim), -1);
   y = moveaxis(y, normalizeAxis(axb, y.ndim), -1);
   const na = x.shape[x.ndim - 1]!, nb = y.shape[y.ndim - 1]!;
@@ -653,6 +718,15 @@ export function gradient(f: Operand, ...args: Args): Tensor | Tensor[] {
   const [varargs, kw] = trailingOpts<{ axis?: number | readonly number[] | null; edge_order?: number }>(args);
   const o = kwargs<{ axis?: number | readonly number[] | null; edge_order?: number }>('gradient', [kw], [], ['axis', 'edge_order']);
   let t = toTensor(f);
+  // edges and interior are slices of known lengths: built once the run knows them (one output per axis)
+  if ([t, ...varargs].some((v) => isTensor(v) && hasUnknown(v.shape))) {
+    const count = o.axis === undefined || o.axis === null ? t.ndim : typeof o.axis === 'number' ? 1 : o.axis.length;
+    const parts = whenKnownAll('gradient', [t, varargs], count, (u, vs) => {
+      const r = gradient(u, ...vs, o);
+      return Array.isArray(r) ? r : [r];
+    })!;
+    return count === 1 ? parts[0]! : parts;
+  }
   const n = t.ndim;
   const axes = o.axis === undefined || o.axis === null ? range(n) : typeof o.axis === 'number' ? [normalizeAxis(o.axis, n)] : (() => {
     const l = o.axis.map((a) => normalizeAxis(a, n));
@@ -721,6 +795,8 @@ export function gradient(f: Operand, ...args: Args): Tensor | Tensor[] {
 /** ediff1d(ary, to_end=None, to_begin=None): differences of the flattened array in its dtype, with NumPy's same_kind check on the ends. */
 export function ediff1d(ary: Operand, ...args: Args): Tensor {
   const o = kwargs<{ to_end?: Operand | null; to_begin?: Operand | null }>('ediff1d', args, ['to_end', 'to_begin']);
+  const later = whenKnown('ediff1d', [toTensor(ary), o], (u, p) => ediff1d(u, p));
+  if (later) return later;
   const t = ravel(ary);
   const n = t.shape[0]!;
   const diffs = subtract(along(t, 0, 1, null), along(t, 0, null, Math.max(n - 1, 0)));
@@ -744,6 +820,11 @@ function partitioned(fn: string, a: Operand, kth: number | readonly number[], ar
   if (o.axis === null) t = ravel(t);
   const ax = normalizeAxis(o.axis ?? -1, t.ndim);
   const n = t.shape[ax]!;
+  // kth is checked against a length the run will know when it reaches it
+  if (isUnknown(n)) {
+    const a0 = t;
+    t = new Tensor(G.defer(fn, [a0.node], ([u]) => { partitioned(fn, new Tensor(u!), kth, [{ axis: ax }]); return u!; }, a0.dtype, a0.shape));
+  }
   for (const k of typeof kth === 'number' ? [kth] : kth) {
     if (typeof k !== 'number' || !Number.isInteger(k)) throw new TypeError('Partition index must be integer');
     if (k < -n || k >= n) throw new RangeError(`kth(=${k}) out of bounds (${n})`);
@@ -840,6 +921,8 @@ function corrOperand(fn: 'convolve' | 'correlate', x: Operand): Tensor {
 export function convolve(a: Operand, v: Operand, ...args: Args): Tensor {
   const mode = corrMode(kwargs<{ mode?: unknown }>('convolve', args, ['mode']).mode ?? 'full');
   let x = corrOperand('convolve', a), y = corrOperand('convolve', v);
+  const later = whenKnown('convolve', [x, y], (p, q) => convolve(p, q, mode));
+  if (later) return later;
   if (x.shape[0] === 0) throw new RangeError('a cannot be empty');
   if (y.shape[0] === 0) throw new RangeError('v cannot be empty');
   if (y.shape[0]! > x.shape[0]!) [x, y] = [y, x];
@@ -855,6 +938,8 @@ export function convolve(a: Operand, v: Operand, ...args: Args): Tensor {
 export function correlate(a: Operand, v: Operand, ...args: Args): Tensor {
   const mode = corrMode(kwargs<{ mode?: unknown }>('correlate', args, ['mode']).mode ?? 'valid');
   const x = corrOperand('correlate', a), y = corrOperand('correlate', v);
+  const later = whenKnown('correlate', [x, y], (p, q) => correlate(p, q, mode));
+  if (later) return later;
   if (x.shape[0] === 0) throw new RangeError('first array argument cannot be empty');
   if (y.shape[0] === 0) throw new RangeError('second array argument cannot be empty');
   const d = promoteTypes(x.dtype, y.dtype);
@@ -879,6 +964,9 @@ export function apply_along_axis(func1d: SliceFn, axis: number, arr: Operand, ..
   if (typeof func1d !== 'function') throw new TypeError('apply_along_axis(): func1d must be a function');
   const t = toTensor(arr);
   const ax = normalizeAxis(intArg('apply_along_axis', axis, 'axis'), t.ndim);
+  // func1d is called once per slice: as many times as the run will know
+  const later = whenKnown('apply_along_axis', [t], (u) => apply_along_axis(func1d, ax, u, ...args));
+  if (later) return later;
   const lines = moveaxis(t, ax, -1);
   const outer = lines.shape.slice(0, -1);
   const count = outer.reduce((p, d) => p * d, 1);
@@ -932,6 +1020,8 @@ export function apply_over_axes(func: (t: Tensor, axis: number) => Operand, a: O
  */
 export function piecewise(x: Operand, condlist: unknown, funclist: readonly (SliceFn | number | boolean)[], ...args: unknown[]): Tensor {
   const t = toTensor(x);
+  const later = whenKnown('piecewise', [t, condlist], (u, c) => piecewise(u, c, funclist, ...args));
+  if (later) return later;
   // NumPy's reading: one condition unless condlist is a list (or array) of lists or arrays; an array of conditions is split along its first axis
   let list: unknown[];
   if (isTensor(condlist)) list = condlist.ndim === 0 || (condlist.ndim === 1 && t.ndim !== 0) ? [condlist] : range(condlist.shape[0]!).map((i) => getitem(condlist, i));

@@ -18,7 +18,7 @@ import { type DType, INFO, isFloat } from '../graph/dtype.js';
 import type { Node } from '../graph/node.js';
 import { broadcastShapes, chunkGrid, hasUnknown, shapeStr, sizeOf } from '../graph/shape.js';
 import {
-  type Operand, Tensor, add, astype, kwargs, broadcast_to, cumsum, equal, isOptions, logical_and, max as maxOf,
+  type Operand, Tensor, add, astype, kwargs, broadcast_to, cumsum, deferred, equal, isOptions, logical_and, max as maxOf,
   multiply, ravel, reshape, take, tensor, toTensor, transpose, where,
 } from './tensor.js';
 import type { JsData } from './convert.js';
@@ -538,11 +538,14 @@ function advancedTargets(p: Parsed): [Tensor, Tensor] {
 export function nonzero(x: Operand): Tensor[] {
   const t = toTensor(x);
   if (t.ndim === 0) throw new RangeError('Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead.');
+  // the positions of an array whose lengths the run will know: counted once it does
+  if (hasUnknown(t.shape)) return t.shape.map((_, ax) => deferred('nonzero', [t], ([u]) => nonzero(u!)[ax]!));
   const mask = ravel(astype(t, 'bool'));
   return t.shape.map((_, ax) => new Tensor(G.compress(ravel(new Tensor(G.iota(t.shape, ax))).node, mask.node, 0)));
 }
 export const flatnonzero = (x: Operand): Tensor => {
   const t = ravel(toTensor(x));
+  if (hasUnknown(t.shape)) return deferred('flatnonzero', [t], ([u]) => flatnonzero(u!));
   return new Tensor(G.compress(new Tensor(G.iota(t.shape, 0)).node, astype(t, 'bool').node, 0));
 };
 /** np.argwhere: [count, ndim] indices of the nonzero elements. */
@@ -550,6 +553,7 @@ export function argwhere(x: Operand): Tensor {
   const t = toTensor(x);
   // a 0-d array: one row of no coordinates if it is nonzero, none otherwise (NumPy's (1, 0) or (0, 0))
   if (t.ndim === 0) return new Tensor(G.compress(new Tensor(G.iota([1, 0], 0)).node, ravel(astype(t, 'bool')).node, 0));
+  if (hasUnknown(t.shape)) return deferred('argwhere', [t], ([u]) => argwhere(u!));
   const mask = ravel(astype(t, 'bool'));
   const coords = new Tensor(G.concat(t.shape.map((_, ax) => G.reshape(G.iota(t.shape, ax), [t.size, 1])), 1, 'int64'));
   return new Tensor(G.compress(coords.node, mask.node, 0));
@@ -562,6 +566,8 @@ export function compress(condition: Operand, a: Operand, ...args: unknown[]): Te
   const ax = o.axis === undefined || o.axis === null ? 0 : o.axis < 0 ? o.axis + t.ndim : o.axis;
   if (ax < 0 || ax >= t.ndim) throw new RangeError(`axis ${o.axis} is out of bounds for array of dimension ${t.ndim}`);
   let c = ravel(astype(toTensor(condition), 'bool'));
+  // a condition shorter than the axis is padded with false: lengths compared once the run knows them
+  if (hasUnknown(t.shape) || hasUnknown(c.shape)) return deferred('compress', [c, t], ([d, u]) => compress(d!, u!, { axis: ax }));
   const n = t.shape[ax]!;
   // NumPy allows a shorter condition (missing entries are false); a longer one must be false beyond n.
   if (c.size < n) c = new Tensor(G.concat([c.node, G.expand(G.constant(false, 'bool'), [n - c.size])], 0, 'bool'));

@@ -16,7 +16,7 @@ import { LinAlgError, type LinalgSpec, SQUARE, linalgParts } from '../graph/lina
 import * as G from '../graph/node.js';
 import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, sizeOf } from '../graph/shape.js';
 import {
-  type Operand, Tensor, abs, any, astype, broadcast_to, compress, deferred, divide, equal, eye, greater, isnan, kwargs, logical_and, logical_not,
+  type Operand, Tensor, abs, any, astype, broadcast_to, compress, deferred, deferredAll, divide, equal, eye, greater, isnan, kwargs, logical_and, logical_not,
   matmul, max, min, moveaxis, multiply, not_equal, power, reshape, sqrt, sum, swapaxes, toTensor, transpose, where, zeros,
 } from './tensor.js';
 
@@ -287,6 +287,7 @@ export const linalg = {
     const o = kwargs<{ rcond?: number | null }>('linalg.lstsq', args, ['rcond']);
     const ta = toTensor(a);
     let tb = toTensor(b);
+    if (hasUnknown(ta.shape) || hasUnknown(tb.shape)) return deferredAll('linalg.lstsq', [ta, tb], 4, ([u, v]) => linalg.lstsq(u!, v!, o));
     const vector = tb.ndim === 1;
     if (vector) tb = reshape(tb, [tb.shape[0]!, 1]);
     for (const t of [ta, tb]) if (t.ndim !== 2) throw new LinAlgError(`${t.ndim}-dimensional array given. Array must be two-dimensional`);
@@ -318,6 +319,8 @@ export const linalg = {
   /** np.linalg.matrix_rank: how many singular values exceed tol (default max(s) * max(M, N) * eps). */
   matrix_rank(A: Operand, ...args: Args): Tensor {
     const o = kwargs<{ tol?: number | null; hermitian?: boolean; rtol?: number | null }>('linalg.matrix_rank', args, ['tol', 'hermitian'], ['rtol']);
+    // the default tolerance scales with the matrix's size: built once the run knows it
+    if (hasUnknown(toTensor(A).shape)) return deferred('linalg.matrix_rank', [toTensor(A)], ([u]) => linalg.matrix_rank(u!, o));
     if (o.tol != null && o.rtol != null) throw new RangeError("`tol` and `rtol` can't be both set.");
     const t = toTensor(A);
     if (t.ndim < 2) return astype(any(not_equal(t, 0)), 'int64');

@@ -4,14 +4,18 @@
 // statistics and ramps, the elementwise ops and reductions over them, so it
 // fuses into its consumers and never copies unless a consumer needs the data
 // stored. Functions follow NumPy's signatures; keyword arguments go in a
-// trailing options object.
+// trailing options object. Over a length known only at run time (a
+// selection) each is built once the run knows it (`deferred`, `whenKnown`),
+// and repeat's counts computed in the same run are computed first
+// (`onValues`).
 
-import { checkShape, hasUnknown, normalizeAxis, shapeStr } from '../graph/shape.js';
+import { checkShape, hasUnknown, isUnknown, normalizeAxis, shapeStr } from '../graph/shape.js';
+import { runtime } from '../runtime/runtime.js';
 import * as G from '../graph/node.js';
 import { type DType, isFloat, isInteger } from '../graph/dtype.js';
 import {
-  type Operand, Tensor, astype, broadcast_to, concatenate, deferred, expand_dims, flip, full, isOptions, isTensor, kwargs, linspace, max, mean, min, moveaxis,
-  multiply, need, ravel, reshape, rint, squeeze, subtract, take, tensor, toTensor, trailingOpts, valuesNow, where, zeros,
+  type Operand, Tensor, astype, broadcast_to, concatenate, deferred, deferredAll, expand_dims, flip, full, isOptions, isTensor, kwargs, linspace, max, mean, min, moveaxis,
+  multiply, need, onValues, ravel, reshape, rint, squeeze, subtract, take, tensor, toTensor, trailingOpts, where, whenKnown, whenKnownAll, zeros,
 } from './tensor.js';
 
 function sliceAxis(t: Tensor, axis: number, start: number, stop: number): Tensor {
@@ -34,10 +38,12 @@ export function array_split(x: Operand, ...args: unknown[]): Tensor[] {
   if (t.ndim === 0) throw new RangeError('array_split: cannot split a 0-d array');
   const axis = normalizeAxis(o.axis ?? 0, t.ndim);
   const n = t.shape[axis]!;
+  if (typeof sections === 'number' && checkInt(sections, 'array_split', 'the number of sections') <= 0) throw new RangeError('number sections must be larger than 0.');
+  // the bounds follow the axis length: the pieces are cut once the run knows it
+  if (isUnknown(n)) return deferredAll('array_split', [t], typeof sections === 'number' ? sections : sections.length + 1, ([u]) => array_split(u!, sections, { axis }));
   let bounds: number[];
   if (typeof sections === 'number') {
-    const k = checkInt(sections, 'array_split', 'the number of sections');
-    if (k <= 0) throw new RangeError('number sections must be larger than 0.');
+    const k = sections;
     const each = Math.floor(n / k), extra = n % k;
     bounds = [0];
     for (let i = 0; i < k; i++) bounds.push(bounds[i]! + each + (i < extra ? 1 : 0));
@@ -60,7 +66,13 @@ export function split(x: Operand, ...args: unknown[]): Tensor[] {
   const sections = need<number | readonly number[]>('split', o, 'indices_or_sections');
   const t = toTensor(x);
   if (typeof sections === 'number' && t.ndim > 0) {
-    const n = t.shape[normalizeAxis(o.axis ?? 0, t.ndim)]!;
+    const axis = normalizeAxis(o.axis ?? 0, t.ndim);
+    const n = t.shape[axis]!;
+    if (isUnknown(n) && Number.isInteger(sections) && sections > 0) {
+      // k equal pieces of a length the run will know (and check divides): each built then (no
+      // stand-in length probes this, as it must be divisible by k)
+      return Array.from({ length: sections }, (_, i) => new Tensor(G.defer('split', [t.node], ([u]) => split(new Tensor(u!), sections, { axis })[i]!.node, t.dtype, t.shape)));
+    }
     if (sections > 0 && n % sections !== 0) throw new RangeError('array split does not result in an equal division');
   }
   return array_split(t, sections, { axis: o.axis });
@@ -84,6 +96,8 @@ export function tile(x: Operand, ...args: unknown[]): Tensor {
   const reps = need<number | readonly number[]>('tile', kwargs('tile', args, ['reps']), 'reps');
   let t = toTensor(x);
   const r = checkShape(reps, 'reps');
+  const later = whenKnown('tile', [t], (u) => tile(u, r));
+  if (later) return later;
   const n = Math.max(t.ndim, r.length);
   const shape = [...Array(n - t.ndim).fill(1), ...t.shape] as number[];
   const rr = [...Array(n - r.length).fill(1), ...r] as number[];
@@ -93,21 +107,23 @@ export function tile(x: Operand, ...args: unknown[]): Tensor {
   return reshape(t, shape.map((d, i) => d * rr[i]!));
 }
 
-/**
- * Repeat counts as JS values. Counts in a tensor set the output's length, so
- * they must be known when the line runs: data given as a tensor of JS values,
- * or a tensor already computed.
- */
-function countsOf(r: unknown): number | readonly number[] {
+/** The values of repeat counts as JS numbers (one for a 0-d tensor): JS data, or a tensor already computed; undefined for a tensor the run has yet to compute. */
+function countsOf(r: unknown): number | readonly number[] | undefined {
   if (!isTensor(r)) return r as number | readonly number[];
   if (r.dtype !== 'bool' && !isInteger(r.dtype)) throw new TypeError(`Cannot cast array data from dtype('${r.dtype}') to dtype('int64') according to the rule 'safe'`);
-  const v = valuesNow('repeat', r, 'counts', 'they set the length of the result');
+  if (!runtime.has(r.node)) return undefined;
+  const v = Array.from(runtime.values(r.node), Number);
   return r.ndim === 0 ? v[0]! : v;
 }
 
-/** np.repeat: each element repeated `repeats` times (a number, or one count per element). */
+/**
+ * np.repeat: each element repeated `repeats` times (a number, or one count
+ * per element). Counts the run has yet to compute (run lengths from a diff
+ * of flatnonzero) set the result's length: the run computes them first and
+ * builds the repeat over their values (`onValues`).
+ */
 export function repeat(x: Operand, ...args: unknown[]): Tensor {
-  const o = kwargs<{ repeats?: number | readonly number[]; axis?: number | null }>('repeat', args, ['repeats', 'axis']);
+  const o = kwargs<{ repeats?: number | readonly number[] | Tensor; axis?: number | null }>('repeat', args, ['repeats', 'axis']);
   if (o.repeats === undefined) throw new TypeError("repeat() missing required argument 'repeats'");
   const repeats = countsOf(o.repeats);
   let t = toTensor(x);
@@ -115,6 +131,19 @@ export function repeat(x: Operand, ...args: unknown[]): Tensor {
   if (o.axis === undefined || o.axis === null || t.ndim === 0) t = ravel(t);
   const axis = normalizeAxis(o.axis ?? 0, t.ndim);
   const n = t.shape[axis]!;
+  if (repeats === undefined) {
+    const counts = o.repeats as Tensor;
+    if (counts.ndim > 1) throw new RangeError('object too deep for desired array');
+    const read = (v: number[]) => (counts.ndim === 0 ? v[0]! : v);
+    return onValues('repeat', counts, [t], t.dtype, t.shape.map((d, i) => (i === axis ? NaN : d)), (v, [u]) => repeat(u!, read(v), { axis }));
+  }
+  if (isUnknown(n)) {
+    // the length the run will know: a count per element must match it, one count for all repeats it
+    const one = typeof repeats === 'number' || repeats.length === 1;
+    const len = one ? NaN : repeats.reduce((p, c) => p + checkInt(c, 'repeat', 'repeats'), 0);
+    return new Tensor(G.defer('repeat', [t.node], ([u]) => repeat(new Tensor(u!), repeats, { axis }).node, t.dtype, t.shape.map((d, i) => (i === axis ? len : d))));
+  }
+  if (hasUnknown(t.shape)) return deferred('repeat', [t], ([u]) => repeat(u!, repeats, { axis }));
   if (typeof repeats === 'number' || (repeats.length === 1 && n !== 1)) {
     const k = checkInt(typeof repeats === 'number' ? repeats : repeats[0], 'repeat', 'repeats');
     if (k < 0) throw new RangeError('repeat(): negative dimensions are not allowed');
@@ -138,6 +167,9 @@ export function roll(x: Operand, ...args: unknown[]): Tensor {
   const o = kwargs<{ shift?: number | readonly number[]; axis?: number | readonly number[] | null }>('roll', args, ['shift', 'axis']);
   const shift = need<number | readonly number[]>('roll', o, 'shift');
   const t = toTensor(x);
+  // the shift wraps at the length: cut once the run knows it
+  const later = whenKnown('roll', [t], (u) => roll(u, shift, { axis: o.axis ?? null }));
+  if (later) return later;
   if (o.axis === undefined || o.axis === null) {
     // The flattened array, rolled by the shifts added up (NumPy's broadcast of shifts over the one axis).
     const total = typeof shift === 'number' ? shift : [...shift].reduce((a: number, b) => a + checkInt(b, 'roll', 'shift'), 0);
@@ -453,6 +485,8 @@ export function meshgrid(...args: (Operand | { indexing?: 'xy' | 'ij'; sparse?: 
   kwargs('meshgrid', [o], [], ['indexing', 'sparse', 'copy']);
   const indexing = o.indexing ?? 'xy';
   if (indexing !== 'xy' && indexing !== 'ij') throw new RangeError("Valid values for `indexing` are 'xy' and 'ij'.");
+  const later = whenKnownAll('meshgrid', [xs as Operand[], o], xs.length, (ys, p) => meshgrid(...ys, p));
+  if (later) return later;
   const vs = xs.map((x) => ravel(toTensor(x as Operand)));
   const n = vs.length;
   const lens = vs.map((v) => v.size);
@@ -478,6 +512,8 @@ export function diagonal(x: Operand, ...args: (number | DiagOpts | undefined)[])
   const a1 = normalizeAxis(o.axis1 ?? 0, t.ndim), a2 = normalizeAxis(o.axis2 ?? 1, t.ndim);
   if (a1 === a2) throw new RangeError('axis1 and axis2 cannot be the same');
   const k = checkInt(o.offset ?? 0, 'diagonal', 'offset');
+  const later = whenKnown('diagonal', [t], (u) => diagonal(u, { offset: k, axis1: a1, axis2: a2 }));
+  if (later) return later;
   const rest = t.shape.map((_, i) => i).filter((i) => i !== a1 && i !== a2);
   const moved = new Tensor(G.permute(t.node, [...rest, a1, a2]));
   const [n, m] = [t.shape[a1]!, t.shape[a2]!];
@@ -493,6 +529,8 @@ export function diag(x: Operand, ...args: unknown[]): Tensor {
   const kk = checkInt(kwargs<{ k?: number }>('diag', args, ['k']).k ?? 0, 'diag', 'k');
   if (t.ndim === 2) return diagonal(t, { offset: kk });
   if (t.ndim !== 1) throw new RangeError(`Input must be 1- or 2-d, got shape ${shapeStr(t.shape)}`);
+  const later = whenKnown('diag', [t], (u) => diag(u, kk));
+  if (later) return later;
   const n = t.size + Math.abs(kk);
   const pad = kk === 0 ? t : concatenate([t, zeros([Math.abs(kk)], { dtype: t.dtype })]);
   // out[i, j] = v[i] on j - i == k (k >= 0), v[j] on i - j == -k (k < 0)

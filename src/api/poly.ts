@@ -18,7 +18,7 @@ import { linalg } from './linalg.js';
 import { diff } from './statistics.js';
 import {
   type Operand, Tensor, abs, add, arange, astype, concatenate, cumsum, deferred, divide, equal, full, greater, isnan, kwargs, less, logical_and, logical_or,
-  mod, multiply, negative, reshape, stack, subtract, tensor, toTensor, where, zeros,
+  mod, multiply, negative, reshape, stack, subtract, tensor, toTensor, where, whenKnown, zeros,
 } from './tensor.js';
 
 type Args = unknown[];
@@ -60,7 +60,8 @@ export function roots(p: Operand): Tensor {
     const nz = v!.flatMap((x, i) => (x !== 0 ? [i] : []));
     if (!nz.length) return zeros([0], { dtype: dt });
     const trailing = v!.length - nz.at(-1)! - 1;
-    const q = astype(t.get(`${nz[0]}:${nz.at(-1)! + 1}`), dt);
+    // (from the values: `t` itself may be a selection, of a length known only inside the run)
+    const q = tensor(v!.slice(nz[0], nz.at(-1)! + 1), { dtype: dt });
     const n = q.shape[0]!;
     const tail = zeros([trailing], { dtype: dt });
     if (n < 2) return tail;
@@ -136,10 +137,12 @@ function aligned(fn: string, a: Operand, b: Operand): [Tensor, Tensor] {
   return [x, y];
 }
 
-/** polyadd(a1, a2): the sum, the shorter array padded with leading zeros. */
-export const polyadd = (a1: Operand, a2: Operand): Tensor => add(...aligned('polyadd', a1, a2));
+/** polyadd(a1, a2): the sum, the shorter array padded with leading zeros (once the run knows lengths it has yet to compute). */
+export const polyadd = (a1: Operand, a2: Operand): Tensor =>
+  whenKnown('polyadd', [coeffs('polyadd', a1), coeffs('polyadd', a2)], (x, y) => polyadd(x, y)) ?? add(...aligned('polyadd', a1, a2));
 /** polysub(a1, a2): the difference, the shorter array padded with leading zeros. */
-export const polysub = (a1: Operand, a2: Operand): Tensor => subtract(...aligned('polysub', a1, a2));
+export const polysub = (a1: Operand, a2: Operand): Tensor =>
+  whenKnown('polysub', [coeffs('polysub', a1), coeffs('polysub', a2)], (x, y) => polysub(x, y)) ?? subtract(...aligned('polysub', a1, a2));
 
 /** poly1d's coefficients: leading zeros trimmed ([0] when all are zero), needing the values. */
 function trimmedFront(fn: string, p: Operand): Tensor {

@@ -31,7 +31,7 @@ import { randomValue, seedKey } from '../ir/philox.js';
 import { type JsData, dtypeArg, fromJs } from './convert.js';
 import { multivariateHypergeometricCount, multivariateHypergeometricMarginals, permutedIndex, spawnKey } from './random_extra.js';
 import {
-  type CreateOpts, type Operand, Tensor, add, all, arccos, astype, ceil, divide, equal, exp, expm1, floor, fmod, full, greater, greater_equal, isTensor, isnan,
+  type CreateOpts, type Operand, Tensor, add, all, arccos, astype, ceil, deferred, divide, equal, exp, expm1, floor, fmod, full, greater, greater_equal, isTensor, isnan,
   kwargs, less, less_equal, log, log1p, logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply, negative, _placed as placed, power,
   reshape, signbit, sqrt, stack, subtract, sum, take, tensor, toTensor, transpose, valuesNow, where, abs, cos,
 } from './tensor.js';
@@ -940,6 +940,19 @@ export class Generator {
       axis = normalizeAxis(o.axis ?? 0, arr.ndim);
       pop = arr.shape[axis]!;
       if (pop === 0 && count > 0) throw new RangeError('a cannot be empty unless no samples are taken');
+      if (isUnknown(pop)) {
+        // a population known only at run time (a selection): uniform draws now, on this call's stream,
+        // scaled by its length once the run knows it; other forms need the length to build
+        if (!(o.replace ?? true) || (o.p !== undefined && o.p !== null)) {
+          throw new TypeError("choice(): the length of a is known only at run time (after a boolean mask): execute() it first for replace=False or p");
+        }
+        const u = new Tensor(this.draw('uniform', shape, o));
+        return deferred('choice', [arr], ([x]) => {
+          const n = x!.shape[axis]!;
+          if (n === 0 && count > 0) throw new RangeError('a cannot be empty unless no samples are taken');
+          return take(x!, astype(floor(multiply(u, n)), 'int64'), { axis });
+        });
+      }
     }
     let p: number[] | undefined;
     if (o.p !== undefined && o.p !== null) {

@@ -22,12 +22,13 @@
 import * as G from '../graph/node.js';
 import { type DType, isFloat, isInteger, sumResultOf } from '../graph/dtype.js';
 import { roundHalf } from '../graph/half.js';
-import { broadcastShapes, hasUnknown, normalizeAxis, shapeStr } from '../graph/shape.js';
+import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, shapeStr } from '../graph/shape.js';
 import { runtime } from '../runtime/runtime.js';
 import {
   type Operand, Tensor, add, all, any, argmax, argmin, astype, broadcast_to, concatenate, cumprod, cumsum, deferred, divide, equal, flip,
   greater, greater_equal, isfinite, isnan, kwargs, less, less_equal, logical_and, logical_not, logical_or, max, min, mod, multiply,
   need, not_equal, ravel, reshape, setitem, sort, subtract, sum, take, tensor, toTensor, unique, where, zeros, isTensor, stack, transpose,
+  whenKnown, whenKnownAll,
 } from './tensor.js';
 import { percentileCall, quantileCall, quantileOf } from './statistics.js';
 
@@ -79,6 +80,9 @@ export function searchsorted(a: Operand, v: Operand, ...args: Args): Tensor {
   let s = toTensor(a);
   oneD('searchsorted', 'a', s);
   const side = sideOf('searchsorted', o.side);
+  // a sorter's length is compared with a's once the run knows them
+  const later = o.sorter !== undefined && o.sorter !== null ? whenKnown('searchsorted', [s, o.sorter], (u, p) => searchsorted(u, v, { side, sorter: p })) : undefined;
+  if (later) return later;
   if (o.sorter !== undefined && o.sorter !== null) {
     const p = toTensor(o.sorter);
     if (!isInteger(p.dtype)) throw new TypeError('sorter must only contain integers');
@@ -108,6 +112,8 @@ export function digitize(x: Operand, bins: Operand, ...args: Args): Tensor {
   const o = kwargs<{ right?: boolean }>('digitize', args, ['right']);
   const b = toTensor(bins);
   oneD('digitize', 'bins', b);
+  // the direction of bins of a length the run will know is read once it does
+  if (hasUnknown(b.shape)) return deferred('digitize', [b], ([u]) => digitize(x, u!, o));
   const v = toTensor(x);
   // NumPy: searchsorted with the opposite side, over the reversed bins when they decrease
   const side = o.right ? 'left' : 'right';
@@ -168,6 +174,9 @@ function alongAxis(fn: string, a: Tensor, indices: Operand, ax: number): Tensor 
 export function take_along_axis(arr: Operand, indices: Operand, ...args: Args): Tensor {
   const o = kwargs<{ axis?: number | null }>('take_along_axis', args, ['axis']);
   let a = toTensor(arr);
+  // the flat positions are built from the lengths, once the run knows them
+  const later = whenKnown('take_along_axis', [a, indices], (u, i) => take_along_axis(u, i, o));
+  if (later) return later;
   if (o.axis === null) {
     a = ravel(a);
     if (toTensor(indices).ndim !== 1) throw new RangeError('when axis=None, `indices` must have a single dimension.');
@@ -186,6 +195,8 @@ export function put_along_axis(arr: Operand, indices: Operand, values: Operand, 
   const o = kwargs<{ axis?: number | null }>('put_along_axis', args, ['axis']);
   const a = toTensor(arr);
   const axis = need<number | null>('put_along_axis', o, 'axis');
+  const later = whenKnown('put_along_axis', [a, indices, values], (u, i, v) => put_along_axis(u, i, v, { axis }));
+  if (later) return later;
   const flatA = ravel(a);
   if (axis === null && toTensor(indices).ndim !== 1) throw new RangeError('when axis=None, `indices` must have a single dimension.');
   const base = axis === null ? flatA : a;
@@ -214,6 +225,8 @@ export function interp(x: Operand, xp: Operand, fp: Operand, ...args: Args): Ten
   }
   let X = astype(x, 'float64');
   let P = samples('interp', 'xp', xp), F = samples('interp', 'fp', fp);
+  // the sample points' count sets the search: read once the run knows it
+  if (hasUnknown(P.shape) || hasUnknown(F.shape)) return deferred('interp', [P, F], ([p, f]) => interp(X, p!, f!, o));
   let left = o.left ?? null, right = o.right ?? null;
   if (o.period !== undefined && o.period !== null) {
     if (o.period === 0) throw new RangeError('period must be a non-zero value');
@@ -360,6 +373,9 @@ function histData(fn: string, a: Operand, weights: Operand | null | undefined): 
  */
 export function histogram(a: Operand, ...args: Args): [Tensor, Tensor] {
   const o = kwargs<HistOpts>('histogram', args, ['bins', 'range', 'density', 'weights']);
+  // edges or weights whose length the run will know are checked against the data once it does
+  const later = unknownBinsOrWeights(a, o) ? whenKnownAll('histogram', [a, o], 2, (u, p) => histogram(u, p)) : undefined;
+  if (later) return later as [Tensor, Tensor];
   const [t, w] = histData('histogram', a, o.weights);
   if (typeof o.bins === 'string') {
     const [hist, edges] = estimated('histogram', t, w, o, (x, n) => counted(x, undefined, { ...o, bins: n }));
@@ -367,6 +383,14 @@ export function histogram(a: Operand, ...args: Args): [Tensor, Tensor] {
   }
   return counted(t, w, o);
 }
+
+/**
+ * Whether histogram waits for the run to know lengths: of edges or weights
+ * (checked against the data), or of the data itself for equal bins (the
+ * range of an empty selection is NumPy's (0, 1), not its min and max).
+ */
+const unknownBinsOrWeights = (a: Operand, o: HistOpts): boolean =>
+  [o.bins, o.weights].some((v) => isTensor(v) && hasUnknown(v.shape)) || (typeof o.bins !== 'string' && isTensor(a) && hasUnknown(a.shape));
 
 /** histogram's counts over bins given as a number or edges. */
 function counted(t: Tensor, w: Tensor | undefined, o: HistOpts): [Tensor, Tensor] {
@@ -415,6 +439,8 @@ function counted(t: Tensor, w: Tensor | undefined, o: HistOpts): [Tensor, Tensor
 /** histogram_bin_edges(a, bins=10, range=None, weights=None): histogram's edges (a number of bins, explicit edges or an estimator name, as histogram). */
 export function histogram_bin_edges(a: Operand, ...args: Args): Tensor {
   const o = kwargs<HistOpts>('histogram_bin_edges', args, ['bins', 'range', 'weights']);
+  const later = unknownBinsOrWeights(a, o) ? whenKnown('histogram_bin_edges', [a, o], (u, p) => histogram_bin_edges(u, p)) : undefined;
+  if (later) return later;
   const [t, w] = histData('histogram_bin_edges', a, o.weights);
   if (typeof o.bins === 'string') return estimated('histogram_bin_edges', t, w, o, (x, n) => [binEdges(x, { ...o, bins: n }).edges])[0]!;
   return binEdges(t, o).edges;
@@ -759,6 +785,10 @@ export function unique_all(x: Operand): { values: Tensor; indices: Tensor; inver
 export function lexsort(keys: Operand | readonly Operand[], ...args: Args): Tensor {
   const o = kwargs<{ axis?: number }>('lexsort', args, ['axis']);
   let ks: Tensor[];
+  if (isTensor(keys) && isUnknown(keys.shape[0] ?? 0)) throw new TypeError('lexsort(): the number of keys is the length of the first axis, known only at run time here: execute() the array first');
+  // keys of lengths the run will know are compared and sorted once it does
+  const later = whenKnown('lexsort', [keys], (k) => lexsort(k, o));
+  if (later) return later;
   if (isTensor(keys)) {
     if (keys.ndim === 0) throw new TypeError('need sequence of keys with len > 0 in lexsort');
     ks = Array.from({ length: keys.shape[0]! }, (_, i) => keys.get(i));
@@ -841,6 +871,10 @@ export function histogramdd(sample: unknown, ...args: Args): [Tensor, Tensor[]] 
   let s = sampleOf(sample);
   if (s.dtype === 'bool') s = astype(s, 'uint8');
   const [N, D] = s.shape as [number, number];
+  if (isUnknown(D)) throw new TypeError('histogramdd(): the number of dimensions of the sample is known only at run time here: execute() it first');
+  // the count of samples is checked against the weights' and edges built from the data once the run knows them
+  const later = whenKnownAll('histogramdd', [s, o], 1 + D, (u, p) => { const [h, es] = histogramdd(u, p); return [h, ...es]; });
+  if (later) return [later[0]!, later.slice(1)];
   const bins = o.bins ?? 10;
   let binList: unknown[];
   if (Array.isArray(bins) || isTensor(bins)) {
@@ -913,6 +947,8 @@ export function histogram2d(x: Operand, y: Operand, ...args: Args): [Tensor, Ten
   const o = kwargs<{ bins?: unknown; range?: readonly Range[] | null; density?: boolean | null; weights?: Operand | null }>('histogram2d', args, ['bins', 'range', 'density', 'weights']);
   const xt = toTensor(x), yt = toTensor(y);
   if (xt.ndim === 0 || yt.ndim === 0) throw new TypeError('len() of unsized object');
+  const later = whenKnownAll('histogram2d', [xt, yt, o], 3, (u, v, p) => histogram2d(u, v, p));
+  if (later) return later as [Tensor, Tensor, Tensor];
   if (xt.shape[0] !== yt.shape[0]) throw new RangeError('x and y must have the same length.');
   let bins = o.bins ?? 10;
   const n = Array.isArray(bins) ? bins.length : isTensor(bins) && bins.ndim > 0 ? bins.shape[0]! : 1;

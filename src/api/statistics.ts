@@ -15,7 +15,8 @@ import { broadcastShapes, normalizeAxes, normalizeAxis } from '../graph/shape.js
 import {
   type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
   logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose, moveaxis, expand_dims, full_like, isTensor, valuesNow, deferred, any, cumsum, less, take, zeros, around, pyType,
+  minimum, maximum, not_equal, tensor, transpose, moveaxis, expand_dims, full_like, isTensor, deferred, any, cumsum, less, take, zeros, around, pyType,
+  onValues, whenKnown,
 } from './tensor.js';
 import { runtime } from '../runtime/runtime.js';
 import * as G from '../graph/node.js';
@@ -42,6 +43,9 @@ export const allclose = (a: Operand, b: Operand, ...args: Args): Tensor => all(i
 export function array_equal(a: Operand, b: Operand, ...args: Args): Tensor {
   const o = kwargs<{ equal_nan?: boolean }>('array_equal', args, ['equal_nan']);
   const x = toTensor(a), y = toTensor(b);
+  // whether the shapes agree is known once the lengths are
+  const later = whenKnown('array_equal', [x, y], (u, v) => array_equal(u, v, o));
+  if (later) return later;
   if (x.ndim !== y.ndim || x.shape.some((d, i) => d !== y.shape[i])) return tensor(false);
   const eq = equal(x, y);
   return all(o.equal_nan && isFloat(x.dtype) && isFloat(y.dtype) ? logical_or(eq, logical_and(isnan(x), isnan(y))) : eq);
@@ -56,6 +60,9 @@ export function diff(a: Operand, ...args: Args): Tensor {
   if (!Number.isInteger(n)) throw new TypeError(`'${pyType(n)}' object cannot be interpreted as an integer`);
   if (n < 0) throw new RangeError(`order must be non-negative but got ${String(n)}`);
   const axis = normalizeAxis(o.axis ?? -1, t.ndim);
+  // the differences are slices of known lengths: built once the run knows them
+  const later = whenKnown('diff', [t, o], (u, w) => diff(u, w));
+  if (later) return later;
   const edge = (v: Operand) => {
     const e = toTensor(v);
     return e.ndim === 0 ? broadcast_to(e, t.shape.map((d, i) => (i === axis ? 1 : d))) : e;
@@ -82,6 +89,15 @@ export function average(a: Operand, ...args: Args): Tensor;
 export function average(a: Operand, ...args: Args): Tensor | [Tensor, Tensor] {
   const o = kwargs<{ axis?: number | number[] | null; weights?: Operand; returned?: boolean; keepdims?: boolean }>('average', args, ['axis', 'weights', 'returned'], ['keepdims']);
   const t = toTensor(a);
+  // 1-d weights' length is checked against the array's axis, and the count of terms read, once the run knows them
+  // (weights of a's shape broadcast with it as they are, checked when the run rebuilds them)
+  if (o.returned) {
+    const parts = [0, 1].map((i) => whenKnown('average', [t, o], (u, w) => average(u, { ...w, returned: true })[i]!));
+    if (parts[0]) return parts as [Tensor, Tensor];
+  }
+  const w1 = o.weights === undefined || o.weights === null ? undefined : toTensor(o.weights);
+  const later = w1 && w1.ndim !== t.ndim ? whenKnown('average', [t, o], (u, w) => average(u, w)) : undefined;
+  if (later) return later;
   const keepdims = o.keepdims ?? false;
   if (o.weights === undefined || o.weights === null) {
     const avg = mean(t, { axis: o.axis ?? null, keepdims });
@@ -141,6 +157,9 @@ export function nanprod(a: Operand, ...args: Args): Tensor {
 export function cov(m: Operand, ...args: Args): Tensor {
   const o = kwargs<{ y?: Operand | null; rowvar?: boolean; bias?: boolean; ddof?: number | null; fweights?: Operand | null; aweights?: Operand | null; dtype?: string | null }>(
     'cov', args, ['y', 'rowvar', 'bias', 'ddof', 'fweights', 'aweights'], ['dtype']);
+  // the count of observations divides: built once the run knows it
+  const later = whenKnown('cov', [m, o], (u, w) => cov(u, w));
+  if (later) return later;
   if (o.ddof !== undefined && o.ddof !== null && !Number.isInteger(o.ddof)) throw new TypeError('ddof must be integer');
   // NumPy computes covariances in float64 whatever the input, or in dtype= (weights still make them float64);
   // rowvar=False transposes a 2-d m, and a y of more than one row.
@@ -212,6 +231,8 @@ const runtimeError = (message: string): Error => Object.assign(new Error(message
 /** corrcoef(x, y=None, rowvar=True): Pearson correlation coefficients, clipped to [-1, 1] as NumPy does. */
 export function corrcoef(x: Operand, ...args: Args): Tensor {
   const o = kwargs<{ y?: Operand | null; rowvar?: boolean; dtype?: string | null }>('corrcoef', args, ['y', 'rowvar'], ['dtype']);
+  const later = whenKnown('corrcoef', [x, o], (u, w) => corrcoef(u, w));
+  if (later) return later;
   const c = cov(x, { y: o.y ?? null, rowvar: o.rowvar ?? true, dtype: o.dtype ?? null });
   if (c.ndim === 0) return divide(c, c);
   const d = sqrt(diagonal(c));
@@ -451,8 +472,29 @@ function keep(r: Tensor, shape: readonly number[], axis: number | readonly numbe
 function quantilesOf(q: unknown): [number[], number[], QKind] {
   if (typeof q === 'number') return [[q], [], 'weak-float'];
   const t = isTensor(q) ? q : tensor(q as number[], { dtype: 'float64' });
-  const v = valuesNow('quantile', t, 'q', 'it sets which values are read');
+  const v = Array.from(runtime.values(t.node), Number);
   return [v, [...t.shape], t.dtype];
+}
+
+/**
+ * q held in a tensor the run has yet to compute: its values set which
+ * values are read (and its length the result's), so the run computes it
+ * first and builds `call` over them (`onValues`); the result's dtype and
+ * shape come from a build over a q of zeros. Undefined for q known now.
+ */
+function lazyQ(a: Operand, q: unknown, call: (a: Tensor, q: Tensor) => Tensor): Tensor | undefined {
+  if (!isTensor(q) || runtime.has(q.node)) return undefined;
+  const t = toTensor(a);
+  // (q as JS data, so that it is known: a q computed by the graph would be waited for again)
+  const held = (v: number[]): Tensor => {
+    const inner = q.shape.slice(1).reduce((p, d) => p * d, 1);
+    const rows = q.ndim === 0 ? v[0]! : q.ndim === 1 ? v : Array.from({ length: v.length / inner }, (_, i) => v.slice(i * inner, (i + 1) * inner));
+    return tensor(rows, { dtype: q.dtype });
+  };
+  if (q.ndim > 2) throw new RangeError('q must be a scalar or 1d');
+  const like = call(t, held(new Array<number>(q.shape.reduce((p, d) => p * (Number.isNaN(d) ? 1 : d), 1)).fill(0)));
+  const shape = [...q.shape, ...like.shape.slice(q.ndim)];
+  return onValues('quantile', q, [t], like.dtype, shape, (v, [u]) => call(u!, held(v)));
 }
 
 /** The quantile or median node over `a`'s lines, keepdims applied. */
@@ -480,6 +522,8 @@ export function quantile(a: Operand, q: number | readonly unknown[] | Tensor, ..
 
 /** quantile(a, q, ...) under the name `fn`; `omitNaN` for nanquantile (each line's NaNs dropped). */
 export function quantileCall(fn: string, a: Operand, q: number | readonly unknown[] | Tensor, args: Args, omitNaN: boolean): Tensor {
+  const later = lazyQ(a, q, (u, v) => quantileCall(fn, u, v, args, omitNaN));
+  if (later) return later;
   const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean; method?: string; weights?: unknown }>(fn, args, ['axis', 'out', 'overwrite_input', 'method', 'keepdims', 'weights']);
   const [qs, qShape, qKind] = quantilesOf(q);
   if (!qs.every((v) => v >= 0 && v <= 1)) throw new RangeError('Quantiles must be in the range [0, 1]');
@@ -494,6 +538,9 @@ function quantileWith(fn: string, a: Operand, qs: number[], qShape: number[], qK
   if (qShape.length > 2) throw new RangeError('q must be a scalar or 1d');
   const spec: QuantileSpec = { method, qs, qShape, qKind, ...(omitNaN ? { omitNaN } : {}) };
   if (o.weights === undefined || o.weights === null) return quantileOf(a, spec, o.axis, o.keepdims);
+  // the weighted form gathers along lines of known length
+  const later = whenKnown(fn, [toTensor(a), o], (u, w) => quantileWith(fn, u, qs, qShape, qKind, w, omitNaN));
+  if (later) return later;
   const src = toTensor(a);
   const w = weightsOf(src, o.weights, o.axis);
   // an empty array reads no weights: NumPy's IndexError, or nanquantile's NaNs
@@ -579,6 +626,8 @@ export function percentile(a: Operand, q: number | readonly unknown[] | Tensor, 
 
 /** percentile(a, q, ...) under the name `fn`; `omitNaN` for nanpercentile. */
 export function percentileCall(fn: string, a: Operand, q: number | readonly unknown[] | Tensor, args: Args, omitNaN: boolean): Tensor {
+  const later = lazyQ(a, q, (u, v) => percentileCall(fn, u, v, args, omitNaN));
+  if (later) return later;
   const o = kwargs<{ axis?: number | readonly number[] | null; keepdims?: boolean; method?: string; weights?: unknown }>(fn, args, ['axis', 'out', 'overwrite_input', 'method', 'keepdims', 'weights']);
   const [ps, shape, kind] = quantilesOf(q);
   const f32 = kind === 'float32';

@@ -125,6 +125,17 @@ export class Tensor {
     return swapaxes(this, -1, -2);
   }
 
+  /**
+   * Iteration along the first axis, as over an ndarray: `for (const row of x)`,
+   * `const [yy, xx] = mt.mgrid.get('0:3, 0:4')`. Each item is the lazy x.get(i).
+   */
+  *[Symbol.iterator](): Iterator<Tensor> {
+    if (this.ndim === 0) throw new TypeError('iteration over a 0-d array');
+    const n = this.node.shape[0]!;
+    if (isUnknown(n)) throw new TypeError('iteration over an axis whose length is known only at run time (after a boolean mask): execute() the array first');
+    for (let i = 0; i < n; i++) yield this.get(i);
+  }
+
   /** Runs the graph behind this tensor; resolves to the same tensor, now materialised. */
   async execute(opts: RunOptions = {}): Promise<this> {
     await realize([this], withDefaults(opts));
@@ -276,6 +287,21 @@ export function trailingOpts<O>(args: readonly unknown[]): [unknown[], O] {
   return [a, o];
 }
 
+/** A shape given to a creation function; NaN (len() of a selection, known only at run time) is refused with what to do. */
+function concreteShape(fn: string, shape: unknown): number[] {
+  const arr = typeof shape === 'number' ? [shape] : shape;
+  if (Array.isArray(arr) && arr.some((d) => typeof d === 'number' && Number.isNaN(d))) {
+    throw new G.UnknownLengthError(`${fn}() of shape ${shapeStr(arr as number[])}`, fn === 'full' ? ', or build from the array itself (zeros_like, full_like)' : '');
+  }
+  return checkShape(shape);
+}
+
+/** A count given as a JS number: NaN (len() of a selection, known only at run time) is refused with what to do. */
+export function knownLength<T>(fn: string, v: T, name: string): T {
+  if (typeof v === 'number' && Number.isNaN(v)) throw new G.UnknownLengthError(`${fn}() with ${name} = NaN`);
+  return v;
+}
+
 function checkNumber(v: unknown, fn: string, name: string): number {
   if (typeof v !== 'number') throw new TypeError(`${fn}(): '${name}' must be a number, got ${v === null ? 'null' : typeof v}`);
   return v;
@@ -351,34 +377,131 @@ function arg(x: Operand): Arg {
  * `build` over `operands`, which needs their lengths: at once when they are
  * known; otherwise a node the run builds once they are (a selection's
  * length, runtime/resolve.ts). The dtype and shape come from building over
- * stand-ins whose unknown lengths are probes no known length equals, twice
- * with probes far apart: a result dim that changes with the probe follows an
- * unknown length (n, n - 1, ceil(n / 8) alike). A check that fails over the
- * stand-ins (a length that must equal a known one) asks for the operands to
- * be executed first.
+ * stand-ins whose unknown lengths are probes: two long ones far apart, no
+ * known length equal to either, then the short lengths 0, 1 and 2 (where
+ * the build takes them). A result dim that differs between probes follows
+ * an unknown length (n, n - 1, ceil(n / 8), min(n, 3) alike) and is NaN.
+ * Where the long probes fail, an unknown length must equal a known one (a
+ * selection weighted by, or contracted with, an array of known length: the
+ * operands' and the `hints`): the probe is then that known length, and every
+ * result dim NaN (the run's build checks the lengths, with NumPy's error
+ * where they differ).
  */
-export function deferred(name: string, operands: readonly Tensor[], build: (ts: Tensor[]) => Tensor): Tensor {
+export function deferred(name: string, operands: readonly Tensor[], build: (ts: Tensor[]) => Tensor, hints: readonly number[] = []): Tensor {
   if (!operands.some((t) => hasUnknown(t.shape))) return build([...operands]);
-  const probe = Math.max(1, ...operands.flatMap((t) => t.shape.filter((d) => !isUnknown(d)))) + 1;
-  const over = (p: number): Tensor => build(operands.map((t, i) => {
-    const shape = t.shape.map((d) => (isUnknown(d) ? p : d));
-    return new Tensor(G.source(`standin${i}`, t.dtype, shape, chunkGrid(shape, INFO[t.dtype].bytes)));
-  }));
+  const knownDims = [...new Set([...operands.flatMap((t) => t.shape.filter((d) => !isUnknown(d))), ...hints])];
+  // long enough for the windows, offsets and kth a call usually names, short enough for builds that list the positions
+  const probe = Math.max(1, ...knownDims) + 100;
+  const over = (p: number): Tensor => {
+    // (the probes are graphs over stand-ins, never to be run: not even with options.eager)
+    const eager = options.eager;
+    options.eager = false;
+    try {
+      return build(operands.map((t, i) => {
+        const shape = t.shape.map((d) => (isUnknown(d) ? p : d));
+        return new Tensor(G.source(`standin${i}`, t.dtype, shape, chunkGrid(shape, INFO[t.dtype].bytes)));
+      }));
+    } finally {
+      options.eager = eager;
+    }
+  };
+  const attempt = (p: number): Tensor | undefined => {
+    try {
+      return over(p);
+    } catch {
+      return undefined; // (a length the operation does not take: NumPy's error, if the run meets it)
+    }
+  };
   let r: Tensor, r2: Tensor;
   try {
     r = over(probe);
     r2 = over(probe + 71);
   } catch (e) {
-    throw new RangeError(`${name}(): an operand's shape is known only at run time (after a boolean mask) and must match another's: execute() it first (${(e as Error).message})`);
+    if (e instanceof G.UnknownLengthError) throw e;
+    const matched = knownDims.map(attempt).find((t) => t !== undefined);
+    if (!matched) throw new RangeError(`${name}(): an operand's shape is known only at run time (after a boolean mask) and must match another's: execute() it first (${(e as Error).message})`);
+    return new Tensor(G.defer(name, operands.map((t) => t.node), (ins) => build(ins.map((n) => new Tensor(n))).node, matched.dtype, matched.shape.map(() => NaN)));
   }
-  const shape = r.shape.map((d, i) => (d === probe || d !== r2.shape[i] ? NaN : d));
+  const shapes = [r2.shape, ...[0, 1, 2].map((p) => attempt(p)?.shape).filter((s) => s?.length === r.ndim)];
+  const shape = r.shape.map((d, i) => (d === probe || shapes.some((s) => s![i] !== d) ? NaN : d));
   return new Tensor(G.defer(name, operands.map((t) => t.node), (ins) => build(ins.map((n) => new Tensor(n))).node, r.dtype, shape));
 }
 
+/** `deferred` for an operation with `count` outputs (a split's pieces): each output is built, once the lengths are known, from the whole. */
+export function deferredAll(name: string, operands: readonly Tensor[], count: number, build: (ts: Tensor[]) => Tensor[], hints: readonly number[] = []): Tensor[] {
+  if (!operands.some((t) => hasUnknown(t.shape))) return build([...operands]);
+  return Array.from({ length: count }, (_, i) => deferred(name, operands, (ts) => build(ts)[i]!, hints));
+}
+
+/** The known lengths among a call's arguments (of tensors, and of JS lists): the lengths an unknown one may have to equal. */
+function lengthsIn(v: unknown, out: Set<number> = new Set()): number[] {
+  if (isTensor(v)) {
+    v.shape.forEach((d) => { if (!isUnknown(d)) out.add(d); });
+  } else if (Array.isArray(v)) {
+    out.add(v.length);
+    v.forEach((x) => { if (typeof x === 'object' && x !== null) lengthsIn(x, out); });
+  } else if (isOptions(v)) {
+    Object.values(v).forEach((x) => lengthsIn(x, out));
+  }
+  return [...out];
+}
+
+/** The tensors among a call's arguments whose lengths are known only at run time: at the top, in JS lists, and in an options object. */
+function unknownIn(v: unknown, out: Tensor[] = []): Tensor[] {
+  if (isTensor(v)) {
+    if (hasUnknown(v.shape)) out.push(v);
+  } else if (Array.isArray(v)) {
+    v.forEach((x) => unknownIn(x, out));
+  } else if (isOptions(v)) {
+    Object.values(v).forEach((x) => unknownIn(x, out));
+  }
+  return out;
+}
+/** The arguments with those tensors replaced, in the same order, by `ts`. */
+function swapUnknown(v: unknown, ts: Tensor[]): unknown {
+  if (isTensor(v)) return hasUnknown(v.shape) ? ts.shift()! : v;
+  if (Array.isArray(v)) return v.map((x) => swapUnknown(x, ts));
+  if (isOptions(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, swapUnknown(x, ts)]));
+  return v;
+}
+
 /**
- * The values of a tensor that sets the shape of a result (repeat's counts,
- * quantile's q), as JS numbers: they must be known when the line runs (JS
- * data, or a tensor already computed).
+ * `fn(...args)` once the lengths of its tensor arguments are known: undefined
+ * when they are (the caller goes on and builds), else a node the run builds
+ * when it knows them (`deferred`). For operations whose graph needs lengths
+ * (a reversal, a rotation, a grid): NumPy users write them on selections.
+ */
+export function whenKnown<A extends unknown[]>(name: string, args: [...A], fn: (...args: A) => Tensor): Tensor | undefined {
+  const ts = unknownIn(args);
+  if (!ts.length) return undefined;
+  return deferred(name, ts, (us) => fn(...(swapUnknown(args, [...us]) as A)), args.flatMap((a) => lengthsIn(a)));
+}
+/** `whenKnown` for an operation with `count` outputs. */
+export function whenKnownAll<A extends unknown[]>(name: string, args: [...A], count: number, fn: (...args: A) => Tensor[]): Tensor[] | undefined {
+  const ts = unknownIn(args);
+  if (!ts.length) return undefined;
+  return deferredAll(name, ts, count, (us) => fn(...(swapUnknown(args, [...us]) as A)), args.flatMap((a) => lengthsIn(a)));
+}
+
+/**
+ * `build` over the values of `t` (as JS numbers) and `operands`: now when t
+ * is computed (or JS data), else a node the run builds once it has computed
+ * t, which it does first (a selection of all of t: the values set the
+ * result's shape, as repeat's counts and insert's positions do). The result
+ * has `dtype` and `shape` (NaN where the values set it).
+ */
+export function onValues(name: string, t: Tensor, operands: readonly Tensor[], dtype: DType, shape: readonly number[], build: (values: number[], ts: Tensor[]) => Tensor): Tensor {
+  if (runtime.has(t.node)) return build(Array.from(runtime.values(t.node), Number), [...operands]);
+  const flat = t.ndim === 1 ? t.node : G.reshape(t.node, [hasUnknown(t.shape) ? NaN : sizeOf(t.shape)]);
+  const all = G.compress(flat, G.binary('logical_or', G.cast(flat, 'bool'), G.constant(true, 'bool'), 'bool'), 0);
+  return new Tensor(G.defer(name, [all, ...operands.map((o) => o.node)], (ins) => build(Array.from(runtime.values(ins[0]!), Number), ins.slice(1).map((n) => new Tensor(n))).node, dtype, shape));
+}
+
+/**
+ * The values of a tensor that must be known when the line runs (JS data, or
+ * a tensor already computed), as JS numbers: the parameters a draw is set up
+ * with on the host. (Values that set a result's shape in the run, repeat's
+ * counts or quantile's q, go through `onValues` instead.)
  */
 export function valuesNow(fn: string, t: Tensor, what: string, why: string): number[] {
   if (!runtime.has(t.node)) throw new TypeError(`${fn}(): ${what} held in a tensor must be computed first (await it.execute()): ${why}`);
@@ -833,7 +956,7 @@ function creationChunk(shape: number[], dtype: DType, o: CreateOpts): number[] {
 export function full(shape: number | readonly number[], value: Operand, ...args: Args): Tensor {
   const o = kwargs<CreateOpts>('full', args, ['dtype', 'order'], CREATE_KW);
   checkOrder(o.order, 'CF');
-  const s = checkShape(shape);
+  const s = concreteShape('full', shape);
   if (typeof value !== 'number' && typeof value !== 'boolean') {
     // an array fill value: its dtype (unless one is asked for), copied into every place it broadcasts to
     if (value === null || typeof value !== 'object') throw new TypeError(`full(): fill_value must be a number, a boolean or an array, got ${value === null ? 'null' : typeof value}`);
@@ -857,6 +980,9 @@ const filledLike = (fn: string, x: Operand, v: Operand, args: Args): Tensor => {
   const o = kwargs<CreateOpts & { shape?: number | number[] }>(fn, args, ['dtype', 'order', 'subok', 'shape'], CREATE_KW);
   const { shape, subok: _s, order, ...rest } = o as CreateOpts & { shape?: number | number[]; subok?: unknown };
   checkOrder(order);
+  // of an array whose length the run will know: filled once it does
+  const later = shape === undefined ? whenKnown(fn, [t, v], (u, w) => filledLike(fn, u, w, args)) : undefined;
+  if (later) return later;
   return full(shape ?? t.shape, v, { dtype: t.dtype, ...rest });
 };
 export const full_like = (x: Operand, v: Operand, ...args: Args): Tensor => filledLike('full_like', x, v, args);
@@ -876,7 +1002,7 @@ export function arange(...args: (number | string | null | CreateOpts | undefined
   step ??= 1;
   if (step === 0) throw new RangeError('Maximum allowed size exceeded (step is zero)');
   const len = Math.ceil((stop - start) / step);
-  if (Number.isNaN(len)) throw new RangeError('arange: cannot compute length');
+  if (Number.isNaN(len)) throw new RangeError('arange: cannot compute length (a NaN bound: a length known only at run time, after a boolean mask, is NaN until the run computes it; execute() that array first)');
   if (len > MAX_SIZE) throw new RangeError(`Maximum allowed size exceeded (arange would have ${len} elements)`);
   const n = Math.max(0, len);
   const allInt = [start, stop, step].every(Number.isInteger);
@@ -905,7 +1031,7 @@ export function linspace(start: Operand, stop: Operand, num: number, o?: CreateO
 export function linspace(start: Operand, stop: Operand, ...rest: unknown[]): Tensor | [Tensor, Tensor | number] {
   const o = kwargs<CreateOpts & { endpoint?: boolean; num?: number; retstep?: boolean; axis?: number }>('linspace', rest, ['num', 'endpoint', 'retstep', 'dtype', 'axis'], CREATE_KW);
   if (o.endpoint !== undefined && typeof o.endpoint !== 'boolean') throw new TypeError(`linspace(): endpoint must be a boolean, got ${typeof o.endpoint}`);
-  const num = checkInt(o.num ?? 50, 'linspace', 'num');
+  const num = checkInt(knownLength('linspace', o.num ?? 50, 'num'), 'linspace', 'num');
   if (num > MAX_SIZE) throw new RangeError(`Maximum allowed size exceeded (linspace of ${num} samples)`);
   if (!Number.isInteger(num) || num < 0) throw new RangeError(`Number of samples, ${num}, must be non-negative.`);
   const endpoint = o.endpoint ?? true;
@@ -970,10 +1096,11 @@ export function eye(n: number, m: number | null, o?: CreateOpts & { k?: number }
 export function eye(n: number, m: number | null, k: number, o?: CreateOpts): Tensor;
 export function eye(n: number, m: number | null, k: number, dtype: DType | string, o?: CreateOpts): Tensor;
 export function eye(n: number, ...rest: (number | string | null | (CreateOpts & { k?: number; M?: number }) | undefined)[]): Tensor {
+  const fn = 'eye';
   const o = kwargs<CreateOpts & { k?: number; M?: number | null }>('eye', rest, ['M', 'k', 'dtype', 'order'], CREATE_KW);
   const m = o.M ?? n;
   const k = checkInt(o.k ?? 0, 'eye', 'k');
-  const shape = checkShape([n, m]);
+  const shape = concreteShape(fn, [n, m]);
   const d = dtypeArg(o.dtype) ?? 'float64';
   const chunk = creationChunk(shape, d, o);
   const diff = G.binary('subtract', G.iota(shape, 1, chunk), G.iota(shape, 0, chunk), 'int64');
@@ -983,10 +1110,11 @@ export const identity = (n: number, ...args: Args): Tensor => eye(n, n, kwargs<C
 
 /** tri(N, M=N, k=0): ones at and below the k-th diagonal. */
 export function tri(n: number, ...rest: (number | string | null | (CreateOpts & { k?: number; M?: number }) | undefined)[]): Tensor {
+  const fn = 'tri';
   const o = kwargs<CreateOpts & { k?: number; M?: number | null }>('tri', rest, ['M', 'k', 'dtype'], CREATE_KW);
   const m = o.M ?? n;
   const k = o.k ?? 0;
-  const shape = checkShape([n, m]);
+  const shape = concreteShape(fn, [n, m]);
   const d = dtypeArg(o.dtype) ?? 'float64';
   return placed(new Tensor(G.cast(triMask(shape, checkInt(k, 'tri', 'k'), true), d)), o);
 }
@@ -1002,11 +1130,16 @@ function triMask(shape: readonly number[], k: number, lower: boolean): Node {
 export function tril(x: Operand, ...args: Args): Tensor {
   const t = isTensor(x) ? x : tensor(x as JsData);
   const k = checkInt(kwargs<{ k?: number }>('tril', args, ['k']).k ?? 0, 'tril', 'k');
+  // the mask is a grid over the last two lengths: built once the run knows them
+  const later = whenKnown('tril', [t], (u) => tril(u, k));
+  if (later) return later;
   return where(new Tensor(triMask(t.shape, k, true)), t, zeros([], { dtype: t.dtype }));
 }
 export function triu(x: Operand, ...args: Args): Tensor {
   const t = isTensor(x) ? x : tensor(x as JsData);
   const k = checkInt(kwargs<{ k?: number }>('triu', args, ['k']).k ?? 0, 'triu', 'k');
+  const later = whenKnown('triu', [t], (u) => triu(u, k));
+  if (later) return later;
   return where(new Tensor(triMask(t.shape, k, false)), t, zeros([], { dtype: t.dtype }));
 }
 
@@ -1093,13 +1226,30 @@ export function squeeze(x: Operand, ...args: Args): Tensor {
   const t = toTensor(x);
   // A 0-d array has nothing to squeeze; NumPy still checks the axes as if it had one axis.
   if (t.ndim === 0) { if (o.axis !== undefined && o.axis !== null) normalizeAxes(o.axis, 1); return t; }
+  // which axes have length 1 is known once every length is (a selection of one element loses its axis)
+  const later = o.axis === undefined || o.axis === null ? whenKnown('squeeze', [t], (u) => squeeze(u)) : undefined;
+  if (later) return later;
   const ax = o.axis === undefined || o.axis === null ? t.shape.map((d, i) => (d === 1 ? i : -1)).filter((i) => i >= 0) : normalizeAxes(o.axis, t.ndim);
-  for (const a of ax) if (t.shape[a] !== 1) throw new RangeError('cannot select an axis to squeeze out which has size not equal to one');
+  for (const a of ax) {
+    if (isUnknown(t.shape[a]!)) return deferred('squeeze', [t], (u) => squeeze(u[0]!, { axis: o.axis }));
+    if (t.shape[a] !== 1) throw new RangeError('cannot select an axis to squeeze out which has size not equal to one');
+  }
   return reshape(t, t.shape.filter((_, i) => !ax.includes(i)));
 }
 export function broadcast_to(x: Operand, ...args: Args): Tensor {
   const shape = need<number | readonly number[]>('broadcast_to', kwargs('broadcast_to', args, ['shape', 'subok']), 'shape');
-  return new Tensor(G.expand(toTensor(x).node, checkShape(shape)));
+  const t = toTensor(x);
+  const s = typeof shape === 'number' ? [shape] : [...shape];
+  if (s.some(isUnknown)) {
+    // NaN (x.shape's own entry, len() of a selection) stands for that same run-time length of x
+    const off = s.length - t.ndim;
+    s.forEach((d, i) => { if (isUnknown(d) && !(i >= off && isUnknown(t.shape[i - off]!))) throw new G.UnknownLengthError(`broadcast_to() of an array of shape ${shapeStr(t.shape)} to shape ${shapeStr(s)}`); });
+    checkShape(s.map((d) => (isUnknown(d) ? 0 : d)));
+    return new Tensor(G.expand(t.node, s));
+  }
+  const later = whenKnown('broadcast_to', [t], (u) => broadcast_to(u, s));
+  if (later) return later;
+  return new Tensor(G.expand(t.node, checkShape(s)));
 }
 
 export function concatenate(xs: readonly Operand[], ...args: Args): Tensor {
@@ -1147,6 +1297,8 @@ export function flip(x: Operand, ...args: Args): Tensor {
   const o = kwargs<{ axis?: number | readonly number[] | null }>('flip', args, ['axis']);
   const t = toTensor(x);
   const ax = normalizeAxes(o.axis ?? null, t.ndim);
+  // a reversal starts at the last element: built once the run knows where that is
+  if (ax.some((a) => isUnknown(t.shape[a]!))) return deferred('flip', [t], ([u]) => flip(u!, ax));
   const starts = t.shape.map((d, i) => (ax.includes(i) ? d - 1 : 0));
   const steps = t.shape.map((_, i) => (ax.includes(i) ? -1 : 1));
   return new Tensor(G.slice(t.node, starts, steps, t.shape));
@@ -1166,6 +1318,8 @@ export function matmul(x: Operand, y: Operand): Tensor {
     throw new RangeError(`matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size ${b.shape[b.ndim - 2]} is different from ${k})`);
   }
   const batch = broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2));
+  // stacks whose count the run will know are broadcast once it does
+  if (hasUnknown(batch)) return deferred('matmul', [toTensor(x), toTensor(y)], ([p, q]) => matmul(p!, q!));
   const d = promoteTypes(a.dtype, b.dtype);
   const cd: DType = d === 'bool' ? 'bool' : d;
   const an = G.expand(G.cast(a.node, cd), [...batch, ...a.shape.slice(-2)]);
@@ -1186,6 +1340,9 @@ export function dot(x: Operand, y: Operand): Tensor {
 export function tensordot(x: Operand, y: Operand, ...args: Args): Tensor {
   const o = kwargs<{ axes?: number | [readonly number[] | number, readonly number[] | number] }>('tensordot', args, ['axes']);
   const a = toTensor(x), b = toTensor(y);
+  // the contracted lengths must agree: checked, and the operands folded into matrices, once the run knows them
+  const later = whenKnown('tensordot', [a, b], (p, q) => tensordot(p, q, o));
+  if (later) return later;
   const ax = o.axes ?? 2;
   const [aa, ba] = typeof ax === 'number'
     ? [Array.from({ length: ax }, (_, i) => a.ndim - ax + i), Array.from({ length: ax }, (_, i) => i)]
@@ -1242,10 +1399,11 @@ export function take(x: Operand, indices: Operand, ...args: Args): Tensor {
   if (isFloat(i.dtype)) throw new TypeError(`Cannot cast array data from dtype('${i.dtype}') to dtype('int64') according to the rule 'safe'`);
   // take casts booleans to 0 and 1 (they are not a mask here).
   if (i.dtype === 'bool') i = astype(i, 'int64');
+  // wrapped or clipped indices, and JS ones (checked now, as NumPy's IndexError), need the axis length: built once the run knows it
+  if (isUnknown(t.shape[ax]!) && (mode !== 'raise' || !isTensor(indices))) return deferred('take', [t], ([u]) => take(u!, indices, { axis: ax, mode }));
   if (mode !== 'raise') {
     // 'wrap' takes indices modulo the length, 'clip' clamps them into it (a negative index to 0)
     const n = t.shape[ax]!;
-    if (isUnknown(n)) throw new TypeError(`take(): mode='${mode}' needs the axis length, known only at run time here: execute() the array first`);
     if (n === 0 && i.size !== 0) throw new RangeError('cannot do a non-empty take from an empty axes.');
     if (n > 0) i = mode === 'wrap' ? mod(astype(i, 'int64'), n) : clip(astype(i, 'int64'), 0, n - 1);
     return new Tensor(G.gather(t.node, i.node, ax));
@@ -1318,3 +1476,5 @@ export {
   isclose, logspace, median, nanprod, nanstd, nanvar, percentile, quantile, rad2deg, radians, sort, unique,
 } from './statistics.js';
 export * from './poly.js';
+export { c_, mgrid, ogrid, r_ } from './index_tricks.js';
+export { copyto, fill_diagonal, place, put, putmask } from './inplace.js';

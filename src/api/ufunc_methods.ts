@@ -13,11 +13,11 @@
 import { type DType, floatResultOf, isFloat, sumResultOf } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
 import { type BinaryOp, type ScanOp, resolveBinary } from '../graph/ops.js';
-import { normalizeAxes, normalizeAxis, sizeOf } from '../graph/shape.js';
+import { hasUnknown, normalizeAxes, normalizeAxis, sizeOf } from '../graph/shape.js';
 import { dtypeArg } from './convert.js';
 import {
   type Operand, Tensor, all, any, astype, broadcast_to, concatenate, cumprod, cumsum, full, isTensor, kwargs, logical_not, max, min, moveaxis,
-  nanmax, nanmin, prod, reshape, sum, take, tensor, toTensor,
+  nanmax, nanmin, prod, reshape, sum, take, tensor, toTensor, whenKnown,
 } from './tensor.js';
 import { runtime } from '../runtime/runtime.js';
 import { take_along_axis } from './search.js';
@@ -141,6 +141,9 @@ function reduce(s: Spec, f: Call, x: Operand, args: Args): Tensor {
     default: break;
   }
   const { dtype, op } = loop(s, want ?? t.dtype, want !== undefined);
+  // a fold reads its last term: found once the run knows the lengths
+  const later = whenKnown(`${s.name}.reduce`, [t, o], (u, p) => reduce(s, f, u, [p]));
+  if (later) return later;
   t = astype(want ? astype(t, want) : t, dtype);
   // NumPy starts a fold from `initial`, which defaults to the op's identity (hypot.reduce([-2]) is 2, gcd.reduce([-4]) is 4)
   const init = initial ?? s.identity ?? undefined;
@@ -185,7 +188,12 @@ function reduceat(s: Spec, f: Call, x: Operand, indices: Operand, args: Args): T
   const { dtype } = loop(s, want ?? t.dtype, want !== undefined);
   const src = astype(t, dtype);
   const pieces = (xs: Tensor, idx: readonly number[]) => reduceatPieces(s, f, xs, ax, idx, dtype);
-  if (runtime.has(it.node)) return pieces(src, Array.from(runtime.values(it.node) as ArrayLike<number | bigint>, (v) => Math.trunc(Number(v))));
+  if (runtime.has(it.node)) {
+    const idx = Array.from(runtime.values(it.node) as ArrayLike<number | bigint>, (v) => Math.trunc(Number(v)));
+    // indices known now into an axis the run will know: checked and cut once it does
+    if (hasUnknown(src.shape)) return new Tensor(G.defer(`${s.name}.reduceat`, [src.node], ([u]) => pieces(new Tensor(u!), idx).node, dtype, src.shape.map((d, i) => (i === ax ? idx.length : d))));
+    return pieces(src, idx);
+  }
   // Indices computed in the same run (a group's starts from flatnonzero): the run computes them
   // first, as a selection of all of them, then builds the pieces over their values.
   const ii = astype(it, 'int64');

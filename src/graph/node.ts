@@ -1,6 +1,9 @@
 // Graph nodes: plain, immutable records of one operation each (kind, inputs,
 // attributes, dtype, shape, chunk grid). Constructors infer shape and dtype
-// and validate arguments, so a bad call throws where the user wrote it.
+// and validate arguments, so a bad call throws where the user wrote it. A
+// length known only at run time (NaN) comes only from a selection or a
+// deferred build; a builder that needs a length refuses NaN rather than
+// compute over it (UnknownLengthError).
 // In: parent nodes and attributes. Out: a new Node. Nothing here computes.
 
 import { type DType, INFO } from './dtype.js';
@@ -52,7 +55,25 @@ export interface Node<K extends OpKind = OpKind> {
 
 let nextId = 1;
 
+/**
+ * The error of a builder asked for a length it cannot have: one known only
+ * at run time (after a boolean mask), where the operation needs it now. The
+ * API defers such operations until the run knows the length (api/tensor's
+ * `deferred`); this is the net under any it does not, so that nothing is
+ * computed over a made-up length.
+ */
+export class UnknownLengthError extends TypeError {
+  constructor(what: string, hint = '') {
+    super(`${what} needs a length known only at run time (after a boolean mask, nonzero or unique): execute() the array first${hint}`);
+    this.name = 'TypeError';
+  }
+}
+
+/** Lengths known only at run time come from a selection (or a deferred build) upstream; no other node may make one up. */
+const MAKES_UNKNOWN: ReadonlySet<OpKind> = new Set<OpKind>(['compress', 'defer']);
+
 function make<K extends OpKind>(op: K, inputs: readonly Node[], attrs: Attrs[K], dtype: DType, shape: Shape, chunk?: Shape): Node<K> {
+  if (hasUnknown(shape) && !MAKES_UNKNOWN.has(op) && !inputs.some((i) => hasUnknown(i.shape))) throw new UnknownLengthError(`a ${op} of shape ${shapeStr(shape)}`);
   const c = chunk ?? chunkGrid(shape, INFO[dtype].bytes);
   return Object.freeze({ id: nextId++, op, inputs: Object.freeze([...inputs]), attrs: Object.freeze(attrs) as Attrs[K], dtype, shape: Object.freeze([...shape]), chunk: Object.freeze(c.map((v, i) => Math.max(1, Math.min(v, Math.max(1, shape[i]!))))) });
 }
@@ -80,6 +101,7 @@ export function constant(value: number | boolean | bigint, dtype: DType): Node<'
 }
 
 export function iota(shape: Shape, axis: number, chunk?: Shape): Node<'iota'> {
+  if (hasUnknown(shape)) throw new UnknownLengthError(`an index grid (iota) of shape ${shapeStr(shape)}`);
   return make('iota', [], { axis }, 'int64', shape, chunk);
 }
 
@@ -131,6 +153,14 @@ export function reduce(op: ReduceOp, x: Node, axes: readonly number[], keepdims:
 }
 
 export function reshape(x: Node, shape: Shape): Node {
+  if (hasUnknown(shape) && !hasUnknown(x.shape)) {
+    // an unknown target dim over a known input is the one the size leaves (NumPy's -1)
+    const known = shape.filter((d) => !isUnknown(d)).reduce((p, d) => p * d, 1);
+    const total = sizeOf(x.shape);
+    const fill = shape.filter(isUnknown).length === 1 && known > 0 ? total / known : NaN;
+    if (!Number.isInteger(fill)) throw new RangeError(`cannot reshape array of size ${total} into shape ${shapeStr(shape)}`);
+    return reshape(x, shape.map((d) => (isUnknown(d) ? fill : d)));
+  }
   if (hasUnknown(shape) || hasUnknown(x.shape)) {
     if (shape.filter(isUnknown).length > 1) throw new RangeError(`cannot reshape an array of unknown size ${shapeStr(x.shape)} into ${shapeStr(shape)} with more than one unknown dimension`);
     return make('reshape', [x], {}, x.dtype, shape);
@@ -148,6 +178,9 @@ export function permute(x: Node, axes: readonly number[]): Node {
 }
 
 export function expand(x: Node, shape: Shape, chunk?: Shape): Node {
+  // an unknown target length must be the input's own (it is rebuilt as the input's length): a length-1 or missing axis cannot follow it
+  const off = shape.length - x.shape.length;
+  if (shape.some((d, i) => isUnknown(d) && !(i >= off && isUnknown(x.shape[i - off]!)))) throw new UnknownLengthError(`broadcasting an array of shape ${shapeStr(x.shape)} to shape ${shapeStr(shape)}`);
   const out = broadcastShapes(x.shape, shape);
   if (out.length !== shape.length || out.some((d, i) => d !== shape[i] && !(isUnknown(d) && isUnknown(shape[i]!)))) {
     throw new RangeError(`cannot broadcast an array of shape ${shapeStr(x.shape)} to shape ${shapeStr(shape)}`);
@@ -158,6 +191,12 @@ export function expand(x: Node, shape: Shape, chunk?: Shape): Node {
 
 /** out[i] = x[starts + i*steps] per axis; the caller has clipped starts/steps/shape as NumPy does. */
 export function slice(x: Node, starts: readonly number[], steps: readonly number[], shape: Shape): Node {
+  // an axis whose length is known only at run time can only be taken whole (rebuilt at its computed length) or not at all
+  shape.forEach((d, i) => {
+    const whole = isUnknown(d) && isUnknown(x.shape[i]!) && starts[i] === 0 && steps[i] === 1;
+    const ok = whole || (Number.isInteger(d) && d >= 0 && Number.isInteger(starts[i]) && Number.isInteger(steps[i]) && steps[i] !== 0 && (!isUnknown(x.shape[i]!) || d === 0));
+    if (!ok) throw new UnknownLengthError(`a slice (start ${starts[i]}, step ${steps[i]}, length ${d}) of axis ${i} of an array of shape ${shapeStr(x.shape)}`);
+  });
   if (shape.every((d, i) => d === x.shape[i]) && starts.every((s) => s === 0) && steps.every((s) => s === 1)) return x;
   const chunk = shape.map((d, i) => Math.max(1, Math.min(d, Math.ceil(x.chunk[i]! / Math.abs(steps[i]!)))));
   return make('slice', [x], { starts: [...starts], steps: [...steps] }, x.dtype, shape, chunk);
@@ -320,14 +359,31 @@ export function check(x: Node, test: Attrs['check']['test'], error: string, mess
  * diagonal, einsum's contractions), over inputs whose lengths are known
  * only at run time: the run builds it (`build`) once they are known
  * (runtime/resolve.ts), as Mars tiles such operations iteratively. Its
- * dtype and shape (NaN where it follows an unknown length) are given.
+ * dtype and shape (NaN where it follows an unknown length) are given; over
+ * known lengths it is built at once. The build must keep that dtype, rank
+ * and the lengths given (a rank that follows a length fails the run).
  */
-export function defer(name: string, inputs: readonly Node[], build: (inputs: readonly Node[]) => Node, dtype: DType, shape: Shape): Node<'defer'> {
+export function defer(name: string, inputs: readonly Node[], build: (inputs: readonly Node[]) => Node, dtype: DType, shape: Shape): Node {
+  // over known lengths there is nothing to wait for (and the run would never rebuild it): built now
+  if (!inputs.some((i) => hasUnknown(i.shape))) return built(name, build(inputs), dtype, shape);
   return make('defer', inputs, { name, build }, dtype, shape, chunkGrid(shape.map((d) => (isUnknown(d) ? 1 : d)), INFO[dtype].bytes));
+}
+
+/** A deferred operation's build over known lengths, which must give the dtype and the known lengths it promised. */
+function built(name: string, r: Node, dtype: DType, shape: Shape): Node {
+  if (r.shape.length !== shape.length) {
+    // NumPy's result has another rank for some lengths (a selection of one element squeezed away)
+    throw new RangeError(`${name}(): over the lengths the run computed, the result has ${r.shape.length} dimensions, not the ${shape.length} it was built with (a length known only at run time changed its rank): execute() the array first`);
+  }
+  if (r.dtype !== dtype || r.shape.some((v, i) => !isUnknown(shape[i]!) && v !== shape[i])) {
+    throw new Error(`internal: ${name}() built over known lengths gives ${r.dtype}${shapeStr(r.shape)}, not ${dtype}${shapeStr(shape)}`);
+  }
+  return r;
 }
 
 export function invert(index: Node, size: number): Node<'invert'> {
   if (index.shape.length !== 1 || index.dtype !== 'int64') throw new TypeError('invert(): the index must be a 1-d int64 array');
+  if (!Number.isInteger(size)) throw new UnknownLengthError(`an assignment into an array of ${size} elements`);
   return make('invert', [index], { size }, 'int64', [size]);
 }
 
@@ -381,12 +437,7 @@ export function rebuild(n: Node, inputs: readonly Node[]): Node {
     case 'check': { const c = a as Attrs['check']; return check(x, c.test, c.error, c.message); }
     case 'defer': {
       const d = a as Attrs['defer'];
-      if (inputs.some((i) => hasUnknown(i.shape))) return defer(d.name, inputs, d.build, n.dtype, n.shape);
-      const r = d.build(inputs);
-      if (r.dtype !== n.dtype || r.shape.length !== n.shape.length || r.shape.some((v, i) => !isUnknown(n.shape[i]!) && v !== n.shape[i])) {
-        throw new Error(`internal: ${d.name}() built over known lengths gives ${r.dtype}${shapeStr(r.shape)}, not ${n.dtype}${shapeStr(n.shape)}`);
-      }
-      return r;
+      return defer(d.name, inputs, d.build, n.dtype, n.shape);
     }
     default: return n.op satisfies never;
   }

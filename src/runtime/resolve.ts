@@ -6,7 +6,11 @@
 // rebuilds the dependent nodes over it (shapes and checks inferred again),
 // and repeats until no unknown length is left. The inverse of a scatter's
 // index (`invert` node, for x[index] = v) and sorted lines (`sort` node) are
-// computed the same way, once their input is known. The caller then runs the concrete graph as usual.
+// computed the same way, once their input is known. A `defer` node (an
+// operation that needs lengths to be built: a reversal, a split, a repeat
+// by counts computed in the run) is built in the rebuild once its inputs'
+// lengths are known; what it builds may read nodes computed in an earlier
+// stage, which the next pass substitutes. The caller then runs the concrete graph as usual.
 // In: output Nodes (possibly with unknown lengths). Out: equivalent Nodes
 // with every length known (the same Nodes when there was nothing to resolve).
 
@@ -16,7 +20,7 @@ import { type Attrs, type Node, rebuild, source, topo } from '../graph/node.js';
 import { quantileLine } from '../graph/quantile.js';
 import { linalgCompute, linalgParts } from '../graph/linalg.js';
 import { singularValues } from '../graph/svd.js';
-import { chunkGrid, hasUnknown, sizeOf } from '../graph/shape.js';
+import { chunkGrid, hasUnknown, shapeStr, sizeOf } from '../graph/shape.js';
 import type { RunOptions } from './runtime.js';
 
 /** What resolve needs from the runtime (the local one, or later a mesh coordinator). */
@@ -44,12 +48,17 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
   for (;;) {
     cur = substitute(cur, leaf);
     const order = topo(cur, leaf);
+    // a deferred build may hand back nodes computed already (captured before the run): substituted on the next pass
+    if (order.some((n) => computed.has(n))) continue;
     if (!order.some((n) => hasUnknown(n.shape) || isHostOp(n))) return cur;
     // The host computes a node once nothing it reads waits on another host computation.
     const blocked = new Set<Node>();
     for (const n of order) if (n.inputs.some((i) => isHostOp(i) || blocked.has(i))) blocked.add(n);
     const frontier = order.filter((n) => isHostOp(n) && !computed.has(n) && !blocked.has(n));
-    if (!frontier.length) throw new Error('internal: unknown lengths left but no selection can be computed');
+    if (!frontier.length) {
+      const stuck = order.filter((n) => hasUnknown(n.shape) && !n.inputs.some((i) => hasUnknown(i.shape)));
+      throw new Error(`internal: unknown lengths left but no selection can be computed (${stuck.map((n) => `${n.op === 'defer' ? (n.attrs as { name: string }).name : n.op}${shapeStr(n.shape)}`).join(', ')})`);
+    }
     await store.run([...new Set(frontier.flatMap((n) => n.inputs))], opts);
     for (const f of frontier) computed.set(f, HOST_OPS[f.op]!(f, store));
   }
