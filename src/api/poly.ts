@@ -10,14 +10,12 @@
 // Out: lazy Tensors.
 
 import { type DType, isFloat, promoteTypes } from '../graph/dtype.js';
-import * as G from '../graph/node.js';
 import { hasUnknown } from '../graph/shape.js';
-import { runtime } from '../runtime/runtime.js';
 import { convolve } from './extra.js';
 import { linalg } from './linalg.js';
 import { diff } from './statistics.js';
 import {
-  type Operand, Tensor, abs, add, arange, astype, concatenate, cumsum, deferred, divide, equal, full, greater, isnan, kwargs, less, logical_and, logical_or,
+  type Operand, Tensor, abs, add, arange, astype, concatenate, cumsum, deferred, divide, equal, greater, kwargs, less, logical_and, onValues,
   mod, multiply, negative, reshape, stack, subtract, tensor, toTensor, where, whenKnown, zeros,
 } from './tensor.js';
 
@@ -32,16 +30,13 @@ function coeffs(fn: string, p: Operand): Tensor {
 }
 
 /**
- * `build` over the values of `ts` (1-d tensors) as JS numbers: now when every
- * one is computed (or JS data), else in the run, which computes them first.
- * The result has `dtype`; its length is then known only at run time.
+ * `build` over the values of `ts` as JS numbers: tensor.ts's onValues for
+ * each in turn (now when computed, else the run computes them first); the
+ * result has `dtype` and a length known then.
  */
-function onValues(fn: string, ts: readonly Tensor[], dtype: DType, build: (values: number[][]) => Tensor): Tensor {
-  if (ts.every((t) => runtime.has(t.node))) return build(ts.map((t) => Array.from(runtime.values(t.node) as ArrayLike<number | bigint>, Number)));
-  // each as a selection of all its elements, which the run stores before it builds the rest
-  const everything = (t: Tensor) => (hasUnknown(t.shape) ? logical_or(equal(t, t), isnan(t)) : full(t.shape, true));
-  const all = ts.map((t) => G.compress(t.node, everything(t).node, 0));
-  return new Tensor(G.defer(fn, all, (ins) => build(ins.map((n) => Array.from(runtime.values(n) as ArrayLike<number | bigint>, Number))).node, dtype, [NaN]));
+function valuesOf(fn: string, ts: readonly Tensor[], dtype: DType, build: (values: number[][]) => Tensor): Tensor {
+  if (!ts.length) return build([]);
+  return onValues(fn, ts[0]!, ts.slice(1), dtype, [NaN], (v, rest) => valuesOf(fn, rest, dtype, (vs) => build([v, ...vs])));
 }
 
 /** The dtype eigvals gives a matrix of `d` (float64 for integers). */
@@ -56,7 +51,7 @@ const rootsDType = (d: DType): DType => (isFloat(d) && d !== 'float16' ? d : 'fl
 export function roots(p: Operand): Tensor {
   const t = coeffs('roots', p);
   const dt = rootsDType(t.dtype);
-  return onValues('roots', [t], dt, ([v]) => {
+  return valuesOf('roots', [t], dt, ([v]) => {
     const nz = v!.flatMap((x, i) => (x !== 0 ? [i] : []));
     if (!nz.length) return zeros([0], { dtype: dt });
     const trailing = v!.length - nz.at(-1)! - 1;
@@ -147,7 +142,7 @@ export const polysub = (a1: Operand, a2: Operand): Tensor =>
 /** poly1d's coefficients: leading zeros trimmed ([0] when all are zero), needing the values. */
 function trimmedFront(fn: string, p: Operand): Tensor {
   const t = coeffs(fn, p);
-  return onValues(fn, [t], t.dtype, ([v]) => {
+  return valuesOf(fn, [t], t.dtype, ([v]) => {
     const first = v!.findIndex((x) => x !== 0);
     return first < 0 ? zeros([1], { dtype: t.dtype }) : first === 0 ? t : t.get(`${first}:`);
   });
@@ -184,7 +179,7 @@ export function polydiv(u: Operand, v: Operand): [Tensor, Tensor] {
     while (r.length > 1 && Math.abs(r[0]!) <= 1e-8) r.shift();
     return [q, r];
   };
-  const part = (i: 0 | 1) => onValues('polydiv', [tu, tv], dt, (vals) => tensor(divide1(vals)[i], { dtype: dt }));
+  const part = (i: 0 | 1) => valuesOf('polydiv', [tu, tv], dt, (vals) => tensor(divide1(vals)[i], { dtype: dt }));
   return [part(0), part(1)];
 }
 
