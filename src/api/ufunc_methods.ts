@@ -17,7 +17,7 @@ import { hasUnknown, normalizeAxes, normalizeAxis, sizeOf } from '../graph/shape
 import { dtypeArg } from './convert.js';
 import {
   type Operand, Tensor, all, any, astype, broadcast_to, concatenate, cumprod, cumsum, full, isTensor, kwargs, logical_not, max, min, moveaxis,
-  nanmax, nanmin, prod, reshape, sum, take, tensor, toTensor, whenKnown,
+  nanmax, nanmin, onValues, prod, reshape, sum, take, tensor, toTensor, whenKnown,
 } from './tensor.js';
 import { runtime } from '../runtime/runtime.js';
 import { take_along_axis } from './search.js';
@@ -195,11 +195,9 @@ function reduceat(s: Spec, f: Call, x: Operand, indices: Operand, args: Args): T
     return pieces(src, idx);
   }
   // Indices computed in the same run (a group's starts from flatnonzero): the run computes them
-  // first, as a selection of all of them, then builds the pieces over their values.
-  const ii = astype(it, 'int64');
-  const sel = G.compress(ii.node, G.binary('equal', ii.node, ii.node, 'bool'), 0);
+  // first, then builds the pieces over their values.
   const shape = src.shape.map((d, i) => (i === ax ? it.shape[0]! : d));
-  return new Tensor(G.defer(`${s.name}.reduceat`, [sel, src.node], (ins) => pieces(new Tensor(ins[1]!), Array.from(runtime.values(ins[0]!), Number)).node, dtype, shape));
+  return onValues(`${s.name}.reduceat`, it, [src], dtype, shape, (idx, [u]) => pieces(u!, idx));
 }
 
 /** NumPy's reduceat of `src` (already in the loop's dtype) along `ax` at the known indices `idx`. */
