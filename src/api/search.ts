@@ -20,7 +20,7 @@
 // large arrays.
 
 import * as G from '../graph/node.js';
-import { type DType, isFloat, isInteger, sumResultOf } from '../graph/dtype.js';
+import { type DType, type TypedArray, isFloat, isInteger, sumResultOf } from '../graph/dtype.js';
 import { roundHalf } from '../graph/half.js';
 import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, shapeStr } from '../graph/shape.js';
 import { runtime } from '../runtime/runtime.js';
@@ -33,6 +33,23 @@ import {
 import { percentileCall, quantileCall, quantileOf } from './statistics.js';
 
 type Args = unknown[];
+
+/** The least and greatest of integer values (int64's as numbers: exact below 2**53, all a length needs). */
+function extremes(v: TypedArray): [number, number] {
+  let lo = Infinity, hi = -Infinity;
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
+    // the words' halves (little-endian): a bigint only for values past int32
+    const w = new Int32Array(v.buffer, v.byteOffset, 2 * v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x = w[2 * i + 1] === w[2 * i]! >> 31 ? w[2 * i]! : Number(v[i]!);
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+    }
+  } else {
+    for (let i = 0; i < v.length; i++) { const x = Number(v[i]!); if (x < lo) lo = x; if (x > hi) hi = x; }
+  }
+  return [lo, hi];
+}
 
 /** A value of `a` computed already (JS data, or a tensor executed), as JS numbers; undefined while it is lazy. */
 function known(t: Tensor): number[] | undefined {
@@ -666,9 +683,11 @@ export function bincount(x: Operand, ...args: Args): Tensor {
     w = ravel(toTensor(o.weights));
     if (!hasUnknown(t.shape) && w.shape[0] !== t.shape[0]) throw new RangeError("The weights and list don't have the same length.");
   }
+  // out[x[i]] += w[i] (or 1) in order, on the host (graph/node.ts scatter): O(len + n), as NumPy's loop
   const counts = (xs: Tensor, ws: Tensor | undefined, len: number): Tensor => {
-    const hit = equal(reshape(astype(xs, 'int64'), [-1, 1]), new Tensor(G.iota([1, len], 1)));
-    return ws ? sum(where(hit, reshape(astype(ws, 'float64'), [-1, 1]), 0), { axis: 0 }) : sum(hit, { axis: 0, dtype: 'int64' });
+    const d = ws ? 'float64' : 'int64';
+    const vals = ws ? astype(ws, 'float64').node : G.expand(G.constant(1, 'int64'), [xs.shape[0]!]);
+    return new Tensor(G.scatter('add', zeros([len], { dtype: d }).node, astype(xs, 'int64').node, vals, d));
   };
   // NumPy: an empty x gives int64 zeros even with weights
   if (t.shape[0] === 0) return zeros([minlength], { dtype: 'int64' });
@@ -676,8 +695,7 @@ export function bincount(x: Operand, ...args: Args): Tensor {
     if (lo < 0) throw new RangeError("'list' argument must have no negative elements");
     return Math.max(hi + 1, minlength);
   };
-  const values = known(t);
-  if (values) return counts(t, w, lengthOf(values.reduce((p, v) => Math.min(p, v)), values.reduce((p, v) => Math.max(p, v))));
+  if (runtime.has(t.node)) return counts(t, w, lengthOf(...extremes(runtime.values(t.node))));
   // the length is read from the computed extremes (a selection of them, which the run computes first)
   const ends = concatenate([reshape(min(t), [1]), reshape(max(t), [1])]);
   const sel = G.compress(astype(ends, 'int64').node, G.expand(G.constant(true, 'bool'), [2]), 0);

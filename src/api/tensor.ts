@@ -191,6 +191,11 @@ export class Tensor {
    * `x.set(item1, item2, ..., value)`, the index items spread out as in `get`.
    */
   set(index: Index, ...value: unknown[]): Tensor { return setitem(this, index, ...value); }
+  /**
+   * Updates of x[index] that give a new tensor (x is unchanged): `x.at(i).add(v)` is NumPy's
+   * `np.add.at(x, i, v)` (a position named twice takes both values), `x.at(i).set(v)` is `x.set(i, v)`.
+   */
+  at(...index: unknown[]): IndexUpdate { return at(this, ...index); }
   nonzero(): Tensor[] { return nonzero(this); }
   take(indices: Operand, ...args: Args): Tensor { return take(this, indices, ...args); }
   compress(condition: Operand, ...args: Args): Tensor { return compress(condition, this, ...args); }
@@ -1469,6 +1474,8 @@ import { argpartition as argpartitionOf, choose as chooseOf } from './extra.js';
 export { Slice, argwhere, compress, ellipsis, extract, flatnonzero, getitem, newaxis, nonzero, parseIndex, setitem, slice } from './indexing.js';
 export type { Index } from './indexing.js';
 import { type Index, compress, getitem, nonzero, setitem } from './indexing.js';
+import { type IndexUpdate, at } from './at.js';
+export { IndexUpdate } from './at.js';
 import { argsort } from './statistics.js';
 import { diagonal, repeat } from './manipulate.js';
 export {

@@ -22,6 +22,7 @@ import {
 import { runtime } from '../runtime/runtime.js';
 import { take_along_axis } from './search.js';
 import { argsort } from './statistics.js';
+import { AT_OPS } from './at.js';
 
 type Args = unknown[];
 type Call = (x: Operand, y: Operand, ...rest: unknown[]) => Tensor;
@@ -36,6 +37,8 @@ export interface UFuncMethods {
   reduceat(x: Operand, indices: Operand, ...args: Args): Tensor;
   /** ufunc.outer(A, B, **kwargs): the op over every pair, shape A.shape + B.shape. */
   outer(a: Operand, b: Operand, ...args: Args): Tensor;
+  /** ufunc.at(a, indices, b) is in place in NumPy: raises, naming the functional form `a = a.at(indices).add(b)`. */
+  at(...args: unknown[]): never;
   readonly nin: 2;
   readonly nout: 1;
   readonly nargs: 3;
@@ -70,6 +73,12 @@ export function withMethods<F extends Call>(f: F, name: string, op?: ScanOp): F 
   m.outer = (a: Operand, b: Operand, ...args: Args) => {
     const [ta, tb] = [toTensor(a), toTensor(b)];
     return f(reshape(ta, [...ta.shape, ...tb.shape.map(() => 1)]), tb, ...args);
+  };
+  // NumPy's ufunc.at changes its array in place and returns None: said as an error, with the functional line
+  m.at = (..._args: unknown[]): never => {
+    throw new TypeError(AT_OPS.has(name)
+      ? `np.${name}.at changes its array in place, and a Tessera tensor never changes: write a = a.at(indices).${['add', 'subtract', 'multiply', 'divide', 'power', 'maximum', 'minimum'].includes(name) ? `${name}(b)` : `apply('${name}', b)`}, which gives the new tensor`
+      : `np.${name}.at changes its array in place, and a Tessera tensor never changes; Tessera has no functional form of ${name}.at`);
   };
   for (const [k, v] of [['nin', 2], ['nout', 1], ['nargs', 3], ['identity', s.identity], ['name', name]] as const) {
     Object.defineProperty(f, k, { value: v, enumerable: false, configurable: true });

@@ -331,6 +331,7 @@ class Lowering {
         throw new Error('internal: scan is always materialised');
       case 'compress':
       case 'invert':
+      case 'scatter':
       case 'sort':
       case 'quantile':
       case 'svdvals':

@@ -33,6 +33,7 @@ export interface Attrs {
   matmul: Record<string, never>;
   compress: { axis: number };
   invert: { size: number };
+  scatter: { op: BinaryOp; compute: DType };
   sort: { axis: number; indices: boolean };
   quantile: { spec: QuantileSpec };
   svdvals: Record<string, never>;
@@ -388,6 +389,25 @@ export function invert(index: Node, size: number): Node<'invert'> {
 }
 
 /**
+ * NumPy's unbuffered ufunc.at on a flat array: `base` with `values[i]` folded
+ * into position `index[i]` by `op`, in index order, so repeated positions
+ * accumulate. Each step computes in `compute` (values are of it) and casts
+ * back to base's dtype, as ufunc.at casts into its array. Like invert it is
+ * computed where index and values are gathered (runtime/resolve.ts), in
+ * O(len(base) + len(index)); a kernel comparing every position with every
+ * index would be O(len(base) x len(index)).
+ */
+export function scatter(op: BinaryOp, base: Node, index: Node, values: Node, compute: DType): Node<'scatter'> {
+  if (base.shape.length !== 1 || index.shape.length !== 1 || values.shape.length !== 1) throw new TypeError('scatter(): base, index and values must be 1-d');
+  if (index.dtype !== 'int64') throw new TypeError('scatter(): the index must be an int64 array');
+  if (values.dtype !== compute) throw new TypeError(`scatter(): values of dtype ${values.dtype} for a ${compute} loop`);
+  const [n, m] = [index.shape[0]!, values.shape[0]!];
+  if (!isUnknown(n) && !isUnknown(m) && n !== m) throw new RangeError(`scatter(): ${m} values for ${n} positions`);
+  if (!Number.isInteger(base.shape[0]!)) throw new UnknownLengthError(`an update into an array of ${base.shape[0]} elements`);
+  return make('scatter', [base, index, values], { op, compute }, base.dtype, base.shape, base.chunk);
+}
+
+/**
  * The same operation over new inputs (whose unknown lengths are now known):
  * shape, dtype and chunk grid are inferred again, with the builders' checks.
  */
@@ -430,6 +450,7 @@ export function rebuild(n: Node, inputs: readonly Node[]): Node {
     case 'matmul': return matmul(x, y, n.dtype);
     case 'compress': return compress(x, y, (a as Attrs['compress']).axis);
     case 'invert': return invert(x, (a as Attrs['invert']).size);
+    case 'scatter': { const o = a as Attrs['scatter']; return scatter(o.op, x, y, z, o.compute); }
     case 'sort': { const o = a as Attrs['sort']; return sort(x, o.axis, o.indices); }
     case 'quantile': return quantile(x, (a as Attrs['quantile']).spec);
     case 'svdvals': return svdvals(x);

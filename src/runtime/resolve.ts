@@ -15,9 +15,11 @@
 // with every length known (the same Nodes when there was nothing to resolve).
 
 import { ARRAY_CTOR, INFO, type TypedArray } from '../graph/dtype.js';
-import { decodeHalf, halfBits } from '../graph/half.js';
+import { decodeHalf, halfBits, halfBitsOf } from '../graph/half.js';
 import { type Attrs, type Node, rebuild, source, topo } from '../graph/node.js';
+import { resolveBinary } from '../graph/ops.js';
 import { quantileLine } from '../graph/quantile.js';
+import { binaryScalar, castScalar } from '../ir/scalar.js';
 import { linalgCompute, linalgParts } from '../graph/linalg.js';
 import { singularValues } from '../graph/svd.js';
 import { chunkGrid, hasUnknown, shapeStr, sizeOf } from '../graph/shape.js';
@@ -34,7 +36,7 @@ export interface Store {
 
 /** Operations computed on the host where their inputs are gathered, never as kernels: each gives the stored source node holding its result. */
 const HOST_OPS: Readonly<Record<string, (n: Node, store: Store) => Node>> = {
-  compress: compact, invert: inverse, sort: sorted, quantile: quantiles, svdvals, linalg, check: checked,
+  compress: compact, invert: inverse, scatter: scattered, sort: sorted, quantile: quantiles, svdvals, linalg, check: checked,
 };
 const isHostOp = (n: Node): boolean => Object.hasOwn(HOST_OPS, n.op);
 
@@ -88,6 +90,60 @@ function inverse(n: Node, store: Store): Node {
   }
   const s = source(`inverse${counter++}`, 'int64', [size], chunkGrid([size], 8));
   store.put(s, out);
+  return s;
+}
+
+/**
+ * The flat array after ufunc.at: each value folded into its position in index
+ * order (positions named twice accumulate). A sum into its own dtype adds
+ * straight into the typed array (whose store rounds or wraps as the dtype
+ * does; int64 through float64 counts while no sum can reach 2**53).
+ */
+function scattered(n: Node, store: Store): Node {
+  const [base, index, values] = n.inputs as [Node, Node, Node];
+  const { op, compute } = n.attrs as Attrs['scatter'];
+  const d = n.dtype;
+  const half = (t: TypedArray, h: boolean): TypedArray => (h ? decodeHalf(t as Uint16Array) : t);
+  const out = half(store.read(base), d === 'float16');
+  const idx = store.read(index) as BigInt64Array;
+  const vs = half(store.read(values), compute === 'float16');
+  const size = out.length;
+  // positions from the int64 words' halves (little-endian, as WASM's memory is): no bigint per entry
+  const pos = new Int32Array(idx.length);
+  const words = new Int32Array(idx.buffer, idx.byteOffset, 2 * idx.length);
+  for (let i = 0; i < idx.length; i++) {
+    const j = words[2 * i]!;
+    if (j < 0 || j >= size || words[2 * i + 1] !== 0) throw new RangeError(`index ${idx[i]} is out of bounds for axis 0 with size ${size}`);
+    pos[i] = j;
+  }
+  if (op === 'add' && compute === d && d !== 'bool' && d !== 'float16') {
+    if (d !== 'int64') {
+      const o = out as Float64Array, v = vs as Float64Array;
+      for (let i = 0; i < pos.length; i++) o[pos[i]!]! += v[i]!;
+    } else {
+      const o = out as BigInt64Array, v = vs as BigInt64Array;
+      // values that are int32s (the high word the low word's sign) summed as float64s while no sum can reach 2**53
+      const vw = new Int32Array(v.buffer, v.byteOffset, 2 * v.length);
+      let bound = 0;
+      for (let i = 0; i < v.length && bound < 2 ** 53; i++) bound = vw[2 * i + 1] === vw[2 * i]! >> 31 ? bound + Math.abs(vw[2 * i]!) : Infinity;
+      if (bound < 2 ** 53) {
+        const acc = new Float64Array(size);
+        for (let i = 0; i < pos.length; i++) acc[pos[i]!]! += vw[2 * i]!;
+        for (let j = 0; j < size; j++) if (acc[j]) o[j] = BigInt.asIntN(64, o[j]! + BigInt(acc[j]!));
+      } else {
+        for (let i = 0; i < pos.length; i++) o[pos[i]!] = BigInt.asIntN(64, o[pos[i]!]! + v[i]!);
+      }
+    }
+  } else {
+    const res = resolveBinary(op, compute).result;
+    const o = out as unknown as (number | bigint)[], v = vs as unknown as (number | bigint)[];
+    for (let i = 0; i < pos.length; i++) {
+      const j = pos[i]!;
+      o[j] = castScalar(binaryScalar(op, castScalar(o[j]!, d, compute), v[i]!, compute), res, d);
+    }
+  }
+  const s = source(`scattered${counter++}`, d, base.shape, base.chunk);
+  store.put(s, d === 'float16' ? halfBitsOf(out as Float32Array) : out);
   return s;
 }
 
