@@ -12,7 +12,7 @@ import * as mt from '../src/api/tensor.js';
 interface Out { shape: number[]; dtype: string; data: (number | boolean | string)[] }
 interface Fixture { inputs: Record<string, { dtype: string; shape: number[]; data: number[] }>; cases: { name: string; outputs: Record<string, Out> }[] }
 type T = mt.Tensor;
-type Inputs = { f: T; M: T; idx: T; w: T };
+type Inputs = { f: T; M: T; idx: T; w: T; srt: T; keys: T; ints: T };
 
 const FIXTURE: Fixture = JSON.parse(readFileSync(new URL('./fixtures/at.json', import.meta.url), 'utf8'));
 afterAll(() => mt.shutdown());
@@ -22,7 +22,7 @@ const f64 = (v: number[]): T => mt.array(v, { dtype: 'float64' });
 const BIG = mt.arange(200000).multiply(7919).mod(50000);
 
 function inputs(chunkSize?: number): Inputs {
-  return Object.fromEntries(Object.entries(FIXTURE.inputs).map(([k, e]) => [k, mt.tensor(e.data, { dtype: e.dtype, ...(chunkSize ? { chunkSize } : {}) }).reshape(e.shape)])) as unknown as Inputs;
+  return Object.fromEntries(Object.entries(FIXTURE.inputs).map(([k, e]) => [k, mt.tensor(e.data.map(num), { dtype: e.dtype, ...(chunkSize ? { chunkSize } : {}) }).reshape(e.shape)])) as unknown as Inputs;
 }
 
 const CODE: Record<string, (i: Inputs) => Record<string, T>> = {
@@ -69,6 +69,13 @@ const CODE: Record<string, (i: Inputs) => Record<string, T>> = {
   'bincount': ({ idx, w }) => ({
     counts: mt.bincount(idx), weighted: mt.bincount(idx, { weights: w }), long: mt.bincount(idx, { minlength: 300 }),
     big: mt.bincount(BIG), big_w: mt.bincount(BIG, { weights: mt.arange(200000).multiply(0.25) }),
+  }),
+  'searchsorted by binary search': ({ w, srt, keys, ints }) => ({
+    left: mt.searchsorted(srt, keys), right: mt.searchsorted(srt, keys, { side: 'right' }),
+    ints: mt.searchsorted(ints, keys), ints_r: mt.searchsorted(ints, keys, { side: 'right' }),
+    f32: mt.searchsorted(srt.astype('float32'), keys.astype('float32')),
+    digitize: mt.digitize(keys, srt.get(':2990')), digitize_r: mt.digitize(keys, srt.get(':2990').get('::-1'), { right: true }),
+    hist2d: mt.histogram2d(w.get(':2500'), w.get('2500:'), { bins: [40, 30] })[0],
   }),
 };
 

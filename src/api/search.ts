@@ -20,9 +20,9 @@
 // large arrays.
 
 import * as G from '../graph/node.js';
-import { type DType, type TypedArray, isFloat, isInteger, sumResultOf } from '../graph/dtype.js';
+import { type DType, type TypedArray, isFloat, isInteger, promoteTypes, sumResultOf } from '../graph/dtype.js';
 import { roundHalf } from '../graph/half.js';
-import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, shapeStr } from '../graph/shape.js';
+import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, shapeStr, sizeOf } from '../graph/shape.js';
 import { runtime } from '../runtime/runtime.js';
 import {
   type Operand, Tensor, add, all, any, argmax, argmin, astype, broadcast_to, concatenate, cumprod, cumsum, deferred, divide, equal, flip,
@@ -72,8 +72,17 @@ function before(a: Tensor, b: Tensor): Tensor {
   return logical_or(lt, isFloat(a.dtype) ? logical_and(nanB, logical_not(isnan(a))) : nanB);
 }
 
+/** Pairs of (key, value) past which searchsorted's count becomes a binary search on the host. */
+const SEARCH_PAIRS = 2 ** 22;
+
 /** How many of the 1-d `sorted` come before each of `v` (side 'left') or not after it ('right'): searchsorted's index. */
 function countBefore(sorted: Tensor, v: Tensor, side: 'left' | 'right'): Tensor {
+  // many keys in a long array: a binary search each, on the host (a comparison of every pair would be O(keys x values))
+  const pairs = sorted.shape[0]! * sizeOf(v.shape);
+  if (!(pairs <= SEARCH_PAIRS)) {
+    const d = promoteTypes(sorted.dtype, v.dtype);
+    return new Tensor(G.search(astype(sorted, d).node, astype(v, d).node, side));
+  }
   const s = reshape(sorted, [...v.shape.map(() => 1), sorted.shape[0]!]);
   const k = reshape(v, [...v.shape, 1]);
   const hit = side === 'left' ? before(s, k) : logical_not(before(k, s));
@@ -942,8 +951,12 @@ export function histogramdd(sample: unknown, ...args: Args): [Tensor, Tensor[]] 
     flatIdx = flatIdx ? add(multiply(flatIdx, nb[i]!), k) : k;
   });
   const total = nb.reduce((p, d) => p * d, 1);
-  const hit = logical_and(reshape(inside!, [N, 1]), equal(reshape(flatIdx!, [N, 1]), new Tensor(G.iota([1, total], 1))));
-  let hist = reshape(w ? sum(where(hit, reshape(astype(w, 'float64'), [N, 1]), 0), { axis: 0 }) : astype(sum(hit, { axis: 0, dtype: 'int64' }), 'float64'), nb);
+  // each sample's weight (or 1) added into its bin in sample order, as NumPy's bincount over the flat bins does;
+  // a sample outside every bin goes to one more bin, dropped after
+  const pos = where(inside!, flatIdx!, total);
+  const vals = w ? astype(w, 'float64') : astype(inside!, 'float64');
+  const counts = new Tensor(G.scatter('add', zeros([total + 1]).node, flat(pos).node, flat(vals).node, 'float64'));
+  let hist = reshape(counts.get(`0:${total}`), nb);
   if (o.density) {
     const tot = sum(hist);
     edges.forEach((e, i) => {

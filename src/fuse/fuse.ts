@@ -332,6 +332,7 @@ class Lowering {
       case 'compress':
       case 'invert':
       case 'scatter':
+      case 'search':
       case 'sort':
       case 'quantile':
       case 'svdvals':

@@ -34,6 +34,7 @@ export interface Attrs {
   compress: { axis: number };
   invert: { size: number };
   scatter: { op: BinaryOp; compute: DType };
+  search: { side: 'left' | 'right' };
   sort: { axis: number; indices: boolean };
   quantile: { spec: QuantileSpec };
   svdvals: Record<string, never>;
@@ -408,6 +409,18 @@ export function scatter(op: BinaryOp, base: Node, index: Node, values: Node, com
 }
 
 /**
+ * searchsorted by binary search: for each of `keys`, the count of the 1-d
+ * `sorted` (NaNs last) that come before it ('left') or not after it
+ * ('right'), int64 of keys' shape. Both of one dtype. Computed on the host
+ * where both are gathered (runtime/resolve.ts), in O(len(keys) log len(sorted)).
+ */
+export function search(sorted: Node, keys: Node, side: 'left' | 'right'): Node<'search'> {
+  if (sorted.shape.length !== 1) throw new TypeError('search(): the sorted array must be 1-d');
+  if (sorted.dtype !== keys.dtype) throw new TypeError(`search(): keys of dtype ${keys.dtype} in a ${sorted.dtype} array`);
+  return make('search', [sorted, keys], { side }, 'int64', keys.shape, keys.chunk);
+}
+
+/**
  * The same operation over new inputs (whose unknown lengths are now known):
  * shape, dtype and chunk grid are inferred again, with the builders' checks.
  */
@@ -451,6 +464,7 @@ export function rebuild(n: Node, inputs: readonly Node[]): Node {
     case 'compress': return compress(x, y, (a as Attrs['compress']).axis);
     case 'invert': return invert(x, (a as Attrs['invert']).size);
     case 'scatter': { const o = a as Attrs['scatter']; return scatter(o.op, x, y, z, o.compute); }
+    case 'search': return search(x, y, (a as Attrs['search']).side);
     case 'sort': { const o = a as Attrs['sort']; return sort(x, o.axis, o.indices); }
     case 'quantile': return quantile(x, (a as Attrs['quantile']).spec);
     case 'svdvals': return svdvals(x);

@@ -36,7 +36,7 @@ export interface Store {
 
 /** Operations computed on the host where their inputs are gathered, never as kernels: each gives the stored source node holding its result. */
 const HOST_OPS: Readonly<Record<string, (n: Node, store: Store) => Node>> = {
-  compress: compact, invert: inverse, scatter: scattered, sort: sorted, quantile: quantiles, svdvals, linalg, check: checked,
+  compress: compact, invert: inverse, scatter: scattered, search: searched, sort: sorted, quantile: quantiles, svdvals, linalg, check: checked,
 };
 const isHostOp = (n: Node): boolean => Object.hasOwn(HOST_OPS, n.op);
 
@@ -144,6 +144,33 @@ function scattered(n: Node, store: Store): Node {
   }
   const s = source(`scattered${counter++}`, d, base.shape, base.chunk);
   store.put(s, d === 'float16' ? halfBitsOf(out as Float32Array) : out);
+  return s;
+}
+
+/** searchsorted's indices by binary search, in the order lineOrder sorts (NaNs last). */
+function searched(n: Node, store: Store): Node {
+  const [a, k] = n.inputs as [Node, Node];
+  const side = (n.attrs as Attrs['search']).side;
+  const f16 = a.dtype === 'float16';
+  const xs = f16 ? decodeHalf(store.read(a) as Uint16Array) : store.read(a);
+  const ks = f16 ? decodeHalf(store.read(k) as Uint16Array) : store.read(k);
+  const order = lineOrder(a.dtype === 'int64');
+  const out = new BigInt64Array(ks.length);
+  const len = xs.length;
+  for (let i = 0; i < ks.length; i++) {
+    const key = ks[i]!;
+    // the first position whose value is not before the key ('left') or is after it ('right')
+    let lo = 0, hi = len;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = order(xs[mid]!, key);
+      if (side === 'left' ? c < 0 : c <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    out[i] = BigInt(lo);
+  }
+  const s = source(`searched${counter++}`, 'int64', k.shape, k.chunk);
+  store.put(s, out);
   return s;
 }
 
