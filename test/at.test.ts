@@ -20,6 +20,8 @@ afterAll(() => mt.shutdown());
 const num = (v: unknown): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : typeof v === 'boolean' ? Number(v) : (v as number));
 const f64 = (v: number[]): T => mt.array(v, { dtype: 'float64' });
 const BIG = mt.arange(200000).multiply(7919).mod(50000);
+/** gen_at.py's permutation of srt, from its fixture. */
+const PERM = (FIXTURE as unknown as { perm: number[] }).perm;
 
 function inputs(chunkSize?: number): Inputs {
   return Object.fromEntries(Object.entries(FIXTURE.inputs).map(([k, e]) => [k, mt.tensor(e.data.map(num), { dtype: e.dtype, ...(chunkSize ? { chunkSize } : {}) }).reshape(e.shape)])) as unknown as Inputs;
@@ -76,7 +78,21 @@ const CODE: Record<string, (i: Inputs) => Record<string, T>> = {
     f32: mt.searchsorted(srt.astype('float32'), keys.astype('float32')),
     digitize: mt.digitize(keys, srt.get(':2990')), digitize_r: mt.digitize(keys, srt.get(':2990').get('::-1'), { right: true }),
     hist2d: mt.histogram2d(w.get(':2500'), w.get('2500:'), { bins: [40, 30] })[0],
+    isin: mt.isin(keys, srt), isin_ints: mt.isin(keys, ints, { invert: true }), isin_2d: mt.isin(ints.reshape([60, 50]), keys.astype('int64')),
+    isin_f32: mt.isin(srt.astype('float32'), keys),
   }),
+  'long lines sort by radix': ({ srt, ints }) => {
+    const perm = mt.array(PERM);
+    const x = srt.take(perm);
+    const z = mt.where(mt.arange(x.size).mod(3).equal(0), -0.0, x);
+    return {
+      sort: mt.sort(x), argsort: mt.argsort(x, { kind: 'stable' }), zeros: mt.argsort(z, { kind: 'stable' }),
+      zeros_sorted: mt.signbit(mt.sort(z, { kind: 'stable' })),
+      f32: mt.argsort(x.astype('float32'), { kind: 'stable' }), ints: mt.argsort(ints.take(perm), { kind: 'stable' }),
+      i8: mt.argsort(ints.take(perm).mod(100).astype('int8'), { kind: 'stable' }), u16: mt.sort(ints.take(perm).add(1000).astype('uint16')),
+      cols: mt.argsort(x.reshape([1500, 2]), { axis: 0, kind: 'stable' }), cols_sorted: mt.sort(x.reshape([1500, 2]), { axis: 0 }),
+    };
+  },
 };
 
 async function check(got: Record<string, T>, want: Record<string, Out>): Promise<void> {

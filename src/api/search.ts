@@ -5,19 +5,18 @@
 // NaN-skipping argmin/argmax, cumulative sums/products and quantiles; lexsort
 // (stable sorts, one per key) and NumPy 2's unique_values/counts/inverse/all
 // over statistics.ts's unique. In: tensors and NumPy's arguments. Out: lazy
-// Tensors (a list for histogram's pair, objects for unique_*). Design: no
-// search loop and no scatter; a search is a count of the sorted values below
-// each key (one broadcast comparison
-// reduced along the sorted axis, NaNs ordered last as NumPy's sort puts
-// them), so it fuses into one kernel and gives a binary search's answer on
-// sorted input. A histogram's bin counts compare each value's bin index with
-// the bins in the same way. A length known only from values (bincount's
-// max(x) + 1) is read when the run gets there (a `defer` node over the
+// Tensors (a list for histogram's pair, objects for unique_*). Design: a
+// search over few pairs is a count of the sorted values below each key (one
+// broadcast comparison reduced along the sorted axis, NaNs ordered last as
+// NumPy's sort puts them), so it fuses into one kernel and gives a binary
+// search's answer on sorted input; past SEARCH_PAIRS it is a binary search
+// on the host (graph/node.ts `search`), and isin sorts its test elements to
+// search them. Counts into bins (bincount, histogramdd) fold each value into
+// its bin on the host in input order (graph/node.ts `scatter`), as NumPy's
+// loop does. A length known only from values (bincount's max(x) + 1) is read when the run gets there (a `defer` node over the
 // computed maximum); NumPy's errors that depend on values known only at run
 // time (an all-NaN slice, bins not monotonic) are `check` nodes, raised when
-// the run reaches them. Cost: these comparisons are O(keys x values), fine
-// for the bin and sample counts these functions see, not for joins of two
-// large arrays.
+// the run reaches them.
 
 import * as G from '../graph/node.js';
 import { type DType, type TypedArray, isFloat, isInteger, promoteTypes, sumResultOf } from '../graph/dtype.js';
@@ -27,7 +26,7 @@ import { runtime } from '../runtime/runtime.js';
 import {
   type Operand, Tensor, add, all, any, argmax, argmin, astype, broadcast_to, concatenate, cumprod, cumsum, deferred, divide, equal, flip,
   greater, greater_equal, isfinite, isnan, kwargs, less, less_equal, logical_and, logical_not, logical_or, max, min, mod, multiply,
-  need, not_equal, ravel, reshape, setitem, sort, subtract, sum, take, tensor, toTensor, unique, where, zeros, isTensor, stack, transpose,
+  minimum, need, not_equal, ravel, reshape, setitem, sort, subtract, sum, take, tensor, toTensor, unique, where, zeros, isTensor, stack, transpose,
   whenKnown, whenKnownAll,
 } from './tensor.js';
 import { percentileCall, quantileCall, quantileOf } from './statistics.js';
@@ -170,7 +169,18 @@ export function isin(element: Operand, testElements: Operand, ...args: Args): Te
   if (kind !== null && kind !== 'sort' && kind !== 'table') throw new RangeError(`Invalid kind: ${JSON.stringify(kind)}. Please use None, 'sort' or 'table'.`);
   if (kind === 'table' && (isFloat(e.dtype) || isFloat(t.dtype))) throw new RangeError("The 'table' method is only supported for boolean or integer arrays. Please select 'sort' or None for kind.");
   return deferred('isin', [e, t], ([x, y]) => {
-    const r = y!.shape[0] === 0 ? zeros(x!.shape, { dtype: 'bool' }) : any(equal(reshape(x!, [...x!.shape, 1]), y!), { axis: -1 });
+    const m = y!.shape[0]!;
+    let r: Tensor;
+    if (m === 0) r = zeros(x!.shape, { dtype: 'bool' });
+    else if (x!.size * m <= SEARCH_PAIRS) r = any(equal(reshape(x!, [...x!.shape, 1]), y!), { axis: -1 });
+    else {
+      // many pairs: each element's place among the sorted test elements, then one comparison there
+      const p = promoteTypes(x!.dtype, y!.dtype);
+      const d = p === 'float16' ? 'float32' : p; // (the host sorts half floats as float32s)
+      const st = new Tensor(G.sort(astype(y!, d).node, 0, false));
+      const at = new Tensor(G.search(st.node, astype(x!, d).node, 'left'));
+      r = equal(take(st, minimum(at, m - 1)), astype(x!, d));
+    }
     return o.invert ? logical_not(r) : r;
   });
 }

@@ -5,8 +5,9 @@
 // compacts the selection into a stored chunk set of the now-known length,
 // rebuilds the dependent nodes over it (shapes and checks inferred again),
 // and repeats until no unknown length is left. The inverse of a scatter's
-// index (`invert` node, for x[index] = v) and sorted lines (`sort` node) are
-// computed the same way, once their input is known. A `defer` node (an
+// index (`invert` node, for x[index] = v), sorted lines (`sort` node),
+// binary searches (`search`) and ufunc.at's folds (`scatter`) are computed
+// the same way, once their inputs are known. A `defer` node (an
 // operation that needs lengths to be built: a reversal, a split, a repeat
 // by counts computed in the run) is built in the rebuild once its inputs'
 // lengths are known; what it builds may read nodes computed in an earlier
@@ -177,7 +178,8 @@ function searched(n: Node, store: Store): Node {
 /**
  * The sorted lines themselves (or the positions that sort them): each line
  * along the axis sorted on its own, NaNs last (NumPy's order), ties kept in
- * their order (JS's sort is stable: NumPy's kind='stable').
+ * their order (NumPy's kind='stable'): a long line by radix over keys that
+ * order as the values do (radixLine), a short one by JS's stable sort.
  */
 function sorted(n: Node, store: Store): Node {
   const x = n.inputs[0]!;
@@ -191,9 +193,11 @@ function sorted(n: Node, store: Store): Node {
   const vals = new Array<number | bigint>(len);
   const order = lineOrder(x.dtype === 'int64');
   const cmp = (a: number, b: number): number => order(vals[a]!, vals[b]!);
+  const radix = len >= RADIX_LINE ? radixKeys(x.dtype, xs) : undefined;
   for (let o = 0; o < outer; o++) {
     for (let i = 0; i < inner; i++) {
       const base = o * len * inner + i;
+      if (radix) { radixLine(radix, xs, out, indices, base, len, inner); continue; }
       for (let k = 0; k < len; k++) { idx[k] = k; vals[k] = xs[base + k * inner]!; }
       idx.sort(cmp);
       for (let k = 0; k < len; k++) (out as unknown as (number | bigint)[])[base + k * inner] = indices ? BigInt(idx[k]!) : vals[idx[k]!]!;
@@ -202,6 +206,89 @@ function sorted(n: Node, store: Store): Node {
   const s = source(`sorted${counter++}`, n.dtype, x.shape, chunkGrid(x.shape, INFO[n.dtype].bytes));
   store.put(s, out);
   return s;
+}
+
+/** Lines at least this long sort by radix (stable, linear); shorter ones by comparisons. */
+const RADIX_LINE = 1024;
+
+/** The sort keys of a typed array's element `j`: unsigned words ordered as NumPy orders the values (NaNs last, -0 equal to 0). */
+interface RadixKeys { readonly wide: boolean; key(j: number, to: { lo: number; hi: number }): void }
+
+function radixKeys(dtype: string, xs: TypedArray): RadixKeys {
+  const w = new Uint32Array(xs.buffer, xs.byteOffset, xs.byteLength >>> 2);
+  switch (dtype) {
+    case 'float64': {
+      const f = xs as Float64Array;
+      return { wide: true, key(j, to) {
+        const v = f[j]!;
+        if (v !== v) { to.hi = 0xffffffff; to.lo = 0xffffffff; return; }
+        if (v === 0) { to.hi = 0x80000000; to.lo = 0; return; }
+        const h = w[2 * j + 1]!, l = w[2 * j]!;
+        if (h & 0x80000000) { to.hi = ~h >>> 0; to.lo = ~l >>> 0; } else { to.hi = (h | 0x80000000) >>> 0; to.lo = l; }
+      } };
+    }
+    case 'float32': {
+      const f = xs as Float32Array;
+      return { wide: false, key(j, to) {
+        const v = f[j]!, u = w[j]!;
+        to.lo = v !== v ? 0xffffffff : v === 0 ? 0x80000000 : u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
+      } };
+    }
+    case 'int64': return { wide: true, key(j, to) { to.hi = (w[2 * j + 1]! ^ 0x80000000) >>> 0; to.lo = w[2 * j]!; } };
+    case 'int32': case 'int16': case 'int8': return { wide: false, key(j, to) { to.lo = ((xs[j] as number) ^ 0x80000000) >>> 0; } };
+    default: return { wide: false, key(j, to) { to.lo = (xs[j] as number) >>> 0; } };
+  }
+}
+
+/**
+ * One line sorted by its keys, least significant 16 bits first (each pass
+ * stable, so ties keep their order: kind='stable'); writes the values, or the
+ * positions (int64), at out's line.
+ */
+function radixLine(keys: RadixKeys, xs: TypedArray, out: TypedArray, indices: boolean, base: number, len: number, inner: number): void {
+  const digits = keys.wide ? 4 : 2;
+  let words = Array.from({ length: digits / 2 }, () => new Uint32Array(len));
+  let perm = new Uint32Array(len);
+  const to = { lo: 0, hi: 0 };
+  for (let k = 0; k < len; k++) {
+    keys.key(base + k * inner, to);
+    words[0]![k] = to.lo;
+    if (keys.wide) words[1]![k] = to.hi;
+    perm[k] = k;
+  }
+  let nextWords = words.map(() => new Uint32Array(len));
+  let nextPerm = new Uint32Array(len);
+  const count = new Uint32Array(65536);
+  for (let d = 0; d < digits; d++) {
+    const src = words[d >> 1]!, shift = (d & 1) * 16;
+    count.fill(0);
+    for (let k = 0; k < len; k++) count[(src[k]! >>> shift) & 0xffff]!++;
+    if (count[(src[0]! >>> shift) & 0xffff] === len) continue; // one digit value: the pass changes nothing
+    let at = 0;
+    for (let b = 0; b < 65536; b++) { const c = count[b]!; count[b] = at; at += c; }
+    for (let k = 0; k < len; k++) {
+      const t = count[(src[k]! >>> shift) & 0xffff]!++;
+      nextPerm[t] = perm[k]!;
+      for (let q = 0; q < words.length; q++) nextWords[q]![t] = words[q]![k]!;
+    }
+    [perm, nextPerm] = [nextPerm, perm];
+    [words, nextWords] = [nextWords, words];
+  }
+  if (indices) {
+    const ow = new Int32Array(out.buffer, out.byteOffset, 2 * out.length);
+    for (let k = 0; k < len; k++) { const j = base + k * inner; ow[2 * j] = perm[k]!; ow[2 * j + 1] = 0; }
+    return;
+  }
+  // the elements' exact bits (no bigint or NaN canonicalised on the way): 8-byte ones word by word
+  const bytes = xs.BYTES_PER_ELEMENT;
+  const words32 = (t: TypedArray) => new Int32Array(t.buffer, t.byteOffset, (t.byteLength >>> 2));
+  if (bytes === 8) {
+    const iw = words32(xs), ow = words32(out);
+    for (let k = 0; k < len; k++) { const j = base + k * inner, f = base + perm[k]! * inner; ow[2 * j] = iw[2 * f]!; ow[2 * j + 1] = iw[2 * f + 1]!; }
+  } else {
+    const iv = (bytes === 4 ? words32(xs) : xs) as Int32Array, ov = (bytes === 4 ? words32(out) : out) as Int32Array;
+    for (let k = 0; k < len; k++) ov[base + k * inner] = iv[base + perm[k]! * inner]!;
+  }
 }
 
 /** How a line's values sort: NaNs last (NumPy's order), int64 as BigInts. */
