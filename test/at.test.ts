@@ -80,6 +80,8 @@ const CODE: Record<string, (i: Inputs) => Record<string, T>> = {
     hist2d: mt.histogram2d(w.get(':2500'), w.get('2500:'), { bins: [40, 30] })[0],
     isin: mt.isin(keys, srt), isin_ints: mt.isin(keys, ints, { invert: true }), isin_2d: mt.isin(ints.reshape([60, 50]), keys.astype('int64')),
     isin_f32: mt.isin(srt.astype('float32'), keys),
+    hist: mt.histogram(w, { bins: 1000 })[0], hist_w: mt.histogram(w, { bins: 1000, range: [-2, 2], weights: w.multiply(w) })[0],
+    hist_edges: mt.histogram(w, { bins: mt.sort(mt.concatenate([f64([-5, 5]), w.get(':998')])) })[0],
   }),
   'long lines sort by radix': ({ srt, ints }) => {
     const perm = mt.array(PERM);

@@ -448,20 +448,37 @@ function counted(t: Tensor, w: Tensor | undefined, o: HistOpts): [Tensor, Tensor
     idx = where(less(idx, 0), 0, where(greater(idx, n - 1), n - 1, idx));
     idx = subtract(idx, astype(less(tb, take(edges, idx)), 'int64'));
     idx = add(idx, astype(logical_and(greater_equal(tb, take(edges, add(idx, 1))), not_equal(idx, n - 1)), 'int64'));
-    const inBin = logical_and(reshape(keep, [-1, 1]), equal(reshape(idx, [-1, 1]), new Tensor(G.iota([1, n], 1))));
-    hist = w
-      ? astype(sum(where(inBin, reshape(astype(w, 'float64'), [-1, 1]), 0), { axis: 0 }), ntype)
-      : sum(inBin, { axis: 0, dtype: 'int64' });
+    if (!(t.size * n <= SEARCH_PAIRS)) {
+      // many values into many bins: each added into its bin on the host (a value outside goes to one more bin, dropped)
+      const pos = flat(where(keep, idx, n));
+      const vals = flat(w ? astype(w, 'float64') : astype(keep, 'int64'));
+      const d = w ? 'float64' : 'int64';
+      hist = astype(new Tensor(G.scatter('add', zeros([n + 1], { dtype: d }).node, pos.node, vals.node, d)).get(`0:${n}`), ntype);
+    } else {
+      const inBin = logical_and(reshape(keep, [-1, 1]), equal(reshape(idx, [-1, 1]), new Tensor(G.iota([1, n], 1))));
+      hist = w
+        ? astype(sum(where(inBin, reshape(astype(w, 'float64'), [-1, 1]), 0), { axis: 0 }), ntype)
+        : sum(inBin, { axis: 0, dtype: 'int64' });
+    }
   } else {
     // NumPy's cumulative form: values before each edge (the last one inclusive), then differences
     const m = edges.shape[0]!;
-    const e = reshape(edges, [1, m]);
-    const col = reshape(t, [-1, 1]);
-    const last = equal(new Tensor(G.iota([1, m], 1)), m - 1);
-    const below = where(last, logical_not(before(e, col)), before(col, e));
-    const cum = w
-      ? astype(sum(where(below, reshape(astype(w, sumResultOf(w.dtype)), [-1, 1]), 0), { axis: 0 }), ntype)
-      : sum(below, { axis: 0, dtype: 'int64' });
+    let cum: Tensor;
+    if (!w && !(t.size * m <= SEARCH_PAIRS)) {
+      // many values, many edges: the values sorted, then each edge's place among them (as NumPy does)
+      const d = promoteTypes(t.dtype, edges.dtype);
+      const st = new Tensor(G.sort(astype(flat(t), d === 'float16' ? 'float32' : d).node, 0, false));
+      const at = (side: 'left' | 'right') => countBefore(st, astype(edges, st.dtype), side);
+      cum = m < 2 ? at('right') : concatenate([at('left').get(`0:${m - 1}`), at('right').get(`${m - 1}:${m}`)]);
+    } else {
+      const e = reshape(edges, [1, m]);
+      const col = reshape(t, [-1, 1]);
+      const last = equal(new Tensor(G.iota([1, m], 1)), m - 1);
+      const below = where(last, logical_not(before(e, col)), before(col, e));
+      cum = w
+        ? astype(sum(where(below, reshape(astype(w, sumResultOf(w.dtype)), [-1, 1]), 0), { axis: 0 }), ntype)
+        : sum(below, { axis: 0, dtype: 'int64' });
+    }
     hist = m < 2 ? zeros([0], { dtype: ntype }) : subtract(cum.get(`1:${m}`), cum.get(`0:${m - 1}`));
   }
   if (o.density) {
