@@ -83,7 +83,7 @@ const CODE: Record<string, (i: Inputs) => Record<string, T>> = {
     hist: mt.histogram(w, { bins: 1000 })[0], hist_w: mt.histogram(w, { bins: 1000, range: [-2, 2], weights: w.multiply(w) })[0],
     hist_edges: mt.histogram(w, { bins: mt.sort(mt.concatenate([f64([-5, 5]), w.get(':998')])) })[0],
   }),
-  'long lines sort by radix': ({ srt, ints }) => {
+  'long lines sort by radix': ({ srt, ints, w }) => {
     const perm = mt.array(PERM);
     const x = srt.take(perm);
     const z = mt.where(mt.arange(x.size).mod(3).equal(0), -0.0, x);
@@ -93,6 +93,9 @@ const CODE: Record<string, (i: Inputs) => Record<string, T>> = {
       f32: mt.argsort(x.astype('float32'), { kind: 'stable' }), ints: mt.argsort(ints.take(perm), { kind: 'stable' }),
       i8: mt.argsort(ints.take(perm).mod(100).astype('int8'), { kind: 'stable' }), u16: mt.sort(ints.take(perm).add(1000).astype('uint16')),
       cols: mt.argsort(x.reshape([1500, 2]), { axis: 0, kind: 'stable' }), cols_sorted: mt.sort(x.reshape([1500, 2]), { axis: 0 }),
+      median: mt.median(w), pct: mt.percentile(w, [5, 50, 95]), q_lower: mt.quantile(ints, [0.1, 0.9], { method: 'lower' }),
+      nanmedian: mt.nanmedian(x), median_nan: mt.median(x), median_rows: mt.median(w.reshape([2, 2500]), { axis: 1 }),
+      q_f32: mt.quantile(w.astype('float32'), 0.3),
     };
   },
 };

@@ -317,10 +317,16 @@ function quantiles(n: Node, store: Store): Node {
   const order = lineOrder(x.dtype === 'int64');
   const line = new Array<number | bigint>(len);
   const bool = x.dtype === 'bool';
+  // long lines sorted by radix, all at once (half floats by their float32 values, as decoded)
+  const radix = len >= RADIX_LINE ? radixKeys(x.dtype === 'float16' ? 'float32' : x.dtype, xs) : undefined;
+  const srt = radix && (new (xs.constructor as new (n: number) => TypedArray)(xs.length));
   for (let l = 0; l < lines; l++) {
-    for (let k = 0; k < len; k++) line[k] = xs[l * len + k]!;
-    line.sort(order);
-    const r = quantileLine((k) => (bool ? line[k] !== 0 : line[k]!), len, x.dtype, n.dtype, spec);
+    if (srt) radixLine(radix!, xs, srt, false, l * len, len, 1);
+    else {
+      for (let k = 0; k < len; k++) line[k] = xs[l * len + k]!;
+      line.sort(order);
+    }
+    const r = quantileLine(srt ? (k) => (bool ? srt[l * len + k] !== 0 : srt[l * len + k]!) : (k) => (bool ? line[k] !== 0 : line[k]!), len, x.dtype, n.dtype, spec);
     r.forEach((v, i) => { out[i * lines + l] = typeof v === 'boolean' ? +v : n.dtype === 'float16' ? halfBits(Number(v)) : v; });
   }
   const s = source(`quantiles${counter++}`, n.dtype, n.shape, chunkGrid(n.shape, INFO[n.dtype].bytes));
