@@ -16,7 +16,6 @@ import * as G from '../graph/node.js';
 import type { BinaryOp } from '../graph/ops.js';
 import { broadcastShapes, hasUnknown, shapeStr } from '../graph/shape.js';
 import { type Operand, Tensor, arange, astype, broadcast_to, isTensor, ravel, reshape, tensor, toTensor, whenKnown } from './tensor.js';
-import * as T from './tensor.js';
 import type { JsData } from './convert.js';
 import { getitem, setitem } from './indexing.js';
 
@@ -62,9 +61,9 @@ function update(x: Tensor, index: readonly unknown[], name: string, value: Opera
   const later = whenKnown('at', [x], (y: Tensor) => update(y, index, name, value));
   if (later) return later;
   // the loop: the ufunc's result dtype for x's dtype and the value (its dtype, or a JS number's kind)
-  const probe = (T as unknown as Record<string, (a: Operand, b: Operand) => Tensor>)[name]!;
+  // (through the ufunc's method, not a lookup among the module's exports, which would keep every export in a bundle)
   const vProbe = isTensor(value) ? new Tensor(G.constant(0, value.dtype)) : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? value : toTensor(value);
-  const compute = probe(new Tensor(G.constant(0, x.dtype)), vProbe as Operand).dtype;
+  const compute = new Tensor(G.constant(0, x.dtype))[op](vProbe as Operand).dtype;
   const v = isTensor(value) ? astype(value, compute) : tensor(value as JsData, { dtype: compute });
   const positions = getitem(reshape(arange(x.size, { dtype: 'int64' }), x.shape), ...index);
   const build = (pos: Tensor, vals: Tensor): Tensor => {
