@@ -21,9 +21,12 @@ const b = await mt.random.randint(0, 100000, [1e4]).execute();
 const k = await mt.random.randint(0, 10000, [1e6]).execute();
 const s = await mt.sort(mt.random.random([1e6])).execute();
 const q = await mt.random.random([1e5]).execute();
+const xp = await mt.sort(mt.random.random([1000])).execute();
+const fp = await mt.random.random([1000]).execute();
 
 const CASES = [
   ['searchsorted 1e5 keys in 1e6', () => mt.searchsorted(s, q), 'np.searchsorted(s, q)'],
+  ['interp 1e6 at 1e3 points', () => mt.interp(x, xp, fp), 'np.interp(x, xp, fp)'],
   ['isin 1e6 in 1e4', () => mt.isin(a, b), 'np.isin(a, b)'],
   ['bincount 1e6 into 1e4', () => mt.bincount(k), 'np.bincount(k)'],
   ['bincount weighted', () => mt.bincount(k, { weights: x }), 'np.bincount(k, weights=x)'],
@@ -56,7 +59,7 @@ try {
 import json, time, numpy as np
 r = np.random.default_rng(0)
 x = r.random(10**6); y = r.random(10**6); a = r.integers(0, 100000, 10**6); b = r.integers(0, 100000, 10**4)
-k = r.integers(0, 10000, 10**6); s = np.sort(r.random(10**6)); q = r.random(10**5)
+k = r.integers(0, 10000, 10**6); s = np.sort(r.random(10**6)); q = r.random(10**5); xp = np.sort(r.random(1000)); fp = r.random(1000)
 out = []
 for code in json.loads(${JSON.stringify(JSON.stringify(CASES.map((c) => c[2])))}):
     ts = []

@@ -82,6 +82,7 @@ const CODE: Record<string, (i: Inputs) => Record<string, T>> = {
     isin_f32: mt.isin(srt.astype('float32'), keys),
     hist: mt.histogram(w, { bins: 1000 })[0], hist_w: mt.histogram(w, { bins: 1000, range: [-2, 2], weights: w.multiply(w) })[0],
     hist_edges: mt.histogram(w, { bins: mt.sort(mt.concatenate([f64([-5, 5]), w.get(':998')])) })[0],
+    interp: mt.interp(keys, srt.get(':2990'), w.get(':2990')), interp_lr: mt.interp(keys, srt.get('2:2990'), w.get(':2988'), { left: -1.0, right: 2.0 }),
   }),
   'long lines sort by radix': ({ srt, ints, w }) => {
     const perm = mt.array(PERM);

@@ -291,7 +291,8 @@ export function interp(x: Operand, xp: Operand, fp: Operand, ...args: Args): Ten
     return where(less(X, p0), lval, where(greater(X, p0), rval, at(F, 0)));
   }
   // j: the last sample point <= x (NumPy's binary_search_with_guess), -1 before the first
-  const j = subtract(sum(less_equal(reshape(P, [...X.shape.map(() => 1), n]), reshape(X, [...X.shape, 1])), { axis: -1, dtype: 'int64' }), 1);
+  // (the count of sample points <= x: searchsorted 'right', but no point is <= a NaN x)
+  const j = where(isnan(X), -1, subtract(countBefore(P, X, 'right'), 1));
   const jc = where(less(j, 0), 0, where(greater(j, n - 2), n - 2, j));
   const x0 = take(P, jc), x1 = take(P, add(jc, 1)), y0 = take(F, jc), y1 = take(F, add(jc, 1));
   const slope = divide(subtract(y1, y0), subtract(x1, x0));
