@@ -301,6 +301,21 @@ describe('the generator promise', () => {
     expect(await values(mt.random.gamma(2, 1, 50))).toEqual(b);
     expect(await values(mt.random.default_rng(11).poisson(30, 50))).toEqual(a);
   });
+  it('ranf and sample are random_sample; random_integers includes high (and is 1..low alone)', async () => {
+    mt.random.seed(5);
+    const u = await values(mt.random.random_sample(20));
+    for (const f of [mt.random.ranf, mt.random.sample]) {
+      mt.random.seed(5);
+      expect(await values(f(20))).toEqual(u);
+    }
+    const r = await values(mt.random.random_integers(3, 5, 3000));
+    const counts = [3, 4, 5].map((k) => r.filter((v) => v === k).length);
+    expect(r.every((v) => v >= 3 && v <= 5)).toBe(true);
+    // each value about a third of 3000: the inclusive endpoint is drawn as often as the others
+    for (const c of counts) expect(Math.abs(c - 1000)).toBeLessThan(120);
+    const one = await values(mt.random.random_integers(4, { size: 2000 }));
+    expect(new Set(one)).toEqual(new Set([1, 2, 3, 4]));
+  });
 });
 
 describe('NumPy errors', () => {

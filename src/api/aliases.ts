@@ -2,8 +2,8 @@
 // concat, permute_dims, matrix_transpose, vecdot, cumulative_sum/prod (with
 // include_initial), unstack, isdtype, and the linalg namespace's
 // matrix_norm, vector_norm, outer, cross, trace, diagonal, matmul, vecdot,
-// matrix_transpose, tensordot; also fix, dsplit and real/imag/conj of real
-// arrays. Each is the classic function with NumPy 2's signature and checks.
+// matrix_transpose, tensordot; NumPy 2.2's matvec and vecmat; also fix,
+// dsplit, row_stack, and real/imag/conj/real_if_close of real arrays. Each is the classic function with NumPy 2's signature and checks.
 // (The one-for-one ufunc names, pow, acos, ..., sit beside their originals in
 // ./tensor.ts.)
 
@@ -13,7 +13,7 @@ import { cross as crossOf } from './extra.js';
 import { diagonal as diagonalOf, split } from './manipulate.js';
 import {
   type Operand, Tensor, concatenate, cumprod, cumsum, full, isTensor, kwargs, matmul, moveaxis, multiply, outer as outerOf, reshape, sum, swapaxes,
-  tensordot, toTensor, trace as traceOf, transpose, trunc, whenKnown, zeros_like,
+  tensordot, toTensor, trace as traceOf, transpose, trunc, vstack, whenKnown, zeros_like,
 } from './tensor.js';
 import { linalg } from './linalg.js';
 
@@ -96,11 +96,59 @@ export function dsplit(x: Operand, ...args: Args): Tensor[] {
   return split(t, o.indices_or_sections, { axis: 2 });
 }
 
-/** real(x), imag(x), conj(x)/conjugate(x) of real arrays (Tessera has no complex dtypes). */
+/** real(x), imag(x), conj(x)/conjugate(x), real_if_close(x, tol=100) of real arrays (Tessera has no complex dtypes). */
 export const real = (x: Operand): Tensor => toTensor(x);
 export const imag = (x: Operand): Tensor => zeros_like(toTensor(x));
 export const conj = (x: Operand): Tensor => toTensor(x);
 export const conjugate = conj;
+export function real_if_close(x: Operand, ...args: Args): Tensor {
+  kwargs<{ tol?: number }>('real_if_close', args, ['tol']);
+  return toTensor(x);
+}
+
+/** row_stack(tup): vstack's old name (deprecated in NumPy 2.0, still there). */
+export const row_stack = (tup: readonly Operand[], ...args: Args): Tensor => vstack(tup, ...args);
+
+const GUFUNC_KW = ['out', 'dtype', 'casting', 'order', 'subok', 'signature', 'axes', 'axis'];
+
+/** A gufunc operand's core dimensions, or NumPy's error for too few. */
+function coreOperand(fn: string, sig: string, x: Operand, i: number, core: number): Tensor {
+  const t = toTensor(x);
+  if (t.ndim < core) throw new RangeError(`${fn}: Input operand ${i} does not have enough dimensions (has ${t.ndim}, gufunc core with signature ${sig} requires ${core})`);
+  return t;
+}
+
+/**
+ * matvec(x1, x2): the matrix-vector products of NumPy 2.2's gufunc
+ * (m,n),(n)->(m), the stacks broadcast as matmul broadcasts them.
+ */
+export function matvec(x1: Operand, x2: Operand, ...args: Args): Tensor {
+  kwargs('matvec', args, [], GUFUNC_KW.filter((k) => k === 'out'));
+  const sig = '(m,n),(n)->(m)';
+  const a = coreOperand('matvec', sig, x1, 0, 2), b = coreOperand('matvec', sig, x2, 1, 1);
+  const later = whenKnown('matvec', [a, b], (u, v) => matvec(u, v));
+  if (later) return later;
+  const n = a.shape[a.ndim - 1]!, nb = b.shape[b.ndim - 1]!;
+  if (n !== nb) throw new RangeError(`matvec: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature ${sig} (size ${nb} is different from ${n})`);
+  const p = matmul(a, reshape(b, [...b.shape, 1]));
+  return reshape(p, p.shape.slice(0, -1));
+}
+
+/**
+ * vecmat(x1, x2): the vector-matrix products of NumPy 2.2's gufunc
+ * (n),(n,m)->(m), conj(x1) @ x2 (x1 is real here), stacks broadcast.
+ */
+export function vecmat(x1: Operand, x2: Operand, ...args: Args): Tensor {
+  kwargs('vecmat', args, [], GUFUNC_KW.filter((k) => k === 'out'));
+  const sig = '(n),(n,m)->(m)';
+  const a = coreOperand('vecmat', sig, x1, 0, 1), b = coreOperand('vecmat', sig, x2, 1, 2);
+  const later = whenKnown('vecmat', [a, b], (u, v) => vecmat(u, v));
+  if (later) return later;
+  const n = a.shape[a.ndim - 1]!, nb = b.shape[b.ndim - 2]!;
+  if (n !== nb) throw new RangeError(`vecmat: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature ${sig} (size ${nb} is different from ${n})`);
+  const p = matmul(reshape(a, [...a.shape.slice(0, -1), 1, n]), b);
+  return reshape(p, [...p.shape.slice(0, -2), p.shape[p.ndim - 1]!]);
+}
 
 const KINDS: Record<string, (d: DType) => boolean> = {
   bool: (d) => d === 'bool',

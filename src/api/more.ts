@@ -1,7 +1,9 @@
 // NumPy functions outside the core list of the tensor namespace, each built
 // from the core operations: elementwise bit and float helpers (angle,
-// bitwise_count, spacing), bit packing (packbits, unpackbits) and trimming
-// (trim_zeros). In: operands and NumPy's arguments (keywords in a trailing
+// bitwise_count, spacing), bit packing (packbits, unpackbits), trimming
+// (trim_zeros), and the array constructors and comparisons around asarray
+// (asanyarray, ascontiguousarray, asfortranarray, asarray_chkfinite,
+// fromfunction, fromiter, array_equiv, mask_indices). In: operands and NumPy's arguments (keywords in a trailing
 // options object, see `kwargs`). Out: lazy Tensors; trim_zeros's lengths
 // depend on the values, so they are boolean-mask selections the run sizes
 // (graph/node.ts `compress`). An operand whose own lengths are known only at
@@ -10,11 +12,14 @@
 
 import { type DType, INFO, floatResultOf, isFloat } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
-import { hasUnknown, isUnknown, normalizeAxis } from '../graph/shape.js';
-import { compress } from './indexing.js';
+import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis } from '../graph/shape.js';
+import type { JsData } from './convert.js';
+import { indices } from './extra.js';
+import { compress, nonzero } from './indexing.js';
 import {
-  type Operand, Tensor, abs, add, any, arctan2, astype, bitwise_and, concatenate, copysign, cumsum, deferred, equal, flip, greater, isfinite, kwargs,
-  logical_and, multiply, nextafter, not_equal, ravel, reshape, right_shift, subtract, sum, tensor, toTensor, where, zeros,
+  type Operand, Tensor, abs, add, all, any, arctan2, astype, bitwise_and, broadcast_to, concatenate, copysign, cumsum, deferred, equal, flip, greater,
+  isTensor, isfinite, kwargs, logical_and, multiply, nextafter, not_equal, ones, ravel, reshape, right_shift, subtract, sum, tensor, toTensor, trailingOpts,
+  whenKnown, where, zeros,
 } from './tensor.js';
 
 type Args = unknown[];
@@ -223,4 +228,100 @@ export function trim_zeros(filt: Operand, ...args: Args): Tensor {
     }
     return r;
   });
+}
+
+// ---------------------------------------------------------------------------
+// Constructors and comparisons around asarray
+
+type AsOpts = { dtype?: DType | string | null; order?: string | null; like?: unknown };
+
+/** asanyarray(a, dtype=None, order=None): asarray (Tessera has no ndarray subclasses to pass through). */
+export function asanyarray(a: JsData | Tensor, ...args: Args): Tensor {
+  const o = kwargs<AsOpts>('asanyarray', args, ['dtype', 'order'], ['like']);
+  return tensor(a, { dtype: o.dtype ?? undefined, order: o.order });
+}
+
+/** ascontiguousarray(a, dtype=None) and asfortranarray: asarray with at least one dimension (a 0-d array becomes shape (1,)), as NumPy's. */
+function atLeast1d(fn: string, a: JsData | Tensor, args: Args): Tensor {
+  const o = kwargs<AsOpts>(fn, args, ['dtype'], ['like']);
+  const t = tensor(a, { dtype: o.dtype ?? undefined });
+  return t.ndim === 0 ? reshape(t, [1]) : t;
+}
+export const ascontiguousarray = (a: JsData | Tensor, ...args: Args): Tensor => atLeast1d('ascontiguousarray', a, args);
+export const asfortranarray = (a: JsData | Tensor, ...args: Args): Tensor => atLeast1d('asfortranarray', a, args);
+
+/**
+ * asarray_chkfinite(a, dtype=None, order=None): asarray that refuses NaN
+ * and inf (NumPy's ValueError, a RangeError here). A float array's values
+ * are checked when the run computes them.
+ */
+export function asarray_chkfinite(a: JsData | Tensor, ...args: Args): Tensor {
+  const o = kwargs<AsOpts>('asarray_chkfinite', args, ['dtype', 'order']);
+  const t = tensor(a, { dtype: o.dtype ?? undefined, order: o.order });
+  if (!isFloat(t.dtype)) return t;
+  const ok = new Tensor(G.check(all(isfinite(t)).node, 'nonzero', 'RangeError', 'array must not contain infs or NaNs'));
+  return where(ok, t, t);
+}
+
+/**
+ * array_equiv(a1, a2): whether the arrays are equal where broadcast to one
+ * shape, as a 0-d bool tensor; false when their shapes do not broadcast.
+ */
+export function array_equiv(a1: Operand, a2: Operand): Tensor {
+  const x = toTensor(a1), y = toTensor(a2);
+  const later = whenKnown('array_equiv', [x, y], (u, v) => array_equiv(u, v));
+  if (later) return later;
+  try { broadcastShapes(x.shape, y.shape); } catch { return tensor(false); }
+  return all(equal(x, y));
+}
+
+/**
+ * fromfunction(function, shape, { dtype = float64, ...kwargs }): calls
+ * function with one index grid per axis (arrays of `shape` holding each
+ * element's index along that axis, in dtype), and any other keywords as a
+ * trailing options object; returns what it returns.
+ */
+export function fromfunction<R>(fn: (...grids: Tensor[]) => R, shape: number | readonly number[], ...args: Args): R {
+  if (typeof fn !== 'function') throw new TypeError(`fromfunction(): function must be callable, got ${fn === null ? 'null' : typeof fn}`);
+  const [pos, kw] = trailingOpts<Record<string, unknown>>(args);
+  if (pos.length) throw new TypeError(`fromfunction() takes 2 positional arguments but ${2 + pos.length} were given`);
+  const { dtype, like: _like, ...rest } = kw;
+  const dims = typeof shape === 'number' ? [shape] : shape;
+  const grids = (indices(dims, { dtype: dtype ?? 'float64', sparse: true }) as Tensor[]).map((g) => broadcast_to(g, dims));
+  return Object.keys(rest).length ? fn(...grids, rest as unknown as Tensor) : fn(...grids);
+}
+
+/**
+ * fromiter(iter, dtype, count=-1): a 1-d array of an iterable's values
+ * (the first `count` of them, or all for -1).
+ */
+export function fromiter(iter: Iterable<unknown>, ...args: Args): Tensor {
+  const o = kwargs<{ dtype?: DType | string | null; count?: number; like?: unknown }>('fromiter', args, ['dtype', 'count'], ['like']);
+  if (o.dtype === undefined || o.dtype === null) throw new TypeError("fromiter() missing required argument 'dtype' (pos 2)");
+  const count = o.count ?? -1;
+  if (!Number.isInteger(count)) throw new TypeError(`fromiter(): count must be an integer, got ${String(count)}`);
+  if (iter === null || iter === undefined || typeof (iter as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function') {
+    throw new TypeError(`'${iter === null ? 'NoneType' : typeof iter}' object is not iterable`);
+  }
+  const values: unknown[] = [];
+  if (count !== 0) {
+    for (const v of iter) {
+      values.push(v);
+      if (values.length === count) break;
+    }
+  }
+  if (count >= 0 && values.length < count) throw new RangeError(`iterator too short: Expected ${count} but iterator had only ${values.length} items.`);
+  return tensor(values as JsData, { dtype: o.dtype });
+}
+
+/**
+ * mask_indices(n, mask_func, k=0): the (rows, cols) where mask_func(ones((n, n)), k)
+ * is nonzero (mask_indices(n, mt.triu) gives the upper triangle's indices).
+ */
+export function mask_indices(n: number, maskFunc: (m: Tensor, k: number) => Operand, ...args: Args): Tensor[] {
+  const o = kwargs<{ k?: number }>('mask_indices', args, ['k']);
+  if (typeof maskFunc !== 'function') throw new TypeError(`mask_indices(): mask_func must be callable, got ${maskFunc === null ? 'null' : typeof maskFunc}`);
+  const m = ones([n, n], { dtype: 'int64' });
+  const a = maskFunc(m, o.k ?? 0);
+  return nonzero(not_equal(isTensor(a) ? a : toTensor(a), 0));
 }

@@ -1088,6 +1088,15 @@ export const random = {
   randn(...shape: number[]): Tensor { return global.standard_normal(checkShape(shape)); },
   random(...args: Args): Tensor { return global.random(...args); },
   random_sample(...args: Args): Tensor { return global.random(...args); },
+  ranf(...args: Args): Tensor { return global.random(...args); },
+  sample(...args: Args): Tensor { return global.random(...args); },
+  /** random_integers(low, high=None, size=None): integers in [low, high], or [1, low] without high (randint's deprecated inclusive form). */
+  random_integers(...args: Args): Tensor {
+    const o = kwargs<{ low?: number; high?: number | null; size?: Size }>('random_integers', args, ['low', 'high', 'size']);
+    if (o.low === undefined) throw new TypeError("random_integers() missing required argument 'low'");
+    const [low, high] = o.high === undefined || o.high === null ? [1, o.low] : [o.low, o.high];
+    return global.integers(low, high, o.size, { endpoint: true });
+  },
   uniform(...args: Args): Tensor { return global.uniform(...args); },
   normal(...args: Args): Tensor { return global.normal(...args); },
   standard_normal(...args: Args): Tensor { return global.standard_normal(...args); },

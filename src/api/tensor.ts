@@ -1427,7 +1427,10 @@ import { linalg as linalgBase } from './linalg.js';
 import { linalgArrayApi } from './aliases.js';
 /** numpy.linalg, with NumPy 2's Array API functions (matrix_norm, vector_norm, vecdot, ...). */
 export const linalg = { ...linalgBase, ...linalgArrayApi };
-export { concat, conj, conjugate, cumulative_prod, cumulative_sum, dsplit, fix, imag, isdtype, matrix_transpose, permute_dims, real, unstack, vecdot } from './aliases.js';
+export {
+  concat, conj, conjugate, cumulative_prod, cumulative_sum, dsplit, fix, imag, isdtype, matrix_transpose, matvec, permute_dims, real, real_if_close, row_stack,
+  unstack, vecdot, vecmat,
+} from './aliases.js';
 
 // ---------------------------------------------------------------------------
 // Random numbers live in random.ts (the Generator and the legacy `random` functions).
@@ -1468,6 +1471,8 @@ export * from './io.js';
 export * from './print.js';
 export * from './info.js';
 export * from './more.js';
+export * from './scalars.js';
+export * from './windows.js';
 import { tofile as tofileOf } from './io.js';
 import { searchsorted as searchsortedOf } from './search.js';
 import { argpartition as argpartitionOf, choose as chooseOf } from './extra.js';

@@ -74,6 +74,8 @@ export function parseDType(x: unknown): DType {
   if (isDType(x)) return x;
   if (typeof x === 'string' && ALIASES[x]) return ALIASES[x]!;
   if (x === Number) return 'float64';
+  // a descriptor (api/scalars.ts `dtype()`), or anything else naming a dtype and its size
+  if (typeof x === 'object' && x !== null && 'itemsize' in x && 'name' in x && isDType(x.name)) return x.name;
   if (x === Boolean) return 'bool';
   throw new TypeError(`data type ${JSON.stringify(x)} not understood (expected one of ${DTYPES.join(', ')})`);
 }
