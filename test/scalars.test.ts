@@ -1,6 +1,7 @@
 // NumPy's constants, dtype names and dtype functions (src/api/scalars.ts),
 // and the constructors that call JS functions or iterate JS values
-// (fromfunction, fromiter, mask_indices). The tables come from NumPy 2 in
+// (fromfunction, fromiter, mask_indices), and the index builders and
+// iterators (s_, index_exp, ndindex, ndenumerate) against NumPy's. The tables come from NumPy 2 in
 // test/fixtures/scalars.json (test/fixtures/gen_scalars.py): every pair of
 // dtypes for promote_types, can_cast (each casting) and issubdtype (with
 // the abstract types), dtypes with weak JS scalars for result_type, and
@@ -20,6 +21,10 @@ interface Tables {
   binary_repr: Record<string, string | { error: string }>;
   base_repr: Record<string, string>;
   arrays: Record<string, Arr>;
+  ndindex: Record<string, number[][]>;
+  ndenumerate: Record<string, [number[], number | boolean][]>;
+  s_: Record<string, unknown[]>;
+  typecodes: Record<string, string>;
 }
 const T: Tables = JSON.parse(readFileSync(new URL('./fixtures/scalars.json', import.meta.url), 'utf8'));
 afterAll(() => mt.shutdown());
@@ -158,5 +163,56 @@ describe('constructors that call JS', () => {
     expect(() => mt.matvec(mt.ones([2, 3]), mt.ones(4))).toThrow('matvec: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (m,n),(n)->(m) (size 4 is different from 3)');
     expect(() => mt.matvec(mt.ones(3), mt.ones(3))).toThrow(/Input operand 0 does not have enough dimensions/);
     expect(() => mt.vecmat(mt.ones(2), mt.ones([3, 4]))).toThrow(/size 3 is different from 2/);
+  });
+});
+
+describe('index builders and iterators against NumPy', () => {
+  /** An index item as the fixture writes NumPy's. */
+  const itemOf = (it: unknown): unknown =>
+    it instanceof mt.Slice ? { slice: [it.start, it.stop, it.step] } : it === null ? 'newaxis' : it === '...' ? 'ellipsis' : it;
+  it('s_ and index_exp give the items x.get takes', async () => {
+    for (const [k, want] of Object.entries(T.s_)) {
+      expect(mt.index_exp.get(k).map(itemOf), k).toEqual(want);
+      const one = mt.s_.get(k);
+      expect((want.length === 1 ? [one] : (one as unknown[])).map(itemOf), k).toEqual(want);
+    }
+    const x = mt.arange(12).reshape(3, 4);
+    const idx = mt.index_exp.get('::-1, 2');
+    expect((await x.get(...idx).fetch()).toArray()).toEqual((await x.get('::-1, 2').fetch()).toArray());
+  });
+  it('ndindex visits a shape in C order, from integers or one array', () => {
+    for (const [k, want] of Object.entries(T.ndindex)) {
+      const shape = JSON.parse(k) as number[];
+      expect([...mt.ndindex(...shape)], k).toEqual(want);
+      expect([...mt.ndindex(shape)], k).toEqual(want);
+    }
+    expect(() => mt.ndindex(2, -1)).toThrow(/negative dimensions/);
+    expect(() => mt.ndindex(2.5)).toThrow(/must be integers/);
+  });
+  it('ndenumerate pairs each index with its value, a tensor through for await', async () => {
+    const inputs: Record<string, mt.Tensor> = {
+      'float64 (2,2)': mt.tensor([[1.5, -2.0], [0.25, 3.0]]),
+      'int32 (3,)': mt.tensor([7, -1, 4], { dtype: 'int32' }),
+      'bool ()': mt.tensor(true),
+    };
+    for (const [k, want] of Object.entries(T.ndenumerate)) {
+      const got: unknown[] = [];
+      for await (const pair of mt.ndenumerate(inputs[k]!)) got.push(pair);
+      expect(got, k).toEqual(want);
+      expect([...mt.ndenumerate(await inputs[k]!.fetch())], k).toEqual(want);
+    }
+    expect(() => [...mt.ndenumerate(mt.ones(2))]).toThrow(/use `for await`/);
+  });
+  it('typecodes and the bool scalars', () => {
+    expect({ ...mt.typecodes }).toEqual(T.typecodes);
+    expect([mt.True_, mt.False_]).toEqual([true, false]);
+  });
+  it('require casts and refuses what an immutable C-ordered tensor cannot be', async () => {
+    const r = mt.require([1, 2], 'float32', ['C', 'ALIGNED', 'O']);
+    expect((await r.fetch()).dtype).toBe('float32');
+    expect(() => mt.require([1], null, 'F')).toThrow(/Fortran/);
+    expect(() => mt.require([1], { requirements: ['W'] })).toThrow(/immutable/);
+    expect(() => mt.require([1], { requirements: ['Q'] })).toThrow(/unknown requirement "Q"/);
+    expect(mt.isfortran(mt.ones([2, 2]))).toBe(false);
   });
 });

@@ -5,9 +5,12 @@
 // complex step '5j' asks for 5 points from start to stop inclusive, as in
 // NumPy. The values are NumPy's (index * step + start, in the dtype of the
 // bounds), and r_/c_ take NumPy's directive string first ('0,2,1', '-1').
+// Also the index builders s_ and index_exp (the items of an index, to keep
+// and pass to get/set later) and the index iterators ndindex and ndenumerate.
 
 import { type DType, promoteTypes } from '../graph/dtype.js';
-import { Slice } from './indexing.js';
+import { Slice, parseIndex } from './indexing.js';
+import { NDArray } from './convert.js';
 import { type Operand, Tensor, add, arange, astype, broadcast_to, concatenate, isTensor, linspace, multiply, reshape, stack, tensor, toTensor, transpose } from './tensor.js';
 
 /** One slice of a grid: Python's bounds and step, with a complex step's point count. */
@@ -156,3 +159,69 @@ function concatenator(fn: string, axis0: number, ndmin0: number, trans0: number,
 export const r_ = { get: (...items: unknown[]): Tensor => concatenator('r_', 0, 1, -1, items) };
 /** np.c_: `mt.c_.get(a, b)` joins along the last axis, 1-d items as columns. */
 export const c_ = { get: (...items: unknown[]): Tensor => concatenator('c_', -1, 2, 0, items) };
+
+/** The items of an index, strings parsed as x.get parses them. */
+function indexItems(items: unknown[]): unknown[] {
+  return items.flatMap((it) => (typeof it === 'string' ? parseIndex(it) : [it]));
+}
+/**
+ * np.s_: `mt.s_.get('1:3, ::2')` is np.s_[1:3, ::2], the index's items
+ * ([slice(1, 3), slice(null, null, 2)]), one item alone as itself; `x.get(...items)` uses them.
+ */
+export const s_ = {
+  get: (...items: unknown[]): unknown => {
+    const out = indexItems(items);
+    return out.length === 1 ? out[0] : out;
+  },
+};
+/** np.index_exp: as s_, but always the list of items (NumPy's tuple). */
+export const index_exp = { get: (...items: unknown[]): unknown[] => indexItems(items) };
+
+/** A shape given as NumPy's ndindex takes it: integers, or one array of them. */
+function shapeArgs(fn: string, args: unknown[]): number[] {
+  const dims = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
+  for (const d of dims) {
+    if (typeof d !== 'number' || !Number.isInteger(d)) throw new TypeError(`${fn}(): the shape must be integers, got ${String(d)}`);
+    if (d < 0) throw new RangeError(`${fn}(): negative dimensions are not allowed`);
+  }
+  return dims as number[];
+}
+
+/** The indices of `shape` in C order (the last axis fastest); one empty index for shape (). */
+function* indicesOf(shape: readonly number[]): Generator<number[]> {
+  if (shape.some((d) => d === 0)) return;
+  const idx = shape.map(() => 0);
+  for (;;) {
+    yield idx.slice();
+    let k = shape.length - 1;
+    while (k >= 0 && ++idx[k]! === shape[k]) idx[k--] = 0;
+    if (k < 0) return;
+  }
+}
+
+/** np.ndindex(*shape): `for (const [i, j] of mt.ndindex(3, 4))` visits every index of the shape in C order. */
+export function ndindex(...shape: (number | readonly number[])[]): IterableIterator<number[]> {
+  return indicesOf(shapeArgs('ndindex', shape));
+}
+
+/**
+ * np.ndenumerate(arr): each index with its value, in C order. A fetched
+ * NDArray iterates at once; a tensor is computed first, so it takes
+ * `for await (const [[i, j], v] of mt.ndenumerate(x))` (an NDArray takes that too).
+ */
+export function ndenumerate(arr: NDArray | Tensor): Iterable<[number[], number | boolean | bigint]> & AsyncIterable<[number[], number | boolean | bigint]> {
+  const pairs = function* (nd: NDArray): Generator<[number[], number | boolean | bigint]> {
+    let i = 0;
+    for (const idx of indicesOf(nd.shape)) yield [idx, nd.item(i++)];
+  };
+  if (!(arr instanceof NDArray) && !isTensor(arr)) throw new TypeError('ndenumerate(): expected a tensor or an NDArray (await x.fetch())');
+  return {
+    [Symbol.iterator]() {
+      if (!(arr instanceof NDArray)) throw new TypeError('ndenumerate() of a tensor needs its values: use `for await`, or iterate over `await x.fetch()`');
+      return pairs(arr);
+    },
+    async *[Symbol.asyncIterator]() {
+      yield* pairs(arr instanceof NDArray ? arr : await arr.fetch());
+    },
+  };
+}

@@ -3,7 +3,7 @@
 // bitwise_count, spacing), bit packing (packbits, unpackbits), trimming
 // (trim_zeros), and the array constructors and comparisons around asarray
 // (asanyarray, ascontiguousarray, asfortranarray, asarray_chkfinite,
-// fromfunction, fromiter, array_equiv, mask_indices). In: operands and NumPy's arguments (keywords in a trailing
+// fromfunction, fromiter, array_equiv, mask_indices, require, isfortran). In: operands and NumPy's arguments (keywords in a trailing
 // options object, see `kwargs`). Out: lazy Tensors; trim_zeros's lengths
 // depend on the values, so they are boolean-mask selections the run sizes
 // (graph/node.ts `compress`). An operand whose own lengths are known only at
@@ -324,4 +324,32 @@ export function mask_indices(n: number, maskFunc: (m: Tensor, k: number) => Oper
   const m = ones([n, n], { dtype: 'int64' });
   const a = maskFunc(m, o.k ?? 0);
   return nonzero(not_equal(isTensor(a) ? a : toTensor(a), 0));
+}
+
+const REQUIREMENTS: Record<string, string> = {
+  C: 'C', C_CONTIGUOUS: 'C', CONTIGUOUS: 'C', F: 'F', F_CONTIGUOUS: 'F', FORTRAN: 'F', A: 'A', ALIGNED: 'A',
+  W: 'W', WRITEABLE: 'W', O: 'O', OWNDATA: 'O', E: 'E', ENSUREARRAY: 'E',
+};
+
+/**
+ * require(a, dtype=None, requirements=None): asarray in `dtype`. Of NumPy's
+ * requirements, C, A, O and E hold for every tensor; F (Fortran order) and
+ * W (writeable) cannot, and raise.
+ */
+export function require(a: JsData | Tensor, ...args: Args): Tensor {
+  const o = kwargs<{ dtype?: DType | string | null; requirements?: string | readonly string[] | null }>('require', args, ['dtype', 'requirements'], ['like']);
+  const reqs = o.requirements ?? [];
+  for (const r of typeof reqs === 'string' ? [reqs] : reqs) {
+    const flag = typeof r === 'string' ? REQUIREMENTS[r.toUpperCase()] : undefined;
+    if (!flag) throw new RangeError(`require(): unknown requirement ${JSON.stringify(r)} (one of ${Object.keys(REQUIREMENTS).join(', ')})`);
+    if (flag === 'F') throw new RangeError("require(): Tessera's tensors are C-ordered and cannot be made Fortran-contiguous ('F')");
+    if (flag === 'W') throw new TypeError("require(): Tessera's tensors are immutable, so never writeable ('W'); x.set(index, value) returns a new tensor");
+  }
+  return tensor(a, { dtype: o.dtype ?? undefined });
+}
+
+/** isfortran(a): whether a is Fortran-ordered and not C-ordered: never, for a C-ordered tensor. */
+export function isfortran(a: Operand): boolean {
+  toTensor(a);
+  return false;
 }

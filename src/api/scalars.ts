@@ -18,6 +18,13 @@ export const e = Math.E;
 export const inf = Infinity;
 export const nan = NaN;
 export const euler_gamma = 0.5772156649015329;
+/** np.True_ and np.False_ (NumPy's bool scalars; JS booleans here). */
+export const True_ = true, False_ = false;
+/** np.typecodes: NumPy's type characters of each kind (Tessera has ?, b, h, i, q, B, H, I, e, f and d of them). */
+export const typecodes = Object.freeze({
+  Character: 'c', Integer: 'bhilqnp', UnsignedInteger: 'BHILQNP', Float: 'efdg', Complex: 'FDG', AllInteger: 'bBhHiIlLqQnNpP',
+  AllFloat: 'efdgFDG', Datetime: 'Mm', All: '?bhilqnpBHILQNPefdgFDGSUVOMm',
+});
 
 // The dtypes by NumPy's names for them (the scalar types, np.float32 etc.).
 export const bool = 'bool', bool_ = 'bool';

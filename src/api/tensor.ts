@@ -1488,5 +1488,5 @@ export {
   isclose, logspace, median, nanprod, nanstd, nanvar, percentile, quantile, rad2deg, radians, sort, unique,
 } from './statistics.js';
 export * from './poly.js';
-export { c_, mgrid, ogrid, r_ } from './index_tricks.js';
+export { c_, index_exp, mgrid, ndenumerate, ndindex, ogrid, r_, s_ } from './index_tricks.js';
 export { copyto, fill_diagonal, place, put, putmask } from './inplace.js';
