@@ -244,8 +244,20 @@ export class Tensor {
   partition(): never { throw new TypeError('x.partition() works in place in NumPy, and Tessera\'s tensors are immutable: use mt.partition(x, kth, ...)'); }
   fill(): never { throw new TypeError('x.fill() works in place in NumPy, and Tessera\'s tensors are immutable: use mt.full_like(x, value)'); }
   put(): never { throw new TypeError('x.put() works in place in NumPy, and Tessera\'s tensors are immutable: use x.set(indices, values) or mt.put_along_axis, which return a new tensor'); }
+  resize(): never { throw new TypeError('x.resize() works in place in NumPy, and Tessera\'s tensors are immutable: use mt.resize(x, new_shape), which returns the new tensor'); }
   __getitem__?: never;
+
+  /** The Array API's device: 'cpu' (where the values are read back; kernels may run on a GPU or peers). */
+  get device(): 'cpu' { return 'cpu'; }
+  /** to_device('cpu'): the tensor itself, as NumPy's; another device is NumPy's error. */
+  to_device(device: string, ...args: Args): Tensor {
+    kwargs('to_device', args, [], ['stream']);
+    if (device !== 'cpu') throw new RangeError(`Device not understood. Only "cpu" is allowed, but received: ${String(device)}`);
+    return this;
+  }
 }
+// The in-place methods above, as the coverage table lists them (./refuse.ts).
+for (const m of ['sort', 'partition', 'fill', 'put', 'resize'] as const) Object.assign(Tensor.prototype[m], { refused: 'works in place; raises, naming the functional form' });
 
 /** Resolves unknown lengths (iterative tiling), then runs all outputs as one graph. */
 async function realize(ts: readonly Tensor[], opts: RunOptions): Promise<void> {
@@ -1490,3 +1502,6 @@ export {
 export * from './poly.js';
 export { c_, index_exp, mgrid, ndenumerate, ndindex, ogrid, r_, s_ } from './index_tricks.js';
 export { copyto, fill_diagonal, place, put, putmask } from './inplace.js';
+export { fft } from './fft.js';
+/** np.ndarray, for `x instanceof mt.ndarray`: the tensor class. */
+export { Tensor as ndarray };
