@@ -25,6 +25,8 @@ interface Tables {
   ndenumerate: Record<string, [number[], number | boolean][]>;
   s_: Record<string, unknown[]>;
   typecodes: Record<string, string>;
+  typename: Record<string, string>;
+  format_float: [string, number | string, 16 | 32 | 64, Record<string, unknown>, string][];
 }
 const T: Tables = JSON.parse(readFileSync(new URL('./fixtures/scalars.json', import.meta.url), 'utf8'));
 afterAll(() => mt.shutdown());
@@ -214,5 +216,39 @@ describe('index builders and iterators against NumPy', () => {
     expect(() => mt.require([1], { requirements: ['W'] })).toThrow(/immutable/);
     expect(() => mt.require([1], { requirements: ['Q'] })).toThrow(/unknown requirement "Q"/);
     expect(mt.isfortran(mt.ones([2, 2]))).toBe(false);
+  });
+});
+
+describe('format_float_positional and format_float_scientific against NumPy', () => {
+  const num = (v: number | string): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : (v as number));
+  const DT = { 16: 'float16', 32: 'float32', 64: 'float64' } as const;
+  it('every value of each width with each option set, character for character', async () => {
+    const arrays = new Map<string, mt.NDArray>();
+    let n = 0;
+    for (const [fn, v, width, opts, want] of T.format_float) {
+      const key = `${width}:${Object.is(v, -0) ? "-0" : String(v)}`;
+      if (!arrays.has(key)) arrays.set(key, await mt.tensor(num(v), { dtype: DT[width] }).fetch());
+      const f = fn === 'format_float_positional' ? mt.format_float_positional : mt.format_float_scientific;
+      // a float64 as a JS number, the narrower widths as their NDArray
+      const x = width === 64 ? num(v) : arrays.get(key)!;
+      expect(f(x as number, opts), `${fn}(${DT[width]}(${String(v)}), ${JSON.stringify(opts)})`).toBe(want);
+      n++;
+    }
+    expect(n).toBeGreaterThan(1000);
+  });
+  it('takes NumPy\'s positional order and a tensor (a Promise), and names bad options', async () => {
+    expect(mt.format_float_positional(1 / 3, 4)).toBe('0.3333');
+    expect(mt.format_float_scientific(1234.5, 2, false)).toBe('1.23e+03');
+    await expect(mt.format_float_positional(mt.tensor(0.1, { dtype: 'float32' }))).resolves.toBe('0.1');
+    expect(() => mt.format_float_positional(1.0, { unique: false })).toThrow('in non-unique mode `precision` must be supplied');
+    expect(() => mt.format_float_positional(1.0, { precision: 2, min_digits: 3 })).toThrow('min_digits must be less than or equal to precision');
+    expect(() => mt.format_float_positional(1.0, { precision: -1 })).toThrow('precision must be non-negative');
+    expect(() => mt.format_float_positional(1.0, { fractional: false, precision: 0 })).toThrow('precision must be greater than 0 if fractional=False');
+    expect(() => mt.format_float_scientific(1.0, { pad_right: 2 })).toThrow(/unexpected keyword argument 'pad_right'/);
+  });
+  it('typename and little_endian', () => {
+    for (const [c, want] of Object.entries(T.typename)) expect(mt.typename(c), c).toBe(want);
+    expect(() => mt.typename('x')).toThrow(/unknown type character/);
+    expect(mt.little_endian).toBe(true);
   });
 });

@@ -68,7 +68,7 @@ export function get_printoptions(): PrintOptions {
 // ---------------------------------------------------------------- float widths
 
 /** A float dtype's width in bits: every float question below is asked of one. */
-type Width = 16 | 32 | 64;
+export type Width = 16 | 32 | 64;
 
 interface FloatType {
   /** Stored mantissa bits (the hidden bit not counted) and exponent bits. */
@@ -182,8 +182,8 @@ function dragon4(v: number, w: Width, unique: boolean, mode: 'fraction' | 'total
   return { digits: out.join(''), exp: outExp };
 }
 
-type Trim = 'k' | '.' | '0' | '-';
-interface FloatFmt { precision: number; minDigits: number; unique: boolean; trim: Trim; sign: boolean; padLeft: number; padRight: number; expDigits: number }
+export type Trim = 'k' | '.' | '0' | '-';
+export interface FloatFmt { precision: number; minDigits: number; unique: boolean; trim: Trim; sign: boolean; padLeft: number; padRight: number; expDigits: number }
 
 function finishFraction(frac: string, o: FloatFmt): string {
   if (o.trim === '0' && frac === '') frac = '0';
@@ -203,15 +203,21 @@ function signOf(v: number, plus: boolean): string {
   return v < 0 || Object.is(v, -0) ? '-' : plus ? '+' : '';
 }
 
-/** np.format_float_positional with fractional=True. */
-function positional(v: number, w: Width, o: FloatFmt): string {
-  const { digits, exp } = dragon4(Math.abs(v), w, o.unique, 'fraction', o.precision, o.minDigits);
+/** np.format_float_positional's digits (fractional=True: precision counts the digits after the point, else all of them). */
+export function positional(v: number, w: Width, o: FloatFmt, fractional = true): string {
+  const { digits, exp } = dragon4(Math.abs(v), w, o.unique, fractional ? 'fraction' : 'total', o.precision, o.minDigits);
   let whole: string, frac: string;
   if (exp >= 0) {
     if (digits.length <= exp + 1) { whole = digits + '0'.repeat(exp + 1 - digits.length); frac = ''; }
     else { whole = digits.slice(0, exp + 1); frac = digits.slice(exp + 1); }
   } else { whole = '0'; frac = '0'.repeat(-exp - 1) + digits; }
-  frac = finishFraction(frac, o);
+  // With fractional=False the counts are of all digits: Dragon4 pads the fraction to
+  // precision less the whole digits (a leading '0' counts), or min_digits less exp + 1.
+  frac = finishFraction(frac, fractional ? o : {
+    ...o,
+    precision: o.precision < 0 ? o.precision : Math.max(0, o.precision - Math.max(exp + 1, 1)),
+    minDigits: o.minDigits < 0 ? o.minDigits : Math.max(0, o.minDigits - (exp + 1)),
+  });
   const sg = signOf(v, o.sign);
   let s = sg + whole + (frac === '' && o.trim === '-' ? '' : '.') + frac;
   if (o.padRight >= frac.length) s += ' '.repeat(o.padRight - frac.length + (o.trim === '-' && frac === '' ? 1 : 0));
@@ -220,13 +226,14 @@ function positional(v: number, w: Width, o: FloatFmt): string {
   return s;
 }
 
-/** np.format_float_scientific. */
-function scientific(v: number, w: Width, o: FloatFmt): string {
+/** np.format_float_scientific's digits. */
+export function scientific(v: number, w: Width, o: FloatFmt): string {
   const { digits, exp } = dragon4(Math.abs(v), w, o.unique, 'total', o.precision >= 0 ? o.precision + 1 : -1, o.minDigits >= 0 ? o.minDigits + 1 : -1);
   const frac = finishFraction(digits.slice(1), o);
   const sg = signOf(v, o.sign);
   const e = String(Math.abs(exp)).padStart(o.expDigits < 0 ? 2 : o.expDigits, '0');
-  let s = sg + digits[0] + (frac === '' && o.trim === '-' ? '' : '.') + frac + 'e' + (exp < 0 ? '-' : '+') + e;
+  // unlike the positional form, trim '-' keeps the point when Dragon4 gave fraction digits, zeros since trimmed ('1.e-01')
+  let s = sg + digits[0] + (digits.length === 1 && o.trim === '-' ? '' : '.') + frac + 'e' + (exp < 0 ? '-' : '+') + e;
   if (o.padLeft > 1 + sg.length) s = ' '.repeat(o.padLeft - 1 - sg.length) + s;
   return s;
 }

@@ -4,7 +4,7 @@
 // 'float32', so `x.dtype === mt.float32` holds and `{ dtype: mt.int8 }`
 // works) and the abstract types (floating, integer, ...); dtype(),
 // promote_types, result_type, can_cast, issubdtype, common_type, isscalar,
-// iterable; binary_repr and base_repr. In: dtype names, tensors, NDArrays,
+// iterable; binary_repr, base_repr, typename. In: dtype names, tensors, NDArrays,
 // JS values. Out: JS values (strings, booleans, descriptor objects).
 
 import { type Casting, CASTINGS, type DType, type WeakKind, INFO, canCast, defaultDTypeOfWeak, dtypeOfTypedArray, parseDType, promoteTypes, promoteWeak, weakKindOf } from '../graph/dtype.js';
@@ -18,6 +18,8 @@ export const e = Math.E;
 export const inf = Infinity;
 export const nan = NaN;
 export const euler_gamma = 0.5772156649015329;
+/** np.little_endian: the byte order of the values (WebAssembly memory, typed arrays) is little-endian everywhere. */
+export const little_endian = true;
 /** np.True_ and np.False_ (NumPy's bool scalars; JS booleans here). */
 export const True_ = true, False_ = false;
 /** np.typecodes: NumPy's type characters of each kind (Tessera has ?, b, h, i, q, B, H, I, e, f and d of them). */
@@ -220,4 +222,18 @@ export function base_repr(num: number | bigint, ...args: Args): string {
   // NumPy writes no digit for 0 when it pads
   const digits = n === 0n && padding ? '' : (n < 0n ? -n : n).toString(base).toUpperCase();
   return `${n < 0n ? '-' : ''}${'0'.repeat(padding)}${digits}`;
+}
+
+const TYPENAMES: Record<string, string> = {
+  S1: 'character', '?': 'bool', b: 'signed char', B: 'unsigned char', h: 'short', H: 'unsigned short', i: 'integer', I: 'unsigned integer',
+  l: 'long integer', L: 'unsigned long integer', q: 'long long integer', Q: 'unsigned long long integer', f: 'single precision',
+  d: 'double precision', g: 'long precision', F: 'complex single precision', D: 'complex double precision', G: 'complex long double precision',
+  S: 'string', U: 'unicode', V: 'void', O: 'object',
+};
+
+/** typename(char): NumPy's description of a type character ('d' is 'double precision'). */
+export function typename(char: string): string {
+  const t = Object.hasOwn(TYPENAMES, char) ? TYPENAMES[char] : undefined;
+  if (t === undefined) throw new RangeError(`typename(): unknown type character ${JSON.stringify(char)} (NumPy's KeyError)`);
+  return t;
 }

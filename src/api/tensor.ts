@@ -1480,7 +1480,8 @@ export { divmod, fabs, float_power, frexp, heaviside, i0, iscomplex, iscomplexob
 export * from './search.js';
 export * from './extra.js';
 export * from './io.js';
-export * from './print.js';
+export { type Array2StringOptions, type FloatMode, type PrintOptions, type Sign, array2string, array_repr, array_str, get_printoptions, set_printoptions } from './print.js';
+export * from './format.js';
 export * from './info.js';
 export * from './more.js';
 export * from './scalars.js';
