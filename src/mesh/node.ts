@@ -142,8 +142,17 @@ class Link {
   }
 }
 
+/**
+ * The node's standing with the signaling server: 'online' while it is in the
+ * room, 'reconnecting' while it is out of it and trying to get back (its
+ * links to peers may stay up meanwhile), 'closed' once `close()` was called.
+ */
+export type Connection = 'online' | 'reconnecting' | 'closed';
+
 export class MeshNode implements Endpoint {
   private readonly links = new Map<string, Link>();
+  private conn: Connection = 'online';
+  private readonly connWatchers = new Set<(c: Connection) => void>();
   private readonly listeners = new Listeners();
   private readonly bytes = new Map<string, { sent: number; received: number }>();
   private ping: ReturnType<typeof setInterval> | undefined;
@@ -165,6 +174,7 @@ export class MeshNode implements Endpoint {
         if (!node) { clearTimeout(timer); reject(new Error(`the signaling server closed the connection (${e.code} ${e.reason})`)); return; }
         if (!node.closed) log(`signaling server connection closed (${e.code} ${e.reason}); links to peers stay up`);
         clearInterval(node.ping);
+        if (!node.closed) node.setConnection('reconnecting');
       };
       ws.onmessage = (e) => {
         let m: { t?: string; id?: string; peers?: string[]; from?: string; data?: unknown; reason?: string };
@@ -240,6 +250,23 @@ export class MeshNode implements Endpoint {
     this.bytes.set(peer, t);
   }
 
+  /** Whether this node is in the room now (see Connection). */
+  get connection(): Connection { return this.conn; }
+
+  /** Calls `f` whenever the connection changes; returns a function that stops it. */
+  onConnection(f: (c: Connection) => void): () => void {
+    this.connWatchers.add(f);
+    return () => { this.connWatchers.delete(f); };
+  }
+
+  private setConnection(c: Connection): void {
+    if (this.conn === c) return;
+    this.conn = c;
+    for (const f of this.connWatchers) {
+      try { f(c); } catch (e) { console.error(`tessera mesh: connection watcher: ${(e as Error).message}`); }
+    }
+  }
+
   peers(): readonly string[] { return [...this.links.values()].filter((l) => l.up).map((l) => l.id); }
   get traffic(): ReadonlyMap<string, { sent: number; received: number }> { return this.bytes; }
   on(e: Partial<EndpointEvents>): void { this.listeners.add(e); }
@@ -254,6 +281,7 @@ export class MeshNode implements Endpoint {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.setConnection('closed');
     clearInterval(this.ping);
     for (const id of [...this.links.keys()]) this.drop(id);
     this.ws.close(1000, 'bye');
