@@ -30,14 +30,14 @@ describe('errors at the call site', () => {
     ['bitwise float', () => mt.bitwise_and(mt.ones([2]), mt.ones([2])), /ufunc 'bitwise_and' not supported for the input types \(float64\)/],
     ['weak int range', () => mt.ones([2], { dtype: 'uint8' }).add(300), /Python integer 300 out of bounds for uint8/],
     ['operand type', () => mt.add(mt.ones([2]), null as unknown as number), /unsupported operand type null/],
-    ['arange type', () => mt.arange('5' as unknown as number), /arange\(\): 'start' must be a number, got string/],
+    ['arange type', () => mt.arange('5' as unknown as number), /arange\(\): 'start' must be a number, got '5'/],
     ['einsum', () => mt.einsum('ij,jk->ik', mt.ones([2, 3]), mt.ones([4, 2])), /operands could not be broadcast for subscript 'j' \(3 vs 4\)/],
     ['chunkSize', () => mt.tensor([1, 2], { chunkSize: 0 }), /chunkSize must be a positive integer, got 0/],
     ['arange to infinity', () => mt.arange(0, Infinity), /Maximum allowed size exceeded/],
     ['arange of NaN', () => mt.arange(NaN), /arange: cannot compute length/],
     ['arange too long', () => mt.arange(1e300), /Maximum allowed size exceeded/],
     ['shape too big', () => mt.zeros([1e300]), /array is too big/],
-    ['full value type', () => mt.full([2], 'x' as unknown as number), /fill_value must be a number, a boolean or an array, got string/],
+    ['full value type', () => mt.full([2], 'x' as unknown as number), /fill_value must be a number, a boolean or an array, got 'x'/],
     ['full value range', () => mt.full([2], 300, { dtype: 'uint8' }), /Python integer 300 out of bounds for uint8/],
     ['tensor value range', () => mt.tensor([300, -1], { dtype: 'uint8' }), /Python integer 300 out of bounds for uint8/],
     ['negative int power', () => mt.tensor([2, 3]).power(-1), /Integers to negative integer powers are not allowed/],
@@ -143,7 +143,7 @@ describe('errors at the call site', () => {
     expect((await mt.repeat(mt.tensor([7, 8, 9]), counts).fetch()).toArray()).toEqual([7, 7, 9]);
   });
   it('execute of something other than tensors', async () => {
-    await expect(mt.execute(5 as never)).rejects.toThrow(/execute\(\): argument 0 is not a tensor \(got number\)/);
+    await expect(mt.execute(5 as never)).rejects.toThrow(/execute\(\): argument 0 is not a tensor \(got 5\)/);
   });
 });
 
@@ -490,7 +490,7 @@ describe('NumPy positional arguments', () => {
     expect((await x.argmax(1).fetch()).toArray()).toEqual([2, 2]);
     expect((await mt.concatenate([x, x], 1).fetch()).shape).toEqual([2, 6]);
     expect((await mt.cumsum(x, 1).fetch()).toArray()).toEqual([[0, 1, 3], [3, 7, 12]]);
-    expect(() => mt.sum(x, 'a' as unknown as number)).toThrow(/axis must be an integer, got a/);
+    expect(() => mt.sum(x, 'a' as unknown as number)).toThrow(/axis must be an integer, got 'a'/);
     expect((await mt.sum(x, 0, null, null, false, 1).fetch()).toArray()).toEqual([4, 6, 8]);
     expect(() => mt.sum(x, 0, null, null, false, 1, true, 9)).toThrow(/sum\(\) takes at most 6 arguments after the array/);
     expect(() => mt.max(x, { where: x.greater(2) })).toThrow(/reduction operation 'maximum' does not have an identity, so to use a where mask one has to specify 'initial'/);
@@ -526,12 +526,12 @@ describe('failures', () => {
     for (let i = 0; i < 3; i++) { gc(); await new Promise((r) => setTimeout(r, 10)); }
     const before = mt.usage();
     // One array of 16 GB: refused before anything runs.
-    await expect(mt.ones([200_000, 10_000]).add(1).fetch()).rejects.toThrow(/Unable to allocate 14.9 GiB for an array with shape \(200000, 10000\) and data type float64: the chunk heap holds at most 4 GiB/);
+    await expect(mt.ones([200_000, 10_000]).add(1).fetch()).rejects.toThrow(/Unable to allocate 14.9 GiB for an array with shape \(200000, 10000\) and data type float64: it must be stored, and the chunk heap holds at most 4 GiB/);
     expect(mt.usage().bytesInUse).toBe(before.bytesInUse);
-    // An array fusion must store (einsum's outer product is a matmul, stored before the sum) is checked the
-    // same way, and so is a grid of too many chunks. (mt.outer broadcasts instead, and streams into the sum.)
-    await expect(mt.einsum('ij,kl->ijkl', mt.ones([1000, 1000]), mt.ones([1000, 1000])).sum().fetch()).rejects.toThrow(/Unable to allocate 7450.6 GiB for an array with shape \(1, 1000000, 1000000\)/);
-    await expect(mt.zeros([2_000_000], { chunkSize: 1 }).add(1).fetch()).rejects.toThrow(/makes 2000000 tasks, past the 1000000 one plan may hold: use a larger chunkSize/);
+    // An array fusion must store (einsum's outer product is a matmul, stored before the sum) is too many
+    // chunks to plan: refused at the line, as is a grid of too many chunks. (mt.outer broadcasts instead.)
+    expect(() => mt.einsum('ij,kl->ijkl', mt.ones([1000, 1000]), mt.ones([1000, 1000]))).toThrow(/Unable to allocate 7.28 TiB for an array with shape \(1, 1000000, 1000000\)/);
+    expect(() => mt.zeros([2_000_000], { chunkSize: 1 })).toThrow(/in chunks of shape \(1,\) it makes 2000000 chunks, more than the 262144/);
     // Three of 2.2 GB each, in one graph: each fits, together they fill the heap mid-execution.
     const big = mt.ones([100_000, 2_700]);
     await expect(mt.execute(big.add(1), big.add(2), big.add(3))).rejects.toThrow(/Unable to allocate .* the chunk heap is limited to 4 GiB/);
@@ -539,6 +539,35 @@ describe('failures', () => {
     expect(after.bytesInUse).toBe(before.bytesInUse);
     expect(after.workers).toBeLessThanOrEqual(before.workers); // the pool may be torn down, never leaked
     expect((await mt.arange(10).sum().fetch()).item()).toBe(45);
+  });
+});
+
+describe('sizes beyond what the runtime can hold', () => {
+  it('are refused at the line with NumPy\'s MemoryError message, before anything is planned', () => {
+    const t0 = performance.now();
+    let err: unknown;
+    try { mt.zeros([1e6, 1e6]).sum(); } catch (e) { err = e; }
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(err).toBeInstanceOf(RangeError);
+    expect((err as Error).name).toBe('MemoryError');
+    // NumPy 2: "Unable to allocate 7.28 TiB for an array with shape (1000000, 1000000) and data type float64"
+    expect((err as Error).message).toMatch(/^Unable to allocate 7.28 TiB for an array with shape \(1000000, 1000000\) and data type float64: in chunks of shape \(1, 1000000\) it makes 1000000 chunks/);
+    expect(() => mt.random.uniform(0, 1, [1e6, 1e6])).toThrow(/Unable to allocate 7.28 TiB/);
+    // one chunk larger than the 4 GiB chunk heap can never be computed, whatever the grid
+    expect(() => mt.ones([1e5, 1e5], { chunkSize: 1e5 })).toThrow(/one chunk of shape \(100000, 100000\) takes 74.5 GiB, more than the 4 GiB chunk heap holds/);
+    // what streams fits: a larger chunkSize plans the same size in few tasks
+    expect(() => mt.zeros([1e6, 1e6], { chunkSize: [1000, 1e6] })).toThrow(/makes 1000 chunks|one chunk/);
+    expect(mt.zeros([1e5, 1e6], { chunkSize: [500, 1e6] }).sum().shape).toEqual([]);
+    // a lazily drawn 1e10 (pi's benchmark) is well within
+    expect(mt.random.uniform(-1, 1, [1e10, 2]).shape).toEqual([1e10, 2]);
+  });
+
+  it('messages quote the value they refuse', () => {
+    const x = mt.ones([2, 3]);
+    expect(() => x.sum({ axis: '1' as unknown as number })).toThrow("axis must be an integer, got '1'");
+    expect(() => x.sum({ axis: 1.5 })).toThrow('axis must be an integer, got 1.5');
+    expect(() => mt.zeros(['2', 3] as unknown as number[])).toThrow("shape entries must be integers, got '2'");
+    expect(() => mt.zeros([2], { chunkSize: '4' as unknown as number })).toThrow(/got '4'/);
   });
 });
 

@@ -17,7 +17,7 @@
 import { type DType, canCast, defaultDTypeOfWeak, isFloat, isInteger, promoteTypes, promoteWeak, weakKindOf } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
 import { binaryScalar } from '../ir/scalar.js';
-import { broadcastShapes, checkShape, hasUnknown, isUnknown, normalizeAxes, normalizeAxis, shapeStr } from '../graph/shape.js';
+import { broadcastShapes, checkShape, hasUnknown, isUnknown, normalizeAxes, normalizeAxis, repr, shapeStr } from '../graph/shape.js';
 import { runtime } from '../runtime/runtime.js';
 import { type JsData, dtypeArg, fromJs } from './convert.js';
 import { Slice, compress, getitem, nonzero } from './indexing.js';
@@ -47,7 +47,7 @@ const withAxis = (shape: readonly number[], ax: number, len: number): number[] =
 const sameShape = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((d, i) => d === b[i]);
 const shapeOfData = (a: Operand): number[] => (isTensor(a) ? a.shape : typeof a === 'number' || typeof a === 'boolean' ? [] : fromJs(a as JsData).shape);
 const intArg = (fn: string, v: unknown, name: string): number => {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new TypeError(`${fn}(): '${name}' must be an integer, got ${String(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new TypeError(`${fn}(): '${name}' must be an integer, got ${repr(v)}`);
   return v;
 };
 
@@ -624,7 +624,7 @@ export function vander(x: Operand, ...args: Args): Tensor {
  */
 export function polyfit(x: Operand, y: Operand, deg: number, ...args: Args): Tensor | Tensor[] {
   const o = kwargs<{ rcond?: number | null; full?: boolean; w?: Operand | null; cov?: boolean | 'unscaled' }>('polyfit', args, ['rcond', 'full', 'w', 'cov']);
-  if (typeof deg !== 'number' || !Number.isFinite(deg)) throw new TypeError(`polyfit(): deg must be a number, got ${String(deg)}`);
+  if (typeof deg !== 'number' || !Number.isFinite(deg)) throw new TypeError(`polyfit(): deg must be a number, got ${repr(deg)}`);
   const order = Math.trunc(deg) + 1; // Python's int(deg)
   const asFloat = (v: Operand) => { const t = toTensor(v); return isFloat(t.dtype) ? t : astype(t, promoteTypes(t.dtype, 'float64')); };
   const xt = asFloat(x), yt = asFloat(y);

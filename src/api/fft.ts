@@ -9,19 +9,20 @@
 import { type Refusal, unsupported } from './refuse.js';
 import { roll } from './manipulate.js';
 import { type Operand, Tensor, arange, concatenate, kwargs, multiply, tensor, toTensor, whenKnown } from './tensor.js';
+import { repr } from '../graph/shape.js';
 
 type Args = unknown[];
 
 /** n as NumPy's fftfreq takes it: an integer (a bool is one), else NumPy's ValueError. */
 function length(fn: string, n: unknown): number {
   if (typeof n === 'boolean') return Number(n);
-  if (typeof n !== 'number' || !Number.isInteger(n)) throw new RangeError(`${fn}(): n should be an integer, got ${String(n)}`);
+  if (typeof n !== 'number' || !Number.isInteger(n)) throw new RangeError(`${fn}(): n should be an integer, got ${repr(n)}`);
   return n;
 }
 
 /** 1 / (n d), refusing what NumPy's division refuses. */
 function scale(fn: string, n: number, d: unknown): number {
-  if (typeof d !== 'number') throw new TypeError(`${fn}(): d must be a number, got ${d === null ? 'None' : typeof d}`);
+  if (typeof d !== 'number') throw new TypeError(`${fn}(): d must be a number, got ${repr(d)}`);
   if (n * d === 0) throw new RangeError(`${fn}(): float division by zero (n * d is 0)`);
   return 1 / (n * d);
 }

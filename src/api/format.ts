@@ -9,6 +9,7 @@ import { INFO } from '../graph/dtype.js';
 import { NDArray } from './convert.js';
 import { type FloatFmt, type Trim, type Width, positional, scientific } from './print.js';
 import { type Tensor, isTensor, kwargs } from './tensor.js';
+import { repr } from '../graph/shape.js';
 
 type Args = unknown[];
 type Value = number | bigint | boolean | NDArray | Tensor;
@@ -33,7 +34,7 @@ function floatOf(fn: string, x: number | bigint | boolean | NDArray): [number, W
     const info = INFO[x.dtype];
     return [Number(x.item()), info.kind === 'f' ? (info.bytes * 8) as Width : 64];
   }
-  throw new TypeError(`${fn}(): expected a floating-point number, got ${x === null ? 'None' : typeof x}`);
+  throw new TypeError(`${fn}(): expected a floating-point number, got ${repr(x)}`);
 }
 
 function options(fn: string, o: Common): FloatFmt {

@@ -12,6 +12,7 @@ import { type DType, promoteTypes } from '../graph/dtype.js';
 import { Slice, parseIndex } from './indexing.js';
 import { NDArray } from './convert.js';
 import { type Operand, Tensor, add, arange, astype, broadcast_to, concatenate, isTensor, linspace, multiply, reshape, stack, tensor, toTensor, transpose } from './tensor.js';
+import { repr } from '../graph/shape.js';
 
 /** One slice of a grid: Python's bounds and step, with a complex step's point count. */
 interface GridSlice { start: number; stop: number; step: number; points?: number; float: boolean }
@@ -181,7 +182,7 @@ export const index_exp = { get: (...items: unknown[]): unknown[] => indexItems(i
 function shapeArgs(fn: string, args: unknown[]): number[] {
   const dims = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
   for (const d of dims) {
-    if (typeof d !== 'number' || !Number.isInteger(d)) throw new TypeError(`${fn}(): the shape must be integers, got ${String(d)}`);
+    if (typeof d !== 'number' || !Number.isInteger(d)) throw new TypeError(`${fn}(): the shape must be integers, got ${repr(d)}`);
     if (d < 0) throw new RangeError(`${fn}(): negative dimensions are not allowed`);
   }
   return dims as number[];

@@ -16,7 +16,7 @@
 import * as G from '../graph/node.js';
 import { type DType, INFO, isFloat } from '../graph/dtype.js';
 import type { Node } from '../graph/node.js';
-import { broadcastShapes, chunkGrid, hasUnknown, shapeStr, sizeOf } from '../graph/shape.js';
+import { broadcastShapes, chunkGrid, hasUnknown, repr, shapeStr, sizeOf } from '../graph/shape.js';
 import {
   type Operand, Tensor, add, astype, kwargs, broadcast_to, cumsum, deferred, equal, isOptions, logical_and, max as maxOf,
   multiply, ravel, reshape, take, tensor, toTensor, transpose, where,
@@ -36,7 +36,7 @@ const runLength = (axis: number, what: string): RunLength =>
 export class Slice {
   constructor(readonly start: number | null = null, readonly stop: number | null = null, readonly step: number | null = null) {
     for (const [k, v] of [['start', start], ['stop', stop], ['step', step]] as const) {
-      if (v !== null && (typeof v !== 'number' || !Number.isInteger(v))) throw new TypeError(`slice ${k} must be an integer or null, got ${String(v)}`);
+      if (v !== null && (typeof v !== 'number' || !Number.isInteger(v))) throw new TypeError(`slice ${k} must be an integer or null, got ${repr(v)}`);
     }
     if (step === 0) throw new RangeError('slice step cannot be zero');
   }

@@ -9,7 +9,7 @@
 // and repeat's counts computed in the same run are computed first
 // (`onValues`).
 
-import { checkShape, hasUnknown, isUnknown, normalizeAxis, shapeStr } from '../graph/shape.js';
+import { checkShape, hasUnknown, isUnknown, normalizeAxis, repr, shapeStr } from '../graph/shape.js';
 import { runtime } from '../runtime/runtime.js';
 import * as G from '../graph/node.js';
 import { type DType, isFloat, isInteger } from '../graph/dtype.js';
@@ -26,7 +26,7 @@ function sliceAxis(t: Tensor, axis: number, start: number, stop: number): Tensor
 }
 
 function checkInt(v: unknown, fn: string, what: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new TypeError(`${fn}(): ${what} must be an integer, got ${String(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new TypeError(`${fn}(): ${what} must be an integer, got ${repr(v)}`);
   return v;
 }
 
@@ -233,7 +233,7 @@ function asPairs<T>(v: unknown, ndim: number, what: string, item: (x: unknown) =
 }
 
 const scalarItem = (what: string) => (v: unknown): Scalar => {
-  if (typeof v !== 'number' && typeof v !== 'boolean') throw new TypeError(`pad(): ${what} must be numbers or booleans, got ${v === null ? 'null' : typeof v}`);
+  if (typeof v !== 'number' && typeof v !== 'boolean') throw new TypeError(`pad(): ${what} must be numbers or booleans, got ${repr(v)}`);
   return v;
 };
 

@@ -12,7 +12,7 @@
 
 import { type DType, INFO, floatResultOf, isFloat } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
-import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis } from '../graph/shape.js';
+import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, repr } from '../graph/shape.js';
 import type { JsData } from './convert.js';
 import { indices } from './extra.js';
 import { compress, nonzero } from './indexing.js';
@@ -282,7 +282,7 @@ export function array_equiv(a1: Operand, a2: Operand): Tensor {
  * trailing options object; returns what it returns.
  */
 export function fromfunction<R>(fn: (...grids: Tensor[]) => R, shape: number | readonly number[], ...args: Args): R {
-  if (typeof fn !== 'function') throw new TypeError(`fromfunction(): function must be callable, got ${fn === null ? 'null' : typeof fn}`);
+  if (typeof fn !== 'function') throw new TypeError(`fromfunction(): function must be callable, got ${repr(fn)}`);
   const [pos, kw] = trailingOpts<Record<string, unknown>>(args);
   if (pos.length) throw new TypeError(`fromfunction() takes 2 positional arguments but ${2 + pos.length} were given`);
   const { dtype, like: _like, ...rest } = kw;
@@ -299,7 +299,7 @@ export function fromiter(iter: Iterable<unknown>, ...args: Args): Tensor {
   const o = kwargs<{ dtype?: DType | string | null; count?: number; like?: unknown }>('fromiter', args, ['dtype', 'count'], ['like']);
   if (o.dtype === undefined || o.dtype === null) throw new TypeError("fromiter() missing required argument 'dtype' (pos 2)");
   const count = o.count ?? -1;
-  if (!Number.isInteger(count)) throw new TypeError(`fromiter(): count must be an integer, got ${String(count)}`);
+  if (!Number.isInteger(count)) throw new TypeError(`fromiter(): count must be an integer, got ${repr(count)}`);
   if (iter === null || iter === undefined || typeof (iter as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function') {
     throw new TypeError(`'${iter === null ? 'NoneType' : typeof iter}' object is not iterable`);
   }
@@ -320,7 +320,7 @@ export function fromiter(iter: Iterable<unknown>, ...args: Args): Tensor {
  */
 export function mask_indices(n: number, maskFunc: (m: Tensor, k: number) => Operand, ...args: Args): Tensor[] {
   const o = kwargs<{ k?: number }>('mask_indices', args, ['k']);
-  if (typeof maskFunc !== 'function') throw new TypeError(`mask_indices(): mask_func must be callable, got ${maskFunc === null ? 'null' : typeof maskFunc}`);
+  if (typeof maskFunc !== 'function') throw new TypeError(`mask_indices(): mask_func must be callable, got ${repr(maskFunc)}`);
   const m = ones([n, n], { dtype: 'int64' });
   const a = maskFunc(m, o.k ?? 0);
   return nonzero(not_equal(isTensor(a) ? a : toTensor(a), 0));

@@ -26,7 +26,7 @@
 import { type DType, isFloat, integerRange } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
 import type { Node } from '../graph/node.js';
-import { broadcastShapes, checkShape, chunkGrid, isUnknown, normalizeAxis } from '../graph/shape.js';
+import { broadcastShapes, checkShape, chunkGrid, isUnknown, normalizeAxis, repr } from '../graph/shape.js';
 import { randomValue, seedKey } from '../ir/philox.js';
 import { type JsData, dtypeArg, fromJs } from './convert.js';
 import { multivariateHypergeometricCount, multivariateHypergeometricMarginals, permutedIndex, spawnKey } from './random_extra.js';
@@ -46,7 +46,7 @@ const DRAW_KW = ['dtype', ...CREATE_KW];
 function num(v: unknown, fn: string, name: string, dflt?: number): number {
   if (v === undefined && dflt !== undefined) return dflt;
   if (v === undefined) throw new TypeError(`${fn}() missing required argument '${name}'`);
-  if (typeof v !== 'number') throw new TypeError(`${fn}(): '${name}' must be a number, got ${v === null ? 'null' : typeof v}`);
+  if (typeof v !== 'number') throw new TypeError(`${fn}(): '${name}' must be a number, got ${repr(v)}`);
   return v;
 }
 function int(v: unknown, fn: string, name: string): number {
@@ -168,7 +168,7 @@ class Call {
       this.shapes.push([...t.shape]);
       return t;
     }
-    if (v === null || typeof v !== 'object') throw new TypeError(`${this.fn}(): '${name}' must be a number or an array, got ${v === null ? 'null' : typeof v}`);
+    if (v === null || typeof v !== 'object') throw new TypeError(`${this.fn}(): '${name}' must be a number or an array, got ${repr(v)}`);
     const a = fromJs(v as JsData);
     const data = Array.from(a.data as ArrayLike<number | bigint>, Number);
     if (integer && !data.every(Number.isInteger)) throw new TypeError(`${this.fn}(): '${name}' must hold integers`);

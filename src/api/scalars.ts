@@ -10,6 +10,7 @@
 import { type Casting, CASTINGS, type DType, type WeakKind, INFO, canCast, defaultDTypeOfWeak, dtypeOfTypedArray, parseDType, promoteTypes, promoteWeak, weakKindOf } from '../graph/dtype.js';
 import { NDArray, fromJs, type JsData } from './convert.js';
 import { isTensor, kwargs } from './tensor.js';
+import { repr } from '../graph/shape.js';
 
 type Args = unknown[];
 
@@ -190,7 +191,7 @@ export function binary_repr(num: number | bigint, ...args: Args): string {
   const o = kwargs<{ width?: number | null }>('binary_repr', args, ['width']);
   const n = pyIndex(num, 'binary_repr');
   const width = o.width ?? undefined;
-  if (width !== undefined && !Number.isInteger(width)) throw new TypeError(`binary_repr(): width must be an integer, got ${String(width)}`);
+  if (width !== undefined && !Number.isInteger(width)) throw new TypeError(`binary_repr(): width must be an integer, got ${repr(width)}`);
   const insufficient = (binwidth: number) => {
     if (width !== undefined && width < binwidth) throw new RangeError(`Insufficient bit width=${width} provided for binwidth=${binwidth}`);
   };
@@ -213,7 +214,7 @@ export function binary_repr(num: number | bigint, ...args: Args): string {
 export function base_repr(num: number | bigint, ...args: Args): string {
   const o = kwargs<{ base?: number; padding?: number }>('base_repr', args, ['base', 'padding']);
   const base = o.base ?? 2;
-  if (!Number.isInteger(base)) throw new TypeError(`base_repr(): base must be an integer, got ${String(base)}`);
+  if (!Number.isInteger(base)) throw new TypeError(`base_repr(): base must be an integer, got ${repr(base)}`);
   if (base > 36) throw new RangeError('Bases greater than 36 not handled in base_repr.');
   if (base < 2) throw new RangeError('Bases less than 2 not handled in base_repr.');
   if (typeof num === 'number' && !Number.isFinite(num)) throw new RangeError(`base_repr(): cannot convert float ${num} to integer`);

@@ -21,7 +21,7 @@
 import * as G from '../graph/node.js';
 import { type DType, type TypedArray, isFloat, isInteger, promoteTypes, sumResultOf } from '../graph/dtype.js';
 import { roundHalf } from '../graph/half.js';
-import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, shapeStr, sizeOf } from '../graph/shape.js';
+import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, repr, shapeStr, sizeOf } from '../graph/shape.js';
 import { runtime } from '../runtime/runtime.js';
 import {
   type Operand, Tensor, add, all, any, argmax, argmin, astype, broadcast_to, concatenate, cumprod, cumsum, deferred, divide, equal, flip,
@@ -257,7 +257,7 @@ function samples(fn: string, name: string, x: Operand): Tensor {
 export function interp(x: Operand, xp: Operand, fp: Operand, ...args: Args): Tensor {
   const o = kwargs<{ left?: number | null; right?: number | null; period?: number | null }>('interp', args, ['left', 'right', 'period']);
   for (const k of ['left', 'right', 'period'] as const) {
-    if (o[k] !== undefined && o[k] !== null && typeof o[k] !== 'number') throw new TypeError(`interp(): '${k}' must be a number or None, got ${typeof o[k]}`);
+    if (o[k] !== undefined && o[k] !== null && typeof o[k] !== 'number') throw new TypeError(`interp(): '${k}' must be a number or None, got ${repr(o[k])}`);
   }
   let X = astype(x, 'float64');
   let P = samples('interp', 'xp', xp), F = samples('interp', 'fp', fp);
@@ -713,7 +713,7 @@ export function bincount(x: Operand, ...args: Args): Tensor {
   if (t.ndim > 1) throw new RangeError('setting an array element with a sequence. The requested array would exceed the maximum number of dimension of 1.');
   if (isFloat(t.dtype)) throw new TypeError(`Cannot cast array data from dtype('${t.dtype}') to dtype('int64') according to the rule 'safe'`);
   const minlength = o.minlength ?? 0;
-  if (typeof minlength !== 'number' || !Number.isInteger(minlength)) throw new TypeError(`bincount(): 'minlength' must be an integer, got ${String(minlength)}`);
+  if (typeof minlength !== 'number' || !Number.isInteger(minlength)) throw new TypeError(`bincount(): 'minlength' must be an integer, got ${repr(minlength)}`);
   if (minlength < 0) throw new RangeError("'minlength' must not be negative");
   let w: Tensor | undefined;
   if (o.weights !== undefined && o.weights !== null) {

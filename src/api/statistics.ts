@@ -11,7 +11,7 @@
 import { type DType, floatResultOf, isFloat, promoteTypes } from '../graph/dtype.js';
 import { dtypeArg } from './convert.js';
 import { QUANTILE_METHODS, type QKind, type QuantileSpec, isQuantileMethod, takesValues } from '../graph/quantile.js';
-import { broadcastShapes, normalizeAxes, normalizeAxis } from '../graph/shape.js';
+import { broadcastShapes, normalizeAxes, normalizeAxis, repr } from '../graph/shape.js';
 import {
   type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
   logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
@@ -58,7 +58,7 @@ export function diff(a: Operand, ...args: Args): Tensor {
   if (t.ndim === 0) throw new RangeError('diff requires input that is at least one dimensional');
   const n = o.n ?? 1;
   if (!Number.isInteger(n)) throw new TypeError(`'${pyType(n)}' object cannot be interpreted as an integer`);
-  if (n < 0) throw new RangeError(`order must be non-negative but got ${String(n)}`);
+  if (n < 0) throw new RangeError(`order must be non-negative but got ${repr(n)}`);
   const axis = normalizeAxis(o.axis ?? -1, t.ndim);
   // the differences are slices of known lengths: built once the run knows them
   const later = whenKnown('diff', [t, o], (u, w) => diff(u, w));

@@ -8,7 +8,7 @@ import { CASTINGS, type Casting, type DType, INFO, type WeakKind, canCast, defau
 import * as G from '../graph/node.js';
 import type { Node } from '../graph/node.js';
 import { BINARY_OPS, type BinaryOp, type ReduceOp, UNARY_OPS, type UnaryOp, resolveBinary, resolveUnary } from '../graph/ops.js';
-import { MAX_SIZE, broadcastShapes, checkShape, chunkGrid, hasUnknown, isUnknown, normalizeAxes, normalizeAxis, shapeStr, sizeOf } from '../graph/shape.js';
+import { broadcastShapes, checkShape, chunkGrid, hasUnknown, isUnknown, MAX_SIZE, normalizeAxes, normalizeAxis, repr, shapeStr, sizeOf } from '../graph/shape.js';
 import { type DeviceChoice, type Report, type RunOptions, runtime } from '../runtime/runtime.js';
 import { resolve } from '../runtime/resolve.js';
 import { castScalar } from '../ir/scalar.js';
@@ -72,7 +72,7 @@ export function kwargs<O>(fn: string, args: readonly unknown[], names: readonly 
     if (v !== undefined) o[k] = v;
   }
   if (o.out !== undefined && o.out !== null) throw new TypeError(`${fn}(): out= is not supported (Tessera's values are immutable: use the returned tensor)`);
-  if (o.keepdims !== undefined && typeof o.keepdims !== 'boolean') throw new TypeError(`keepdims must be a boolean, got ${typeof o.keepdims}`);
+  if (o.keepdims !== undefined && typeof o.keepdims !== 'boolean') throw new TypeError(`keepdims must be a boolean, got ${repr(o.keepdims)}`);
   delete o.out;
   return o as O;
 }
@@ -320,12 +320,12 @@ export function knownLength<T>(fn: string, v: T, name: string): T {
 }
 
 function checkNumber(v: unknown, fn: string, name: string): number {
-  if (typeof v !== 'number') throw new TypeError(`${fn}(): '${name}' must be a number, got ${v === null ? 'null' : typeof v}`);
+  if (typeof v !== 'number') throw new TypeError(`${fn}(): '${name}' must be a number, got ${repr(v)}`);
   return v;
 }
 
 function checkInt(v: unknown, fn: string, name: string): number {
-  if (!Number.isInteger(checkNumber(v, fn, name))) throw new TypeError(`${fn}(): '${name}' must be an integer, got ${String(v)}`);
+  if (!Number.isInteger(checkNumber(v, fn, name))) throw new TypeError(`${fn}(): '${name}' must be an integer, got ${repr(v)}`);
   return v as number;
 }
 
@@ -976,7 +976,7 @@ export function full(shape: number | readonly number[], value: Operand, ...args:
   const s = concreteShape('full', shape);
   if (typeof value !== 'number' && typeof value !== 'boolean') {
     // an array fill value: its dtype (unless one is asked for), copied into every place it broadcasts to
-    if (value === null || typeof value !== 'object') throw new TypeError(`full(): fill_value must be a number, a boolean or an array, got ${value === null ? 'null' : typeof value}`);
+    if (value === null || typeof value !== 'object') throw new TypeError(`full(): fill_value must be a number, a boolean or an array, got ${repr(value)}`);
     const t = toTensor(value);
     const fits = t.ndim <= s.length && t.shape.every((d, i) => d === 1 || d === s[s.length - t.ndim + i]);
     const tight = (dims: readonly number[]) => `(${dims.join(',')}${dims.length === 1 ? ',' : ''})`; // NumPy's copyto spells shapes so
@@ -1047,7 +1047,7 @@ export function linspace(start: Operand, stop: Operand, o?: CreateOpts & { endpo
 export function linspace(start: Operand, stop: Operand, num: number, o?: CreateOpts & { endpoint?: boolean; axis?: number }): Tensor;
 export function linspace(start: Operand, stop: Operand, ...rest: unknown[]): Tensor | [Tensor, Tensor | number] {
   const o = kwargs<CreateOpts & { endpoint?: boolean; num?: number; retstep?: boolean; axis?: number }>('linspace', rest, ['num', 'endpoint', 'retstep', 'dtype', 'axis'], CREATE_KW);
-  if (o.endpoint !== undefined && typeof o.endpoint !== 'boolean') throw new TypeError(`linspace(): endpoint must be a boolean, got ${typeof o.endpoint}`);
+  if (o.endpoint !== undefined && typeof o.endpoint !== 'boolean') throw new TypeError(`linspace(): endpoint must be a boolean, got ${repr(o.endpoint)}`);
   const num = checkInt(knownLength('linspace', o.num ?? 50, 'num'), 'linspace', 'num');
   if (num > MAX_SIZE) throw new RangeError(`Maximum allowed size exceeded (linspace of ${num} samples)`);
   if (!Number.isInteger(num) || num < 0) throw new RangeError(`Number of samples, ${num}, must be non-negative.`);
@@ -1453,7 +1453,7 @@ export { Generator, random } from './random.js';
 
 /** Runs several outputs in one graph, sharing common work. */
 export async function execute(...ts: Tensor[]): Promise<Tensor[]> {
-  ts.forEach((t, i) => { if (!isTensor(t)) throw new TypeError(`execute(): argument ${i} is not a tensor (got ${t === null ? 'null' : typeof t})`); });
+  ts.forEach((t, i) => { if (!isTensor(t)) throw new TypeError(`execute(): argument ${i} is not a tensor (got ${repr(t)})`); });
   await realize(ts, withDefaults({}));
   return ts;
 }

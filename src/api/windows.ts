@@ -7,11 +7,12 @@
 
 import { i0 } from './ufuncs.js';
 import { type Tensor, add, arange, cos, divide, less_equal, multiply, ones, power, sqrt, subtract, where, zeros } from './tensor.js';
+import { repr } from '../graph/shape.js';
 
 /** NumPy's np.array([0.0, M]): M as a float, or the TypeError NumPy's comparison raises. */
 function length(fn: string, M: unknown): number {
   if (typeof M === 'boolean') return Number(M);
-  if (typeof M !== 'number') throw new TypeError(`${fn}(): M must be a number, got ${M === null ? 'None' : typeof M}`);
+  if (typeof M !== 'number') throw new TypeError(`${fn}(): M must be a number, got ${repr(M)}`);
   return M;
 }
 

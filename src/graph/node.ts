@@ -10,7 +10,7 @@ import { type DType, INFO } from './dtype.js';
 import { LinAlgError, type LinalgSpec, SQUARE, linalgParts } from './linalg.js';
 import { type QuantileSpec, quantileDType } from './quantile.js';
 import { type BinaryOp, type RandomDist, type ReduceOp, type ScanOp, type UnaryOp, isArgReduce } from './ops.js';
-import { AUTO_CHUNK_BYTES, type Shape, broadcastShapes, chunkGrid, hasUnknown, isUnknown, shapeStr, sizeOf } from './shape.js';
+import { AUTO_CHUNK_BYTES, type Shape, broadcastShapes, checkTiling, chunkGrid, hasUnknown, isUnknown, shapeStr, sizeOf } from './shape.js';
 
 /** Attributes per node kind. `source` nodes carry data held by the runtime under `key`. */
 export interface Attrs {
@@ -76,8 +76,9 @@ const MAKES_UNKNOWN: ReadonlySet<OpKind> = new Set<OpKind>(['compress', 'defer']
 
 function make<K extends OpKind>(op: K, inputs: readonly Node[], attrs: Attrs[K], dtype: DType, shape: Shape, chunk?: Shape): Node<K> {
   if (hasUnknown(shape) && !MAKES_UNKNOWN.has(op) && !inputs.some((i) => hasUnknown(i.shape))) throw new UnknownLengthError(`a ${op} of shape ${shapeStr(shape)}`);
-  const c = chunk ?? chunkGrid(shape, INFO[dtype].bytes);
-  return Object.freeze({ id: nextId++, op, inputs: Object.freeze([...inputs]), attrs: Object.freeze(attrs) as Attrs[K], dtype, shape: Object.freeze([...shape]), chunk: Object.freeze(c.map((v, i) => Math.max(1, Math.min(v, Math.max(1, shape[i]!))))) });
+  const c = (chunk ?? chunkGrid(shape, INFO[dtype].bytes)).map((v, i) => Math.max(1, Math.min(v, Math.max(1, shape[i]!))));
+  checkTiling(shape, c, INFO[dtype].bytes, dtype);
+  return Object.freeze({ id: nextId++, op, inputs: Object.freeze([...inputs]), attrs: Object.freeze(attrs) as Attrs[K], dtype, shape: Object.freeze([...shape]), chunk: Object.freeze(c) });
 }
 
 /** Chunk grid of a broadcast result: taken from the inputs that span each axis. */

@@ -4,6 +4,7 @@
 // grows the memory on demand. In: sizes. Out: byte offsets, and the counts
 // the execution report shows (bytes allocated, peak in use).
 
+import { MemoryError, sizeString } from '../graph/shape.js';
 import { MAX_PAGES } from '../wasm/render.js';
 
 const ALIGN = 64;
@@ -42,7 +43,7 @@ export class Heap {
     const ptr = this.top;
     const end = ptr + size;
     if (end > MAX_PAGES * PAGE) {
-      throw new RangeError(`Unable to allocate ${(bytes / 2 ** 20).toFixed(1)} MiB for a chunk: the chunk heap is limited to 4 GiB (in use: ${(this.inUse / 2 ** 20).toFixed(1)} MiB). Use a smaller chunkSize or fewer live tensors.`);
+      throw new MemoryError(`Unable to allocate ${sizeString(bytes)} for a chunk: the chunk heap is limited to 4 GiB (in use: ${sizeString(this.inUse)}). Use a smaller chunkSize or fewer live tensors.`);
     }
     const have = this.memory.buffer.byteLength;
     if (end > have) {

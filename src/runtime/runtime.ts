@@ -10,7 +10,7 @@ import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js
 import { decodeHalf } from '../graph/half.js';
 import type { Node } from '../graph/node.js';
 import type { ScanOp } from '../graph/ops.js';
-import { numChunks, shapeStr, sizeOf, stridesOf } from '../graph/shape.js';
+import { MemoryError, numChunks, shapeStr, sizeOf, sizeString, stridesOf } from '../graph/shape.js';
 import { fuse } from '../fuse/fuse.js';
 import { type Kernel, programKey, siteParams } from '../ir/ir.js';
 import type { Binding } from '../ir/args.js';
@@ -537,7 +537,7 @@ export class Runtime {
       // cannot fit before tiling it (NumPy's MemoryError), not after filling the heap.
       for (const { node: n } of steps) {
         const bytes = sizeOf(n.shape) * INFO[n.dtype].bytes;
-        if (bytes > HEAP_LIMIT) throw new RangeError(`Unable to allocate ${(bytes / 2 ** 30).toFixed(1)} GiB for an array with shape ${shapeStr(n.shape)} and data type ${n.dtype}: the chunk heap holds at most ${HEAP_LIMIT / 2 ** 30} GiB`);
+        if (bytes > HEAP_LIMIT) throw new MemoryError(`Unable to allocate ${sizeString(bytes)} for an array with shape ${shapeStr(n.shape)} and data type ${n.dtype}: it must be stored, and the chunk heap holds at most ${sizeString(HEAP_LIMIT)}`);
       }
       return tile(steps, todo, (n) => {
         const s = this.stored.get(n);

@@ -11,7 +11,7 @@
 import { type DType } from '../graph/dtype.js';
 import type { Node } from '../graph/node.js';
 import { type ScanOp, isArgReduce } from '../graph/ops.js';
-import { numChunks, shapeStr } from '../graph/shape.js';
+import { MemoryError, numChunks, shapeStr } from '../graph/shape.js';
 import type { Step } from '../fuse/fuse.js';
 import { type Interval, bounds } from '../ir/interval.js';
 import { type Expr, type Kernel, type RVar, SUM_BLOCK, children, intern, ivar } from '../ir/ir.js';
@@ -197,7 +197,7 @@ export function tile(steps: readonly Step[], outputs: readonly Node[], existing:
     const spec = tensors[out]!;
     // Each chunk of a step is a task (or more): a grid past MAX_TASKS would exhaust the host's memory in plans alone.
     const count = numChunks(spec.shape, spec.chunk).reduce((a, b) => a * b, 1);
-    if (count > MAX_TASKS) throw new RangeError(`an array of shape ${shapeStr(spec.shape)} in chunks of ${shapeStr(spec.chunk)} makes ${count} tasks, past the ${MAX_TASKS} one plan may hold: use a larger chunkSize`);
+    if (count > MAX_TASKS) throw new MemoryError(`an array of shape ${shapeStr(spec.shape)} in chunks of ${shapeStr(spec.chunk)} makes ${count} tasks, past the ${MAX_TASKS} one plan may hold: use a larger chunkSize`);
     const ins = step.inputs.map(tensorOf);
     if (step.kind === 'scan') {
       const { op, axis } = step.node.attrs;
