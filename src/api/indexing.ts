@@ -156,7 +156,7 @@ function classify(it: Item): Kind {
   if (it instanceof Slice) return { k: 'slice', s: it };
   if (typeof it === 'boolean') return { k: 'mask', t: tensor(it), host: it ? [0] : [] };
   if (typeof it === 'number') {
-    if (!Number.isInteger(it)) throw new TypeError(`only integers, slices (\`:\`), ellipsis (\`...\`), numpy.newaxis (\`None\`) and integer or boolean arrays are valid indices (got ${it})`);
+    if (!Number.isInteger(it)) throw new TypeError(`only integers, slices (\`:\`), ellipsis (\`...\`), numpy.newaxis (\`None\`) and integer or boolean arrays are valid indices (got ${repr(it)})`);
     return { k: 'int', i: it };
   }
   let t = toTensor(it as Operand);

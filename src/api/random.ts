@@ -51,7 +51,7 @@ function num(v: unknown, fn: string, name: string, dflt?: number): number {
 }
 function int(v: unknown, fn: string, name: string): number {
   const n = num(v, fn, name);
-  if (!Number.isInteger(n)) throw new TypeError(`${fn}(): '${name}' must be an integer, got ${n}`);
+  if (!Number.isInteger(n)) throw new TypeError(`${fn}(): '${name}' must be an integer, got ${repr(n)}`);
   return n;
 }
 /** NumPy's ValueError for a parameter out of its domain (NaN fails every domain test here as in NumPy). */
@@ -931,7 +931,7 @@ export class Generator {
     const count = shape.reduce((x, y) => x * y, 1);
     let pop: number, arr: Tensor | undefined, axis = 0;
     if (typeof a === 'number') {
-      if (!Number.isInteger(a)) throw new TypeError(`choice(): a must be an integer or an array, got ${a}`);
+      if (!Number.isInteger(a)) throw new TypeError(`choice(): a must be an integer or an array, got ${repr(a)}`);
       if (a < 0 || (a === 0 && count > 0)) throw new RangeError('a must be a positive integer unless no samples are taken');
       pop = a;
     } else {
@@ -1021,7 +1021,7 @@ export class Generator {
   permutation(x: number | Operand, ...args: Args): Tensor {
     const o = kwargs<CreateOpts & { axis?: number }>('permutation', args, ['axis'], CREATE_KW);
     if (typeof x === 'number') {
-      if (!Number.isInteger(x) || x < 0) throw new TypeError(`permutation(): n must be a non-negative integer, got ${x}`);
+      if (!Number.isInteger(x) || x < 0) throw new TypeError(`permutation(): n must be a non-negative integer, got ${repr(x)}`);
       const stream = this.stream++;
       const p = new BigInt64Array(x);
       const idx = new Float64Array(x);
