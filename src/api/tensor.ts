@@ -11,6 +11,7 @@ import { BINARY_OPS, type BinaryOp, type ReduceOp, UNARY_OPS, type UnaryOp, reso
 import { broadcastShapes, checkShape, chunkGrid, hasUnknown, isUnknown, MAX_SIZE, normalizeAxes, normalizeAxis, repr, shapeStr, sizeOf } from '../graph/shape.js';
 import { type DeviceChoice, type Report, type RunOptions, runtime } from '../runtime/runtime.js';
 import { resolve } from '../runtime/resolve.js';
+import { Execution, debugLevel } from '../runtime/debug.js';
 import { castScalar } from '../ir/scalar.js';
 import { type JsData, NDArray, dtypeArg, fromJs } from './convert.js';
 import { type UFuncMethods, withMethods } from './ufunc_methods.js';
@@ -33,6 +34,13 @@ export const options = {
    * device is lost mid-job, the work runs on WASM.
    */
   device: 'wasm' as DeviceChoice,
+  /**
+   * What each execution prints (runtime/debug.ts): 0 nothing, 1 a summary,
+   * 2 each task, 3 the graphs and kernels too. Unset: the TESSERA_DEBUG (or
+   * DEBUG) environment variable, in Node. `mt.lastReport().trace` holds the
+   * timeline at every level.
+   */
+  debug: undefined as number | undefined,
 };
 
 export type Operand = Tensor | number | boolean | JsData;
@@ -260,7 +268,16 @@ export class Tensor {
 for (const m of ['sort', 'partition', 'fill', 'put', 'resize'] as const) Object.assign(Tensor.prototype[m], { refused: 'works in place; raises, naming the functional form' });
 
 /** Resolves unknown lengths (iterative tiling), then runs all outputs as one graph. */
-async function realize(ts: readonly Tensor[], opts: RunOptions): Promise<void> {
+async function realize(ts: readonly Tensor[], given: RunOptions): Promise<void> {
+  const opts: RunOptions = { ...given, execution: given.execution ?? new Execution(debugLevel(given.debug)) };
+  try {
+    await realizeIn(ts, opts);
+  } finally {
+    if (!given.execution) opts.execution!.finish();
+  }
+}
+
+async function realizeIn(ts: readonly Tensor[], opts: RunOptions): Promise<void> {
   const nodes = await resolve(ts.map((t) => t.node), runtime, opts);
   ts.forEach((t, i) => t._resolved(nodes[i]!));
   // a graph holding a tensor created with { gpu: true } runs on WebGPU
@@ -273,7 +290,8 @@ async function realize(ts: readonly Tensor[], opts: RunOptions): Promise<void> {
 }
 
 function withDefaults(o: RunOptions): RunOptions {
-  return { workers: o.workers ?? options.workers, onProgress: o.onProgress ?? options.onProgress, device: o.device ?? options.device, ...(o.session ? { session: o.session } : {}) };
+  const debug = o.debug ?? options.debug;
+  return { workers: o.workers ?? options.workers, onProgress: o.onProgress ?? options.onProgress, device: o.device ?? options.device, ...(o.session ? { session: o.session } : {}), ...(debug !== undefined ? { debug } : {}) };
 }
 
 /** Ops that are halves of a multi-output ufunc (frexp): reached through `frexp`, not as methods. */

@@ -44,6 +44,7 @@ export const host: Host = {
   readText: async (url: URL) => (await fetch(url)).text(),
 
   files: () => undefined,
+  env: () => undefined,
   fileJournal: async () => undefined,
 
   net: async () => ({ WebSocket: globalThis.WebSocket as unknown as Awaited<ReturnType<Host['net']>>['WebSocket'] }),

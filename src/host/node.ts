@@ -70,6 +70,8 @@ export const host: Host = {
     };
   },
 
+  env: (name: string) => process.env[name],
+
   async fileJournal(dir: string) {
     const { FileJournal } = await import('./node-journal.js');
     return new FileJournal(dir);

@@ -56,6 +56,8 @@ export interface Host {
   net(): Promise<Net>;
   /** Whole-file reads and writes by path, where the host has files (Node); undefined in a browser. */
   files(): Files | undefined;
+  /** An environment variable, where the host has them (Node); undefined in a browser. */
+  env(name: string): string | undefined;
   /** A coordinator's journal in a directory, where the host has files (Node). */
   fileJournal(dir: string): Promise<import('../mesh/journal.js').Journal | undefined>;
 }

@@ -20,9 +20,11 @@
 
 import { host } from '#host';
 import type { Thread } from '../host/types.js';
+import { now } from './debug.js';
 import type { Job } from './exec.js';
 
-interface Reply { type: 'done' | 'error'; message?: string; ran?: number[] }
+/** A batch's answer: the indices of the jobs this worker ran, and each one's start and end (ms, ./debug.ts's clock). */
+interface Reply { type: 'done' | 'error'; message?: string; ran?: number[]; times?: number[] }
 interface Pending { resolve: (m: Reply) => void; reject: (e: Error) => void }
 interface Slot { worker: Thread; pending: Pending[]; programs: Set<string> }
 
@@ -60,7 +62,7 @@ export class Pool {
         const p = slot.pending.shift();
         if (!slot.pending.length) worker.hold?.(false);
         if (m.type === 'done') p?.resolve(m);
-        else p?.reject(Object.assign(new Error(m.message), { ran: m.ran }));
+        else p?.reject(Object.assign(new Error(m.message), { ran: m.ran, times: m.times }));
         this.settledWaiters.splice(0).forEach((f) => f());
       });
       worker.onError((e: Error) => {
@@ -120,12 +122,13 @@ export class Pool {
    * Runs `jobs` on every worker at once (`modules`: the programs they name,
    * sent to a worker that has not had them): each takes the next job nobody has
    * taken until none is left, then calls `onRan` with the indices it ran (the
-   * first call means every job has been taken). Resolves when every worker has
+   * first call means every job has been taken), their start and end times, and
+   * the worker (1..size). Resolves when every worker has
    * left the batch; rejects with the first error, after which the other
    * workers take no more of its jobs (a failing worker still reports the
    * jobs it ran, so their outputs can be accounted for).
    */
-  batch(jobs: readonly Job[], modules: ReadonlyMap<string, WebAssembly.Module>, onRan: (ran: readonly number[]) => void): Promise<void> {
+  batch(jobs: readonly Job[], modules: ReadonlyMap<string, WebAssembly.Module>, onRan: (ran: readonly number[], times: readonly number[], worker: number) => void): Promise<void> {
     const c = this.nextCounter++ % BATCH_COUNTERS;
     if (this.counterUsers[c]) throw new Error('internal: a batch counter still in use');
     Atomics.store(this.counters, c, 0);
@@ -141,30 +144,31 @@ export class Pool {
         this.counterUsers[c]!--;
         if (--left === 0) { if (first) reject(first); else resolve(); }
       };
-      for (const slot of this.slots) {
+      this.slots.forEach((slot, w) => {
         const fresh = [...modules].filter(([k]) => !slot.programs.has(k));
         fresh.forEach(([k]) => slot.programs.add(k));
         slot.pending.push({
-          resolve: (m) => { onRan(m.ran ?? []); leave(); },
+          resolve: (m) => { onRan(m.ran ?? [], m.times ?? [], w + 1); leave(); },
           reject: (e) => {
-            onRan((e as Error & { ran?: number[] }).ran ?? []);
+            const r = e as Error & { ran?: number[]; times?: number[] };
+            onRan(r.ran ?? [], r.times ?? [], w + 1);
             first ??= e;
             leave();
           },
         });
         slot.worker.hold?.(true);
         slot.worker.post({ type: 'batch', id, jobs, modules: fresh, counter: this.counterPtr + 4 * c, started: this.counterPtr + 4 * (BATCH_COUNTERS + c) });
-      }
+      });
     });
   }
 
   /**
    * Runs jobs of the batch just started, if it went to an idle pool, on the
    * calling thread with `run`, while some worker has yet to start on it;
-   * returns the indices it ran. A job that throws stops the batch as a
+   * returns the indices it ran (and pushes each one's start and end to `times`). A job that throws stops the batch as a
    * worker's error does: the batch rejects with it once the workers leave.
    */
-  help(run: (job: Job) => void): number[] {
+  help(run: (job: Job) => void, times: number[] = []): number[] {
     const b = this.waking;
     this.waking = undefined;
     const ran: number[] = [];
@@ -173,7 +177,9 @@ export class Pool {
       const i = Atomics.add(this.counters, b.c, 1);
       if (i >= b.jobs.length) break;
       try {
+        const t0 = now();
         run(b.jobs[i]!);
+        times.push(t0, now());
         ran.push(i);
       } catch (e) {
         Atomics.store(this.counters, b.c, b.jobs.length); // the workers take no more of this batch

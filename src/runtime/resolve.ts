@@ -25,6 +25,7 @@ import { linalgCompute, linalgParts } from '../graph/linalg.js';
 import { singularValues } from '../graph/svd.js';
 import { chunkGrid, hasUnknown, shapeStr, sizeOf } from '../graph/shape.js';
 import type { RunOptions } from './runtime.js';
+import { now } from './debug.js';
 
 /** What resolve needs from the runtime (the local one, or later a mesh coordinator). */
 export interface Store {
@@ -63,7 +64,11 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
       throw new Error(`internal: unknown lengths left but no selection can be computed (${stuck.map((n) => `${n.op === 'defer' ? (n.attrs as { name: string }).name : n.op}${shapeStr(n.shape)}`).join(', ')})`);
     }
     await store.run([...new Set(frontier.flatMap((n) => n.inputs))], opts);
-    for (const f of frontier) computed.set(f, HOST_OPS[f.op]!(f, store));
+    for (const f of frontier) {
+      const t0 = now();
+      computed.set(f, HOST_OPS[f.op]!(f, store));
+      opts.execution?.hostOp(f.op, t0, now(), { node: f.id, shape: shapeStr(f.shape) });
+    }
   }
 }
 

@@ -19,6 +19,10 @@ import { type Layout, render, writeParams } from '../wasm/render.js';
 import { type BoundJob, type Copy, Executor, type Job, type KernelJob, type ScanJob, copyBox } from './exec.js';
 import { type Block, HEAP_LIMIT, Heap } from './memory.js';
 import { PlanCache } from './plans.js';
+import { Execution, GPU_THREAD, MAIN_THREAD, type Trace, debugLevel, now } from './debug.js';
+import { encodeKernel } from '../ir/wire.js';
+import { renderWgsl } from '../wgsl/render.js';
+import { topo } from '../graph/node.js';
 import { COUNTER_BYTES, Pool, defaultWorkers } from './pool.js';
 import { DeviceCopyLost, GpuDevice, type GpuTask, type Region } from './webgpu.js';
 
@@ -45,6 +49,12 @@ export interface Report {
   /** Whether the plan (fusion and tiling) was the one kept from an earlier run of a graph of the same structure. */
   planReused: boolean;
   ms: number;
+  /**
+   * The execution's timeline so far (every run of it: the stages of
+   * iterative tiling, the host operations between them, then this run): each
+   * task on each thread, in the Chrome trace-event format (./debug.ts).
+   */
+  trace: Trace;
 }
 
 /**
@@ -67,6 +77,10 @@ export interface RunOptions {
   /** Worker threads; 0 runs every task inline on the calling thread. */
   workers?: number;
   device?: DeviceChoice;
+  /** The DEBUG level (./debug.ts); the environment's when not given. */
+  debug?: number;
+  /** The execution this run belongs to (the api starts one per execute; a run without one is its own). */
+  execution?: Execution;
 }
 
 const PARAM_BYTES = 16384;
@@ -258,12 +272,25 @@ export class Runtime {
 
   private async runNow(outputs: readonly Node[], opts: RunOptions): Promise<Report> {
     const t0 = performance.now();
+    const own = opts.execution === undefined;
+    const exe = opts.execution ?? new Execution(debugLevel(opts.debug));
     const compiled0 = this.compiled;
     const heap = this.heap;
     const peak0 = heap.inUse;
     heap.peak = heap.inUse;
     const alloc0 = heap.allocated;
+    const planStart = now();
     const { plan, reused } = this.planned(outputs);
+    const planEnd = now();
+    exe.stages.plan += planEnd - planStart;
+    exe.span(reused ? 'plan (reused)' : 'plan', 'plan', MAIN_THREAD, planStart, planEnd, { tasks: plan.tasks.length, kernels: plan.kernels.length });
+    if (exe.level >= 3 && !reused) this.describePlan(exe, outputs, plan);
+    /** A task's span on the timeline (worker 0 is this thread). */
+    const taskSpan = (id: number, tid: number, start: number, end: number): void => {
+      const t = plan.tasks[id]!;
+      exe.span(`task ${id}`, 'task', tid, start, end, isScanTask(t) ? { scan: t.scan.op, chunk: t.chunk } : { kernel: t.kernel });
+    };
+    const tasksStart = now();
     const st = new RunState(this, plan, (n) => this.stored.get(n));
     const choice = opts.device ?? 'wasm';
     const gpu = choice === 'wasm' ? undefined : await this.gpuDevice();
@@ -271,6 +298,13 @@ export class Runtime {
     const useGpu = gpu && (choice === 'webgpu' || !gpu.software)
       ? plan.kernels.map((k) => gpu.supports(k) === undefined)
       : plan.kernels.map(() => false);
+    if (exe.level >= 3 && !reused) {
+      plan.kernels.forEach((k, i) => {
+        if (!useGpu[i]) return;
+        const partial = plan.tasks.some((t) => !isScanTask(t) && t.kernel === i && t.partial);
+        exe.log(`kernel ${i} as WGSL:\n${renderWgsl(k, partial).code}`);
+      });
+    }
     const onGpu = (id: number): boolean => {
       const t = plan.tasks[id]!;
       if (!gpu || gpu.lost) return false;
@@ -332,7 +366,9 @@ export class Runtime {
       }
       if (!kernels.length) return temps;
       try {
+        const g0 = now();
         await gpu!.runAll(kernels.map((k) => k.gt));
+        exe.span(`${kernels.length} tasks`, 'gpu', GPU_THREAD, g0, now(), { first: kernels[0]!.task.id });
         gpuTasks += kernels.length;
       } catch (e) {
         // a lost device (or a dispatch too large): these tasks on WASM, unless chunks that lived on the GPU only went with it
@@ -384,7 +420,9 @@ export class Runtime {
           const id = ready.pop()!;
           const [job, temps, copied] = st.bind(plan.tasks[id]!);
           bytesCopied += copied;
+          const s0 = now();
           ex.run(job);
+          taskSpan(id, MAIN_THREAD, s0, now());
           finish(id, temps);
           if (done % 64 === 0) await Promise.resolve();
         }
@@ -434,10 +472,10 @@ export class Runtime {
             let reported = false;
             const ran = new Array<boolean>(ids.length).fill(false);
             inFlight++; untaken++; busy += pool.size;
-            pool.batch(wire, modules, (done) => {
+            pool.batch(wire, modules, (done, times, w) => {
               busy--;
               if (!reported) { reported = true; untaken--; }
-              done.forEach((i) => { ran[i] = true; });
+              done.forEach((i, k) => { ran[i] = true; if (times.length > 2 * k) taskSpan(ids[i]!, w, times[2 * k]!, times[2 * k + 1]!); });
               finishAll(done.map((i) => ids[i]!), done.map((i) => temps[i]!));
               pump();
             }).then(
@@ -451,11 +489,12 @@ export class Runtime {
             );
             // this thread's share while the workers wake (./pool.ts)
             const ex = this.inlineExecutor();
+            const helpTimes: number[] = [];
             const mine = pool.help((job) => {
               if (job.kind === 'bound') ex.learn(job.key, this.programs.get(job.key)!.module);
               ex.run(job);
-            });
-            mine.forEach((i) => { ran[i] = true; });
+            }, helpTimes);
+            mine.forEach((i, k) => { ran[i] = true; taskSpan(ids[i]!, MAIN_THREAD, helpTimes[2 * k]!, helpTimes[2 * k + 1]!); });
             finishAll(mine.map((i) => ids[i]!), mine.map((i) => temps[i]!));
           };
           const pump = (): void => {
@@ -475,7 +514,9 @@ export class Runtime {
                 const id = ready.shift()!;
                 const [job, tt, copied] = st.bind(plan.tasks[id]!);
                 bytesCopied += copied;
+                const s0 = now();
                 this.inlineExecutor().run(job);
+                taskSpan(id, MAIN_THREAD, s0, now());
                 finish(id, tt);
               }
               while (!failure && ready.length && untaken < 2 && pool.canBatch()) launch();
@@ -510,9 +551,26 @@ export class Runtime {
       gpu: gpuNote,
       planReused: reused,
       ms: performance.now() - t0,
+      trace: { traceEvents: [], displayTimeUnit: 'ms' },
     };
+    exe.stages.tasks += now() - tasksStart;
+    const tot = exe.totals;
+    tot.runs++; tot.tasks += total; tot.kernels += plan.kernels.length; tot.compiled += report.kernelsCompiled; tot.reused += reused ? 1 : 0;
+    tot.bytesAllocated += report.bytesAllocated; tot.peakBytes = Math.max(tot.peakBytes, report.peakBytes); tot.bytesCopied += bytesCopied;
+    tot.gpuTasks += gpuTasks; tot.workers = Math.max(tot.workers, report.workers);
+    report.trace = exe.trace();
+    if (own) exe.finish();
     this.lastReport = report;
     return report;
+  }
+
+  /** DEBUG level 3: the graph a plan was made from and the text of its kernels (the IR every device compiles). */
+  private describePlan(exe: Execution, outputs: readonly Node[], plan: Plan): void {
+    exe.log(`plan: ${plan.tasks.length} tasks, ${plan.kernels.length} kernels, ${plan.tensors.length} tensors; the graph:`);
+    for (const n of topo(outputs, (m) => this.stored.has(m))) {
+      exe.log(`  #${n.id} ${n.op} ${shapeStr(n.shape)} ${n.dtype} chunks ${shapeStr(n.chunk)}${n.inputs.length ? ` <- ${n.inputs.map((i) => `#${i.id}`).join(' ')}` : ''}`);
+    }
+    plan.kernels.forEach((k, i) => exe.log(`kernel ${i}: ${encodeKernel(k)}`));
   }
 
   programFor(k: Kernel, partial: boolean): [string, Program] {

@@ -4,9 +4,11 @@
 // which of its jobs it ran) or the error's message. A batch goes to every
 // worker at once: each takes the next job nobody has taken (a counter in the
 // shared heap) until none is left, so no worker waits for the main thread
-// between one job and the next.
+// between one job and the next. Each job's start and end (ms on the clock
+// every thread shares) go back with it, for the execution's timeline.
 
 import { host } from '#host';
+import { now } from './debug.js';
 import { Executor, type Job } from './exec.js';
 
 let exec: Executor | undefined;
@@ -35,17 +37,20 @@ port.onMessage((msg: Msg) => {
 
 function batch(msg: Extract<Msg, { type: 'batch' }>): void {
   const ran: number[] = [];
+  const times: number[] = [];
   const next = new Int32Array(memory!.buffer, msg.counter, 1);
   Atomics.add(new Int32Array(memory!.buffer, msg.started, 1), 0, 1); // the main thread stops helping once every worker has
   try {
     for (const [key, module] of msg.modules) exec!.learn(key, module);
     for (let i = Atomics.add(next, 0, 1); i < msg.jobs.length; i = Atomics.add(next, 0, 1)) {
+      const t0 = now();
       exec!.run(msg.jobs[i]!);
+      times.push(t0, now());
       ran.push(i);
     }
-    port.post({ type: 'done', id: msg.id, ran });
+    port.post({ type: 'done', id: msg.id, ran, times });
   } catch (e) {
     Atomics.store(next, 0, msg.jobs.length); // the others take no more of this batch
-    port.post({ type: 'error', id: msg.id, ran, message: e instanceof Error ? e.message : String(e) });
+    port.post({ type: 'error', id: msg.id, ran, times, message: e instanceof Error ? e.message : String(e) });
   }
 }
