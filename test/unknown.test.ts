@@ -421,3 +421,54 @@ describe('linear algebra and draws over a selection', () => {
     expect(() => mt.random.default_rng(1).choice(pop, 2, { replace: false })).toThrow(/execute\(\) it first/);
   });
 });
+
+describe('a selection that feeds a reduction', () => {
+  // integer-valued floats: every order of summing gives the same bits, so the fused path must equal the stored one
+  const data = (n: number, chunk: number) => mt.arange(0, n, 1, { chunkSize: chunk }).multiply(7).remainder(101).subtract(50);
+  const ref = (n: number, keep: (v: number) => boolean) => {
+    const v = Array.from({ length: n }, (_, i) => ((i * 7) % 101) - 50).filter(keep);
+    return { sum: v.reduce((a, b) => a + b, 0), count: v.length, prod: v.slice(0, 30).reduce((a, b) => a * (b === 0 ? 1 : Math.sign(b)), 1), all: v.every((x) => x !== 0), any: v.some((x) => x > 45) };
+  };
+
+  it('is reduced in one fused pass, never stored (no compaction runs), with the stored selection\'s values', async () => {
+    const x = data(100_000, 7_000);
+    const m = x.greater(3);
+    const want = ref(100_000, (v) => v > 3);
+    const s = x.get(m).sum();
+    expect((await s.fetch()).item()).toBe(want.sum);
+    const trace = mt.lastReport()!.trace;
+    expect(trace.traceEvents.filter((e) => e.cat === 'host')).toEqual([]);
+    expect((await x.get(m).mean().fetch()).item()).toBe(want.sum / want.count);
+    expect((await mt.count_nonzero(x.get(m)).fetch()).item()).toBe(want.count);
+    expect((await x.get(m).any().fetch()).item()).toBe(true);
+    expect((await x.get(m).greater(45).any().fetch()).item()).toBe(want.any);
+    expect((await x.get(m).all().fetch()).item()).toBe(want.all);
+    // an expression over the selection (with a scalar and a broadcast operand) fuses the same way
+    const e = x.get(m).multiply(2).add(mt.array([1])).sum();
+    expect((await e.fetch()).item()).toBe(2 * want.sum + want.count);
+    expect(mt.lastReport()!.trace.traceEvents.filter((ev) => ev.cat === 'host')).toEqual([]);
+    // an empty selection: the reductions' identities, as NumPy's
+    const none = x.get(x.greater(1000));
+    expect((await none.sum().fetch()).item()).toBe(0);
+    expect(Number.isNaN((await none.mean().fetch()).item() as number)).toBe(true);
+    expect((await none.all().fetch()).item()).toBe(true);
+    // max has no identity: the selection is stored, and an empty one is NumPy's error
+    await expect(none.max().fetch()).rejects.toThrow(/zero-size array to reduction operation maximum which has no identity/);
+  });
+
+  it('rows picked by a mask, reduced along the picked axis or whole; along another axis the selection is stored', async () => {
+    const M = data(60_000, 5_000).reshape([6_000, 10]);
+    const keep = M.get(':, 0').greater(0);
+    const want = (col: number) => Array.from({ length: 6_000 }, (_, r) => r).filter((r) => ((r * 70 % 101) - 50) > 0).reduce((a, r) => a + (((r * 10 + col) * 7) % 101) - 50, 0);
+    const cols = (await M.get(keep).sum({ axis: 0 }).fetch()).toArray() as number[];
+    expect(cols).toEqual(Array.from({ length: 10 }, (_, c) => want(c)));
+    expect(mt.lastReport()!.trace.traceEvents.filter((e) => e.cat === 'host')).toEqual([]);
+    expect((await M.get(keep).sum().fetch()).item()).toBe(cols.reduce((a, b) => a + b, 0));
+    const rows = await M.get(keep).sum({ axis: 1 }).fetch();
+    expect(rows.shape).toEqual([cols.length === 10 ? Array.from({ length: 6_000 }, (_, r) => r).filter((r) => ((r * 70 % 101) - 50) > 0).length : 0]);
+    // two selections by different masks are not one: stored, then combined
+    const a = data(1000, 300), b = data(1000, 300).multiply(-1);
+    const s = a.get(a.greater(0)).add(b.get(b.less(0))).sum();
+    expect((await s.fetch()).item()).toBe(0);
+  });
+});

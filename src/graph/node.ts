@@ -133,9 +133,61 @@ export function cast(x: Node, dtype: DType): Node {
   return make('cast', [x], {}, dtype, x.shape, x.chunk);
 }
 
+/** The reductions with an identity: a selection they reduce is their input with the other terms set to it. */
+const IDENTITY: Partial<Record<ReduceOp, number | boolean>> = { sum: 0, prod: 1, any: false, all: true };
+
+/**
+ * A selection feeding a reduction, undone: when `x` is an elementwise
+ * expression over boolean selections compress(x_i, m, axis) that share one
+ * mask and axis (its other operands broadcast along that axis), the same
+ * expression over the x_i, with the mask and axis. Reducing over that axis
+ * the expression with the unselected terms set to the reduction's identity
+ * gives the reduction of the selection, in one fused pass that never stores
+ * it (x[m].sum() reads x and m once). Undefined for anything else.
+ */
+function unselect(x: Node): { expr: Node; mask: Node; axis: number } | undefined {
+  const rank = x.shape.length;
+  const unknown = x.shape.flatMap((d, i) => (isUnknown(d) ? [i] : []));
+  if (unknown.length !== 1) return undefined;
+  const axis = unknown[0]!;
+  let mask: Node | undefined;
+  const memo = new Map<Node, Node | undefined>();
+  const walk = (n: Node): Node | undefined => {
+    if (memo.has(n)) return memo.get(n);
+    let out: Node | undefined;
+    if (!hasUnknown(n.shape)) {
+      // a known operand must broadcast along the selected axis: span it with length 1, or not at all
+      const i = axis - (rank - n.shape.length);
+      out = i < 0 || n.shape[i] === 1 ? n : undefined;
+    } else if (n.shape.length !== rank) {
+      out = undefined;
+    } else if (n.op === 'compress') {
+      const m = n.inputs[1]!;
+      mask ??= m;
+      out = mask === m && (n.attrs as Attrs['compress']).axis === axis && !hasUnknown(n.inputs[0]!.shape) ? n.inputs[0] : undefined;
+    } else if (n.op === 'unary' || n.op === 'binary' || n.op === 'where' || n.op === 'cast') {
+      const ins = n.inputs.map(walk);
+      out = ins.every((i) => i !== undefined) ? rebuild(n, ins as Node[]) : undefined;
+    }
+    memo.set(n, out);
+    return out;
+  };
+  const expr = walk(x);
+  return expr && mask ? { expr, mask, axis } : undefined;
+}
+
 export function reduce(op: ReduceOp, x: Node, axes: readonly number[], keepdims: boolean, dtype: DType): Node {
   // NumPy's half loops add and multiply a reduction in float32, rounding once at the end
   if (dtype === 'float16' && (op === 'sum' || op === 'prod')) return cast(reduce(op, cast(x, 'float32'), axes, keepdims, 'float32'), 'float16');
+  const identity = IDENTITY[op];
+  if (identity !== undefined && hasUnknown(x.shape)) {
+    const u = unselect(x);
+    if (u && axes.includes(u.axis)) {
+      const m = reshape(u.mask, [u.mask.shape[0]!, ...new Array<number>(u.expr.shape.length - u.axis - 1).fill(1)]);
+      const fill = constant(u.expr.dtype === 'bool' ? Boolean(identity) : Number(identity), u.expr.dtype);
+      return reduce(op, where(cast(m, 'bool'), u.expr, fill), axes, keepdims, dtype);
+    }
+  }
   for (const a of axes) {
     if (x.shape[a] === 0 && (op === 'min' || op === 'max' || isArgReduce(op))) {
       throw new RangeError(`zero-size array to reduction operation ${op === 'min' ? 'minimum' : op === 'max' ? 'maximum' : op} which has no identity`);
