@@ -265,15 +265,20 @@ async function realize(ts: readonly Tensor[], opts: RunOptions): Promise<void> {
   ts.forEach((t, i) => t._resolved(nodes[i]!));
   // a graph holding a tensor created with { gpu: true } runs on WebGPU
   if (opts.session) {
-    await opts.session.runNodes(nodes, opts.onProgress);
+    await opts.session.runNodes(nodes, opts.onProgress, { ...(opts.name ? { name: opts.name } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
     return;
   }
+  // a local run cannot stop midway: it honours a cancellation given before it starts
+  opts.signal?.throwIfAborted();
   const gpu = opts.device === 'wasm' && G.topo(nodes, (n) => runtime.has(n)).some((n) => gpuNodes.has(n));
   await runtime.run(nodes, gpu ? { ...opts, device: 'webgpu' } : opts);
 }
 
 function withDefaults(o: RunOptions): RunOptions {
-  return { workers: o.workers ?? options.workers, onProgress: o.onProgress ?? options.onProgress, device: o.device ?? options.device, ...(o.session ? { session: o.session } : {}) };
+  return {
+    workers: o.workers ?? options.workers, onProgress: o.onProgress ?? options.onProgress, device: o.device ?? options.device,
+    ...(o.session ? { session: o.session } : {}), ...(o.name ? { name: o.name } : {}), ...(o.signal ? { signal: o.signal } : {}),
+  };
 }
 
 /** Ops that are halves of a multi-output ufunc (frexp): reached through `frexp`, not as methods. */

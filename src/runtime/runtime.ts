@@ -57,10 +57,18 @@ export type DeviceChoice = 'wasm' | 'webgpu' | 'auto';
 
 /** Where a graph runs instead of this machine: a mesh session (mesh/session.ts). */
 export interface Runner {
-  runNodes(nodes: readonly Node[], onProgress?: (p: Progress) => void): Promise<unknown>;
+  runNodes(nodes: readonly Node[], onProgress?: (p: Progress) => void, job?: JobOptions): Promise<unknown>;
 }
 
-export interface RunOptions {
+/** What a mesh job carries besides its graph. */
+export interface JobOptions {
+  /** A readable name the dashboards show (`pi 1e9 · slice 3/10`). */
+  readonly name?: string;
+  /** Aborting it cancels the job: its promise rejects and its workers drop what they hold of it. */
+  readonly signal?: AbortSignal;
+}
+
+export interface RunOptions extends JobOptions {
   onProgress?: (p: Progress) => void;
   /** Run on a mesh: `await x.execute({ session: s })`. */
   session?: Runner;
