@@ -39,27 +39,35 @@ function loadContribution(): Contribution {
   }
 }
 
-/** Adds this visit's counters as they grow; `update` takes the visit's running totals. */
+/**
+ * Adds this visit's counters as they grow; `update` takes the visit's running
+ * totals. Every change is a read-add-write of the stored record, so join tabs
+ * of one browser open at once add up rather than overwrite each other.
+ */
 function contribution(): { update(s: VolunteerStats, working: boolean): void } {
-  const c = loadContribution();
-  c.visits++;
-  let seen = { tasks: 0, bytesSent: 0, t: performance.now() };
-  const draw = () => {
+  const add = (f: (c: Contribution) => void): Contribution => {
+    const c = loadContribution();
+    f(c);
+    try { localStorage.setItem(KEY, JSON.stringify(c)); } catch { /* storage full or blocked: shown, not kept */ }
+    return c;
+  };
+  const draw = (c: Contribution) => {
     $('my-tasks').textContent = c.tasks.toLocaleString('en');
     $('my-time').textContent = duration(c.ms);
     $('my-sent').textContent = bytes(c.bytesSent);
     $('my-visits').textContent = `${c.visits} since ${new Date(c.since).toLocaleDateString()}`;
   };
-  draw();
+  draw(add((c) => { c.visits++; }));
+  let seen = { tasks: 0, bytesSent: 0, t: performance.now() };
   return {
     update(s, working) {
       const now = performance.now();
-      c.tasks += Math.max(0, s.tasks - seen.tasks);
-      c.bytesSent += Math.max(0, s.bytesSent - seen.bytesSent);
-      if (working) c.ms += now - seen.t;
+      draw(add((c) => {
+        c.tasks += Math.max(0, s.tasks - seen.tasks);
+        c.bytesSent += Math.max(0, s.bytesSent - seen.bytesSent);
+        if (working) c.ms += now - seen.t;
+      }));
       seen = { tasks: s.tasks, bytesSent: s.bytesSent, t: now };
-      try { localStorage.setItem(KEY, JSON.stringify(c)); } catch { /* storage full or blocked: shown, not kept */ }
-      draw();
     },
   };
 }
@@ -70,9 +78,9 @@ try {
   $<HTMLAnchorElement>('to-pi').href = pageUrl('pi.html');
   $<HTMLAnchorElement>('to-dashboard').href = pageUrl('dashboard.html');
   const device = (new URLSearchParams(location.search).get('device') ?? 'auto') as 'auto' | 'webgpu' | 'wasm';
+  const mine = contribution();
   setStatus('measuring this machine and joining…', 'busy');
   const v = await volunteer({ ...room, device });
-  const mine = contribution();
   // the page's own record of what the volunteer chose: stats from the worker thread come twice a second
   let paused = false, leaving = false, left = false;
   const working = () => !paused && !left && v.node.connection === 'online';
