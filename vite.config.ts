@@ -33,25 +33,31 @@ function sharedThreads(): Plugin {
     { module: 'host/browser.js', url: '../runtime/worker.js', name: 'pool-thread' },
   ];
   const refs = new Map<string, string>();
-  const literal = (url: string) => new RegExp(`new URL\\(\\s*['"]${url.replace(/[./]/g, '\\$&')}['"]\\s*,\\s*import\\.meta\\.url\\s*\\)`);
+  const literal = (url: string) =>
+    new RegExp(`new URL\\(\\s*['"]${url.replace(/[./]/g, '\\$&')}['"]\\s*,\\s*import\\.meta\\.url\\s*\\)`);
   return {
     name: 'tessera-shared-threads',
     apply: 'build',
     enforce: 'pre',
     buildStart() {
-      for (const t of threads) refs.set(t.name, this.emitFile({ type: 'chunk', id: `${root}dist/${t.url.slice(3)}`, name: t.name }));
+      for (const t of threads) {
+        refs.set(t.name, this.emitFile({ type: 'chunk', id: `${root}dist/${t.url.slice(3)}`, name: t.name }));
+      }
     },
     transform(code, id) {
       const t = threads.find((x) => id.endsWith(`dist/${x.module}`));
       if (!t) return undefined;
-      if (!literal(t.url).test(code)) this.error(`${t.module} no longer starts ${t.url} as \`new Worker(new URL(…))\`: update sharedThreads`);
+      if (!literal(t.url).test(code)) {
+        this.error(`${t.module} no longer starts ${t.url} as \`new Worker(new URL(…))\`: update sharedThreads`);
+      }
       return { code: code.replace(literal(t.url), `__TESSERA_THREAD_${t.name.replace('-', '_')}__`), map: null };
     },
     renderChunk(code) {
       let out = code;
       for (const t of threads) {
         const file = this.getFileName(refs.get(t.name)!).split('/').pop()!;
-        out = out.replaceAll(`__TESSERA_THREAD_${t.name.replace('-', '_')}__`, `new URL(${JSON.stringify(`./${file}`)}, import.meta.url)`);
+        const url = `new URL(${JSON.stringify(`./${file}`)}, import.meta.url)`;
+        out = out.replaceAll(`__TESSERA_THREAD_${t.name.replace('-', '_')}__`, url);
       }
       return out === code ? null : { code: out, map: null };
     },

@@ -41,10 +41,24 @@ async function open(page: string, extra = ''): Promise<Page> {
   return p;
 }
 
-const joined = (p: Page) => p.waitForFunction(() => (window as unknown as { tessera?: unknown }).tessera !== undefined, undefined, { timeout: 90_000 });
+const joined = (p: Page) =>
+  p.waitForFunction(() => (window as unknown as { tessera?: unknown }).tessera !== undefined, undefined, { timeout: 90_000 });
 const stats = (p: Page) => p.evaluate(() => (window as unknown as Win).tessera.stats());
-const workersShown = (p: Page, n: number) =>
-  p.waitForFunction((want) => document.getElementById('workers')?.textContent === want, `${n} worker${n === 1 ? '' : 's'}`, { timeout: 30_000 });
+/** Waits until the page's stats pass `test`. */
+const until = (p: Page, test: (s: Stats) => boolean, timeout = 5000) =>
+  expect.poll(async () => test(await stats(p)), { timeout }).toBe(true);
+const workersShown = (p: Page, n: number) => p.waitForFunction((want) => document.getElementById('workers')?.textContent === want,
+  `${n} worker${n === 1 ? '' : 's'}`, { timeout: 30_000 });
+const progressOver = (p: Page, x: number) => p.waitForFunction(
+  (v) => Number((document.getElementById('progress') as HTMLProgressElement).value) > v, x, { timeout: 60_000, polling: 50 });
+const statusMatches = (p: Page, re: RegExp, timeout = 10_000) => p.waitForFunction(
+  (src) => new RegExp(src).test(document.getElementById('status')!.textContent!), re.source, { timeout, polling: 20 });
+/** The job lines the dashboard shows: name and state. */
+const jobsShown = (dash: Page) => dash.$$eval('#jobs .job', (els) =>
+  els.map((e) => ({ name: e.querySelector('b')!.textContent!, state: (e as HTMLElement).dataset.state! })));
+const untilJob = (dash: Page, name: string, state?: string) => expect.poll(async () =>
+  (await jobsShown(dash)).some((j) => j.name === name && (state === undefined || j.state === state)), { timeout: 20_000 })
+  .toBe(true);
 
 beforeAll(async () => {
   if (!existsSync(`${ROOT}dist/pages/join.html`)) throw new Error('the pages are not built: run `npm run build` first');
@@ -78,11 +92,10 @@ describe('the join page controls, the pi page Cancel and the dashboard, in headl
     expect(await a.textContent('#pause')).toBe('Resume');
     expect(await a.textContent('#status')).toMatch(/paused/);
     await workersShown(pi, 1); // the coordinator sees the pause in the shared state
-    await a.waitForFunction(() => (window as unknown as Win).tessera.stats().paused, undefined, { timeout: 5000 }); // and the thread confirms it
     const before = (await stats(a)).tasks;
     const got = await pi.evaluate(() => (window as unknown as Win).runPi(20_000_000, 1));
     expect(got.workers).toBe(1);
-    await b.waitForFunction(() => (window as unknown as Win).tessera.stats().tasks > 0, undefined, { timeout: 5000 });
+    await until(b, (s) => s.tasks > 0);
     await new Promise((r) => setTimeout(r, 1000)); // a task the paused tab took would show in its next report
     expect((await stats(a)).tasks).toBe(before);
   }, 180_000);
@@ -96,12 +109,13 @@ describe('the join page controls, the pi page Cancel and the dashboard, in headl
     const before = (await stats(a)).tasks;
     const got = await pi.evaluate(() => (window as unknown as Win).runPi(40_000_000, 2));
     expect(got.workers).toBe(2);
-    await a.waitForFunction((n) => (window as unknown as Win).tessera.stats().tasks > n, before, { timeout: 5000 });
+    await until(a, (s) => s.tasks > before);
   }, 120_000);
 
   it('jobs carry their names to the dashboard, and live peers there have distinct colours', async () => {
-    await dash.waitForFunction(() => [...document.querySelectorAll('#jobs .job b')].some((e) => /^pi 4e7 · slice 10\/10$/.test(e.textContent!)), undefined, { timeout: 10_000 });
-    const dots = await dash.$$eval('#peers tr[data-state=live] .dot', (els) => els.map((e) => (e as HTMLElement).style.background));
+    await untilJob(dash, 'pi 4e7 · slice 10/10');
+    const dots = await dash.$$eval('#peers tr[data-state=live] .dot', (els) =>
+      els.map((e) => (e as HTMLElement).style.background));
     expect(dots.length).toBeGreaterThanOrEqual(3); // two workers and the pi tab
     expect(new Set(dots).size).toBe(dots.length);
   }, 30_000);
@@ -109,22 +123,23 @@ describe('the join page controls, the pi page Cancel and the dashboard, in headl
   it('Cancel on the pi page stops the running job: the page says cancelled and the workers stop computing it', async () => {
     await pi.fill('#points', '1e9');
     await pi.click('#run');
-    await pi.waitForFunction(() => Number((document.getElementById('progress') as HTMLProgressElement).value) > 0.01, undefined, { timeout: 60_000, polling: 50 });
+    await progressOver(pi, 0.01);
     const t0 = Date.now();
     await pi.click('#cancel');
-    await pi.waitForFunction(() => /cancelled/.test(document.getElementById('status')!.textContent!), undefined, { timeout: 5000 });
+    await statusMatches(pi, /cancelled/, 5000);
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(await pi.isDisabled('#cancel')).toBe(true);
     expect(await pi.isEnabled('#run')).toBe(true);
     // the job is cancelled in the shared state, and the workers went quiet
-    await dash.waitForFunction(() => [...document.querySelectorAll('#jobs .job')].some((e) => (e as HTMLElement).dataset.state === 'cancelled'), undefined, { timeout: 10_000 });
-    await Promise.all([a, b].map((p) => p.waitForFunction(() => (window as unknown as Win).tessera.stats().running === 0, undefined, { timeout: 10_000 })));
+    await expect.poll(async () => (await jobsShown(dash)).some((j) => j.state === 'cancelled'), { timeout: 10_000 }).toBe(true);
+    await Promise.all([a, b].map((p) => until(p, (s) => s.running === 0, 10_000)));
     const settled = await Promise.all([a, b].map(async (p) => (await stats(p)).tasks));
     await new Promise((r) => setTimeout(r, 2000));
     expect(await Promise.all([a, b].map(async (p) => (await stats(p)).tasks))).toEqual(settled);
     // a new run starts from an empty plot
     const run = pi.evaluate(() => (window as unknown as Win).runPi(20_000_000, 3));
-    await pi.waitForFunction(() => document.getElementById('plot')!.childElementCount === 0 || document.getElementById('status')!.textContent!.startsWith('pi ≈'), undefined, { timeout: 10_000, polling: 20 });
+    await pi.waitForFunction(() => document.getElementById('plot')!.childElementCount === 0
+      || document.getElementById('status')!.textContent!.startsWith('pi ≈'), undefined, { timeout: 10_000, polling: 20 });
     expect((await run).workers).toBe(2);
   }, 120_000);
 
@@ -132,39 +147,37 @@ describe('the join page controls, the pi page Cancel and the dashboard, in headl
     const orphanPi = await open('pi');
     await workersShown(orphanPi, 2);
     void orphanPi.evaluate(() => (window as unknown as Win).runPi(1_000_000_000, 4)).catch(() => undefined);
-    await orphanPi.waitForFunction(() => Number((document.getElementById('progress') as HTMLProgressElement).value) > 0.005, undefined, { timeout: 60_000, polling: 50 });
-    await dash.waitForFunction(() => [...document.querySelectorAll('#jobs .job b')].some((e) => e.textContent === 'pi 1e9 · slice 1/10'), undefined, { timeout: 10_000 });
+    await progressOver(orphanPi, 0.005);
+    await untilJob(dash, 'pi 1e9 · slice 1/10', 'running');
     await orphanPi.close();
-    await dash.waitForFunction(() => {
-      const j = [...document.querySelectorAll<HTMLElement>('#jobs .job')].find((e) => e.querySelector('b')!.textContent === 'pi 1e9 · slice 1/10');
-      return j?.dataset.state === 'coordinator left';
-    }, undefined, { timeout: 20_000 });
+    await untilJob(dash, 'pi 1e9 · slice 1/10', 'coordinator left');
     expect(await dash.textContent('#current')).not.toBe('pi 1e9 · slice 1/10');
     expect(await dash.textContent('#failures')).toMatch(/pi 1e9 · slice 1\/10 · coordinator-left/);
     // the departed coordinator's row fades rather than staying 'live'
-    await dash.waitForFunction(() => document.querySelector('#peers tr[data-state=left]') !== null, undefined, { timeout: 10_000 });
+    await dash.waitForSelector('#peers tr[data-state=left]', { timeout: 10_000 });
     await dash.screenshot({ path: `${ARTIFACTS}/dashboard-orphan.png`, fullPage: true });
   }, 120_000);
 
   it('Leave completes at once (not by the 5 s fallback) and the tab is out of the room', async () => {
     const t0 = Date.now();
     await a.click('#leave');
-    await a.waitForFunction(() => /left the room/.test(document.getElementById('status')!.textContent!), undefined, { timeout: 10_000, polling: 20 });
+    await statusMatches(a, /left the room/);
     expect(Date.now() - t0).toBeLessThan(2500);
     expect((await stats(a)).links).toBe(0);
     await workersShown(pi, 1);
   }, 60_000);
 
   it("a volunteer's contribution is kept across a reload in the same browser", async () => {
-    await b.waitForFunction(() => Number(document.getElementById('my-tasks')!.textContent!.replace(/,/g, '')) > 0, undefined, { timeout: 5000 });
-    const tasks = Number((await b.textContent('#my-tasks'))!.replace(/,/g, ''));
+    const myTasks = async () => Number((await b.textContent('#my-tasks'))!.replace(/,/g, ''));
+    await expect.poll(myTasks, { timeout: 5000 }).toBeGreaterThan(0);
+    const tasks = await myTasks();
     // both join tabs of this browser added theirs (a tab's visit counts once; the other left)
     expect(tasks).toBeGreaterThanOrEqual((await stats(b)).tasks);
     const visits = Number(/^(\d+)/.exec((await b.textContent('#my-visits'))!)![1]);
     expect(visits).toBe(2);
     await b.reload();
-    await b.waitForFunction(() => /^3 since/.test(document.getElementById('my-visits')!.textContent!), undefined, { timeout: 10_000 });
-    expect(Number((await b.textContent('#my-tasks'))!.replace(/,/g, ''))).toBe(tasks);
+    await expect.poll(async () => b.textContent('#my-visits'), { timeout: 10_000 }).toMatch(/^3 since/);
+    expect(await myTasks()).toBe(tasks);
     await joined(b);
   }, 120_000);
 

@@ -76,20 +76,24 @@ describe('page weight', () => {
       const sizes = await r.sizes();
       const bytes = sizes.responseBodySize + sizes.responseHeadersSize;
       // a script a thread took from the cache (its page loaded it first) transferred nothing
-      if (res && bytes > 0) got.push({ url: r.url(), encoding: (await res.allHeaders())['content-encoding'] ?? '', bytes, status: res.status() });
+      const encoding = res ? (await res.allHeaders())['content-encoding'] ?? '' : '';
+      if (res && bytes > 0) got.push({ url: r.url(), encoding, bytes, status: res.status() });
     })().catch((e: Error) => { got.push({ url: r.url(), encoding: `sizes: ${e.message}`, bytes: 0, status: 0 }); })));
     await page.goto(link('join'));
-    await page.waitForFunction(() => (window as unknown as { tessera?: unknown }).tessera !== undefined, undefined, { timeout: 90_000 });
+    await page.waitForFunction(() => 'tessera' in window, undefined, { timeout: 90_000 });
     await Promise.all(pending);
     const scripts = got.filter((g) => /\.(js|wasm)$/.test(new URL(g.url).pathname));
-    expect(scripts.map((s) => new URL(s.url).pathname)).toEqual(expect.arrayContaining([expect.stringMatching(/peer-thread-/), expect.stringMatching(/pool-thread-/)]));
+    const threads = [expect.stringMatching(/peer-thread-/), expect.stringMatching(/pool-thread-/)];
+    expect(scripts.map((s) => new URL(s.url).pathname)).toEqual(expect.arrayContaining(threads));
     for (const s of scripts) expect(s.encoding, s.url).toMatch(/^(br|gzip)$/);
     const paths = scripts.map((s) => new URL(s.url).pathname);
     expect(new Set(paths).size).toBe(paths.length); // the threads took the page's chunks from the cache
     const transferred = got.reduce((a, g) => a + g.bytes, 0);
     const js = scripts.reduce((a, g) => a + g.bytes, 0);
     const raw = paths.reduce((a, p) => a + readFileSync(`${ROOT}dist/pages${p}`).length, 0);
-    console.log(`join page: ${got.length} requests, ${(transferred / 1000).toFixed(0)} KB transferred (scripts ${(js / 1000).toFixed(0)} KB compressed, ${(raw / 1000).toFixed(0)} KB uncompressed)`);
+    const kb = (n: number) => `${(n / 1000).toFixed(0)} KB`;
+    console.log(`join page: ${got.length} requests, ${kb(transferred)} transferred `
+      + `(scripts ${kb(js)} compressed, ${kb(raw)} uncompressed)`);
     expect(js).toBeLessThan(BUDGET);
     expect(transferred).toBeLessThan(raw / 2.5);
   }, 120_000);
@@ -102,7 +106,9 @@ describe('the tessera command', () => {
     for (const args of [['-h'], ['--help'], ['help']]) {
       const r = run(...args);
       expect(r.status, args.join(' ')).toBe(0);
-      for (const cmd of ['signal', 'token', 'worker', 'demo', 'pages']) expect(r.stdout).toMatch(new RegExp(`\\n  tessera ${cmd} `));
+      for (const cmd of ['signal', 'token', 'worker', 'demo', 'pages']) {
+        expect(r.stdout).toMatch(new RegExp(`\\n  tessera ${cmd} `));
+      }
     }
     for (const cmd of ['signal', 'token', 'worker', 'demo', 'pages']) {
       for (const h of ['--help', '-h']) {
@@ -110,7 +116,8 @@ describe('the tessera command', () => {
         const r = run(cmd, '--port', '0', h);
         expect(r.status, `${cmd} ${h}: ${r.stderr}`).toBe(0);
         expect(r.stdout).toMatch(new RegExp(`^usage: tessera ${cmd} `));
-        expect(r.stdout).not.toMatch(/signaling server on ws:|signaling server ws:|joined room/); // (a server started would not exit either)
+        // (a server started would not have exited either)
+        expect(r.stdout).not.toMatch(/signaling server on ws:|signaling server ws:|joined room/);
       }
     }
     expect(run('help', 'pages').stdout).toMatch(/^usage: tessera pages /);
@@ -129,7 +136,9 @@ describe('the tessera command', () => {
     let err = '';
     w.stderr!.on('data', (d) => { err += d; });
     const t0 = Date.now();
-    while (!/joined room cli-line/.test(err) && w.exitCode === null && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 100));
+    while (!/joined room cli-line/.test(err) && w.exitCode === null && Date.now() - t0 < 60_000) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(err).toMatch(/\[worker\] \S+ joined room cli-line/);
     w.kill('SIGTERM');
   }, 90_000);

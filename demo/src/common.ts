@@ -14,7 +14,8 @@ export function roomFromUrl(): Room {
   const q = new URLSearchParams(location.search);
   const signal = q.get('signal'), room = q.get('room'), token = q.get('token');
   if (!signal || !room || !token) {
-    throw new Error('this page needs ?signal=ws://…&room=…&token=… in its URL (`npx tessera pages` prints complete links)');
+    throw new Error('this page needs ?signal=ws://…&room=…&token=… in its URL '
+      + '(`npx tessera pages` prints complete links)');
   }
   const ice = q.get('ice');
   return { signal, room, token, ...(ice ? { iceServers: ice.split(',').map((urls) => ({ urls })) } : {}) };
@@ -31,7 +32,9 @@ export const bytes = (n: number): string =>
 
 /** `42 s`, `7 min`, `3.2 h`. */
 export const duration = (ms: number): string =>
-  ms < 60_000 ? `${(ms / 1000).toFixed(0)} s` : ms < 3_600_000 ? `${(ms / 60_000).toFixed(0)} min` : `${(ms / 3_600_000).toFixed(1)} h`;
+  ms < 60_000 ? `${(ms / 1000).toFixed(0)} s`
+  : ms < 3_600_000 ? `${(ms / 60_000).toFixed(0)} min`
+  : `${(ms / 3_600_000).toFixed(1)} h`;
 
 export const short = (id: string): string => id.slice(0, 6);
 

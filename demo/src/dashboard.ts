@@ -23,9 +23,18 @@ const ORPHAN_SHOW_MS = 60_000;
 const KEEP_JOBS = 6;
 const KEEP_RECENT = 30;
 const KEEP_FAILURES = 200;
-const FAILURES: ReadonlySet<string> = new Set(['release', 'recompute', 'peer-left', 'quarantine', 'bench', 'failed', 'coordinator-left']);
+const FAILURES: ReadonlySet<string> = new Set([
+  'release', 'recompute', 'peer-left', 'quarantine', 'bench', 'failed', 'coordinator-left',
+]);
 
-interface Logged { readonly key: string; readonly at: number; readonly job: string; readonly kind: string; readonly text: string }
+interface Logged {
+  readonly key: string;
+  /** Wall-clock time, ms. */
+  readonly at: number;
+  readonly job: string;
+  readonly kind: string;
+  readonly text: string;
+}
 
 const colours = new Colours();
 const goneSince = new Map<string, number>();
@@ -48,20 +57,24 @@ function log(e: Logged): void {
   failures.push(e);
   failures.sort((a, b) => a.at - b.at);
   if (failures.length > KEEP_FAILURES) failures.splice(0, failures.length - KEEP_FAILURES);
-  try { localStorage.setItem(failuresKey, JSON.stringify(failures)); } catch { /* storage blocked: kept for this visit */ }
+  try {
+    localStorage.setItem(failuresKey, JSON.stringify(failures));
+  } catch { /* storage blocked: kept for this visit */ }
 }
 
 function loadFailures(room: string): void {
   failuresKey = `tessera.failures.${room}`;
   try {
     const l = JSON.parse(localStorage.getItem(failuresKey) ?? '[]') as unknown;
-    if (Array.isArray(l)) failures = l.filter((e): e is Logged => !!e && typeof e.key === 'string' && typeof e.at === 'number' && typeof e.text === 'string').slice(-KEEP_FAILURES);
+    const valid = (e: Logged): e is Logged =>
+      !!e && typeof e.key === 'string' && typeof e.at === 'number' && typeof e.text === 'string';
+    if (Array.isArray(l)) failures = (l as Logged[]).filter(valid).slice(-KEEP_FAILURES);
   } catch { failures = []; }
   for (const f of failures) seen.add(f.key);
 }
 
 function eventText(j: JobView, e: JobEvent): string {
-  const parts = [e.kind, e.peer ? `peer ${short(e.peer)}` : '', e.task !== undefined ? `task ${e.task}` : '', e.detail ?? ''];
+  const parts = [e.kind, e.peer ? `peer ${short(e.peer)}` : '', e.task !== undefined ? `task ${e.task}` : '', e.detail];
   return `${label(j)} · ${parts.filter(Boolean).join(' · ')}`;
 }
 
@@ -70,11 +83,13 @@ function ring(view: MeshView, job: JobView | undefined): string {
   const pt = (at: number, r: number) => [Math.sin(at * 2 * Math.PI) * r, -Math.cos(at * 2 * Math.PI) * r] as const;
   const ticks = nodes.map((n) => {
     const [x1, y1] = pt(n.at, 128), [x2, y2] = pt(n.at, 142);
-    return `<line x1="${x1.toFixed(1)}" y1="${y1.toFixed(1)}" x2="${x2.toFixed(1)}" y2="${y2.toFixed(1)}" stroke="${colours.of(n.peer)}" stroke-width="2"/>`;
+    return `<line x1="${x1.toFixed(1)}" y1="${y1.toFixed(1)}" x2="${x2.toFixed(1)}" y2="${y2.toFixed(1)}" `
+      + `stroke="${colours.of(n.peer)}" stroke-width="2"/>`;
   });
   const dots = pieces.map((p) => {
     const [x, y] = pt(p.at, 112);
-    return `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3" fill="${colours.of(p.peer)}"><title>${esc(p.key)} on ${short(p.peer)}</title></circle>`;
+    return `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3" fill="${colours.of(p.peer)}">`
+      + `<title>${esc(p.key)} on ${short(p.peer)}</title></circle>`;
   });
   return `<circle r="128" fill="none" stroke="#ccd"/>${ticks.join('')}${dots.join('')}`
     + `<text text-anchor="middle" font-size="12" y="4">${nodes.length} virtual nodes</text>`;
@@ -88,10 +103,13 @@ function peerRow(p: PeerView, job: JobView | undefined, now: number): string {
   const style = gone !== undefined ? ` style="opacity:${Math.max(0.25, 1 - (now - gone) / GONE_MS).toFixed(2)}"` : '';
   const worker = p.role === 'worker';
   const cells = [
-    `<span class="dot" style="background:${colours.of(p.id)}"></span>${esc(short(p.id))}`, p.role, esc(p.host ?? ''), esc(p.device),
-    worker ? `${p.throughput.toFixed(0)} M/s` : '', worker ? String(p.slots) : '', String(mine?.tasks ?? ''), mine ? bytes(mine.bytesIn) : '', state,
+    `<span class="dot" style="background:${colours.of(p.id)}"></span>${esc(short(p.id))}`,
+    p.role, esc(p.host ?? ''), esc(p.device),
+    worker ? `${p.throughput.toFixed(0)} M/s` : '', worker ? String(p.slots) : '',
+    String(mine?.tasks ?? ''), mine ? bytes(mine.bytesIn) : '', state,
   ];
-  return `<tr data-peer="${esc(p.id)}" data-state="${gone !== undefined ? 'left' : p.paused ? 'paused' : 'live'}"${style}>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
+  const kind = gone !== undefined ? 'left' : p.paused ? 'paused' : 'live';
+  return `<tr data-peer="${esc(p.id)}" data-state="${kind}"${style}>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
 }
 
 function jobLine(j: JobView, orphan: boolean): string {
@@ -101,7 +119,8 @@ function jobLine(j: JobView, orphan: boolean): string {
     + `<progress max="${j.total}" value="${j.done}"></progress></div>`;
 }
 
-const logItem = (e: Logged) => `<li data-kind="${esc(e.kind)}">${new Date(e.at).toLocaleTimeString()} · ${esc(e.text)}</li>`;
+const logItem = (e: Logged) =>
+  `<li data-kind="${esc(e.kind)}">${new Date(e.at).toLocaleTimeString()} · ${esc(e.text)}</li>`;
 
 function render(view: MeshView): void {
   const now = Date.now();
@@ -123,20 +142,31 @@ function render(view: MeshView): void {
   for (const j of jobs) {
     for (const e of j.events ?? []) {
       const key = `${j.id}/${e.ms}/${e.kind}/${e.peer ?? ''}/${e.task ?? ''}`;
-      log({ key, at: (j.started ?? now) + e.ms, job: j.id, kind: e.kind, text: eventText(j, e) });
+      // a cancelled job ends with a 'failed' event; it is the user's choice, not a failure
+      const kind = e.kind === 'failed' && j.state === 'cancelled' ? 'cancelled' : e.kind;
+      const text = eventText(j, { ...e, kind: kind as JobEvent['kind'] });
+      log({ key, at: (j.started ?? now) + e.ms, job: j.id, kind, text });
     }
-    if (marked.get(j.id)) log({ key: `${j.id}/coordinator-left`, at: now, job: j.id, kind: 'coordinator-left', text: `${label(j)} · coordinator-left · its coordinator ${short(j.coordinator ?? '?')} left at ${j.done}/${j.total} tasks` });
+    if (marked.get(j.id)) {
+      const who = short(j.coordinator ?? '?');
+      const text = `${label(j)} · coordinator-left · its coordinator ${who} left at ${j.done}/${j.total} tasks`;
+      log({ key: `${j.id}/coordinator-left`, at: now, job: j.id, kind: 'coordinator-left', text });
+    }
   }
-  const shown = jobs.filter((j) => !marked.get(j.id) || now - orphanSince.get(j.id)! < ORPHAN_SHOW_MS + ORPHAN_GRACE_MS).slice(0, KEEP_JOBS);
+  const pruned = (j: JobView) => marked.get(j.id) && now - orphanSince.get(j.id)! >= ORPHAN_SHOW_MS + ORPHAN_GRACE_MS;
+  const shown = jobs.filter((j) => !pruned(j)).slice(0, KEEP_JOBS);
   // the cards follow the newest job that is running with its coordinator, else the newest that ended; never an orphan
-  const job = shown.find((j) => (j.state ?? 'running') === 'running' && !j.coordinatorLeft) ?? shown.find((j) => (j.state ?? 'running') !== 'running');
+  const running = (j: JobView) => (j.state ?? 'running') === 'running';
+  const job = shown.find((j) => running(j) && !j.coordinatorLeft) ?? shown.find((j) => !running(j));
 
   const live = peers.filter((p) => p.linked && p.role === 'worker');
   $('nworkers').textContent = String(live.length);
   $('total').textContent = `${live.reduce((a, p) => a + p.throughput, 0).toFixed(0)} M/s`;
   if (job) {
     const t = performance.now();
-    if (lastDone && lastDone.job === job.id && t > lastDone.t) tps = 0.7 * tps + 0.3 * (Math.max(0, job.done - lastDone.done) * 1000) / (t - lastDone.t);
+    if (lastDone && lastDone.job === job.id && t > lastDone.t) {
+      tps = 0.7 * tps + 0.3 * (Math.max(0, job.done - lastDone.done) * 1000) / (t - lastDone.t);
+    }
     if (job.state !== undefined && job.state !== 'running') tps = 0;
     lastDone = { t, done: job.done, job: job.id };
   } else tps = 0;
@@ -147,7 +177,7 @@ function render(view: MeshView): void {
   $('peers').innerHTML = peers.map((p) => peerRow(p, job, now)).join('');
   $('ring').innerHTML = ring(view, job);
   $('jobs').innerHTML = shown.length ? shown.map((j) => jobLine(j, marked.get(j.id)!)).join('') : 'none yet';
-  $('events').innerHTML = recent.slice().reverse().map(logItem).join('');
+  $('events').innerHTML = recent.slice().sort((x, y) => y.at - x.at).map(logItem).join('');
   $('failures').innerHTML = failures.length ? failures.slice().reverse().map(logItem).join('') : '<li>none</li>';
   for (const id of [...orphanSince.keys()]) if (!jobs.some((j) => j.id === id)) orphanSince.delete(id);
   for (const id of [...goneSince.keys()]) if (!all.some((p) => p.id === id)) goneSince.delete(id);
@@ -169,9 +199,17 @@ try {
   };
   line();
   view.node.onConnection((c) => { if (c === 'online') back = new Date().toLocaleTimeString(); line(); });
-  $('clear-failures').onclick = () => { failures = []; try { localStorage.removeItem(failuresKey); } catch { /* nothing kept */ } render(view); };
+  $('clear-failures').onclick = () => {
+    failures = [];
+    try { localStorage.removeItem(failuresKey); } catch { /* nothing was kept */ }
+    render(view);
+  };
   let queued = false;
-  const redraw = () => { if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; render(view); }); } };
+  const redraw = () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; render(view); });
+  };
   view.onChange(redraw);
   setInterval(redraw, 1000);
   render(view);

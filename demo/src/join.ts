@@ -33,7 +33,11 @@ function loadContribution(): Contribution {
     const c = JSON.parse(localStorage.getItem(KEY) ?? 'null') as Partial<Contribution> | null;
     // a value another script (or an old version) left there counts only where each field is a number
     const num = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : d);
-    return c ? { tasks: num(c.tasks, 0), bytesSent: num(c.bytesSent, 0), ms: num(c.ms, 0), visits: num(c.visits, 0), since: num(c.since, fresh.since) } : fresh;
+    if (!c) return fresh;
+    return {
+      tasks: num(c.tasks, 0), bytesSent: num(c.bytesSent, 0), ms: num(c.ms, 0), visits: num(c.visits, 0),
+      since: num(c.since, fresh.since),
+    };
   } catch {
     return fresh; // storage blocked (a private window may refuse it): this visit alone counts
   }

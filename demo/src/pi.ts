@@ -32,7 +32,8 @@ function plot(points: readonly Point[], N: number): void {
     <text x="4" y="${y(Math.PI - span)}" font-size="11">${(Math.PI - span).toFixed(4)}</text>
     <text x="${W - 10}" y="${H - 6}" text-anchor="end" font-size="11">${N.toExponential(0)} points</text>
     <path d="${path}" fill="none" stroke="#2456c8" stroke-width="2"/>
-    ${points.map((p) => `<circle cx="${x(p.n).toFixed(1)}" cy="${y(p.pi).toFixed(1)}" r="2.5" fill="#2456c8"/>`).join('')}`;
+    ${points.map((p) => `<circle cx="${x(p.n).toFixed(1)}" cy="${y(p.pi).toFixed(1)}" r="2.5" fill="#2456c8"/>`)
+    .join('')}`;
 }
 
 try {
@@ -61,7 +62,9 @@ try {
   showWorkers();
 
   const go = async (N: number, seed: number) => {
-    if (!Number.isInteger(N) || N <= 0 || N % (ROUNDS * CHUNK) !== 0) throw new Error(`points must be a positive multiple of ${(ROUNDS * CHUNK).toExponential(0)}`);
+    if (!Number.isInteger(N) || N <= 0 || N % (ROUNDS * CHUNK) !== 0) {
+      throw new Error(`points must be a positive multiple of ${(ROUNDS * CHUNK).toExponential(0)}`);
+    }
     if (running) throw new Error('a run is under way: cancel it first');
     const abort = (running = new AbortController());
     showWorkers();
@@ -84,7 +87,9 @@ try {
       for (let r = 0; r < ROUNDS; r++) {
         const part = inside.get(`${r * per}:${(r + 1) * per}`).sum();
         const name = `pi ${N.toExponential(0).replace('+', '')} · slice ${r + 1}/${ROUNDS}`;
-        const onProgress = ({ done, total }: { done: number; total: number }) => { $<HTMLProgressElement>('progress').value = (r + done / total) / ROUNDS; };
+        const onProgress = ({ done, total }: { done: number; total: number }) => {
+          $<HTMLProgressElement>('progress').value = (r + done / total) / ROUNDS;
+        };
         await part.execute({ session: s, name, signal: abort.signal, onProgress });
         count += Number((await part.fetch()).item());
         for (const p of s.lastReport?.peers ?? []) if (p.tasks > 0) computed.add(p.id);
@@ -102,7 +107,8 @@ try {
       const seconds = (performance.now() - t0) / 1000;
       const result = { N, seed, inside: count, pi: (4 * count) / N, seconds, workers: computed.size };
       (window as unknown as { piResult: unknown }).piResult = result;
-      setStatus(`pi ≈ ${result.pi} from ${N.toExponential(0)} points in ${seconds.toFixed(2)} s, computed by ${result.workers} worker${result.workers === 1 ? '' : 's'}`);
+      const by = `${result.workers} worker${result.workers === 1 ? '' : 's'}`;
+      setStatus(`pi ≈ ${result.pi} from ${N.toExponential(0)} points in ${seconds.toFixed(2)} s, computed by ${by}`);
       return result;
     } catch (e) {
       if (!abort.signal.aborted) throw e;
@@ -114,7 +120,10 @@ try {
     }
   };
   (window as unknown as { runPi: typeof go }).runPi = go;
-  run.onclick = () => void go(Number($<HTMLInputElement>('points').value), Number($<HTMLInputElement>('seed').value)).catch((e: Error) => { if (e.message !== 'cancelled') fail(e); });
+  run.onclick = () => {
+    const N = Number($<HTMLInputElement>('points').value), seed = Number($<HTMLInputElement>('seed').value);
+    go(N, seed).catch((e: Error) => { if (e.message !== 'cancelled') fail(e); });
+  };
   cancel.onclick = () => running?.abort();
   if (new URLSearchParams(location.search).has('autorun')) run.click();
 } catch (e) {

@@ -265,7 +265,8 @@ async function realize(ts: readonly Tensor[], opts: RunOptions): Promise<void> {
   ts.forEach((t, i) => t._resolved(nodes[i]!));
   // a graph holding a tensor created with { gpu: true } runs on WebGPU
   if (opts.session) {
-    await opts.session.runNodes(nodes, opts.onProgress, { ...(opts.name ? { name: opts.name } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+    const job = { ...(opts.name ? { name: opts.name } : {}), ...(opts.signal ? { signal: opts.signal } : {}) };
+    await opts.session.runNodes(nodes, opts.onProgress, job);
     return;
   }
   // a local run cannot stop midway: it honours a cancellation given before it starts
@@ -276,8 +277,12 @@ async function realize(ts: readonly Tensor[], opts: RunOptions): Promise<void> {
 
 function withDefaults(o: RunOptions): RunOptions {
   return {
-    workers: o.workers ?? options.workers, onProgress: o.onProgress ?? options.onProgress, device: o.device ?? options.device,
-    ...(o.session ? { session: o.session } : {}), ...(o.name ? { name: o.name } : {}), ...(o.signal ? { signal: o.signal } : {}),
+    workers: o.workers ?? options.workers,
+    onProgress: o.onProgress ?? options.onProgress,
+    device: o.device ?? options.device,
+    ...(o.session ? { session: o.session } : {}),
+    ...(o.name ? { name: o.name } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
   };
 }
 

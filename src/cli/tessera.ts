@@ -38,7 +38,8 @@ const HELP = {
   token: `tessera token --secret S --room R [--ttl 1h]
   Prints a token for room R, signed with the server's secret, valid for --ttl
   (30s, 10m, 1h, 7d).`,
-  worker: `tessera worker --signal ws://127.0.0.1:8787 --room R --token T [--device auto|webgpu|wasm] [--memory 2GiB] [--verbose]
+  worker: `tessera worker --signal ws://127.0.0.1:8787 --room R --token T [--device auto|webgpu|wasm] [--memory 2GiB] \
+[--verbose]
   Lends this machine to room R as a headless worker until Ctrl-C (it leaves
   gracefully). --device: wasm (default) computes on every core; webgpu runs
   float32 kernels on the GPU; auto picks WebGPU on a hardware adapter.
@@ -207,7 +208,9 @@ async function pages(f: Map<string, string>): Promise<void> {
     res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
   };
   const files = sirv(root, { dev: false, gzip: true, brotli: true, setHeaders: isolate });
-  const assets = sirv(root, { dev: false, gzip: true, brotli: true, immutable: true, maxAge: 31_536_000, setHeaders: isolate });
+  const assets = sirv(root, {
+    dev: false, gzip: true, brotli: true, immutable: true, maxAge: 31_536_000, setHeaders: isolate,
+  });
   const notFound = (res: import('node:http').ServerResponse) => () => { res.statusCode = 404; res.end('not found'); };
   const web = createServer((req, res) => (req.url?.startsWith('/assets/') ? assets : files)(req, res, notFound(res)));
   await new Promise<void>((r, j) => { web.once('error', j); web.listen(port, bind, r); });
@@ -222,12 +225,14 @@ async function pages(f: Map<string, string>): Promise<void> {
     const q = `?signal=${encodeURIComponent(`ws://${h}:${new URL(sig.url).port}`)}&room=${encodeURIComponent(room)}&token=${encodeURIComponent(tok)}`;
     console.log(`\n  from ${h === '127.0.0.1' ? 'this machine' : `other machines (${h})`}:`);
     for (const page of ['join', 'pi', 'dashboard']) console.log(`    ${page.padEnd(9)} http://${h}:${webPort}/${page}.html${q}`);
-    console.log(`    ${'worker'.padEnd(9)} npx tessera worker --signal ws://${h}:${new URL(sig.url).port} --room ${sh(room)} --token ${sh(tok)}`);
+    const signalAt = `ws://${h}:${new URL(sig.url).port}`;
+    console.log(`    ${'worker'.padEnd(9)} npx tessera worker --signal ${signalAt} --room ${sh(room)} --token ${sh(tok)}`);
   }
   if (hosts.length > 1) console.log('\n  (over plain http a page from another machine is not a secure context: it computes on one thread without WebGPU; serve it over https for both)');
   const children = spawnWorkers(peers, sig.url, room, tok, 'ignore');
   if (peers) console.log(`\n  ${peers} headless worker${peers > 1 ? 's' : ''} joined the room too`);
-  console.log('\nOpen the join page in a few tabs or browsers (or run the worker line on machines with Node), then the pi page; Ctrl-C stops.');
+  console.log('\nOpen the join page in a few tabs or browsers (or run the worker line on machines with Node),'
+    + ' then the pi page; Ctrl-C stops.');
   const stop = () => { for (const c of children) c.kill('SIGTERM'); web.close(); void sig.close().then(() => process.exit(0)); };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -238,7 +243,7 @@ const wantsHelp = (a: string) => a === '--help' || a === '-h';
 async function main(argv: readonly string[]): Promise<void> {
   const [cmd, ...rest] = argv;
   // help starts nothing, wherever it stands among the flags
-  if (cmd === undefined ? false : wantsHelp(cmd) || (cmd === 'help' && rest.length === 0)) return void console.log(USAGE);
+  if (cmd !== undefined && (wantsHelp(cmd) || (cmd === 'help' && rest.length === 0))) return void console.log(USAGE);
   if (cmd === 'help' || (cmd !== undefined && cmd in HELP && rest.some(wantsHelp))) {
     const which = cmd === 'help' ? rest[0]! : cmd;
     if (!(which in HELP)) throw new UsageError(`unknown command ${JSON.stringify(which)}`);

@@ -65,7 +65,8 @@ export class MeshView {
     return [...this.state.jobs].map(([id, j]) => {
       const writer = writerOf(this.state.jobs, id);
       const coordinator = writer === undefined ? undefined : byClient.get(writer);
-      const coordinatorLeft = (j.state ?? 'running') === 'running' && !(coordinator !== undefined && live.has(coordinator));
+      const linked = coordinator !== undefined && live.has(coordinator);
+      const coordinatorLeft = (j.state ?? 'running') === 'running' && !linked;
       return { ...j, id, ...(coordinator ? { coordinator } : {}), coordinatorLeft };
     }).sort((a, b) => (b.started ?? 0) - (a.started ?? 0));
   }

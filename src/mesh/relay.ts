@@ -39,7 +39,8 @@ export function bridge(ep: Endpoint, port: Port, other: (m: unknown) => void = (
 }
 
 const isHello = (d: { k?: string }): d is Down & { k: 'hello' } => d.k === 'hello';
-const isRelayed = (d: { k?: string }): d is Exclude<Down, { k: 'hello' }> => d.k === 'msg' || d.k === 'peer' || d.k === 'sent';
+const isRelayed = (d: { k?: string }): d is Exclude<Down, { k: 'hello' }> =>
+  d.k === 'msg' || d.k === 'peer' || d.k === 'sent';
 
 export class PortEndpoint implements Endpoint {
   private readonly listeners = new Listeners();

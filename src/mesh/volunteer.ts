@@ -88,7 +88,8 @@ export class Volunteer {
     if (this.peer) this.last = this.peer.stats();
     let sent = 0, received = 0;
     for (const t of this.node.traffic.values()) { sent += t.sent; received += t.received; }
-    return { ...this.last!, paused: this.peer ? this.last!.paused : this.paused, bytesSent: sent, bytesReceived: received, links: this.node.peers().length };
+    const paused = this.peer ? this.last!.paused : this.paused;
+    return { ...this.last!, paused, bytesSent: sent, bytesReceived: received, links: this.node.peers().length };
   }
 
   /** Calls `f` with fresh stats as they come (in Node, every half second). */
