@@ -5,8 +5,9 @@
 // the tab is out of the room), the pi page's Cancel (the job stops, the page
 // says so, the workers stop computing it), a job whose coordinator tab
 // closed (the dashboard marks it, and its cards do not follow it), a
-// volunteer's contribution across a reload, and the 390 px layout of the
-// three pages (nothing scrolls sideways; screenshots go to test/artifacts/).
+// volunteer's contribution across a reload, the 390 px layout of the three
+// pages (nothing scrolls sideways; screenshots go to test/artifacts/), and
+// what the pages say when the signaling server is gone.
 
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,7 @@ const SECRET = 'controls-test';
 const ROOM = 'controls';
 
 let signal: SignalServer;
+let signalClosed = false;
 let web: PreviewServer;
 let browser: Browser;
 let ctx: BrowserContext;
@@ -73,7 +75,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await signal?.close();
+  if (!signalClosed) await signal?.close();
   await new Promise((r) => web?.httpServer.close(r));
 });
 
@@ -191,4 +193,12 @@ describe('the join page controls, the pi page Cancel and the dashboard, in headl
     }
     expect(errors).toEqual([]);
   }, 60_000);
+
+  it('the join page and the dashboard say when they are out of the signaling room', async () => {
+    signalClosed = true;
+    await signal.close();
+    for (const p of [b, dash]) await statusMatches(p, /out of room controls/);
+    // the tab keeps its links to peers meanwhile, and says so
+    expect(await b.textContent('#status')).toMatch(/links to peers stay up/);
+  }, 30_000);
 });
