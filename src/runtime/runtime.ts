@@ -62,9 +62,13 @@ export interface Runner {
 
 /** What a mesh job carries besides its graph. */
 export interface JobOptions {
-  /** A readable name the dashboards show (`pi 1e9 · slice 3/10`). */
+  /** A readable name the dashboards show (`pi 1e9 · slice 3/10`); a local run, which no dashboard sees, has no use for it. */
   readonly name?: string;
-  /** Aborting it cancels the job: its promise rejects and its workers drop what they hold of it. */
+  /**
+   * Aborting it cancels the job: on a mesh its promise rejects at once and its
+   * workers drop what they hold of it; a local run, which cannot stop midway,
+   * is refused if the signal was aborted before it started.
+   */
   readonly signal?: AbortSignal;
 }
 
