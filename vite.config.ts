@@ -101,6 +101,9 @@ export default defineConfig({
     outDir: `${root}dist/pages`,
     emptyOutDir: true,
     target: 'es2022',
+    // the runtime's shared chunk is ~580 KB before compression; what counts is the gzipped total, which
+    // test/pages-weight.test.ts holds to the design's 500 KB budget
+    chunkSizeWarningLimit: 800,
     rollupOptions: { input: Object.fromEntries(['index', 'join', 'pi', 'dashboard'].map((p) => [p, `${root}demo/${p}.html`])) },
   },
   server: { headers: ISOLATED },
