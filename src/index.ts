@@ -20,7 +20,7 @@ export async function session(opts?: SessionOptions): Promise<LocalSession | Ses
   return Session.open(opts);
 }
 export { volunteer, Volunteer, type VolunteerOptions, type VolunteerStats } from './mesh/volunteer.js';
-export { observe, MeshView, type ObserveOptions, type PeerView, type RingView } from './mesh/observe.js';
+export { observe, MeshView, type JobView, type ObserveOptions, type PeerView, type RingView } from './mesh/observe.js';
 export type { Tensor, NDArray } from './api/tensor.js';
 export type { JobProgress, JobEvent, Caps } from './mesh/state.js';
 export type { Session, SessionOptions } from './mesh/session.js';

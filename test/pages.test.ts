@@ -7,11 +7,11 @@
 // workers; a third tab opens the pi page and coordinates 1e8 points over
 // them: its count must equal the local run's for the same seed, also when
 // one join tab is closed mid-job. A dashboard tab must list the peers. The
-// three pages' screenshots go to test/artifacts/.
+// three pages' screenshots go to test/artifacts/. The pages' weight is
+// pages-weight.test.ts's; their controls, pages-controls.test.ts's.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
+import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import { type PreviewServer, preview } from 'vite';
@@ -132,20 +132,6 @@ describe('the demo pages in headless Chromium', () => {
     await pi.waitForFunction(() => document.getElementById('workers')?.textContent === '2 workers', undefined, { timeout: 30_000 });
     expect(errors).toEqual([]);
   }, 240_000);
-});
-
-describe('the bundle', () => {
-  it('is light: every page script, worker and WASM together stay under 500 KB gzipped, with no Node host code', () => {
-    const dir = `${ROOT}dist/pages/assets`;
-    let total = 0;
-    for (const f of readdirSync(dir).filter((f) => /\.(js|wasm)$/.test(f))) {
-      const text = readFileSync(`${dir}/${f}`);
-      total += gzipSync(text).length;
-      expect(String(text), f).not.toMatch(/worker_threads|@roamhq\/wrtc|setFlagsFromString|node:fs/);
-    }
-    expect(total).toBeGreaterThan(50_000); // the runtime and the mesh are in there
-    expect(total).toBeLessThan(500_000);
-  });
 });
 
 describe('a mesh of browser tabs alone', () => {

@@ -282,16 +282,27 @@ async function realizeIn(ts: readonly Tensor[], opts: RunOptions): Promise<void>
   ts.forEach((t, i) => t._resolved(nodes[i]!));
   // a graph holding a tensor created with { gpu: true } runs on WebGPU
   if (opts.session) {
-    await opts.session.runNodes(nodes, opts.onProgress);
+    const job = { ...(opts.name ? { name: opts.name } : {}), ...(opts.signal ? { signal: opts.signal } : {}) };
+    await opts.session.runNodes(nodes, opts.onProgress, job);
     return;
   }
+  // a local run cannot stop midway: it honours a cancellation given before it starts
+  opts.signal?.throwIfAborted();
   const gpu = opts.device === 'wasm' && G.topo(nodes, (n) => runtime.has(n)).some((n) => gpuNodes.has(n));
   await runtime.run(nodes, gpu ? { ...opts, device: 'webgpu' } : opts);
 }
 
 function withDefaults(o: RunOptions): RunOptions {
   const debug = o.debug ?? options.debug;
-  return { workers: o.workers ?? options.workers, onProgress: o.onProgress ?? options.onProgress, device: o.device ?? options.device, ...(o.session ? { session: o.session } : {}), ...(debug !== undefined ? { debug } : {}) };
+  return {
+    workers: o.workers ?? options.workers,
+    onProgress: o.onProgress ?? options.onProgress,
+    device: o.device ?? options.device,
+    ...(o.session ? { session: o.session } : {}),
+    ...(o.name ? { name: o.name } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(debug !== undefined ? { debug } : {}),
+  };
 }
 
 /** Ops that are halves of a multi-output ufunc (frexp): reached through `frexp`, not as methods. */

@@ -8,7 +8,8 @@
 //   tessera token --secret S --room R [--ttl 1h]
 //   tessera worker --signal ws://127.0.0.1:8787 --room R --token T [--device auto|webgpu|wasm] [--memory 2GiB] [--verbose]
 //   tessera demo [--peers 3] [--points 1e9] [--seed 0]
-//   tessera pages [--port 8080] [--host 127.0.0.1] [--room demo] [--peers 0]
+//   tessera pages [--port 8080] [--host 127.0.0.1] [--room demo] [--peers 0] [--secret S]
+//   tessera [COMMAND] --help | -h    (usage; starts nothing)
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -28,12 +29,38 @@ type TokenModule = typeof import('../../signaling-server/dist/token.js');
 const signalServer = (): Promise<SignalModule> => import(new URL('../../signaling-server/dist/server.js', import.meta.url).href) as Promise<SignalModule>;
 const tokens = (): Promise<TokenModule> => import(new URL('../../signaling-server/dist/token.js', import.meta.url).href) as Promise<TokenModule>;
 
+/** Each command's usage, as `tessera COMMAND --help` prints it. */
+const HELP = {
+  signal: `tessera signal --port 8787 --secret S [--host 127.0.0.1]
+  The signaling server: introduces the peers of a room to each other (WebRTC
+  offers and answers) and sees nothing else. --secret (or TESSERA_SECRET) signs
+  the room tokens it accepts.`,
+  token: `tessera token --secret S --room R [--ttl 1h]
+  Prints a token for room R, signed with the server's secret, valid for --ttl
+  (30s, 10m, 1h, 7d).`,
+  worker: `tessera worker --signal ws://127.0.0.1:8787 --room R --token T [--device auto|webgpu|wasm] [--memory 2GiB] \
+[--verbose]
+  Lends this machine to room R as a headless worker until Ctrl-C (it leaves
+  gracefully). --device: wasm (default) computes on every core; webgpu runs
+  float32 kernels on the GPU; auto picks WebGPU on a hardware adapter.
+  --memory caps the chunk bytes it keeps. --token may come from TESSERA_TOKEN.`,
+  demo: `tessera demo [--peers 3] [--points 1e9] [--seed 0]
+  A signaling server, --peers headless workers and a coordinator computing
+  Monte Carlo pi over them, with a progress bar (what \`npm start\` runs).`,
+  pages: `tessera pages [--port 8080] [--host 127.0.0.1] [--room demo] [--peers 0] [--secret S]
+  Serves the built pages (join, pi, dashboard; compressed, cross-origin
+  isolated) on --port and a signaling server on the next port, and prints each
+  page's link with the room and a 24 h token, and the \`tessera worker\` command
+  that joins a Node peer to the same room. --host 0.0.0.0 prints links for
+  other machines too; --peers starts that many headless workers as well.`,
+} as const;
+type Command = keyof typeof HELP;
+
 const USAGE = `usage:
-  tessera signal --port 8787 --secret S [--host 127.0.0.1]
-  tessera token --secret S --room R [--ttl 1h]
-  tessera worker --signal ws://127.0.0.1:8787 --room R --token T [--device auto|webgpu|wasm] [--memory 2GiB] [--verbose]
-  tessera demo [--peers 3] [--points 1e9] [--seed 0]
-  tessera pages [--port 8080] [--host 127.0.0.1] [--room demo] [--peers 0] [--secret S]`;
+${Object.values(HELP).map((h) => `  ${h.split('\n')[0]}`).join('\n')}
+  tessera [COMMAND] --help      this text, or one command's
+
+Run \`tessera COMMAND --help\` for what a command does.`;
 
 class UsageError extends Error {}
 
@@ -63,6 +90,9 @@ export function parseBytes(s: string): number {
   const mult: Record<string, number> = { b: 1, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12 };
   return Math.floor(Number(m[1]) * mult[unit]!);
 }
+
+/** A word as a POSIX shell reads it back: as is when it is plain, else single-quoted. */
+const sh = (w: string): string => (/^[\w.:/=+-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
 
 const fmtBytes = (n: number): string => (n >= 2 ** 20 ? `${(n / 2 ** 20).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
 
@@ -170,8 +200,19 @@ async function pages(f: Map<string, string>): Promise<void> {
   const { mintToken } = await tokens();
   const sig = await startSignalServer({ port: port === 0 ? 0 : port + 1, host: bind, secret });
   // WASM threads share memory, which a page may only do when cross-origin isolated
-  const files = sirv(root, { dev: false, setHeaders: (res) => { res.setHeader('Cross-Origin-Opener-Policy', 'same-origin'); res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp'); } });
-  const web = createServer((req, res) => files(req, res, () => { res.statusCode = 404; res.end('not found'); }));
+  // gzip and brotli copies written at build (vite.config.ts) go to browsers that accept them; the assets'
+  // names carry their content hash, so they are cached for good (a worker thread importing a chunk its
+  // page already loaded then takes it from the cache rather than asking again)
+  const isolate = (res: { setHeader(k: string, v: string): void }) => {
+    res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+    res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
+  };
+  const files = sirv(root, { dev: false, gzip: true, brotli: true, setHeaders: isolate });
+  const assets = sirv(root, {
+    dev: false, gzip: true, brotli: true, immutable: true, maxAge: 31_536_000, setHeaders: isolate,
+  });
+  const notFound = (res: import('node:http').ServerResponse) => () => { res.statusCode = 404; res.end('not found'); };
+  const web = createServer((req, res) => (req.url?.startsWith('/assets/') ? assets : files)(req, res, notFound(res)));
   await new Promise<void>((r, j) => { web.once('error', j); web.listen(port, bind, r); });
   const webPort = (web.address() as { port: number }).port;
   // addresses other machines can use when listening on every interface
@@ -184,18 +225,30 @@ async function pages(f: Map<string, string>): Promise<void> {
     const q = `?signal=${encodeURIComponent(`ws://${h}:${new URL(sig.url).port}`)}&room=${encodeURIComponent(room)}&token=${encodeURIComponent(tok)}`;
     console.log(`\n  from ${h === '127.0.0.1' ? 'this machine' : `other machines (${h})`}:`);
     for (const page of ['join', 'pi', 'dashboard']) console.log(`    ${page.padEnd(9)} http://${h}:${webPort}/${page}.html${q}`);
+    const signalAt = `ws://${h}:${new URL(sig.url).port}`;
+    console.log(`    ${'worker'.padEnd(9)} npx tessera worker --signal ${signalAt} --room ${sh(room)} --token ${sh(tok)}`);
   }
   if (hosts.length > 1) console.log('\n  (over plain http a page from another machine is not a secure context: it computes on one thread without WebGPU; serve it over https for both)');
   const children = spawnWorkers(peers, sig.url, room, tok, 'ignore');
   if (peers) console.log(`\n  ${peers} headless worker${peers > 1 ? 's' : ''} joined the room too`);
-  console.log('\nOpen the join page in a few tabs or browsers, then the pi page; Ctrl-C stops.');
+  console.log('\nOpen the join page in a few tabs or browsers (or run the worker line on machines with Node),'
+    + ' then the pi page; Ctrl-C stops.');
   const stop = () => { for (const c of children) c.kill('SIGTERM'); web.close(); void sig.close().then(() => process.exit(0)); };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
+const wantsHelp = (a: string) => a === '--help' || a === '-h';
+
 async function main(argv: readonly string[]): Promise<void> {
   const [cmd, ...rest] = argv;
+  // help starts nothing, wherever it stands among the flags
+  if (cmd !== undefined && (wantsHelp(cmd) || (cmd === 'help' && rest.length === 0))) return void console.log(USAGE);
+  if (cmd === 'help' || (cmd !== undefined && cmd in HELP && rest.some(wantsHelp))) {
+    const which = cmd === 'help' ? rest[0]! : cmd;
+    if (!(which in HELP)) throw new UsageError(`unknown command ${JSON.stringify(which)}`);
+    return void console.log(`usage: ${HELP[which as Command]}`);
+  }
   const f = flags(rest);
   switch (cmd) {
     case 'signal': return signal(f);
@@ -203,7 +256,6 @@ async function main(argv: readonly string[]): Promise<void> {
     case 'worker': return worker(f);
     case 'demo': case undefined: return demo(f);
     case 'pages': return pages(f);
-    case 'help': case '--help': console.log(USAGE); return;
     default: throw new UsageError(`unknown command ${JSON.stringify(cmd)}`);
   }
 }

@@ -20,7 +20,7 @@ import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import type { Node } from '../graph/node.js';
 import { numChunks } from '../graph/shape.js';
 import { encodeKernel } from '../ir/wire.js';
-import type { Progress, Runtime } from '../runtime/runtime.js';
+import type { JobOptions, Progress, Runtime } from '../runtime/runtime.js';
 import { type Plan, type Range, chunkBox, isScanTask } from '../tile/tile.js';
 import { decodeChunk, encodeChunk } from './arrow.js';
 import { count, extent, intersect } from './boxes.js';
@@ -199,7 +199,8 @@ export class Coordinator {
   }
 
   /** Runs the graph behind `outputs` on the mesh; the outputs are materialised locally. */
-  async run(outputs: readonly Node[], onProgress?: (p: Progress) => void): Promise<MeshReport> {
+  async run(outputs: readonly Node[], onProgress?: (p: Progress) => void, opts: JobOptions = {}): Promise<MeshReport> {
+    opts.signal?.throwIfAborted();
     const plan = this.opts.runtime.planOf(outputs);
     const journal = this.opts.journal;
     let id = `j${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -213,10 +214,16 @@ export class Coordinator {
     }
     const job = new Job(id, this.ep, this.state, this.opts, plan, this.trust, (peer) => { for (const j of this.jobs.values()) j.quarantine(peer); }, onProgress);
     if (record) job.adopt(record);
+    if (opts.name) job.name = opts.name.slice(0, 120);
+    opts.signal?.throwIfAborted(); // (aborted while the plan was hashed: no await from here to job.run())
     this.jobs.set(job.id, job);
+    // a cancelled job fails like any other: its promise rejects, and the `end` below frees its pieces on the workers
+    const cancel = () => job.fail(new Error(`the job ${job.name ?? job.id} was cancelled`), 'cancelled');
+    opts.signal?.addEventListener('abort', cancel, { once: true });
     try {
       return await job.run();
     } finally {
+      opts.signal?.removeEventListener('abort', cancel);
       this.jobs.delete(job.id);
       this.finished.push(job.id);
       for (const id of this.finished.splice(0, Math.max(0, this.finished.length - KEEP_FINISHED))) this.state.jobs.delete(id);
@@ -226,6 +233,8 @@ export class Coordinator {
 }
 
 class Job {
+  /** A readable name for dashboards (JobProgress.name). */
+  name: string | undefined;
   private readonly pieces = new Map<string, Piece>();
   private readonly reads: Piece[][][];
   private readonly writes: Piece[][];
@@ -376,11 +385,11 @@ class Job {
     return `job ${this.id}: ${this.done}/${this.plan.tasks.length} done, ${this.outputsLeft} outputs to fetch, queue [${this.queue}], workers [${[...this.workers().keys()]}], tasks ${states.join(' ')}, needed pieces without holders [${orphans}], pieces ${pieces.join(' ')}, events ${this.events.map((e) => `${e.ms}:${e.kind}${e.peer ? `@${e.peer}` : ''}${e.task !== undefined ? `#${e.task}` : ''}`).join(' ')}, committed by [${this.committedBy}]`;
   }
 
-  fail(e: Error): void {
+  fail(e: Error, state: 'failed' | 'cancelled' = 'failed'): void {
     if (this.finished) return;
     this.finished = true;
     this.event('failed', { detail: e.message.slice(0, 200) });
-    this.publish('failed');
+    this.publish(state);
     this.settle?.reject(e);
   }
 
@@ -398,6 +407,7 @@ class Job {
     for (const s of this.peerStats.values()) perPeer[s.id] = { tasks: s.tasks, bytesIn: s.bytesIn };
     const r = this.report;
     this.state.jobs.set(this.id, {
+      ...(this.name ? { name: this.name } : {}),
       done: this.done, total: this.plan.tasks.length, peers: this.peerStats.size, state, started: this.started, ms: Math.round(now - this.t0),
       releases: r.releases, recomputed: r.recomputed, speculative: r.speculative, bytesMoved: r.bytesMoved,
       perPeer, placed: [...this.placed], events: [...this.events],

@@ -7,7 +7,7 @@
 import type { Net } from '../host/types.js';
 import { type ConnectOptions, MeshNode } from './node.js';
 import { Ring, hash32 } from './ring.js';
-import { type Caps, type JobProgress, MeshState } from './state.js';
+import { type Caps, type JobProgress, MeshState, clientOf, writerOf } from './state.js';
 
 export interface ObserveOptions {
   readonly signal: string;
@@ -21,6 +21,14 @@ export interface PeerView extends Caps {
   readonly id: string;
   /** Whether this observer has a live link to it (a peer that left has none). */
   readonly linked: boolean;
+}
+
+export interface JobView extends JobProgress {
+  readonly id: string;
+  /** The peer that publishes the job's progress (its coordinator), where it announced itself. */
+  readonly coordinator?: string;
+  /** A running job whose coordinator has no link here any more: nobody will finish it or say it ended. */
+  readonly coordinatorLeft: boolean;
 }
 
 export interface RingView {
@@ -51,8 +59,16 @@ export class MeshView {
   }
 
   /** Jobs in the room, newest first. */
-  jobs(): (JobProgress & { readonly id: string })[] {
-    return [...this.state.jobs].map(([id, j]) => ({ ...j, id })).sort((a, b) => (b.started ?? 0) - (a.started ?? 0));
+  jobs(): JobView[] {
+    const live = new Set(this.node.peers());
+    const byClient = new Map([...this.state.peers.keys()].map((id) => [clientOf(id), id]));
+    return [...this.state.jobs].map(([id, j]) => {
+      const writer = writerOf(this.state.jobs, id);
+      const coordinator = writer === undefined ? undefined : byClient.get(writer);
+      const linked = coordinator !== undefined && live.has(coordinator);
+      const coordinatorLeft = (j.state ?? 'running') === 'running' && !linked;
+      return { ...j, id, ...(coordinator ? { coordinator } : {}), coordinatorLeft };
+    }).sort((a, b) => (b.started ?? 0) - (a.started ?? 0));
   }
 
   /** The ring of the linked workers (the one coordinators place by), with a job's latest pieces on it. */

@@ -38,6 +38,10 @@ export function bridge(ep: Endpoint, port: Port, other: (m: unknown) => void = (
   });
 }
 
+const isHello = (d: { k?: string }): d is Down & { k: 'hello' } => d.k === 'hello';
+const isRelayed = (d: { k?: string }): d is Exclude<Down, { k: 'hello' }> =>
+  d.k === 'msg' || d.k === 'peer' || d.k === 'sent';
+
 export class PortEndpoint implements Endpoint {
   private readonly listeners = new Listeners();
   private readonly linked = new Set<string>();
@@ -52,12 +56,13 @@ export class PortEndpoint implements Endpoint {
   static connect(port: ThreadPort, other: (m: unknown) => void = () => undefined): Promise<PortEndpoint> {
     return new Promise((resolve) => {
       let ep: PortEndpoint | undefined;
-      port.onMessage((d: Down | { k?: undefined }) => {
-        if (d.k === 'hello' && !ep) {
+      port.onMessage((d: Down | { k?: string }) => {
+        if (isHello(d) && !ep) {
           ep = new PortEndpoint(d.id, port);
           for (const p of d.peers) ep.linked.add(p);
           resolve(ep);
-        } else if (ep && d.k !== undefined && d.k !== 'hello') ep.receive(d);
+        } else if (ep && isRelayed(d)) ep.receive(d);
+        // anything else (the page's own controls: start, pause, resume, leave) is not the endpoint's
         else other(d);
       });
     });

@@ -4,7 +4,7 @@
 
 import { type Tensor, executeWith } from '../api/tensor.js';
 import type { Node } from '../graph/node.js';
-import { type Progress, runtime } from '../runtime/runtime.js';
+import { type JobOptions, type Progress, runtime } from '../runtime/runtime.js';
 import { Coordinator, type CoordinatorOptions, type MeshReport } from './coordinator.js';
 import type { Verify } from './trust.js';
 import { host } from '#host';
@@ -68,8 +68,8 @@ export class Session {
     }
   }
 
-  async runNodes(nodes: readonly Node[], onProgress?: (p: Progress) => void): Promise<MeshReport> {
-    this.lastReport = await this.coordinator.run(nodes, onProgress);
+  async runNodes(nodes: readonly Node[], onProgress?: (p: Progress) => void, job?: JobOptions): Promise<MeshReport> {
+    this.lastReport = await this.coordinator.run(nodes, onProgress, job);
     return this.lastReport;
   }
 

@@ -46,10 +46,12 @@ export interface JobEvent {
 
 /** A job's progress as its coordinator publishes it (a few times a second, and when it ends). */
 export interface JobProgress {
+  /** What the user called the job (`pi 1e9 · slice 3/10`), if they named it. */
+  readonly name?: string;
   readonly done: number;
   readonly total: number;
   readonly peers: number;
-  readonly state?: 'running' | 'finished' | 'failed';
+  readonly state?: 'running' | 'finished' | 'failed' | 'cancelled';
   readonly started?: number;
   readonly ms?: number;
   readonly releases?: number;
@@ -73,7 +75,7 @@ export function clientOf(peer: string): number {
 }
 
 /** The Yjs client id that wrote the current value of `map[key]`, if it has one. */
-export function writerOf(map: Y.Map<unknown>, key: string): number | undefined {
+export function writerOf<T>(map: Y.Map<T>, key: string): number | undefined {
   return (map as unknown as { _map: Map<string, Y.Item> })._map.get(key)?.id.client;
 }
 

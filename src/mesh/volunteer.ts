@@ -40,6 +40,8 @@ type FromThread = { k: 'ready' | 'stats'; stats: PeerStats } | { k: 'error'; mes
 
 export class Volunteer {
   private last: PeerStats | undefined;
+  /** Whether the volunteer asked to pause, as of the last call (a tab's thread confirms it in its next stats). */
+  private paused = false;
   private readonly watchers: ((s: VolunteerStats) => void)[] = [];
   private left = false;
 
@@ -86,7 +88,8 @@ export class Volunteer {
     if (this.peer) this.last = this.peer.stats();
     let sent = 0, received = 0;
     for (const t of this.node.traffic.values()) { sent += t.sent; received += t.received; }
-    return { ...this.last!, paused: this.last!.paused, bytesSent: sent, bytesReceived: received, links: this.node.peers().length };
+    const paused = this.peer ? this.last!.paused : this.paused;
+    return { ...this.last!, paused, bytesSent: sent, bytesReceived: received, links: this.node.peers().length };
   }
 
   /** Calls `f` with fresh stats as they come (in Node, every half second). */
@@ -98,9 +101,15 @@ export class Volunteer {
   }
 
   /** Takes no new tasks until `resume` (coordinators stop placing work here); running tasks finish. */
-  pause(): void { if (this.peer) this.peer.pause(); else this.thread!.post({ k: 'pause' } satisfies Control); }
+  pause(): void {
+    this.paused = true;
+    if (this.peer) this.peer.pause(); else this.thread!.post({ k: 'pause' } satisfies Control);
+  }
 
-  resume(): void { if (this.peer) this.peer.resume(); else this.thread!.post({ k: 'resume' } satisfies Control); }
+  resume(): void {
+    this.paused = false;
+    if (this.peer) this.peer.resume(); else this.thread!.post({ k: 'resume' } satisfies Control);
+  }
 
   /**
    * Leaves the room gracefully: out of placement, running tasks finish (a

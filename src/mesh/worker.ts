@@ -64,6 +64,8 @@ export class MeshWorker {
   private readonly coordinators = new Set<string>();
   /** Job -> the coordinator whose tasks this worker runs for it. */
   private readonly jobOwner = new Map<string, string>();
+  /** Jobs ended lately (the latest 256): a task of one that finishes after its `end` keeps nothing. */
+  private readonly ended = new Set<string>();
   private readonly waiting = new Map<number, { peer: string; key: string; resolve: (p: Uint8Array | undefined) => void; timer: ReturnType<typeof setTimeout> }>();
   private nextReq = 1;
   private readonly timer: ReturnType<typeof setInterval>;
@@ -74,7 +76,11 @@ export class MeshWorker {
     ep.on({
       message: (from, m, payload) => {
         switch (m.t) {
-          case 'task': case 'scan': if (this.ownedBy(m.job, from, true)) void this.run(from, m); break;
+          case 'task': case 'scan':
+            if (!this.ownedBy(m.job, from, true)) break;
+            this.ended.delete(m.job); // a job run again (a resumable job keeps its id) is live again
+            void this.run(from, m);
+            break;
           case 'get': void this.serve(from, m); break;
           case 'piece': case 'missing': {
             // an answer counts only from the peer asked, about the piece asked for
@@ -143,6 +149,8 @@ export class MeshWorker {
     for (const k of [...this.store.keys(), ...this.fetched.keys()]) if (k.startsWith(`${job}/`)) this.drop(k);
     for (const k of [...this.jobKernels.keys()]) if (k.startsWith(`${job}/`)) this.jobKernels.delete(k);
     this.jobOwner.delete(job);
+    this.ended.add(job);
+    if (this.ended.size > 256) this.ended.delete(this.ended.values().next().value!);
   }
 
   private kernel(text: string): Kernel {
@@ -227,6 +235,7 @@ export class MeshWorker {
       const digests = await Promise.all(outs.map(([, p]) => digestOf(p.data)));
       const bytes = outs.reduce((a, [, p]) => a + pieceBytes(p), 0);
       if (this.held + bytes > this.opts.memory) throw new Error(`memory cap: ${this.held + bytes} bytes of pieces over the ${this.opts.memory}-byte limit`);
+      if (this.ended.has(m.job)) return; // cancelled, or done without this copy, while it ran: nobody will free it
       for (const [key, p] of outs) {
         const k = `${m.job}/${key}`;
         this.drop(k);

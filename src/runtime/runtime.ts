@@ -67,10 +67,22 @@ export type DeviceChoice = 'wasm' | 'webgpu' | 'auto';
 
 /** Where a graph runs instead of this machine: a mesh session (mesh/session.ts). */
 export interface Runner {
-  runNodes(nodes: readonly Node[], onProgress?: (p: Progress) => void): Promise<unknown>;
+  runNodes(nodes: readonly Node[], onProgress?: (p: Progress) => void, job?: JobOptions): Promise<unknown>;
 }
 
-export interface RunOptions {
+/** What a mesh job carries besides its graph. */
+export interface JobOptions {
+  /** A readable name the dashboards show (`pi 1e9 · slice 3/10`); a local run, which no dashboard sees, has no use for it. */
+  readonly name?: string;
+  /**
+   * Aborting it cancels the job: on a mesh its promise rejects at once and its
+   * workers drop what they hold of it; a local run, which cannot stop midway,
+   * is refused if the signal was aborted before it started.
+   */
+  readonly signal?: AbortSignal;
+}
+
+export interface RunOptions extends JobOptions {
   onProgress?: (p: Progress) => void;
   /** Run on a mesh: `await x.execute({ session: s })`. */
   session?: Runner;
