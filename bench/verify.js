@@ -6,6 +6,7 @@
 // peers (src/mesh/trust.ts) carries over from job to job.
 //
 //   npm run bench:verify [-- --jobs 200] [--lies 0.01,0.05] [--trials 1] [--seed 1]
+//   node bench/verify.js --model [--trials 200000]
 //
 // Each job is Monte Carlo pi over 16 chunks (17 tasks) and is compared with
 // the local run bit for bit. Prints one JSON line per liar rate and trial on
@@ -19,6 +20,12 @@
 //   overhead_before/_after   re-runs per task before and after that job
 //   targets                  at most 1% of jobs wrong; overhead after trust
 //                            under 10%; the liar quarantined
+// `--model` runs the abstract model the parameters were chosen with instead
+// (trust.ts): per result of the liar, a lie with probability p and a check
+// with probability 1 before its run of RUN verified results and RATE after;
+// a checked lie quarantines it (and its job comes out right), an unchecked
+// one makes its job wrong. One JSON line per liar rate and RUN: how often
+// more than 1% of the jobs were wrong, and the mean number of wrong jobs.
 // Run `npm run build` first (the npm script does).
 
 import path from 'node:path';
@@ -92,7 +99,42 @@ export async function room({ lie, seed, jobs, program = pi, onJob }) {
   return { ...out, lies, tasksPerJob: (out.tasks[0] + out.tasks[1]) / jobs };
 }
 
+/** The model's run of `jobs` jobs, the liar running `k` results per job: the number of wrong jobs. */
+function modelRun(p, run, rate, k, jobs, random) {
+  let streak = 0, wrong = 0;
+  for (let j = 0; j < jobs; j++) {
+    let bad = false;
+    for (let i = 0; i < k; i++) {
+      const lie = random() < p;
+      const checked = streak < run || random() < rate;
+      if (lie && checked) return wrong; // quarantined: this job is recomputed, later ones run without it
+      if (lie) bad = true;
+      else if (checked) streak++;
+    }
+    if (bad) wrong++;
+  }
+  return wrong;
+}
+
+function model() {
+  const trials = Number(opt('--trials', '200000'));
+  for (const lie of LIES) {
+    for (const run of [300, 400, RUN, 600]) {
+      const random = rng(SEED);
+      let over = 0, total = 0;
+      for (let t = 0; t < trials; t++) {
+        const w = modelRun(lie, run, RATE, 4, JOBS, random);
+        total += w;
+        if (w > MAX_WRONG * JOBS) over++;
+      }
+      const row = { type: 'verify-model', lie, run, rate: RATE, results_per_job: 4, jobs: JOBS, trials };
+      process.stdout.write(`${JSON.stringify({ ...row, p_over_target: over / trials, mean_wrong_jobs: total / trials })}\n`);
+    }
+  }
+}
+
 async function main() {
+  if (argv.includes('--model')) { model(); await mt.shutdown(); return; }
   log(`bench/verify: ${JOBS} jobs per room, liars at ${LIES.join(', ')}, ${TRIALS} trial(s); RUN ${RUN}, RATE ${RATE}\n`);
   let met = true;
   for (const lie of LIES) {

@@ -49,12 +49,18 @@ export const host: Host = {
   textStore(name: string, dir?: string) {
     if (dir !== undefined) return undefined;
     let storage: Storage | undefined;
-    try { storage = (globalThis as { localStorage?: Storage }).localStorage; } catch { return undefined; } // storage blocked
+    try {
+      storage = (globalThis as { localStorage?: Storage }).localStorage;
+    } catch {
+      return undefined; // storage blocked for this page
+    }
     if (!storage) return undefined; // a Worker has none
     const key = `tessera.${name}`;
     return {
       read: () => { try { return storage.getItem(key) ?? undefined; } catch { return undefined; } },
-      write: (text: string) => { try { storage.setItem(key, text); } catch { /* quota or privacy mode: kept in memory */ } },
+      write: (text: string) => {
+        try { storage.setItem(key, text); } catch { /* quota or privacy mode: kept in memory */ }
+      },
     };
   },
 

@@ -80,7 +80,8 @@ export const host: Host = {
   textStore(name: string, dir?: string) {
     if (dir === undefined) return undefined;
     // a name that is not a plain file name (a room can be any string) is kept under its hash
-    const file = join(dir, `${/^[A-Za-z0-9_.-]{1,80}$/.test(name) && !name.startsWith('.') ? name : createHash('sha256').update(name).digest('hex').slice(0, 32)}.json`);
+    const plain = /^[A-Za-z0-9_.-]{1,80}$/.test(name) && !name.startsWith('.');
+    const file = join(dir, `${plain ? name : createHash('sha256').update(name).digest('hex').slice(0, 32)}.json`);
     return {
       read: () => { try { return readFileSync(file, 'utf8'); } catch { return undefined; } },
       write: (text: string) => {

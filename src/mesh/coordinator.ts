@@ -58,7 +58,7 @@ export interface CoordinatorOptions {
   readonly checkWaitMs?: number;
   /** Where the draws of which results to verify come from (seeded in tests); Math.random by default. */
   readonly random?: () => number;
-  /** Where the peers' records (verified runs, quarantines) are kept across jobs and sessions of the room; memory only by default. */
+  /** Where the peers' records (verified runs, quarantines) outlive this coordinator; memory only by default. */
   readonly trustStore?: TrustStore;
   /** Makes jobs resumable (journal.ts): their commits are written here, and a job run again picks up what is left. */
   readonly journal?: Journal;
@@ -214,7 +214,8 @@ export class Coordinator {
     if (journal) {
       id = await planId(plan, (tid) => this.sourceDigest(plan, tid));
       record = await journal.load(id);
-      if (this.closed) throw new Error('the coordinator is closed: it runs no more jobs'); // it closed while the journal was read
+      // it closed while the journal was read
+      if (this.closed) throw new Error('the coordinator is closed: it runs no more jobs');
       // a live coordinator runs this job now: run it apart
       if (this.jobs.has(id) || (record && record.owner !== this.ep.id && this.ep.peers().includes(record.owner))) { id = `${id}-${Math.random().toString(36).slice(2, 8)}`; record = undefined; }
       journal.begin(id, this.ep.id);

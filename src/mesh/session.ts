@@ -56,6 +56,7 @@ export class Session {
   private constructor(readonly node: MeshNode, readonly state: MeshState, private readonly coordinator: Coordinator) {}
 
   static async open(opts: SessionOptions): Promise<Session> {
+    const trustStore = trustStoreOf(opts); // (a bad option fails before the room is joined)
     const node = await MeshNode.connect({ signal: opts.signal, room: opts.room, token: opts.token, ...(opts.host ? { host: opts.host } : {}), ...(opts.iceServers ? { iceServers: opts.iceServers } : {}), ...(opts.log ? { log: opts.log } : {}) });
     const state = new MeshState(node);
     let journal: Journal | undefined;
@@ -64,21 +65,23 @@ export class Session {
       if (typeof opts.resumable === 'object' && !file) throw new Error('resumable: { dir } needs files (Node); in a browser use resumable: true (the journal lives in the mesh state)');
       journal = new Journals([...(file ? [file] : []), new StateJournal(state)]);
     }
-    const trustStore = trustStoreOf(opts);
     return new Session(node, state, new Coordinator(node, state, {
-      runtime, ...(opts.verify ? { verify: opts.verify } : {}), ...(journal ? { journal } : {}), ...(trustStore ? { trustStore } : {}), ...opts.coordinator,
+      runtime, ...(opts.verify ? { verify: opts.verify } : {}), ...(journal ? { journal } : {}),
+      ...(trustStore ? { trustStore } : {}), ...opts.coordinator,
     }));
   }
 
   /** Whether close() was called: every call but this, workers() and close() then rejects. */
   get closed(): boolean { return this.closing !== undefined; }
 
-  private refuse(what: string): Error { return new Error(`${what} on a closed session: open a new one with Session.open`); }
+  private refuse(what: string): Error {
+    return new Error(`${what} on a closed session: open a new one with Session.open`);
+  }
 
   /** Workers with a live link to this session, and their capabilities (none once it is closed). */
   workers(): Map<string, Caps> { return this.closed ? new Map() : this.state.workers(); }
 
-  /** Resolves once `n` workers are linked (a job placed before then starts on fewer); rejects if the session closes first. */
+  /** Resolves once `n` workers are linked (a job placed before then starts on fewer); rejects if it closes first. */
   async waitForWorkers(n: number, timeoutMs = 60_000): Promise<void> {
     if (this.closed) throw this.refuse('waitForWorkers');
     const t0 = Date.now();
@@ -118,6 +121,6 @@ function trustStoreOf(opts: SessionOptions): TrustStore | undefined {
   if (t === false) return undefined;
   if (t && 'load' in t) return t;
   const text = host.textStore(`trust-${opts.room}`, t?.dir);
-  if (t && !text) throw new Error('trust: { dir } needs files (Node); in a browser the trust records live in localStorage');
+  if (t && !text) throw new Error('trust: { dir } needs files (Node); in a browser the records live in localStorage');
   return text ? textTrustStore(text) : undefined;
 }

@@ -22,7 +22,7 @@
 // probability RATE, so about (1-RATE)/RATE of its lies pass before one is
 // caught and quarantines it. Over its whole life a liar gets at most
 // (1-p)^RUN (1-RATE)/RATE wrong results accepted, on average: 0.12 for
-// p = 1%, 1e-10 for p = 5%, and 19 (at a rate of p of its results) for a
+// p = 1%, 1.4e-10 for p = 5%, and 19 (at a rate of p of its results) for a
 // peer that lies very rarely, which sampling cannot tell from an honest one.
 // An honest peer costs one re-run per result until it is trusted, then RATE.
 //
@@ -37,9 +37,12 @@
 //   trusted after about 120 of the 200 jobs. Wrong jobs come only from a liar
 //   trusted before it was caught: p = 1% gets through with 0.99^500 = 0.66%
 //   and then has about 3 lies left in the run; a model of the run (lies and
-//   draws per result, 200,000 trials) gives more than 2 wrong jobs in 200
-//   with probability 0.3%, and 0.017 wrong jobs on average (0.008% of jobs);
-//   for p = 5% neither ever happened. RUN = 300 gave 3.7%, RUN = 400 1.1%.
+//   draws per result, 200,000 trials: `node bench/verify.js --model`) gives
+//   more than 2 wrong jobs in 200 with probability 0.3%, and 0.017 wrong
+//   jobs on average (0.008% of jobs); for p = 5% it never happened. RUN = 300
+//   gave 3.7%, RUN = 400 1.1%, RUN = 600 0.06%; but each step of RUN is a
+//   full re-run per result of every new peer, for RUN/4 more jobs (twice the
+//   work): 500 has honest peers trusted after about 100-120 of the 200 jobs.
 
 export type Verify = 'off' | 'sample' | 'strict';
 
@@ -82,7 +85,8 @@ export function parseRecords(text: string | null | undefined): TrustRecords {
     if (!r || typeof r !== 'object' || id.length > 200) continue;
     const o = r as Record<string, unknown>;
     const at = typeof o.at === 'number' && Number.isFinite(o.at) ? o.at : 0;
-    out[id] = { run: count(o.run), verified: count(o.verified), at, ...(o.quarantined === true ? { quarantined: true as const } : {}) };
+    const q = o.quarantined === true ? { quarantined: true as const } : {};
+    out[id] = { run: count(o.run), verified: count(o.verified), at, ...q };
   }
   return out;
 }
@@ -92,7 +96,11 @@ export class Trust {
   readonly quarantined = new Set<string>();
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(readonly mode: Verify = 'off', private readonly random: () => number = Math.random, private readonly store?: TrustStore) {
+  constructor(
+    readonly mode: Verify = 'off',
+    private readonly random: () => number = Math.random,
+    private readonly store?: TrustStore,
+  ) {
     this.merge(store?.load() ?? {});
   }
 
@@ -121,7 +129,7 @@ export class Trust {
     this.set(peer, { run: (r?.run ?? 0) + 1, verified: (r?.verified ?? 0) + 1 });
   }
 
-  /** A result of `peer` disagreed with another peer's and nothing decided which was wrong: all its results are checked again. */
+  /** A result of `peer` disagreed with another's and nothing decided which was wrong: check all of its results again. */
   disagreed(peer: string): void { this.set(peer, { run: 0, verified: this.records.get(peer)?.verified ?? 0 }); }
 
   /** `peer` was outvoted: quarantined, here and in the store, for good. */
@@ -132,14 +140,15 @@ export class Trust {
   }
 
   private set(peer: string, r: Omit<PeerRecord, 'at' | 'quarantined'>): void {
-    this.records.set(peer, { ...r, at: Date.now(), ...(this.quarantined.has(peer) ? { quarantined: true as const } : {}) });
+    const q = this.quarantined.has(peer) ? { quarantined: true as const } : {};
+    this.records.set(peer, { ...r, at: Date.now(), ...q });
     if (this.store && !this.saveTimer) {
       this.saveTimer = setTimeout(() => this.flush(), SAVE_MS);
       (this.saveTimer as { unref?: () => void }).unref?.();
     }
   }
 
-  /** Takes in records another coordinator of the room saved: its quarantines hold here; the newer record of a peer wins. */
+  /** Takes in records another coordinator of the room saved: its quarantines hold here; a peer's newer record wins. */
   private merge(records: TrustRecords): void {
     for (const [id, r] of Object.entries(records)) {
       if (r.quarantined) this.quarantined.add(id);
@@ -154,9 +163,11 @@ export class Trust {
     this.saveTimer = undefined;
     if (!this.store) return;
     this.merge(this.store.load() ?? {});
-    const all = [...this.records].map(([id, r]): [string, PeerRecord] => [id, this.quarantined.has(id) ? { ...r, quarantined: true } : r]);
-    all.sort((a, b) => Number(!!b[1].quarantined) - Number(!!a[1].quarantined) || b[1].at - a[1].at);
-    this.store.save(Object.fromEntries(all.slice(0, KEEP)));
+    const q = (id: string) => this.quarantined.has(id);
+    // quarantines are kept first, then the peers seen last
+    const all = [...this.records].sort(([i, x], [j, y]) => Number(q(j)) - Number(q(i)) || y.at - x.at);
+    const marked = all.slice(0, KEEP).map(([id, r]): [string, PeerRecord] => [id, q(id) ? { ...r, quarantined: true } : r]);
+    this.store.save(Object.fromEntries(marked));
   }
 }
 
