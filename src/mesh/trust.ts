@@ -16,9 +16,10 @@
 // a lie caught in the job it was told in does not make that job wrong.
 // `strict` checks every result (twice the work); `off` checks none.
 //
-// The guarantee. A peer that lies on a fraction p of its results has all of
-// its first RUN results checked, so it is trusted without having been caught
-// with probability (1-p)^RUN. Once trusted, each lie is caught with
+// The guarantee (with three workers or more, so that a vote can decide). A
+// peer that lies on a fraction p of its results has all of its first RUN
+// results checked, so it is trusted without having been caught with
+// probability (1-p)^RUN. Once trusted, each lie is caught with
 // probability RATE, so about (1-RATE)/RATE of its lies pass before one is
 // caught and quarantines it. Over its whole life a liar gets at most
 // (1-p)^RUN (1-RATE)/RATE wrong results accepted, on average: 0.12 for
@@ -33,8 +34,8 @@
 // - RATE = 5%: the overhead after trust is RATE re-runs per task (an honest
 //   result needs one re-run to agree), half the 10% target, so it stays under
 //   it with sampling noise (5% +- 0.6% over 1000 tasks).
-// - RUN = 500: each peer runs about 4 results per job, so honest peers are
-//   trusted after about 120 of the 200 jobs. Wrong jobs come only from a liar
+// - RUN = 500: each peer runs about 4 results per job (about 6 once the liar
+//   is out), so honest peers are trusted after 90 to 125 of the 200 jobs. Wrong jobs come only from a liar
 //   trusted before it was caught: p = 1% gets through with 0.99^500 = 0.66%
 //   and then has about 3 lies left in the run; a model of the run (lies and
 //   draws per result, 200,000 trials: `node bench/verify.js --model`) gives
@@ -42,7 +43,7 @@
 //   jobs on average (0.008% of jobs); for p = 5% it never happened. RUN = 300
 //   gave 3.7%, RUN = 400 1.1%, RUN = 600 0.06%; but each step of RUN is a
 //   full re-run per result of every new peer, for RUN/4 more jobs (twice the
-//   work): 500 has honest peers trusted after about 100-120 of the 200 jobs.
+//   work), and leaves fewer of the 200 jobs to show the overhead after trust.
 
 export type Verify = 'off' | 'sample' | 'strict';
 
