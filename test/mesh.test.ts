@@ -135,7 +135,8 @@ describe('a lying worker', () => {
       const rep = s.lastReport!;
       expect(rep.quarantined).toEqual([liarId]);
       expect(rep.recomputed).toBeGreaterThan(0);
-      expect(rep.checkRuns).toBeLessThan(rep.tasks / 2);
+      // four workers new to this coordinator (src/mesh/trust.ts): every result they committed was checked
+      expect(rep.checks).toBe(rep.commits);
       // the next job runs on the three honest workers only
       const y = pi(100_000, 500);
       await y.execute({ session: s });

@@ -47,5 +47,23 @@ export const host: Host = {
   env: () => undefined,
   fileJournal: async () => undefined,
 
+  textStore(name: string, dir?: string) {
+    if (dir !== undefined) return undefined;
+    let storage: Storage | undefined;
+    try {
+      storage = (globalThis as { localStorage?: Storage }).localStorage;
+    } catch {
+      return undefined; // storage blocked for this page
+    }
+    if (!storage) return undefined; // a Worker has none
+    const key = `tessera.${name}`;
+    return {
+      read: () => { try { return storage.getItem(key) ?? undefined; } catch { return undefined; } },
+      write: (text: string) => {
+        try { storage.setItem(key, text); } catch { /* quota or privacy mode: kept in memory */ }
+      },
+    };
+  },
+
   net: async () => ({ WebSocket: globalThis.WebSocket as unknown as Awaited<ReturnType<Host['net']>>['WebSocket'] }),
 };

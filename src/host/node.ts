@@ -5,9 +5,11 @@
 // It imports nothing from the rest of Tessera: tests run the sources while
 // this resolves to its compiled twin in dist/.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Worker, parentPort } from 'node:worker_threads';
 import type { Host, Thread, ThreadPort } from './types.js';
@@ -75,6 +77,24 @@ export const host: Host = {
   async fileJournal(dir: string) {
     const { FileJournal } = await import('./node-journal.js');
     return new FileJournal(dir);
+  },
+
+  textStore(name: string, dir?: string) {
+    if (dir === undefined) return undefined;
+    // a name that is not a plain file name (a room can be any string) is kept under its hash
+    const plain = /^[A-Za-z0-9_.-]{1,80}$/.test(name) && !name.startsWith('.');
+    const file = join(dir, `${plain ? name : createHash('sha256').update(name).digest('hex').slice(0, 32)}.json`);
+    return {
+      read: () => { try { return readFileSync(file, 'utf8'); } catch { return undefined; } },
+      write: (text: string) => {
+        // whole or not at all: a crash mid-write leaves the old record
+        try {
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(`${file}.${process.pid}.tmp`, text);
+          renameSync(`${file}.${process.pid}.tmp`, file);
+        } catch { /* a read-only or full disk: the record stays in memory */ }
+      },
+    };
   },
 
   async net() {

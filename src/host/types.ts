@@ -41,6 +41,13 @@ export interface Files {
   write(path: string | URL, bytes: Uint8Array): Promise<void>;
 }
 
+/** A small text record kept across sessions (a coordinator's record of its peers, mesh/trust.ts). */
+export interface TextStore {
+  read(): string | undefined;
+  /** Best effort: a record that cannot be written stays in memory. */
+  write(text: string): void;
+}
+
 export interface Host {
   readonly name: 'node' | 'browser';
   /** Compute threads the local pool starts by default (0: run tasks inline). */
@@ -60,4 +67,9 @@ export interface Host {
   env(name: string): string | undefined;
   /** A coordinator's journal in a directory, where the host has files (Node). */
   fileJournal(dir: string): Promise<import('../mesh/journal.js').Journal | undefined>;
+  /**
+   * The text record `name`: a file under `dir` in Node (none without a dir),
+   * the page's localStorage in a browser (none with a dir, or without storage).
+   */
+  textStore(name: string, dir?: string): TextStore | undefined;
 }

@@ -28,7 +28,7 @@ import type { Endpoint } from './endpoint.js';
 import type { Message, MessageOf } from './protocol.js';
 import { Ring } from './ring.js';
 import type { JobEvent, JobProgress, MeshState } from './state.js';
-import { Trust, type Verify } from './trust.js';
+import { Trust, type TrustStore, type Verify } from './trust.js';
 import { type Journal, type JournalRecord, planId } from './journal.js';
 import { digestOf } from './digest.js';
 import { matmulOf } from '../ir/matmul.js';
@@ -58,6 +58,8 @@ export interface CoordinatorOptions {
   readonly checkWaitMs?: number;
   /** Where the draws of which results to verify come from (seeded in tests); Math.random by default. */
   readonly random?: () => number;
+  /** Where the peers' records (verified runs, quarantines) outlive this coordinator; memory only by default. */
+  readonly trustStore?: TrustStore;
   /** Makes jobs resumable (journal.ts): their commits are written here, and a job run again picks up what is left. */
   readonly journal?: Journal;
 }
@@ -152,11 +154,12 @@ export class Coordinator {
   private readonly jobs = new Map<string, Job>();
   private readonly finished: string[] = [];
   private readonly timer: ReturnType<typeof setInterval>;
-  /** Every peer's record, across this coordinator's jobs. */
+  private closed = false;
+  /** Every peer's record, across this coordinator's jobs (and, through opts.trustStore, its sessions). */
   readonly trust: Trust;
 
   constructor(private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions) {
-    this.trust = new Trust(opts.verify ?? 'off', opts.random);
+    this.trust = new Trust(opts.verify ?? 'off', opts.random, opts.trustStore);
     state.doc.transact(() => state.announce({ role: 'coordinator', device: 'none', throughput: 0, memory: 0, slots: 0 }));
     ep.on({
       message: (from, m, payload) => {
@@ -171,9 +174,12 @@ export class Coordinator {
     (this.timer as { unref?: () => void }).unref?.();
   }
 
+  /** Fails the jobs running and refuses new ones: nothing would tick them on, so they would never settle. */
   close(): void {
+    this.closed = true;
     clearInterval(this.timer);
     for (const j of this.jobs.values()) j.fail(new Error('the coordinator closed'));
+    this.trust.flush();
   }
 
   /** The digest of a source tensor's data (the whole of it), for a resumable job's id; undefined for computed tensors. */
@@ -200,6 +206,7 @@ export class Coordinator {
 
   /** Runs the graph behind `outputs` on the mesh; the outputs are materialised locally. */
   async run(outputs: readonly Node[], onProgress?: (p: Progress) => void, opts: JobOptions = {}): Promise<MeshReport> {
+    if (this.closed) throw new Error('the coordinator is closed: it runs no more jobs');
     opts.signal?.throwIfAborted();
     const plan = this.opts.runtime.planOf(outputs);
     const journal = this.opts.journal;
@@ -208,6 +215,8 @@ export class Coordinator {
     if (journal) {
       id = await planId(plan, (tid) => this.sourceDigest(plan, tid));
       record = await journal.load(id);
+      // it closed while the journal was read
+      if (this.closed) throw new Error('the coordinator is closed: it runs no more jobs');
       // a live coordinator runs this job now: run it apart
       if (this.jobs.has(id) || (record && record.owner !== this.ep.id && this.ep.peers().includes(record.owner))) { id = `${id}-${Math.random().toString(36).slice(2, 8)}`; record = undefined; }
       journal.begin(id, this.ep.id);
@@ -978,6 +987,8 @@ class Job {
     if (this.opts.speculate !== false && this.queue.length === 0) this.speculate(now);
     for (const [t, c] of this.checks) {
       if (c.queued && now - c.since > (this.opts.checkWaitMs ?? 30_000)) {
+        // a disagreement nothing decided: neither side is proven wrong, and both are checked in full again
+        for (const peer of c.votes.keys()) this.trust.disagreed(peer);
         this.fail(new JobFailed(`cannot verify task ${t}: the results of peers ${[...c.votes.keys()].join(' and ')} disagree and no other worker could decide within ${((this.opts.checkWaitMs ?? 30_000) / 1000).toFixed(0)} s`));
         return;
       }

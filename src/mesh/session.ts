@@ -1,12 +1,14 @@
 // A mesh session: this process joins a room as a coordinator, and the graphs
 // it runs are placed on the room's workers. `await x.execute({ session: s })`
-// or `await s.execute(x)` materialise x here, as a local run would.
+// or `await s.execute(x)` materialise x here, as a local run would. A closed
+// session refuses every call at once (a job placed on it would wait forever:
+// its coordinator no longer ticks).
 
 import { type Tensor, executeWith } from '../api/tensor.js';
 import type { Node } from '../graph/node.js';
 import { type JobOptions, type Progress, runtime } from '../runtime/runtime.js';
 import { Coordinator, type CoordinatorOptions, type MeshReport } from './coordinator.js';
-import type { Verify } from './trust.js';
+import { type TrustStore, type Verify, textTrustStore } from './trust.js';
 import { host } from '#host';
 import { type Journal, Journals, StateJournal } from './journal.js';
 import type { Net } from '../host/types.js';
@@ -29,6 +31,14 @@ export interface SessionOptions {
    */
   readonly verify?: Verify;
   /**
+   * Where what this session learns of the room's peers is kept (each peer
+   * id's run of verified results, and quarantines; see trust.ts), so that
+   * later sessions of the room start from it: `{ dir }` a file per room
+   * under `dir` (Node), a TrustStore of your own, or `false` for memory only.
+   * By default, the page's localStorage per room in a browser, memory in Node.
+   */
+  readonly trust?: { readonly dir: string } | TrustStore | false;
+  /**
    * Make jobs resumable: commits are journaled in the mesh state (and, in
    * Node, in files under `dir`), so the same program run again after this
    * coordinator died, here or in another tab, adopts the results still in
@@ -41,10 +51,12 @@ export interface SessionOptions {
 export class Session {
   /** The report of the last job this session ran. */
   lastReport: MeshReport | undefined;
+  private closing: Promise<void> | undefined;
 
   private constructor(readonly node: MeshNode, readonly state: MeshState, private readonly coordinator: Coordinator) {}
 
   static async open(opts: SessionOptions): Promise<Session> {
+    const trustStore = trustStoreOf(opts); // (a bad option fails before the room is joined)
     const node = await MeshNode.connect({ signal: opts.signal, room: opts.room, token: opts.token, ...(opts.host ? { host: opts.host } : {}), ...(opts.iceServers ? { iceServers: opts.iceServers } : {}), ...(opts.log ? { log: opts.log } : {}) });
     const state = new MeshState(node);
     let journal: Journal | undefined;
@@ -53,34 +65,62 @@ export class Session {
       if (typeof opts.resumable === 'object' && !file) throw new Error('resumable: { dir } needs files (Node); in a browser use resumable: true (the journal lives in the mesh state)');
       journal = new Journals([...(file ? [file] : []), new StateJournal(state)]);
     }
-    return new Session(node, state, new Coordinator(node, state, { runtime, ...(opts.verify ? { verify: opts.verify } : {}), ...(journal ? { journal } : {}), ...opts.coordinator }));
+    return new Session(node, state, new Coordinator(node, state, {
+      runtime, ...(opts.verify ? { verify: opts.verify } : {}), ...(journal ? { journal } : {}),
+      ...(trustStore ? { trustStore } : {}), ...opts.coordinator,
+    }));
   }
 
-  /** Workers with a live link to this session, and their capabilities. */
-  workers(): Map<string, Caps> { return this.state.workers(); }
+  /** Whether close() was called: every call but this, workers() and close() then rejects. */
+  get closed(): boolean { return this.closing !== undefined; }
 
-  /** Resolves once `n` workers are linked (a job placed before then starts on fewer). */
+  private refuse(what: string): Error {
+    return new Error(`${what} on a closed session: open a new one with Session.open`);
+  }
+
+  /** Workers with a live link to this session, and their capabilities (none once it is closed). */
+  workers(): Map<string, Caps> { return this.closed ? new Map() : this.state.workers(); }
+
+  /** Resolves once `n` workers are linked (a job placed before then starts on fewer); rejects if it closes first. */
   async waitForWorkers(n: number, timeoutMs = 60_000): Promise<void> {
+    if (this.closed) throw this.refuse('waitForWorkers');
     const t0 = Date.now();
     while (this.workers().size < n) {
+      if (this.closed) throw new Error(`the session closed while waiting for ${n} workers`);
       if (Date.now() - t0 > timeoutMs) throw new Error(`only ${this.workers().size} of ${n} workers joined within ${timeoutMs / 1000} s`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
 
   async runNodes(nodes: readonly Node[], onProgress?: (p: Progress) => void, job?: JobOptions): Promise<MeshReport> {
+    if (this.closed) throw this.refuse('runNodes');
     this.lastReport = await this.coordinator.run(nodes, onProgress, job);
     return this.lastReport;
   }
 
   /** Runs the graph behind `tensors` on the mesh, as one job; resolves to the tensors, materialised here. */
   execute(...tensors: Tensor[]): Promise<Tensor[]> {
+    if (this.closed) return Promise.reject(this.refuse('execute'));
     return executeWith({ session: this }, ...tensors);
   }
 
-  async close(): Promise<void> {
-    this.coordinator.close();
-    this.state.close();
-    await this.node.close();
+  /** Leaves the room; jobs still running reject. Calling it again waits for the same close. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.coordinator.close();
+      this.state.close();
+      await this.node.close();
+    })();
+    return this.closing;
   }
+}
+
+/** The store a session's trust records go to (SessionOptions.trust), or none (memory only). */
+function trustStoreOf(opts: SessionOptions): TrustStore | undefined {
+  const t = opts.trust;
+  if (t === false) return undefined;
+  if (t && 'load' in t) return t;
+  const text = host.textStore(`trust-${opts.room}`, t?.dir);
+  if (t && !text) throw new Error('trust: { dir } needs files (Node); in a browser the records live in localStorage');
+  return text ? textTrustStore(text) : undefined;
 }

@@ -34,6 +34,8 @@ export interface WorkerOptions {
    * hostile volunteer), to show that verification catches it.
    */
   readonly lie?: number;
+  /** TESTS ONLY: where the draws of which results to corrupt come from (seeded in tests); Math.random by default. */
+  readonly lieRandom?: () => number;
 }
 
 interface Piece { readonly data: TypedArray; readonly dtype: DType; readonly shape: readonly number[] }
@@ -231,7 +233,9 @@ export class MeshWorker {
     const in0 = this.stats.bytesIn;
     try {
       const { outs, dev } = m.t === 'task' ? await this.kernelTask(m) : await this.scanTask(m);
-      if (this.opts.lie && !m.check && Math.random() < this.opts.lie) for (const [, p] of outs) corrupt(p.data);
+      if (this.opts.lie && !m.check && (this.opts.lieRandom ?? Math.random)() < this.opts.lie) {
+        for (const [, p] of outs) corrupt(p.data);
+      }
       const digests = await Promise.all(outs.map(([, p]) => digestOf(p.data)));
       const bytes = outs.reduce((a, [, p]) => a + pieceBytes(p), 0);
       if (this.held + bytes > this.opts.memory) throw new Error(`memory cap: ${this.held + bytes} bytes of pieces over the ${this.opts.memory}-byte limit`);
