@@ -47,6 +47,8 @@ export const host: Host = {
   env: () => undefined,
   fileJournal: async () => undefined,
 
+  cacheDir: () => undefined,
+
   textStore(name: string, dir?: string) {
     if (dir !== undefined) return undefined;
     let storage: Storage | undefined;

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Worker, parentPort } from 'node:worker_threads';
@@ -78,6 +78,8 @@ export const host: Host = {
     const { FileJournal } = await import('./node-journal.js');
     return new FileJournal(dir);
   },
+
+  cacheDir: () => process.env.TESSERA_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'tessera'),
 
   textStore(name: string, dir?: string) {
     if (dir === undefined) return undefined;

@@ -72,4 +72,10 @@ export interface Host {
    * the page's localStorage in a browser (none with a dir, or without storage).
    */
   textStore(name: string, dir?: string): TextStore | undefined;
+  /**
+   * Where this machine keeps what Tessera learns across runs (a room's trust
+   * records) when no directory is given: TESSERA_CACHE, else
+   * $XDG_CACHE_HOME/tessera or ~/.cache/tessera (Node); undefined in a browser.
+   */
+  cacheDir(): string | undefined;
 }

@@ -35,7 +35,9 @@ export interface SessionOptions {
    * id's run of verified results, and quarantines; see trust.ts), so that
    * later sessions of the room start from it: `{ dir }` a file per room
    * under `dir` (Node), a TrustStore of your own, or `false` for memory only.
-   * By default, the page's localStorage per room in a browser, memory in Node.
+   * By default, the page's localStorage per room in a browser; in Node, with
+   * verification on, a file per room under the host's cache directory
+   * (TESSERA_CACHE, else ~/.cache/tessera), else memory.
    */
   readonly trust?: { readonly dir: string } | TrustStore | false;
   /**
@@ -120,7 +122,8 @@ function trustStoreOf(opts: SessionOptions): TrustStore | undefined {
   const t = opts.trust;
   if (t === false) return undefined;
   if (t && 'load' in t) return t;
-  const text = host.textStore(`trust-${opts.room}`, t?.dir);
+  const dir = t?.dir ?? (opts.verify && opts.verify !== 'off' ? host.cacheDir() : undefined);
+  const text = host.textStore(`trust-${opts.room}`, dir);
   if (t && !text) throw new Error('trust: { dir } needs files (Node); in a browser the records live in localStorage');
   return text ? textTrustStore(text) : undefined;
 }
