@@ -423,6 +423,7 @@ export class MeshNode implements Endpoint {
       l.opened();
       const h = this.heal.get(id);
       if (h) { clearTimeout(h.timer); this.heal.delete(id); }
+      this.opts.log?.(`peer ${id}: link up`);
       this.listeners.peer(id, true);
     });
     peer.on('data', (d: Uint8Array) => {
