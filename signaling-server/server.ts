@@ -89,13 +89,17 @@ const candidate = z.strictObject({
 });
 const renegotiate = z.strictObject({ renegotiate: z.literal(true) });
 const relink = z.strictObject({ relink: z.literal(true) });
+/** Names one attempt at a link (node.ts). */
+const nonce = z.string().regex(/^[\w-]{1,16}$/);
 export const SignalData = z.union([sdp, candidate, renegotiate, relink]);
 export type SignalData = z.infer<typeof SignalData>;
 
 const ClientMessage = z.discriminatedUnion('t', [
-  z.strictObject({ t: z.literal('join'), room: z.string().max(64), token: z.string().max(512), id: id.optional(), key: z.string().max(64).optional() })
-    .refine((m) => (m.id === undefined) === (m.key === undefined), 'id and key come together'),
-  z.strictObject({ t: z.literal('signal'), to: id, data: SignalData, link: z.string().regex(/^[A-Za-z0-9_-]{1,16}$/).optional() }),
+  z.strictObject({
+    t: z.literal('join'), room: z.string().max(64), token: z.string().max(512),
+    id: id.optional(), key: z.string().max(64).optional(),
+  }).refine((m) => (m.id === undefined) === (m.key === undefined), 'id and key come together'),
+  z.strictObject({ t: z.literal('signal'), to: id, data: SignalData, link: nonce.optional() }),
   z.strictObject({ t: z.literal('ping') }),
 ]);
 type ClientMessage = z.infer<typeof ClientMessage>;
@@ -165,7 +169,8 @@ export async function startSignalServer(opts: SignalServerOptions): Promise<Sign
       if (!validRoom(m.room)) return refuse(c, 'bad room name', true);
       const why = checkToken(opts.secret, m.token, m.room);
       if (why) return refuse(c, why, true);
-      if (m.id !== undefined && !checkResumeKey(opts.secret, m.room, m.id, m.key!)) return refuse(c, 'bad resume key', true);
+      const resumed = m.id !== undefined;
+      if (resumed && !checkResumeKey(opts.secret, m.room, m.id!, m.key!)) return refuse(c, 'bad resume key', true);
       const r = rooms.get(m.room) ?? new Map<string, Client>();
       const stale = m.id !== undefined ? r.get(m.id) : undefined;
       if (!stale && r.size >= L.maxPeersPerRoom) return refuse(c, `room is full (${L.maxPeersPerRoom} peers)`, true);
@@ -181,7 +186,8 @@ export async function startSignalServer(opts: SignalServerOptions): Promise<Sign
       send(c, { t: 'welcome', id: c.id, peers: [...r.keys()], key: resumeKey(opts.secret, m.room, c.id) });
       for (const o of r.values()) send(o, { t: 'joined', id: c.id });
       r.set(c.id, c);
-      log({ event: m.id !== undefined ? 'resumed' : 'joined', room: c.room, peer: c.id, addr: c.addr, ...(stale ? { reason: 'replaced a stale socket' } : {}) });
+      const replaced = stale ? { reason: 'replaced a stale socket' } : {};
+      log({ event: resumed ? 'resumed' : 'joined', room: c.room, peer: c.id, addr: c.addr, ...replaced });
       return;
     }
     if (!c.id) return refuse(c, 'join a room first', true);

@@ -202,7 +202,11 @@ export class Coordinator {
           for (const r of m.running) this.jobs.get(r.job)?.heartbeat(from, r);
         } else if (m.t === 'piece' || m.t === 'missing') {
           const w = this.relays.get(m.req);
-          if (w && w.peer === from && w.key === m.key) { this.relays.delete(m.req); w.resolve(m.t === 'piece' ? payload : undefined); return; }
+          if (w && w.peer === from && w.key === m.key) {
+            this.relays.delete(m.req);
+            w.resolve(m.t === 'piece' ? payload : undefined);
+            return;
+          }
           for (const j of this.jobs.values()) j.reply(from, m, payload);
         }
       },
@@ -253,16 +257,23 @@ export class Coordinator {
   private relay(from: string, m: MessageOf<'get'>): void {
     const via = m.via!;
     const answer = (payload?: Uint8Array): void => {
-      const reply = payload ? this.ep.send(from, { t: 'piece', req: m.req, key: m.key }, payload) : this.ep.send(from, { t: 'missing', req: m.req, key: m.key });
+      const reply = payload
+        ? this.ep.send(from, { t: 'piece', req: m.req, key: m.key }, payload)
+        : this.ep.send(from, { t: 'missing', req: m.req, key: m.key });
       void reply.catch(() => undefined);
     };
     if (via === this.ep.id) return this.serve(from, m);
-    if (!this.jobs.has(m.job) || via === from || !this.ep.peers().includes(via) || this.relays.size >= MAX_RELAYS) return answer();
+    if (!this.jobs.has(m.job) || via === from || !this.ep.peers().includes(via)) return answer();
+    if (this.relays.size >= MAX_RELAYS) return answer();
     const req = this.nextRelay;
     this.nextRelay = this.nextRelay >= 2 ** 31 - 2 ? 2 ** 30 : this.nextRelay + 1;
     const timer = setTimeout(() => { this.relays.delete(req); answer(); }, this.opts.fetchTimeoutMs ?? 30_000);
     this.relays.set(req, { peer: via, key: m.key, resolve: (p) => { clearTimeout(timer); answer(p); } });
-    this.ep.send(via, { t: 'get', req, job: m.job, key: m.key }).catch(() => { this.relays.delete(req); clearTimeout(timer); answer(); });
+    this.ep.send(via, { t: 'get', req, job: m.job, key: m.key }).catch(() => {
+      this.relays.delete(req);
+      clearTimeout(timer);
+      answer();
+    });
   }
 
   /** Runs the graph behind `outputs` on the mesh; the outputs are materialised locally. */
@@ -570,7 +581,8 @@ class Job {
       for (const h of p.holders) local.set(h, (local.get(h) ?? 0) + p.bytes);
     }
     // bytes a candidate could only have through a relay: its links to every holder of them are down
-    const far = new Map(candidates.map((id) => [id, inputs.reduce((a, p) => (p.holders.has(id) || [...p.holders].some((h) => this.reach.reaches(id, h)) ? a : a + p.bytes), 0)]));
+    const canGet = (id: string, p: Piece) => p.holders.has(id) || [...p.holders].some((h) => this.reach.reaches(id, h));
+    const far = new Map(candidates.map((id) => [id, inputs.reduce((a, p) => (canGet(id, p) ? a : a + p.bytes), 0)]));
     const order = this.ring!.owners(this.writes[t]![0]!.key);
     const rank = (id: string) => { const i = order.indexOf(id); return i < 0 ? order.length : i; };
     // Sources go to the least loaded worker (tasks running per slot), the ring
@@ -579,7 +591,9 @@ class Job {
     const busy = (id: string) => (this.load.get(id) ?? 0) / ws.get(id)!.slots;
     if (computed === 0) return candidates.sort((a, b) => busy(a) - busy(b) || rank(a) - rank(b))[0];
     // most input bytes already there; then the less loaded; then ring order
-    return candidates.sort((a, b) => far.get(a)! - far.get(b)! || (local.get(b) ?? 0) - (local.get(a) ?? 0) || (this.load.get(a) ?? 0) - (this.load.get(b) ?? 0) || rank(a) - rank(b))[0];
+    const load = (id: string) => this.load.get(id) ?? 0;
+    return candidates.sort((a, b) => far.get(a)! - far.get(b)!
+      || (local.get(b) ?? 0) - (local.get(a) ?? 0) || load(a) - load(b) || rank(a) - rank(b))[0];
   }
 
   /** Leases task t to `peer`; a `check` lease re-runs a committed result to verify it. */
@@ -599,7 +613,11 @@ class Job {
     const task = this.plan.tasks[t]!;
     // the peer itself first, then holders it has a link to
     const near = (h: string) => (h === peer ? 0 : this.reach.reaches(peer, h) ? 1 : 2);
-    const src = (p: Piece) => ({ key: wire(p), box: p.box as [number, number][], from: [...p.holders].sort((a, b) => near(a) - near(b)).slice(0, 64), ...(p.digest ? { d: p.digest } : {}) });
+    const src = (p: Piece) => ({
+      key: wire(p), box: p.box as [number, number][],
+      from: [...p.holders].sort((a, b) => near(a) - near(b)).slice(0, 64),
+      ...(p.digest ? { d: p.digest } : {}),
+    });
     if (isScanTask(task)) {
       const [[s], prev] = this.reads[t]! as [[Piece], Piece[]];
       const out = this.writes[t]![0]!;

@@ -57,7 +57,7 @@ export interface Backoff { readonly firstMs: number; readonly maxMs: number }
 const ROOM_RETRY: Backoff = { firstMs: 500, maxMs: 15_000 };
 const LINK_RETRY: Backoff = { firstMs: 500, maxMs: 10_000 };
 
-/** Milliseconds before retry `attempt` (0, 1, 2, ...): "equal jitter", so peers that lost the server together spread out. */
+/** Milliseconds before retry `attempt` (from 0), with "equal jitter": peers that lost the server at once spread out. */
 export function backoff(attempt: number, b: Backoff = ROOM_RETRY, random: () => number = Math.random): number {
   const cap = Math.min(b.maxMs, b.firstMs * 2 ** Math.min(attempt, 30));
   return cap / 2 + (random() * cap) / 2;
@@ -202,7 +202,9 @@ export type Connection = 'online' | 'reconnecting' | 'closed';
 
 interface Welcome { readonly id: string; readonly peers: readonly string[]; readonly key: string }
 /** What the server sends (checked field by field where used: the server is trusted less than our own code). */
-interface ServerMessage { t?: string; id?: string; peers?: unknown; key?: string; from?: string; data?: unknown; link?: string; reason?: string }
+interface ServerMessage {
+  t?: string; id?: string; peers?: unknown; key?: string; from?: string; data?: unknown; link?: string; reason?: string;
+}
 
 /** A timer that does not keep a Node process alive by itself. */
 function later(f: () => void, ms: number): ReturnType<typeof setTimeout> {
@@ -253,26 +255,40 @@ export class MeshNode implements Endpoint {
    * given); resolves with the welcome and any messages that came right after
    * it, rejects when the server cannot be reached, refuses, or does not answer.
    */
-  private static dial(net: Net, opts: ConnectOptions, resume?: { id: string; key: string }): Promise<{ ws: WebSocketLike; welcome: Welcome; early: ServerMessage[] }> {
+  private static dial(
+    net: Net, opts: ConnectOptions, resume?: { id: string; key: string },
+  ): Promise<{ ws: WebSocketLike; welcome: Welcome; early: ServerMessage[] }> {
     const log = opts.log ?? (() => undefined);
     return new Promise((resolve, reject) => {
       let ws: WebSocketLike;
       try { ws = new net.WebSocket(opts.signal); } catch (e) { reject(e as Error); return; }
       let welcome: Welcome | undefined;
       const early: ServerMessage[] = [];
-      const fail = (e: Error) => { clearTimeout(timer); ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null; ws.close(); reject(e); };
-      const timer = setTimeout(() => fail(new Error(`no answer from the signaling server at ${opts.signal}`)), opts.timeoutMs ?? 10_000);
+      const fail = (e: Error) => {
+        clearTimeout(timer);
+        ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null;
+        ws.close();
+        reject(e);
+      };
+      const timer = setTimeout(() => fail(new Error(`no answer from the signaling server at ${opts.signal}`)),
+        opts.timeoutMs ?? 10_000);
       ws.onopen = () => ws.send(JSON.stringify({ t: 'join', room: opts.room, token: opts.token, ...(resume ?? {}) }));
       ws.onerror = () => { if (!welcome) fail(new Error(`cannot reach the signaling server at ${opts.signal}`)); };
-      ws.onclose = (e) => { if (!welcome) fail(new Error(`the signaling server closed the connection (${e.code} ${e.reason})`)); };
+      ws.onclose = (e) => {
+        if (!welcome) fail(new Error(`the signaling server closed the connection (${e.code} ${e.reason})`));
+      };
       ws.onmessage = (e) => {
         let m: ServerMessage;
         try { m = JSON.parse(String(e.data)) as ServerMessage; } catch { return; }
         if (welcome) { early.push(m); return; } // the node takes over the socket in a moment: keep what comes meanwhile
         if (m.t === 'welcome' && typeof m.id === 'string' && Array.isArray(m.peers)) {
-          if (resume && m.id !== resume.id) { fail(new Error(`the signaling server gave another id (${m.id}) than ${resume.id}`)); return; }
+          if (resume && m.id !== resume.id) {
+            fail(new Error(`the signaling server gave another id (${m.id}) than ${resume.id}`));
+            return;
+          }
           clearTimeout(timer);
-          welcome = { id: m.id, peers: m.peers.filter((p): p is string => typeof p === 'string'), key: typeof m.key === 'string' ? m.key : '' };
+          const peers = m.peers.filter((p): p is string => typeof p === 'string');
+          welcome = { id: m.id, peers, key: typeof m.key === 'string' ? m.key : '' };
           resolve({ ws, welcome, early });
         } else if (m.t === 'error') {
           log(`signaling server: ${m.reason}`);
@@ -302,7 +318,10 @@ export class MeshNode implements Endpoint {
       // timers that fire late mean this process stalled, not the server: it gets a fresh window
       if (now - this.lastPingTick > 2 * PING_MS) this.lastServer = now;
       this.lastPingTick = now;
-      if (now - this.lastServer > SERVER_SILENT_MS) { this.lost(ws, `no word from the server for ${Math.round((now - this.lastServer) / 1000)} s`); return; }
+      if (now - this.lastServer > SERVER_SILENT_MS) {
+        this.lost(ws, `no word from the server for ${Math.round((now - this.lastServer) / 1000)} s`);
+        return;
+      }
       if (ws.readyState === 1) ws.send(JSON.stringify({ t: 'ping' }));
     }, PING_MS);
     (this.ping as { unref?: () => void }).unref?.();
@@ -311,12 +330,18 @@ export class MeshNode implements Endpoint {
     this.roomAttempt = 0;
     this.setConnection('online');
     for (const m of early) this.fromServer(m);
+    // closed between its welcome and now: no close event is coming for it
+    if (ws.readyState > 1) this.lost(ws, 'the connection closed as it opened');
   }
 
   private fromServer(m: ServerMessage): void {
     if (m.t === 'error') this.opts.log?.(`signaling server: ${m.reason}`);
-    else if (m.t === 'signal' && typeof m.from === 'string') this.signal(m.from, m.data, typeof m.link === 'string' ? m.link : '');
-    else if (m.t === 'joined' && typeof m.id === 'string' && m.id !== this.id) { this.members.add(m.id); this.ensure(m.id); }
+    else if (m.t === 'signal' && typeof m.from === 'string') {
+      this.signal(m.from, m.data, typeof m.link === 'string' ? m.link : '');
+    } else if (m.t === 'joined' && typeof m.id === 'string' && m.id !== this.id) {
+      this.members.add(m.id);
+      this.ensure(m.id);
+    }
     else if (m.t === 'left' && typeof m.id === 'string') { this.members.delete(m.id); this.drop(m.id); }
   }
 
@@ -336,7 +361,8 @@ export class MeshNode implements Endpoint {
     if (this.closed) return;
     const wait = backoff(this.roomAttempt++, { ...ROOM_RETRY, ...this.opts.retry });
     this.redial = later(() => {
-      MeshNode.dial(this.net, this.opts, this.key ? { id: this.id, key: this.key } : undefined).then(({ ws, welcome, early }) => {
+      const resume = this.key ? { id: this.id, key: this.key } : undefined;
+      MeshNode.dial(this.net, this.opts, resume).then(({ ws, welcome, early }) => {
         if (this.closed) { ws.close(1000, 'bye'); return; }
         this.opts.log?.(`signaling server: back in room ${this.opts.room} as ${this.id}`);
         this.attach(ws, welcome, early);
@@ -403,7 +429,7 @@ export class MeshNode implements Endpoint {
     }
     if (cur && cur.nonce === link) { cur.peer.signal(data as SimplePeer.SignalData); return; }
     if ((data as { type?: unknown }).type !== 'offer') return; // an answer or candidate of an attempt given up
-    // a new attempt from the other end replaces what is here, except our own offer when the other end should have let us lead
+    // a new attempt from the other end replaces what is here, except our own offer when we should lead (glare)
     if (cur && cur.initiator && !cur.up && this.initiates(from)) return;
     if (cur) this.drop(from, undefined, false);
     this.link(from, false, link).peer.signal(data as SimplePeer.SignalData);
@@ -412,7 +438,10 @@ export class MeshNode implements Endpoint {
   private link(id: string, initiator: boolean, n: string): Link {
     const old = this.links.get(id);
     if (old) this.drop(id, undefined, false);
-    const peer = new SimplePeer({ initiator, trickle: true, config: { iceServers: (this.opts.iceServers ?? []) as RTCIceServer[] }, ...(this.net.wrtc ? { wrtc: this.net.wrtc as SimplePeer.Options['wrtc'] } : {}) }) as Peer;
+    const peer = new SimplePeer({
+      initiator, trickle: true, config: { iceServers: (this.opts.iceServers ?? []) as RTCIceServer[] },
+      ...(this.net.wrtc ? { wrtc: this.net.wrtc as SimplePeer.Options['wrtc'] } : {}),
+    }) as Peer;
     const l = new Link(id, peer, n, initiator);
     this.links.set(id, l);
     // events of a link replaced since are its own business
@@ -463,7 +492,8 @@ export class MeshNode implements Endpoint {
     this.links.delete(id);
     const was = l.up;
     l.close();
-    if (why) this.opts.log?.(`peer ${id}: ${why}; closing the link${relink && this.members.has(id) && !this.closed ? ' and building it again' : ''}`);
+    const again = relink && this.members.has(id) && !this.closed ? ' and building it again' : '';
+    if (why) this.opts.log?.(`peer ${id}: ${why}; closing the link${again}`);
     if (was) this.listeners.peer(id, false);
     if (relink) this.retryLater(id);
   }

@@ -78,7 +78,11 @@ export const Message = z.discriminatedUnion('t', [
     /** No holder of `missing` could be reached, directly or through a relay: the holder is not to blame (at first). */
     unreachable: peerId.optional(),
   }),
-  z.strictObject({ t: z.literal('hb'), running: z.array(z.strictObject(lease)).max(4096), linked: z.array(peerId).max(1024).optional() }),
+  z.strictObject({
+    t: z.literal('hb'), running: z.array(z.strictObject(lease)).max(4096),
+    /** The peers this worker has a live link to (placement avoids the others as holders of its inputs). */
+    linked: z.array(peerId).max(1024).optional(),
+  }),
   z.strictObject({ t: z.literal('get'), req: small, job, key, via: peerId.optional() }),
   z.strictObject({ t: z.literal('piece'), req: small, key }),
   z.strictObject({ t: z.literal('missing'), req: small, key }),

@@ -79,13 +79,17 @@ export class SimNet {
     const k = pair(a, b);
     if (this.cuts.has(k) || !this.alive(a) || !this.alive(b)) return;
     this.cuts.add(k);
-    for (const [x, y] of [[a, b], [b, a]] as const) this.later(0, () => { if (this.alive(x)) this.nodes.get(x)!.listeners.peer(y, false); });
+    for (const [x, y] of [[a, b], [b, a]] as const) {
+      this.later(0, () => { if (this.alive(x)) this.nodes.get(x)!.listeners.peer(y, false); });
+    }
   }
 
   /** Brings back a link taken down by `cut`. */
   mend(a: string, b: string): void {
     if (!this.cuts.delete(pair(a, b))) return;
-    for (const [x, y] of [[a, b], [b, a]] as const) this.later(0, () => { if (this.linked(x, y)) this.nodes.get(x)!.listeners.peer(y, true); });
+    for (const [x, y] of [[a, b], [b, a]] as const) {
+      this.later(0, () => { if (this.linked(x, y)) this.nodes.get(x)!.listeners.peer(y, true); });
+    }
   }
 
   /** Whether `a` and `b` are both live and their link is not cut. */
@@ -103,7 +107,9 @@ export class SimNet {
   }
 
   alive(id: string): boolean { return this.nodes.has(id); }
-  peersOf(id: string): string[] { return this.alive(id) ? [...this.nodes.keys()].filter((k) => k !== id && !this.cuts.has(pair(id, k))) : []; }
+  peersOf(id: string): string[] {
+    return this.alive(id) ? [...this.nodes.keys()].filter((k) => k !== id && !this.cuts.has(pair(id, k))) : [];
+  }
 
   private later(extra: number, f: () => void): void {
     const lo = this.opts.minDelayMs ?? 0, hi = this.opts.maxDelayMs ?? 5;

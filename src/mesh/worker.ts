@@ -199,7 +199,11 @@ export class MeshWorker {
       return new Promise<Uint8Array | undefined>((resolve) => {
         const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
         this.waiting.set(req, { peer: to, key, resolve, timer });
-        this.ep.send(to, { t: 'get', req, job, key, ...(via ? { via } : {}) }).catch(() => { clearTimeout(timer); this.waiting.delete(req); resolve(undefined); });
+        this.ep.send(to, { t: 'get', req, job, key, ...(via ? { via } : {}) }).catch(() => {
+          clearTimeout(timer);
+          this.waiting.delete(req);
+          resolve(undefined);
+        });
       });
     };
     for (const holder of from) {
@@ -265,7 +269,10 @@ export class MeshWorker {
       const needKernel = e instanceof NeedKernel ? { needKernel: true as const } : {};
       const unreachable = e instanceof Unreachable ? { unreachable: e.from } : {};
       this.opts.log?.(`task ${m.job}/${m.task} failed: ${(e as Error).message}`);
-      await this.ep.send(from, { t: 'fail', job: m.job, task: m.task, attempt: m.attempt, reason: (e as Error).message.slice(0, 2000), ...(missing ? { missing } : {}), ...needKernel, ...unreachable }).catch(() => undefined);
+      const reason = (e as Error).message.slice(0, 2000);
+      const lease = { job: m.job, task: m.task, attempt: m.attempt };
+      const fail = { t: 'fail' as const, ...lease, reason, ...(missing ? { missing } : {}) };
+      await this.ep.send(from, { ...fail, ...needKernel, ...unreachable }).catch(() => undefined);
     } finally {
       this.running.delete(lk);
     }
