@@ -585,7 +585,8 @@ describe('a worker that serves other bytes than it committed', () => {
 
 describe('a broken link between two workers (both still linked to the coordinator)', () => {
   it('is reported and avoided, fetches across it are relayed by the coordinator, and nothing is recomputed', async () => {
-    for (const [seed, cutAt] of [[41, 0], [42, 15], [43, 40]] as const) {
+    // cut before the jobs, or during the first; mended during a later job, or never
+    for (const [seed, cutAt, mendAt] of [[41, 0, undefined], [42, 15, 150], [43, 40, 250]] as const) {
       const net = new SimNet({ seed, maxDelayMs: 2 });
       const parts: { close(): void }[] = [];
       const cep = net.join('coordinator');
@@ -602,7 +603,8 @@ describe('a broken link between two workers (both still linked to the coordinato
         else if (from !== 'coordinator' && to !== 'coordinator') gets.betweenWorkers++;
         if (cut && [from, to].sort().join() === 'w0,w1') gets.acrossCut++;
       });
-      const timer = setTimeout(() => { cut = true; net.cut('w0', 'w1'); }, cutAt);
+      const timers = [setTimeout(() => { cut = true; net.cut('w0', 'w1'); }, cutAt)];
+      if (mendAt !== undefined) timers.push(setTimeout(() => { cut = false; net.mend('w0', 'w1'); }, mendAt));
       try {
         for (const name of ['rowsum', 'matmul', 'pi']) {
           const x = PROGRAMS[name]!();
@@ -613,12 +615,12 @@ describe('a broken link between two workers (both still linked to the coordinato
           expect(rep.commits).toBe(rep.tasks);
         }
       } finally {
-        clearTimeout(timer);
+        timers.forEach(clearTimeout);
         parts.forEach((p) => p.close());
       }
       expect(gets.acrossCut).toBe(0);
       expect(gets.relayed).toBeGreaterThan(0);
-      console.log(`cut after ${cutAt} ms: ${JSON.stringify(gets)}`);
+      console.log(`cut after ${cutAt} ms, mended after ${mendAt ?? 'never'}: ${JSON.stringify(gets)}`);
     }
   }, 60_000);
 });
