@@ -257,6 +257,7 @@ export class Coordinator {
   private relay(from: string, m: MessageOf<'get'>): void {
     const via = m.via!;
     const answer = (payload?: Uint8Array): void => {
+      if (payload) this.jobs.get(m.job)?.relayed(payload.length);
       const reply = payload
         ? this.ep.send(from, { t: 'piece', req: m.req, key: m.key }, payload)
         : this.ep.send(from, { t: 'missing', req: m.req, key: m.key });
@@ -493,6 +494,9 @@ class Job {
     const p = this.pieces.get(key!);
     return p && p.version === Number(v ?? 0) ? p : undefined;
   }
+
+  /** A piece passed from one worker to another through this coordinator: its bytes moved twice, one leg counted here. */
+  relayed(bytes: number): void { this.report.bytesMoved += bytes; }
 
   /** The bytes of a piece this coordinator holds (a source, or an output it fetched). */
   pieceBytes(key: string): Uint8Array | undefined {
