@@ -1,8 +1,11 @@
-// Coming back to the room: the backoff a lost signaling connection is
-// retried with, and a real MeshNode (node.ts, over `ws`) that loses its
-// server, keeps trying while none listens, and is admitted again under the
-// same id by a server restarted with the same secret, but not by one with
-// another secret. (Links healing between real workers: mesh.test.ts.)
+// Healing, in one process: the backoff a lost signaling connection is
+// retried with; a real MeshNode (node.ts, over `ws`) that loses its server,
+// keeps trying while none listens, and is admitted again under the same id
+// by a server restarted with the same secret, but not by one with another
+// secret; and a real WebRTC link between two nodes that one end closes (it
+// closes at the other and is built again, whichever end closed it) or that
+// its initiator starts afresh while the other end still holds it (the stale
+// link is replaced). (Workers frozen past the ICE timeout: mesh.test.ts.)
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Connection, MeshNode, backoff } from '../src/mesh/node.js';
@@ -86,4 +89,70 @@ describe('a MeshNode that loses its signaling server', () => {
     // (its token is refused before its key: it is signed with the old secret too; signal.test.ts refuses keys alone)
     expect(lines.some((l) => /refused/.test(l))).toBe(true);
   });
+});
+
+describe('a link between two real MeshNodes (WebRTC in this process)', () => {
+  const servers: SignalServer[] = [];
+  const nodes: MeshNode[] = [];
+  afterEach(async () => {
+    for (const n of nodes.splice(0)) await n.close();
+    for (const s of servers.splice(0)) await s.close();
+  });
+
+  /** Two nodes of one room, linked, with the ups and downs each saw, smaller id first. */
+  async function pair(): Promise<{ lo: MeshNode; hi: MeshNode; seen: string[] }> {
+    const s = await startSignalServer({ port: 0, secret: 'k', log: () => undefined });
+    servers.push(s);
+    const seen: string[] = [];
+    const join = async () => {
+      const n = await MeshNode.connect({ signal: s.url, room: 'lab', token: mintToken('k', 'lab', 60) });
+      nodes.push(n);
+      n.on({ peer: (id, up) => seen.push(`${n.id}:${up ? 'up' : 'down'}`) });
+      return n;
+    };
+    const [a, b] = [await join(), await join()];
+    await until(() => a.peers().length === 1 && b.peers().length === 1);
+    const [lo, hi] = a.id < b.id ? [a, b] : [b, a];
+    seen.length = 0;
+    return { lo, hi, seen };
+  }
+
+  const until = async (f: () => boolean, ms = 20_000) => {
+    const t0 = Date.now();
+    while (!f()) {
+      if (Date.now() - t0 > ms) throw new Error('timed out');
+      await sleep(20);
+    }
+  };
+
+  /** A message from one node reaches the other. */
+  const carries = async (from: MeshNode, to: MeshNode) => {
+    const got = new Promise<string>((r) => to.on({ message: (f, m) => { if (m.t === 'end' && f === from.id) r(m.job); } }));
+    await from.send(to.id, { t: 'end', job: 'hello' });
+    expect(await got).toBe('hello');
+  };
+
+  type Internals = { drop(id: string, why?: string): void; link(id: string, initiator: boolean, nonce: string): unknown };
+
+  for (const side of ['lo', 'hi'] as const) {
+    it(`closed at one end (the ${side === 'lo' ? 'initiating' : 'answering'} one), it closes at the other and is built again`, async () => {
+      const p = await pair();
+      const [me, other] = side === 'lo' ? [p.lo, p.hi] : [p.hi, p.lo];
+      (me as unknown as Internals).drop(other.id, 'a test says it is dead');
+      await until(() => p.seen.includes(`${other.id}:down`) && me.peers().length === 1 && other.peers().length === 1);
+      expect(p.seen).toContain(`${me.id}:down`);
+      expect(p.seen.filter((e) => e.endsWith(':up')).sort()).toEqual([`${me.id}:up`, `${other.id}:up`].sort());
+      await carries(me, other);
+      await carries(other, me);
+    }, 30_000);
+  }
+
+  it('a new offer replaces a link the other end still holds (a stale link), and signals of the old attempt are ignored', async () => {
+    const p = await pair();
+    // the initiator starts afresh while the answering end still has the old link up
+    (p.lo as unknown as Internals).link(p.hi.id, true, 'fresh1');
+    await until(() => p.seen.includes(`${p.hi.id}:down`) && p.hi.peers().length === 1 && p.lo.peers().length === 1);
+    await carries(p.lo, p.hi);
+    await carries(p.hi, p.lo);
+  }, 30_000);
 });
