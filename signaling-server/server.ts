@@ -10,22 +10,35 @@
 //
 // Protocol (JSON text frames):
 //   peer -> server  { t: 'join', room, token }        first message, once
-//                   { t: 'signal', to, data }          to a peer of the room
+//                   { t: 'join', room, token, id, key }  the same, regaining
+//                                                      an id (see below)
+//                   { t: 'signal', to, data, link? }   to a peer of the room
 //                   { t: 'ping' }                      keeps the socket alive
-//   server -> peer  { t: 'welcome', id, peers }        the peer's id, the others
+//   server -> peer  { t: 'welcome', id, peers, key }   the peer's id, the
+//                                                      others, its resume key
 //                   { t: 'joined', id } / { t: 'left', id }
-//                   { t: 'signal', from, data }
+//                   { t: 'signal', from, data, link? }
 //                   { t: 'pong' } / { t: 'error', reason }
 // `data` is simple-peer's signal: an offer or answer ({ type, sdp }), an ICE
 // candidate ({ type: 'candidate', candidate: { candidate, sdpMLineIndex,
-// sdpMid } }) or a renegotiation request.
+// sdpMid } }) or a renegotiation request; or { relink: true }, a peer asking
+// the other end of a link it found dead to build it again. `link` names one
+// attempt at a link (its initiator picks it), so signals of an attempt given
+// up are told from those of the current one.
+//
+// Resuming: `key` in the welcome is HMAC(secret, room + id) (token.ts). A
+// peer that lost its socket (the server restarted, or closed it as idle after
+// the peer's process stalled) joins again with { id, key } and a valid token,
+// and is admitted under the same id, so its links and the pieces it holds stay
+// good; a socket that still holds that id is closed as stale (4001), without
+// a 'left' for it. A key that does not verify is refused like a forged token.
 
 import { randomBytes } from 'node:crypto';
 import { type IncomingMessage, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
-import { checkToken, validRoom } from './token.js';
+import { checkResumeKey, checkToken, resumeKey, validRoom } from './token.js';
 
 export interface Limits {
   /** Largest message accepted, in bytes. */
@@ -75,12 +88,18 @@ const candidate = z.strictObject({
   }),
 });
 const renegotiate = z.strictObject({ renegotiate: z.literal(true) });
-export const SignalData = z.union([sdp, candidate, renegotiate]);
+const relink = z.strictObject({ relink: z.literal(true) });
+/** Names one attempt at a link (node.ts). */
+const nonce = z.string().regex(/^[\w-]{1,16}$/);
+export const SignalData = z.union([sdp, candidate, renegotiate, relink]);
 export type SignalData = z.infer<typeof SignalData>;
 
 const ClientMessage = z.discriminatedUnion('t', [
-  z.strictObject({ t: z.literal('join'), room: z.string().max(64), token: z.string().max(512) }),
-  z.strictObject({ t: z.literal('signal'), to: id, data: SignalData }),
+  z.strictObject({
+    t: z.literal('join'), room: z.string().max(64), token: z.string().max(512),
+    id: id.optional(), key: z.string().max(64).optional(),
+  }).refine((m) => (m.id === undefined) === (m.key === undefined), 'id and key come together'),
+  z.strictObject({ t: z.literal('signal'), to: id, data: SignalData, link: nonce.optional() }),
   z.strictObject({ t: z.literal('ping') }),
 ]);
 type ClientMessage = z.infer<typeof ClientMessage>;
@@ -94,6 +113,8 @@ interface Client {
   last: number;
   strikes: number;
   idle?: ReturnType<typeof setTimeout>;
+  /** Another socket took over this one's id (a resume): its close says nothing to the room. */
+  replaced?: boolean;
 }
 
 /** Starts a signaling server; resolves once it listens. */
@@ -118,10 +139,10 @@ export async function startSignalServer(opts: SignalServerOptions): Promise<Sign
   const send = (c: Client, m: object): void => {
     if (c.ws.readyState === WebSocket.OPEN) c.ws.send(JSON.stringify(m));
   };
-  const refuse = (c: Client, reason: string, close = false): void => {
+  const refuse = (c: Client, reason: string, close = false, strike = true): void => {
     log({ event: 'refused', reason, addr: c.addr, ...(c.room ? { room: c.room } : {}), ...(c.id ? { peer: c.id } : {}) });
     send(c, { t: 'error', reason });
-    if (close || ++c.strikes >= L.strikes) c.ws.close(1008, reason.slice(0, 120));
+    if (close || (strike && ++c.strikes >= L.strikes)) c.ws.close(1008, reason.slice(0, 120));
   };
   const touch = (c: Client, ms: number): void => {
     clearTimeout(c.idle);
@@ -134,7 +155,8 @@ export async function startSignalServer(opts: SignalServerOptions): Promise<Sign
     clearTimeout(c.idle);
     if (!c.room || !c.id) return;
     const r = rooms.get(c.room);
-    if (!r?.delete(c.id)) return;
+    if (c.replaced || r?.get(c.id) !== c) return;
+    r.delete(c.id);
     if (r.size === 0) rooms.delete(c.room);
     else for (const o of r.values()) send(o, { t: 'left', id: c.id });
     log({ event: 'left', room: c.room, peer: c.id });
@@ -147,21 +169,32 @@ export async function startSignalServer(opts: SignalServerOptions): Promise<Sign
       if (!validRoom(m.room)) return refuse(c, 'bad room name', true);
       const why = checkToken(opts.secret, m.token, m.room);
       if (why) return refuse(c, why, true);
+      const resumed = m.id !== undefined;
+      if (resumed && !checkResumeKey(opts.secret, m.room, m.id!, m.key!)) return refuse(c, 'bad resume key', true);
       const r = rooms.get(m.room) ?? new Map<string, Client>();
-      if (r.size >= L.maxPeersPerRoom) return refuse(c, `room is full (${L.maxPeersPerRoom} peers)`, true);
+      const stale = m.id !== undefined ? r.get(m.id) : undefined;
+      if (!stale && r.size >= L.maxPeersPerRoom) return refuse(c, `room is full (${L.maxPeersPerRoom} peers)`, true);
       rooms.set(m.room, r);
-      c.id = randomBytes(9).toString('base64url');
+      c.id = m.id ?? randomBytes(9).toString('base64url');
       c.room = m.room;
-      send(c, { t: 'welcome', id: c.id, peers: [...r.keys()] });
+      if (stale) {
+        stale.replaced = true;
+        clearTimeout(stale.idle);
+        r.delete(c.id);
+        stale.ws.close(4001, 'replaced by a resumed connection');
+      }
+      send(c, { t: 'welcome', id: c.id, peers: [...r.keys()], key: resumeKey(opts.secret, m.room, c.id) });
       for (const o of r.values()) send(o, { t: 'joined', id: c.id });
       r.set(c.id, c);
-      log({ event: 'joined', room: c.room, peer: c.id, addr: c.addr });
+      const replaced = stale ? { reason: 'replaced a stale socket' } : {};
+      log({ event: resumed ? 'resumed' : 'joined', room: c.room, peer: c.id, addr: c.addr, ...replaced });
       return;
     }
     if (!c.id) return refuse(c, 'join a room first', true);
     const to = rooms.get(c.room!)?.get(m.to);
-    if (!to) return refuse(c, `no peer ${m.to} in this room`);
-    send(to, { t: 'signal', from: c.id, data: m.data });
+    // no strike: a peer that just left, or has not come back after a restart, is an ordinary race
+    if (!to) return refuse(c, `no peer ${m.to} in this room`, false, false);
+    send(to, { t: 'signal', from: c.id, data: m.data, ...(m.link ? { link: m.link } : {}) });
   };
 
   wss.on('connection', (ws: WebSocket, req: IncomingMessage) => {

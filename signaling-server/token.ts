@@ -2,6 +2,11 @@
 // e: expiry in Unix seconds }, mac its HMAC-SHA256 under the server's secret
 // (base64url). `tessera token` mints them; the signaling server admits a peer
 // to a room only with a token for that room that has not expired.
+//
+// Resume keys: the server gives each peer it admits the HMAC of its room and
+// id under the same secret; a peer that lost its connection joins again with
+// { id, key } and gets the same id back. The key is derived, not stored, so it
+// survives a restart of the server, and only the server can vouch for an id.
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -35,6 +40,18 @@ export function checkToken(secret: string, token: string, room: string, now = Da
   if (claims.r !== room) return `token for another room (${JSON.stringify(claims.r)})`;
   if (claims.e * 1000 <= now) return `token expired at ${new Date(claims.e * 1000).toISOString()}`;
   return undefined;
+}
+
+/** The key that lets the holder of peer id `id` in `room` regain that id (base64url HMAC-SHA256). */
+export function resumeKey(secret: string, room: string, id: string): string {
+  return b64(mac(secret, `resume.v1.${room}.${id}`));
+}
+
+/** Whether `key` is the resume key of `id` in `room`, compared in constant time. */
+export function checkResumeKey(secret: string, room: string, id: string, key: string): boolean {
+  const want = mac(secret, `resume.v1.${room}.${id}`);
+  const got = Buffer.from(key, 'base64url');
+  return got.length === want.length && timingSafeEqual(got, want);
 }
 
 export const validRoom = (room: string): boolean => /^[A-Za-z0-9._-]{1,64}$/.test(room);

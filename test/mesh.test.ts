@@ -1,8 +1,10 @@
 // Real multi-process meshes on loopback: the signaling server, headless
 // workers as child processes (`tessera worker`, WebRTC through @roamhq/wrtc)
 // and a coordinator session in this process. Jobs must give the local run's
-// result bit for bit, survive a worker killed mid-job, and hand work to a
-// worker that joins mid-job.
+// result bit for bit, survive a worker killed mid-job, hand work to a
+// worker that joins mid-job, and heal: links rebuilt after a worker stalled
+// past the ICE timeout, workers back in the room after the signaling server
+// restarted.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
@@ -22,7 +24,11 @@ let server: SignalServer;
 const children: ChildProcess[] = [];
 
 function startWorker(room: string, ...extra: string[]): ChildProcess & { log: string } {
-  const c = spawn(process.execPath, [CLI, 'worker', '--signal', server.url, '--room', room, '--token', mintToken(SECRET, room, 600), '--memory', '1GiB', ...extra], { stdio: ['ignore', 'ignore', 'pipe'] }) as ChildProcess & { log: string };
+  return startWorkerAt(server.url, room, ...extra);
+}
+
+function startWorkerAt(url: string, room: string, ...extra: string[]): ChildProcess & { log: string } {
+  const c = spawn(process.execPath, [CLI, 'worker', '--signal', url, '--room', room, '--token', mintToken(SECRET, room, 600), '--memory', '1GiB', ...extra], { stdio: ['ignore', 'ignore', 'pipe'] }) as ChildProcess & { log: string };
   c.log = '';
   c.stderr!.on('data', (d) => { c.log += d; });
   children.push(c);
@@ -42,6 +48,8 @@ afterAll(async () => {
   await server?.close();
   await mt.shutdown();
 });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const pi = (n: number, chunk: number) => {
   mt.random.seed(3);
@@ -184,4 +192,103 @@ describe('a coordinator process killed mid-job', () => {
     // the finished job removed its journal
     expect(readdirSync(dir).filter((f) => f.endsWith('.jsonl'))).toEqual([]);
   }, 180_000);
+});
+
+describe('a mesh that heals', () => {
+  it('rebuilds the links of a worker stopped (SIGSTOP) past the ICE timeout: the next jobs are as fast as before, and right', async () => {
+    const room = 'freeze';
+    const victim = startWorker(room, '--verbose');
+    const s = await mesh(room, 2);
+    try {
+      await s.waitForWorkers(3, 60_000);
+      const job = () => pi(300_000_000, 2_000_000);
+      const want = (await job().fetch()).item();
+      const timed = async () => {
+        const x = job();
+        const t0 = performance.now();
+        await x.execute({ session: s });
+        const ms = performance.now() - t0;
+        expect((await x.fetch()).item()).toBe(want);
+        return { ms, rep: s.lastReport! };
+      };
+      await timed(); // kernels compiled and cached on every peer
+      // the undisturbed time: the mean of two jobs (a shared machine's timings wander)
+      const undisturbed = [await timed(), await timed()];
+      const before = { ms: (undisturbed[0]!.ms + undisturbed[1]!.ms) / 2 };
+      for (const u of undisturbed) expect(u.rep.peers.length).toBe(3);
+      // 35 s: past the link keepalive timeout (15 s) and the ICE failure (about 30 s) of the others' links to it
+      victim.kill('SIGSTOP');
+      await sleep(35_000);
+      const mark = victim.log.length;
+      victim.kill('SIGCONT');
+      await s.waitForWorkers(3, 30_000);
+      // the victim's links to the coordinator and both other workers are built again
+      const t0 = Date.now();
+      while ((victim.log.slice(mark).match(/link up/g) ?? []).length < 3 && Date.now() - t0 < 30_000) await sleep(200);
+      console.log(`the victim's links were up again ${((Date.now() - t0) / 1000).toFixed(1)} s after SIGCONT`);
+      const after = [await timed(), await timed()];
+      if (process.env.MESH_DEBUG) {
+        for (const r of [...undisturbed, ...after]) console.log(r.ms.toFixed(0), JSON.stringify(r.rep));
+        console.log(victim.log.split('\n').filter((l) => !/task /.test(l)).join('\n'));
+      }
+      for (const a of after) {
+        expect(a.ms, `${a.ms.toFixed(0)} ms after the freeze against ${before.ms.toFixed(0)} ms before`).toBeLessThan(1.5 * before.ms);
+        // no piece was taken for lost because a link to its holder was down
+        expect(a.rep.recomputed).toBe(0);
+        expect(a.rep.releases).toBe(0);
+        expect(a.rep.peers.length).toBe(3);
+      }
+      // blocks of a matrix product move between every pair of workers
+      const local = (await matmul().fetch()).data;
+      const m = matmul();
+      await m.execute({ session: s });
+      expect(Array.from((await m.fetch()).data as ArrayLike<number>)).toEqual(Array.from(local as ArrayLike<number>));
+      expect(s.lastReport!.recomputed).toBe(0);
+      console.log(`pi jobs: ${before.ms.toFixed(0)} ms before the freeze, ${after.map((a) => a.ms.toFixed(0)).join(' and ')} ms after`);
+    } finally {
+      await s.close();
+    }
+  }, 180_000);
+
+  it('finds its 3 workers back in the room within 30 s after the signaling server restarts, and a job runs right after', async () => {
+    const room = 'restart';
+    const first = await startSignalServer({ port: 0, secret: SECRET, log: () => undefined });
+    const port = first.port;
+    const ws = [0, 1, 2].map(() => startWorkerAt(first.url, room));
+    let again: SignalServer | undefined;
+    const s = await session({ signal: first.url, room, token: mintToken(SECRET, room, 600) });
+    try {
+      await s.waitForWorkers(3, 60_000);
+      const ids = first.rooms().get(room)!.sort();
+      expect(ids).toHaveLength(4);
+      const states: string[] = [];
+      s.node.onConnection((c) => states.push(c));
+      await first.close();
+      while (s.node.connection !== 'reconnecting') await sleep(20);
+      again = await startSignalServer({ port, secret: SECRET, log: () => undefined });
+      const t0 = Date.now();
+      while ((again.rooms().get(room)?.length ?? 0) < 4 && Date.now() - t0 < 30_000) await sleep(100);
+      // the same ids: the workers' and the coordinator's identities, and the pieces they hold, survive
+      expect(again.rooms().get(room)?.sort()).toEqual(ids);
+      expect(Date.now() - t0).toBeLessThan(30_000);
+      expect(states).toEqual(['reconnecting', 'online']);
+      expect(s.node.connection).toBe('online');
+      for (const w of ws) {
+        expect(w.log).toMatch(/out of room restart: .*reconnecting/);
+        expect(w.log).toMatch(/back in room restart as \S+ after/);
+      }
+      const want = (await pi(2_000_000, 100_000).fetch()).item();
+      const x = pi(2_000_000, 100_000);
+      await x.execute({ session: s });
+      expect((await x.fetch()).item()).toBe(want);
+      expect(s.lastReport!.peers.length).toBe(3);
+      // a new session joins the restarted server's room and finds the three workers
+      const s2 = await session({ signal: again.url, room, token: mintToken(SECRET, room, 600) });
+      try { await s2.waitForWorkers(3, 30_000); } finally { await s2.close(); }
+    } finally {
+      await s.close();
+      for (const w of ws) w.kill('SIGKILL');
+      await again?.close();
+    }
+  }, 120_000);
 });

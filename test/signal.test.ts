@@ -158,3 +158,76 @@ describe('the signaling server', () => {
     await stillServes();
   });
 });
+
+describe('resuming a peer id', () => {
+  it('gives a peer its id back with its key, refuses a forged key, and replaces a stale socket of that id', async () => {
+    const room = 'resume';
+    const a = await join(room), b = await join(room);
+    const id = String(a.welcome.id), key = String(a.welcome.key);
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // a forged key (another id's, or made up) is refused and closes the socket; the room is unchanged
+    for (const forged of [String(b.welcome.key), `${key.slice(0, -2)}AA`]) {
+      logs.length = 0;
+      const f = await connect();
+      f.ws.send(JSON.stringify({ t: 'join', room, token: mintToken(SECRET, room, 60), id, key: forged }));
+      expect((await f.next('error')).reason).toMatch(/bad resume key/);
+      expect(await f.closed).toBe(1008);
+      expect(logs.some((l) => l.event === 'refused' && l.reason === 'bad resume key')).toBe(true);
+    }
+    // a key of one room does not work in another
+    const elsewhere = await connect();
+    elsewhere.ws.send(JSON.stringify({ t: 'join', room: 'resume2', token: mintToken(SECRET, 'resume2', 60), id, key }));
+    expect((await elsewhere.next('error')).reason).toMatch(/bad resume key/);
+    // an id without its key is a bad message
+    const half = await connect();
+    half.ws.send(JSON.stringify({ t: 'join', room, token: mintToken(SECRET, room, 60), id }));
+    expect((await half.next('error')).reason).toMatch(/id and key/);
+    expect(server.rooms().get(room)).toEqual([id, b.welcome.id]);
+    // while a's socket is still open (the server has not noticed it died), the resumed one takes its place
+    const a2 = await connect();
+    a2.ws.send(JSON.stringify({ t: 'join', room, token: mintToken(SECRET, room, 60), id, key }));
+    const w = await a2.next('welcome');
+    expect(w).toMatchObject({ id, key, peers: [b.welcome.id] });
+    expect(await a.closed).toBe(4001);
+    expect(await b.next('joined')).toEqual({ t: 'joined', id });
+    // the stale socket's close says nothing to the room, which still holds the id, now on the new socket
+    await new Promise((r) => setTimeout(r, 50));
+    expect(b.inbox.some((m) => m.t === 'left')).toBe(false);
+    expect(server.rooms().get(room)!.sort()).toEqual([id, String(b.welcome.id)].sort());
+    b.ws.send(JSON.stringify({ t: 'signal', to: id, data: { relink: true }, link: 'n1' }));
+    expect(await a2.next('signal')).toEqual({ t: 'signal', from: b.welcome.id, data: { relink: true }, link: 'n1' });
+    a2.ws.close(); b.ws.close();
+    await stillServes();
+  });
+
+  it('keys survive a restart of the server with the same secret: the peer regains its id', async () => {
+    const s1 = await startSignalServer({ port: 0, secret: 'restart-secret', log: () => undefined });
+    const port = s1.port;
+    const welcome = async (url: string, m: object) => {
+      const ws = new WebSocket(url);
+      await new Promise((r, j) => { ws.once('open', r); ws.once('error', j); });
+      const got = new Promise<Record<string, unknown>>((r) => ws.once('message', (d) => r(JSON.parse(String(d)))));
+      ws.send(JSON.stringify(m));
+      return { ws, m: await got };
+    };
+    const tok = mintToken('restart-secret', 'lab', 60);
+    const first = await welcome(s1.url, { t: 'join', room: 'lab', token: tok });
+    await s1.close();
+    const s2 = await startSignalServer({ port, secret: 'restart-secret', log: () => undefined });
+    try {
+      const again = await welcome(s2.url, { t: 'join', room: 'lab', token: tok, id: first.m.id, key: first.m.key });
+      expect(again.m).toMatchObject({ t: 'welcome', id: first.m.id, key: first.m.key, peers: [] });
+      again.ws.close();
+    } finally {
+      await s2.close();
+    }
+    // another secret does not honour it
+    const s3 = await startSignalServer({ port, secret: 'other-secret', log: () => undefined });
+    try {
+      const refused = await welcome(s3.url, { t: 'join', room: 'lab', token: mintToken('other-secret', 'lab', 60), id: first.m.id, key: first.m.key });
+      expect(refused.m).toMatchObject({ t: 'error', reason: 'bad resume key' });
+    } finally {
+      await s3.close();
+    }
+  });
+});

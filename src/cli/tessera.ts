@@ -123,6 +123,18 @@ async function worker(f: Map<string, string>): Promise<void> {
   const v = await volunteer({ signal: need(f, 'signal'), room: need(f, 'room'), token: need(f, 'token', 'TESSERA_TOKEN'), device, memory, ...(f.has('verbose') ? { log } : {}), ...(lie ? { lie } : {}) });
   const s = v.stats();
   console.error(`[worker] ${v.id} joined room ${f.get('room')}: ${s.slots} slots, ${s.throughput.toFixed(1)} M elements/s, device ${s.device}, memory cap ${fmtBytes(memory)}`);
+  // said without --verbose: a worker out of the room gets no work; whoever runs it should know it tries to get back
+  let outSince = 0;
+  const room = f.get('room');
+  v.node.onConnection((c, why) => {
+    if (c === 'reconnecting') {
+      outSince = Date.now();
+      const reason = why ?? 'the signaling connection was lost';
+      console.error(`[worker] out of room ${room}: ${reason}; reconnecting (with backoff) as ${v.id}`);
+    } else if (c === 'online') {
+      console.error(`[worker] back in room ${room} as ${v.id} after ${((Date.now() - outSince) / 1000).toFixed(1)} s`);
+    }
+  });
   const stop = async () => {
     await v.leave();
     await mt.shutdown();

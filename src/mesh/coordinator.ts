@@ -15,6 +15,14 @@
 // holders; the outputs come back to the coordinator, which materialises them
 // as local tensors. Tasks are deterministic, so the result is the same bit
 // for bit on 1 or N workers, with or without failures.
+//
+// Links between workers can break while both stay linked to the coordinator
+// (a stall, an ICE failure; node.ts rebuilds them). Workers say in their
+// heartbeats which peers they reach; a task whose inputs are held by peers
+// its worker cannot reach goes elsewhere when it can, its holders are listed
+// reachable first, and a worker that must still fetch across a broken link
+// gets the piece relayed through this coordinator (a `get` with `via`). A
+// fetch that fails for want of a link is no lost piece: nothing is recomputed.
 
 import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import type { Node } from '../graph/node.js';
@@ -63,6 +71,21 @@ export interface CoordinatorOptions {
   /** Makes jobs resumable (journal.ts): their commits are written here, and a job run again picks up what is left. */
   readonly journal?: Journal;
 }
+
+/** Which workers reach which peers, as far as their heartbeats tell. */
+interface Reach {
+  /** Whether worker `a` can fetch from `b` over a link of its own (unknown: yes). */
+  reaches(a: string, b: string): boolean;
+  /** `a` found it cannot reach `b`. */
+  cut(a: string, b: string): void;
+}
+
+/** A worker's list of the peers it reaches is trusted for this long after its heartbeat. */
+const REACH_MS = 10_000;
+/** Attempts of a task that may fail for want of a link before the piece is taken for lost. */
+const UNREACHED = 3;
+/** Pieces relayed at once, at most. */
+const MAX_RELAYS = 256;
 
 /** Lapsed leases, failed tasks or unserved pieces in a row after which a worker gets no more of a job's tasks. */
 const STRIKES = 3;
@@ -157,18 +180,46 @@ export class Coordinator {
   private closed = false;
   /** Every peer's record, across this coordinator's jobs (and, through opts.trustStore, its sessions). */
   readonly trust: Trust;
+  /** Per worker: the peers it last said it has a live link to, and when. */
+  private readonly linkedOf = new Map<string, { peers: Set<string>; at: number }>();
+  private readonly relays = new Map<number, { peer: string; key: string; resolve: (p?: Uint8Array) => void }>();
+  private nextRelay = 2 ** 30 + Math.floor(Math.random() * 2 ** 29);
+  private readonly reach: Reach = {
+    reaches: (a, b) => {
+      if (a === b || b === this.ep.id) return true;
+      const l = this.linkedOf.get(a);
+      return !l || performance.now() - l.at > REACH_MS || l.peers.has(b);
+    },
+    cut: (a, b) => { this.linkedOf.get(a)?.peers.delete(b); },
+  };
 
   constructor(private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions) {
     this.trust = new Trust(opts.verify ?? 'off', opts.random, opts.trustStore);
     state.doc.transact(() => state.announce({ role: 'coordinator', device: 'none', throughput: 0, memory: 0, slots: 0 }));
     ep.on({
       message: (from, m, payload) => {
-        if (m.t === 'get') return this.serve(from, m);
+        if (m.t === 'get') return m.via === undefined ? this.serve(from, m) : this.relay(from, m);
         if ('job' in m) this.jobs.get(m.job)?.message(from, m, payload);
-        else if (m.t === 'hb') for (const r of m.running) this.jobs.get(r.job)?.heartbeat(from, r);
-        else if (m.t === 'piece' || m.t === 'missing') for (const j of this.jobs.values()) j.reply(from, m, payload);
+        else if (m.t === 'hb') {
+          if (m.linked) this.linkedOf.set(from, { peers: new Set(m.linked), at: performance.now() });
+          for (const r of m.running) this.jobs.get(r.job)?.heartbeat(from, r);
+        } else if (m.t === 'piece' || m.t === 'missing') {
+          const w = this.relays.get(m.req);
+          if (w && w.peer === from && w.key === m.key) {
+            this.relays.delete(m.req);
+            w.resolve(m.t === 'piece' ? payload : undefined);
+            return;
+          }
+          for (const j of this.jobs.values()) j.reply(from, m, payload);
+        }
       },
-      peer: (id, up) => { for (const j of this.jobs.values()) { if (up) j.dispatch(); else j.peerDown(id); } },
+      peer: (id, up) => {
+        if (!up) {
+          this.linkedOf.delete(id);
+          for (const [req, w] of this.relays) if (w.peer === id) { this.relays.delete(req); w.resolve(undefined); }
+        }
+        for (const j of this.jobs.values()) { if (up) j.dispatch(); else j.peerDown(id); }
+      },
     });
     this.timer = setInterval(() => { for (const j of this.jobs.values()) j.tick(); }, opts.tickMs ?? 200);
     (this.timer as { unref?: () => void }).unref?.();
@@ -204,6 +255,34 @@ export class Coordinator {
     else void this.ep.send(from, { t: 'missing', req: m.req, key: m.key }).catch(() => undefined);
   }
 
+  /**
+   * Passes piece `m.key` from `m.via` to `from`, whose own link to `m.via` is
+   * down: only pieces of this coordinator's running jobs, a bounded number at
+   * once; whatever goes wrong is answered 'missing' (the worker tries its next holder).
+   */
+  private relay(from: string, m: MessageOf<'get'>): void {
+    const via = m.via!;
+    const answer = (payload?: Uint8Array): void => {
+      if (payload) this.jobs.get(m.job)?.relayed(payload.length);
+      const reply = payload
+        ? this.ep.send(from, { t: 'piece', req: m.req, key: m.key }, payload)
+        : this.ep.send(from, { t: 'missing', req: m.req, key: m.key });
+      void reply.catch(() => undefined);
+    };
+    if (via === this.ep.id) return this.serve(from, m);
+    if (!this.jobs.has(m.job) || via === from || !this.ep.peers().includes(via)) return answer();
+    if (this.relays.size >= MAX_RELAYS) return answer();
+    const req = this.nextRelay;
+    this.nextRelay = this.nextRelay >= 2 ** 31 - 2 ? 2 ** 30 : this.nextRelay + 1;
+    const timer = setTimeout(() => { this.relays.delete(req); answer(); }, this.opts.fetchTimeoutMs ?? 30_000);
+    this.relays.set(req, { peer: via, key: m.key, resolve: (p) => { clearTimeout(timer); answer(p); } });
+    this.ep.send(via, { t: 'get', req, job: m.job, key: m.key }).catch(() => {
+      this.relays.delete(req);
+      clearTimeout(timer);
+      answer();
+    });
+  }
+
   /** Runs the graph behind `outputs` on the mesh; the outputs are materialised locally. */
   async run(outputs: readonly Node[], onProgress?: (p: Progress) => void, opts: JobOptions = {}): Promise<MeshReport> {
     if (this.closed) throw new Error('the coordinator is closed: it runs no more jobs');
@@ -222,6 +301,7 @@ export class Coordinator {
       journal.begin(id, this.ep.id);
     }
     const job = new Job(id, this.ep, this.state, this.opts, plan, this.trust, (peer) => { for (const j of this.jobs.values()) j.quarantine(peer); }, onProgress);
+    job.reach = this.reach;
     if (record) job.adopt(record);
     if (opts.name) job.name = opts.name.slice(0, 120);
     opts.signal?.throwIfAborted(); // (aborted while the plan was hashed: no await from here to job.run())
@@ -287,6 +367,10 @@ class Job {
   private readonly benched = new Set<string>();
   /** `${task}/${attempt}` -> the peer it was leased to, for every lease of the job. */
   private readonly leasedTo = new Map<string, string>();
+  /** Per task: its attempts that failed for want of a link to a holder. */
+  private readonly unreached = new Map<number, number>();
+  /** Which workers reach which peers (the coordinator's view; everyone reaches everyone until told otherwise). */
+  reach: Reach = { reaches: () => true, cut: () => undefined };
 
   constructor(readonly id: string, private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions, private readonly plan: Plan,
     private readonly trust: Trust, private readonly caught: (peer: string) => void, private readonly onProgress?: (p: Progress) => void) {
@@ -430,6 +514,9 @@ class Job {
     return p && p.version === Number(v ?? 0) ? p : undefined;
   }
 
+  /** A piece passed from one worker to another through this coordinator: its bytes moved twice, one leg counted here. */
+  relayed(bytes: number): void { this.report.bytesMoved += bytes; }
+
   /** The bytes of a piece this coordinator holds (a source, or an output it fetched). */
   pieceBytes(key: string): Uint8Array | undefined {
     const p = this.byWire(key);
@@ -509,11 +596,16 @@ class Job {
     if (!candidates.length) return undefined;
     const local = new Map<string, number>();
     let computed = 0;
+    const inputs: Piece[] = [];
     for (const p of new Set(this.reads[t]!.flat())) {
       if (p.source) continue;
       computed += p.bytes;
+      inputs.push(p);
       for (const h of p.holders) local.set(h, (local.get(h) ?? 0) + p.bytes);
     }
+    // bytes a candidate could only have through a relay: its links to every holder of them are down
+    const canGet = (id: string, p: Piece) => p.holders.has(id) || [...p.holders].some((h) => this.reach.reaches(id, h));
+    const far = new Map(candidates.map((id) => [id, inputs.reduce((a, p) => (canGet(id, p) ? a : a + p.bytes), 0)]));
     const order = this.ring!.owners(this.writes[t]![0]!.key);
     const rank = (id: string) => { const i = order.indexOf(id); return i < 0 ? order.length : i; };
     // Sources go to the least loaded worker (tasks running per slot), the ring
@@ -522,7 +614,9 @@ class Job {
     const busy = (id: string) => (this.load.get(id) ?? 0) / ws.get(id)!.slots;
     if (computed === 0) return candidates.sort((a, b) => busy(a) - busy(b) || rank(a) - rank(b))[0];
     // most input bytes already there; then the less loaded; then ring order
-    return candidates.sort((a, b) => (local.get(b) ?? 0) - (local.get(a) ?? 0) || (this.load.get(a) ?? 0) - (this.load.get(b) ?? 0) || rank(a) - rank(b))[0];
+    const load = (id: string) => this.load.get(id) ?? 0;
+    return candidates.sort((a, b) => far.get(a)! - far.get(b)!
+      || (local.get(b) ?? 0) - (local.get(a) ?? 0) || load(a) - load(b) || rank(a) - rank(b))[0];
   }
 
   /** Leases task t to `peer`; a `check` lease re-runs a committed result to verify it. */
@@ -540,7 +634,13 @@ class Job {
 
   private taskMessage(t: number, attempt: number, peer: string): Message {
     const task = this.plan.tasks[t]!;
-    const src = (p: Piece) => ({ key: wire(p), box: p.box as [number, number][], from: [...p.holders].sort((a, b) => (a === peer ? -1 : b === peer ? 1 : 0)).slice(0, 64), ...(p.digest ? { d: p.digest } : {}) });
+    // the peer itself first, then holders it has a link to
+    const near = (h: string) => (h === peer ? 0 : this.reach.reaches(peer, h) ? 1 : 2);
+    const src = (p: Piece) => ({
+      key: wire(p), box: p.box as [number, number][],
+      from: [...p.holders].sort((a, b) => near(a) - near(b)).slice(0, 64),
+      ...(p.digest ? { d: p.digest } : {}),
+    });
     if (isScanTask(task)) {
       const [[s], prev] = this.reads[t]! as [[Piece], Piece[]];
       const out = this.writes[t]![0]!;
@@ -921,6 +1021,14 @@ class Job {
       if (!isScanTask(task)) this.kernelsSent.delete(`${from}/${task.kernel}`);
       this.lapse(t, m.attempt);
       return;
+    }
+    if (m.unreachable !== undefined) {
+      this.reach.cut(from, m.unreachable);
+      const n = (this.unreached.get(t) ?? 0) + 1;
+      this.unreached.set(t, n);
+      // a broken link, not a lost piece: the task goes where its inputs can be had; only when that keeps
+      // failing is the piece taken for lost (below), so a link that stays broken cannot hold the job
+      if (n <= UNREACHED) { this.lapse(t, m.attempt); return; }
     }
     if (a?.check) {
       if (m.missing) {

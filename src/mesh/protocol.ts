@@ -7,9 +7,13 @@
 // coordinator -> worker   task, scan (run one chunk task; the kernel travels
 //                          as IR text, which the worker validates and compiles
 //                          itself), free (pieces no task needs any more), end
-// worker -> coordinator   done, fail, hb (heartbeat: the tasks it is running)
+// worker -> coordinator   done, fail, hb (heartbeat: the tasks it is running,
+//                          and the peers it has a live link to)
 // any -> any              get / piece / missing (one chunk piece, peer to
-//                          peer), y (a Yjs update of the shared mesh state)
+//                          peer; a get `via` a holder asks a coordinator to
+//                          relay it from that holder, for a worker whose own
+//                          link to it is down), y (a Yjs update of the
+//                          shared mesh state)
 
 import { z } from 'zod';
 import { DTYPES } from '../graph/dtype.js';
@@ -71,9 +75,15 @@ export const Message = z.discriminatedUnion('t', [
     t: z.literal('fail'), ...lease, reason: z.string().max(2000), missing: z.strictObject({ key, from: peerId }).optional(),
     /** The task named a kernel this peer does not have (it restarted, or the message that carried it is late): send the text. */
     needKernel: z.literal(true).optional(),
+    /** No holder of `missing` could be reached, directly or through a relay: the holder is not to blame (at first). */
+    unreachable: peerId.optional(),
   }),
-  z.strictObject({ t: z.literal('hb'), running: z.array(z.strictObject(lease)).max(4096) }),
-  z.strictObject({ t: z.literal('get'), req: small, job, key }),
+  z.strictObject({
+    t: z.literal('hb'), running: z.array(z.strictObject(lease)).max(4096),
+    /** The peers this worker has a live link to (placement avoids the others as holders of its inputs). */
+    linked: z.array(peerId).max(1024).optional(),
+  }),
+  z.strictObject({ t: z.literal('get'), req: small, job, key, via: peerId.optional() }),
   z.strictObject({ t: z.literal('piece'), req: small, key }),
   z.strictObject({ t: z.literal('missing'), req: small, key }),
   z.strictObject({ t: z.literal('y') }),

@@ -4,7 +4,9 @@
 // dropped with the configured probability, or delivered twice (a replay).
 // `kill` takes an endpoint off the network as a closed tab would; `join` adds
 // one mid-job; `freeze` holds everything to and from an endpoint for a while
-// (a stalled tab that wakes up after its leases lapsed). `watch` sees every
+// (a stalled tab that wakes up after its leases lapsed); `cut` takes down
+// the link between two endpoints only (both stay linked to everyone else, as
+// when one WebRTC link failed), `mend` brings it back. `watch` sees every
 // message as it is sent and as it arrives, so a chaos harness can kill a peer
 // at a given step of the protocol. The same seed gives the same choices.
 
@@ -38,12 +40,16 @@ export function rng(seed: number): () => number {
   };
 }
 
+const pair = (a: string, b: string): string => (a < b ? `${a}|${b}` : `${b}|${a}`);
+
 export class SimNet {
   readonly random: () => number;
   private readonly nodes = new Map<string, SimEndpoint>();
   /** Messages dropped, delivered and delivered twice, for tests. */
   readonly counts = { sent: 0, dropped: 0, delivered: 0, duplicated: 0, held: 0 };
   private readonly frozen = new Map<string, number>();
+  /** Pairs whose link is down, as `a|b` with a < b. */
+  private readonly cuts = new Set<string>();
   private readonly watchers: Watcher[] = [];
 
   constructor(private readonly opts: SimOptions) {
@@ -68,6 +74,27 @@ export class SimNet {
     for (const o of this.nodes.values()) this.later(0, () => { if (this.alive(o.id)) o.listeners.peer(id, false); });
   }
 
+  /** Takes down the link between `a` and `b`: both hear it went down, and messages between them fail. */
+  cut(a: string, b: string): void {
+    const k = pair(a, b);
+    if (this.cuts.has(k) || !this.alive(a) || !this.alive(b)) return;
+    this.cuts.add(k);
+    for (const [x, y] of [[a, b], [b, a]] as const) {
+      this.later(0, () => { if (this.alive(x)) this.nodes.get(x)!.listeners.peer(y, false); });
+    }
+  }
+
+  /** Brings back a link taken down by `cut`. */
+  mend(a: string, b: string): void {
+    if (!this.cuts.delete(pair(a, b))) return;
+    for (const [x, y] of [[a, b], [b, a]] as const) {
+      this.later(0, () => { if (this.linked(x, y)) this.nodes.get(x)!.listeners.peer(y, true); });
+    }
+  }
+
+  /** Whether `a` and `b` are both live and their link is not cut. */
+  linked(a: string, b: string): boolean { return this.alive(a) && this.alive(b) && !this.cuts.has(pair(a, b)); }
+
   /** Holds every message to and from `id` for `ms` (its links stay up), then lets them through. */
   freeze(id: string, ms: number): void { this.frozen.set(id, performance.now() + ms); }
 
@@ -80,7 +107,9 @@ export class SimNet {
   }
 
   alive(id: string): boolean { return this.nodes.has(id); }
-  peersOf(id: string): string[] { return this.alive(id) ? [...this.nodes.keys()].filter((k) => k !== id) : []; }
+  peersOf(id: string): string[] {
+    return this.alive(id) ? [...this.nodes.keys()].filter((k) => k !== id && !this.cuts.has(pair(id, k))) : [];
+  }
 
   private later(extra: number, f: () => void): void {
     const lo = this.opts.minDelayMs ?? 0, hi = this.opts.maxDelayMs ?? 5;
@@ -88,7 +117,7 @@ export class SimNet {
   }
 
   deliver(from: string, to: string, m: Message, payload?: Uint8Array): void {
-    if (!this.alive(from) || !this.alive(to)) throw new Error(`no link from ${from} to ${to}`);
+    if (!this.linked(from, to)) throw new Error(`no link from ${from} to ${to}`);
     const bytes = encodeMessage(m, payload);
     this.counts.sent++;
     if (m.t !== 'y' && this.random() < (this.opts.drop ?? 0)) { this.counts.dropped++; return; }
@@ -98,7 +127,7 @@ export class SimNet {
     const extra = (this.opts.slow?.get(from) ?? 0) + (this.opts.slow?.get(to) ?? 0);
     const arrive = (): void => {
       const dst = this.nodes.get(to);
-      if (!dst || !this.alive(from)) return;
+      if (!dst || !this.linked(from, to)) return;
       const wait = this.thaw(from, to);
       if (wait > 0) { this.counts.held++; setTimeout(arrive, wait); return; }
       const d = decodeMessage(bytes);

@@ -4,7 +4,11 @@
 // the validated IR text (it never runs code text it received), runs it on
 // WebGPU or the WASM worker pool, keeps the pieces it wrote in its chunk
 // store (under a memory cap) and serves them to any peer that asks. While it
-// runs tasks it sends heartbeats, which keep the coordinator's leases alive.
+// runs tasks it sends heartbeats, which keep the coordinator's leases alive
+// and tell it which peers this one has a live link to. A holder it has no
+// link to (the link is being rebuilt) is asked through the job's coordinator
+// (a relay); a holder it can reach neither way is reported unreachable, not
+// as one that lost the piece, so nothing is recomputed for a broken link.
 // Tabs and Node processes run this same module; only the Endpoint differs.
 
 import type { DType, TypedArray } from '../graph/dtype.js';
@@ -47,6 +51,11 @@ class NeedKernel extends Error {}
 /** A piece no holder could give: the coordinator recomputes it from lineage. */
 class Missing extends Error {
   constructor(readonly key: string, readonly from: string) { super(`piece ${key} is not at ${from}`); }
+}
+
+/** A piece whose holders could not be reached (no link, and no relay got it): it is not lost. */
+class Unreachable extends Error {
+  constructor(readonly key: string, readonly from: string) { super(`cannot reach ${from}, which holds piece ${key}`); }
 }
 
 const pieceBytes = (p: Piece): number => p.data.byteLength;
@@ -136,7 +145,7 @@ export class MeshWorker {
   private heartbeat(): void {
     for (const c of this.coordinators) {
       const running = [...this.running.values()].filter((r) => r.coordinator === c).map(({ job, task, attempt }) => ({ job, task, attempt }));
-      this.ep.send(c, { t: 'hb', running }).catch(() => undefined);
+      this.ep.send(c, { t: 'hb', running, linked: this.ep.peers().slice(0, 1024) }).catch(() => undefined);
     }
   }
 
@@ -193,15 +202,31 @@ export class MeshWorker {
   private async fetch(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[], digest?: string): Promise<Piece> {
     let last = from[0] ?? this.ep.id;
     let bad: string | undefined;
+    let unreachable: string | undefined;
+    let failed: string | undefined;
+    const ask = (to: string, via?: string) => {
+      const req = this.nextReq++;
+      return new Promise<Uint8Array | undefined>((resolve) => {
+        const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
+        this.waiting.set(req, { peer: to, key, resolve, timer });
+        this.ep.send(to, { t: 'get', req, job, key, ...(via ? { via } : {}) }).catch(() => {
+          clearTimeout(timer);
+          this.waiting.delete(req);
+          resolve(undefined);
+        });
+      });
+    };
     for (const holder of from) {
       last = holder;
-      const req = this.nextReq++;
-      const payload = await new Promise<Uint8Array | undefined>((resolve) => {
-        const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
-        this.waiting.set(req, { peer: holder, key, resolve, timer });
-        this.ep.send(holder, { t: 'get', req, job, key }).catch(() => { clearTimeout(timer); this.waiting.delete(req); resolve(undefined); });
-      });
-      if (!payload) continue;
+      let payload = this.ep.peers().includes(holder) ? await ask(holder) : undefined;
+      // reached, and it did not give it: to blame
+      if (!payload && this.ep.peers().includes(holder)) { failed = holder; continue; }
+      if (!payload) {
+        // no link to it (down, or being rebuilt): the job's coordinator, linked to both, passes the piece on
+        const relay = this.jobOwner.get(job);
+        if (relay && relay !== holder && this.ep.peers().includes(relay)) payload = await ask(relay, holder);
+        if (!payload) { unreachable ??= holder; continue; }
+      }
       let data: TypedArray;
       try {
         data = decodeChunk(payload, { dtype, shape }).data;
@@ -222,7 +247,9 @@ export class MeshWorker {
       }
       return piece;
     }
-    throw new Missing(key, bad ?? last);
+    // a holder that was reached and failed is to blame; one that could not be reached is not
+    if (!bad && !failed && unreachable) throw new Unreachable(key, unreachable);
+    throw new Missing(key, bad ?? failed ?? last);
   }
 
   private async run(from: string, m: MessageOf<'task'> | MessageOf<'scan'>): Promise<void> {
@@ -251,10 +278,14 @@ export class MeshWorker {
       await this.ep.send(from, { t: 'done', job: m.job, task: m.task, attempt: m.attempt, bytes: outs.map(([, p]) => pieceBytes(p)), ms: performance.now() - t0, bytesIn: this.stats.bytesIn - in0, digests, dev });
     } catch (e) {
       this.stats.failed++;
-      const missing = e instanceof Missing ? { key: e.key, from: e.from } : undefined;
+      const missing = e instanceof Missing || e instanceof Unreachable ? { key: e.key, from: e.from } : undefined;
       const needKernel = e instanceof NeedKernel ? { needKernel: true as const } : {};
+      const unreachable = e instanceof Unreachable ? { unreachable: e.from } : {};
       this.opts.log?.(`task ${m.job}/${m.task} failed: ${(e as Error).message}`);
-      await this.ep.send(from, { t: 'fail', job: m.job, task: m.task, attempt: m.attempt, reason: (e as Error).message.slice(0, 2000), ...(missing ? { missing } : {}), ...needKernel }).catch(() => undefined);
+      const reason = (e as Error).message.slice(0, 2000);
+      const lease = { job: m.job, task: m.task, attempt: m.attempt };
+      const fail = { t: 'fail' as const, ...lease, reason, ...(missing ? { missing } : {}) };
+      await this.ep.send(from, { ...fail, ...needKernel, ...unreachable }).catch(() => undefined);
     } finally {
       this.running.delete(lk);
     }
