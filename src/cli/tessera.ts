@@ -161,7 +161,9 @@ async function demo(f: Map<string, string>): Promise<void> {
   console.log(`signaling server on ${server.url}; starting ${peers} worker${peers > 1 ? 's' : ''}`);
   const children = spawnWorkers(peers, server.url, room, tok, 'inherit');
   const stopAll = () => { for (const c of children) c.kill('SIGTERM'); };
+  // a demo stopped from outside (Ctrl-C, or a SIGTERM from a supervisor) takes its workers with it
   process.once('SIGINT', () => { stopAll(); process.exit(130); });
+  process.once('SIGTERM', () => { stopAll(); process.exit(143); });
   const s = await Session.open({ signal: server.url, room, token: tok });
   try {
     await s.waitForWorkers(peers, 120_000);
