@@ -84,6 +84,8 @@ function precompress(): Plugin {
   };
 }
 
+/** Test files that start real processes, peers and browsers (see test.projects). */
+const REAL = ['test/mesh.test.ts', 'test/reconnect.test.ts', 'test/browser.test.ts', 'test/pages.test.ts', 'test/pages-controls.test.ts', 'test/pages-weight.test.ts'];
 const ISOLATED = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 
 export default defineConfig({
@@ -110,9 +112,16 @@ export default defineConfig({
   preview: { headers: ISOLATED },
   test: {
     root,
-    include: ['test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Two projects, run one after the other by `npm test`: the unit files side by side on every core,
+    // then the real meshes and browsers (child processes, WebRTC, Chromium, a worker frozen past the
+    // ICE timeout) one file at a time, so their timings and timeouts measure Tessera rather than
+    // the other test files on a 2-core machine.
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: REAL } },
+      { extends: true, test: { name: 'real', include: REAL, fileParallelism: false } },
+    ],
   },
 });
