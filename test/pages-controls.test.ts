@@ -194,11 +194,17 @@ describe('the join page controls, the pi page Cancel and the dashboard, in headl
     expect(errors).toEqual([]);
   }, 60_000);
 
-  it('the join page and the dashboard say when they are out of the signaling room', async () => {
+  it('the join page and the dashboard say when they are out of the signaling room, and when they are back', async () => {
     signalClosed = true;
     await signal.close();
     for (const p of [b, dash]) await statusMatches(p, /out of room controls/);
     // the tab keeps its links to peers meanwhile, and says so
     expect(await b.textContent('#status')).toMatch(/links to peers stay up/);
-  }, 30_000);
+    // the server back on its port with its secret: both pages come back into the room by themselves, and say so
+    signal = await startSignalServer({ port: Number(new URL(signal.url).port), secret: SECRET, log: () => undefined });
+    signalClosed = false;
+    await statusMatches(b, /^working in room controls \(back in the room since /, 30_000);
+    await statusMatches(dash, /^watching room controls as \S+ \(back in the room since /, 30_000);
+    expect((await stats(b)).links).toBeGreaterThan(0);
+  }, 60_000);
 });
