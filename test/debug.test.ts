@@ -5,6 +5,11 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import { debugLevel } from '../src/runtime/debug.js';
+import { Coordinator } from '../src/mesh/coordinator.js';
+import { SimNet } from '../src/mesh/sim.js';
+import { MeshState } from '../src/mesh/state.js';
+import { MeshWorker } from '../src/mesh/worker.js';
+import { runtime } from '../src/runtime/runtime.js';
 
 afterAll(() => mt.shutdown());
 afterEach(() => { mt.options.debug = undefined; vi.restoreAllMocks(); });
@@ -89,5 +94,48 @@ describe('the timeline (mt.lastReport().trace)', () => {
     expect(trace.traceEvents.filter((e) => e.cat === 'plan')).toHaveLength(2);
     const firstTask = Math.min(...trace.traceEvents.filter((e) => e.cat === 'task').map((e) => e.ts));
     expect(host[0]!.ts).toBeGreaterThan(firstTask);
+  });
+});
+
+describe('a mesh job (the simulated network, real in-process workers)', () => {
+  it('prints its leases with their placement at level 2 and a summary at 1; its report holds each worker\'s tasks as a timeline', async () => {
+    const net = new SimNet({ seed: 5, maxDelayMs: 2 });
+    const parts: { close(): void }[] = [];
+    for (const id of ['wa', 'wb', 'wc']) {
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
+      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25 }));
+    }
+    const cep = net.join('coord');
+    const cst = new MeshState(cep, 40);
+    const coord = new Coordinator(cep, cst, { runtime, tickMs: 10 });
+    try {
+      while (cst.workers().size < 3) await new Promise((r) => setTimeout(r, 10));
+      const x = mt.arange(0, 60_000, 1, { chunkSize: 5_000 }).multiply(0.001).sin().sum();
+      const lines: string[] = [];
+      vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => { lines.push(a.map(String).join(' ')); });
+      const rep = await coord.run([x.node], undefined, { debug: 2, name: 'sines' });
+      const leases = lines.filter((l) => /^tessera: {3}lease task \d+#\d+ to w[abc]: (reads only sources; ring rank \d|holds .* of its .* computed input); \d+ leases running there$/.test(l));
+      expect(leases).toHaveLength(rep.leases);
+      expect(lines.filter((l) => /^tessera: {3}done task \d+#\d+ on w[abc]: /.test(l))).toHaveLength(rep.commits + rep.duplicates);
+      expect(lines.filter((l) => l.startsWith(`tessera: job sines `) && l.includes(`${rep.tasks} tasks on ${rep.peers.length} workers`))).toHaveLength(1);
+      const tasks = rep.trace.traceEvents.filter((e) => e.cat === 'task');
+      expect(tasks).toHaveLength(rep.commits + rep.duplicates);
+      // one thread per worker that ran tasks, numbered from 1
+      expect(new Set(tasks.map((e) => e.tid)).size).toBe(rep.peers.length);
+      for (const e of tasks) expect(e.tid >= 1 && e.tid <= 3 && e.dur >= 0 && typeof e.args?.peer === 'string').toBe(true);
+      vi.restoreAllMocks();
+      // level 0: silent, and the timeline is there all the same
+      const quiet: string[] = [];
+      vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => { quiet.push(a.map(String).join(' ')); });
+      const again = await coord.run([mt.arange(0, 60_000, 1, { chunkSize: 5_000 }).multiply(0.002).sin().sum().node], undefined, { debug: 0 });
+      expect(quiet.filter((l) => l.startsWith('tessera: '))).toEqual([]);
+      expect(again.trace.traceEvents.filter((e) => e.cat === 'task').length).toBeGreaterThanOrEqual(again.tasks);
+    } finally {
+      coord.close();
+      for (const p of parts) p.close();
+      await cep.close();
+    }
   });
 });

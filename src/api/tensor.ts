@@ -282,7 +282,7 @@ async function realizeIn(ts: readonly Tensor[], opts: RunOptions): Promise<void>
   ts.forEach((t, i) => t._resolved(nodes[i]!));
   // a graph holding a tensor created with { gpu: true } runs on WebGPU
   if (opts.session) {
-    const job = { ...(opts.name ? { name: opts.name } : {}), ...(opts.signal ? { signal: opts.signal } : {}) };
+    const job = { ...(opts.name ? { name: opts.name } : {}), ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.debug !== undefined ? { debug: opts.debug } : {}) };
     await opts.session.runNodes(nodes, opts.onProgress, job);
     return;
   }

@@ -29,6 +29,7 @@ import type { Node } from '../graph/node.js';
 import { numChunks } from '../graph/shape.js';
 import { encodeKernel } from '../ir/wire.js';
 import type { JobOptions, Progress, Runtime } from '../runtime/runtime.js';
+import { Execution, type Trace, debugLevel, fmtBytes, now as epochNow } from '../runtime/debug.js';
 import { type Plan, type Range, chunkBox, isScanTask } from '../tile/tile.js';
 import { decodeChunk, encodeChunk } from './arrow.js';
 import { count, extent, intersect } from './boxes.js';
@@ -122,6 +123,13 @@ export interface MeshReport {
   resumed: number;
   peers: PeerReport[];
   ms: number;
+  /**
+   * The job's timeline as the coordinator saw it, in the Chrome trace-event
+   * format (runtime/debug.ts): each worker a thread (1.. in the order they
+   * got their first lease), each lease a span from its grant to its result
+   * (tasks, and the re-runs that verify them as 'check').
+   */
+  trace: Trace;
 }
 
 interface Piece {
@@ -304,6 +312,7 @@ export class Coordinator {
     job.reach = this.reach;
     if (record) job.adopt(record);
     if (opts.name) job.name = opts.name.slice(0, 120);
+    if (opts.debug !== undefined) job.exe = new Execution(debugLevel(opts.debug));
     opts.signal?.throwIfAborted(); // (aborted while the plan was hashed: no await from here to job.run())
     this.jobs.set(job.id, job);
     // a cancelled job fails like any other: its promise rejects, and the `end` below frees its pieces on the workers
@@ -324,6 +333,10 @@ export class Coordinator {
 class Job {
   /** A readable name for dashboards (JobProgress.name). */
   name: string | undefined;
+  /** What the job tells about itself at its DEBUG level (runtime/debug.ts), and its timeline. */
+  exe = new Execution(debugLevel());
+  /** Each worker's thread on the timeline, in the order of their first leases. */
+  private readonly tids = new Map<string, number>();
   private readonly pieces = new Map<string, Piece>();
   private readonly reads: Piece[][][];
   private readonly writes: Piece[][];
@@ -383,7 +396,10 @@ class Job {
     this.committedBy = new Array<string | undefined>(n).fill(undefined);
     this.digests = new Array<string | undefined>(n).fill(undefined);
     this.validFrom = new Array<number>(n).fill(0);
-    this.report = { job: this.id, tasks: n, leases: 0, releases: 0, recomputed: 0, speculative: 0, duplicates: 0, commits: 0, bytesMoved: 0, checks: 0, checkRuns: 0, freivalds: 0, quarantined: [], resumed: 0, peers: [], ms: 0 };
+    this.report = {
+      job: this.id, tasks: n, leases: 0, releases: 0, recomputed: 0, speculative: 0, duplicates: 0, commits: 0, bytesMoved: 0,
+      checks: 0, checkRuns: 0, freivalds: 0, quarantined: [], resumed: 0, peers: [], ms: 0, trace: { traceEvents: [], displayTimeUnit: 'ms' },
+    };
     const outputs = new Set(plan.outputs.values());
     const byTensor = new Map<number, Piece[]>();
     const add = (p: Piece) => {
@@ -481,6 +497,7 @@ class Job {
   fail(e: Error, state: 'failed' | 'cancelled' = 'failed'): void {
     if (this.finished) return;
     this.finished = true;
+    if (this.exe.level >= 1) this.exe.log(`job ${this.name ?? this.id} ${state} after ${(performance.now() - this.t0).toFixed(0)} ms: ${e.message}`);
     this.event('failed', { detail: e.message.slice(0, 200) });
     this.publish(state);
     this.settle?.reject(e);
@@ -488,6 +505,9 @@ class Job {
 
   private event(kind: JobEvent['kind'], e: Omit<JobEvent, 'kind' | 'ms'> = {}): void {
     this.events.push({ ms: Math.round(performance.now() - this.t0), kind, ...e });
+    if (this.exe.level >= 2 && kind !== 'finished') {
+      this.exe.log(`  ${kind}${e.task !== undefined ? ` task ${e.task}` : ''}${e.peer ? ` on ${e.peer}` : ''}${e.detail ? `: ${e.detail}` : ''}`);
+    }
     if (this.events.length > KEEP_EVENTS) this.events.shift();
   }
 
@@ -591,6 +611,19 @@ class Job {
     }
   }
 
+  /** Why task t went to `peer`, for DEBUG level 2: how much of its input the peer holds, and its load. */
+  private placement(t: number, peer: string): string {
+    let computed = 0, local = 0;
+    for (const p of new Set(this.reads[t]!.flat())) {
+      if (p.source) continue;
+      computed += p.bytes;
+      if (p.holders.has(peer)) local += p.bytes;
+    }
+    const order = this.ring?.owners(this.writes[t]![0]!.key) ?? [];
+    const where = computed === 0 ? `reads only sources; ring rank ${order.indexOf(peer)}` : `holds ${fmtBytes(local)} of its ${fmtBytes(computed)} computed input`;
+    return `${where}; ${this.load.get(peer) ?? 0} leases running there`;
+  }
+
   private place(t: number, ws: Map<string, { slots: number }>, free: (id: string) => boolean): string | undefined {
     const candidates = [...ws.keys()].filter(free);
     if (!candidates.length) return undefined;
@@ -628,6 +661,8 @@ class Job {
     if (!check) this.taskState[t] = 'run';
     this.load.set(peer, (this.load.get(peer) ?? 0) + 1);
     this.report.leases++;
+    if (!this.tids.has(peer)) this.tids.set(peer, this.tids.size + 1);
+    if (this.exe.level >= 2) this.exe.log(`  lease task ${t}#${attempt}${check ? ' (a check)' : ''} to ${peer}: ${this.placement(t, peer)}`);
     const m = this.taskMessage(t, attempt, peer);
     this.ep.send(peer, check ? { ...m, check: true } as Message : m).catch(() => this.lapse(t, attempt));
   }
@@ -725,6 +760,12 @@ class Job {
       return;
     }
     if (a) { this.attempts[t]!.delete(m.attempt); this.load.set(from, Math.max(0, (this.load.get(from) ?? 1) - 1)); }
+    if (a) {
+      const end = epochNow();
+      this.exe.span(`task ${t}`, a.check ? 'check' : 'task', this.tids.get(from) ?? 0, performance.timeOrigin + a.started, end,
+        { peer: from, attempt: m.attempt, ms: Math.round(m.ms * 100) / 100, bytesIn: m.bytesIn });
+      if (this.exe.level >= 2) this.exe.log(`  done task ${t}#${m.attempt}${a.check ? ' (a check)' : ''} on ${from}: ${m.ms.toFixed(1)} ms there, ${(end - performance.timeOrigin - a.started).toFixed(1)} ms from the lease, ${fmtBytes(m.bytesIn)} fetched`);
+    }
     if (a?.check) { void this.onCheckDone(t, from, m); return; }
     if (m.attempt < this.validFrom[t]! || this.trust.quarantined.has(from) || m.digests.length !== this.writes[t]!.length) {
       // a result computed from inputs found wrong since, or from a peer caught lying: void
@@ -1167,6 +1208,12 @@ class Job {
     }
     this.report.peers = [...this.peerStats.values()];
     this.report.ms = performance.now() - this.t0;
+    this.report.trace = this.exe.trace();
+    if (this.exe.level >= 1) {
+      const r = this.report;
+      this.exe.log(`job ${this.name ?? this.id} ${r.ms.toFixed(0)} ms: ${r.tasks} tasks on ${r.peers.length} workers; ${r.leases} leases (${r.releases} again, ${r.speculative} speculative), ${r.recomputed} recomputed, ${r.checks} checked (${r.checkRuns} re-runs), ${r.resumed} resumed; ${fmtBytes(r.bytesMoved)} moved between peers`);
+      for (const p of r.peers) this.exe.log(`  worker ${p.id}: ${p.tasks} tasks, ${fmtBytes(p.bytesIn)} fetched`);
+    }
     this.event('finished');
     this.publish('finished');
     this.opts.journal?.end(this.id);

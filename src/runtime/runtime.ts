@@ -80,6 +80,8 @@ export interface JobOptions {
    * is refused if the signal was aborted before it started.
    */
   readonly signal?: AbortSignal;
+  /** The DEBUG level of the job (runtime/debug.ts); the environment's when not given. */
+  readonly debug?: number;
 }
 
 export interface RunOptions extends JobOptions {
