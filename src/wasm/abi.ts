@@ -167,18 +167,6 @@ export function gcdFuncs(): Func[] {
   return [make(false), make(true)];
 }
 
-export function identityOf(op: string, d: DType): number | bigint {
-  const big = d === 'int64';
-  const kind = INFO[d].kind;
-  switch (op) {
-    case 'sum': case 'any': return big ? 0n : 0;
-    case 'prod': case 'all': return big ? 1n : 1;
-    case 'min': return big ? 9223372036854775807n : kind === 'f' ? Infinity : { bool: 1, int8: 127, int16: 32767, int32: 2147483647, uint8: 255, uint16: 65535, uint32: -1 }[d as 'int8']!;
-    case 'max': return big ? -9223372036854775808n : kind === 'f' ? -Infinity : { bool: 0, int8: -128, int16: -32768, int32: -2147483648, uint8: 0, uint16: 0, uint32: 0 }[d as 'int8']!;
-    default: return 0;
-  }
-}
-
 /** Host functions with the reference interpreter's exact semantics. */
 export function mathImports(): Record<string, (...a: number[]) => number> {
   const m: Record<string, (...a: number[]) => number> = {};
