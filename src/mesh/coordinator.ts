@@ -2,7 +2,8 @@
 // of a mesh. Every task output is a piece (a chunk, or one row of a partials
 // chunk) with a set of holders. A task is ready when every piece it reads has
 // a holder; it is leased to a worker with a deadline that the worker's
-// heartbeats extend. Tasks that read only the job's sources go to the least
+// heartbeats extend. Which worker is a Placement policy's choice (placement.ts);
+// by default tasks that read only the job's sources go to the least
 // loaded worker, where the consistent-hash ring (virtual nodes weighted by
 // throughput) puts their first output among equally loaded ones; later ones
 // where most of their input bytes already are, always within each worker's
