@@ -21,11 +21,14 @@ export const MATH_IMPORTS = {
   binary: ['pow', 'atan2', 'hypot', 'floordiv', 'fmod', 'cfmod', 'nextafter', 'nextafter32', 'nextafter16', 'ldexp'],
 } as const;
 
-export const UNARY_IMPORT: Partial<Record<UnaryOp, (typeof MATH_IMPORTS.unary)[number]>> = {
+/** The unary ops a WASM kernel computes by calling the host's Math (float64 in and out); expr.ts emits the others itself. */
+export const UNARY_IMPORT = {
   cbrt: 'cbrt', exp: 'exp', exp2: 'exp2', expm1: 'expm1', log: 'log', log2: 'log2', log10: 'log10', log1p: 'log1p',
   sin: 'sin', cos: 'cos', tan: 'tan', arcsin: 'asin', arccos: 'acos', arctan: 'atan', sinh: 'sinh', cosh: 'cosh',
   tanh: 'tanh', arcsinh: 'asinh', arccosh: 'acosh', arctanh: 'atanh',
-};
+} as const satisfies Partial<Record<UnaryOp, (typeof MATH_IMPORTS.unary)[number]>>;
+export type ImportedUnary = keyof typeof UNARY_IMPORT;
+export const isImportedUnary = (op: UnaryOp): op is ImportedUnary => Object.hasOwn(UNARY_IMPORT, op);
 
 /** The WASM type a value of `d` lives in: float16 values live in f32 (lowered kernels keep them float16 values, ir/half.ts). */
 export const wasmType = (d: DType): T => (d === 'int64' ? T.i64 : d === 'float32' || d === 'float16' ? T.f32 : d === 'float64' ? T.f64 : T.i32);

@@ -12,7 +12,7 @@ import { type BinaryOp, type ReduceOp, type UnaryOp, accStart, foldRule } from '
 import { type Expr, type Kernel, children, randomSites, siteKey } from '../ir/ir.js';
 import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir/philox.js';
 import { castScalar } from '../ir/scalar.js';
-import { FN, LOAD, type Layout, STORE, TY, UNARY_IMPORT, importIndex, log2Bytes, signed, wasmType } from './abi.js';
+import { FN, LOAD, type Layout, STORE, TY, UNARY_IMPORT, importIndex, isImportedUnary, log2Bytes, signed, wasmType } from './abi.js';
 import { Code, type Func, T, V } from './encode.js';
 
 /** Independent sets of four Philox blocks made per call (a power of two). */
@@ -580,8 +580,7 @@ export abstract class ExprEmitter {
     const t = wasmType(d);
     const f = t === T.f32 || t === T.f64;
     const f64 = t === T.f64;
-    const imp = UNARY_IMPORT[op];
-    if (imp) { this.expr(a); this.callF64(imp, t, 1); void out; return; }
+    if (isImportedUnary(op)) { this.expr(a); this.callF64(UNARY_IMPORT[op], t, 1); void out; return; }
     switch (op) {
       case 'negative':
         if (f) { this.expr(a); c.op(f64 ? 0x9a : 0x8c); return; }
@@ -659,7 +658,7 @@ export abstract class ExprEmitter {
         else if (!f64) c.op(0xb6);
         return;
       default:
-        throw new Error(`internal: no WASM for unary ${op}`);
+        return op satisfies never;
     }
   }
 

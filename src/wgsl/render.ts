@@ -712,7 +712,7 @@ class Emitter {
    * log(0) is -88): logs of 0, of negatives and of inf, roots of negatives,
    * trigonometry at infinity, inverse functions outside their domain.
    */
-  private special(op: string, x: string, f: string): string {
+  private special(op: BuiltinUnary, x: string, f: string): string {
     const inf = 'f32_of(0x7f800000u)', ninf = 'f32_of(0xff800000u)', nan = 'nan_()';
     const sel = (cases: [string, string][]) => cases.reduceRight((acc, [cond, v]) => `select(${acc}, ${v}, ${cond})`, f);
     switch (op) {
@@ -732,11 +732,12 @@ class Emitter {
       case 'tanh': return sel([[`${x} == ${inf}`, '1.0'], [`${x} == ${ninf}`, '-1.0']]);
       case 'arctan': return sel([[`${x} == ${inf}`, '1.5707963267948966'], [`${x} == ${ninf}`, '-1.5707963267948966']]);
       case 'floor': case 'ceil': case 'trunc': case 'rint': case 'abs': return sel([[`isinf_(${x})`, op === 'abs' ? inf : x]]);
-      default: return f;
+      case 'cbrt': return f;
+      default: return op satisfies never;
     }
   }
 
-  private builtin(op: Exclude<Extract<Expr, { k: 'unary' }>['op'], 'negative' | 'sign' | 'square' | 'reciprocal' | 'logical_not' | 'bitwise_not' | 'isnan' | 'isinf' | 'isfinite' | 'floordiv_pos' | 'signbit' | 'frexp_mantissa' | 'frexp_exponent'>, x: string): string {
+  private builtin(op: BuiltinUnary, x: string): string {
     switch (op) {
       case 'abs': return `abs(${x})`;
       case 'sqrt': return `sqrt(${x})`;
@@ -919,6 +920,9 @@ function subgroupOp(op: ReduceOp, d: DType): string | undefined {
     default: return rule.combine satisfies never;
   }
 }
+
+/** The float unary ops a WGSL built-in (or a helper of the prelude) computes, C99's special values added (`special`). */
+type BuiltinUnary = Exclude<Extract<Expr, { k: 'unary' }>['op'], 'negative' | 'sign' | 'square' | 'reciprocal' | 'logical_not' | 'bitwise_not' | 'isnan' | 'isinf' | 'isfinite' | 'floordiv_pos' | 'signbit' | 'frexp_mantissa' | 'frexp_exponent'>;
 
 /** Renders `k` as a WGSL compute shader for one task (full or partial mode). */
 export function renderWgsl(kernel: Kernel, partial: boolean, opts: { subgroups?: boolean } = {}): { code: string; layout: GpuLayout } {
