@@ -1,8 +1,9 @@
-// The elementwise operation tables: every ufunc Tessera knows, with its
-// arity and NumPy's type resolution (which dtype it computes in, which it
-// returns). The kernel IR, its emitters and the reference interpreter are
-// typed over these same enums, so an op added here without an
-// implementation fails to compile.
+// The operation tables: every ufunc Tessera knows, with its arity and
+// NumPy's type resolution (which dtype it computes in, which it returns), and
+// every reduction, with its combine, start value and identity (REDUCE). The
+// kernel IR, its emitters and the reference interpreter are typed over these
+// same enums and read these rows, so an op added here without an
+// implementation fails to compile, and a reduction is described once.
 
 import { type DType, INFO, floatResultOf, isFloat } from './dtype.js';
 
