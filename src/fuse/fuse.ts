@@ -12,7 +12,7 @@
 
 import type { DType } from '../graph/dtype.js';
 import { type Node, topo } from '../graph/node.js';
-import { isArgReduce } from '../graph/ops.js';
+import { type ReduceOp, isArgReduce, widens } from '../graph/ops.js';
 import { sameShape, sizeOf, stridesOf } from '../graph/shape.js';
 import {
   type Expr, type Kernel, type RVar, children, iadd, ic, idiv, imod, imul, intern, isBlockedSum, ivar, konst,
@@ -39,9 +39,9 @@ export interface ScanStep {
 export type Step = KernelStep | ScanStep;
 
 /** Accumulator dtype: float32 sums and products accumulate in float64, as pairwise sums would keep their accuracy. */
-function accDType(op: string, node: Node): DType {
-  if (isArgReduce(op as never)) return 'int64';
-  if ((op === 'sum' || op === 'prod') && node.dtype === 'float32') return 'float64';
+function accDType(op: ReduceOp, node: Node): DType {
+  if (isArgReduce(op)) return 'int64';
+  if (widens(op) && node.dtype === 'float32') return 'float64';
   return node.dtype;
 }
 
@@ -250,7 +250,7 @@ class Lowering {
         });
       }
       case 'reduce': {
-        const { op, axes, keepdims } = a as { op: never; axes: number[]; keepdims: boolean };
+        const { op, axes, keepdims } = a as { op: ReduceOp; axes: number[]; keepdims: boolean };
         const x = n.inputs[0]!;
         const vars: RVar[] = axes.map((ax) => ({ id: this.nextVar++, size: x.shape[ax]!, chunk: x.chunk[ax]! }));
         const full: Expr[] = [];

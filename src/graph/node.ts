@@ -9,7 +9,7 @@
 import { type DType, INFO } from './dtype.js';
 import { LinAlgError, type LinalgSpec, SQUARE, linalgParts } from './linalg.js';
 import { type QuantileSpec, quantileDType } from './quantile.js';
-import { type BinaryOp, type RandomDist, type ReduceOp, type ScanOp, type UnaryOp, isArgReduce } from './ops.js';
+import { type BinaryOp, REDUCE, type RandomDist, type ReduceOp, type ScanOp, type UnaryOp, widens } from './ops.js';
 import { AUTO_CHUNK_BYTES, type Shape, broadcastShapes, checkTiling, chunkGrid, hasUnknown, isUnknown, shapeStr, sizeOf } from './shape.js';
 
 /** Attributes per node kind. `source` nodes carry data held by the runtime under `key`. */
@@ -133,9 +133,6 @@ export function cast(x: Node, dtype: DType): Node {
   return make('cast', [x], {}, dtype, x.shape, x.chunk);
 }
 
-/** The reductions with an identity: a selection they reduce is their input with the other terms set to it. */
-const IDENTITY: Partial<Record<ReduceOp, number | boolean>> = { sum: 0, prod: 1, any: false, all: true };
-
 /**
  * A selection feeding a reduction, undone: when `x` is an elementwise
  * expression over boolean selections compress(x_i, m, axis) that share one
@@ -178,8 +175,10 @@ function unselect(x: Node): { expr: Node; mask: Node; axis: number } | undefined
 
 export function reduce(op: ReduceOp, x: Node, axes: readonly number[], keepdims: boolean, dtype: DType): Node {
   // NumPy's half loops add and multiply a reduction in float32, rounding once at the end
-  if (dtype === 'float16' && (op === 'sum' || op === 'prod')) return cast(reduce(op, cast(x, 'float32'), axes, keepdims, 'float32'), 'float16');
-  const identity = IDENTITY[op];
+  const rule = REDUCE[op];
+  if (dtype === 'float16' && widens(op)) return cast(reduce(op, cast(x, 'float32'), axes, keepdims, 'float32'), 'float16');
+  // a selection reduced by an op with an identity is its input with the other terms set to it
+  const identity = rule.kind === 'fold' ? rule.identity : undefined;
   if (identity !== undefined && hasUnknown(x.shape)) {
     const u = unselect(x);
     if (u && axes.includes(u.axis)) {
@@ -189,8 +188,8 @@ export function reduce(op: ReduceOp, x: Node, axes: readonly number[], keepdims:
     }
   }
   for (const a of axes) {
-    if (x.shape[a] === 0 && (op === 'min' || op === 'max' || isArgReduce(op))) {
-      throw new RangeError(`zero-size array to reduction operation ${op === 'min' ? 'minimum' : op === 'max' ? 'maximum' : op} which has no identity`);
+    if (x.shape[a] === 0 && identity === undefined) {
+      throw new RangeError(`zero-size array to reduction operation ${rule.ufunc} which has no identity`);
     }
   }
   const shape: number[] = [];

@@ -1,8 +1,9 @@
-// The elementwise operation tables: every ufunc Tessera knows, with its
-// arity and NumPy's type resolution (which dtype it computes in, which it
-// returns). The kernel IR, its emitters and the reference interpreter are
-// typed over these same enums, so an op added here without an
-// implementation fails to compile.
+// The operation tables: every ufunc Tessera knows, with its arity and
+// NumPy's type resolution (which dtype it computes in, which it returns), and
+// every reduction, with its combine, start value and identity (REDUCE). The
+// kernel IR, its emitters and the reference interpreter are typed over these
+// same enums and read these rows, so an op added here without an
+// implementation fails to compile, and a reduction is described once.
 
 import { type DType, INFO, floatResultOf, isFloat } from './dtype.js';
 
@@ -125,7 +126,88 @@ export const isBinaryOp = (s: string): s is BinaryOp => (BINARY_OPS as readonly 
 
 export const REDUCE_OPS = ['sum', 'prod', 'min', 'max', 'argmin', 'argmax', 'any', 'all'] as const;
 export type ReduceOp = (typeof REDUCE_OPS)[number];
-export const isArgReduce = (op: ReduceOp): boolean => op === 'argmin' || op === 'argmax';
+export type ArgReduceOp = 'argmin' | 'argmax';
+export type FoldOp = Exclude<ReduceOp, ArgReduceOp>;
+
+/**
+ * A reduction that folds its terms into an accumulator, as tinygrad keeps one:
+ * a binary op and where the accumulator starts. Every stage reads these
+ * fields (the graph, fusion, the reference interpreter, the WASM and WGSL
+ * emitters), so a reduction is described here once.
+ */
+export interface FoldRule {
+  readonly kind: 'fold';
+  /** acc = combine(acc, term), terms cast to the accumulator's dtype first; partial accumulators combine the same way. */
+  readonly combine: 'add' | 'multiply' | 'minimum' | 'maximum' | 'logical_or' | 'logical_and';
+  /**
+   * Where the accumulator starts: the op's identity, or for min and max the
+   * dtype's largest (smallest) value, infinity for floats (`accStart`).
+   */
+  readonly start: 0 | 1 | 'top' | 'bottom';
+  /** NumPy's identity: the result of an empty reduction, and the fill of terms a selection drops; none for min and max. */
+  readonly identity?: number | boolean;
+  /** Its value rounds at every step, so a float32 accumulator widens to float64 and a float16 reduction runs in float32. */
+  readonly widens: boolean;
+  /** NumPy's name in its "no identity" error. */
+  readonly ufunc: string;
+}
+
+/** argmin/argmax: the C-order index of the first best term, NaN beating any number. */
+export interface ArgRule {
+  readonly kind: 'arg';
+  /** A term replaces the best so far when `better(term, best)` (strictly: the first of equals stays). */
+  readonly better: 'less' | 'greater';
+  readonly ufunc: string;
+}
+
+export type ReduceRule<P extends ReduceOp> = P extends ArgReduceOp ? ArgRule : FoldRule;
+
+/** The reductions, one row each: the compiler asks for a row for every op of REDUCE_OPS. */
+export const REDUCE: { readonly [P in ReduceOp]: ReduceRule<P> } = {
+  sum: { kind: 'fold', combine: 'add', start: 0, identity: 0, widens: true, ufunc: 'add' },
+  prod: { kind: 'fold', combine: 'multiply', start: 1, identity: 1, widens: true, ufunc: 'multiply' },
+  min: { kind: 'fold', combine: 'minimum', start: 'top', widens: false, ufunc: 'minimum' },
+  max: { kind: 'fold', combine: 'maximum', start: 'bottom', widens: false, ufunc: 'maximum' },
+  any: { kind: 'fold', combine: 'logical_or', start: 0, identity: false, widens: false, ufunc: 'logical_or' },
+  all: { kind: 'fold', combine: 'logical_and', start: 1, identity: true, widens: false, ufunc: 'logical_and' },
+  argmin: { kind: 'arg', better: 'less', ufunc: 'argmin' },
+  argmax: { kind: 'arg', better: 'greater', ufunc: 'argmax' },
+};
+
+export const isArgReduce = (op: ReduceOp): op is ArgReduceOp => REDUCE[op].kind === 'arg';
+
+/** The rule of a reduction known to fold (to be an arg-reduction) where the type does not say so. */
+export function foldRule(op: ReduceOp): FoldRule {
+  const r = REDUCE[op];
+  if (r.kind !== 'fold') throw new Error(`internal: ${op} is not a folding reduction`);
+  return r;
+}
+/** Whether a reduction's accumulator widens (float32 to float64, float16 to float32): sums and products. */
+export const widens = (op: ReduceOp): boolean => {
+  const r = REDUCE[op];
+  return r.kind === 'fold' && r.widens;
+};
+export function argRule(op: ReduceOp): ArgRule {
+  const r = REDUCE[op];
+  if (r.kind !== 'arg') throw new Error(`internal: ${op} is not an arg-reduction`);
+  return r;
+}
+
+const TOP: { readonly [D in DType]: number | bigint } = {
+  bool: 1, int8: 127, int16: 32767, int32: 2147483647, int64: 9223372036854775807n,
+  uint8: 255, uint16: 65535, uint32: 4294967295, float16: Infinity, float32: Infinity, float64: Infinity,
+};
+const BOTTOM: { readonly [D in DType]: number | bigint } = {
+  bool: 0, int8: -128, int16: -32768, int32: -2147483648, int64: -9223372036854775808n,
+  uint8: 0, uint16: 0, uint32: 0, float16: -Infinity, float32: -Infinity, float64: -Infinity,
+};
+
+/** The accumulator's first value for `op` in dtype `d` (a bigint for int64, as the IR's scalars are). */
+export function accStart(op: ReduceOp, d: DType): number | bigint {
+  const s = foldRule(op).start;
+  const v = s === 'top' ? TOP[d] : s === 'bottom' ? BOTTOM[d] : s;
+  return d === 'int64' ? BigInt(v) : v;
+}
 
 export const RANDOM_DISTS = ['uniform', 'uniform32', 'normal', 'bits'] as const;
 export type RandomDist = (typeof RANDOM_DISTS)[number];

@@ -12,6 +12,7 @@
 
 import type { DType } from '../graph/dtype.js';
 import { roundHalf } from '../graph/half.js';
+import { widens } from '../graph/ops.js';
 import { type Expr, type Kernel, children, intern } from './ir.js';
 
 const F16 = 'float16', F32 = 'float32';
@@ -62,7 +63,7 @@ function lower(e: Expr, walk: (e: Expr) => Expr): Expr {
     }
     case 'where': return intern({ ...e, c: walk(e.c), a: walk(e.a), b: walk(e.b) });
     case 'reduce': {
-      if (e.dtype === F16 && (e.op === 'sum' || e.op === 'prod')) {
+      if (e.dtype === F16 && widens(e.op)) {
         throw new Error(`internal: a float16 ${e.op} reaches a kernel (graph/node.ts accumulates it in float32)`);
       }
       return intern({ ...e, body: walk(e.body) });

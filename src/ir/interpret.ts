@@ -4,9 +4,9 @@
 // element, in C order over the reduction box, except float sums, which add
 // in blocks (`SUM_BLOCK`) so that long sums keep their accuracy.
 
-import { ARRAY_CTOR, type DType, type TypedArray, isFloat } from '../graph/dtype.js';
+import { ARRAY_CTOR, type DType, type TypedArray } from '../graph/dtype.js';
 import { halfBits, halfValue } from '../graph/half.js';
-import { isArgReduce } from '../graph/ops.js';
+import { type ArgReduceOp, REDUCE, accStart, isArgReduce } from '../graph/ops.js';
 import type { KernelArgs } from './args.js';
 import { type Expr, type Kernel, SUM_BLOCK, SUM_LANES, isBlockedSum, laneTree } from './ir.js';
 import { randomValue } from './philox.js';
@@ -14,38 +14,13 @@ import { type Scalar, binaryScalar, castScalar, unaryScalar } from './scalar.js'
 
 type Env = Map<number, number>;
 
-export function identity(op: string, d: DType): Scalar {
-  const big = d === 'int64';
-  switch (op) {
-    case 'sum': case 'any': return big ? 0n : 0;
-    case 'prod': case 'all': return big ? 1n : 1;
-    case 'min': return big ? 9223372036854775807n : isFloat(d) ? Infinity : maxOf(d);
-    case 'max': return big ? -9223372036854775808n : isFloat(d) ? -Infinity : minOf(d);
-    default: return 0;
-  }
-}
-const maxOf = (d: DType): number => ({ bool: 1, int8: 127, int16: 32767, int32: 2147483647, uint8: 255, uint16: 65535, uint32: 4294967295 } as Record<string, number>)[d]!;
-const minOf = (d: DType): number => ({ bool: 0, int8: -128, int16: -32768, int32: -2147483648, uint8: 0, uint16: 0, uint32: 0 } as Record<string, number>)[d]!;
-
 const isNaNScalar = (v: Scalar): boolean => typeof v === 'number' && Number.isNaN(v);
 
-/** One accumulation step; for arg ops returns whether `v` replaces the best so far. */
-export function better(op: 'argmin' | 'argmax', v: Scalar, best: Scalar): boolean {
+/** Whether `v` replaces the best so far of an arg-reduction: NaN wins and stays; otherwise strictly better. */
+export function better(op: ArgReduceOp, v: Scalar, best: Scalar): boolean {
   if (isNaNScalar(best)) return false;
   if (isNaNScalar(v)) return true;
-  return op === 'argmax' ? v > best : v < best;
-}
-
-export function accumulate(op: string, acc: Scalar, v: Scalar, d: DType): Scalar {
-  switch (op) {
-    case 'sum': return binaryScalar('add', acc, v, d);
-    case 'prod': return binaryScalar('multiply', acc, v, d);
-    case 'min': return binaryScalar('minimum', acc, v, d);
-    case 'max': return binaryScalar('maximum', acc, v, d);
-    case 'any': return acc || (typeof v === 'bigint' ? v !== 0n : v !== 0) ? 1 : 0;
-    case 'all': return acc && (typeof v === 'bigint' ? v !== 0n : v !== 0) ? 1 : 0;
-    default: throw new Error(`not an accumulating op: ${op}`);
-  }
+  return REDUCE[op].better === 'greater' ? v > best : v < best;
 }
 
 class Evaluator {
@@ -72,8 +47,9 @@ class Evaluator {
   reduce(r: Extract<Expr, { k: 'reduce' }>, env: Env, ranges: readonly (readonly [number, number])[]): [Scalar, Scalar] {
     if (isBlockedSum(r.op, r.dtype)) return [this.blockedSum(r, env, ranges), 0];
     const bodyType = r.body.dtype;
-    const arg = isArgReduce(r.op);
-    let acc: Scalar = arg ? -1n : identity(r.op, r.dtype);
+    const op = r.op;
+    const arg = isArgReduce(op);
+    let acc: Scalar = arg ? -1n : accStart(op, r.dtype);
     let best: Scalar = 0;
     const strides: number[] = [];
     let s = 1;
@@ -84,12 +60,12 @@ class Evaluator {
       r.vars.forEach((v, i) => env.set(v.id, idx[i]!));
       const v = this.eval(r.body, env);
       if (arg) {
-        if (acc === -1n || better(r.op as 'argmin' | 'argmax', v, best)) {
+        if (acc === -1n || better(op, v, best)) {
           best = v;
           acc = BigInt(idx.reduce((a, x, i) => a + x * strides[i]!, 0));
         }
       } else {
-        acc = accumulate(r.op, acc, castScalar(v, bodyType, r.dtype), r.dtype);
+        acc = binaryScalar(REDUCE[op].combine, acc, castScalar(v, bodyType, r.dtype), r.dtype);
       }
       for (let i = idx.length - 1; i >= 0; i--) {
         if (++idx[i]! < ranges[i]![1]) break;

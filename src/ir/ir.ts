@@ -63,7 +63,7 @@ export function laneTree<V>(lanes: readonly V[], add: (a: V, b: V) => V): V {
 export function pairTree<V>(xs: readonly V[], add: (a: V, b: V) => V): V {
   return xs.length === 1 ? xs[0]! : add(pairTree(xs.slice(0, xs.length / 2), add), pairTree(xs.slice(xs.length / 2), add));
 }
-export const isBlockedSum = (op: string, acc: DType): boolean => op === 'sum' && (acc === 'float64' || acc === 'float32');
+export const isBlockedSum = (op: ReduceOp, acc: DType): boolean => op === 'sum' && (acc === 'float64' || acc === 'float32');
 
 export interface RVar {
   readonly id: number;

@@ -2,7 +2,8 @@
 // of a mesh. Every task output is a piece (a chunk, or one row of a partials
 // chunk) with a set of holders. A task is ready when every piece it reads has
 // a holder; it is leased to a worker with a deadline that the worker's
-// heartbeats extend. Tasks that read only the job's sources go to the least
+// heartbeats extend. Which worker is a Placement policy's choice (placement.ts);
+// by default tasks that read only the job's sources go to the least
 // loaded worker, where the consistent-hash ring (virtual nodes weighted by
 // throughput) puts their first output among equally loaded ones; later ones
 // where most of their input bytes already are, always within each worker's
@@ -35,7 +36,7 @@ import { decodeChunk, encodeChunk } from './arrow.js';
 import { count, extent, intersect } from './boxes.js';
 import type { Endpoint } from './endpoint.js';
 import type { Message, MessageOf } from './protocol.js';
-import { Ring } from './ring.js';
+import { Locality, type Placement, type TaskView, type WorkerView } from './placement.js';
 import type { JobEvent, JobProgress, MeshState } from './state.js';
 import { Trust, type TrustStore, type Verify } from './trust.js';
 import { type Journal, type JournalRecord, planId } from './journal.js';
@@ -71,6 +72,8 @@ export interface CoordinatorOptions {
   readonly trustStore?: TrustStore;
   /** Makes jobs resumable (journal.ts): their commits are written here, and a job run again picks up what is left. */
   readonly journal?: Journal;
+  /** Where a job's tasks go: a fresh policy per job (placement.ts); the locality rule by default. */
+  readonly placement?: () => Placement;
 }
 
 /** Which workers reach which peers, as far as their heartbeats tell. */
@@ -356,8 +359,7 @@ class Job {
   private nextReq = 1 + Math.floor(Math.random() * 2 ** 30);
   private done = 0;
   private outputsLeft = 0;
-  private ring: Ring | undefined;
-  private ringPeers = '';
+  private readonly placer: Placement;
   private settle: { resolve: (r: MeshReport) => void; reject: (e: Error) => void } | undefined;
   private finished = false;
   private readonly t0 = performance.now();
@@ -393,6 +395,7 @@ class Job {
     this.attempts = plan.tasks.map(() => new Map());
     this.nextAttempt = new Array<number>(n).fill(0);
     this.failures = new Array<number>(n).fill(0);
+    this.placer = (opts.placement ?? (() => new Locality()))();
     this.committedBy = new Array<string | undefined>(n).fill(undefined);
     this.digests = new Array<string | undefined>(n).fill(undefined);
     this.validFrom = new Array<number>(n).fill(0);
@@ -586,11 +589,6 @@ class Job {
       this.unserved.clear();
       add();
     }
-    const key = [...out.keys()].sort().join(',');
-    if (key !== this.ringPeers) {
-      this.ring = new Ring(new Map([...out].map(([id, c]) => [id, c.throughput])));
-      this.ringPeers = key;
-    }
     return out;
   }
 
@@ -613,43 +611,22 @@ class Job {
 
   /** Why task t went to `peer`, for DEBUG level 2: how much of its input the peer holds, and its load. */
   private placement(t: number, peer: string): string {
-    let computed = 0, local = 0;
-    for (const p of new Set(this.reads[t]!.flat())) {
-      if (p.source) continue;
-      computed += p.bytes;
-      if (p.holders.has(peer)) local += p.bytes;
-    }
-    const order = this.ring?.owners(this.writes[t]![0]!.key) ?? [];
-    const where = computed === 0 ? `reads only sources; ring rank ${order.indexOf(peer)}` : `holds ${fmtBytes(local)} of its ${fmtBytes(computed)} computed input`;
-    return `${where}; ${this.load.get(peer) ?? 0} leases running there`;
+    return `${this.placer.explain(this.taskView(t, [peer]), peer)}; ${this.load.get(peer) ?? 0} leases running there`;
   }
 
-  private place(t: number, ws: Map<string, { slots: number }>, free: (id: string) => boolean): string | undefined {
-    const candidates = [...ws.keys()].filter(free);
-    if (!candidates.length) return undefined;
-    const local = new Map<string, number>();
-    let computed = 0;
-    const inputs: Piece[] = [];
-    for (const p of new Set(this.reads[t]!.flat())) {
-      if (p.source) continue;
-      computed += p.bytes;
-      inputs.push(p);
-      for (const h of p.holders) local.set(h, (local.get(h) ?? 0) + p.bytes);
-    }
-    // bytes a candidate could only have through a relay: its links to every holder of them are down
-    const canGet = (id: string, p: Piece) => p.holders.has(id) || [...p.holders].some((h) => this.reach.reaches(id, h));
-    const far = new Map(candidates.map((id) => [id, inputs.reduce((a, p) => (canGet(id, p) ? a : a + p.bytes), 0)]));
-    const order = this.ring!.owners(this.writes[t]![0]!.key);
-    const rank = (id: string) => { const i = order.indexOf(id); return i < 0 ? order.length : i; };
-    // Sources go to the least loaded worker (tasks running per slot), the ring
-    // deciding among equals: a ring alone can give a small job's few keys all
-    // to one owner while another worker idles.
-    const busy = (id: string) => (this.load.get(id) ?? 0) / ws.get(id)!.slots;
-    if (computed === 0) return candidates.sort((a, b) => busy(a) - busy(b) || rank(a) - rank(b))[0];
-    // most input bytes already there; then the less loaded; then ring order
-    const load = (id: string) => this.load.get(id) ?? 0;
-    return candidates.sort((a, b) => far.get(a)! - far.get(b)!
-      || (local.get(b) ?? 0) - (local.get(a) ?? 0) || load(a) - load(b) || rank(a) - rank(b))[0];
+  /** Task t as the placement policy sees it: its first output's key, and the pieces it reads that tasks computed (`ids`: the workers asked about). */
+  private taskView(t: number, ids: readonly string[]): TaskView {
+    const inputs = [...new Set(this.reads[t]!.flat())].filter((p) => !p.source).map((p) => ({
+      bytes: p.bytes, holders: p.holders,
+      // the workers with a link of their own to a holder; the others would get it relayed
+      reachable: new Set(ids.filter((id) => p.holders.has(id) || [...p.holders].some((h) => this.reach.reaches(id, h)))),
+    }));
+    return { key: this.writes[t]![0]!.key, inputs };
+  }
+
+  private place(t: number, ws: Map<string, { slots: number; throughput: number }>, free: (id: string) => boolean): string | undefined {
+    const workers: WorkerView[] = [...ws].map(([id, w]) => ({ id, slots: w.slots, throughput: w.throughput, leases: this.load.get(id) ?? 0, free: free(id) }));
+    return this.placer.place(this.taskView(t, workers.filter((w) => w.free).map((w) => w.id)), workers);
   }
 
   /** Leases task t to `peer`; a `check` lease re-runs a committed result to verify it. */

@@ -9,7 +9,7 @@ import { host } from '#host';
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import { decodeHalf } from '../graph/half.js';
 import type { Node } from '../graph/node.js';
-import type { ScanOp } from '../graph/ops.js';
+import { type ScanOp, isArgReduce } from '../graph/ops.js';
 import { MemoryError, numChunks, shapeStr, sizeOf, sizeString, stridesOf } from '../graph/shape.js';
 import { fuse } from '../fuse/fuse.js';
 import { type Kernel, programKey, siteParams } from '../ir/ir.js';
@@ -956,7 +956,7 @@ function gpuTaskOf(
     return { data: new ARRAY_CTOR[d](memory.buffer, b.ptr, last + 1) as TypedArray, dtype: d, origin: b.origin, strides: b.strides };
   };
   const red = k.reduce;
-  const arg = task.partial && !!red && (red.op === 'argmin' || red.op === 'argmax');
+  const arg = task.partial && !!red && isArgReduce(red.op);
   const outTypes: DType[] = !red || !task.partial ? [k.dtype] : arg ? [red.body.dtype, 'int64'] : [red.dtype];
   return {
     kernel: k,

@@ -343,8 +343,8 @@ export function combineKernel(k: Kernel, ns: number): Kernel {
   const outerIdx = k.shape.map((_, i) => ivar(i));
   const pdt = arg ? red.body.dtype : red.dtype;
   const loadP = intern({ k: 'load', dtype: pdt, input: 0, index: [ivar(r), ...outerIdx] });
-  const op = red.op === 'prod' ? 'prod' : red.op === 'any' ? 'any' : red.op === 'all' ? 'all' : red.op;
-  const combine = intern({ k: 'reduce', dtype: arg ? 'int64' : red.dtype, op, vars: [pv], body: loadP });
+  // partial accumulators fold with the reduction's own combine (an arg-reduction's keep the first best)
+  const combine = intern({ k: 'reduce', dtype: arg ? 'int64' : red.dtype, op: red.op, vars: [pv], body: loadP });
   const shift = arg ? 2 : 1;
   let epilogue = shiftInputs(k.epilogue, shift);
   if (arg) {

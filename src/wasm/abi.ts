@@ -21,11 +21,14 @@ export const MATH_IMPORTS = {
   binary: ['pow', 'atan2', 'hypot', 'floordiv', 'fmod', 'cfmod', 'nextafter', 'nextafter32', 'nextafter16', 'ldexp'],
 } as const;
 
-export const UNARY_IMPORT: Partial<Record<UnaryOp, (typeof MATH_IMPORTS.unary)[number]>> = {
+/** The unary ops a WASM kernel computes by calling the host's Math (float64 in and out); expr.ts emits the others itself. */
+export const UNARY_IMPORT = {
   cbrt: 'cbrt', exp: 'exp', exp2: 'exp2', expm1: 'expm1', log: 'log', log2: 'log2', log10: 'log10', log1p: 'log1p',
   sin: 'sin', cos: 'cos', tan: 'tan', arcsin: 'asin', arccos: 'acos', arctan: 'atan', sinh: 'sinh', cosh: 'cosh',
   tanh: 'tanh', arcsinh: 'asinh', arccosh: 'acosh', arctanh: 'atanh',
-};
+} as const satisfies Partial<Record<UnaryOp, (typeof MATH_IMPORTS.unary)[number]>>;
+export type ImportedUnary = keyof typeof UNARY_IMPORT;
+export const isImportedUnary = (op: UnaryOp): op is ImportedUnary => Object.hasOwn(UNARY_IMPORT, op);
 
 /** The WASM type a value of `d` lives in: float16 values live in f32 (lowered kernels keep them float16 values, ir/half.ts). */
 export const wasmType = (d: DType): T => (d === 'int64' ? T.i64 : d === 'float32' || d === 'float16' ? T.f32 : d === 'float64' ? T.f64 : T.i32);
@@ -165,18 +168,6 @@ export function gcdFuncs(): Func[] {
     return { type: TY.i64i64_i64, locals: [T.i64, T.i64, T.i64], code: c };
   };
   return [make(false), make(true)];
-}
-
-export function identityOf(op: string, d: DType): number | bigint {
-  const big = d === 'int64';
-  const kind = INFO[d].kind;
-  switch (op) {
-    case 'sum': case 'any': return big ? 0n : 0;
-    case 'prod': case 'all': return big ? 1n : 1;
-    case 'min': return big ? 9223372036854775807n : kind === 'f' ? Infinity : { bool: 1, int8: 127, int16: 32767, int32: 2147483647, uint8: 255, uint16: 65535, uint32: -1 }[d as 'int8']!;
-    case 'max': return big ? -9223372036854775808n : kind === 'f' ? -Infinity : { bool: 0, int8: -128, int16: -32768, int32: -2147483648, uint8: 0, uint16: 0, uint32: 0 }[d as 'int8']!;
-    default: return 0;
-  }
 }
 
 /** Host functions with the reference interpreter's exact semantics. */

@@ -8,11 +8,11 @@
 // In: Exprs of one Kernel and its Layout. Out: instructions in `c`, locals.
 
 import { type DType, INFO } from '../graph/dtype.js';
-import type { BinaryOp, UnaryOp } from '../graph/ops.js';
+import { type BinaryOp, type ReduceOp, type UnaryOp, accStart, foldRule } from '../graph/ops.js';
 import { type Expr, type Kernel, children, randomSites, siteKey } from '../ir/ir.js';
 import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir/philox.js';
 import { castScalar } from '../ir/scalar.js';
-import { FN, LOAD, type Layout, STORE, TY, UNARY_IMPORT, importIndex, log2Bytes, signed, wasmType } from './abi.js';
+import { FN, LOAD, type Layout, STORE, TY, UNARY_IMPORT, importIndex, isImportedUnary, log2Bytes, signed, wasmType } from './abi.js';
 import { Code, type Func, T, V } from './encode.js';
 
 /** Independent sets of four Philox blocks made per call (a power of two). */
@@ -85,17 +85,14 @@ export abstract class ExprEmitter {
     c.get(ptr).op(0x6a);
   }
 
-  protected accumulate(op: string, d: DType): void {
-    const c = this.c;
-    switch (op) {
-      case 'sum': this.binary('add', d); return;
-      case 'prod': this.binary('multiply', d); return;
-      case 'min': this.binary('minimum', d); return;
-      case 'max': this.binary('maximum', d); return;
-      case 'any': this.truthy(d); c.op(0x72); return;
-      case 'all': this.truthy(d); c.op(0x71); return;
-      default: throw new Error(`internal: accumulate ${op}`);
-    }
+  /** acc, v (both of dtype `d`) on the stack -> the accumulator after folding v in. */
+  protected accumulate(op: ReduceOp, d: DType): void {
+    this.binary(foldRule(op).combine, d);
+  }
+
+  /** Pushes the accumulator's first value. */
+  protected startValue(op: ReduceOp, d: DType): void {
+    this.constant(accStart(op, d), d);
   }
 
   protected constant(v: number | bigint | boolean, d: DType): void {
@@ -583,8 +580,7 @@ export abstract class ExprEmitter {
     const t = wasmType(d);
     const f = t === T.f32 || t === T.f64;
     const f64 = t === T.f64;
-    const imp = UNARY_IMPORT[op];
-    if (imp) { this.expr(a); this.callF64(imp, t, 1); void out; return; }
+    if (isImportedUnary(op)) { this.expr(a); this.callF64(UNARY_IMPORT[op], t, 1); void out; return; }
     switch (op) {
       case 'negative':
         if (f) { this.expr(a); c.op(f64 ? 0x9a : 0x8c); return; }
@@ -662,7 +658,7 @@ export abstract class ExprEmitter {
         else if (!f64) c.op(0xb6);
         return;
       default:
-        throw new Error(`internal: no WASM for unary ${op}`);
+        return op satisfies never;
     }
   }
 

@@ -10,10 +10,10 @@
 // In: a Kernel, its Layout, the mode. Out: the exported `run` function.
 
 import { type DType, INFO } from '../graph/dtype.js';
-import { isArgReduce } from '../graph/ops.js';
+import { type BinaryOp, type ReduceOp, argRule, foldRule, isArgReduce } from '../graph/ops.js';
 import { type Expr, type Kernel, SUM_BLOCK, SUM_LANES, children, isBlockedSum, laneTree, pairTree } from '../ir/ir.js';
 import { isVarExpr, mentions, mentionsBesides, reduceOrder, simdLoad } from '../ir/order.js';
-import { LOAD, TY, identityOf, log2Bytes, wasmType } from './abi.js';
+import { LOAD, TY, log2Bytes, wasmType } from './abi.js';
 import { type Func, T, V } from './encode.js';
 import { ExprEmitter, type ReduceExpr } from './expr.js';
 
@@ -33,6 +33,9 @@ function notNegZero(e: Expr): boolean {
     default: return false;
   }
 }
+
+/** The f64x2 instruction of each combine a float64 'rows' reduction runs two outputs at a time with. */
+const F64X2_COMBINE: Partial<Record<BinaryOp, number>> = { add: V.f64x2_add, multiply: V.f64x2_mul, maximum: V.f64x2_max, minimum: V.f64x2_min };
 
 export class KernelEmitter extends ExprEmitter {
   build(): Func {
@@ -235,7 +238,7 @@ export class KernelEmitter extends ExprEmitter {
     if (isBlockedSum(r.op, r.dtype)) return [this.blockedSum(r, vs, los, his, n, inner), undefined];
     if (isArgReduce(r.op)) return this.argReduce(r, vs, los, his, n, inner);
     const acc = this.local(wasmType(r.dtype));
-    this.constant(identityOf(r.op, r.dtype), r.dtype);
+    this.startValue(r.op, r.dtype);
     c.set(acc);
     this.overRows(vs, los, his, n, () => this.withPointers(inner, (ptrs) => {
       c.block().loop();
@@ -306,7 +309,7 @@ export class KernelEmitter extends ExprEmitter {
         c.block().loop();
         c.get(p).get(end).op(0x4f).brIf(1);
         for (let q = 0; q < 8 * es / 16; q++) {
-          c.get(p).vmem(V.load, 0, q * 16).get(bv).v(r.op === 'argmax' ? le : ge);
+          c.get(p).vmem(V.load, 0, q * 16).get(bv).v(argRule(r.op).better === 'greater' ? le : ge);
           if (q) c.v(V.and);
         }
         // some lane not <= best (>= for argmin): one of the mask's sign bits missing
@@ -335,9 +338,9 @@ export class KernelEmitter extends ExprEmitter {
   }
 
   /** if (v better than best) update(), with NaN and first-occurrence rules of the reference `better`. */
-  private argStep(op: string, d: DType, v: () => void, best: () => void, update: () => void): void {
+  private argStep(op: ReduceOp, d: DType, v: () => void, best: () => void, update: () => void): void {
     const c = this.c;
-    const max = op === 'argmax';
+    const max = argRule(op).better === 'greater';
     if (INFO[d].kind === 'f') {
       const [ne, gt, lt, le, ge] = d === 'float64' ? [0x62, 0x64, 0x63, 0x65, 0x66] : [0x5c, 0x5e, 0x5d, 0x5f, 0x60];
       // Fast reject: v <= best (v >= best for argmin) is false for NaNs and improvements only.
@@ -532,7 +535,7 @@ export class KernelEmitter extends ExprEmitter {
     // and the accumulator a float64 (two 8-byte slots of a row are one v128).
     const loads = this.stepLoads(red.body, r - 1);
     const sl = simdLoad(red.body);
-    const vec = sl !== undefined && loads.length === 1 && loads[0] === sl && d === (arg ? d : 'float64') && (arg ? bodyT === 'float64' : ['sum', 'max', 'min', 'prod'].includes(red.op)) ? sl : undefined;
+    const vec = sl !== undefined && loads.length === 1 && loads[0] === sl && d === (arg ? d : 'float64') && (arg ? bodyT === 'float64' : F64X2_COMBINE[foldRule(red.op).combine] !== undefined) ? sl : undefined;
     /**
      * Emits the work of one output per step over the block (rp at its slot of
      * row 0, `off` bytes into the rows), and first, if given, the work of two
@@ -577,7 +580,7 @@ export class KernelEmitter extends ExprEmitter {
     };
     const zero = () => this.constant(0, d);
     const add = () => this.binary('add', d);
-    const [vAdd, vMul, vMax, vMin] = [V.f64x2_add, V.f64x2_mul, V.f64x2_max, V.f64x2_min];
+    const vAdd = V.f64x2_add;
     const vrow = (row: number) => c.get(rp).vmem(V.load, 3, row * RB);
     const vstore = (row: number, value: () => void) => { c.get(rp); value(); c.vmem(V.store, 3, row * RB); };
 
@@ -622,9 +625,8 @@ export class KernelEmitter extends ExprEmitter {
       overRowsOnly(() => { storeRow(0, bodyT, () => this.constant(0, bodyT)); storeRow(1, 'int64', () => c.i64(-1)); },
         () => { vstore(0, () => c.vzero()); vstore(1, () => c.vconst32(ones)); });
     } else {
-      const id = identityOf(red.op, d);
-      overRowsOnly(() => storeRow(0, d, () => this.constant(id, d)),
-        f64Rows || d === 'int64' ? () => vstore(0, () => { this.constant(id, d); c.v(f64Rows ? V.f64x2_splat : V.i64x2_splat); }) : undefined);
+      overRowsOnly(() => storeRow(0, d, () => this.startValue(red.op, d)),
+        f64Rows || d === 'int64' ? () => vstore(0, () => { this.startValue(red.op, d); c.v(f64Rows ? V.f64x2_splat : V.i64x2_splat); }) : undefined);
     }
     c.i32(0).set(nb).i32(0).set(started);
     const vAddF = () => c.v(V.f64x2_add);
@@ -652,7 +654,7 @@ export class KernelEmitter extends ExprEmitter {
     const point = () => {
       if (arg) {
         this.linear(red, vs); c.set(lin);
-        const max = red.op === 'argmax';
+        const max = argRule(red.op).better === 'greater';
         c.get(started).if();
         overBlock(() => {
           this.expr(red.body); c.set(v);
@@ -692,7 +694,7 @@ export class KernelEmitter extends ExprEmitter {
           this.accumulate(red.op, d);
         });
       }, true, sum ? laneOff : undefined, (val) => {
-        vstore(0, () => { vrow(0); val(); c.v(red.op === 'sum' ? vAdd : red.op === 'prod' ? vMul : red.op === 'max' ? vMax : vMin); });
+        vstore(0, () => { vrow(0); val(); c.v(F64X2_COMBINE[foldRule(red.op).combine]!); });
       });
     };
     // A one-lane sum adds PASS consecutive points per pass over the block of outputs:

@@ -19,7 +19,7 @@ import { gemmFuncs, gemmScratchBytes } from './gemm.js';
 import { PHILOX_INLINE_SITES, PHILOX_SCRATCH, philoxFunc } from './expr.js';
 import { KernelEmitter, ROW_BLOCK, rowsScratchRows } from './loops.js';
 
-export { MATH_IMPORTS, MAX_PAGES, type Layout, identityOf, mathImports, wasmType, writeParams } from './abi.js';
+export { MATH_IMPORTS, MAX_PAGES, type Layout, mathImports, wasmType, writeParams } from './abi.js';
 
 /** The parameter layout of `k`'s module, with the scratch memory a task of it needs (if any). */
 export function layoutOf(k: Kernel, partial: boolean): Layout {

@@ -21,7 +21,7 @@
 // parameter layout the device fills per task.
 
 import type { DType } from '../graph/dtype.js';
-import { isArgReduce } from '../graph/ops.js';
+import { type BinaryOp, REDUCE, type ReduceOp, accStart, argRule, foldRule, isArgReduce, widens } from '../graph/ops.js';
 import { type Expr, type Kernel, children, intern, randomSites, siteKey } from '../ir/ir.js';
 import { type Interval, bounds } from '../ir/interval.js';
 import { PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1 } from '../ir/philox.js';
@@ -95,7 +95,7 @@ export function gpuKernel(k: Kernel): Kernel {
   let out = demoted.get(k);
   if (out) return out;
   const memo = new Map<Expr, Expr>();
-  const f32Acc = (e: Expr): boolean => e.k === 'reduce' && (e.op === 'sum' || e.op === 'prod') && e.dtype === 'float64' && e.body.dtype === 'float32';
+  const f32Acc = (e: Expr): boolean => e.k === 'reduce' && widens(e.op) && e.dtype === 'float64' && e.body.dtype === 'float32';
   const top = k.reduce && f32Acc(k.reduce);
   const walk = (e: Expr): Expr => {
     let r = memo.get(e);
@@ -184,10 +184,11 @@ function rangeOf(e: Expr, vars: ReadonlyMap<number, Interval>): Interval {
     case 'cast': return e.a.dtype === 'int64' ? rangeOf(e.a, vars) : dtypeRange(e.a.dtype);
     case 'reduce': {
       const n = e.vars.reduce((a, v) => a * v.size, 1);
-      if (isArgReduce(e.op)) return [-1, Math.max(0, n - 1)];
+      const rule = REDUCE[e.op];
+      if (rule.kind === 'arg') return [-1, Math.max(0, n - 1)];
       const b = rangeOf(e.body, vars);
-      if (e.op === 'sum') return [Math.min(0, n * b[0]), Math.max(0, n * b[1])];
-      if (e.op === 'min' || e.op === 'max') return b;
+      if (rule.combine === 'add') return [Math.min(0, n * b[0]), Math.max(0, n * b[1])];
+      if (rule.combine === 'minimum' || rule.combine === 'maximum') return b;
       return [-Infinity, Infinity];
     }
     case 'where': {
@@ -711,7 +712,7 @@ class Emitter {
    * log(0) is -88): logs of 0, of negatives and of inf, roots of negatives,
    * trigonometry at infinity, inverse functions outside their domain.
    */
-  private special(op: string, x: string, f: string): string {
+  private special(op: BuiltinUnary, x: string, f: string): string {
     const inf = 'f32_of(0x7f800000u)', ninf = 'f32_of(0xff800000u)', nan = 'nan_()';
     const sel = (cases: [string, string][]) => cases.reduceRight((acc, [cond, v]) => `select(${acc}, ${v}, ${cond})`, f);
     switch (op) {
@@ -731,11 +732,12 @@ class Emitter {
       case 'tanh': return sel([[`${x} == ${inf}`, '1.0'], [`${x} == ${ninf}`, '-1.0']]);
       case 'arctan': return sel([[`${x} == ${inf}`, '1.5707963267948966'], [`${x} == ${ninf}`, '-1.5707963267948966']]);
       case 'floor': case 'ceil': case 'trunc': case 'rint': case 'abs': return sel([[`isinf_(${x})`, op === 'abs' ? inf : x]]);
-      default: return f;
+      case 'cbrt': return f;
+      default: return op satisfies never;
     }
   }
 
-  private builtin(op: Exclude<Extract<Expr, { k: 'unary' }>['op'], 'negative' | 'sign' | 'square' | 'reciprocal' | 'logical_not' | 'bitwise_not' | 'isnan' | 'isinf' | 'isfinite' | 'floordiv_pos' | 'signbit' | 'frexp_mantissa' | 'frexp_exponent'>, x: string): string {
+  private builtin(op: BuiltinUnary, x: string): string {
     switch (op) {
       case 'abs': return `abs(${x})`;
       case 'sqrt': return `sqrt(${x})`;
@@ -767,9 +769,12 @@ class Emitter {
     }
   }
 
-  private binary(op: Extract<Expr, { k: 'binary' }>['op'], ae: Expr, be: Expr): string {
-    const a = this.value(ae), b = this.value(be);
-    const cd = ae.dtype;
+  private binary(op: BinaryOp, ae: Expr, be: Expr): string {
+    return this.binaryOf(op, this.value(ae), this.value(be), ae.dtype);
+  }
+
+  /** `op` of the values `a` and `b` (WGSL expressions of dtype `cd`). */
+  binaryOf(op: BinaryOp, a: string, b: string, cd: DType): string {
     const t = wtype(cd);
     // IEEE comparisons with NaN spelled out: shader compilers may assume there is none
     const ordered = t === 'f32' ? `!isnan_(${a}) && !isnan_(${b}) && ` : '';
@@ -844,33 +849,19 @@ class Emitter {
   }
 
   /** Accumulation of `v` (already in the accumulator's dtype) into `acc`, as a statement. */
-  accumulate(op: string, acc: string, v: string, d: DType): string {
-    const t = wtype(d);
-    switch (op) {
-      case 'sum': return `${acc} = ${t === 'f32' ? `${acc} + ${v}` : d === 'bool' ? `select(0u, 1u, (${acc} | ${v}) != 0u)` : d === 'int64' ? `${acc} + ${v}` : narrow(`(${acc} + ${v})`, d)};`;
-      case 'prod': return `${acc} = ${t === 'f32' ? `${acc} * ${v}` : d === 'bool' ? `(${acc} & ${v})` : d === 'int64' ? `${acc} * ${v}` : narrow(`(${acc} * ${v})`, d)};`;
-      case 'min': return `${acc} = ${t === 'f32' ? `min_f(${acc}, ${v})` : `min(${acc}, ${v})`};`;
-      case 'max': return `${acc} = ${t === 'f32' ? `max_f(${acc}, ${v})` : `max(${acc}, ${v})`};`;
-      case 'any': return `${acc} = select(0u, 1u, ${acc} != 0u || ${this.truthy(v, d)});`;
-      case 'all': return `${acc} = select(0u, 1u, ${acc} != 0u && ${this.truthy(v, d)});`;
-      default: throw new Error(`internal: accumulate ${op}`);
-    }
+  accumulate(op: ReduceOp, acc: string, v: string, d: DType): string {
+    return `${acc} = ${this.binaryOf(foldRule(op).combine, acc, v, d)};`;
   }
 
-  identity(op: string, d: DType): string {
+  /** The accumulator's first value (an int64 accumulator is an i32 here: it starts at i32's bounds). */
+  identity(op: ReduceOp, d: DType): string {
     const t = wtype(d);
-    switch (op) {
-      case 'sum': case 'any': return lit(0, t);
-      case 'prod': case 'all': return lit(1, t);
-      case 'min': return t === 'f32' ? lit(Infinity, t) : lit(dtypeRange(d === 'int64' ? 'int32' : d)[1], t);
-      case 'max': return t === 'f32' ? lit(-Infinity, t) : lit(dtypeRange(d === 'int64' ? 'int32' : d)[0], t);
-      default: throw new Error(`internal: identity of ${op}`);
-    }
+    return lit(Number(accStart(op, d === 'int64' ? 'int32' : d)), t);
   }
 
   /** Whether value `v` beats `best` for argmin/argmax: NaN wins and stays; otherwise strictly better. */
-  better(op: string, v: string, best: string, d: DType): string {
-    const o = op === 'argmax' ? '>' : '<';
+  better(op: ReduceOp, v: string, best: string, d: DType): string {
+    const o = argRule(op).better === 'greater' ? '>' : '<';
     if (wtype(d) !== 'f32') return `(${v} ${o} ${best})`;
     return `(!isnan_(${best}) && (isnan_(${v}) || ${v} ${o} ${best}))`;
   }
@@ -915,18 +906,23 @@ class Emitter {
  * none does: float min and max (NaN and -0 have their own rules here) and
  * arg-reductions use the workgroup tree.
  */
-function subgroupOp(op: string, d: DType): string | undefined {
+function subgroupOp(op: ReduceOp, d: DType): string | undefined {
+  const rule = REDUCE[op];
+  if (rule.kind === 'arg') return undefined;
   const f = wtype(d) === 'f32';
-  switch (op) {
-    case 'sum': return d === 'bool' ? 'subgroupOr' : 'subgroupAdd';
-    case 'prod': return d === 'bool' ? 'subgroupAnd' : 'subgroupMul';
-    case 'min': return f ? undefined : 'subgroupMin';
-    case 'max': return f ? undefined : 'subgroupMax';
-    case 'any': return 'subgroupOr';
-    case 'all': return 'subgroupAnd';
-    default: return undefined;
+  switch (rule.combine) {
+    case 'add': return d === 'bool' ? 'subgroupOr' : 'subgroupAdd';
+    case 'multiply': return d === 'bool' ? 'subgroupAnd' : 'subgroupMul';
+    case 'minimum': return f ? undefined : 'subgroupMin';
+    case 'maximum': return f ? undefined : 'subgroupMax';
+    case 'logical_or': return 'subgroupOr';
+    case 'logical_and': return 'subgroupAnd';
+    default: return rule.combine satisfies never;
   }
 }
+
+/** The float unary ops a WGSL built-in (or a helper of the prelude) computes, C99's special values added (`special`). */
+type BuiltinUnary = Exclude<Extract<Expr, { k: 'unary' }>['op'], 'negative' | 'sign' | 'square' | 'reciprocal' | 'logical_not' | 'bitwise_not' | 'isnan' | 'isinf' | 'isfinite' | 'floordiv_pos' | 'signbit' | 'frexp_mantissa' | 'frexp_exponent'>;
 
 /** Renders `k` as a WGSL compute shader for one task (full or partial mode). */
 export function renderWgsl(kernel: Kernel, partial: boolean, opts: { subgroups?: boolean } = {}): { code: string; layout: GpuLayout } {
