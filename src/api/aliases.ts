@@ -11,10 +11,11 @@ import { type DType, INFO, parseDType } from '../graph/dtype.js';
 import { isUnknown, normalizeAxes, normalizeAxis } from '../graph/shape.js';
 import { cross as crossOf } from './extra.js';
 import { diagonal as diagonalOf, split } from './manipulate.js';
+import { kwargs } from './bind.js';
 import {
-  type Operand, Tensor, concatenate, cumprod, cumsum, full, isTensor, kwargs, matmul, moveaxis, multiply, outer as outerOf, reshape, sum, swapaxes,
+  type Operand, Tensor, concatenate, cumprod, cumsum, full, isTensor, matmul, moveaxis, multiply, outer as outerOf, reshape, sum, swapaxes,
   tensordot, toTensor, trace as traceOf, transpose, trunc, vstack, whenKnown, zeros_like,
-} from './tensor.js';
+} from './core.js';
 import { linalg } from './linalg.js';
 
 type Args = unknown[];

@@ -15,10 +15,12 @@ import { isFloat } from '../graph/dtype.js';
 import { LinAlgError, type LinalgSpec, SQUARE, linalgParts } from '../graph/linalg.js';
 import * as G from '../graph/node.js';
 import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, sizeOf } from '../graph/shape.js';
+import { kwargs } from './bind.js';
 import {
-  type Operand, Tensor, abs, any, astype, broadcast_to, compress, deferred, deferredAll, divide, equal, eye, greater, isnan, kwargs, logical_and, logical_not,
-  matmul, max, min, moveaxis, multiply, not_equal, power, reshape, sqrt, sum, swapaxes, toTensor, transpose, where, zeros,
-} from './tensor.js';
+  type Operand, Tensor, abs, any, astype, broadcast_to, deferred, deferredAll, divide, equal, eye, greater, isnan, logical_and, logical_not, matmul,
+  max, min, moveaxis, multiply, not_equal, power, reshape, sqrt, sum, swapaxes, toTensor, transpose, where, zeros,
+} from './core.js';
+import { compress } from './indexing.js';
 
 type Args = unknown[];
 type NormOrd = number | 'fro' | 'f' | 'nuc' | null;

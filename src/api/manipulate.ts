@@ -13,10 +13,11 @@ import { checkShape, hasUnknown, isUnknown, normalizeAxis, repr, shapeStr } from
 import { runtime } from '../runtime/runtime.js';
 import * as G from '../graph/node.js';
 import { type DType, isFloat, isInteger } from '../graph/dtype.js';
+import { isOptions, kwargs, need, trailingOpts } from './bind.js';
 import {
-  type Operand, Tensor, astype, broadcast_to, concatenate, deferred, deferredAll, expand_dims, flip, full, isOptions, isTensor, kwargs, linspace, max, mean, min, moveaxis,
-  multiply, need, onValues, ravel, reshape, rint, squeeze, subtract, take, tensor, toTensor, trailingOpts, where, whenKnown, whenKnownAll, zeros,
-} from './tensor.js';
+  type Operand, Tensor, astype, broadcast_to, concatenate, deferred, deferredAll, expand_dims, flip, full, isTensor, linspace, max, mean, min,
+  moveaxis, multiply, onValues, ravel, reshape, rint, squeeze, subtract, take, tensor, toTensor, where, whenKnown, whenKnownAll, zeros,
+} from './core.js';
 
 function sliceAxis(t: Tensor, axis: number, start: number, stop: number): Tensor {
   const starts = t.shape.map((_, i) => (i === axis ? start : 0));

@@ -12,12 +12,12 @@ import { type DType, floatResultOf, isFloat, promoteTypes } from '../graph/dtype
 import { dtypeArg } from './convert.js';
 import { QUANTILE_METHODS, type QKind, type QuantileSpec, isQuantileMethod, takesValues } from '../graph/quantile.js';
 import { broadcastShapes, normalizeAxes, normalizeAxis, repr } from '../graph/shape.js';
+import { kwargs, pyType } from './bind.js';
 import {
-  type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
-  logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose, moveaxis, expand_dims, full_like, isTensor, deferred, any, cumsum, less, take, zeros, around, pyType,
-  onValues, whenKnown,
-} from './tensor.js';
+  type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, less_equal, linspace, logical_and, logical_not, logical_or,
+  matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite, minimum, maximum, not_equal, tensor,
+  transpose, moveaxis, expand_dims, full_like, isTensor, deferred, any, cumsum, less, take, zeros, around, onValues, whenKnown,
+} from './core.js';
 import { runtime } from '../runtime/runtime.js';
 import * as G from '../graph/node.js';
 import { diagonal } from './manipulate.js';

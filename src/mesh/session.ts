@@ -4,7 +4,7 @@
 // session refuses every call at once (a job placed on it would wait forever:
 // its coordinator no longer ticks).
 
-import { type Tensor, executeWith } from '../api/tensor.js';
+import { type Tensor, executeWith } from '../api/core.js';
 import type { Node } from '../graph/node.js';
 import { type JobOptions, type Progress, runtime } from '../runtime/runtime.js';
 import { Coordinator, type CoordinatorOptions, type MeshReport } from './coordinator.js';
