@@ -2,7 +2,7 @@
 // the last two axes. The factorisations (det, slogdet, inv, solve,
 // cholesky, qr, eigh, eig, svd, lstsq) are one host node each
 // (graph/node.ts `linalg`, computed by runtime/resolve.ts with
-// graph/linalg.ts's routines) holding every part of the result, which the
+// numerics/linalg.ts's routines) holding every part of the result, which the
 // parts here slice out: a decomposition is computed once per run however
 // many of its parts are read. What is matrix products only (multi_dot,
 // matrix_power, pinv's recombination) stays lazy matmul, run in kernels.
@@ -263,7 +263,7 @@ export const linalg = {
   },
   /**
    * np.linalg.eig: [w, v], the eigenvalues in the order LAPACK's dgeev finds
-   * them and unit eigenvectors as columns (graph/eig.ts ports dgeev, so its
+   * them and unit eigenvectors as columns (numerics/eig.ts ports dgeev, so its
    * order and signs are NumPy's where they do not hang on rounding noise).
    * Real spectra only: a complex eigenvalue fails the run with LinAlgError,
    * as does a NaN or infinity (NumPy's check).

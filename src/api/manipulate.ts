@@ -318,7 +318,7 @@ function reflectOdd(r: Tensor, axis: number, before: number, after: number, symm
   return cur;
 }
 
-/** NumPy's median spec for graph/quantile.ts (the mean of the middle values; NaN for none). */
+/** NumPy's median spec for numerics/quantile.ts (the mean of the middle values; NaN for none). */
 const MEDIAN = { method: 'median', qs: [], qShape: [], qKind: 'weak-float' } as const;
 
 /** Each statistic over `axis`, kept as an axis of length 1 (NumPy's stat_func with keepdims). */
