@@ -9,7 +9,16 @@
 
 import type { BinaryOp } from '../graph/ops.js';
 import { isUnknown } from '../graph/shape.js';
-import * as core from './core.js';
+// the plain functions that the namespace completes (named, not `import * as`, which would bundle core.ts's namespace object)
+import {
+  add as addOf, subtract as subtractOf, multiply as multiplyOf, divide as divideOf, floor_divide as floor_divideOf,
+  mod as modOf, power as powerOf, arctan2 as arctan2Of, maximum as maximumOf, minimum as minimumOf, fmax as fmaxOf,
+  fmin as fminOf, hypot as hypotOf, equal as equalOf, not_equal as not_equalOf, less as lessOf,
+  less_equal as less_equalOf, greater as greaterOf, greater_equal as greater_equalOf, logical_and as logical_andOf,
+  logical_or as logical_orOf, logical_xor as logical_xorOf, bitwise_and as bitwise_andOf, bitwise_or as bitwise_orOf,
+  bitwise_xor as bitwise_xorOf, fmod as fmodOf, copysign as copysignOf, nextafter as nextafterOf, ldexp as ldexpOf,
+  gcd as gcdOf, lcm as lcmOf, left_shift as left_shiftOf, right_shift as right_shiftOf, where as whereOf,
+} from './core.js';
 import { type Operand, Tensor, ravel, reshape } from './core.js';
 import { type UFuncKw } from './core.js';
 import { tofile as tofileOf } from './io.js';
@@ -31,16 +40,22 @@ export { checkOrder, isOptions, knownLength, kwargs, need, pyType, trailingOpts 
 // as core.ts's, which withMethods completes in place).
 
 type BinaryUFunc = ((x: Operand, y: Operand, o?: UFuncKw) => Tensor) & UFuncMethods;
-const u = (op: BinaryOp): BinaryUFunc => withMethods(core[op] as (x: Operand, y: Operand, ...rest: unknown[]) => Tensor, op === 'mod' ? 'remainder' : op, op);
-export const add = u('add'), subtract = u('subtract'), multiply = u('multiply'), divide = u('divide'), floor_divide = u('floor_divide');
-export const mod = u('mod'), power = u('power'), arctan2 = u('arctan2'), maximum = u('maximum'), minimum = u('minimum');
-export const fmax = u('fmax'), fmin = u('fmin'), hypot = u('hypot');
-export const equal = u('equal'), not_equal = u('not_equal'), less = u('less'), less_equal = u('less_equal');
-export const greater = u('greater'), greater_equal = u('greater_equal');
-export const logical_and = u('logical_and'), logical_or = u('logical_or'), logical_xor = u('logical_xor');
-export const bitwise_and = u('bitwise_and'), bitwise_or = u('bitwise_or'), bitwise_xor = u('bitwise_xor');
-export const fmod = u('fmod'), copysign = u('copysign'), nextafter = u('nextafter'), ldexp = u('ldexp'), gcd = u('gcd'), lcm = u('lcm');
-export const left_shift = u('left_shift'), right_shift = u('right_shift');
+type Plain = (x: Operand, y: Operand, o?: UFuncKw) => Tensor;
+const u = (f: Plain, op: BinaryOp): BinaryUFunc =>
+  withMethods(f as (x: Operand, y: Operand, ...rest: unknown[]) => Tensor, op === 'mod' ? 'remainder' : op, op) as BinaryUFunc;
+export const add = u(addOf, 'add'), subtract = u(subtractOf, 'subtract'), multiply = u(multiplyOf, 'multiply');
+export const divide = u(divideOf, 'divide'), floor_divide = u(floor_divideOf, 'floor_divide'), mod = u(modOf, 'mod');
+export const power = u(powerOf, 'power'), arctan2 = u(arctan2Of, 'arctan2'), maximum = u(maximumOf, 'maximum');
+export const minimum = u(minimumOf, 'minimum'), fmax = u(fmaxOf, 'fmax'), fmin = u(fminOf, 'fmin');
+export const hypot = u(hypotOf, 'hypot'), equal = u(equalOf, 'equal'), not_equal = u(not_equalOf, 'not_equal');
+export const less = u(lessOf, 'less'), less_equal = u(less_equalOf, 'less_equal'), greater = u(greaterOf, 'greater');
+export const greater_equal = u(greater_equalOf, 'greater_equal'), logical_and = u(logical_andOf, 'logical_and');
+export const logical_or = u(logical_orOf, 'logical_or'), logical_xor = u(logical_xorOf, 'logical_xor');
+export const bitwise_and = u(bitwise_andOf, 'bitwise_and'), bitwise_or = u(bitwise_orOf, 'bitwise_or');
+export const bitwise_xor = u(bitwise_xorOf, 'bitwise_xor'), fmod = u(fmodOf, 'fmod');
+export const copysign = u(copysignOf, 'copysign'), nextafter = u(nextafterOf, 'nextafter');
+export const ldexp = u(ldexpOf, 'ldexp'), gcd = u(gcdOf, 'gcd'), lcm = u(lcmOf, 'lcm');
+export const left_shift = u(left_shiftOf, 'left_shift'), right_shift = u(right_shiftOf, 'right_shift');
 export const true_divide = divide, remainder = mod, bitwise_left_shift = left_shift, bitwise_right_shift = right_shift;
 export const pow = power, atan2 = arctan2;
 
@@ -50,7 +65,7 @@ export function where(c: Operand, x: Operand, y: Operand): Tensor;
 export function where(c: Operand, x?: Operand, y?: Operand): Tensor | Tensor[];
 export function where(c: Operand, x?: Operand, y?: Operand): Tensor | Tensor[] {
   if (x === undefined && y === undefined) return nonzero(c);
-  return core.where(c, x as Operand, y as Operand);
+  return whereOf(c, x as Operand, y as Operand);
 }
 
 // ---------------------------------------------------------------------------
