@@ -138,3 +138,13 @@ it('has no import cycle between files', () => {
   const found = cycles(importGraph()).map((c) => c.join(' -> '));
   expect(found, `import cycles:\n${found.join('\n')}`).toEqual([]);
 });
+
+// The `mt` namespace gathers every api module (jax-js keeps its namespace in
+// a file nothing inside imports): an api module that imported it back would
+// close a cycle through all of them, and a new collection would drag in
+// every name to get the Tensor (api/core.ts).
+it('keeps the mt namespace (api/tensor.ts) out of the api modules and the mesh', () => {
+  const NAMESPACE = join(SRC, 'api', 'tensor.ts');
+  const importers = [...importGraph()].filter(([, deps]) => deps.includes(NAMESPACE)).map(([f]) => relative(SRC, f));
+  expect(importers.filter((f) => f.startsWith('api/') || f.startsWith('mesh/'))).toEqual([]);
+});

@@ -1,8 +1,9 @@
 // The NumPy-like namespace, imported as `mt` (`import { mt } from 'tessera'`,
 // `import * as mt from 'tessera/tensor'`): every name of NumPy's that
-// Tessera has, gathered from the api modules. Nothing inside src/api imports
-// it (they import core.ts and each other), so a module can take the Tensor
-// without the whole namespace. Here the Tensor gets the ndarray methods that
+// Tessera has, gathered from the api modules. No api or mesh module imports
+// it (they import core.ts and each other; test/layers.test.ts checks), so a
+// module can take the Tensor without the whole namespace; the entry points
+// do (index.ts, the CLI). Here the Tensor gets the ndarray methods that
 // live in other api modules (indexing, sorting, searching, files) and the
 // binary ufuncs their methods (`mt.add.reduce`, ufunc_methods.ts), both
 // wired by name below rather than imported back by core.ts.
