@@ -5,7 +5,7 @@
 // matrix_transpose, tensordot; NumPy 2.2's matvec and vecmat; also fix,
 // dsplit, row_stack, and real/imag/conj/real_if_close of real arrays. Each is the classic function with NumPy 2's signature and checks.
 // (The one-for-one ufunc names, pow, acos, ..., sit beside their originals in
-// ./tensor.ts.)
+// ./core.ts.)
 
 import { type DType, INFO, parseDType } from '../graph/dtype.js';
 import { isUnknown, normalizeAxes, normalizeAxis } from '../graph/shape.js';

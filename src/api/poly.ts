@@ -31,7 +31,7 @@ function coeffs(fn: string, p: Operand): Tensor {
 }
 
 /**
- * `build` over the values of `ts` as JS numbers: tensor.ts's onValues for
+ * `build` over the values of `ts` as JS numbers: core.ts's onValues for
  * each in turn (now when computed, else the run computes them first); the
  * result has `dtype` and a length known then.
  */

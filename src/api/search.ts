@@ -308,7 +308,7 @@ export function interp(x: Operand, xp: Operand, fp: Operand, ...args: Args): Ten
   return where(isnan(X), X, r);
 }
 
-/** The stable order of a 1-d tensor (statistics.argsort, without the import cycle through tensor.ts's named list). */
+/** The stable order of a 1-d tensor (statistics.argsort without its argument binding). */
 const argsortOf = (t: Tensor): Tensor => new Tensor(G.sort(t.node, 0, true));
 
 type HistOpts = { bins?: number | string | Operand; range?: readonly [number, number] | null; density?: boolean | null; weights?: Operand | null };

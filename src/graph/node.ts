@@ -60,7 +60,7 @@ let nextId = 1;
 /**
  * The error of a builder asked for a length it cannot have: one known only
  * at run time (after a boolean mask), where the operation needs it now. The
- * API defers such operations until the run knows the length (api/tensor's
+ * API defers such operations until the run knows the length (api/core's
  * `deferred`); this is the net under any it does not, so that nothing is
  * computed over a made-up length.
  */
