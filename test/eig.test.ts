@@ -1,4 +1,4 @@
-// np.linalg.eig and eigvals (src/graph/eig.ts, LAPACK's dgeev) beyond the
+// np.linalg.eig and eigvals (src/numerics/eig.ts, LAPACK's dgeev) beyond the
 // NumPy fixtures (gen_eig.py, which keeps only the matrices whose order and
 // signs NumPy itself computes robustly): A v == v diag(w) with unit columns
 // on random matrices with real spectra up to n = 80, symmetric, badly

@@ -2,7 +2,7 @@
 // (x.get(mask), rows picked by a mask, nonzero's and unique's results) are
 // NaN long in `t.shape` until the run computes them, and every function must
 // then give NumPy's values (deferring what needs the length until the run
-// knows it: src/api/tensor.ts `deferred`, runtime/resolve.ts) or refuse with
+// knows it: src/api/core.ts `deferred`, runtime/resolve.ts) or refuse with
 // an error that says what to do; never compute over a made-up length. The
 // cases and NumPy 2's results come from test/fixtures/unknown.json, written
 // by test/fixtures/gen_unknown.py from the same small inputs; each case here

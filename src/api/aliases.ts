@@ -5,16 +5,17 @@
 // matrix_transpose, tensordot; NumPy 2.2's matvec and vecmat; also fix,
 // dsplit, row_stack, and real/imag/conj/real_if_close of real arrays. Each is the classic function with NumPy 2's signature and checks.
 // (The one-for-one ufunc names, pow, acos, ..., sit beside their originals in
-// ./tensor.ts.)
+// ./core.ts.)
 
 import { type DType, INFO, parseDType } from '../graph/dtype.js';
 import { isUnknown, normalizeAxes, normalizeAxis } from '../graph/shape.js';
 import { cross as crossOf } from './extra.js';
 import { diagonal as diagonalOf, split } from './manipulate.js';
+import { kwargs } from './bind.js';
 import {
-  type Operand, Tensor, concatenate, cumprod, cumsum, full, isTensor, kwargs, matmul, moveaxis, multiply, outer as outerOf, reshape, sum, swapaxes,
+  type Operand, Tensor, concatenate, cumprod, cumsum, full, isTensor, matmul, moveaxis, multiply, outer as outerOf, reshape, sum, swapaxes,
   tensordot, toTensor, trace as traceOf, transpose, trunc, vstack, whenKnown, zeros_like,
-} from './tensor.js';
+} from './core.js';
 import { linalg } from './linalg.js';
 
 type Args = unknown[];

@@ -15,7 +15,7 @@
 import * as G from '../graph/node.js';
 import type { BinaryOp } from '../graph/ops.js';
 import { broadcastShapes, hasUnknown, shapeStr } from '../graph/shape.js';
-import { type Operand, Tensor, arange, astype, broadcast_to, isTensor, ravel, reshape, tensor, toTensor, whenKnown } from './tensor.js';
+import { type Operand, Tensor, arange, astype, broadcast_to, isTensor, ravel, reshape, tensor, toTensor, whenKnown } from './core.js';
 import type { JsData } from './convert.js';
 import { getitem, setitem } from './indexing.js';
 

@@ -10,7 +10,8 @@
 import { CASTINGS, type Casting, type DType, canCast } from '../graph/dtype.js';
 import { isUnknown } from '../graph/shape.js';
 import { dtypeArg } from './convert.js';
-import { type Operand, type Tensor, astype, deferred, broadcast_to, kwargs, matmul, reshape, sum, toTensor, trailingOpts, transpose } from './tensor.js';
+import { kwargs, trailingOpts } from './bind.js';
+import { type Operand, type Tensor, astype, deferred, broadcast_to, matmul, reshape, sum, toTensor, transpose } from './core.js';
 import { diagonal } from './manipulate.js';
 
 interface Term { t: Tensor; sub: string[] }

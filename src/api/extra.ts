@@ -25,11 +25,12 @@ import { finfo } from './info.js';
 import { linalg } from './linalg.js';
 import { diag } from './manipulate.js';
 import { argsort, diff, logspace, sort } from './statistics.js';
+import { kwargs, knownLength, trailingOpts } from './bind.js';
 import {
   type Operand, Tensor, add, all, any, astype, broadcast_to, clip, concatenate, cumprod, divide, equal, flip, floor_divide, greater_equal, isTensor,
-  arange, kwargs, less, linspace, log10, matmul, logical_and, logical_not, logical_or, mod, moveaxis, multiply, negative, not_equal, power, ravel, reshape, ones, sign, stack, subtract, sum,
-  deferred, knownLength, onValues, take, tensor, toTensor, trailingOpts, transpose, where, whenKnown, whenKnownAll, zeros, zeros_like,
-} from './tensor.js';
+  arange, less, linspace, log10, matmul, logical_and, logical_not, logical_or, mod, moveaxis, multiply, negative, not_equal, power, ravel, reshape,
+  ones, sign, stack, subtract, sum, deferred, onValues, take, tensor, toTensor, transpose, where, whenKnown, whenKnownAll, zeros, zeros_like,
+} from './core.js';
 
 type Args = unknown[];
 

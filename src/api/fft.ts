@@ -8,7 +8,8 @@
 
 import { type Refusal, unsupported } from './refuse.js';
 import { roll } from './manipulate.js';
-import { type Operand, Tensor, arange, concatenate, kwargs, multiply, tensor, toTensor, whenKnown } from './tensor.js';
+import { kwargs } from './bind.js';
+import { type Operand, Tensor, arange, concatenate, multiply, tensor, toTensor, whenKnown } from './core.js';
 import { repr } from '../graph/shape.js';
 
 type Args = unknown[];

@@ -8,7 +8,8 @@
 import { INFO } from '../graph/dtype.js';
 import { NDArray } from './convert.js';
 import { type FloatFmt, type Trim, type Width, positional, scientific } from './print.js';
-import { type Tensor, isTensor, kwargs } from './tensor.js';
+import { kwargs } from './bind.js';
+import { type Tensor, isTensor } from './core.js';
 import { repr } from '../graph/shape.js';
 
 type Args = unknown[];

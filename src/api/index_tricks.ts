@@ -11,7 +11,9 @@
 import { type DType, promoteTypes } from '../graph/dtype.js';
 import { Slice, parseIndex } from './indexing.js';
 import { NDArray } from './convert.js';
-import { type Operand, Tensor, add, arange, astype, broadcast_to, concatenate, isTensor, linspace, multiply, reshape, stack, tensor, toTensor, transpose } from './tensor.js';
+import {
+  type Operand, Tensor, add, arange, astype, broadcast_to, concatenate, isTensor, linspace, multiply, reshape, stack, tensor, toTensor, transpose,
+} from './core.js';
 import { repr } from '../graph/shape.js';
 
 /** One slice of a grid: Python's bounds and step, with a complex step's point count. */

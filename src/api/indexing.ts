@@ -17,10 +17,11 @@ import * as G from '../graph/node.js';
 import { type DType, INFO, isFloat } from '../graph/dtype.js';
 import type { Node } from '../graph/node.js';
 import { broadcastShapes, chunkGrid, hasUnknown, repr, shapeStr, sizeOf } from '../graph/shape.js';
+import { kwargs, isOptions } from './bind.js';
 import {
-  type Operand, Tensor, add, astype, kwargs, broadcast_to, cumsum, deferred, equal, isOptions, logical_and, max as maxOf,
-  multiply, ravel, reshape, take, tensor, toTensor, transpose, where,
-} from './tensor.js';
+  type Operand, Tensor, add, astype, broadcast_to, cumsum, deferred, equal, logical_and, max as maxOf, multiply, ravel, reshape, take, tensor,
+  toTensor, transpose, where,
+} from './core.js';
 import type { JsData } from './convert.js';
 
 /**

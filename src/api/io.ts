@@ -26,7 +26,8 @@ import { halfBits, halfView } from '../graph/half.js';
 import { type NDArray } from './convert.js';
 import { type Descr, decode, isNpy, parseDescr, rawBytes, readNpy, writeNpy } from './npy.js';
 import { type Scalar, percentCount, pyFormat } from './printf.js';
-import { type Operand, Tensor, isOptions, reshape, tensor, toTensor, transpose } from './tensor.js';
+import { isOptions } from './bind.js';
+import { type Operand, Tensor, reshape, tensor, toTensor, transpose } from './core.js';
 
 export type Source = string | URL | ArrayBuffer | ArrayBufferView | Blob | Response;
 export type Sink = string | URL | { write(bytes: Uint8Array): unknown };

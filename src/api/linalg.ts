@@ -2,7 +2,7 @@
 // the last two axes. The factorisations (det, slogdet, inv, solve,
 // cholesky, qr, eigh, eig, svd, lstsq) are one host node each
 // (graph/node.ts `linalg`, computed by runtime/resolve.ts with
-// graph/linalg.ts's routines) holding every part of the result, which the
+// numerics/linalg.ts's routines) holding every part of the result, which the
 // parts here slice out: a decomposition is computed once per run however
 // many of its parts are read. What is matrix products only (multi_dot,
 // matrix_power, pinv's recombination) stays lazy matmul, run in kernels.
@@ -15,10 +15,12 @@ import { isFloat } from '../graph/dtype.js';
 import { LinAlgError, type LinalgSpec, SQUARE, linalgParts } from '../graph/linalg.js';
 import * as G from '../graph/node.js';
 import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, sizeOf } from '../graph/shape.js';
+import { kwargs } from './bind.js';
 import {
-  type Operand, Tensor, abs, any, astype, broadcast_to, compress, deferred, deferredAll, divide, equal, eye, greater, isnan, kwargs, logical_and, logical_not,
-  matmul, max, min, moveaxis, multiply, not_equal, power, reshape, sqrt, sum, swapaxes, toTensor, transpose, where, zeros,
-} from './tensor.js';
+  type Operand, Tensor, abs, any, astype, broadcast_to, deferred, deferredAll, divide, equal, eye, greater, isnan, logical_and, logical_not, matmul,
+  max, min, moveaxis, multiply, not_equal, power, reshape, sqrt, sum, swapaxes, toTensor, transpose, where, zeros,
+} from './core.js';
+import { compress } from './indexing.js';
 
 type Args = unknown[];
 type NormOrd = number | 'fro' | 'f' | 'nuc' | null;
@@ -261,7 +263,7 @@ export const linalg = {
   },
   /**
    * np.linalg.eig: [w, v], the eigenvalues in the order LAPACK's dgeev finds
-   * them and unit eigenvectors as columns (graph/eig.ts ports dgeev, so its
+   * them and unit eigenvectors as columns (numerics/eig.ts ports dgeev, so its
    * order and signs are NumPy's where they do not hang on rounding noise).
    * Real spectra only: a complex eigenvalue fails the run with LinAlgError,
    * as does a NaN or infinity (NumPy's check).

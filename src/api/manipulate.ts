@@ -13,10 +13,11 @@ import { checkShape, hasUnknown, isUnknown, normalizeAxis, repr, shapeStr } from
 import { runtime } from '../runtime/runtime.js';
 import * as G from '../graph/node.js';
 import { type DType, isFloat, isInteger } from '../graph/dtype.js';
+import { isOptions, kwargs, need, trailingOpts } from './bind.js';
 import {
-  type Operand, Tensor, astype, broadcast_to, concatenate, deferred, deferredAll, expand_dims, flip, full, isOptions, isTensor, kwargs, linspace, max, mean, min, moveaxis,
-  multiply, need, onValues, ravel, reshape, rint, squeeze, subtract, take, tensor, toTensor, trailingOpts, where, whenKnown, whenKnownAll, zeros,
-} from './tensor.js';
+  type Operand, Tensor, astype, broadcast_to, concatenate, deferred, deferredAll, expand_dims, flip, full, isTensor, linspace, max, mean, min,
+  moveaxis, multiply, onValues, ravel, reshape, rint, squeeze, subtract, take, tensor, toTensor, where, whenKnown, whenKnownAll, zeros,
+} from './core.js';
 
 function sliceAxis(t: Tensor, axis: number, start: number, stop: number): Tensor {
   const starts = t.shape.map((_, i) => (i === axis ? start : 0));
@@ -317,7 +318,7 @@ function reflectOdd(r: Tensor, axis: number, before: number, after: number, symm
   return cur;
 }
 
-/** NumPy's median spec for graph/quantile.ts (the mean of the middle values; NaN for none). */
+/** NumPy's median spec for numerics/quantile.ts (the mean of the middle values; NaN for none). */
 const MEDIAN = { method: 'median', qs: [], qShape: [], qKind: 'weak-float' } as const;
 
 /** Each statistic over `axis`, kept as an axis of length 1 (NumPy's stat_func with keepdims). */

@@ -16,11 +16,12 @@ import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, repr } from '../
 import type { JsData } from './convert.js';
 import { indices } from './extra.js';
 import { compress, nonzero } from './indexing.js';
+import { kwargs, trailingOpts } from './bind.js';
 import {
-  type Operand, Tensor, abs, add, all, any, arctan2, astype, bitwise_and, broadcast_to, concatenate, copysign, cumsum, deferred, equal, flip, greater,
-  isTensor, isfinite, kwargs, logical_and, multiply, nextafter, not_equal, ones, ravel, reshape, right_shift, subtract, sum, tensor, toTensor, trailingOpts,
+  type Operand, Tensor, abs, add, all, any, arctan2, astype, bitwise_and, broadcast_to, concatenate, copysign, cumsum, deferred, equal, flip,
+  greater, isTensor, isfinite, logical_and, multiply, nextafter, not_equal, ones, ravel, reshape, right_shift, subtract, sum, tensor, toTensor,
   whenKnown, where, zeros,
-} from './tensor.js';
+} from './core.js';
 
 type Args = unknown[];
 

@@ -14,10 +14,11 @@ import { hasUnknown } from '../graph/shape.js';
 import { convolve } from './extra.js';
 import { linalg } from './linalg.js';
 import { diff } from './statistics.js';
+import { kwargs } from './bind.js';
 import {
-  type Operand, Tensor, abs, add, arange, astype, concatenate, cumsum, deferred, divide, equal, greater, kwargs, less, logical_and, onValues,
-  mod, multiply, negative, reshape, stack, subtract, tensor, toTensor, where, whenKnown, zeros,
-} from './tensor.js';
+  type Operand, Tensor, abs, add, arange, astype, concatenate, cumsum, deferred, divide, equal, greater, less, logical_and, onValues, mod, multiply,
+  negative, reshape, stack, subtract, tensor, toTensor, where, whenKnown, zeros,
+} from './core.js';
 
 type Args = unknown[];
 
@@ -30,7 +31,7 @@ function coeffs(fn: string, p: Operand): Tensor {
 }
 
 /**
- * `build` over the values of `ts` as JS numbers: tensor.ts's onValues for
+ * `build` over the values of `ts` as JS numbers: core.ts's onValues for
  * each in turn (now when computed, else the run computes them first); the
  * result has `dtype` and a length known then.
  */

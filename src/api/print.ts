@@ -15,8 +15,21 @@
 
 import { type DType, INFO } from '../graph/dtype.js';
 import { halfBits, roundHalf } from '../graph/half.js';
-import type { NDArray } from './convert.js';
-import type { Tensor } from './tensor.js';
+import type { TypedArray } from '../graph/dtype.js';
+
+// What printing reads of an array: an NDArray's values, or a Tensor's once
+// fetched. Said here as shapes, not imported: convert.ts's NDArray prints
+// itself with this module.
+/** An array's values (an NDArray). */
+interface NDArray {
+  readonly shape: readonly number[];
+  readonly dtype: DType;
+  readonly data: TypedArray | (ArrayLike<number> & Iterable<number>);
+  readonly size: number;
+  readonly ndim: number;
+}
+/** A lazy array (a Tensor): its values once computed. */
+interface Tensor { fetch(): Promise<NDArray> }
 
 export type FloatMode = 'fixed' | 'unique' | 'maxprec' | 'maxprec_equal';
 export type Sign = '-' | '+' | ' ';

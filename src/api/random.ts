@@ -30,11 +30,12 @@ import { broadcastShapes, checkShape, chunkGrid, isUnknown, normalizeAxis, repr 
 import { randomValue, seedKey } from '../ir/philox.js';
 import { type JsData, dtypeArg, fromJs } from './convert.js';
 import { multivariateHypergeometricCount, multivariateHypergeometricMarginals, permutedIndex, spawnKey } from './random_extra.js';
+import { kwargs } from './bind.js';
 import {
-  type CreateOpts, type Operand, Tensor, add, all, arccos, astype, ceil, deferred, divide, equal, exp, expm1, floor, fmod, full, greater, greater_equal, isTensor, isnan,
-  kwargs, less, less_equal, log, log1p, logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply, negative, _placed as placed, power,
-  reshape, signbit, sqrt, stack, subtract, sum, take, tensor, toTensor, transpose, valuesNow, where, abs, cos,
-} from './tensor.js';
+  type CreateOpts, type Operand, Tensor, add, all, arccos, astype, ceil, deferred, divide, equal, exp, expm1, floor, fmod, full, greater,
+  greater_equal, isTensor, isnan, less, less_equal, log, log1p, logical_and, logical_not, logical_or, matmul, maximum, minimum, multiply, negative,
+  _placed as placed, power, reshape, signbit, sqrt, stack, subtract, sum, take, tensor, toTensor, transpose, valuesNow, where, abs, cos,
+} from './core.js';
 
 type Args = unknown[];
 type Size = number | readonly number[] | null | undefined;

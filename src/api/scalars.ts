@@ -9,7 +9,8 @@
 
 import { type Casting, CASTINGS, type DType, type WeakKind, INFO, canCast, defaultDTypeOfWeak, dtypeOfTypedArray, parseDType, promoteTypes, promoteWeak, weakKindOf } from '../graph/dtype.js';
 import { NDArray, fromJs, type JsData } from './convert.js';
-import { isTensor, kwargs } from './tensor.js';
+import { kwargs } from './bind.js';
+import { isTensor } from './core.js';
 import { repr } from '../graph/shape.js';
 
 type Args = unknown[];

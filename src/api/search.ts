@@ -23,12 +23,14 @@ import { type DType, type TypedArray, isFloat, isInteger, promoteTypes, sumResul
 import { roundHalf } from '../graph/half.js';
 import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, repr, shapeStr, sizeOf } from '../graph/shape.js';
 import { runtime } from '../runtime/runtime.js';
+import { kwargs, need } from './bind.js';
 import {
-  type Operand, Tensor, add, all, any, argmax, argmin, astype, broadcast_to, concatenate, cumprod, cumsum, deferred, divide, equal, flip,
-  greater, greater_equal, isfinite, isnan, kwargs, less, less_equal, logical_and, logical_not, logical_or, max, min, mod, multiply,
-  minimum, need, not_equal, ravel, reshape, setitem, sort, subtract, sum, take, tensor, toTensor, unique, where, zeros, isTensor, stack, transpose,
-  whenKnown, whenKnownAll,
-} from './tensor.js';
+  type Operand, Tensor, add, all, any, argmax, argmin, astype, broadcast_to, concatenate, cumprod, cumsum, deferred, divide, equal, flip, greater,
+  greater_equal, isfinite, isnan, less, less_equal, logical_and, logical_not, logical_or, max, min, mod, multiply, minimum, not_equal, ravel,
+  reshape, subtract, sum, take, tensor, toTensor, where, zeros, isTensor, stack, transpose, whenKnown, whenKnownAll,
+} from './core.js';
+import { setitem } from './indexing.js';
+import { sort, unique } from './statistics.js';
 import { percentileCall, quantileCall, quantileOf } from './statistics.js';
 
 type Args = unknown[];
@@ -306,7 +308,7 @@ export function interp(x: Operand, xp: Operand, fp: Operand, ...args: Args): Ten
   return where(isnan(X), X, r);
 }
 
-/** The stable order of a 1-d tensor (statistics.argsort, without the import cycle through tensor.ts's named list). */
+/** The stable order of a 1-d tensor (statistics.argsort without its argument binding). */
 const argsortOf = (t: Tensor): Tensor => new Tensor(G.sort(t.node, 0, true));
 
 type HistOpts = { bins?: number | string | Operand; range?: readonly [number, number] | null; density?: boolean | null; weights?: Operand | null };

@@ -4,7 +4,7 @@
 // (cov, corrcoef, through one matmul), angle conversions, logspace and the
 // stacking helpers (column_stack, dstack, atleast_1d/2d/3d), sorts and
 // quantiles (weighted ones composed of argsort, gathers and a cumulative
-// sum; the others computed on the host, graph/quantile.ts). Each follows
+// sum; the others computed on the host, numerics/quantile.ts). Each follows
 // NumPy's signature through `kwargs` and fuses like the ops it is made of.
 // In: tensors and NumPy's arguments. Out: lazy Tensors.
 
@@ -12,12 +12,12 @@ import { type DType, floatResultOf, isFloat, promoteTypes } from '../graph/dtype
 import { dtypeArg } from './convert.js';
 import { QUANTILE_METHODS, type QKind, type QuantileSpec, isQuantileMethod, takesValues } from '../graph/quantile.js';
 import { broadcastShapes, normalizeAxes, normalizeAxis, repr } from '../graph/shape.js';
+import { kwargs, pyType } from './bind.js';
 import {
-  type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, kwargs, less_equal, linspace, logical_and,
-  logical_not, logical_or, matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite,
-  minimum, maximum, not_equal, tensor, transpose, moveaxis, expand_dims, full_like, isTensor, deferred, any, cumsum, less, take, zeros, around, pyType,
-  onValues, whenKnown,
-} from './tensor.js';
+  type Operand, Tensor, abs, add, all, astype, broadcast_to, concatenate, divide, isnan, less_equal, linspace, logical_and, logical_not, logical_or,
+  matmul, mean, multiply, power, prod, reshape, sqrt, subtract, sum, toTensor, where, equal, isfinite, minimum, maximum, not_equal, tensor,
+  transpose, moveaxis, expand_dims, full_like, isTensor, deferred, any, cumsum, less, take, zeros, around, onValues, whenKnown,
+} from './core.js';
 import { runtime } from '../runtime/runtime.js';
 import * as G from '../graph/node.js';
 import { diagonal } from './manipulate.js';
@@ -514,7 +514,7 @@ export function quantileOf(a: Operand, spec: QuantileSpec, axis: number | readon
 /**
  * quantile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
  * keepdims=False) with every method of NumPy 2 and its arithmetic
- * (graph/quantile.ts); a line holding a NaN gives NaN.
+ * (numerics/quantile.ts); a line holding a NaN gives NaN.
  */
 export function quantile(a: Operand, q: number | readonly unknown[] | Tensor, ...args: Args): Tensor {
   return quantileCall('quantile', a, q, args, false);
@@ -578,7 +578,7 @@ function weightsOf(a: Tensor, weights: unknown, axis: number | readonly number[]
 /**
  * NumPy's weighted inverted_cdf, the one weighted method, composed of the
  * core's sort, gathers and scans rather than the host's quantile lines
- * (graph/quantile.ts reads one line of values; this needs a second line in
+ * (numerics/quantile.ts reads one line of values; this needs a second line in
  * the values' order): each line's values and weights in sorted order (one
  * argsort, two gathers), the cumulative weights in float64 over their total
  * (in q's float dtype when q is an array of one, as NumPy casts), zeros

@@ -15,10 +15,11 @@ import * as G from '../graph/node.js';
 import { type BinaryOp, type ScanOp, resolveBinary } from '../graph/ops.js';
 import { hasUnknown, normalizeAxes, normalizeAxis, sizeOf } from '../graph/shape.js';
 import { dtypeArg } from './convert.js';
+import { kwargs } from './bind.js';
 import {
-  type Operand, Tensor, all, any, astype, broadcast_to, concatenate, cumprod, cumsum, full, isTensor, kwargs, logical_not, max, min, moveaxis,
-  nanmax, nanmin, onValues, prod, reshape, sum, take, tensor, toTensor, whenKnown,
-} from './tensor.js';
+  type Operand, Tensor, all, any, astype, broadcast_to, concatenate, cumprod, cumsum, full, isTensor, logical_not, max, min, moveaxis, nanmax,
+  nanmin, onValues, prod, reshape, sum, take, tensor, toTensor, whenKnown,
+} from './core.js';
 import { runtime } from '../runtime/runtime.js';
 import { take_along_axis } from './search.js';
 import { argsort } from './statistics.js';

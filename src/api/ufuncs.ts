@@ -7,11 +7,12 @@
 // ops they are made of.
 
 import { floatResultOf, isFloat } from '../graph/dtype.js';
+import { kwargs } from './bind.js';
 import {
-  type Operand, type Tensor, _frexpParts, abs, add, astype, copysign, divide, equal, exp, exp2, floatOperandType, floor_divide,
-  full_like, greater, isTensor, isinf, isnan, kwargs, less, log1p, logical_and, logical_not, maximum, mod, multiply, negative, power,
-  signbit, sin, sqrt, subtract, tensor, trunc, where, less_equal,
-} from './tensor.js';
+  type Operand, type Tensor, _frexpParts, abs, add, astype, copysign, divide, equal, exp, exp2, floatOperandType, floor_divide, full_like, greater,
+  isTensor, isinf, isnan, less, log1p, logical_and, logical_not, maximum, mod, multiply, negative, power, signbit, sin, sqrt, subtract, tensor,
+  trunc, where, less_equal,
+} from './core.js';
 
 import { withMethods } from './ufunc_methods.js';
 

@@ -6,7 +6,7 @@
 // float64 tensor of M values (empty for M < 1).
 
 import { i0 } from './ufuncs.js';
-import { type Tensor, add, arange, cos, divide, less_equal, multiply, ones, power, sqrt, subtract, where, zeros } from './tensor.js';
+import { type Tensor, add, arange, cos, divide, less_equal, multiply, ones, power, sqrt, subtract, where, zeros } from './core.js';
 import { repr } from '../graph/shape.js';
 
 /** NumPy's np.array([0.0, M]): M as a float, or the TypeError NumPy's comparison raises. */

@@ -60,7 +60,7 @@ let nextId = 1;
 /**
  * The error of a builder asked for a length it cannot have: one known only
  * at run time (after a boolean mask), where the operation needs it now. The
- * API defers such operations until the run knows the length (api/tensor's
+ * API defers such operations until the run knows the length (api/core's
  * `deferred`); this is the net under any it does not, so that nothing is
  * computed over a made-up length.
  */
@@ -351,7 +351,7 @@ export function quantile(lines: Node, spec: QuantileSpec): Node<'quantile'> {
 /**
  * The singular values of each matrix over the last two axes, largest
  * first (float32 stays float32; other dtypes give float64): computed on the
- * host where the stack is gathered (runtime/resolve.ts, graph/svd.ts).
+ * host where the stack is gathered (runtime/resolve.ts, numerics/svd.ts).
  */
 export function svdvals(x: Node): Node<'svdvals'> {
   noHalf(x);
@@ -366,7 +366,7 @@ export function svdvals(x: Node): Node<'svdvals'> {
  * np.linalg's solvers and decompositions of each matrix over the last two
  * axes of `a` (and, for solve and lstsq, of the right-hand sides `b`, whose
  * leading axes the API has broadcast to a's): computed on the host where the
- * stack is gathered (runtime/resolve.ts, graph/linalg.ts), all parts of a
+ * stack is gathered (runtime/resolve.ts, numerics/linalg.ts), all parts of a
  * result at once. The node holds them packed: shape [...stack, width], each
  * matrix's parts (`linalgParts`) flattened one after another along the last
  * axis, for the API to slice. float32 when every input is float32, else

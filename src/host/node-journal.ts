@@ -5,7 +5,7 @@
 
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Commit, Journal, JournalRecord } from '../mesh/journal.js';
+import type { Commit, Journal, JournalRecord } from './types.js';
 
 type Line = { owner: string } | { t: number; peer: string; d: string; g?: true } | { t: number; gone: true };
 

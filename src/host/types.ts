@@ -66,7 +66,7 @@ export interface Host {
   /** An environment variable, where the host has them (Node); undefined in a browser. */
   env(name: string): string | undefined;
   /** A coordinator's journal in a directory, where the host has files (Node). */
-  fileJournal(dir: string): Promise<import('../mesh/journal.js').Journal | undefined>;
+  fileJournal(dir: string): Promise<Journal | undefined>;
   /**
    * The text record `name`: a file under `dir` in Node (none without a dir),
    * the page's localStorage in a browser (none with a dir, or without storage).
@@ -78,4 +78,28 @@ export interface Host {
    * $XDG_CACHE_HOME/tessera or ~/.cache/tessera (Node); undefined in a browser.
    */
   cacheDir(): string | undefined;
+}
+
+// What a coordinator writes down so that a job outlives it (mesh/journal.ts);
+// here because a host may keep it in a file (node-journal.ts).
+export interface Commit {
+  readonly peer: string;
+  readonly digests: string;
+  /** The result came from a GPU (its re-runs compare within a tolerance). */
+  readonly gpu?: boolean;
+}
+
+export interface JournalRecord {
+  /** The coordinator that wrote it. */
+  readonly owner: string;
+  readonly commits: Map<number, Commit>;
+}
+
+export interface Journal {
+  load(job: string): Promise<JournalRecord | undefined>;
+  begin(job: string, owner: string): void;
+  commit(job: string, task: number, c: Commit): void;
+  uncommit(job: string, task: number): void;
+  /** The job finished: forget it. */
+  end(job: string): void;
 }

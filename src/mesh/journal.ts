@@ -15,28 +15,7 @@ import * as Y from 'yjs';
 import type { Plan } from '../tile/tile.js';
 import { encodeKernel } from '../ir/wire.js';
 import { type MeshState, clientOf, writerOf } from './state.js';
-
-export interface Commit {
-  readonly peer: string;
-  readonly digests: string;
-  /** The result came from a GPU (its re-runs compare within a tolerance). */
-  readonly gpu?: boolean;
-}
-
-export interface JournalRecord {
-  /** The coordinator that wrote it. */
-  readonly owner: string;
-  readonly commits: Map<number, Commit>;
-}
-
-export interface Journal {
-  load(job: string): Promise<JournalRecord | undefined>;
-  begin(job: string, owner: string): void;
-  commit(job: string, task: number, c: Commit): void;
-  uncommit(job: string, task: number): void;
-  /** The job finished: forget it. */
-  end(job: string): void;
-}
+import type { Commit, Journal, JournalRecord } from '../host/types.js';
 
 const hex = (b: ArrayBuffer): string => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
 

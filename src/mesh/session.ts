@@ -4,13 +4,14 @@
 // session refuses every call at once (a job placed on it would wait forever:
 // its coordinator no longer ticks).
 
-import { type Tensor, executeWith } from '../api/tensor.js';
+import { type Tensor, executeWith } from '../api/core.js';
 import type { Node } from '../graph/node.js';
 import { type JobOptions, type Progress, runtime } from '../runtime/runtime.js';
 import { Coordinator, type CoordinatorOptions, type MeshReport } from './coordinator.js';
 import { type TrustStore, type Verify, textTrustStore } from './trust.js';
 import { host } from '#host';
-import { type Journal, Journals, StateJournal } from './journal.js';
+import { Journals, StateJournal } from './journal.js';
+import type { Journal } from '../host/types.js';
 import type { Net } from '../host/types.js';
 import { type ConnectOptions, MeshNode } from './node.js';
 import { type Caps, MeshState } from './state.js';

@@ -19,10 +19,11 @@ import { ARRAY_CTOR, INFO, type TypedArray } from '../graph/dtype.js';
 import { decodeHalf, halfBits, halfBitsOf } from '../graph/half.js';
 import { type Attrs, type Node, rebuild, source, topo } from '../graph/node.js';
 import { resolveBinary } from '../graph/ops.js';
-import { quantileLine } from '../graph/quantile.js';
+import { quantileLine } from '../numerics/quantile.js';
 import { binaryScalar, castScalar } from '../ir/scalar.js';
-import { linalgCompute, linalgParts } from '../graph/linalg.js';
-import { singularValues } from '../graph/svd.js';
+import { linalgParts } from '../graph/linalg.js';
+import { linalgCompute } from '../numerics/linalg.js';
+import { singularValues } from '../numerics/svd.js';
 import { chunkGrid, hasUnknown, shapeStr, sizeOf } from '../graph/shape.js';
 import type { RunOptions } from './runtime.js';
 import { now } from './debug.js';
@@ -308,7 +309,7 @@ function lineOrder(big: boolean): (p: number | bigint, q: number | bigint) => nu
 }
 
 /**
- * Quantiles of each line along the last axis (./graph/quantile.ts has
+ * Quantiles of each line along the last axis (numerics/quantile.ts has
  * NumPy's arithmetic), q's axes leading the result's.
  */
 function quantiles(n: Node, store: Store): Node {
@@ -339,7 +340,7 @@ function quantiles(n: Node, store: Store): Node {
   return s;
 }
 
-/** The singular values of each matrix over the last two axes (graph/svd.ts). */
+/** The singular values of each matrix over the last two axes (numerics/svd.ts). */
 function svdvals(n: Node, store: Store): Node {
   const x = n.inputs[0]!;
   const xs = store.read(x);
@@ -359,7 +360,7 @@ function svdvals(n: Node, store: Store): Node {
 
 /**
  * np.linalg's solvers and decompositions of each matrix of the stack
- * (graph/linalg.ts), every part of each result packed along the last axis;
+ * (numerics/linalg.ts), every part of each result packed along the last axis;
  * a singular or not positive-definite matrix fails the run with NumPy's
  * LinAlgError.
  */
