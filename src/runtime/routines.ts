@@ -162,14 +162,19 @@ function words(t: TypedArray): Int32Array {
 export const RADIX_LINE = 1024;
 
 /** The sort keys of a typed array's element `j`: unsigned words ordered as NumPy orders the values (NaNs last, -0 equal to 0). */
-export interface RadixKeys { readonly wide: boolean; key(j: number, to: { lo: number; hi: number }): void }
+export interface RadixKeys {
+  readonly wide: boolean;
+  key(j: number, to: { lo: number; hi: number }): void;
+  /** The array the keys come from, where a loop over it can compute them inline (float64, float32). */
+  readonly source?: { readonly dtype: 'float64' | 'float32'; readonly xs: TypedArray };
+}
 
 export function radixKeys(dtype: string, xs: TypedArray): RadixKeys {
   const w = (): Uint32Array => new Uint32Array(xs.buffer, xs.byteOffset, xs.byteLength >>> 2);
   switch (dtype) {
     case 'float64': {
       const f = xs as Float64Array, u = w();
-      return { wide: true, key(j, to) {
+      return { wide: true, source: { dtype: 'float64', xs }, key(j, to) {
         const v = f[j]!;
         if (v !== v) { to.hi = 0xffffffff; to.lo = 0xffffffff; return; }
         if (v === 0) { to.hi = 0x80000000; to.lo = 0; return; }
@@ -179,7 +184,7 @@ export function radixKeys(dtype: string, xs: TypedArray): RadixKeys {
     }
     case 'float32': {
       const f = xs as Float32Array, u = w();
-      return { wide: false, key(j, to) {
+      return { wide: false, source: { dtype: 'float32', xs }, key(j, to) {
         const v = f[j]!, b = u[j]!;
         to.lo = v !== v ? 0xffffffff : v === 0 ? 0x80000000 : b & 0x80000000 ? ~b >>> 0 : (b | 0x80000000) >>> 0;
       } };
@@ -193,44 +198,80 @@ export function radixKeys(dtype: string, xs: TypedArray): RadixKeys {
   }
 }
 
-/**
- * The permutation that sorts one line by its keys, least significant 16 bits
- * first (each pass stable, so ties keep their order: kind='stable').
- */
-export function radixPerm(keys: RadixKeys, base: number, len: number, inner: number): Uint32Array {
-  const digits = keys.wide ? 4 : 2;
-  let lo = new Uint32Array(len), hi = keys.wide ? new Uint32Array(len) : lo;
-  let perm = new Uint32Array(len);
+/** Bits of one radix digit: 2^11 counters stay in the L1 cache, and a pass scatters to as few places. */
+const DIGIT = 11;
+
+/** A line's keys into `lo` (and `hi`, when wide): one loop per dtype, where the hot cases need no call per element. */
+function fillKeys(keys: RadixKeys, base: number, len: number, inner: number, lo: Uint32Array, hi: Uint32Array): void {
   const to = { lo: 0, hi: 0 };
+  const src = keys.source;
+  if (src && inner === 1 && src.dtype === 'float64') {
+    const f = src.xs as Float64Array, u = new Uint32Array(f.buffer, f.byteOffset + 8 * base, 2 * len);
+    for (let k = 0; k < len; k++) {
+      const v = f[base + k]!;
+      if (v !== v) { hi[k] = 0xffffffff; lo[k] = 0xffffffff; continue; }
+      if (v === 0) { hi[k] = 0x80000000; lo[k] = 0; continue; }
+      const h = u[2 * k + 1]!, l = u[2 * k]!;
+      if (h & 0x80000000) { hi[k] = ~h; lo[k] = ~l; } else { hi[k] = h | 0x80000000; lo[k] = l; }
+    }
+    return;
+  }
+  if (src && inner === 1 && src.dtype === 'float32') {
+    const f = src.xs as Float32Array, u = new Uint32Array(f.buffer, f.byteOffset + 4 * base, len);
+    for (let k = 0; k < len; k++) {
+      const v = f[base + k]!, b = u[k]!;
+      lo[k] = v !== v ? 0xffffffff : v === 0 ? 0x80000000 : b & 0x80000000 ? ~b : b | 0x80000000;
+    }
+    return;
+  }
   for (let k = 0; k < len; k++) {
     keys.key(base + k * inner, to);
     lo[k] = to.lo;
     if (keys.wide) hi[k] = to.hi;
-    perm[k] = k;
   }
+}
+
+/**
+ * The permutation that sorts one line by its keys, least significant digit
+ * first (each pass stable, so ties keep their order: kind='stable').
+ */
+export function radixPerm(keys: RadixKeys, base: number, len: number, inner: number): Uint32Array {
+  let lo = new Uint32Array(len), hi = keys.wide ? new Uint32Array(len) : lo;
+  let perm = new Uint32Array(len);
+  fillKeys(keys, base, len, inner, lo, hi);
+  for (let k = 0; k < len; k++) perm[k] = k;
   if (len === 0) return perm;
   let nextLo = new Uint32Array(len), nextHi = keys.wide ? new Uint32Array(len) : nextLo;
   let nextPerm = new Uint32Array(len);
-  const count = new Uint32Array(65536);
-  for (let d = 0; d < digits; d++) {
-    const src = d < 2 ? lo : hi, shift = (d & 1) * 16;
+  const count = new Uint32Array(1 << DIGIT);
+  const mask = (1 << DIGIT) - 1;
+  // digits of each word (11, 11, 10 bits), the low word's first
+  const passes: [number, number][] = [];
+  for (let w = 0; w < (keys.wide ? 2 : 1); w++) for (let shift = 0; shift < 32; shift += DIGIT) passes.push([w, shift]);
+  passes.forEach(([w, shift], p) => {
+    const src = w === 0 ? lo : hi;
     count.fill(0);
-    for (let k = 0; k < len; k++) count[(src[k]! >>> shift) & 0xffff]!++;
-    if (count[(src[0]! >>> shift) & 0xffff] === len) continue; // one digit value: the pass changes nothing
+    for (let k = 0; k < len; k++) count[(src[k]! >>> shift) & mask]!++;
+    if (count[(src[0]! >>> shift) & mask] === len) return; // one digit value: the pass changes nothing
     let at = 0;
-    for (let b = 0; b < 65536; b++) { const c = count[b]!; count[b] = at; at += c; }
+    for (let b = 0; b <= mask; b++) { const c = count[b]!; count[b] = at; at += c; }
     // each word array is carried only while a later pass reads it
-    const carryHi = keys.wide && d < 3;
-    for (let k = 0; k < len; k++) {
-      const t = count[(src[k]! >>> shift) & 0xffff]!++;
-      nextPerm[t] = perm[k]!;
-      if (d < 1) nextLo[t] = lo[k]!;
-      if (carryHi) nextHi[t] = hi[k]!;
+    const later = passes.slice(p + 1);
+    const carryLo = later.some(([v]) => v === 0), carryHi = keys.wide && later.some(([v]) => v === 1);
+    const l = lo, h = hi, nl = nextLo, nh = nextHi, pm = perm, np = nextPerm;
+    if (carryLo && carryHi) {
+      for (let k = 0; k < len; k++) { const t = count[(src[k]! >>> shift) & mask]!++; np[t] = pm[k]!; nl[t] = l[k]!; nh[t] = h[k]!; }
+    } else if (carryLo) {
+      for (let k = 0; k < len; k++) { const t = count[(src[k]! >>> shift) & mask]!++; np[t] = pm[k]!; nl[t] = l[k]!; }
+    } else if (carryHi) {
+      for (let k = 0; k < len; k++) { const t = count[(src[k]! >>> shift) & mask]!++; np[t] = pm[k]!; nh[t] = h[k]!; }
+    } else {
+      for (let k = 0; k < len; k++) np[count[(src[k]! >>> shift) & mask]!++] = pm[k]!;
     }
     [perm, nextPerm] = [nextPerm, perm];
-    if (d < 1) [lo, nextLo] = [nextLo, lo];
+    if (carryLo) [lo, nextLo] = [nextLo, lo];
     if (carryHi) [hi, nextHi] = [nextHi, hi];
-  }
+  });
   return perm;
 }
 
