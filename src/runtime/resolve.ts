@@ -227,18 +227,23 @@ function sortsInChunks(n: Node, store: Store): boolean {
   return n.op === 'sort' && !!store.chunkView && x !== undefined && x.shape.length === 1 && x.shape[0]! > x.chunk[0]! && isSortable(x.dtype);
 }
 
+/** Sorted runs a chunked sort makes at most (each a task of both stages). */
+const MAX_RUNS = 64;
+
 /**
  * A 1-d stable sort (or argsort) in two stages of routine tasks, on the
- * local pool or, with a session, on the mesh: 'sort' sorts every chunk on
- * its own (argsort's chunks as keys and positions); then, for each chunk of
- * the output's regular grid, the host finds which slice of every sorted chunk
- * holds its ranks (splitPoints), and 'merge' sorts those slices together.
- * Ties order by chunk, then position: input order, NumPy's kind='stable'.
+ * local pool or, with a session, on the mesh: 'sort' sorts every run (one
+ * chunk, or a few consecutive ones when there are more than MAX_RUNS) on its
+ * own (argsort's runs as keys and positions); then, for each chunk of the
+ * output's regular grid (one per run), the host finds which slice of every
+ * sorted run holds its ranks (splitPoints), and 'merge' sorts those slices
+ * together. Ties order by run, then position: input order, NumPy's kind='stable'.
  */
 async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
   const x = n.inputs[0]!;
   const indices = (n.attrs as Attrs['sort']).indices;
-  const len = x.shape[0]!, c = x.chunk[0]!, k = Math.ceil(len / c);
+  // runs of whole chunks, at most MAX_RUNS of them: the split points cost O(runs^2 log n) reads
+  const len = x.shape[0]!, c = x.chunk[0]! * Math.ceil(Math.ceil(len / x.chunk[0]!) / MAX_RUNS), k = Math.ceil(len / c);
   const span = (lo: number, hi: number) => (indices ? [[0, 2], [lo, hi]] as const : [[lo, hi]] as const);
   const stage = async (node: Node): Promise<void> => {
     if (opts.session) await opts.session.runNodes([node], undefined, { ...(opts.debug !== undefined ? { debug: opts.debug } : {}) });
