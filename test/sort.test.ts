@@ -98,42 +98,82 @@ describe('the routines refuse calls that do not fit them', () => {
 });
 
 describe('on a simulated mesh', () => {
-  it("the sort's routine tasks are leased to the mesh workers, which give the same bits", async () => {
-    const net = new SimNet({ seed: 5, maxDelayMs: 2 });
+  /** A coordinator and `ids` workers on a seeded simulated network (worker options by id), as a session the API can run on. */
+  function mesh(ids: string[], opts: { verify?: 'strict'; lie?: Record<string, number>; seed?: number; killAfterTask?: string } = {}) {
+    const net = new SimNet({ seed: opts.seed ?? 5, maxDelayMs: 2 });
     const cep = net.join('coordinator');
     const cstate = new MeshState(cep, 40);
-    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 5000, waitForWorkersMs: 10_000 });
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 300, fetchTimeoutMs: 200, waitForWorkersMs: 10_000, ...(opts.verify ? { verify: opts.verify } : {}) });
     const parts: { close(): void }[] = [coord, cstate];
     const workers: MeshWorker[] = [];
-    for (const id of ['w0', 'w1']) {
+    for (const id of ids) {
       const ep = net.join(id);
       const st = new MeshState(ep, 40);
       st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 2 });
-      const w = new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25 });
+      const lie = opts.lie?.[id];
+      // a worker to kill leaves as soon as it has run its first task, before it can report it
+      const log = id === opts.killAfterTask ? (line: string) => { if (/ done in /.test(line)) net.kill(id); } : undefined;
+      const w = new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 200, ...(lie ? { lie } : {}), ...(log ? { log } : {}) });
       workers.push(w);
       parts.push(st, w);
     }
     const reports: MeshReport[] = [];
     const session = { runNodes: async (...a: Parameters<Coordinator['run']>) => { const r = await coord.run(...a); reports.push(r); return r; } };
+    return { net, workers, reports, session, close: () => parts.forEach((p) => p.close()) };
+  }
+
+  async function sortOn(m: ReturnType<typeof mesh>, c: Case, chunkSize: number): Promise<void> {
+    const x = input(c, chunkSize);
+    const s = mt.sort(x), a = mt.argsort(x, { kind: 'stable' });
+    await mt.executeWith({ session: m.session }, s, a);
+    expect(bytes((await s.fetch()).data as TypedArray), `sort ${c.name}`).toEqual(bytes(data(c, c.sort)));
+    expect(Array.from((await a.fetch()).data as BigInt64Array, Number), `argsort ${c.name}`).toEqual(c.argsort);
+  }
+
+  it("the sort's routine tasks are leased to the mesh workers, which give the same bits", async () => {
+    const m = mesh(['w0', 'w1']);
     try {
+      await new Promise((r) => setTimeout(r, 100)); // announcements arrive
       for (const c of [FIXTURE.cases[0]!, FIXTURE.cases.find((k) => k.dtype === 'int64')!]) {
-        reports.length = 0;
-        const x = input(c, 64);
-        const s = mt.sort(x), a = mt.argsort(x, { kind: 'stable' });
-        await mt.executeWith({ session }, s, a);
-        expect(bytes((await s.fetch()).data as TypedArray), `sort ${c.name}`).toEqual(bytes(data(c, c.sort)));
-        expect(Array.from((await a.fetch()).data as BigInt64Array, Number), `argsort ${c.name}`).toEqual(c.argsort);
+        m.reports.length = 0;
+        await sortOn(m, c, 64);
         // two stages (local sorts, merges) for each of sort and argsort, every task leased to a worker
         const chunks = Math.ceil(c.x.length / 64);
-        expect(reports.map((r) => r.tasks).filter((t) => t > 0)).toEqual([chunks, chunks, chunks, chunks]);
-        for (const r of reports) {
+        expect(m.reports.map((r) => r.tasks).filter((t) => t > 0)).toEqual([chunks, chunks, chunks, chunks]);
+        for (const r of m.reports) {
           expect(r.leases).toBeGreaterThanOrEqual(r.tasks);
           expect(r.commits).toBe(r.tasks + r.recomputed);
         }
       }
-      expect(workers.every((w) => w.stats.tasks > 0)).toBe(true);
+      expect(m.workers.every((w) => w.stats.tasks > 0)).toBe(true);
     } finally {
-      parts.forEach((p) => p.close());
+      m.close();
+    }
+  }, 60_000);
+
+  it("'strict' verification re-runs the routine tasks on other peers: a worker lying on every result is caught, the bits are NumPy's", async () => {
+    const m = mesh(['liar', 'w1', 'w2'], { verify: 'strict', lie: { liar: 1 } });
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      await sortOn(m, FIXTURE.cases[0]!, 64);
+      const ran = m.reports.filter((r) => r.tasks > 0);
+      expect(ran.every((r) => r.checks === r.commits)).toBe(true);
+      expect(ran.some((r) => r.quarantined.includes('liar'))).toBe(true);
+    } finally {
+      m.close();
+    }
+  }, 60_000);
+
+  it('a worker killed mid-stage: its lease lapses and the routine task runs again elsewhere; the bits are NumPy\'s', async () => {
+    const m = mesh(['w0', 'w1', 'w2'], { seed: 8, killAfterTask: 'w0' });
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      await sortOn(m, FIXTURE.cases[4]!, 64);
+      const ran = m.reports.filter((r) => r.tasks > 0);
+      expect(ran.reduce((a, r) => a + r.releases + r.recomputed, 0)).toBeGreaterThan(0);
+      for (const r of ran) expect(r.commits).toBe(r.tasks + r.recomputed);
+    } finally {
+      m.close();
     }
   }, 60_000);
 });

@@ -41,6 +41,8 @@ export interface Store {
   has?(n: Node): boolean;
   /** A view of chunk `c` of stored `n` (no copy): what the chunked sort reads its split points from. */
   chunkView?(n: Node, c: number): TypedArray;
+  /** Hands stored `from`'s data to source node `to` (same layout). */
+  move?(from: Node, to: Node): void;
 }
 
 /** Operations computed on the host where their inputs are gathered, never as kernels: each gives the stored source node holding its result. */
@@ -224,7 +226,7 @@ function sorted(n: Node, store: Store): Node {
 /** Whether sort node `n` runs as routine tasks: a 1-d array of more than one chunk, of a dtype the radix sort orders. */
 function sortsInChunks(n: Node, store: Store): boolean {
   const x = n.inputs[0];
-  return n.op === 'sort' && !!store.chunkView && x !== undefined && x.shape.length === 1 && x.shape[0]! > x.chunk[0]! && isSortable(x.dtype);
+  return n.op === 'sort' && !!store.chunkView && !!store.move && x !== undefined && x.shape.length === 1 && x.shape[0]! > x.chunk[0]! && isSortable(x.dtype);
 }
 
 /** Sorted runs a chunked sort makes at most (each a task of both stages). */
@@ -267,7 +269,10 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
   }
   const merged = routine('sort.merge', [local], mergeCalls, n.dtype, [len], [c]);
   await stage(merged);
-  return merged;
+  // the result as a source: the sorted runs go once nothing else holds them, not when the result does
+  const s = source(`sorted${counter++}`, n.dtype, [len], [c]);
+  store.move!(merged, s);
+  return s;
 }
 
 /**

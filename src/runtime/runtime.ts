@@ -203,7 +203,20 @@ export class Runtime {
 
   private keep(n: Node, s: Stored): void {
     this.stored.set(n, s);
-    this.registry.register(n, s);
+    this.registry.register(n, s, n);
+  }
+
+  /**
+   * Hands `from`'s stored chunks to `to` (a source node of the same dtype,
+   * shape and grid), so that the data lives as long as `to` and no longer
+   * keeps `from`'s inputs alive: how a staged result drops its stages.
+   */
+  move(from: Node, to: Node): void {
+    const s = this.stored.get(from);
+    if (!s || to.dtype !== s.dtype || String(to.shape) !== String(s.shape) || String(to.chunk) !== String(s.chunk)) throw new Error('internal: moving a tensor that was not executed, or to another layout');
+    this.stored.delete(from);
+    this.registry.unregister(from);
+    this.keep(to, s);
   }
 
   /** Reads a materialised node back as one C-order typed array. */
