@@ -17,7 +17,7 @@
 // operations on whole lines (quantiles, short sorts) in resolve.ts.
 // In: parameters and heap views. Out: the output region written.
 
-import { ARRAY_CTOR, type DType, type TypedArray } from '../graph/dtype.js';
+import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import type { RoutineParams } from '../graph/node.js';
 
 /** A region of memory a routine reads or writes: a strided box whose first element `data` starts at. */
@@ -110,7 +110,7 @@ export const ROUTINES: Readonly<Record<'sort' | 'merge', Routine>> = {
         return;
       }
       // keys (row 0) and positions (row 1) of every slice, side by side
-      const keys = new BigInt64Array(n), pos = new BigInt64Array(n);
+      const keys = new BigInt64Array(scratch(Slot.Values, 8 * n), 0, n), pos = new BigInt64Array(scratch(Slot.Positions, 8 * n), 0, n);
       const kw = words(keys), pw = words(pos);
       let at = 0;
       for (const r of inputs) {
@@ -147,7 +147,7 @@ function contiguous(r: Region): TypedArray {
 
 function concat(parts: readonly TypedArray[], dtype: DType, n: number): TypedArray {
   if (parts.length === 1) return parts[0]!;
-  const out = new ARRAY_CTOR[dtype](n) as TypedArray;
+  const out = new ARRAY_CTOR[dtype](scratch(Slot.Values, n * INFO[dtype].bytes), 0, n) as TypedArray;
   let at = 0;
   for (const p of parts) { out.set(p as never, at); at += p.length; }
   return out;
@@ -198,6 +198,26 @@ export function radixKeys(dtype: string, xs: TypedArray): RadixKeys {
   }
 }
 
+/**
+ * Scratch memory of this thread, by slot, reused from call to call: a task's
+ * temporaries would otherwise be garbage the size of its chunk, which the
+ * collector frees late (each thread's peak memory grew by several chunks).
+ * Buffers past SCRATCH_KEEP bytes (a host sort of one huge line) are not kept.
+ */
+const scratchBuffers: ArrayBuffer[] = [];
+const SCRATCH_KEEP = 32 * 2 ** 20;
+const enum Slot { Lo, Hi, Perm, NextLo, NextHi, NextPerm, Values, Positions }
+
+function scratch(slot: Slot, bytes: number): ArrayBuffer {
+  const have = scratchBuffers[slot];
+  if (have && have.byteLength >= bytes) return have;
+  const b = new ArrayBuffer(Math.max(8, bytes));
+  if (bytes <= SCRATCH_KEEP) scratchBuffers[slot] = b;
+  return b;
+}
+
+const u32 = (slot: Slot, n: number): Uint32Array => new Uint32Array(scratch(slot, 4 * n), 0, n);
+
 /** Bits of one radix digit: 2^11 counters stay in the L1 cache, and a pass scatters to as few places. */
 const DIGIT = 11;
 
@@ -233,16 +253,17 @@ function fillKeys(keys: RadixKeys, base: number, len: number, inner: number, lo:
 
 /**
  * The permutation that sorts one line by its keys, least significant digit
- * first (each pass stable, so ties keep their order: kind='stable').
+ * first (each pass stable, so ties keep their order: kind='stable'). It lives
+ * in this thread's scratch memory: use it before the next sort.
  */
 export function radixPerm(keys: RadixKeys, base: number, len: number, inner: number): Uint32Array {
-  let lo = new Uint32Array(len), hi = keys.wide ? new Uint32Array(len) : lo;
-  let perm = new Uint32Array(len);
+  let lo = u32(Slot.Lo, len), hi = keys.wide ? u32(Slot.Hi, len) : lo;
+  let perm = u32(Slot.Perm, len);
   fillKeys(keys, base, len, inner, lo, hi);
   for (let k = 0; k < len; k++) perm[k] = k;
   if (len === 0) return perm;
-  let nextLo = new Uint32Array(len), nextHi = keys.wide ? new Uint32Array(len) : nextLo;
-  let nextPerm = new Uint32Array(len);
+  let nextLo = u32(Slot.NextLo, len), nextHi = keys.wide ? u32(Slot.NextHi, len) : nextLo;
+  let nextPerm = u32(Slot.NextPerm, len);
   const count = new Uint32Array(1 << DIGIT);
   const mask = (1 << DIGIT) - 1;
   // digits of each word (11, 11, 10 bits), the low word's first
