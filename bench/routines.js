@@ -12,7 +12,8 @@
 //
 //   npm run build && node bench/routines.js [--sizes 1e7,1e8] [--runs 3] [--workers 2]
 //
-// The time is the fastest of `runs` (one run at 1e8) after the data is made.
+// The time is the fastest of `runs` (one run at 1e8) after the data is made;
+// the peak RSS is that of a process making the data and running the program once.
 
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -84,9 +85,12 @@ if (args[0] === '--child') {
       const r = n >= 1e8 ? 1 : runs;
       // what a user writes: np.sort(x) (introsort, vectorised where the CPU allows; its values are the stable sort's but
       // for the order of -0 and 0) and np.argsort(x, kind='stable'), as issue 31 measures; np.sort's stable kind beside it
-      const np = numpy(op === 'sort' ? 'np.sort(x)' : "np.argsort(x, kind='stable')", n, r);
+      // peak RSS from a process of one run: a collector frees a run's result later than NumPy's reference count does
+      const call = op === 'sort' ? 'np.sort(x)' : "np.argsort(x, kind='stable')";
+      const np = { ...numpy(call, n, r), ...(r > 1 ? { rss: numpy(call, n, 1).rss } : {}) };
       const npStable = op === 'sort' ? numpy("np.sort(x, kind='stable')", n, r) : np;
-      const ts = JSON.parse(execFileSync(process.execPath, [self, '--child', op, String(n), String(r), String(workers)], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+      const tessera = (runs) => JSON.parse(execFileSync(process.execPath, [self, '--child', op, String(n), String(runs), String(workers)], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+      const ts = { ...tessera(r), ...(r > 1 ? { rss: tessera(1).rss } : {}) };
       const agree = JSON.stringify(npStable.ends) === JSON.stringify(ts.ends);
       const row = { case: `${op} ${n.toExponential(0).replace('+', '')} float64${op === 'argsort' ? ' (stable)' : ''}`, n, workers, numpy_ms: np.ms, numpy_stable_ms: npStable.ms, tessera_ms: ts.ms, numpy_rss: np.rss, tessera_rss: ts.rss, agree };
       rows.push(row);
