@@ -21,12 +21,20 @@ import { fileURLToPath } from 'node:url';
 const args = process.argv.slice(2);
 const flag = (name, def) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : def; };
 
-/** The data, in NumPy: the same integer arithmetic as `tesseraData`. */
+/**
+ * The data, in NumPy: the same integer arithmetic as `tesseraData`, a
+ * million elements at a time, so that NumPy's peak RSS is the array's and
+ * the sort's, not that of the temporaries that made it (Tessera's fused
+ * kernel makes it chunk by chunk too).
+ */
 const NUMPY_DATA = `
-i = np.arange(n, dtype=np.int64)
-h = (i * 2654435761) % 2**32
-h = ((h ^ (h >> 15)) * 2246822519) % 2**32
-x = (h ^ (h >> 13)).astype(np.float64) / 2**32`;
+x = np.empty(n)
+for lo in range(0, n, 10**6):
+    i = np.arange(lo, min(n, lo + 10**6), dtype=np.int64)
+    h = (i * 2654435761) % 2**32
+    h = ((h ^ (h >> 15)) * 2246822519) % 2**32
+    x[lo:lo + len(i)] = (h ^ (h >> 13)).astype(np.float64) / 2**32
+del i, h`;
 
 async function tesseraData(mt, n) {
   const i = mt.arange(n, { dtype: 'int64' });

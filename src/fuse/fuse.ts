@@ -401,7 +401,10 @@ export function fuse(outputs: readonly Node[], isMaterialised: (n: Node) => bool
     for (const n of order) {
       if (!realized.has(n) || isMaterialised(n) || n.op === 'source') continue;
       if (n.op === 'scan') { steps.push({ kind: 'scan', node: n as Node<'scan'>, inputs: [n.inputs[0]!] }); continue; }
-      if (n.op === 'routine') { steps.push({ kind: 'routine', node: n as Node<'routine'>, inputs: n.inputs }); continue; }
+      if (n.op === 'routine') {
+        steps.push({ kind: 'routine', node: n as Node<'routine'>, inputs: n.inputs });
+        continue;
+      }
       // A node read at too many points is stored where it is found: its kernel goes first (its
       // own inputs are done: they come before it in `order`), then the one that read it again.
       const pending = [n];

@@ -10,7 +10,9 @@ import { type DType, INFO } from './dtype.js';
 import { LinAlgError, type LinalgSpec, SQUARE, linalgParts } from './linalg.js';
 import { type QuantileSpec, quantileDType } from './quantile.js';
 import { type BinaryOp, type RandomDist, type ReduceOp, type ScanOp, type UnaryOp, isArgReduce } from './ops.js';
-import { AUTO_CHUNK_BYTES, type Shape, broadcastShapes, checkTiling, chunkGrid, hasUnknown, isUnknown, numChunks, shapeStr, sizeOf } from './shape.js';
+import {
+  AUTO_CHUNK_BYTES, type Shape, broadcastShapes, checkTiling, chunkGrid, hasUnknown, isUnknown, numChunks, shapeStr, sizeOf,
+} from './shape.js';
 
 /** Attributes per node kind. `source` nodes carry data held by the runtime under `key`. */
 export interface Attrs {
@@ -360,11 +362,13 @@ export function sort(x: Node, axis: number, indices: boolean): Node {
  * chunk of the result from boxes of the inputs: no kernel, never fused, always
  * stored. Every chunk of the grid is written by exactly one call.
  */
-export function routine(name: string, inputs: readonly Node[], calls: readonly RoutineCall[], dtype: DType, shape: Shape, chunk: Shape): Node<'routine'> {
+export function routine(
+  name: string, inputs: readonly Node[], calls: readonly RoutineCall[], dtype: DType, shape: Shape, chunk: Shape,
+): Node<'routine'> {
   const total = sizeOf(numChunks(shape, chunk));
   const written = new Set(calls.map((c) => c.chunk));
   if (written.size !== calls.length || written.size !== total || calls.some((c) => c.chunk < 0 || c.chunk >= total)) {
-    throw new Error(`internal: routine ${name} writes ${written.size} distinct chunks in ${calls.length} calls of the ${total} it has`);
+    throw new Error(`internal: routine ${name} writes ${written.size} distinct chunks in ${calls.length} calls, of ${total}`);
   }
   for (const c of calls) {
     for (const r of c.reads) {
@@ -565,7 +569,10 @@ export function rebuild(n: Node, inputs: readonly Node[]): Node {
     case 'svdvals': return svdvals(x);
     case 'linalg': return linalg((a as Attrs['linalg']).spec, x, inputs[1]);
     case 'check': { const c = a as Attrs['check']; return check(x, c.test, c.error, c.message); }
-    case 'routine': { const r = a as Attrs['routine']; return routine(r.name, inputs, r.calls, n.dtype, n.shape, n.chunk); }
+    case 'routine': {
+      const r = a as Attrs['routine'];
+      return routine(r.name, inputs, r.calls, n.dtype, n.shape, n.chunk);
+    }
     case 'defer': {
       const d = a as Attrs['defer'];
       return defer(d.name, inputs, d.build, n.dtype, n.shape);

@@ -683,10 +683,14 @@ class Job {
     }
     if (!isKernelTask(task)) {
       // a routine is named, never shipped: the peer runs its own copy (runtime/routines.ts) after checking the call
+      const out = this.writes[t]![0]!;
       return {
-        t: 'routine', job: this.id, task: t, attempt, name: task.routine.name, params: task.routine.params as Record<string, number | boolean | string | number[]>,
-        reads: task.reads.map((r, i) => ({ dtype: this.plan.tensors[r.tensor]!.dtype, box: r.box as [number, number][], pieces: this.reads[t]![i]!.map(src) })),
-        write: { key: wire(this.writes[t]![0]!), dtype: this.writes[t]![0]!.dtype, box: this.writes[t]![0]!.box as [number, number][] },
+        t: 'routine', job: this.id, task: t, attempt, name: task.routine.name,
+        params: task.routine.params as Record<string, number | boolean | string | number[]>,
+        reads: task.reads.map((r, i) => ({
+          dtype: this.plan.tensors[r.tensor]!.dtype, box: r.box as [number, number][], pieces: this.reads[t]![i]!.map(src),
+        })),
+        write: { key: wire(out), dtype: out.dtype, box: out.box as [number, number][] },
       };
     }
     let kernel = this.kernelText.get(task.kernel);

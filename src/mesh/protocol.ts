@@ -70,8 +70,10 @@ export const Message = z.discriminatedUnion('t', [
     t: z.literal('routine'), ...lease,
     name: z.string().regex(/^[a-z][a-z0-9_.]{0,31}$/),
     /** Plain values only; the routine's own check (runtime/routines.ts) decides which it takes. */
-    params: z.record(z.string().regex(/^[A-Za-z0-9_]{1,32}$/), z.union([z.number(), z.boolean(), z.string().max(256), z.array(z.number()).max(4096)]))
-      .refine((p) => Object.keys(p).length <= 32, 'too many routine parameters'),
+    params: z.record(
+      z.string().regex(/^[A-Za-z0-9_]{1,32}$/),
+      z.union([z.number(), z.boolean(), z.string().max(256), z.array(z.number()).max(4096)]),
+    ).refine((p) => Object.keys(p).length <= 32, 'too many routine parameters'),
     reads: z.array(z.strictObject({ dtype, box, pieces: z.array(source).max(MAX_PIECES) })).max(MAX_PIECES),
     write: z.strictObject({ key, dtype, box }),
     ...check,

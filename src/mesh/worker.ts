@@ -261,7 +261,9 @@ export class MeshWorker {
     const t0 = performance.now();
     const in0 = this.stats.bytesIn;
     try {
-      const { outs, dev } = m.t === 'task' ? await this.kernelTask(m) : m.t === 'scan' ? await this.scanTask(m) : await this.routineTask(m);
+      const { outs, dev } = m.t === 'task' ? await this.kernelTask(m)
+        : m.t === 'scan' ? await this.scanTask(m)
+        : await this.routineTask(m);
       if (this.opts.lie && !m.check && (this.opts.lieRandom ?? Math.random)() < this.opts.lie) {
         for (const [, p] of outs) corrupt(p.data);
       }
@@ -354,8 +356,9 @@ export class MeshWorker {
   /** A routine call: checked against this peer's own copy of the routine before any piece is fetched, then run on the pool. */
   private async routineTask(m: MessageOf<'routine'>): Promise<{ outs: [string, Piece][]; dev: Dev }> {
     if (!isRoutine(m.name)) throw new TypeError(`no routine named ${JSON.stringify(m.name)}`);
-    ROUTINES[m.name].check(m.params, m.reads.map((r) => ({ dtype: r.dtype, shape: extent(r.box) })), { dtype: m.write.dtype, shape: extent(m.write.box) });
-    const elements = [...m.reads.map((r) => r.box), m.write.box].reduce((a, b) => a + b.reduce((x, [lo, hi]) => x * (hi - lo), 1), 0);
+    const ins = m.reads.map((r) => ({ dtype: r.dtype, shape: extent(r.box) }));
+    ROUTINES[m.name].check(m.params, ins, { dtype: m.write.dtype, shape: extent(m.write.box) });
+    const elements = [...ins, { shape: extent(m.write.box) }].reduce((a, r) => a + r.shape.reduce((x, d) => x * d, 1), 0);
     if (elements * 16 > this.opts.memory) throw new Error(`memory cap: the routine needs ${elements} elements`);
     const inputs = await Promise.all(m.reads.map(async (r) => {
       const data = alloc(r.dtype, r.box);
@@ -365,7 +368,8 @@ export class MeshWorker {
       }
       return { dtype: r.dtype, box: r.box as Range[], data };
     }));
-    const out = await this.opts.runtime.runRoutine(m.name, m.params, inputs, { dtype: m.write.dtype, box: m.write.box as Range[] });
+    const write = { dtype: m.write.dtype, box: m.write.box as Range[] };
+    const out = await this.opts.runtime.runRoutine(m.name, m.params, inputs, write);
     return { outs: [[m.write.key, { data: out, dtype: m.write.dtype, shape: extent(m.write.box) }]], dev: 'wasm' };
   }
 

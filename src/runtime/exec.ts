@@ -47,7 +47,10 @@ export interface ScanJob {
   readonly prev?: { readonly ptr: number; readonly len: number };
 }
 
-/** A region of the heap a routine job reads or writes: its first element's byte address, extent, element strides, and where it lies in its tensor. */
+/**
+ * A region of the heap a routine job reads or writes: its first element's
+ * byte address, extent, element strides, and where it lies in its tensor.
+ */
 export interface HeapRegion {
   readonly dtype: DType;
   readonly ptr: number;

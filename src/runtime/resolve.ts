@@ -226,7 +226,8 @@ function sorted(n: Node, store: Store): Node {
 /** Whether sort node `n` runs as routine tasks: a 1-d array of more than one chunk, of a dtype the radix sort orders. */
 function sortsInChunks(n: Node, store: Store): boolean {
   const x = n.inputs[0];
-  return n.op === 'sort' && !!store.chunkView && !!store.move && x !== undefined && x.shape.length === 1 && x.shape[0]! > x.chunk[0]! && isSortable(x.dtype);
+  if (n.op !== 'sort' || !store.chunkView || !store.move || x === undefined) return false;
+  return x.shape.length === 1 && x.shape[0]! > x.chunk[0]! && isSortable(x.dtype);
 }
 
 /** Sorted runs a chunked sort makes at most (each a task of both stages). */
@@ -248,11 +249,14 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
   const len = x.shape[0]!, c = x.chunk[0]! * Math.ceil(Math.ceil(len / x.chunk[0]!) / MAX_RUNS), k = Math.ceil(len / c);
   const span = (lo: number, hi: number) => (indices ? [[0, 2], [lo, hi]] as const : [[lo, hi]] as const);
   const stage = async (node: Node): Promise<void> => {
-    if (opts.session) await opts.session.runNodes([node], undefined, { ...(opts.debug !== undefined ? { debug: opts.debug } : {}) });
+    const job = opts.debug !== undefined ? { debug: opts.debug } : {};
+    if (opts.session) await opts.session.runNodes([node], undefined, job);
     else await store.run([node], opts);
   };
   const params = { indices };
-  const localCalls: RoutineCall[] = Array.from({ length: k }, (_, i) => ({ routine: 'sort', params, reads: [{ input: 0, box: [[i * c, Math.min(len, (i + 1) * c)]] }], chunk: i }));
+  const localCalls: RoutineCall[] = Array.from({ length: k }, (_, i) => ({
+    routine: 'sort', params, reads: [{ input: 0, box: [[i * c, Math.min(len, (i + 1) * c)]] }], chunk: i,
+  }));
   const local = indices
     ? routine('sort.local', [x], localCalls, 'int64', [2, len], [2, c])
     : routine('sort.local', [x], localCalls, x.dtype, [len], [c]);
@@ -264,7 +268,10 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
   const mergeCalls: RoutineCall[] = [];
   for (let o = 0; o + 1 < cuts.length; o++) {
     const reads = [];
-    for (let i = 0; i < k; i++) if (cuts[o + 1]![i]! > cuts[o]![i]!) reads.push({ input: 0, box: span(i * c + cuts[o]![i]!, i * c + cuts[o + 1]![i]!) });
+    for (let i = 0; i < k; i++) {
+      const [lo, hi] = [cuts[o]![i]!, cuts[o + 1]![i]!];
+      if (hi > lo) reads.push({ input: 0, box: span(i * c + lo, i * c + hi) });
+    }
     mergeCalls.push({ routine: 'merge', params, reads, chunk: o });
   }
   const merged = routine('sort.merge', [local], mergeCalls, n.dtype, [len], [c]);
@@ -300,15 +307,27 @@ function splitPoints(keys: readonly RadixKeys[], lens: readonly number[], step: 
     }
     return a;
   };
-  const notAbove = (hi: number, lo: number): number => { let s = 0; for (let i = 0; i < k; i++) s += rank(i, hi, lo, true); return s; };
+  const notAbove = (hi: number, lo: number): number => {
+    let s = 0;
+    for (let i = 0; i < k; i++) s += rank(i, hi, lo, true);
+    return s;
+  };
+  /** The smallest v in [lo, hi] with more than r keys not above key(v) (a key's count is monotone in v). */
+  const least = (lo: number, hi: number, key: (v: number) => [number, number]): number => {
+    while (lo < hi) {
+      const m = Math.floor((lo + hi) / 2);
+      if (notAbove(...key(m)) > r) hi = m;
+      else lo = m + 1;
+    }
+    return lo;
+  };
+  let r = 0;
   const wide = keys.some((q) => q.wide);
   const rows: number[][] = [new Array<number>(k).fill(0)];
-  for (let r = step; r < total; r += step) {
-    // the smallest key with more than r keys not above it is the key of rank r
-    let hlo = 0, hhi = wide ? 0xffffffff : 0;
-    while (hlo < hhi) { const m = Math.floor((hlo + hhi) / 2); if (notAbove(m, 0xffffffff) > r) hhi = m; else hlo = m + 1; }
-    let llo = 0, lhi = 0xffffffff;
-    while (llo < lhi) { const m = Math.floor((llo + lhi) / 2); if (notAbove(hlo, m) > r) lhi = m; else llo = m + 1; }
+  for (r = step; r < total; r += step) {
+    // the smallest key with more than r keys not above it is the key of rank r: its high word, then its low word
+    const hlo = least(0, wide ? 0xffffffff : 0, (h) => [h, 0xffffffff]);
+    const llo = least(0, 0xffffffff, (l) => [hlo, l]);
     const row = new Array<number>(k);
     let need = r;
     for (let i = 0; i < k; i++) { row[i] = rank(i, hlo, llo, false); need -= row[i]!; }

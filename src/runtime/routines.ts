@@ -40,7 +40,9 @@ interface Routine {
 }
 
 /** The dtypes the radix sort orders (every one but float16, which sorts as float32). */
-const SORTABLE: ReadonlySet<DType> = new Set<DType>(['bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'float32', 'float64']);
+const SORTABLE: ReadonlySet<DType> = new Set<DType>([
+  'bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'float32', 'float64',
+]);
 
 export const isSortable = (d: DType): boolean => SORTABLE.has(d);
 
@@ -66,8 +68,12 @@ export const ROUTINES: Readonly<Record<'sort' | 'merge', Routine>> = {
       onlyParams(params, ['indices']);
       const indices = flag(params, 'indices');
       const x = inputs[0];
-      if (inputs.length !== 1 || x!.shape.length !== 1 || !isSortable(x!.dtype)) throw new TypeError('sort reads one 1-d chunk of a sortable dtype');
-      const want = indices ? isKeyRegion(output) && output.shape[1] === x!.shape[0] : output.dtype === x!.dtype && output.shape.length === 1 && output.shape[0] === x!.shape[0];
+      if (inputs.length !== 1 || x!.shape.length !== 1 || !isSortable(x!.dtype)) {
+        throw new TypeError('sort reads one 1-d chunk of a sortable dtype');
+      }
+      const want = indices
+        ? isKeyRegion(output) && output.shape[1] === x!.shape[0]
+        : output.dtype === x!.dtype && output.shape.length === 1 && output.shape[0] === x!.shape[0];
       if (!want) throw new TypeError('sort writes a chunk of its input\'s extent (int64 [2, n] with indices)');
     },
     run(params, [x], out) {
@@ -95,11 +101,14 @@ export const ROUTINES: Readonly<Record<'sort' | 'merge', Routine>> = {
       onlyParams(params, ['indices']);
       const indices = flag(params, 'indices');
       if (!inputs.length) throw new TypeError('merge reads at least one sorted slice');
-      const total = indices ? inputs.reduce((a, r) => a + (r.shape[1] ?? 0), 0) : inputs.reduce((a, r) => a + len(r), 0);
+      const total = inputs.reduce((a, r) => a + (indices ? r.shape[1] ?? 0 : len(r)), 0);
+      const d = inputs[0]!.dtype;
       const ok = indices
         ? inputs.every(isKeyRegion) && output.dtype === 'int64'
-        : inputs.every((r) => r.shape.length === 1 && r.dtype === inputs[0]!.dtype && isSortable(r.dtype)) && output.dtype === inputs[0]!.dtype;
-      if (!ok || output.shape.length !== 1 || output.shape[0] !== total) throw new TypeError('merge writes one 1-d chunk as long as its slices together');
+        : inputs.every((r) => r.shape.length === 1 && r.dtype === d && isSortable(d)) && output.dtype === d;
+      if (!ok || output.shape.length !== 1 || output.shape[0] !== total) {
+        throw new TypeError('merge writes one 1-d chunk as long as its slices together');
+      }
     },
     run(params, inputs, out) {
       const n = out.shape[0]!;
@@ -110,7 +119,8 @@ export const ROUTINES: Readonly<Record<'sort' | 'merge', Routine>> = {
         return;
       }
       // keys (row 0) and positions (row 1) of every slice, side by side
-      const keys = new BigInt64Array(scratch(Slot.Values, 8 * n), 0, n), pos = new BigInt64Array(scratch(Slot.Positions, 8 * n), 0, n);
+      const keys = new BigInt64Array(scratch(Slot.Values, 8 * n), 0, n);
+      const pos = new BigInt64Array(scratch(Slot.Positions, 8 * n), 0, n);
       const kw = words(keys), pw = words(pos);
       let at = 0;
       for (const r of inputs) {
@@ -161,7 +171,7 @@ function words(t: TypedArray): Int32Array {
 /** Lines at least this long sort by radix (stable, linear); shorter ones by comparisons. */
 export const RADIX_LINE = 1024;
 
-/** The sort keys of a typed array's element `j`: unsigned words ordered as NumPy orders the values (NaNs last, -0 equal to 0). */
+/** The sort keys of a typed array's element `j`: unsigned words ordered as NumPy orders values (NaNs last, -0 equal to 0). */
 export interface RadixKeys {
   readonly wide: boolean;
   key(j: number, to: { lo: number; hi: number }): void;
@@ -193,7 +203,8 @@ export function radixKeys(dtype: string, xs: TypedArray): RadixKeys {
       const u = w();
       return { wide: true, key(j, to) { to.hi = (u[2 * j + 1]! ^ 0x80000000) >>> 0; to.lo = u[2 * j]!; } };
     }
-    case 'int32': case 'int16': case 'int8': return { wide: false, key(j, to) { to.lo = ((xs[j] as number) ^ 0x80000000) >>> 0; } };
+    case 'int32': case 'int16': case 'int8':
+      return { wide: false, key(j, to) { to.lo = ((xs[j] as number) ^ 0x80000000) >>> 0; } };
     default: return { wide: false, key(j, to) { to.lo = (xs[j] as number) >>> 0; } };
   }
 }
@@ -281,7 +292,10 @@ export function radixPerm(keys: RadixKeys, base: number, len: number, inner: num
     const carryLo = later.some(([v]) => v === 0), carryHi = keys.wide && later.some(([v]) => v === 1);
     const l = lo, h = hi, nl = nextLo, nh = nextHi, pm = perm, np = nextPerm;
     if (carryLo && carryHi) {
-      for (let k = 0; k < len; k++) { const t = count[(src[k]! >>> shift) & mask]!++; np[t] = pm[k]!; nl[t] = l[k]!; nh[t] = h[k]!; }
+      for (let k = 0; k < len; k++) {
+        const t = count[(src[k]! >>> shift) & mask]!++;
+        np[t] = pm[k]!; nl[t] = l[k]!; nh[t] = h[k]!;
+      }
     } else if (carryLo) {
       for (let k = 0; k < len; k++) { const t = count[(src[k]! >>> shift) & mask]!++; np[t] = pm[k]!; nl[t] = l[k]!; }
     } else if (carryHi) {
@@ -297,7 +311,9 @@ export function radixPerm(keys: RadixKeys, base: number, len: number, inner: num
 }
 
 /** One line sorted by radix (radixPerm); writes the values, or the positions (int64), at out's line. */
-export function radixLine(keys: RadixKeys, xs: TypedArray, out: TypedArray, indices: boolean, base: number, len: number, inner: number): void {
+export function radixLine(
+  keys: RadixKeys, xs: TypedArray, out: TypedArray, indices: boolean, base: number, len: number, inner: number,
+): void {
   const perm = radixPerm(keys, base, len, inner);
   if (indices) {
     const ow = new Int32Array(out.buffer, out.byteOffset, 2 * out.length);
@@ -308,7 +324,10 @@ export function radixLine(keys: RadixKeys, xs: TypedArray, out: TypedArray, indi
   const bytes = xs.BYTES_PER_ELEMENT;
   if (bytes === 8) {
     const iw = words(xs), ow = words(out);
-    for (let k = 0; k < len; k++) { const j = base + k * inner, f = base + perm[k]! * inner; ow[2 * j] = iw[2 * f]!; ow[2 * j + 1] = iw[2 * f + 1]!; }
+    for (let k = 0; k < len; k++) {
+      const j = base + k * inner, f = base + perm[k]! * inner;
+      ow[2 * j] = iw[2 * f]!; ow[2 * j + 1] = iw[2 * f + 1]!;
+    }
   } else {
     const iv = (bytes === 4 ? new Int32Array(xs.buffer, xs.byteOffset, xs.length) : xs) as Int32Array;
     const ov = (bytes === 4 ? new Int32Array(out.buffer, out.byteOffset, out.length) : out) as Int32Array;

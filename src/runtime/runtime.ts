@@ -15,10 +15,13 @@ import { fuse } from '../fuse/fuse.js';
 import { type Kernel, programKey, siteParams } from '../ir/ir.js';
 import type { Binding } from '../ir/args.js';
 import {
-  type AnyTask, type Plan, type Range, type RoutineTask, type ScanTask, type Task, type TensorSpec, chunkBox, chunksOf, isKernelTask, isScanTask, tile,
+  type AnyTask, type Plan, type Range, type RoutineTask, type ScanTask, type Task, type TensorSpec,
+  chunkBox, chunksOf, isKernelTask, isScanTask, tile,
 } from '../tile/tile.js';
 import { type Layout, render, writeParams } from '../wasm/render.js';
-import { type BoundJob, type Copy, Executor, type HeapRegion, type Job, type KernelJob, type RoutineJob, type ScanJob, copyBox } from './exec.js';
+import {
+  type BoundJob, type Copy, Executor, type HeapRegion, type Job, type KernelJob, type RoutineJob, type ScanJob, copyBox,
+} from './exec.js';
 import type { RoutineParams } from '../graph/node.js';
 import { type Block, HEAP_LIMIT, Heap } from './memory.js';
 import { PlanCache } from './plans.js';
@@ -213,7 +216,9 @@ export class Runtime {
    */
   move(from: Node, to: Node): void {
     const s = this.stored.get(from);
-    if (!s || to.dtype !== s.dtype || String(to.shape) !== String(s.shape) || String(to.chunk) !== String(s.chunk)) throw new Error('internal: moving a tensor that was not executed, or to another layout');
+    if (!s || to.dtype !== s.dtype || String(to.shape) !== String(s.shape) || String(to.chunk) !== String(s.chunk)) {
+      throw new Error('internal: moving a tensor that was not executed, or to another layout');
+    }
     this.stored.delete(from);
     this.registry.unregister(from);
     this.keep(to, s);
@@ -318,7 +323,9 @@ export class Runtime {
     /** A task's span on the timeline (worker 0 is this thread). */
     const taskSpan = (id: number, tid: number, start: number, end: number): void => {
       const t = plan.tasks[id]!;
-      const what: Record<string, string | number> = isScanTask(t) ? { scan: t.scan.op, chunk: t.chunk } : isKernelTask(t) ? { kernel: t.kernel } : { routine: t.routine.name, chunk: t.writes[0].chunk };
+      const what: Record<string, string | number> = isScanTask(t) ? { scan: t.scan.op, chunk: t.chunk }
+        : isKernelTask(t) ? { kernel: t.kernel }
+        : { routine: t.routine.name, chunk: t.writes[0].chunk };
       exe.span(`task ${id}`, 'task', tid, start, end, what);
     };
     const tasksStart = now();
@@ -700,8 +707,11 @@ export class Runtime {
    * receives: C-order data over each box read, in the tensor's coordinates),
    * on the worker pool like runTask; the output comes back in C order.
    */
-  async runRoutine(name: string, params: RoutineParams, inputs: readonly { readonly dtype: DType; readonly box: readonly Range[]; readonly data: TypedArray }[],
-    output: { readonly dtype: DType; readonly box: readonly Range[] }): Promise<TypedArray> {
+  async runRoutine(
+    name: string, params: RoutineParams,
+    inputs: readonly { readonly dtype: DType; readonly box: readonly Range[]; readonly data: TypedArray }[],
+    output: { readonly dtype: DType; readonly box: readonly Range[] },
+  ): Promise<TypedArray> {
     let pool = this.ensurePool(defaultWorkers())!;
     let w: number;
     while ((w = pool.idle()) < 0) {
@@ -715,13 +725,18 @@ export class Runtime {
       if (data && data.length !== n) throw new RangeError(`a region of shape [${shape}] got ${data.length} elements`);
       const b = this.heap.alloc(Math.max(1, n) * INFO[dtype].bytes);
       blocks.push(b);
-      if (data) new Uint8Array(this.heap.memory.buffer, b.ptr, data.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+      if (data) {
+        const src = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+        new Uint8Array(this.heap.memory.buffer, b.ptr, data.byteLength).set(src);
+      }
       return { dtype, ptr: b.ptr, shape, strides: stridesOf(shape), origin: box.map(([lo]) => lo) };
     };
     try {
-      const job: RoutineJob = { kind: 'routine', name, params, copies: [], inputs: inputs.map((i) => region(i.dtype, i.box, i.data)), output: region(output.dtype, output.box) };
+      const ins = inputs.map((i) => region(i.dtype, i.box, i.data));
+      const job: RoutineJob = { kind: 'routine', name, params, copies: [], inputs: ins, output: region(output.dtype, output.box) };
       await pool.run(w, job);
-      return (new ARRAY_CTOR[output.dtype](this.heap.memory.buffer, job.output.ptr, sizeOf(job.output.shape)) as TypedArray).slice();
+      const out = new ARRAY_CTOR[output.dtype](this.heap.memory.buffer, job.output.ptr, sizeOf(job.output.shape)) as TypedArray;
+      return out.slice();
     } finally {
       blocks.forEach((b) => this.heap.release(b));
     }
@@ -737,7 +752,8 @@ export class Runtime {
     const b = s?.blocks[c];
     if (!s || !b) throw new Error('internal: reading a chunk of a tensor that was not executed');
     const box = chunkBox(s.shape, s.chunk, c);
-    return new ARRAY_CTOR[s.dtype](this.heap.memory.buffer, b.ptr, sizeOf(box.map(([lo, hi]) => hi - lo))) as TypedArray;
+    const count = sizeOf(box.map(([lo, hi]) => hi - lo));
+    return new ARRAY_CTOR[s.dtype](this.heap.memory.buffer, b.ptr, count) as TypedArray;
   }
 
   /** A scan (cumulative sum, product or `ufunc.accumulate`) of one chunk (C order over `shape`), continuing from the previous chunk along the axis. */
@@ -905,11 +921,14 @@ class RunState {
   }
 
   /** A routine task's job: each read as a region starting at its box's first element (./exec.ts HeapRegion). */
-  private bindRoutine(task: RoutineTask, bindRead: (r: Task['reads'][number]) => Binding, copies: Copy[], temps: Block[], copied: number): [Job, Block[], number] {
+  private bindRoutine(
+    task: RoutineTask, bindRead: (r: Task['reads'][number]) => Binding, copies: Copy[], temps: Block[], copied: number,
+  ): [Job, Block[], number] {
     const region = (tensor: number, box: readonly Range[], b: Binding): HeapRegion => {
       const dtype = this.stores[tensor]!.dtype;
       const at = box.reduce((a, [lo], d) => a + (lo - b.origin[d]!) * b.strides[d]!, 0);
-      return { dtype, ptr: b.ptr + at * INFO[dtype].bytes, shape: box.map(([lo, hi]) => hi - lo), strides: b.strides, origin: box.map(([lo]) => lo) };
+      const ptr = b.ptr + at * INFO[dtype].bytes;
+      return { dtype, ptr, shape: box.map(([lo, hi]) => hi - lo), strides: b.strides, origin: box.map(([lo]) => lo) };
     };
     const inputs = task.reads.map((r) => region(r.tensor, r.box, bindRead(r)));
     const w = task.writes[0];

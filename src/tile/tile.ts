@@ -224,7 +224,8 @@ export function tile(steps: readonly Step[], outputs: readonly Node[], existing:
       for (const call of step.node.attrs.calls) {
         const reads: Read[] = call.reads.map((r) => ({ tensor: r.input === ins.length ? out : ins[r.input]!, box: r.box }));
         const id = tasks.length;
-        tasks.push({ id, routine: { name: call.routine, params: call.params }, reads, writes: [{ tensor: out, chunk: call.chunk }], deps: depsOf(reads) });
+        const routine = { name: call.routine, params: call.params };
+        tasks.push({ id, routine, reads, writes: [{ tensor: out, chunk: call.chunk }], deps: depsOf(reads) });
         let m = producers.get(out);
         if (!m) producers.set(out, (m = new Map()));
         m.set(call.chunk, [id]);
