@@ -77,6 +77,21 @@ describe('1-d sort and stable argsort in chunks, bit for bit as NumPy', () => {
     expect(host).toEqual(['sort.split']);
   });
 
+  it('int8, uint16, uint32 and bool: the order of a stable comparison sort, whatever the chunking', async () => {
+    const draw = (i: number) => Math.floor(Math.abs(Math.sin(i * 12.9898) * 43758.5453) % 1 * 600) - 300;
+    for (const dtype of ['int8', 'uint16', 'uint32', 'bool'] as const) {
+      const values = Array.from({ length: 1000 }, (_, i) => (dtype === 'bool' ? draw(i) > 0 : dtype === 'int8' ? (draw(i) % 128) | 0 : Math.abs(draw(i))));
+      const order = values.map((_, i) => i).sort((p, q) => Number(values[p]) - Number(values[q]) || p - q);
+      for (const chunkSize of [9, 130]) {
+        const x = mt.tensor(values, { dtype, chunkSize });
+        const a = (await mt.argsort(x, { kind: 'stable' }).fetch()).data as BigInt64Array;
+        expect(Array.from(a, Number), `${dtype} / ${chunkSize}`).toEqual(order);
+        const s = (await mt.sort(x).fetch()).data as TypedArray;
+        expect(Array.from(s as ArrayLike<number>, Number), `${dtype} / ${chunkSize}`).toEqual(order.map((i) => Number(values[i])));
+      }
+    }
+  });
+
   it('a sort of one chunk still matches NumPy (the host path)', async () => {
     const c = FIXTURE.cases[0]!;
     const one = (await mt.sort(input(c, 100_000)).fetch()).data as TypedArray;

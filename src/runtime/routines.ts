@@ -11,10 +11,13 @@
 //          to 0, ties in input order); with `indices`, the chunk's sort keys
 //          and global positions as an int64 [2, n] region, for argsort;
 //   merge  the slices of every sorted chunk that fall in one output chunk,
-//          concatenated in chunk order and sorted stably again (so ties keep
-//          chunk order, which is input order): values, or the positions.
+//          merged pairwise in chunk order (a tie takes the earlier chunk's
+//          element, so ties keep input order): values, or the positions.
 // The radix sort itself (radixKeys, radixLine) also serves the host's
-// operations on whole lines (quantiles, short sorts) in resolve.ts.
+// operations on whole lines (quantiles, short sorts) in resolve.ts. A tiled
+// factorization adds its tile kernels here (POTRF, TRSM, SYRK, GEMM on
+// tiles, each writing one tile) and needs no other task kind: its DAG is a
+// routine node's calls reading the tiles earlier calls wrote (tile/tile.ts).
 // In: parameters and heap views. Out: the output region written.
 
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
@@ -113,9 +116,10 @@ export const ROUTINES: Readonly<Record<'sort' | 'merge', Routine>> = {
     run(params, inputs, out) {
       const n = out.shape[0]!;
       if (n === 0) return;
+      const runs = inputs.map((r) => (params.indices ? r.shape[1]! : r.shape[0]!));
       if (!params.indices) {
         const xs = concat(inputs.map(contiguous), out.dtype, n);
-        radixLine(radixKeys(out.dtype, xs), xs, out.data, false, 0, n, 1);
+        writeSorted(mergePerm(radixKeys(out.dtype, xs), runs, n), xs, out.data, false, 0, n, 1);
         return;
       }
       // keys (row 0) and positions (row 1) of every slice, side by side
@@ -129,7 +133,7 @@ export const ROUTINES: Readonly<Record<'sort' | 'merge', Routine>> = {
         pw.set(w.subarray(2 * s, 2 * (s + m)), 2 * at);
         at += m;
       }
-      const perm = radixPerm(radixKeys('int64', keys), 0, n, 1);
+      const perm = mergePerm(radixKeys('int64', keys), runs, n);
       const ow = words(out.data);
       for (let k = 0; k < n; k++) { ow[2 * k] = pw[2 * perm[k]!]!; ow[2 * k + 1] = pw[2 * perm[k]! + 1]!; }
     },
@@ -176,7 +180,7 @@ export interface RadixKeys {
   readonly wide: boolean;
   key(j: number, to: { lo: number; hi: number }): void;
   /** The array the keys come from, where a loop over it can compute them inline (float64, float32). */
-  readonly source?: { readonly dtype: 'float64' | 'float32'; readonly xs: TypedArray };
+  readonly source?: { readonly dtype: 'float64' | 'float32' | 'int64'; readonly xs: TypedArray };
 }
 
 export function radixKeys(dtype: string, xs: TypedArray): RadixKeys {
@@ -201,7 +205,7 @@ export function radixKeys(dtype: string, xs: TypedArray): RadixKeys {
     }
     case 'int64': {
       const u = w();
-      return { wide: true, key(j, to) { to.hi = (u[2 * j + 1]! ^ 0x80000000) >>> 0; to.lo = u[2 * j]!; } };
+      return { wide: true, source: { dtype: 'int64', xs }, key(j, to) { to.hi = (u[2 * j + 1]! ^ 0x80000000) >>> 0; to.lo = u[2 * j]!; } };
     }
     case 'int32': case 'int16': case 'int8':
       return { wide: false, key(j, to) { to.lo = ((xs[j] as number) ^ 0x80000000) >>> 0; } };
@@ -253,6 +257,11 @@ function fillKeys(keys: RadixKeys, base: number, len: number, inner: number, lo:
       const v = f[base + k]!, b = u[k]!;
       lo[k] = v !== v ? 0xffffffff : v === 0 ? 0x80000000 : b & 0x80000000 ? ~b : b | 0x80000000;
     }
+    return;
+  }
+  if (src && inner === 1 && src.dtype === 'int64') {
+    const u = new Uint32Array(src.xs.buffer, src.xs.byteOffset + 8 * base, 2 * len);
+    for (let k = 0; k < len; k++) { hi[k] = u[2 * k + 1]! ^ 0x80000000; lo[k] = u[2 * k]!; }
     return;
   }
   for (let k = 0; k < len; k++) {
@@ -314,7 +323,13 @@ export function radixPerm(keys: RadixKeys, base: number, len: number, inner: num
 export function radixLine(
   keys: RadixKeys, xs: TypedArray, out: TypedArray, indices: boolean, base: number, len: number, inner: number,
 ): void {
-  const perm = radixPerm(keys, base, len, inner);
+  writeSorted(radixPerm(keys, base, len, inner), xs, out, indices, base, len, inner);
+}
+
+/** A line's elements in the order `perm` gives (their exact bits), or `perm` itself as int64 positions. */
+function writeSorted(
+  perm: Uint32Array, xs: TypedArray, out: TypedArray, indices: boolean, base: number, len: number, inner: number,
+): void {
   if (indices) {
     const ow = new Int32Array(out.buffer, out.byteOffset, 2 * out.length);
     for (let k = 0; k < len; k++) { const j = base + k * inner; ow[2 * j] = perm[k]!; ow[2 * j + 1] = 0; }
@@ -333,6 +348,63 @@ export function radixLine(
     const ov = (bytes === 4 ? new Int32Array(out.buffer, out.byteOffset, out.length) : out) as Int32Array;
     for (let k = 0; k < len; k++) ov[base + k * inner] = iv[base + perm[k]! * inner]!;
   }
+}
+
+/**
+ * The permutation that merges sorted runs (of lengths `runs`, one after
+ * another) into one sorted line: pairs of runs merged, round after round,
+ * each a sequential pass (log2 of the runs passes, where a radix sort makes
+ * six scattering ones). A tie takes the earlier run's element first, so
+ * ties keep run order: stable. Like radixPerm it lives in scratch memory.
+ */
+export function mergePerm(keys: RadixKeys, runs: readonly number[], len: number): Uint32Array {
+  let lo = u32(Slot.Lo, len), hi = keys.wide ? u32(Slot.Hi, len) : lo;
+  let perm = u32(Slot.Perm, len);
+  fillKeys(keys, 0, len, 1, lo, hi);
+  for (let k = 0; k < len; k++) perm[k] = k;
+  let nextLo = u32(Slot.NextLo, len), nextHi = keys.wide ? u32(Slot.NextHi, len) : nextLo;
+  let nextPerm = u32(Slot.NextPerm, len);
+  let bounds = [0];
+  for (const r of runs) if (r > 0) bounds.push(bounds[bounds.length - 1]! + r);
+  while (bounds.length > 2) {
+    const next = [0];
+    for (let b = 0; b + 1 < bounds.length; b += 2) {
+      const a0 = bounds[b]!, a1 = bounds[b + 1]!, a2 = b + 2 < bounds.length ? bounds[b + 2]! : a1;
+      if (keys.wide) merge2(lo, hi, perm, nextLo, nextHi, nextPerm, a0, a1, a2);
+      else merge1(lo, perm, nextLo, nextPerm, a0, a1, a2);
+      next.push(a2);
+    }
+    [lo, nextLo] = [nextLo, lo];
+    [perm, nextPerm] = [nextPerm, perm];
+    if (keys.wide) [hi, nextHi] = [nextHi, hi];
+    bounds = next;
+  }
+  return perm;
+}
+
+/** Merges runs [a0, a1) and [a1, a2) of 64-bit keys (and their positions) into the next arrays; ties from the first. */
+function merge2(
+  lo: Uint32Array, hi: Uint32Array, pm: Uint32Array, nl: Uint32Array, nh: Uint32Array, np: Uint32Array, a0: number, a1: number, a2: number,
+): void {
+  let i = a0, j = a1, o = a0;
+  while (i < a1 && j < a2) {
+    const hj = hi[j]!, hI = hi[i]!;
+    if (hj < hI || (hj === hI && lo[j]! < lo[i]!)) { nl[o] = lo[j]!; nh[o] = hj; np[o++] = pm[j++]!; }
+    else { nl[o] = lo[i]!; nh[o] = hI; np[o++] = pm[i++]!; }
+  }
+  for (; i < a1; i++, o++) { nl[o] = lo[i]!; nh[o] = hi[i]!; np[o] = pm[i]!; }
+  for (; j < a2; j++, o++) { nl[o] = lo[j]!; nh[o] = hi[j]!; np[o] = pm[j]!; }
+}
+
+/** merge2 for 32-bit keys. */
+function merge1(lo: Uint32Array, pm: Uint32Array, nl: Uint32Array, np: Uint32Array, a0: number, a1: number, a2: number): void {
+  let i = a0, j = a1, o = a0;
+  while (i < a1 && j < a2) {
+    if (lo[j]! < lo[i]!) { nl[o] = lo[j]!; np[o++] = pm[j++]!; }
+    else { nl[o] = lo[i]!; np[o++] = pm[i++]!; }
+  }
+  for (; i < a1; i++, o++) { nl[o] = lo[i]!; np[o] = pm[i]!; }
+  for (; j < a2; j++, o++) { nl[o] = lo[j]!; np[o] = pm[j]!; }
 }
 
 /**
