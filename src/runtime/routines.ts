@@ -284,15 +284,26 @@ export function radixPerm(keys: RadixKeys, base: number, len: number, inner: num
   if (len === 0) return perm;
   let nextLo = u32(Slot.NextLo, len), nextHi = keys.wide ? u32(Slot.NextHi, len) : nextLo;
   let nextPerm = u32(Slot.NextPerm, len);
-  const count = new Uint32Array(1 << DIGIT);
   const mask = (1 << DIGIT) - 1;
   // digits of each word (11, 11, 10 bits), the low word's first
   const passes: [number, number][] = [];
   for (let w = 0; w < (keys.wide ? 2 : 1); w++) for (let shift = 0; shift < 32; shift += DIGIT) passes.push([w, shift]);
+  // every pass's digit counts (three digits a word) in one read of the keys: a digit's counts do not depend on the order
+  const counts = new Uint32Array(passes.length << DIGIT);
+  const s1 = DIGIT, s2 = 2 * DIGIT, c1 = 1 << DIGIT, c2 = 2 << DIGIT, c3 = 3 << DIGIT, c4 = 4 << DIGIT, c5 = 5 << DIGIT;
+  for (let k = 0; k < len; k++) {
+    const l = lo[k]!;
+    counts[l & mask]!++; counts[c1 + ((l >>> s1) & mask)]!++; counts[c2 + (l >>> s2)]!++;
+  }
+  if (keys.wide) {
+    for (let k = 0; k < len; k++) {
+      const h = hi[k]!;
+      counts[c3 + (h & mask)]!++; counts[c4 + ((h >>> s1) & mask)]!++; counts[c5 + (h >>> s2)]!++;
+    }
+  }
   passes.forEach(([w, shift], p) => {
     const src = w === 0 ? lo : hi;
-    count.fill(0);
-    for (let k = 0; k < len; k++) count[(src[k]! >>> shift) & mask]!++;
+    const count = counts.subarray(p << DIGIT, (p + 1) << DIGIT);
     if (count[(src[0]! >>> shift) & mask] === len) return; // one digit value: the pass changes nothing
     let at = 0;
     for (let b = 0; b <= mask; b++) { const c = count[b]!; count[b] = at; at += c; }
