@@ -239,7 +239,7 @@ const MAX_RUNS = 64;
  * chunk, or a few consecutive ones when there are more than MAX_RUNS) on its
  * own (argsort's runs as keys and positions); then, for each chunk of the
  * output's regular grid (one per run), the host finds which slice of every
- * sorted run holds its ranks (splitPoints), and 'merge' sorts those slices
+ * sorted run holds its ranks (splitPoints), and 'merge' merges those slices
  * together. Ties order by run, then position: input order, NumPy's kind='stable'.
  */
 async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
