@@ -36,7 +36,14 @@ export interface ScanStep {
   readonly inputs: readonly Node[];
 }
 
-export type Step = KernelStep | ScanStep;
+/** A routine node's calls (graph/node.ts `routine`): tiled as they are, one task per call. */
+export interface RoutineStep {
+  readonly kind: 'routine';
+  readonly node: Node<'routine'>;
+  readonly inputs: readonly Node[];
+}
+
+export type Step = KernelStep | ScanStep | RoutineStep;
 
 /** Accumulator dtype: float32 sums and products accumulate in float64, as pairwise sums would keep their accuracy. */
 function accDType(op: ReduceOp, node: Node): DType {
@@ -74,6 +81,7 @@ function mustRealize(order: readonly Node[], outputs: readonly Node[], isMateria
   for (const n of order) {
     if (isMaterialised(n)) out.add(n);
     if (n.op === 'scan') { out.add(n); out.add(n.inputs[0]!); }
+    if (n.op === 'routine') { out.add(n); for (const i of n.inputs) out.add(i); }
     if (n.op === 'matmul') {
       out.add(n.inputs[0]!); out.add(n.inputs[1]!);
       // A float product runs as the GEMM routine, which has no epilogue: store it, and
@@ -327,8 +335,8 @@ class Lowering {
         const norm = intern({ k: 'binary', dtype: 'int64', op: 'minimum', a: lo, b: ic(Math.max(0, len - 1)) });
         return this.expr(x, [...idx.slice(0, axis), norm, ...idx.slice(axis + ri)]);
       }
-      case 'scan':
-        throw new Error('internal: scan is always materialised');
+      case 'scan': case 'routine':
+        throw new Error(`internal: ${n.op} is always materialised`);
       case 'compress':
       case 'invert':
       case 'scatter':
@@ -393,6 +401,10 @@ export function fuse(outputs: readonly Node[], isMaterialised: (n: Node) => bool
     for (const n of order) {
       if (!realized.has(n) || isMaterialised(n) || n.op === 'source') continue;
       if (n.op === 'scan') { steps.push({ kind: 'scan', node: n as Node<'scan'>, inputs: [n.inputs[0]!] }); continue; }
+      if (n.op === 'routine') {
+        steps.push({ kind: 'routine', node: n as Node<'routine'>, inputs: n.inputs });
+        continue;
+      }
       // A node read at too many points is stored where it is found: its kernel goes first (its
       // own inputs are done: they come before it in `order`), then the one that read it again.
       const pending = [n];

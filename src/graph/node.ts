@@ -10,7 +10,9 @@ import { type DType, INFO } from './dtype.js';
 import { LinAlgError, type LinalgSpec, SQUARE, linalgParts } from './linalg.js';
 import { type QuantileSpec, quantileDType } from './quantile.js';
 import { type BinaryOp, REDUCE, type RandomDist, type ReduceOp, type ScanOp, type UnaryOp, widens } from './ops.js';
-import { AUTO_CHUNK_BYTES, type Shape, broadcastShapes, checkTiling, chunkGrid, hasUnknown, isUnknown, shapeStr, sizeOf } from './shape.js';
+import {
+  AUTO_CHUNK_BYTES, type Shape, broadcastShapes, checkTiling, chunkGrid, hasUnknown, isUnknown, numChunks, shapeStr, sizeOf,
+} from './shape.js';
 
 /** Attributes per node kind. `source` nodes carry data held by the runtime under `key`. */
 export interface Attrs {
@@ -40,9 +42,29 @@ export interface Attrs {
   svdvals: Record<string, never>;
   linalg: { spec: LinalgSpec };
   check: { test: 'nonzero'; error: string; message: string };
+  routine: RoutineAttrs;
   defer: { name: string; build: (inputs: readonly Node[]) => Node };
 }
 export type OpKind = keyof Attrs;
+
+/** A routine's parameters: plain JSON values, so that a plan can name them and a peer can validate them. */
+export type RoutineParams = Readonly<Record<string, number | boolean | string | readonly number[]>>;
+
+/**
+ * One call of a hand-written routine (runtime/routines.ts) over boxes of the
+ * node's inputs, writing one chunk of the node. `input` counts the node's
+ * inputs; the index one past them names the node itself, so that a call may
+ * read tiles earlier calls wrote (a tiled factorization's DAG).
+ */
+export interface RoutineCall {
+  readonly routine: string;
+  readonly params: RoutineParams;
+  readonly reads: readonly { readonly input: number; readonly box: readonly (readonly [number, number])[] }[];
+  readonly chunk: number;
+}
+
+/** A routine node: its calls, in an order in which every call comes after those whose tiles it reads. */
+export interface RoutineAttrs { readonly name: string; readonly calls: readonly RoutineCall[] }
 
 export interface Node<K extends OpKind = OpKind> {
   readonly id: number;
@@ -335,6 +357,30 @@ export function sort(x: Node, axis: number, indices: boolean): Node {
 }
 
 /**
+ * A node computed by routine calls (runtime/routines.ts), each writing one
+ * chunk of the result from boxes of the inputs: no kernel, never fused, always
+ * stored. Every chunk of the grid is written by exactly one call.
+ */
+export function routine(
+  name: string, inputs: readonly Node[], calls: readonly RoutineCall[], dtype: DType, shape: Shape, chunk: Shape,
+): Node<'routine'> {
+  const total = sizeOf(numChunks(shape, chunk));
+  const written = new Set(calls.map((c) => c.chunk));
+  if (written.size !== calls.length || written.size !== total || calls.some((c) => c.chunk < 0 || c.chunk >= total)) {
+    throw new Error(`internal: routine ${name} writes ${written.size} distinct chunks in ${calls.length} calls, of ${total}`);
+  }
+  for (const c of calls) {
+    for (const r of c.reads) {
+      const of = r.input === inputs.length ? shape : inputs[r.input]?.shape;
+      if (!of || r.box.length !== of.length || r.box.some(([lo, hi], d) => lo < 0 || hi < lo || hi > of[d]!)) {
+        throw new Error(`internal: routine ${name} reads a box outside input ${r.input}`);
+      }
+    }
+  }
+  return make('routine', inputs, { name, calls }, dtype, shape, chunk);
+}
+
+/**
  * Quantiles (or the median) of each line along the last axis of `lines`,
  * q's axes first: like sort, computed on the host where the lines are
  * gathered (runtime/resolve.ts), so a line's length may be known only at
@@ -522,6 +568,10 @@ export function rebuild(n: Node, inputs: readonly Node[]): Node {
     case 'svdvals': return svdvals(x);
     case 'linalg': return linalg((a as Attrs['linalg']).spec, x, inputs[1]);
     case 'check': { const c = a as Attrs['check']; return check(x, c.test, c.error, c.message); }
+    case 'routine': {
+      const r = a as Attrs['routine'];
+      return routine(r.name, inputs, r.calls, n.dtype, n.shape, n.chunk);
+    }
     case 'defer': {
       const d = a as Attrs['defer'];
       return defer(d.name, inputs, d.build, n.dtype, n.shape);

@@ -31,7 +31,7 @@ import { numChunks } from '../graph/shape.js';
 import { encodeKernel } from '../ir/wire.js';
 import type { JobOptions, Progress, Runtime } from '../runtime/runtime.js';
 import { Execution, type Trace, debugLevel, fmtBytes, now as epochNow } from '../runtime/debug.js';
-import { type Plan, type Range, chunkBox, isScanTask } from '../tile/tile.js';
+import { type Plan, type Range, chunkBox, isKernelTask, isScanTask } from '../tile/tile.js';
 import { decodeChunk, encodeChunk } from './arrow.js';
 import { count, extent, intersect } from './boxes.js';
 import type { Endpoint } from './endpoint.js';
@@ -659,6 +659,18 @@ class Job {
       const out = this.writes[t]![0]!;
       return { t: 'scan', job: this.id, task: t, attempt, op: task.scan.op, axis: task.scan.axis, inDtype: s.dtype, outDtype: out.dtype, shape: extent(out.box), src: src(s), ...(prev[0] ? { prev: src(prev[0]) } : {}), out: wire(out) };
     }
+    if (!isKernelTask(task)) {
+      // a routine is named, never shipped: the peer runs its own copy (runtime/routines.ts) after checking the call
+      const out = this.writes[t]![0]!;
+      return {
+        t: 'routine', job: this.id, task: t, attempt, name: task.routine.name,
+        params: task.routine.params as Record<string, number | boolean | string | number[]>,
+        reads: task.reads.map((r, i) => ({
+          dtype: this.plan.tensors[r.tensor]!.dtype, box: r.box as [number, number][], pieces: this.reads[t]![i]!.map(src),
+        })),
+        write: { key: wire(out), dtype: out.dtype, box: out.box as [number, number][] },
+      };
+    }
     let kernel = this.kernelText.get(task.kernel);
     if (kernel === undefined) this.kernelText.set(task.kernel, (kernel = encodeKernel(this.plan.kernels[task.kernel]!)));
     const sent = `${peer}/${task.kernel}`;
@@ -811,7 +823,7 @@ class Job {
   /** The operands of task t if it is a whole block of a 2-d matrix product (Freivalds' test applies), else undefined. */
   private matmulBlock(t: number): { a: number; b: number } | undefined {
     const task = this.plan.tasks[t]!;
-    if (isScanTask(task) || task.partial || task.writes.length !== 1) return undefined;
+    if (!isKernelTask(task) || task.partial || task.writes.length !== 1) return undefined;
     const k = this.plan.kernels[task.kernel]!;
     const out = this.writes[t]![0]!;
     if (k.shape.length !== 2 || out.box.some(([lo, hi], d) => task.outer[d]![0] !== lo || task.outer[d]![1] !== hi)) return undefined;
@@ -1037,7 +1049,7 @@ class Job {
     const a = this.attempts[t]!.get(m.attempt);
     if (m.needKernel) {
       const task = this.plan.tasks[t]!;
-      if (!isScanTask(task)) this.kernelsSent.delete(`${from}/${task.kernel}`);
+      if (isKernelTask(task)) this.kernelsSent.delete(`${from}/${task.kernel}`);
       this.lapse(t, m.attempt);
       return;
     }

@@ -4,9 +4,11 @@
 // refused with the field that did not. A message is a JSON header and, for
 // chunk data and Yjs updates, a binary payload.
 //
-// coordinator -> worker   task, scan (run one chunk task; the kernel travels
-//                          as IR text, which the worker validates and compiles
-//                          itself), free (pieces no task needs any more), end
+// coordinator -> worker   task, scan, routine (run one chunk task; the kernel
+//                          travels as IR text, which the worker validates and
+//                          compiles itself; a routine is named, with plain
+//                          parameters the worker checks against its own copy),
+//                          free (pieces no task needs any more), end
 // worker -> coordinator   done, fail, hb (heartbeat: the tasks it is running,
 //                          and the peers it has a live link to)
 // any -> any              get / piece / missing (one chunk piece, peer to
@@ -62,6 +64,18 @@ export const Message = z.discriminatedUnion('t', [
     op: z.enum(SCAN_OPS), axis: z.number().int().min(0).max(MAX_RANK - 1),
     inDtype: dtype, outDtype: dtype, shape: z.array(int).max(MAX_RANK),
     src: source, prev: source.optional(), out: key,
+    ...check,
+  }),
+  z.strictObject({
+    t: z.literal('routine'), ...lease,
+    name: z.string().regex(/^[a-z][a-z0-9_.]{0,31}$/),
+    /** Plain values only; the routine's own check (runtime/routines.ts) decides which it takes. */
+    params: z.record(
+      z.string().regex(/^[A-Za-z0-9_]{1,32}$/),
+      z.union([z.number(), z.boolean(), z.string().max(256), z.array(z.number()).max(4096)]),
+    ).refine((p) => Object.keys(p).length <= 32, 'too many routine parameters'),
+    reads: z.array(z.strictObject({ dtype, box, pieces: z.array(source).max(MAX_PIECES) })).max(MAX_PIECES),
+    write: z.strictObject({ key, dtype, box }),
     ...check,
   }),
   z.strictObject({ t: z.literal('free'), job, keys: z.array(key).max(65536) }),

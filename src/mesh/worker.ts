@@ -1,7 +1,8 @@
-// A mesh worker: the peer runtime that runs chunk tasks. It takes task and
-// scan messages from a coordinator, fetches the pieces a task reads from the
-// peers that hold them (or its own store), compiles the kernel itself from
-// the validated IR text (it never runs code text it received), runs it on
+// A mesh worker: the peer runtime that runs chunk tasks. It takes task, scan
+// and routine messages from a coordinator, fetches the pieces a task reads
+// from the peers that hold them (or its own store), compiles the kernel
+// itself from the validated IR text or runs the named routine from its own
+// table after checking the call (it never runs code text it received), runs it on
 // WebGPU or the WASM worker pool, keeps the pieces it wrote in its chunk
 // store (under a memory cap) and serves them to any peer that asks. While it
 // runs tasks it sends heartbeats, which keep the coordinator's leases alive
@@ -16,6 +17,7 @@ import { isArgReduce } from '../graph/ops.js';
 import type { Kernel } from '../ir/ir.js';
 import { decodeKernel } from '../ir/wire.js';
 import { type DeviceChoice, type Runtime } from '../runtime/runtime.js';
+import { ROUTINES, isRoutine } from '../runtime/routines.js';
 import type { Range } from '../tile/tile.js';
 import { decodeChunk, encodeChunk } from './arrow.js';
 import { digestOf } from './digest.js';
@@ -87,7 +89,7 @@ export class MeshWorker {
     ep.on({
       message: (from, m, payload) => {
         switch (m.t) {
-          case 'task': case 'scan':
+          case 'task': case 'scan': case 'routine':
             if (!this.ownedBy(m.job, from, true)) break;
             this.ended.delete(m.job); // a job run again (a resumable job keeps its id) is live again
             void this.run(from, m);
@@ -252,14 +254,16 @@ export class MeshWorker {
     throw new Missing(key, bad ?? failed ?? last);
   }
 
-  private async run(from: string, m: MessageOf<'task'> | MessageOf<'scan'>): Promise<void> {
+  private async run(from: string, m: MessageOf<'task'> | MessageOf<'scan'> | MessageOf<'routine'>): Promise<void> {
     const lk = `${m.job}/${m.task}/${m.attempt}`;
     this.coordinators.add(from);
     this.running.set(lk, { job: m.job, task: m.task, attempt: m.attempt, coordinator: from });
     const t0 = performance.now();
     const in0 = this.stats.bytesIn;
     try {
-      const { outs, dev } = m.t === 'task' ? await this.kernelTask(m) : await this.scanTask(m);
+      const { outs, dev } = m.t === 'task' ? await this.kernelTask(m)
+        : m.t === 'scan' ? await this.scanTask(m)
+        : await this.routineTask(m);
       if (this.opts.lie && !m.check && (this.opts.lieRandom ?? Math.random)() < this.opts.lie) {
         for (const [, p] of outs) corrupt(p.data);
       }
@@ -347,6 +351,26 @@ export class MeshWorker {
       }
     }
     return { datas: await this.opts.runtime.runTask(t), dev: 'wasm' };
+  }
+
+  /** A routine call: checked against this peer's own copy of the routine before any piece is fetched, then run on the pool. */
+  private async routineTask(m: MessageOf<'routine'>): Promise<{ outs: [string, Piece][]; dev: Dev }> {
+    if (!isRoutine(m.name)) throw new TypeError(`no routine named ${JSON.stringify(m.name)}`);
+    const ins = m.reads.map((r) => ({ dtype: r.dtype, shape: extent(r.box) }));
+    ROUTINES[m.name].check(m.params, ins, { dtype: m.write.dtype, shape: extent(m.write.box) });
+    const elements = [...ins, { shape: extent(m.write.box) }].reduce((a, r) => a + r.shape.reduce((x, d) => x * d, 1), 0);
+    if (elements * 16 > this.opts.memory) throw new Error(`memory cap: the routine needs ${elements} elements`);
+    const inputs = await Promise.all(m.reads.map(async (r) => {
+      const data = alloc(r.dtype, r.box);
+      for (const p of r.pieces) {
+        const piece = await this.piece(m.job, p.key, p.from, r.dtype, extent(p.box), p.d);
+        copyBoxInto(data, r.box, piece.data, p.box, r.dtype);
+      }
+      return { dtype: r.dtype, box: r.box as Range[], data };
+    }));
+    const write = { dtype: m.write.dtype, box: m.write.box as Range[] };
+    const out = await this.opts.runtime.runRoutine(m.name, m.params, inputs, write);
+    return { outs: [[m.write.key, { data: out, dtype: m.write.dtype, shape: extent(m.write.box) }]], dev: 'wasm' };
   }
 
   private async scanTask(m: MessageOf<'scan'>): Promise<{ outs: [string, Piece][]; dev: Dev }> {

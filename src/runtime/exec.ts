@@ -1,6 +1,7 @@
 // Task execution on one thread: resolves nothing, decides nothing; given a
 // task already bound to memory (copies to make, kernel arguments), it runs the
-// compiled Program or, for scans, the scan routine. The same code runs in a
+// compiled Program or, for scans, the scan routine, or a named routine of
+// ./routines.ts over views of the heap. The same code runs in a
 // worker_thread, a Web Worker, or inline on the main thread.
 
 import { ARRAY_CTOR, type DType, type TypedArray } from '../graph/dtype.js';
@@ -9,6 +10,8 @@ import { type BinaryOp, type ScanOp } from '../graph/ops.js';
 import { type Scalar, binaryScalar, castScalar, logaddexp, logaddexp2 } from '../ir/scalar.js';
 import type { KernelArgs } from '../ir/args.js';
 import { type Layout, mathImports, writeParams } from '../wasm/render.js';
+import type { RoutineParams } from '../graph/node.js';
+import { regionSpan, runRoutine } from './routines.js';
 
 /** Copy the box `shape` from one strided region to another (element strides, byte pointers). */
 export interface Copy {
@@ -45,6 +48,28 @@ export interface ScanJob {
 }
 
 /**
+ * A region of the heap a routine job reads or writes: its first element's
+ * byte address, extent, element strides, and where it lies in its tensor.
+ */
+export interface HeapRegion {
+  readonly dtype: DType;
+  readonly ptr: number;
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+  readonly origin: readonly number[];
+}
+
+/** A named routine (./routines.ts) over regions of the heap, after `copies` gathered the inputs that span chunks. */
+export interface RoutineJob {
+  readonly kind: 'routine';
+  readonly name: string;
+  readonly params: RoutineParams;
+  readonly copies: readonly Copy[];
+  readonly inputs: readonly HeapRegion[];
+  readonly output: HeapRegion;
+}
+
+/**
  * A kernel job whose parameters are already written in the shared heap at
  * `params` (how a batch travels: a few numbers per job, not its bindings).
  */
@@ -55,7 +80,7 @@ export interface BoundJob {
   readonly params: number;
 }
 
-export type Job = KernelJob | ScanJob | BoundJob;
+export type Job = KernelJob | ScanJob | BoundJob | RoutineJob;
 
 export class Executor {
   private readonly instances = new Map<string, WebAssembly.Instance>();
@@ -73,6 +98,7 @@ export class Executor {
   run(job: Job): void {
     if (job.kind === 'scan') return this.scan(job);
     for (const c of job.copies) this.copy(c);
+    if (job.kind === 'routine') return this.routine(job);
     if (job.kind === 'kernel' && job.module) this.learn(job.key, job.module);
     const inst = this.instances.get(job.key);
     if (!inst) throw new Error(`internal: no program for kernel ${job.key}`);
@@ -88,6 +114,11 @@ export class Executor {
 
   private view(d: DType, ptr: number, n: number): TypedArray {
     return new ARRAY_CTOR[d](this.memory.buffer, ptr, n);
+  }
+
+  private routine(j: RoutineJob): void {
+    const region = (r: HeapRegion) => ({ ...r, data: this.view(r.dtype, r.ptr, regionSpan(r.shape, r.strides)) });
+    runRoutine(j.name, j.params, j.inputs.map(region), region(j.output));
   }
 
   private scan(j: ScanJob): void {

@@ -7,7 +7,11 @@
 // and repeats until no unknown length is left. The inverse of a scatter's
 // index (`invert` node, for x[index] = v), sorted lines (`sort` node),
 // binary searches (`search`) and ufunc.at's folds (`scatter`) are computed
-// the same way, once their inputs are known. A `defer` node (an
+// the same way, once their inputs are known. A 1-d sort of several chunks
+// gathers nothing: it runs as two stages of routine tasks (./routines.ts) on
+// the pool or the mesh, every chunk sorted on its own, then each output
+// chunk merged from the slices of the sorted chunks that hold its ranks,
+// which the host finds by a multiway selection reading O(k log n) elements. A `defer` node (an
 // operation that needs lengths to be built: a reversal, a split, a repeat
 // by counts computed in the run) is built in the rebuild once its inputs'
 // lengths are known; what it builds may read nodes computed in an earlier
@@ -17,7 +21,7 @@
 
 import { ARRAY_CTOR, INFO, type TypedArray } from '../graph/dtype.js';
 import { decodeHalf, halfBits, halfBitsOf } from '../graph/half.js';
-import { type Attrs, type Node, rebuild, source, topo } from '../graph/node.js';
+import { type Attrs, type Node, type RoutineCall, rebuild, routine, source, topo } from '../graph/node.js';
 import { resolveBinary } from '../graph/ops.js';
 import { quantileLine } from '../numerics/quantile.js';
 import { binaryScalar, castScalar } from '../ir/scalar.js';
@@ -27,6 +31,7 @@ import { singularValues } from '../numerics/svd.js';
 import { chunkGrid, hasUnknown, shapeStr, sizeOf } from '../graph/shape.js';
 import type { RunOptions } from './runtime.js';
 import { now } from './debug.js';
+import { RADIX_LINE, type RadixKeys, chunkKeys, isSortable, radixKeys, radixLine } from './routines.js';
 
 /** What resolve needs from the runtime (the local one, or later a mesh coordinator). */
 export interface Store {
@@ -35,6 +40,10 @@ export interface Store {
   put(n: Node, data: TypedArray): void;
   /** Whether `n` is stored (its graph is not walked again). */
   has?(n: Node): boolean;
+  /** A view of chunk `c` of stored `n` (no copy): what the chunked sort reads its split points from. */
+  chunkView?(n: Node, c: number): TypedArray;
+  /** Hands stored `from`'s data to source node `to` (same layout). */
+  move?(from: Node, to: Node): void;
 }
 
 /** Operations computed on the host where their inputs are gathered, never as kernels: each gives the stored source node holding its result. */
@@ -66,6 +75,7 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
     }
     await store.run([...new Set(frontier.flatMap((n) => n.inputs))], opts);
     for (const f of frontier) {
+      if (sortsInChunks(f, store)) { computed.set(f, await sortInChunks(f, store, opts)); continue; }
       const t0 = now();
       computed.set(f, HOST_OPS[f.op]!(f, store));
       opts.execution?.hostOp(f.op, t0, now(), { node: f.id, shape: shapeStr(f.shape) });
@@ -214,87 +224,123 @@ function sorted(n: Node, store: Store): Node {
   return s;
 }
 
-/** Lines at least this long sort by radix (stable, linear); shorter ones by comparisons. */
-const RADIX_LINE = 1024;
+/** Whether sort node `n` runs as routine tasks: a 1-d array of more than one chunk, of a dtype the radix sort orders. */
+function sortsInChunks(n: Node, store: Store): boolean {
+  const x = n.inputs[0];
+  if (n.op !== 'sort' || !store.chunkView || !store.move || x === undefined) return false;
+  return x.shape.length === 1 && x.shape[0]! > x.chunk[0]! && isSortable(x.dtype);
+}
 
-/** The sort keys of a typed array's element `j`: unsigned words ordered as NumPy orders the values (NaNs last, -0 equal to 0). */
-interface RadixKeys { readonly wide: boolean; key(j: number, to: { lo: number; hi: number }): void }
+/** Sorted runs a chunked sort makes at most (each a task of both stages). */
+const MAX_RUNS = 64;
 
-function radixKeys(dtype: string, xs: TypedArray): RadixKeys {
-  const w = new Uint32Array(xs.buffer, xs.byteOffset, xs.byteLength >>> 2);
-  switch (dtype) {
-    case 'float64': {
-      const f = xs as Float64Array;
-      return { wide: true, key(j, to) {
-        const v = f[j]!;
-        if (v !== v) { to.hi = 0xffffffff; to.lo = 0xffffffff; return; }
-        if (v === 0) { to.hi = 0x80000000; to.lo = 0; return; }
-        const h = w[2 * j + 1]!, l = w[2 * j]!;
-        if (h & 0x80000000) { to.hi = ~h >>> 0; to.lo = ~l >>> 0; } else { to.hi = (h | 0x80000000) >>> 0; to.lo = l; }
-      } };
+/**
+ * A 1-d stable sort (or argsort) in two stages of routine tasks, on the
+ * local pool or, with a session, on the mesh: 'sort' sorts every run (one
+ * chunk, or a few consecutive ones when there are more than MAX_RUNS) on its
+ * own (argsort's runs as keys and positions); then, for each chunk of the
+ * output's regular grid (one per run), the host finds which slice of every
+ * sorted run holds its ranks (splitPoints), and 'merge' merges those slices
+ * together. Ties order by run, then position: input order, NumPy's kind='stable'.
+ */
+async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
+  const x = n.inputs[0]!;
+  const indices = (n.attrs as Attrs['sort']).indices;
+  // runs of whole chunks, at most MAX_RUNS of them: the split points cost O(runs^2 log n) reads
+  const len = x.shape[0]!, c = x.chunk[0]! * Math.ceil(Math.ceil(len / x.chunk[0]!) / MAX_RUNS), k = Math.ceil(len / c);
+  const span = (lo: number, hi: number) => (indices ? [[0, 2], [lo, hi]] as const : [[lo, hi]] as const);
+  const stage = async (node: Node): Promise<void> => {
+    const job = opts.debug !== undefined ? { debug: opts.debug } : {};
+    if (opts.session) await opts.session.runNodes([node], undefined, job);
+    else await store.run([node], opts);
+  };
+  const params = { indices };
+  const localCalls: RoutineCall[] = Array.from({ length: k }, (_, i) => ({
+    routine: 'sort', params, reads: [{ input: 0, box: [[i * c, Math.min(len, (i + 1) * c)]] }], chunk: i,
+  }));
+  const local = indices
+    ? routine('sort.local', [x], localCalls, 'int64', [2, len], [2, c])
+    : routine('sort.local', [x], localCalls, x.dtype, [len], [c]);
+  await stage(local);
+  const t0 = now();
+  const cuts = splitPoints(Array.from({ length: k }, (_, i) => chunkKeys(x.dtype, indices, store.chunkView!(local, i))),
+    Array.from({ length: k }, (_, i) => Math.min(len, (i + 1) * c) - i * c), c);
+  opts.execution?.hostOp('sort.split', t0, now(), { node: n.id, shape: shapeStr(n.shape), chunks: k });
+  const mergeCalls: RoutineCall[] = [];
+  for (let o = 0; o + 1 < cuts.length; o++) {
+    const reads = [];
+    for (let i = 0; i < k; i++) {
+      const [lo, hi] = [cuts[o]![i]!, cuts[o + 1]![i]!];
+      if (hi > lo) reads.push({ input: 0, box: span(i * c + lo, i * c + hi) });
     }
-    case 'float32': {
-      const f = xs as Float32Array;
-      return { wide: false, key(j, to) {
-        const v = f[j]!, u = w[j]!;
-        to.lo = v !== v ? 0xffffffff : v === 0 ? 0x80000000 : u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;
-      } };
-    }
-    case 'int64': return { wide: true, key(j, to) { to.hi = (w[2 * j + 1]! ^ 0x80000000) >>> 0; to.lo = w[2 * j]!; } };
-    case 'int32': case 'int16': case 'int8': return { wide: false, key(j, to) { to.lo = ((xs[j] as number) ^ 0x80000000) >>> 0; } };
-    default: return { wide: false, key(j, to) { to.lo = (xs[j] as number) >>> 0; } };
+    mergeCalls.push({ routine: 'merge', params, reads, chunk: o });
   }
+  const merged = routine('sort.merge', [local], mergeCalls, n.dtype, [len], [c]);
+  await stage(merged);
+  // the result as a source: the sorted runs go once nothing else holds them, not when the result does
+  const s = source(`sorted${counter++}`, n.dtype, [len], [c]);
+  store.move!(merged, s);
+  return s;
 }
 
 /**
- * One line sorted by its keys, least significant 16 bits first (each pass
- * stable, so ties keep their order: kind='stable'); writes the values, or the
- * positions (int64), at out's line.
+ * Multiway selection: for each multiple r of `step` (the output grid's
+ * chunk boundaries), how many elements of each sorted chunk come before rank
+ * r in the order (key, chunk, position). The key of rank r is found by
+ * bisection over the 64-bit key space, each probe counting the keys not above
+ * it by a binary search in every chunk (O(k log n) reads a probe, 64 probes);
+ * the ties at that key are then taken in chunk order. Row o of the result is
+ * where output chunk o starts in each chunk; the last row is every chunk's length.
  */
-function radixLine(keys: RadixKeys, xs: TypedArray, out: TypedArray, indices: boolean, base: number, len: number, inner: number): void {
-  const digits = keys.wide ? 4 : 2;
-  let words = Array.from({ length: digits / 2 }, () => new Uint32Array(len));
-  let perm = new Uint32Array(len);
+function splitPoints(keys: readonly RadixKeys[], lens: readonly number[], step: number): number[][] {
+  const k = keys.length;
+  const total = lens.reduce((a, b) => a + b, 0);
   const to = { lo: 0, hi: 0 };
-  for (let k = 0; k < len; k++) {
-    keys.key(base + k * inner, to);
-    words[0]![k] = to.lo;
-    if (keys.wide) words[1]![k] = to.hi;
-    perm[k] = k;
-  }
-  let nextWords = words.map(() => new Uint32Array(len));
-  let nextPerm = new Uint32Array(len);
-  const count = new Uint32Array(65536);
-  for (let d = 0; d < digits; d++) {
-    const src = words[d >> 1]!, shift = (d & 1) * 16;
-    count.fill(0);
-    for (let k = 0; k < len; k++) count[(src[k]! >>> shift) & 0xffff]!++;
-    if (count[(src[0]! >>> shift) & 0xffff] === len) continue; // one digit value: the pass changes nothing
-    let at = 0;
-    for (let b = 0; b < 65536; b++) { const c = count[b]!; count[b] = at; at += c; }
-    for (let k = 0; k < len; k++) {
-      const t = count[(src[k]! >>> shift) & 0xffff]!++;
-      nextPerm[t] = perm[k]!;
-      for (let q = 0; q < words.length; q++) nextWords[q]![t] = words[q]![k]!;
+  /** Elements of chunk i whose key is below (hi, lo), or not above it with `orEqual`. */
+  const rank = (i: number, hi: number, lo: number, orEqual: boolean): number => {
+    const key = keys[i]!;
+    let a = 0, b = lens[i]!;
+    while (a < b) {
+      const m = (a + b) >>> 1;
+      key.key(m, to);
+      const before = to.hi < hi || (to.hi === hi && (orEqual ? to.lo <= lo : to.lo < lo));
+      if (before) a = m + 1; else b = m;
     }
-    [perm, nextPerm] = [nextPerm, perm];
-    [words, nextWords] = [nextWords, words];
+    return a;
+  };
+  const notAbove = (hi: number, lo: number): number => {
+    let s = 0;
+    for (let i = 0; i < k; i++) s += rank(i, hi, lo, true);
+    return s;
+  };
+  /** The smallest v in [lo, hi] with more than r keys not above key(v) (a key's count is monotone in v). */
+  const least = (lo: number, hi: number, key: (v: number) => [number, number]): number => {
+    while (lo < hi) {
+      const m = Math.floor((lo + hi) / 2);
+      if (notAbove(...key(m)) > r) hi = m;
+      else lo = m + 1;
+    }
+    return lo;
+  };
+  let r = 0;
+  const wide = keys.some((q) => q.wide);
+  const rows: number[][] = [new Array<number>(k).fill(0)];
+  for (r = step; r < total; r += step) {
+    // the smallest key with more than r keys not above it is the key of rank r: its high word, then its low word
+    const hlo = least(0, wide ? 0xffffffff : 0, (h) => [h, 0xffffffff]);
+    const llo = least(0, 0xffffffff, (l) => [hlo, l]);
+    const row = new Array<number>(k);
+    let need = r;
+    for (let i = 0; i < k; i++) { row[i] = rank(i, hlo, llo, false); need -= row[i]!; }
+    for (let i = 0; i < k && need > 0; i++) {
+      const take = Math.min(need, rank(i, hlo, llo, true) - row[i]!);
+      row[i]! += take;
+      need -= take;
+    }
+    rows.push(row);
   }
-  if (indices) {
-    const ow = new Int32Array(out.buffer, out.byteOffset, 2 * out.length);
-    for (let k = 0; k < len; k++) { const j = base + k * inner; ow[2 * j] = perm[k]!; ow[2 * j + 1] = 0; }
-    return;
-  }
-  // the elements' exact bits (no bigint or NaN canonicalised on the way): 8-byte ones word by word
-  const bytes = xs.BYTES_PER_ELEMENT;
-  const words32 = (t: TypedArray) => new Int32Array(t.buffer, t.byteOffset, (t.byteLength >>> 2));
-  if (bytes === 8) {
-    const iw = words32(xs), ow = words32(out);
-    for (let k = 0; k < len; k++) { const j = base + k * inner, f = base + perm[k]! * inner; ow[2 * j] = iw[2 * f]!; ow[2 * j + 1] = iw[2 * f + 1]!; }
-  } else {
-    const iv = (bytes === 4 ? words32(xs) : xs) as Int32Array, ov = (bytes === 4 ? words32(out) : out) as Int32Array;
-    for (let k = 0; k < len; k++) ov[base + k * inner] = iv[base + perm[k]! * inner]!;
-  }
+  rows.push([...lens]);
+  return rows;
 }
 
 /** How a line's values sort: NaNs last (NumPy's order), int64 as BigInts. */

@@ -14,9 +14,15 @@ import { MemoryError, numChunks, shapeStr, sizeOf, sizeString, stridesOf } from 
 import { fuse } from '../fuse/fuse.js';
 import { type Kernel, programKey, siteParams } from '../ir/ir.js';
 import type { Binding } from '../ir/args.js';
-import { type Plan, type Range, type ScanTask, type Task, type TensorSpec, chunkBox, chunksOf, isScanTask, tile } from '../tile/tile.js';
+import {
+  type AnyTask, type Plan, type Range, type RoutineTask, type ScanTask, type Task, type TensorSpec,
+  chunkBox, chunksOf, isKernelTask, isScanTask, tile,
+} from '../tile/tile.js';
 import { type Layout, render, writeParams } from '../wasm/render.js';
-import { type BoundJob, type Copy, Executor, type Job, type KernelJob, type ScanJob, copyBox } from './exec.js';
+import {
+  type BoundJob, type Copy, Executor, type HeapRegion, type Job, type KernelJob, type RoutineJob, type ScanJob, copyBox,
+} from './exec.js';
+import type { RoutineParams } from '../graph/node.js';
 import { type Block, HEAP_LIMIT, Heap } from './memory.js';
 import { PlanCache } from './plans.js';
 import { Execution, GPU_THREAD, MAIN_THREAD, type Trace, debugLevel, now } from './debug.js';
@@ -200,7 +206,22 @@ export class Runtime {
 
   private keep(n: Node, s: Stored): void {
     this.stored.set(n, s);
-    this.registry.register(n, s);
+    this.registry.register(n, s, n);
+  }
+
+  /**
+   * Hands `from`'s stored chunks to `to` (a source node of the same dtype,
+   * shape and grid), so that the data lives as long as `to` and no longer
+   * keeps `from`'s inputs alive: how a staged result drops its stages.
+   */
+  move(from: Node, to: Node): void {
+    const s = this.stored.get(from);
+    if (!s || to.dtype !== s.dtype || String(to.shape) !== String(s.shape) || String(to.chunk) !== String(s.chunk)) {
+      throw new Error('internal: moving a tensor that was not executed, or to another layout');
+    }
+    this.stored.delete(from);
+    this.registry.unregister(from);
+    this.keep(to, s);
   }
 
   /** Reads a materialised node back as one C-order typed array. */
@@ -302,7 +323,10 @@ export class Runtime {
     /** A task's span on the timeline (worker 0 is this thread). */
     const taskSpan = (id: number, tid: number, start: number, end: number): void => {
       const t = plan.tasks[id]!;
-      exe.span(`task ${id}`, 'task', tid, start, end, isScanTask(t) ? { scan: t.scan.op, chunk: t.chunk } : { kernel: t.kernel });
+      const what: Record<string, string | number> = isScanTask(t) ? { scan: t.scan.op, chunk: t.chunk }
+        : isKernelTask(t) ? { kernel: t.kernel }
+        : { routine: t.routine.name, chunk: t.writes[0].chunk };
+      exe.span(`task ${id}`, 'task', tid, start, end, what);
     };
     const tasksStart = now();
     const st = new RunState(this, plan, (n) => this.stored.get(n));
@@ -315,14 +339,14 @@ export class Runtime {
     if (exe.level >= 3 && !reused) {
       plan.kernels.forEach((k, i) => {
         if (!useGpu[i]) return;
-        const partial = plan.tasks.some((t) => !isScanTask(t) && t.kernel === i && t.partial);
+        const partial = plan.tasks.some((t) => isKernelTask(t) && t.kernel === i && t.partial);
         exe.log(`kernel ${i} as WGSL:\n${renderWgsl(k, partial).code}`);
       });
     }
     const onGpu = (id: number): boolean => {
       const t = plan.tasks[id]!;
       if (!gpu || gpu.lost) return false;
-      return isScanTask(t) ? useGpu.length > 0 && scanOnGpu(t) : useGpu[t.kernel]!;
+      return isScanTask(t) ? useGpu.length > 0 && scanOnGpu(t) : isKernelTask(t) && useGpu[t.kernel]!;
     };
     // A float32 scan runs one line per invocation: worth the GPU only with enough lines
     const scanOnGpu = (t: ScanTask): boolean => {
@@ -360,6 +384,7 @@ export class Runtime {
           temps.push([]);
           continue;
         }
+        if (!isKernelTask(t)) throw new Error('internal: a routine task queued for the GPU');
         const [job, tt, copied] = st.bind(t);
         bytesCopied += copied;
         temps.push(tt);
@@ -677,6 +702,60 @@ export class Runtime {
     }
   }
 
+  /**
+   * Runs one routine call over data given in its boxes (what a mesh peer
+   * receives: C-order data over each box read, in the tensor's coordinates),
+   * on the worker pool like runTask; the output comes back in C order.
+   */
+  async runRoutine(
+    name: string, params: RoutineParams,
+    inputs: readonly { readonly dtype: DType; readonly box: readonly Range[]; readonly data: TypedArray }[],
+    output: { readonly dtype: DType; readonly box: readonly Range[] },
+  ): Promise<TypedArray> {
+    let pool = this.ensurePool(defaultWorkers())!;
+    let w: number;
+    while ((w = pool.idle()) < 0) {
+      await pool.settled();
+      pool = this.ensurePool(defaultWorkers())!;
+    }
+    const blocks: Block[] = [];
+    const region = (dtype: DType, box: readonly Range[], data?: TypedArray): HeapRegion => {
+      const shape = box.map(([lo, hi]) => hi - lo);
+      const n = sizeOf(shape);
+      if (data && data.length !== n) throw new RangeError(`a region of shape [${shape}] got ${data.length} elements`);
+      const b = this.heap.alloc(Math.max(1, n) * INFO[dtype].bytes);
+      blocks.push(b);
+      if (data) {
+        const src = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+        new Uint8Array(this.heap.memory.buffer, b.ptr, data.byteLength).set(src);
+      }
+      return { dtype, ptr: b.ptr, shape, strides: stridesOf(shape), origin: box.map(([lo]) => lo) };
+    };
+    try {
+      const ins = inputs.map((i) => region(i.dtype, i.box, i.data));
+      const job: RoutineJob = { kind: 'routine', name, params, copies: [], inputs: ins, output: region(output.dtype, output.box) };
+      await pool.run(w, job);
+      const out = new ARRAY_CTOR[output.dtype](this.heap.memory.buffer, job.output.ptr, sizeOf(job.output.shape)) as TypedArray;
+      return out.slice();
+    } finally {
+      blocks.forEach((b) => this.heap.release(b));
+    }
+  }
+
+  /**
+   * A view (no copy) of chunk `c` of a materialised tensor, in C order over
+   * the chunk's box: how the host reads a few elements of a stored result
+   * (the sort's split points) without gathering it. Valid until the heap grows.
+   */
+  chunkView(n: Node, c: number): TypedArray {
+    const s = this.stored.get(n);
+    const b = s?.blocks[c];
+    if (!s || !b) throw new Error('internal: reading a chunk of a tensor that was not executed');
+    const box = chunkBox(s.shape, s.chunk, c);
+    const count = sizeOf(box.map(([lo, hi]) => hi - lo));
+    return new ARRAY_CTOR[s.dtype](this.heap.memory.buffer, b.ptr, count) as TypedArray;
+  }
+
   /** A scan (cumulative sum, product or `ufunc.accumulate`) of one chunk (C order over `shape`), continuing from the previous chunk along the axis. */
   runScan(op: ScanOp, axis: number, inDtype: DType, outDtype: DType, shape: readonly number[], src: TypedArray, prev?: TypedArray): TypedArray {
     const n = sizeOf(shape);
@@ -708,8 +787,8 @@ export interface TaskIO {
 }
 
 /** A kernel task of at most SMALL_TASK points (outer times reduced): one the main thread runs sooner than it could hand it over. */
-function smallTask(t: Task | ScanTask): boolean {
-  return !isScanTask(t) && sizeOf([...t.outer, ...t.red].map(([lo, hi]) => hi - lo)) <= SMALL_TASK;
+function smallTask(t: AnyTask): boolean {
+  return isKernelTask(t) && sizeOf([...t.outer, ...t.red].map(([lo, hi]) => hi - lo)) <= SMALL_TASK;
 }
 
 /** Per-run bookkeeping: chunk allocations, reference counts, bindings. */
@@ -733,6 +812,7 @@ class RunState {
     const writers = new Map<string, number>();
     for (const task of plan.tasks) {
       if (isScanTask(task)) { writers.set(`${task.output}/${task.chunk}`, -1); continue; }
+      if (!isKernelTask(task)) { writers.set(`${task.writes[0].tensor}/${task.writes[0].chunk}`, -1); continue; }
       for (const w of task.writes) {
         const key = `${w.tensor}/${w.chunk}`;
         const spec = plan.tensors[w.tensor]!;
@@ -784,7 +864,7 @@ class RunState {
   }
 
   /** Binds a task to memory: the job for an executor, temporary blocks to free after it, bytes copied. */
-  bind(task: Task | ScanTask): [Job, Block[], number] {
+  bind(task: AnyTask): [Job, Block[], number] {
     if (isScanTask(task)) {
       const out = this.stores[task.output]!;
       const box = chunkBox(out.shape, out.chunk, task.chunk);
@@ -796,12 +876,10 @@ class RunState {
       };
       return [job, [], 0];
     }
-    const kernel = this.plan.kernels[task.kernel]!;
-    const [key, prog] = this.rt.programFor(kernel, task.partial);
     const temps: Block[] = [];
     const copies: Copy[] = [];
     let copied = 0;
-    const inputs: Binding[] = task.reads.map((r) => {
+    const bindRead = (r: Task['reads'][number]): Binding => {
       const spec = this.plan.tensors[r.tensor]!;
       const s = this.stores[r.tensor]!;
       const cs = chunksOf(spec.shape, spec.chunk, r.box);
@@ -824,7 +902,11 @@ class RunState {
         copied += sizeOf(shape) * item;
       }
       return { ptr: tb.ptr, origin: r.box.map(([lo]) => lo), strides: ts };
-    });
+    };
+    if (!isKernelTask(task)) return this.bindRoutine(task, bindRead, copies, temps, copied);
+    const kernel = this.plan.kernels[task.kernel]!;
+    const [key, prog] = this.rt.programFor(kernel, task.partial);
+    const inputs: Binding[] = task.reads.map(bindRead);
     const outputs: Binding[] = task.writes.map((w) => {
       const b = this.chunkBinding(w.tensor, w.chunk);
       if (w.row === undefined) return b;
@@ -835,6 +917,25 @@ class RunState {
     const scratch = prog.layout.scratch ? this.rt.heap.alloc(prog.layout.scratch.bytes) : undefined;
     if (scratch) temps.push(scratch);
     const job: Job = { kind: 'kernel', key, module: prog.module, layout: prog.layout, copies, args: { inputs, outputs, outer: task.outer, red: task.red, partial: task.partial, ...(scratch ? { scratch: scratch.ptr } : {}), ...(prog.layout.sites !== undefined ? { sites: siteParams(kernel) } : {}) } };
+    return [job, temps, copied];
+  }
+
+  /** A routine task's job: each read as a region starting at its box's first element (./exec.ts HeapRegion). */
+  private bindRoutine(
+    task: RoutineTask, bindRead: (r: Task['reads'][number]) => Binding, copies: Copy[], temps: Block[], copied: number,
+  ): [Job, Block[], number] {
+    const region = (tensor: number, box: readonly Range[], b: Binding): HeapRegion => {
+      const dtype = this.stores[tensor]!.dtype;
+      const at = box.reduce((a, [lo], d) => a + (lo - b.origin[d]!) * b.strides[d]!, 0);
+      const ptr = b.ptr + at * INFO[dtype].bytes;
+      return { dtype, ptr, shape: box.map(([lo, hi]) => hi - lo), strides: b.strides, origin: box.map(([lo]) => lo) };
+    };
+    const inputs = task.reads.map((r) => region(r.tensor, r.box, bindRead(r)));
+    const w = task.writes[0];
+    const out = this.stores[w.tensor]!;
+    const box = chunkBox(out.shape, out.chunk, w.chunk);
+    const output = region(w.tensor, box, this.chunkBinding(w.tensor, w.chunk));
+    const job: RoutineJob = { kind: 'routine', name: task.routine.name, params: task.routine.params, copies, inputs, output };
     return [job, temps, copied];
   }
 
@@ -867,7 +968,7 @@ class RunState {
     return { ptr: this.block(t, c).ptr, origin: box.map(([lo]) => lo), strides: stridesOf(box.map(([lo, hi]) => hi - lo)) };
   }
 
-  afterTask(task: Task | ScanTask): void {
+  afterTask(task: AnyTask): void {
     if (isScanTask(task)) {
       this.unref(task.input, [task.chunk]);
       if (task.prev !== undefined) this.unref(task.output, [task.prev]);
@@ -921,14 +1022,14 @@ function deviceOnlyChunks(plan: Plan, useGpu: readonly boolean[], st: RunState):
       const cs = chunksOf(spec.shape, spec.chunk, r.box);
       for (const c of cs) {
         read.add(`${r.tensor}/${c}`);
-        if (cs.length > 1 || !useGpu[t.kernel]) host.add(`${r.tensor}/${c}`);
+        if (cs.length > 1 || !isKernelTask(t) || !useGpu[t.kernel]) host.add(`${r.tensor}/${c}`);
       }
     }
   }
   const outputs = new Set(plan.outputs.values());
   const out = new Set<string>();
   for (const t of plan.tasks) {
-    if (isScanTask(t) || !useGpu[t.kernel]) continue;
+    if (!isKernelTask(t) || !useGpu[t.kernel]) continue;
     for (const w of t.writes) {
       const key = `${w.tensor}/${w.chunk}`;
       const d = plan.tensors[w.tensor]!.dtype;

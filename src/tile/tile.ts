@@ -6,10 +6,17 @@
 // chunk into row x column blocks, so that every worker has work, and its K
 // into ranges its GEMM routine sums exactly. Interval analysis of each load
 // gives the box of each input a task reads, and so its dependencies.
+// Besides kernel tasks there are two kinds that run no generated code: scans
+// (a chunk continued from the previous one along the axis) and routine tasks,
+// one per call of a routine node (graph/node.ts `routine`): a named,
+// hand-written routine with plain parameters reading boxes and writing one
+// chunk. A routine task is the general kind: a tiled factorization (POTRF,
+// TRSM, SYRK, GEMM over tiles) is a routine node whose calls read tiles that
+// earlier calls of the same node wrote, and its DAG follows from those reads.
 // In: Steps from fuse. Out: a Plan of tensors, kernels and tasks (plain data).
 
 import { type DType } from '../graph/dtype.js';
-import type { Node } from '../graph/node.js';
+import type { Node, RoutineParams } from '../graph/node.js';
 import { type ScanOp, isArgReduce } from '../graph/ops.js';
 import { MemoryError, numChunks, shapeStr } from '../graph/shape.js';
 import type { Step } from '../fuse/fuse.js';
@@ -63,15 +70,28 @@ export interface ScanTask {
   readonly deps: readonly number[];
 }
 
+/** One routine call (runtime/routines.ts names the routines): its reads, and the one chunk it writes. */
+export interface RoutineTask {
+  readonly id: number;
+  readonly routine: { readonly name: string; readonly params: RoutineParams };
+  readonly reads: readonly Read[];
+  readonly writes: readonly [Write];
+  readonly deps: readonly number[];
+}
+
+export type AnyTask = Task | ScanTask | RoutineTask;
+
 export interface Plan {
   readonly tensors: TensorSpec[];
   readonly kernels: Kernel[];
-  readonly tasks: (Task | ScanTask)[];
+  readonly tasks: AnyTask[];
   /** Tensor id of each requested node. */
   readonly outputs: Map<Node, number>;
 }
 
-export const isScanTask = (t: Task | ScanTask): t is ScanTask => 'scan' in t;
+export const isScanTask = (t: AnyTask): t is ScanTask => 'scan' in t;
+export const isRoutineTask = (t: AnyTask): t is RoutineTask => 'routine' in t;
+export const isKernelTask = (t: AnyTask): t is Task => 'kernel' in t;
 
 /** Origin and extent of chunk `c` (linear index) of a grid. */
 export function chunkBox(shape: readonly number[], chunk: readonly number[], c: number): Range[] {
@@ -146,7 +166,7 @@ export const MAX_TASKS = 1_000_000;
 export function tile(steps: readonly Step[], outputs: readonly Node[], existing: (n: Node) => TensorSpec | undefined): Plan {
   const tensors: TensorSpec[] = [];
   const kernels: Kernel[] = [];
-  const tasks: (Task | ScanTask)[] = [];
+  const tasks: AnyTask[] = [];
   const byNode = new Map<Node, number>();
   /** Producing tasks of each tensor's chunks. */
   const producers = new Map<number, Map<number, number[]>>();
@@ -199,6 +219,19 @@ export function tile(steps: readonly Step[], outputs: readonly Node[], existing:
     const count = numChunks(spec.shape, spec.chunk).reduce((a, b) => a * b, 1);
     if (count > MAX_TASKS) throw new MemoryError(`an array of shape ${shapeStr(spec.shape)} in chunks of ${shapeStr(spec.chunk)} makes ${count} tasks, past the ${MAX_TASKS} one plan may hold: use a larger chunkSize`);
     const ins = step.inputs.map(tensorOf);
+    if (step.kind === 'routine') {
+      // calls come in dependency order: a read of the node's own tiles depends on the calls that wrote them
+      for (const call of step.node.attrs.calls) {
+        const reads: Read[] = call.reads.map((r) => ({ tensor: r.input === ins.length ? out : ins[r.input]!, box: r.box }));
+        const id = tasks.length;
+        const routine = { name: call.routine, params: call.params };
+        tasks.push({ id, routine, reads, writes: [{ tensor: out, chunk: call.chunk }], deps: depsOf(reads) });
+        let m = producers.get(out);
+        if (!m) producers.set(out, (m = new Map()));
+        m.set(call.chunk, [id]);
+      }
+      continue;
+    }
     if (step.kind === 'scan') {
       const { op, axis } = step.node.attrs;
       const grid = numChunks(spec.shape, spec.chunk);

@@ -1,0 +1,436 @@
+// Routines: the hand-written chunk operations that are no generated kernel
+// (DESIGN.md, "Kernels and routines"). A plan names a routine and its plain
+// parameters (tile/tile.ts RoutineTask); every thread and every peer runs its
+// own copy of this table, so a routine is never shipped as code, and a peer
+// checks a call's parameters and regions against the routine (`check`)
+// before it runs it. A routine reads strided regions of the chunk heap (or of
+// a peer's buffers) and writes one output region; it must be deterministic,
+// so that a re-run gives the same bits (lineage recompute, verification).
+// Today: the two stages of the chunked stable sort (runtime/resolve.ts):
+//   sort   one 1-d chunk sorted by radix (NumPy's order: NaNs last, -0 equal
+//          to 0, ties in input order); with `indices`, the chunk's sort keys
+//          and global positions as an int64 [2, n] region, for argsort;
+//   merge  the slices of every sorted chunk that fall in one output chunk,
+//          merged pairwise in chunk order (a tie takes the earlier chunk's
+//          element, so ties keep input order): values, or the positions.
+// The radix sort itself (radixKeys, radixLine) also serves the host's
+// operations on whole lines (quantiles, short sorts) in resolve.ts. A tiled
+// factorization adds its tile kernels here (POTRF, TRSM, SYRK, GEMM on
+// tiles, each writing one tile) and needs no other task kind: its DAG is a
+// routine node's calls reading the tiles earlier calls wrote (tile/tile.ts).
+// In: parameters and heap views. Out: the output region written.
+
+import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
+import type { RoutineParams } from '../graph/node.js';
+
+/** A region of memory a routine reads or writes: a strided box whose first element `data` starts at. */
+export interface Region {
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+  /** Where the box lies in its tensor (a position's global index is origin + offset). */
+  readonly origin: readonly number[];
+  readonly data: TypedArray;
+}
+
+/** What a routine is told of a region before it runs: its dtype and extent. */
+export type RegionSpec = Pick<Region, 'dtype' | 'shape'>;
+
+interface Routine {
+  /** Throws (TypeError, RangeError) unless the parameters and regions fit the routine: how a peer refuses a bad task. */
+  check(params: RoutineParams, inputs: readonly RegionSpec[], output: RegionSpec): void;
+  run(params: RoutineParams, inputs: readonly Region[], output: Region): void;
+}
+
+/** The dtypes the radix sort orders (every one but float16, which sorts as float32). */
+const SORTABLE: ReadonlySet<DType> = new Set<DType>([
+  'bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'float32', 'float64',
+]);
+
+export const isSortable = (d: DType): boolean => SORTABLE.has(d);
+
+function flag(params: RoutineParams, name: string): boolean {
+  const v = params[name];
+  if (typeof v !== 'boolean') throw new TypeError(`routine parameter ${name} must be a boolean`);
+  return v;
+}
+
+function onlyParams(params: RoutineParams, names: readonly string[]): void {
+  const extra = Object.keys(params).filter((k) => !names.includes(k));
+  if (extra.length) throw new TypeError(`unknown routine parameter ${extra[0]}`);
+}
+
+const len = (r: RegionSpec): number => r.shape.reduce((a, b) => a * b, 1);
+
+/** A key region of argsort: int64 [2, n], keys in row 0 and global positions in row 1. */
+const isKeyRegion = (r: RegionSpec): boolean => r.dtype === 'int64' && r.shape.length === 2 && r.shape[0] === 2;
+
+export const ROUTINES: Readonly<Record<'sort' | 'merge', Routine>> = {
+  sort: {
+    check(params, inputs, output) {
+      onlyParams(params, ['indices']);
+      const indices = flag(params, 'indices');
+      const x = inputs[0];
+      if (inputs.length !== 1 || x!.shape.length !== 1 || !isSortable(x!.dtype)) {
+        throw new TypeError('sort reads one 1-d chunk of a sortable dtype');
+      }
+      const want = indices
+        ? isKeyRegion(output) && output.shape[1] === x!.shape[0]
+        : output.dtype === x!.dtype && output.shape.length === 1 && output.shape[0] === x!.shape[0];
+      if (!want) throw new TypeError('sort writes a chunk of its input\'s extent (int64 [2, n] with indices)');
+    },
+    run(params, [x], out) {
+      const n = x!.shape[0]!;
+      if (n === 0) return;
+      const xs = contiguous(x!);
+      const keys = radixKeys(x!.dtype, xs);
+      if (!params.indices) { radixLine(keys, xs, out.data, false, 0, n, 1); return; }
+      const perm = radixPerm(keys, 0, n, 1);
+      const ow = words(out.data);
+      const to = { lo: 0, hi: 0 };
+      const rowStride = out.strides[0]!;
+      const origin = x!.origin[0]!;
+      for (let k = 0; k < n; k++) {
+        keys.key(perm[k]!, to);
+        // keys as signed int64s (the top bit flipped): radixKeys('int64') orders them back the same way
+        ow[2 * k] = to.lo; ow[2 * k + 1] = keys.wide ? to.hi ^ 0x80000000 : 0;
+        const at = 2 * (rowStride + k), pos = origin + perm[k]!;
+        ow[at] = pos % 2 ** 32; ow[at + 1] = Math.floor(pos / 2 ** 32);
+      }
+    },
+  },
+  merge: {
+    check(params, inputs, output) {
+      onlyParams(params, ['indices']);
+      const indices = flag(params, 'indices');
+      if (!inputs.length) throw new TypeError('merge reads at least one sorted slice');
+      const total = inputs.reduce((a, r) => a + (indices ? r.shape[1] ?? 0 : len(r)), 0);
+      const d = inputs[0]!.dtype;
+      const ok = indices
+        ? inputs.every(isKeyRegion) && output.dtype === 'int64'
+        : inputs.every((r) => r.shape.length === 1 && r.dtype === d && isSortable(d)) && output.dtype === d;
+      if (!ok || output.shape.length !== 1 || output.shape[0] !== total) {
+        throw new TypeError('merge writes one 1-d chunk as long as its slices together');
+      }
+    },
+    run(params, inputs, out) {
+      const n = out.shape[0]!;
+      if (n === 0) return;
+      const runs = inputs.map((r) => (params.indices ? r.shape[1]! : r.shape[0]!));
+      if (!params.indices) {
+        const xs = concat(inputs.map(contiguous), out.dtype, n);
+        writeSorted(mergePerm(radixKeys(out.dtype, xs), runs, n), xs, out.data, false, 0, n, 1);
+        return;
+      }
+      // keys (row 0) and positions (row 1) of every slice, side by side
+      const keys = new BigInt64Array(scratch(Slot.Values, 8 * n), 0, n);
+      const pos = new BigInt64Array(scratch(Slot.Positions, 8 * n), 0, n);
+      const kw = words(keys), pw = words(pos);
+      let at = 0;
+      for (const r of inputs) {
+        const m = r.shape[1]!, w = words(r.data), s = r.strides[0]!;
+        kw.set(w.subarray(0, 2 * m), 2 * at);
+        pw.set(w.subarray(2 * s, 2 * (s + m)), 2 * at);
+        at += m;
+      }
+      const perm = mergePerm(radixKeys('int64', keys), runs, n);
+      const ow = words(out.data);
+      for (let k = 0; k < n; k++) { ow[2 * k] = pw[2 * perm[k]!]!; ow[2 * k + 1] = pw[2 * perm[k]! + 1]!; }
+    },
+  },
+};
+
+export type RoutineName = keyof typeof ROUTINES;
+export const isRoutine = (name: string): name is RoutineName => Object.hasOwn(ROUTINES, name);
+
+/** Runs routine `name` (checked first: the table is the only code a call can reach). */
+export function runRoutine(name: string, params: RoutineParams, inputs: readonly Region[], output: Region): void {
+  if (!isRoutine(name)) throw new TypeError(`no routine named ${JSON.stringify(name)}`);
+  ROUTINES[name].check(params, inputs, output);
+  ROUTINES[name].run(params, inputs, output);
+}
+
+/** A 1-d region's elements as one contiguous array (a view where it is one already). */
+function contiguous(r: Region): TypedArray {
+  const n = r.shape[0]!;
+  if (r.strides[0] === 1 || n <= 1) return r.data.subarray(0, n) as TypedArray;
+  const out = new ARRAY_CTOR[r.dtype](n) as TypedArray;
+  for (let i = 0; i < n; i++) out[i] = r.data[i * r.strides[0]!]!;
+  return out;
+}
+
+function concat(parts: readonly TypedArray[], dtype: DType, n: number): TypedArray {
+  if (parts.length === 1) return parts[0]!;
+  const out = new ARRAY_CTOR[dtype](scratch(Slot.Values, n * INFO[dtype].bytes), 0, n) as TypedArray;
+  let at = 0;
+  for (const p of parts) { out.set(p as never, at); at += p.length; }
+  return out;
+}
+
+/** The 32-bit words of an array of 8-byte elements. */
+function words(t: TypedArray): Int32Array {
+  return new Int32Array(t.buffer, t.byteOffset, t.byteLength >>> 2);
+}
+
+/** Lines at least this long sort by radix (stable, linear); shorter ones by comparisons. */
+export const RADIX_LINE = 1024;
+
+/** The sort keys of a typed array's element `j`: unsigned words ordered as NumPy orders values (NaNs last, -0 equal to 0). */
+export interface RadixKeys {
+  readonly wide: boolean;
+  key(j: number, to: { lo: number; hi: number }): void;
+  /** The array the keys come from, where a loop over it can compute them inline (float64, float32). */
+  readonly source?: { readonly dtype: 'float64' | 'float32' | 'int64'; readonly xs: TypedArray };
+}
+
+export function radixKeys(dtype: string, xs: TypedArray): RadixKeys {
+  const w = (): Uint32Array => new Uint32Array(xs.buffer, xs.byteOffset, xs.byteLength >>> 2);
+  switch (dtype) {
+    case 'float64': {
+      const f = xs as Float64Array, u = w();
+      return { wide: true, source: { dtype: 'float64', xs }, key(j, to) {
+        const v = f[j]!;
+        if (v !== v) { to.hi = 0xffffffff; to.lo = 0xffffffff; return; }
+        if (v === 0) { to.hi = 0x80000000; to.lo = 0; return; }
+        const h = u[2 * j + 1]!, l = u[2 * j]!;
+        if (h & 0x80000000) { to.hi = ~h >>> 0; to.lo = ~l >>> 0; } else { to.hi = (h | 0x80000000) >>> 0; to.lo = l; }
+      } };
+    }
+    case 'float32': {
+      const f = xs as Float32Array, u = w();
+      return { wide: false, source: { dtype: 'float32', xs }, key(j, to) {
+        const v = f[j]!, b = u[j]!;
+        to.lo = v !== v ? 0xffffffff : v === 0 ? 0x80000000 : b & 0x80000000 ? ~b >>> 0 : (b | 0x80000000) >>> 0;
+      } };
+    }
+    case 'int64': {
+      const u = w();
+      return { wide: true, source: { dtype: 'int64', xs }, key(j, to) { to.hi = (u[2 * j + 1]! ^ 0x80000000) >>> 0; to.lo = u[2 * j]!; } };
+    }
+    case 'int32': case 'int16': case 'int8':
+      return { wide: false, key(j, to) { to.lo = ((xs[j] as number) ^ 0x80000000) >>> 0; } };
+    default: return { wide: false, key(j, to) { to.lo = (xs[j] as number) >>> 0; } };
+  }
+}
+
+/**
+ * Scratch memory of this thread, by slot, reused from call to call: a task's
+ * temporaries would otherwise be garbage the size of its chunk, which the
+ * collector frees late (each thread's peak memory grew by several chunks).
+ * Buffers past SCRATCH_KEEP bytes (a host sort of one huge line) are not kept.
+ */
+const scratchBuffers: ArrayBuffer[] = [];
+const SCRATCH_KEEP = 32 * 2 ** 20;
+const enum Slot { Lo, Hi, Perm, NextLo, NextHi, NextPerm, Values, Positions }
+
+function scratch(slot: Slot, bytes: number): ArrayBuffer {
+  const have = scratchBuffers[slot];
+  if (have && have.byteLength >= bytes) return have;
+  const b = new ArrayBuffer(Math.max(8, bytes));
+  if (bytes <= SCRATCH_KEEP) scratchBuffers[slot] = b;
+  return b;
+}
+
+const u32 = (slot: Slot, n: number): Uint32Array => new Uint32Array(scratch(slot, 4 * n), 0, n);
+
+/** Bits of one radix digit: 2^11 counters stay in the L1 cache, and a pass scatters to as few places. */
+const DIGIT = 11;
+
+/** A line's keys into `lo` (and `hi`, when wide): one loop per dtype, where the hot cases need no call per element. */
+function fillKeys(keys: RadixKeys, base: number, len: number, inner: number, lo: Uint32Array, hi: Uint32Array): void {
+  const to = { lo: 0, hi: 0 };
+  const src = keys.source;
+  if (src && inner === 1 && src.dtype === 'float64') {
+    const f = src.xs as Float64Array, u = new Uint32Array(f.buffer, f.byteOffset + 8 * base, 2 * len);
+    for (let k = 0; k < len; k++) {
+      const v = f[base + k]!;
+      if (v !== v) { hi[k] = 0xffffffff; lo[k] = 0xffffffff; continue; }
+      if (v === 0) { hi[k] = 0x80000000; lo[k] = 0; continue; }
+      const h = u[2 * k + 1]!, l = u[2 * k]!;
+      if (h & 0x80000000) { hi[k] = ~h; lo[k] = ~l; } else { hi[k] = h | 0x80000000; lo[k] = l; }
+    }
+    return;
+  }
+  if (src && inner === 1 && src.dtype === 'float32') {
+    const f = src.xs as Float32Array, u = new Uint32Array(f.buffer, f.byteOffset + 4 * base, len);
+    for (let k = 0; k < len; k++) {
+      const v = f[base + k]!, b = u[k]!;
+      lo[k] = v !== v ? 0xffffffff : v === 0 ? 0x80000000 : b & 0x80000000 ? ~b : b | 0x80000000;
+    }
+    return;
+  }
+  if (src && inner === 1 && src.dtype === 'int64') {
+    const u = new Uint32Array(src.xs.buffer, src.xs.byteOffset + 8 * base, 2 * len);
+    for (let k = 0; k < len; k++) { hi[k] = u[2 * k + 1]! ^ 0x80000000; lo[k] = u[2 * k]!; }
+    return;
+  }
+  for (let k = 0; k < len; k++) {
+    keys.key(base + k * inner, to);
+    lo[k] = to.lo;
+    if (keys.wide) hi[k] = to.hi;
+  }
+}
+
+/**
+ * The permutation that sorts one line by its keys, least significant digit
+ * first (each pass stable, so ties keep their order: kind='stable'). It lives
+ * in this thread's scratch memory: use it before the next sort.
+ */
+export function radixPerm(keys: RadixKeys, base: number, len: number, inner: number): Uint32Array {
+  let lo = u32(Slot.Lo, len), hi = keys.wide ? u32(Slot.Hi, len) : lo;
+  let perm = u32(Slot.Perm, len);
+  fillKeys(keys, base, len, inner, lo, hi);
+  for (let k = 0; k < len; k++) perm[k] = k;
+  if (len === 0) return perm;
+  let nextLo = u32(Slot.NextLo, len), nextHi = keys.wide ? u32(Slot.NextHi, len) : nextLo;
+  let nextPerm = u32(Slot.NextPerm, len);
+  const mask = (1 << DIGIT) - 1;
+  // digits of each word (11, 11, 10 bits), the low word's first
+  const passes: [number, number][] = [];
+  for (let w = 0; w < (keys.wide ? 2 : 1); w++) for (let shift = 0; shift < 32; shift += DIGIT) passes.push([w, shift]);
+  // every pass's digit counts (three digits a word) in one read of the keys: a digit's counts do not depend on the order
+  const counts = new Uint32Array(passes.length << DIGIT);
+  const s1 = DIGIT, s2 = 2 * DIGIT, c1 = 1 << DIGIT, c2 = 2 << DIGIT, c3 = 3 << DIGIT, c4 = 4 << DIGIT, c5 = 5 << DIGIT;
+  for (let k = 0; k < len; k++) {
+    const l = lo[k]!;
+    counts[l & mask]!++; counts[c1 + ((l >>> s1) & mask)]!++; counts[c2 + (l >>> s2)]!++;
+  }
+  if (keys.wide) {
+    for (let k = 0; k < len; k++) {
+      const h = hi[k]!;
+      counts[c3 + (h & mask)]!++; counts[c4 + ((h >>> s1) & mask)]!++; counts[c5 + (h >>> s2)]!++;
+    }
+  }
+  passes.forEach(([w, shift], p) => {
+    const src = w === 0 ? lo : hi;
+    const count = counts.subarray(p << DIGIT, (p + 1) << DIGIT);
+    if (count[(src[0]! >>> shift) & mask] === len) return; // one digit value: the pass changes nothing
+    let at = 0;
+    for (let b = 0; b <= mask; b++) { const c = count[b]!; count[b] = at; at += c; }
+    // each word array is carried only while a later pass reads it
+    const later = passes.slice(p + 1);
+    const carryLo = later.some(([v]) => v === 0), carryHi = keys.wide && later.some(([v]) => v === 1);
+    const l = lo, h = hi, nl = nextLo, nh = nextHi, pm = perm, np = nextPerm;
+    if (carryLo && carryHi) {
+      for (let k = 0; k < len; k++) {
+        const t = count[(src[k]! >>> shift) & mask]!++;
+        np[t] = pm[k]!; nl[t] = l[k]!; nh[t] = h[k]!;
+      }
+    } else if (carryLo) {
+      for (let k = 0; k < len; k++) { const t = count[(src[k]! >>> shift) & mask]!++; np[t] = pm[k]!; nl[t] = l[k]!; }
+    } else if (carryHi) {
+      for (let k = 0; k < len; k++) { const t = count[(src[k]! >>> shift) & mask]!++; np[t] = pm[k]!; nh[t] = h[k]!; }
+    } else {
+      for (let k = 0; k < len; k++) np[count[(src[k]! >>> shift) & mask]!++] = pm[k]!;
+    }
+    [perm, nextPerm] = [nextPerm, perm];
+    if (carryLo) [lo, nextLo] = [nextLo, lo];
+    if (carryHi) [hi, nextHi] = [nextHi, hi];
+  });
+  return perm;
+}
+
+/** One line sorted by radix (radixPerm); writes the values, or the positions (int64), at out's line. */
+export function radixLine(
+  keys: RadixKeys, xs: TypedArray, out: TypedArray, indices: boolean, base: number, len: number, inner: number,
+): void {
+  writeSorted(radixPerm(keys, base, len, inner), xs, out, indices, base, len, inner);
+}
+
+/** A line's elements in the order `perm` gives (their exact bits), or `perm` itself as int64 positions. */
+function writeSorted(
+  perm: Uint32Array, xs: TypedArray, out: TypedArray, indices: boolean, base: number, len: number, inner: number,
+): void {
+  if (indices) {
+    const ow = new Int32Array(out.buffer, out.byteOffset, 2 * out.length);
+    for (let k = 0; k < len; k++) { const j = base + k * inner; ow[2 * j] = perm[k]!; ow[2 * j + 1] = 0; }
+    return;
+  }
+  // the elements' exact bits (no bigint or NaN canonicalised on the way): 8-byte ones word by word
+  const bytes = xs.BYTES_PER_ELEMENT;
+  if (bytes === 8) {
+    const iw = words(xs), ow = words(out);
+    for (let k = 0; k < len; k++) {
+      const j = base + k * inner, f = base + perm[k]! * inner;
+      ow[2 * j] = iw[2 * f]!; ow[2 * j + 1] = iw[2 * f + 1]!;
+    }
+  } else {
+    const iv = (bytes === 4 ? new Int32Array(xs.buffer, xs.byteOffset, xs.length) : xs) as Int32Array;
+    const ov = (bytes === 4 ? new Int32Array(out.buffer, out.byteOffset, out.length) : out) as Int32Array;
+    for (let k = 0; k < len; k++) ov[base + k * inner] = iv[base + perm[k]! * inner]!;
+  }
+}
+
+/**
+ * The permutation that merges sorted runs (of lengths `runs`, one after
+ * another) into one sorted line: pairs of runs merged, round after round,
+ * each a sequential pass (log2 of the runs passes, where a radix sort makes
+ * six scattering ones). A tie takes the earlier run's element first, so
+ * ties keep run order: stable. Like radixPerm it lives in scratch memory.
+ */
+export function mergePerm(keys: RadixKeys, runs: readonly number[], len: number): Uint32Array {
+  let lo = u32(Slot.Lo, len), hi = keys.wide ? u32(Slot.Hi, len) : lo;
+  let perm = u32(Slot.Perm, len);
+  fillKeys(keys, 0, len, 1, lo, hi);
+  for (let k = 0; k < len; k++) perm[k] = k;
+  let nextLo = u32(Slot.NextLo, len), nextHi = keys.wide ? u32(Slot.NextHi, len) : nextLo;
+  let nextPerm = u32(Slot.NextPerm, len);
+  let bounds = [0];
+  for (const r of runs) if (r > 0) bounds.push(bounds[bounds.length - 1]! + r);
+  while (bounds.length > 2) {
+    const next = [0];
+    for (let b = 0; b + 1 < bounds.length; b += 2) {
+      const a0 = bounds[b]!, a1 = bounds[b + 1]!, a2 = b + 2 < bounds.length ? bounds[b + 2]! : a1;
+      if (keys.wide) merge2(lo, hi, perm, nextLo, nextHi, nextPerm, a0, a1, a2);
+      else merge1(lo, perm, nextLo, nextPerm, a0, a1, a2);
+      next.push(a2);
+    }
+    [lo, nextLo] = [nextLo, lo];
+    [perm, nextPerm] = [nextPerm, perm];
+    if (keys.wide) [hi, nextHi] = [nextHi, hi];
+    bounds = next;
+  }
+  return perm;
+}
+
+/** Merges runs [a0, a1) and [a1, a2) of 64-bit keys (and their positions) into the next arrays; ties from the first. */
+function merge2(
+  lo: Uint32Array, hi: Uint32Array, pm: Uint32Array, nl: Uint32Array, nh: Uint32Array, np: Uint32Array, a0: number, a1: number, a2: number,
+): void {
+  let i = a0, j = a1, o = a0;
+  while (i < a1 && j < a2) {
+    const hj = hi[j]!, hI = hi[i]!;
+    if (hj < hI || (hj === hI && lo[j]! < lo[i]!)) { nl[o] = lo[j]!; nh[o] = hj; np[o++] = pm[j++]!; }
+    else { nl[o] = lo[i]!; nh[o] = hI; np[o++] = pm[i++]!; }
+  }
+  for (; i < a1; i++, o++) { nl[o] = lo[i]!; nh[o] = hi[i]!; np[o] = pm[i]!; }
+  for (; j < a2; j++, o++) { nl[o] = lo[j]!; nh[o] = hi[j]!; np[o] = pm[j]!; }
+}
+
+/** merge2 for 32-bit keys. */
+function merge1(lo: Uint32Array, pm: Uint32Array, nl: Uint32Array, np: Uint32Array, a0: number, a1: number, a2: number): void {
+  let i = a0, j = a1, o = a0;
+  while (i < a1 && j < a2) {
+    if (lo[j]! < lo[i]!) { nl[o] = lo[j]!; np[o++] = pm[j++]!; }
+    else { nl[o] = lo[i]!; np[o++] = pm[i++]!; }
+  }
+  for (; i < a1; i++, o++) { nl[o] = lo[i]!; np[o] = pm[i]!; }
+  for (; j < a2; j++, o++) { nl[o] = lo[j]!; np[o] = pm[j]!; }
+}
+
+/**
+ * How the host reads the sort key of element j of a sorted chunk (stage 1's
+ * output): the values' radix keys, or row 0 of an argsort key region (signed
+ * int64s, turned back into unsigned words).
+ */
+export function chunkKeys(dtype: DType, indices: boolean, chunk: TypedArray): RadixKeys {
+  if (!indices) return radixKeys(dtype, chunk);
+  const w = words(chunk);
+  return { wide: true, key(j, to) { to.lo = w[2 * j]! >>> 0; to.hi = (w[2 * j + 1]! ^ 0x80000000) >>> 0; } };
+}
+
+/** Elements of a region's box, for views over the heap: one past the farthest element it reaches. */
+export function regionSpan(shape: readonly number[], strides: readonly number[]): number {
+  if (shape.some((d) => d === 0)) return 0;
+  return 1 + shape.reduce((a, d, i) => a + (d - 1) * strides[i]!, 0);
+}

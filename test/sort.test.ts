@@ -1,0 +1,194 @@
+// The chunked stable sort (runtime/resolve.ts `sortInChunks`, routines in
+// runtime/routines.ts) against NumPy 2's np.sort / np.argsort with
+// kind='stable' (test/fixtures/sort.json, written by
+// test/fixtures/gen_sort.py): the same bits whatever the chunking, with 0, 1
+// and 2 worker threads and on a simulated mesh, whose workers must be the ones
+// running the routine tasks. Also the routines' own checks: a call that does
+// not fit its routine is refused before it runs.
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import * as mt from '../src/api/tensor.js';
+import type { TypedArray } from '../src/graph/dtype.js';
+import { Coordinator, type MeshReport } from '../src/mesh/coordinator.js';
+import { SimNet } from '../src/mesh/sim.js';
+import { MeshState } from '../src/mesh/state.js';
+import { MeshWorker } from '../src/mesh/worker.js';
+import { runtime } from '../src/runtime/runtime.js';
+import { ROUTINES, runRoutine } from '../src/runtime/routines.js';
+
+interface Case { name: string; dtype: string; x: (number | string)[]; sort: (number | string)[]; argsort: number[] }
+const FIXTURE: { cases: Case[] } = JSON.parse(readFileSync(new URL('./fixtures/sort.json', import.meta.url), 'utf8'));
+afterAll(() => mt.shutdown());
+
+const num = (v: number | string): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v));
+const CTOR = { float64: Float64Array, float32: Float32Array, int32: Int32Array } as const;
+
+/** A case's input as a typed array of its dtype (int64 from decimal strings: exact). */
+function data(c: Case, of: (number | string)[]): TypedArray {
+  if (c.dtype === 'int64') return BigInt64Array.from(of, (v) => BigInt(v));
+  return (CTOR[c.dtype as keyof typeof CTOR]).from(of, num);
+}
+
+/** The bits of a typed array, as unsigned bytes: what "the same bits" compares. */
+const bytes = (a: TypedArray): number[] => Array.from(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+
+const input = (c: Case, chunkSize: number): mt.Tensor => mt.tensor(data(c, c.x), { chunkSize });
+
+/** Routine tasks of the last execution's timeline, and the threads they ran on. */
+function routineSpans(): { routine: string; tid: number }[] {
+  return (mt.lastReport()?.trace.traceEvents ?? [])
+    .filter((e) => e.args && 'routine' in e.args)
+    .map((e) => ({ routine: String(e.args!.routine), tid: e.tid }));
+}
+
+describe('1-d sort and stable argsort in chunks, bit for bit as NumPy', () => {
+  for (const workers of [0, 1, 2]) {
+    it(`with ${workers} worker threads, chunks of 7, 64 and 500 elements`, async () => {
+      const old = mt.options.workers;
+      mt.options.workers = workers;
+      try {
+        for (const c of FIXTURE.cases) {
+          for (const chunkSize of [7, 64, 500]) {
+            const x = input(c, chunkSize);
+            const s = (await mt.sort(x).fetch()).data as TypedArray;
+            expect(s.constructor.name, `${c.name} / ${chunkSize}`).toBe(data(c, c.sort).constructor.name);
+            expect(bytes(s), `sort ${c.name} / ${chunkSize}`).toEqual(bytes(data(c, c.sort)));
+            const a = (await mt.argsort(x, { kind: 'stable' }).fetch()).data as BigInt64Array;
+            expect(Array.from(a, Number), `argsort ${c.name} / ${chunkSize}`).toEqual(c.argsort);
+          }
+        }
+      } finally {
+        mt.options.workers = old;
+      }
+    }, 120_000);
+  }
+
+  it('runs as routine tasks (a local sort per chunk, a merge per output chunk), on the worker threads', async () => {
+    const c = FIXTURE.cases[0]!;
+    const len = c.x.length;
+    await mt.argsort(input(c, 100), { kind: 'stable' }).execute({ workers: 2 });
+    const spans = routineSpans();
+    const chunks = Math.ceil(len / 100);
+    expect(spans.filter((s) => s.routine === 'sort')).toHaveLength(chunks);
+    expect(spans.filter((s) => s.routine === 'merge')).toHaveLength(chunks);
+    expect(spans.some((s) => s.tid > 0)).toBe(true); // thread 0 is the main thread
+    // the host only picked split points: no host operation sorted the gathered array
+    const host = (mt.lastReport()?.trace.traceEvents ?? []).filter((e) => e.cat === 'host').map((e) => e.name);
+    expect(host).toEqual(['sort.split']);
+  });
+
+  it('int8, uint16, uint32 and bool: the order of a stable comparison sort, whatever the chunking', async () => {
+    const draw = (i: number) => Math.floor(Math.abs(Math.sin(i * 12.9898) * 43758.5453) % 1 * 600) - 300;
+    for (const dtype of ['int8', 'uint16', 'uint32', 'bool'] as const) {
+      const values = Array.from({ length: 1000 }, (_, i) => (dtype === 'bool' ? draw(i) > 0 : dtype === 'int8' ? (draw(i) % 128) | 0 : Math.abs(draw(i))));
+      const order = values.map((_, i) => i).sort((p, q) => Number(values[p]) - Number(values[q]) || p - q);
+      for (const chunkSize of [9, 130]) {
+        const x = mt.tensor(values, { dtype, chunkSize });
+        const a = (await mt.argsort(x, { kind: 'stable' }).fetch()).data as BigInt64Array;
+        expect(Array.from(a, Number), `${dtype} / ${chunkSize}`).toEqual(order);
+        const s = (await mt.sort(x).fetch()).data as TypedArray;
+        expect(Array.from(s as ArrayLike<number>, Number), `${dtype} / ${chunkSize}`).toEqual(order.map((i) => Number(values[i])));
+      }
+    }
+  });
+
+  it('a sort of one chunk still matches NumPy (the host path)', async () => {
+    const c = FIXTURE.cases[0]!;
+    const one = (await mt.sort(input(c, 100_000)).fetch()).data as TypedArray;
+    expect(bytes(one)).toEqual(bytes(data(c, c.sort)));
+  });
+});
+
+describe('the routines refuse calls that do not fit them', () => {
+  const region = (dtype: 'float64' | 'int64', shape: number[]) => ({ dtype, shape, strides: shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1)), origin: shape.map(() => 0), data: dtype === 'int64' ? new BigInt64Array(shape.reduce((a, b) => a * b, 1)) : new Float64Array(shape.reduce((a, b) => a * b, 1)) });
+  it('an unknown routine, an unknown or mistyped parameter, regions of the wrong dtype or extent', () => {
+    expect(() => runRoutine('rm -rf', {}, [], region('float64', [1]))).toThrow(/no routine named/);
+    expect(() => runRoutine('sort', { indices: 1 }, [region('float64', [4])], region('float64', [4]))).toThrow(/must be a boolean/);
+    expect(() => runRoutine('sort', { indices: false, evil: true }, [region('float64', [4])], region('float64', [4]))).toThrow(/unknown routine parameter/);
+    expect(() => runRoutine('sort', { indices: false }, [region('float64', [4])], region('float64', [5]))).toThrow(/extent/);
+    expect(() => runRoutine('sort', { indices: true }, [region('float64', [4])], region('int64', [4]))).toThrow(/int64 \[2, n\]/);
+    expect(() => ROUTINES.merge.check({ indices: false }, [{ dtype: 'float64', shape: [3] }, { dtype: 'float64', shape: [2] }], { dtype: 'float64', shape: [6] })).toThrow(/as long as its slices/);
+    expect(() => ROUTINES.merge.check({ indices: false }, [{ dtype: 'float64', shape: [3] }, { dtype: 'float64', shape: [2] }], { dtype: 'float64', shape: [5] })).not.toThrow();
+  });
+});
+
+describe('on a simulated mesh', () => {
+  /** A coordinator and `ids` workers on a seeded simulated network (worker options by id), as a session the API can run on. */
+  function mesh(ids: string[], opts: { verify?: 'strict'; lie?: Record<string, number>; seed?: number; killAfterTask?: string } = {}) {
+    const net = new SimNet({ seed: opts.seed ?? 5, maxDelayMs: 2 });
+    const cep = net.join('coordinator');
+    const cstate = new MeshState(cep, 40);
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 300, fetchTimeoutMs: 200, waitForWorkersMs: 10_000, ...(opts.verify ? { verify: opts.verify } : {}) });
+    const parts: { close(): void }[] = [coord, cstate];
+    const workers: MeshWorker[] = [];
+    for (const id of ids) {
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 2 });
+      const lie = opts.lie?.[id];
+      // a worker to kill leaves as soon as it has run its first task, before it can report it
+      const log = id === opts.killAfterTask ? (line: string) => { if (/ done in /.test(line)) net.kill(id); } : undefined;
+      const w = new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 200, ...(lie ? { lie } : {}), ...(log ? { log } : {}) });
+      workers.push(w);
+      parts.push(st, w);
+    }
+    const reports: MeshReport[] = [];
+    const session = { runNodes: async (...a: Parameters<Coordinator['run']>) => { const r = await coord.run(...a); reports.push(r); return r; } };
+    return { net, workers, reports, session, close: () => parts.forEach((p) => p.close()) };
+  }
+
+  async function sortOn(m: ReturnType<typeof mesh>, c: Case, chunkSize: number): Promise<void> {
+    const x = input(c, chunkSize);
+    const s = mt.sort(x), a = mt.argsort(x, { kind: 'stable' });
+    await mt.executeWith({ session: m.session }, s, a);
+    expect(bytes((await s.fetch()).data as TypedArray), `sort ${c.name}`).toEqual(bytes(data(c, c.sort)));
+    expect(Array.from((await a.fetch()).data as BigInt64Array, Number), `argsort ${c.name}`).toEqual(c.argsort);
+  }
+
+  it("the sort's routine tasks are leased to the mesh workers, which give the same bits", async () => {
+    const m = mesh(['w0', 'w1']);
+    try {
+      await new Promise((r) => setTimeout(r, 100)); // announcements arrive
+      for (const c of [FIXTURE.cases[0]!, FIXTURE.cases.find((k) => k.dtype === 'int64')!]) {
+        m.reports.length = 0;
+        await sortOn(m, c, 64);
+        // two stages (local sorts, merges) for each of sort and argsort, every task leased to a worker
+        const chunks = Math.ceil(c.x.length / 64);
+        expect(m.reports.map((r) => r.tasks).filter((t) => t > 0)).toEqual([chunks, chunks, chunks, chunks]);
+        for (const r of m.reports) {
+          expect(r.leases).toBeGreaterThanOrEqual(r.tasks);
+          expect(r.commits).toBe(r.tasks + r.recomputed);
+        }
+      }
+      expect(m.workers.every((w) => w.stats.tasks > 0)).toBe(true);
+    } finally {
+      m.close();
+    }
+  }, 60_000);
+
+  it("'strict' verification re-runs the routine tasks on other peers: a worker lying on every result is caught, the bits are NumPy's", async () => {
+    const m = mesh(['liar', 'w1', 'w2'], { verify: 'strict', lie: { liar: 1 } });
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      await sortOn(m, FIXTURE.cases[0]!, 64);
+      const ran = m.reports.filter((r) => r.tasks > 0);
+      expect(ran.every((r) => r.checks === r.commits)).toBe(true);
+      expect(ran.some((r) => r.quarantined.includes('liar'))).toBe(true);
+    } finally {
+      m.close();
+    }
+  }, 60_000);
+
+  it('a worker killed mid-stage: its lease lapses and the routine task runs again elsewhere; the bits are NumPy\'s', async () => {
+    const m = mesh(['w0', 'w1', 'w2'], { seed: 8, killAfterTask: 'w0' });
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      await sortOn(m, FIXTURE.cases[4]!, 64);
+      const ran = m.reports.filter((r) => r.tasks > 0);
+      expect(ran.reduce((a, r) => a + r.releases + r.recomputed, 0)).toBeGreaterThan(0);
+      for (const r of ran) expect(r.commits).toBe(r.tasks + r.recomputed);
+    } finally {
+      m.close();
+    }
+  }, 60_000);
+});
