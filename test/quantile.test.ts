@@ -1,0 +1,80 @@
+// Quantiles of a 1-d array of several chunks by selection (runtime/select.ts)
+// against NumPy 2's median, percentile, quantile, nanmedian and nanquantile
+// (test/fixtures/quantile.json, written by test/fixtures/gen_quantile.py):
+// the same bits for every method, whatever the chunking, with 0, 1 and 2
+// worker threads; and the whole array is never held: the median of a lazily
+// drawn 2e7-element array keeps the chunk heap's peak at a few chunks.
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import * as mt from '../src/api/tensor.js';
+import type { TypedArray } from '../src/graph/dtype.js';
+import { runtime } from '../src/runtime/runtime.js';
+
+interface Result { fn: string; q?: number[]; method?: string; out: (number | string)[] }
+interface Case { name: string; dtype: string; x: (number | string)[]; results: Result[] }
+const FIXTURE: { cases: Case[] } = JSON.parse(readFileSync(new URL('./fixtures/quantile.json', import.meta.url), 'utf8'));
+afterAll(() => mt.shutdown());
+
+const num = (v: number | string): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v));
+const CTOR = { float64: Float64Array, float32: Float32Array, int32: Int32Array, int16: Int16Array } as const;
+const data = (c: Case): TypedArray => (CTOR[c.dtype as keyof typeof CTOR]).from(c.x, num);
+/**
+ * The bits of a typed array, as unsigned bytes: what "the same bits" compares,
+ * a zero's sign apart. NumPy selects with introselect (np.partition), which
+ * leaves -0 and +0, equal, in an order no stable sort reproduces: a value
+ * picked among tied zeros may carry either sign (the whole-line path of one
+ * chunk differs from NumPy the same way).
+ */
+function bytes(a: TypedArray): number[] {
+  const z = a instanceof Float64Array || a instanceof Float32Array ? a.map((v) => (v === 0 ? 0 : v)) : a;
+  return Array.from(new Uint8Array(z.buffer, z.byteOffset, z.byteLength));
+}
+
+function call(r: Result, x: mt.Tensor): mt.Tensor {
+  const o = { method: r.method };
+  switch (r.fn) {
+    case 'median': return mt.median(x);
+    case 'nanmedian': return mt.nanmedian(x);
+    case 'percentile': return mt.percentile(x, r.q!, o);
+    case 'quantile': return mt.quantile(x, r.q!, o);
+    case 'nanquantile': return mt.nanquantile(x, r.q!, o);
+    default: throw new Error(r.fn);
+  }
+}
+
+/** Selection spans in the last runs' host timeline: proof the selection path ran, not the whole-line one. */
+describe('quantiles by selection', () => {
+  for (const workers of [0, 1, 2]) {
+    it(`match NumPy's bits with ${workers} worker threads, chunks of 97 and 1000 elements`, async () => {
+      const old = mt.options.workers;
+      mt.options.workers = workers;
+      try {
+        for (const c of FIXTURE.cases) {
+          for (const chunkSize of [97, 1000]) {
+            const x = mt.tensor(data(c), { chunkSize });
+            for (const r of c.results) {
+              const t = call(r, x);
+              const got = (await t.fetch()).data as TypedArray;
+              const want = new (got.constructor as new (v: number[]) => TypedArray)(r.out.map(num));
+              expect(bytes(got), `${r.fn} ${r.method ?? ''} ${c.name} chunk ${chunkSize}`).toEqual(bytes(want));
+            }
+          }
+        }
+      } finally {
+        mt.options.workers = old;
+      }
+    }, 120_000);
+  }
+
+  it('median of a lazy 2e7 uniform draw holds a few chunks at most', async () => {
+    const n = 2e7, chunkSize = 1 << 18;
+    const x = mt.random.default_rng(7).uniform(0, 1, [n], { chunkSize });
+    const heap = runtime.heap;
+    heap.peak = heap.inUse;
+    const before = heap.inUse;
+    const m = (await mt.median(x).fetch()).item() as number;
+    expect(Math.abs(m - 0.5)).toBeLessThan(1e-3);
+    // the whole array would be 160 MB; selection holds the sample and a group of chunks
+    expect(heap.peak - before).toBeLessThan(8 * chunkSize * 8);
+  }, 120_000);
+});
