@@ -17,7 +17,9 @@ afterAll(() => mt.shutdown());
 
 const num = (v: number | string): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v));
 const CTOR = { float64: Float64Array, float32: Float32Array, int32: Int32Array, int16: Int16Array } as const;
-const data = (c: Case): TypedArray => (CTOR[c.dtype as keyof typeof CTOR]).from(c.x, num);
+const data = (c: Case): TypedArray => (c.dtype === 'int64'
+  ? BigInt64Array.from(c.x, (v) => BigInt(v))
+  : (CTOR[c.dtype as keyof typeof CTOR]).from(c.x, num));
 /**
  * The bits of a typed array, as unsigned bytes: what "the same bits" compares,
  * a zero's sign apart. NumPy selects with introselect (np.partition), which
@@ -26,7 +28,7 @@ const data = (c: Case): TypedArray => (CTOR[c.dtype as keyof typeof CTOR]).from(
  * chunk differs from NumPy the same way).
  */
 function bytes(a: TypedArray): number[] {
-  const z = a instanceof Float64Array || a instanceof Float32Array ? a.map((v) => (v === 0 ? 0 : v)) : a;
+  const z: TypedArray = a instanceof Float64Array || a instanceof Float32Array ? a.map((v) => (v === 0 ? 0 : v)) : a;
   return Array.from(new Uint8Array(z.buffer, z.byteOffset, z.byteLength));
 }
 
@@ -55,7 +57,9 @@ describe('quantiles by selection', () => {
             for (const r of c.results) {
               const t = call(r, x);
               const got = (await t.fetch()).data as TypedArray;
-              const want = new (got.constructor as new (v: number[]) => TypedArray)(r.out.map(num));
+              const want = got instanceof BigInt64Array
+                ? BigInt64Array.from(r.out, (v) => BigInt(v))
+                : new (got.constructor as new (v: number[]) => TypedArray)(r.out.map(num));
               expect(bytes(got), `${r.fn} ${r.method ?? ''} ${c.name} chunk ${chunkSize}`).toEqual(bytes(want));
             }
           }

@@ -32,8 +32,8 @@ export interface SelectStore {
   drop?(n: Node): void;
 }
 
-/** Dtypes whose values are exact JS numbers and order as numbers do (NaNs apart). */
-const SELECTABLE = new Set<DType>(['float64', 'float32', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8']);
+/** Dtypes whose values order as JS numbers (NaNs apart) or, int64's, as BigInts do. */
+const SELECTABLE = new Set<DType>(['float64', 'float32', 'int64', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8']);
 /** Sample size aimed at: its sort is cheap, and its rank error ~ n / sqrt(SAMPLE). */
 const SAMPLE = 1 << 16;
 /** Most bracketed values held on the host at once. */
@@ -47,6 +47,10 @@ export function selects(n: Node, store: SelectStore): boolean {
 }
 
 let counter = 0;
+/** A value of the line: a number, or int64's BigInt. */
+type Value = number | bigint;
+/** Ascending, stable, -0 equal to 0 (NaNs are never compared: they are left out). */
+const order = (p: Value, q: Value): number => (p < q ? -1 : p > q ? 1 : 0);
 
 export async function selectQuantiles(n: Node, store: SelectStore, opts: RunOptions): Promise<Node | undefined> {
   const x = n.inputs[0]!;
@@ -59,7 +63,7 @@ export async function selectQuantiles(n: Node, store: SelectStore, opts: RunOpti
   const nanNode = float ? reduce('sum', binary('not_equal', x, x, 'bool'), [0], false, 'int64') : undefined;
   await store.run(nanNode ? [sampleNode, nanNode] : [sampleNode], opts);
   const nans = nanNode ? Number(store.read(nanNode)[0]) : 0;
-  const sample = Array.from(store.read(sampleNode) as ArrayLike<number>).filter((v) => v === v).sort((a, b) => a - b);
+  const sample = Array.from(store.read(sampleNode) as ArrayLike<Value>).filter((v) => v === v).sort(order);
   store.drop!(sampleNode);
   if (nanNode) store.drop!(nanNode);
   const nn = len - nans;
@@ -68,17 +72,17 @@ export async function selectQuantiles(n: Node, store: SelectStore, opts: RunOpti
   const probe = (k: number): number => { if (k < nn) ranks.add(k); return k >= nn ? NaN : 0; };
   quantileLine(probe, len, x.dtype, n.dtype, spec);
   const wanted = [...ranks].sort((a, b) => a - b);
-  const values = new Map<number, number>();
+  const values = new Map<number, Value>();
   if (wanted.length) {
     if (!sample.length) return undefined;
-    let found: Map<number, number> | undefined;
+    let found: Map<number, Value> | undefined;
     for (let margin = 4; margin <= 64 && !found; margin *= 4) found = await bracketed(x, wanted, nn, sample, margin, store, opts);
     if (!found) return undefined;
     for (const [k, v] of found) values.set(k, v);
   }
   const r = quantileLine((k) => (k >= nn ? NaN : values.get(k)!), len, x.dtype, n.dtype, spec);
-  const out = new ARRAY_CTOR[n.dtype](r.length) as unknown as number[];
-  r.forEach((v, i) => { out[i] = Number(v); });
+  const out = new ARRAY_CTOR[n.dtype](r.length) as unknown as Value[];
+  r.forEach((v, i) => { out[i] = n.dtype === 'int64' ? BigInt(v) : Number(v); });
   const s = source(`selected${counter++}`, n.dtype, n.shape, chunkGrid(n.shape, INFO[n.dtype].bytes));
   store.put(s, out as unknown as TypedArray);
   return s;
@@ -86,21 +90,21 @@ export async function selectQuantiles(n: Node, store: SelectStore, opts: RunOpti
 
 /** The wanted ranks' values, or undefined when a bracket misses its rank or they hold too many values. */
 async function bracketed(
-  x: Node, wanted: readonly number[], nn: number, sample: readonly number[], margin: number, store: SelectStore, opts: RunOptions,
-): Promise<Map<number, number> | undefined> {
+  x: Node, wanted: readonly number[], nn: number, sample: readonly Value[], margin: number, store: SelectStore, opts: RunOptions,
+): Promise<Map<number, Value> | undefined> {
   const m = sample.length;
   // sample position of rank k, give or take `margin` standard deviations of a binomial count
   const spread = margin * Math.sqrt(m) + margin;
   const pos = (k: number): number => (k / Math.max(1, nn - 1)) * (m - 1);
-  const brackets: { lo: number; hi: number; ks: number[] }[] = [];
+  const brackets: { lo: Value; hi: Value; ks: number[] }[] = [];
   for (const k of wanted) {
     const a = Math.floor(pos(k) - spread), b = Math.ceil(pos(k) + spread);
     const lo = a < 0 ? -Infinity : sample[a]!, hi = b >= m ? Infinity : sample[b]!;
     const last = brackets[brackets.length - 1];
-    if (last && lo <= last.hi) { last.hi = Math.max(last.hi, hi); last.ks.push(k); } else brackets.push({ lo, hi, ks: [k] });
+    if (last && lo <= last.hi) { last.hi = hi > last.hi ? hi : last.hi; last.ks.push(k); } else brackets.push({ lo, hi, ks: [k] });
   }
-  const c = (v: number): Node => constant(v, x.dtype);
-  const count = (op: 'less' | 'less_equal', v: number): Node => reduce('sum', binary(op, x, c(v), 'bool'), [0], false, 'int64');
+  const c = (v: Value): Node => constant(v, x.dtype);
+  const count = (op: 'less' | 'less_equal', v: Value): Node => reduce('sum', binary(op, x, c(v), 'bool'), [0], false, 'int64');
   // an open end needs no pass: nothing lies below -inf, and every value but the NaNs lies below +inf
   const slots = brackets.flatMap((b) => [b.lo === -Infinity ? 0 : count('less', b.lo), b.hi === Infinity ? nn : count('less_equal', b.hi)]);
   const nodes = slots.filter((q): q is Node => typeof q !== 'number');
@@ -115,9 +119,9 @@ async function bracketed(
   }
   if (held > MAX_HELD) return undefined;
   // the bracketed values, a few chunks at a time, in input order
-  const kept: number[][] = brackets.map(() => []);
+  const kept: Value[][] = brackets.map(() => []);
   const take = (vs: TypedArray): void => {
-    const a = vs as unknown as ArrayLike<number>;
+    const a = vs as unknown as ArrayLike<Value>;
     for (let j = 0; j < a.length; j++) {
       const v = a[j]!;
       for (let i = 0; i < brackets.length; i++) if (v >= brackets[i]!.lo && v <= brackets[i]!.hi) kept[i]!.push(v);
@@ -135,10 +139,10 @@ async function bracketed(
       store.drop!(part);
     }
   }
-  const found = new Map<number, number>();
+  const found = new Map<number, Value>();
   brackets.forEach((b, i) => {
     // stable, -0 equal to 0: the order the whole-line radix sort gives
-    const vs = kept[i]!.sort((p, q) => p - q);
+    const vs = kept[i]!.sort(order);
     const below = counts[2 * i]!;
     for (const k of b.ks) found.set(k, vs[k - below]!);
   });
