@@ -17,7 +17,7 @@
 //      NumPy's bits for every method.
 
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
-import { type Attrs, type Node, binary, constant, reduce, slice, source } from '../graph/node.js';
+import { type Attrs, type Node, binary, constant, reduce, slice, source, where } from '../graph/node.js';
 import { quantileLine } from '../numerics/quantile.js';
 import { chunkGrid } from '../graph/shape.js';
 import type { RunOptions } from './runtime.js';
@@ -34,8 +34,10 @@ export interface SelectStore {
 
 /** Dtypes whose values order as JS numbers (NaNs apart) or, int64's, as BigInts do. */
 const SELECTABLE = new Set<DType>(['float64', 'float32', 'int64', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8']);
-/** Sample size aimed at: its sort is cheap, and its rank error ~ n / sqrt(SAMPLE). */
-const SAMPLE = 1 << 16;
+/** Bounds on the sample's size: a sort of it is cheap; a rank's error in it is ~ n / sqrt(size) values. */
+const MIN_SAMPLE = 1 << 16, MAX_SAMPLE = 1 << 23;
+/** A bracket's half-width, in standard deviations of a sampled rank (sqrt(m p (1 - p)) <= sqrt(m) / 2 positions). */
+const MARGIN = 6;
 /** Most bracketed values held on the host at once. */
 const MAX_HELD = 1 << 22;
 
@@ -57,26 +59,36 @@ export async function selectQuantiles(n: Node, store: SelectStore, opts: RunOpti
   const { spec } = n.attrs as Attrs['quantile'];
   const len = x.shape[0]!;
   const float = x.dtype.startsWith('float');
-  // at least every other value: a short line still goes through a bracket, not a copy of itself
-  const stride = Math.max(2, Math.floor(len / SAMPLE));
+  // a sample large enough that the brackets, a few of its standard deviations wide, hold under a quarter of MAX_HELD
+  // (each bracket ~ len * MARGIN / sqrt(size) values); at least every other value, so a short line is bracketed too
+  const size = Math.min(MAX_SAMPLE, Math.max(MIN_SAMPLE, Math.ceil((4 * MARGIN * len / MAX_HELD) ** 2)));
+  const stride = Math.max(2, Math.floor(len / size));
   const sampleNode = slice(x, [0], [stride], [Math.ceil(len / stride)]);
-  const nanNode = float ? reduce('sum', binary('not_equal', x, x, 'bool'), [0], false, 'int64') : undefined;
-  await store.run(nanNode ? [sampleNode, nanNode] : [sampleNode], opts);
-  const nans = nanNode ? Number(store.read(nanNode)[0]) : 0;
-  const sample = Array.from(store.read(sampleNode) as ArrayLike<Value>).filter((v) => v === v).sort(order);
-  store.drop!(sampleNode);
-  if (nanNode) store.drop!(nanNode);
+  // the NaN count, and the least and greatest values (NaNs apart): the ranks 0 and n-1 need no bracket
+  const ok = float ? binary('equal', x, x, 'bool') : undefined;
+  const c = (v: Value): Node => constant(v, x.dtype);
+  const numNode = ok ? reduce('sum', ok, [0], false, 'int64') : undefined;
+  const minNode = reduce('min', ok ? where(ok, x, c(Infinity)) : x, [0], false, x.dtype);
+  const maxNode = reduce('max', ok ? where(ok, x, c(-Infinity)) : x, [0], false, x.dtype);
+  const first = [sampleNode, minNode, maxNode, ...(numNode ? [numNode] : [])];
+  await store.run(first, opts);
+  const nans = numNode ? len - Number(store.read(numNode)[0]) : 0;
+  const least = store.read(minNode)[0]!, greatest = store.read(maxNode)[0]!;
+  // the typed array's own sort (NaNs last, cut off): the sample only places the brackets, so -0 before 0 does not matter
+  const sorted = store.read(sampleNode).slice().sort();
+  const sample = Array.from(sorted.subarray(0, float ? (sorted as Float64Array).findIndex((v) => v !== v) >>> 0 : sorted.length) as ArrayLike<Value>);
+  first.forEach((q) => store.drop!(q));
   const nn = len - nans;
   // the ranks quantileLine reads (the values do not steer which: only whether the last is NaN)
   const ranks = new Set<number>();
   const probe = (k: number): number => { if (k < nn) ranks.add(k); return k >= nn ? NaN : 0; };
   quantileLine(probe, len, x.dtype, n.dtype, spec);
-  const wanted = [...ranks].sort((a, b) => a - b);
-  const values = new Map<number, Value>();
+  const wanted = [...ranks].filter((k) => k > 0 && k < nn - 1).sort((a, b) => a - b);
+  const values = new Map<number, Value>([[0, least], [nn - 1, greatest]]);
   if (wanted.length) {
     if (!sample.length) return undefined;
     let found: Map<number, Value> | undefined;
-    for (let margin = 4; margin <= 64 && !found; margin *= 4) found = await bracketed(x, wanted, nn, sample, margin, store, opts);
+    for (let margin = MARGIN; margin <= 16 * MARGIN && !found; margin *= 4) found = await bracketed(x, wanted, nn, sample, margin, store, opts);
     if (!found) return undefined;
     for (const [k, v] of found) values.set(k, v);
   }
@@ -94,7 +106,7 @@ async function bracketed(
 ): Promise<Map<number, Value> | undefined> {
   const m = sample.length;
   // sample position of rank k, give or take `margin` standard deviations of a binomial count
-  const spread = margin * Math.sqrt(m) + margin;
+  const spread = (margin * Math.sqrt(m)) / 2 + 2;
   const pos = (k: number): number => (k / Math.max(1, nn - 1)) * (m - 1);
   const brackets: { lo: Value; hi: Value; ks: number[] }[] = [];
   for (const k of wanted) {
