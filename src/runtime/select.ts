@@ -38,6 +38,8 @@ const SELECTABLE = new Set<DType>(['float64', 'float32', 'int64', 'int32', 'int1
 const MIN_SAMPLE = 1 << 16, MAX_SAMPLE = 1 << 23;
 /** A bracket's half-width, in standard deviations of a sampled rank (sqrt(m p (1 - p)) <= sqrt(m) / 2 positions). */
 const MARGIN = 6;
+/** Chunks of a lazy input computed per run of the extraction pass (two such runs are held at once). */
+const GROUP = 4;
 /** Most bracketed values held on the host at once. */
 const MAX_HELD = 1 << 22;
 
@@ -64,27 +66,30 @@ export async function selectQuantiles(n: Node, store: SelectStore, opts: RunOpti
   const size = Math.min(MAX_SAMPLE, Math.max(MIN_SAMPLE, Math.ceil((4 * MARGIN * len / MAX_HELD) ** 2)));
   const stride = Math.max(2, Math.floor(len / size));
   const sampleNode = slice(x, [0], [stride], [Math.ceil(len / stride)]);
-  // the NaN count, and the least and greatest values (NaNs apart): the ranks 0 and n-1 need no bracket
-  const ok = float ? binary('equal', x, x, 'bool') : undefined;
-  const c = (v: Value): Node => constant(v, x.dtype);
-  const numNode = ok ? reduce('sum', ok, [0], false, 'int64') : undefined;
-  const minNode = reduce('min', ok ? where(ok, x, c(Infinity)) : x, [0], false, x.dtype);
-  const maxNode = reduce('max', ok ? where(ok, x, c(-Infinity)) : x, [0], false, x.dtype);
-  const first = [sampleNode, minNode, maxNode, ...(numNode ? [numNode] : [])];
+  // the NaN count (floats), in the same run
+  const numNode = float ? reduce('sum', binary('equal', x, x, 'bool'), [0], false, 'int64') : undefined;
+  const first = [sampleNode, ...(numNode ? [numNode] : [])];
   await store.run(first, opts);
   const nans = numNode ? len - Number(store.read(numNode)[0]) : 0;
-  const least = store.read(minNode)[0]!, greatest = store.read(maxNode)[0]!;
   // the typed array's own sort (NaNs last, cut off): the sample only places the brackets, so -0 before 0 does not matter
   const sorted = store.read(sampleNode).slice().sort();
   const sample = Array.from(sorted.subarray(0, float ? (sorted as Float64Array).findIndex((v) => v !== v) >>> 0 : sorted.length) as ArrayLike<Value>);
   first.forEach((q) => store.drop!(q));
   const nn = len - nans;
-  // the ranks quantileLine reads (the values do not steer which: only whether the last is NaN)
+  // the ranks quantileLine reads, the NaN count telling it where the NaNs lie (values do not steer which ranks)
   const ranks = new Set<number>();
-  const probe = (k: number): number => { if (k < nn) ranks.add(k); return k >= nn ? NaN : 0; };
-  quantileLine(probe, len, x.dtype, n.dtype, spec);
-  const wanted = [...ranks].filter((k) => k > 0 && k < nn - 1).sort((a, b) => a - b);
-  const values = new Map<number, Value>([[0, least], [nn - 1, greatest]]);
+  const nanAt = (k: number): boolean => k >= nn;
+  quantileLine((k) => { ranks.add(k); return 0; }, len, x.dtype, n.dtype, spec, nanAt);
+  const values = new Map<number, Value>();
+  // ranks 0 and n-1 (q = 0 or 1) are the least and greatest values (NaNs apart): fused min and max, not a bracket
+  const ends = ([[0, 'min', Infinity], [nn - 1, 'max', -Infinity]] as const).filter(([k]) => ranks.has(k));
+  if (ends.length) {
+    const nodes = ends.map(([, op, fill]) => reduce(op, float ? where(binary('equal', x, x, 'bool'), x, constant(fill, x.dtype)) : x, [0], false, x.dtype));
+    await store.run(nodes, opts);
+    ends.forEach(([k], i) => values.set(k, store.read(nodes[i]!)[0]!));
+    nodes.forEach((q) => store.drop!(q));
+  }
+  const wanted = [...ranks].filter((k) => !values.has(k)).sort((p, q) => p - q);
   if (wanted.length) {
     if (!sample.length) return undefined;
     let found: Map<number, Value> | undefined;
@@ -92,7 +97,7 @@ export async function selectQuantiles(n: Node, store: SelectStore, opts: RunOpti
     if (!found) return undefined;
     for (const [k, v] of found) values.set(k, v);
   }
-  const r = quantileLine((k) => (k >= nn ? NaN : values.get(k)!), len, x.dtype, n.dtype, spec);
+  const r = quantileLine((k) => (k >= nn ? NaN : values.get(k)!), len, x.dtype, n.dtype, spec, nanAt);
   const out = new ARRAY_CTOR[n.dtype](r.length) as unknown as Value[];
   r.forEach((v, i) => { out[i] = n.dtype === 'int64' ? BigInt(v) : Number(v); });
   const s = source(`selected${counter++}`, n.dtype, n.shape, chunkGrid(n.shape, INFO[n.dtype].bytes));
@@ -132,23 +137,37 @@ async function bracketed(
   if (held > MAX_HELD) return undefined;
   // the bracketed values, a few chunks at a time, in input order
   const kept: Value[][] = brackets.map(() => []);
+  const one = brackets.length === 1 ? brackets[0]! : undefined;
   const take = (vs: TypedArray): void => {
     const a = vs as unknown as ArrayLike<Value>;
+    if (one) {
+      const [lo, hi, out] = [one.lo, one.hi, kept[0]!];
+      for (let j = 0; j < a.length; j++) { const v = a[j]!; if (v >= lo && v <= hi) out.push(v); }
+      return;
+    }
     for (let j = 0; j < a.length; j++) {
       const v = a[j]!;
       for (let i = 0; i < brackets.length; i++) if (v >= brackets[i]!.lo && v <= brackets[i]!.hi) kept[i]!.push(v);
     }
   };
-  const len = x.shape[0]!, chunk = x.chunk[0]!, chunks = Math.ceil(len / chunk);
+  const len = x.shape[0]!, chunk = x.chunk[0]!;
+  const chunksOf = (m: number): number => Math.ceil(m / chunk);
   if (store.has?.(x) && store.chunkView) {
-    for (let i = 0; i < chunks; i++) take(store.chunkView(x, i));
+    // stored: its chunks read in place
+    for (let i = 0; i < chunksOf(len); i++) take(store.chunkView(x, i));
   } else {
-    const group = chunk * Math.max(1, Math.min(4, Math.floor(MAX_HELD / chunk)));
+    // lazy: slices of GROUP chunks computed and dropped, the next one computed while the host filters this one
+    const group = chunk * GROUP;
+    const part = (start: number): Node => slice(x, [start], [1], [Math.min(group, len - start)]);
+    let cur = part(0), running = store.run([cur], opts);
     for (let start = 0; start < len; start += group) {
-      const part = slice(x, [start], [1], [Math.min(group, len - start)]);
-      await store.run([part], opts);
-      take(store.read(part));
-      store.drop!(part);
+      await running;
+      const next = start + group < len ? part(start + group) : undefined;
+      if (next) running = store.run([next], opts);
+      if (store.chunkView) for (let i = 0; i < chunksOf(cur.shape[0]!); i++) take(store.chunkView(cur, i));
+      else take(store.read(cur));
+      store.drop!(cur);
+      if (next) cur = next;
     }
   }
   const found = new Map<number, Value>();
