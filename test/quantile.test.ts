@@ -78,7 +78,7 @@ describe('quantiles by selection', () => {
     const before = heap.inUse;
     const m = (await mt.median(x).fetch()).item() as number;
     expect(Math.abs(m - 0.5)).toBeLessThan(1e-3);
-    // the whole array would be 160 MB; selection holds the sample and a group of chunks
-    expect(heap.peak - before).toBeLessThan(8 * chunkSize * 8);
+    // the whole array would be 160 MB (76 chunks); selection holds the sample and two groups of four chunks
+    expect(heap.peak - before).toBeLessThanOrEqual(10 * chunkSize * 8);
   }, 120_000);
 });

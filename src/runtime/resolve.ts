@@ -11,7 +11,9 @@
 // gathers nothing: it runs as two stages of routine tasks (./routines.ts) on
 // the pool or the mesh, every chunk sorted on its own, then each output
 // chunk merged from the slices of the sorted chunks that hold its ranks,
-// which the host finds by a multiway selection reading O(k log n) elements. A `defer` node (an
+// which the host finds by a multiway selection reading O(k log n) elements.
+// The quantiles of a 1-d array of several chunks are found by selection
+// (./select.ts) before their input is run, so a lazy input is never stored. A `defer` node (an
 // operation that needs lengths to be built: a reversal, a split, a repeat
 // by counts computed in the run) is built in the rebuild once its inputs'
 // lengths are known; what it builds may read nodes computed in an earlier
