@@ -1,24 +1,30 @@
 // Quantiles of a 1-d array of several chunks by selection, never gathered
 // whole (DESIGN.md, "Nothing is gathered whole"; issue 31 item 3). In: the
-// quantile node and the store. Out: the stored result (or undefined where the
-// bracket cannot be narrowed, and the host's whole-line path takes over).
-// Passes over the input, which may be lazy (a random draw never stored):
-//   1. a strided sample (a slice node) and the NaN count, fused in one run;
-//   2. the ranks quantileLine reads are found by probing it; each rank's
-//      bracket [lo, hi] comes from the sorted sample with a margin of a few
-//      standard deviations of the sample's rank error;
-//   3. count(x < lo) and count(x <= hi) per bracket as fused reductions (one
-//      streaming pass): the bracket must hold its rank, and all brackets
-//      together at most MAX_HELD values, else a bigger margin is tried;
-//   4. the bracketed values are taken from a few chunks at a time (a stored
-//      input's chunk views, or a lazy input's slices run and dropped), kept
-//      in input order, sorted stably, and the ranks read off them;
-//   5. quantileLine's own arithmetic turns those order statistics into
-//      NumPy's bits for every method.
+// quantile node and the store. Out: the stored result, or undefined where no
+// bracket could be placed (the host's whole-line path in resolve.ts then
+// computes it). Two passes over the input, which may be lazy (a random draw
+// that is never stored):
+//   1. a strided sample (a slice node: only its own elements are computed),
+//      sorted on the host; from its NaN share and the ranks quantileLine reads
+//      (found by probing it), a bracket [lo, hi] of values around each rank,
+//      MARGIN standard deviations of a sampled rank wide;
+//   2. one streaming pass, a few chunks at a time (a stored input's chunk
+//      views, or slices of a lazy one run and dropped, the next computed
+//      while the host reads this one): the NaN count, the least and greatest
+//      values, how many values fall below each bracket, and the values inside
+//      it, in input order (at most MAX_HELD of them; past that only counted).
+// With the exact counts the ranks are known; each must fall inside its
+// bracket's values, which are then sorted stably (-0 equal to 0, as the
+// whole-line radix sort orders them) and read; else a bracket MARGIN_GROWTH
+// times wider is tried. quantileLine's own arithmetic then turns the order
+// statistics into NumPy's bits for every method. The counts are the host's,
+// not fused reductions: each reduction is a pass of its own over the input
+// (a lazy draw recomputed), and the filtering pass reads every value anyway.
 
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
-import { type Attrs, type Node, binary, constant, reduce, slice, source, where } from '../graph/node.js';
+import { type Attrs, type Node, slice, source } from '../graph/node.js';
 import { quantileLine } from '../numerics/quantile.js';
+import type { QuantileSpec } from '../graph/quantile.js';
 import { chunkGrid } from '../graph/shape.js';
 import type { RunOptions } from './runtime.js';
 
@@ -38,7 +44,9 @@ const SELECTABLE = new Set<DType>(['float64', 'float32', 'int64', 'int32', 'int1
 const MIN_SAMPLE = 1 << 16, MAX_SAMPLE = 1 << 23;
 /** A bracket's half-width, in standard deviations of a sampled rank (sqrt(m p (1 - p)) <= sqrt(m) / 2 positions). */
 const MARGIN = 6;
-/** Chunks of a lazy input computed per run of the extraction pass (two such runs are held at once). */
+/** How much wider each retry's brackets are, and how many retries there are. */
+const MARGIN_GROWTH = 4, TRIES = 3;
+/** Chunks of a lazy input computed per run of the filtering pass (two such runs are held at once). */
 const GROUP = 4;
 /** Most bracketed values held on the host at once. */
 const MAX_HELD = 1 << 22;
@@ -56,98 +64,104 @@ type Value = number | bigint;
 /** Ascending, stable, -0 equal to 0 (NaNs are never compared: they are left out). */
 const order = (p: Value, q: Value): number => (p < q ? -1 : p > q ? 1 : 0);
 
+/** The ranks (0-based, among the non-NaN values, NaNs last) quantileLine reads for a line of `len` values, `nn` not NaN. */
+function ranksRead(len: number, nn: number, x: DType, out: DType, spec: QuantileSpec): number[] {
+  const ranks = new Set<number>();
+  quantileLine((k) => { ranks.add(k); return 0; }, len, x, out, spec, (k) => k >= nn);
+  return [...ranks].sort((p, q) => p - q);
+}
+
 export async function selectQuantiles(n: Node, store: SelectStore, opts: RunOptions): Promise<Node | undefined> {
   const x = n.inputs[0]!;
   const { spec } = n.attrs as Attrs['quantile'];
   const len = x.shape[0]!;
-  const float = x.dtype.startsWith('float');
-  // a sample large enough that the brackets, a few of its standard deviations wide, hold under a quarter of MAX_HELD
-  // (each bracket ~ len * MARGIN / sqrt(size) values); at least every other value, so a short line is bracketed too
+  // a sample large enough that a bracket (~ len * MARGIN / sqrt(size) values) holds under a quarter of MAX_HELD;
+  // at least every other value, so that a short line is bracketed too
   const size = Math.min(MAX_SAMPLE, Math.max(MIN_SAMPLE, Math.ceil((4 * MARGIN * len / MAX_HELD) ** 2)));
   const stride = Math.max(2, Math.floor(len / size));
   const sampleNode = slice(x, [0], [stride], [Math.ceil(len / stride)]);
-  // the NaN count (floats), in the same run
-  const numNode = float ? reduce('sum', binary('equal', x, x, 'bool'), [0], false, 'int64') : undefined;
-  const first = [sampleNode, ...(numNode ? [numNode] : [])];
-  await store.run(first, opts);
-  const nans = numNode ? len - Number(store.read(numNode)[0]) : 0;
+  await store.run([sampleNode], opts);
   // the typed array's own sort (NaNs last, cut off): the sample only places the brackets, so -0 before 0 does not matter
   const sorted = store.read(sampleNode).slice().sort();
-  const sample = Array.from(sorted.subarray(0, float ? (sorted as Float64Array).findIndex((v) => v !== v) >>> 0 : sorted.length) as ArrayLike<Value>);
-  first.forEach((q) => store.drop!(q));
-  const nn = len - nans;
-  // the ranks quantileLine reads, the NaN count telling it where the NaNs lie (values do not steer which ranks)
-  const ranks = new Set<number>();
-  const nanAt = (k: number): boolean => k >= nn;
-  quantileLine((k) => { ranks.add(k); return 0; }, len, x.dtype, n.dtype, spec, nanAt);
-  const values = new Map<number, Value>();
-  // ranks 0 and n-1 (q = 0 or 1) are the least and greatest values (NaNs apart): fused min and max, not a bracket
-  const ends = ([[0, 'min', Infinity], [nn - 1, 'max', -Infinity]] as const).filter(([k]) => ranks.has(k));
-  if (ends.length) {
-    const nodes = ends.map(([, op, fill]) => reduce(op, float ? where(binary('equal', x, x, 'bool'), x, constant(fill, x.dtype)) : x, [0], false, x.dtype));
-    await store.run(nodes, opts);
-    ends.forEach(([k], i) => values.set(k, store.read(nodes[i]!)[0]!));
-    nodes.forEach((q) => store.drop!(q));
+  store.drop!(sampleNode);
+  const firstNaN = x.dtype.startsWith('float') ? (sorted as Float64Array).findIndex((v) => v !== v) : -1;
+  const sample = Array.from(sorted.subarray(0, firstNaN < 0 ? sorted.length : firstNaN) as ArrayLike<Value>);
+  // the ranks for the sample's share of NaNs: the pass counts them exactly, and the brackets' margin covers the difference
+  const nnGuess = Math.round((len * sample.length) / sorted.length);
+  for (let t = 0, margin = MARGIN; t < TRIES; t++, margin *= MARGIN_GROWTH) {
+    const pass = await filtered(x, brackets(ranksRead(len, nnGuess, x.dtype, n.dtype, spec), nnGuess, sample, margin), store, opts);
+    const nn = len - pass.nans;
+    const values = new Map<number, Value>();
+    let ok = true;
+    for (const k of ranksRead(len, nn, x.dtype, n.dtype, spec)) {
+      if (k === 0 || k === nn - 1) { values.set(k, k === 0 ? pass.least! : pass.greatest!); continue; }
+      const b = pass.brackets.find((q) => k >= q.below && k < q.below + q.count && q.kept);
+      if (!b) { ok = false; break; }
+      values.set(k, b.kept![k - b.below]!);
+    }
+    if (!ok) continue;
+    const r = quantileLine((k) => (k >= nn ? NaN : values.get(k)!), len, x.dtype, n.dtype, spec, (k) => k >= nn);
+    const out = new ARRAY_CTOR[n.dtype](r.length) as unknown as Value[];
+    r.forEach((v, i) => { out[i] = n.dtype === 'int64' ? BigInt(v) : Number(v); });
+    const s = source(`selected${counter++}`, n.dtype, n.shape, chunkGrid(n.shape, INFO[n.dtype].bytes));
+    store.put(s, out as unknown as TypedArray);
+    return s;
   }
-  const wanted = [...ranks].filter((k) => !values.has(k)).sort((p, q) => p - q);
-  if (wanted.length) {
-    if (!sample.length) return undefined;
-    let found: Map<number, Value> | undefined;
-    for (let margin = MARGIN; margin <= 16 * MARGIN && !found; margin *= 4) found = await bracketed(x, wanted, nn, sample, margin, store, opts);
-    if (!found) return undefined;
-    for (const [k, v] of found) values.set(k, v);
-  }
-  const r = quantileLine((k) => (k >= nn ? NaN : values.get(k)!), len, x.dtype, n.dtype, spec, nanAt);
-  const out = new ARRAY_CTOR[n.dtype](r.length) as unknown as Value[];
-  r.forEach((v, i) => { out[i] = n.dtype === 'int64' ? BigInt(v) : Number(v); });
-  const s = source(`selected${counter++}`, n.dtype, n.shape, chunkGrid(n.shape, INFO[n.dtype].bytes));
-  store.put(s, out as unknown as TypedArray);
-  return s;
+  return undefined;
 }
 
-/** The wanted ranks' values, or undefined when a bracket misses its rank or they hold too many values. */
-async function bracketed(
-  x: Node, wanted: readonly number[], nn: number, sample: readonly Value[], margin: number, store: SelectStore, opts: RunOptions,
-): Promise<Map<number, Value> | undefined> {
+interface Bracket { lo: Value; hi: Value }
+
+/** Disjoint brackets, ascending, around the ranks `ks` of `nn` values, placed by the sorted sample. */
+function brackets(ks: readonly number[], nn: number, sample: readonly Value[], margin: number): Bracket[] {
   const m = sample.length;
-  // sample position of rank k, give or take `margin` standard deviations of a binomial count
+  const out: Bracket[] = [];
+  // a sample of NaNs only places nothing: one bracket of every value, kept if there are few enough
+  if (!m) return ks.length ? [{ lo: -Infinity, hi: Infinity }] : out;
   const spread = (margin * Math.sqrt(m)) / 2 + 2;
-  const pos = (k: number): number => (k / Math.max(1, nn - 1)) * (m - 1);
-  const brackets: { lo: Value; hi: Value; ks: number[] }[] = [];
-  for (const k of wanted) {
-    const a = Math.floor(pos(k) - spread), b = Math.ceil(pos(k) + spread);
+  for (const k of ks) {
+    const at = (k / Math.max(1, nn - 1)) * (m - 1);
+    const a = Math.floor(at - spread), b = Math.ceil(at + spread);
     const lo = a < 0 ? -Infinity : sample[a]!, hi = b >= m ? Infinity : sample[b]!;
-    const last = brackets[brackets.length - 1];
-    if (last && lo <= last.hi) { last.hi = hi > last.hi ? hi : last.hi; last.ks.push(k); } else brackets.push({ lo, hi, ks: [k] });
+    const last = out[out.length - 1];
+    if (last && lo <= last.hi) last.hi = hi > last.hi ? hi : last.hi;
+    else out.push({ lo, hi });
   }
-  const c = (v: Value): Node => constant(v, x.dtype);
-  const count = (op: 'less' | 'less_equal', v: Value): Node => reduce('sum', binary(op, x, c(v), 'bool'), [0], false, 'int64');
-  // an open end needs no pass: nothing lies below -inf, and every value but the NaNs lies below +inf
-  const slots = brackets.flatMap((b) => [b.lo === -Infinity ? 0 : count('less', b.lo), b.hi === Infinity ? nn : count('less_equal', b.hi)]);
-  const nodes = slots.filter((q): q is Node => typeof q !== 'number');
-  if (nodes.length) await store.run(nodes, opts);
-  const counts = slots.map((q) => (typeof q === 'number' ? q : Number(store.read(q)[0])));
-  nodes.forEach((q) => store.drop!(q));
-  let held = 0;
-  for (let i = 0; i < brackets.length; i++) {
-    const [below, upto] = [counts[2 * i]!, counts[2 * i + 1]!];
-    if (brackets[i]!.ks.some((k) => k < below || k >= upto)) return undefined;
-    held += upto - below;
-  }
-  if (held > MAX_HELD) return undefined;
-  // the bracketed values, a few chunks at a time, in input order
-  const kept: Value[][] = brackets.map(() => []);
-  const one = brackets.length === 1 ? brackets[0]! : undefined;
+  return out;
+}
+
+interface Pass {
+  nans: number;
+  least: Value | undefined;
+  greatest: Value | undefined;
+  /** Per bracket: the values below it, the values inside it, and those values sorted (unless there were too many). */
+  brackets: { below: number; count: number; kept: Value[] | undefined }[];
+}
+
+/** The filtering pass: counts, the least and greatest values, and each bracket's values, in input order then sorted. */
+async function filtered(x: Node, bs: readonly Bracket[], store: SelectStore, opts: RunOptions): Promise<Pass> {
+  let nans = 0, least: Value | undefined, greatest: Value | undefined, held = 0;
+  const below = bs.map(() => 0), count = bs.map(() => 0);
+  const kept: (Value[] | undefined)[] = bs.map(() => []);
+  const lows = bs.map((b) => b.lo), highs = bs.map((b) => b.hi);
   const take = (vs: TypedArray): void => {
     const a = vs as unknown as ArrayLike<Value>;
-    if (one) {
-      const [lo, hi, out] = [one.lo, one.hi, kept[0]!];
-      for (let j = 0; j < a.length; j++) { const v = a[j]!; if (v >= lo && v <= hi) out.push(v); }
-      return;
-    }
     for (let j = 0; j < a.length; j++) {
       const v = a[j]!;
-      for (let i = 0; i < brackets.length; i++) if (v >= brackets[i]!.lo && v <= brackets[i]!.hi) kept[i]!.push(v);
+      if (v !== v) { nans++; continue; }
+      // the first of equal least values and the last of equal greatest ones: ranks 0 and n-1 in stable order
+      if (least === undefined || v < least) least = v;
+      if (greatest === undefined || v >= greatest) greatest = v;
+      for (let i = 0; i < lows.length; i++) {
+        if (v < lows[i]!) { below[i]!++; continue; }
+        if (v > highs[i]!) continue;
+        count[i]!++;
+        const into = kept[i];
+        if (into) {
+          if (held++ < MAX_HELD) into.push(v);
+          else kept[i] = undefined;
+        }
+      }
     }
   };
   const len = x.shape[0]!, chunk = x.chunk[0]!;
@@ -156,7 +170,7 @@ async function bracketed(
     // stored: its chunks read in place
     for (let i = 0; i < chunksOf(len); i++) take(store.chunkView(x, i));
   } else {
-    // lazy: slices of GROUP chunks computed and dropped, the next one computed while the host filters this one
+    // lazy: slices of GROUP chunks computed and dropped, the next one computed while the host reads this one
     const group = chunk * GROUP;
     const part = (start: number): Node => slice(x, [start], [1], [Math.min(group, len - start)]);
     let cur = part(0), running = store.run([cur], opts);
@@ -170,12 +184,5 @@ async function bracketed(
       if (next) cur = next;
     }
   }
-  const found = new Map<number, Value>();
-  brackets.forEach((b, i) => {
-    // stable, -0 equal to 0: the order the whole-line radix sort gives
-    const vs = kept[i]!.sort(order);
-    const below = counts[2 * i]!;
-    for (const k of b.ks) found.set(k, vs[k - below]!);
-  });
-  return found;
+  return { nans, least, greatest, brackets: bs.map((_, i) => ({ below: below[i]!, count: count[i]!, kept: kept[i]?.sort(order) })) };
 }
