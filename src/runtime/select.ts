@@ -140,27 +140,32 @@ interface Pass {
 
 /** The filtering pass: counts, the least and greatest values, and each bracket's values, in input order then sorted. */
 async function filtered(x: Node, bs: readonly Bracket[], store: SelectStore, opts: RunOptions): Promise<Pass> {
-  let nans = 0, least: Value | undefined, greatest: Value | undefined, held = 0;
-  const below = bs.map(() => 0), count = bs.map(() => 0);
+  const k = bs.length;
+  // gap[i]: values between bracket i-1 and bracket i (gap[k]: above the last); inside[i]: in bracket i
+  const gap = new Array<number>(k + 1).fill(0), inside = new Array<number>(k).fill(0);
   const kept: (Value[] | undefined)[] = bs.map(() => []);
   const lows = bs.map((b) => b.lo), highs = bs.map((b) => b.hi);
+  // the least value below every bracket and the greatest above them (where there are such): the first of equal least
+  // values and the last of equal greatest ones, ranks 0 and n-1 in stable order; NaN compares false to both ends
+  const first = k ? lows[0]! : Infinity, last = k ? highs[k - 1]! : -Infinity;
+  let nans = 0, held = 0, least: Value = first, greatest: Value = last;
+  const keep = (i: number, v: Value): void => {
+    inside[i]!++;
+    const into = kept[i];
+    if (!into) return;
+    if (held++ < MAX_HELD) into.push(v);
+    else kept[i] = undefined;
+  };
   const take = (vs: TypedArray): void => {
     const a = vs as unknown as ArrayLike<Value>;
     for (let j = 0; j < a.length; j++) {
       const v = a[j]!;
+      if (v < first) { gap[0]!++; if (v < least) least = v; continue; }
+      if (v > last) { gap[k]!++; if (v >= greatest) greatest = v; continue; }
       if (v !== v) { nans++; continue; }
-      // the first of equal least values and the last of equal greatest ones: ranks 0 and n-1 in stable order
-      if (least === undefined || v < least) least = v;
-      if (greatest === undefined || v >= greatest) greatest = v;
-      for (let i = 0; i < lows.length; i++) {
-        if (v < lows[i]!) { below[i]!++; continue; }
-        if (v > highs[i]!) continue;
-        count[i]!++;
-        const into = kept[i];
-        if (into) {
-          if (held++ < MAX_HELD) into.push(v);
-          else kept[i] = undefined;
-        }
+      for (let i = 0; i < k; i++) {
+        if (v < lows[i]!) { gap[i]!++; break; }
+        if (v <= highs[i]!) { keep(i, v); break; }
       }
     }
   };
@@ -184,5 +189,19 @@ async function filtered(x: Node, bs: readonly Bracket[], store: SelectStore, opt
       if (next) cur = next;
     }
   }
-  return { nans, least, greatest, brackets: bs.map((_, i) => ({ below: below[i]!, count: count[i]!, kept: kept[i]?.sort(order) })) };
+  const out: Pass['brackets'] = [];
+  let below = 0;
+  for (let i = 0; i < k; i++) {
+    below += gap[i]!;
+    out.push({ below, count: inside[i]!, kept: kept[i]?.sort(order) });
+    below += inside[i]!;
+  }
+  // with nothing below the first bracket (above the last), the end value is its first (last) kept one
+  const end = (b: Pass['brackets'][number] | undefined, at: (vs: Value[]) => Value | undefined) => (b?.kept?.length ? at(b.kept) : undefined);
+  return {
+    nans,
+    least: gap[0] ? least : end(out[0], (vs) => vs[0]),
+    greatest: gap[k] ? greatest : end(out[k - 1], (vs) => vs[vs.length - 1]),
+    brackets: out,
+  };
 }
