@@ -157,17 +157,20 @@ async function filtered(x: Node, bs: readonly Bracket[], store: SelectStore, opt
     else kept[i] = undefined;
   };
   const take = (vs: TypedArray): void => {
+    // the counters of the hot loop in locals (the closure's own are context slots), written back after
     const a = vs as unknown as ArrayLike<Value>;
+    let below = 0, above = 0, nan = 0, lo = least, hi = greatest;
     for (let j = 0; j < a.length; j++) {
       const v = a[j]!;
-      if (v < first) { gap[0]!++; if (v < least) least = v; continue; }
-      if (v > last) { gap[k]!++; if (v >= greatest) greatest = v; continue; }
-      if (v !== v) { nans++; continue; }
+      if (v < first) { below++; if (v < lo) lo = v; continue; }
+      if (v > last) { above++; if (v >= hi) hi = v; continue; }
+      if (v !== v) { nan++; continue; }
       for (let i = 0; i < k; i++) {
         if (v < lows[i]!) { gap[i]!++; break; }
         if (v <= highs[i]!) { keep(i, v); break; }
       }
     }
+    gap[0]! += below; gap[k]! += above; nans += nan; least = lo; greatest = hi;
   };
   const len = x.shape[0]!, chunk = x.chunk[0]!;
   const chunksOf = (m: number): number => Math.ceil(m / chunk);
@@ -193,7 +196,7 @@ async function filtered(x: Node, bs: readonly Bracket[], store: SelectStore, opt
   let below = 0;
   for (let i = 0; i < k; i++) {
     below += gap[i]!;
-    out.push({ below, count: inside[i]!, kept: kept[i]?.sort(order) });
+    out.push({ below, count: inside[i]!, kept: kept[i] && stableSorted(kept[i]!, x.dtype) });
     below += inside[i]!;
   }
   // with nothing below the first bracket (above the last), the end value is its first (last) kept one
@@ -204,4 +207,20 @@ async function filtered(x: Node, bs: readonly Bracket[], store: SelectStore, opt
     greatest: gap[k] ? greatest : end(out[k - 1], (vs) => vs[vs.length - 1]),
     brackets: out,
   };
+}
+
+/**
+ * Values sorted ascending, ties in input order (-0 equal to 0, as the
+ * whole-line radix sort orders them): the typed array's native sort, which
+ * puts -0 before 0, with the run of zeros then rewritten in input order.
+ */
+function stableSorted(vs: Value[], d: DType): Value[] {
+  if (d === 'float16' || vs.length < 64) return vs.sort(order);
+  const t = (ARRAY_CTOR[d] as unknown as { from(v: Value[]): TypedArray }).from(vs).sort();
+  const out = Array.from(t as unknown as ArrayLike<Value>);
+  if (!d.startsWith('float')) return out;
+  let z = out.findIndex((v) => v === 0);
+  if (z < 0) return out;
+  for (const v of vs) if (v === 0) out[z++] = v;
+  return out;
 }
