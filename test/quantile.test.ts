@@ -3,7 +3,8 @@
 // (test/fixtures/quantile.json, written by test/fixtures/gen_quantile.py):
 // the same bits for every method, whatever the chunking, with 0, 1 and 2
 // worker threads; and the whole array is never held: the median of a lazily
-// drawn 2e7-element array keeps the chunk heap's peak at a few chunks.
+// drawn 2e7-element array keeps the chunk heap's peak at a few chunks, and
+// the timeline shows the selection, not the whole-line path that gathers.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
@@ -44,7 +45,9 @@ function call(r: Result, x: mt.Tensor): mt.Tensor {
   }
 }
 
-/** Selection spans in the last runs' host timeline: proof the selection path ran, not the whole-line one. */
+/** The host operations of the last execution's timeline: 'quantile.select', and 'quantile' where the whole line was gathered. */
+const hostOps = (): string[] => (mt.lastReport()?.trace.traceEvents ?? []).filter((e) => e.cat === 'host').map((e) => e.name);
+
 describe('quantiles by selection', () => {
   for (const workers of [0, 1, 2]) {
     it(`match NumPy's bits with ${workers} worker threads, chunks of 97 and 1000 elements`, async () => {
@@ -60,7 +63,12 @@ describe('quantiles by selection', () => {
               const want = got instanceof BigInt64Array
                 ? BigInt64Array.from(r.out, (v) => BigInt(v))
                 : new (got.constructor as new (v: number[]) => TypedArray)(r.out.map(num));
-              expect(bytes(got), `${r.fn} ${r.method ?? ''} ${c.name} chunk ${chunkSize}`).toEqual(bytes(want));
+              const what = `${r.fn} ${r.method ?? ''} ${c.name} chunk ${chunkSize}`;
+              expect(bytes(got), what).toEqual(bytes(want));
+              // selection ran and answered (where the strided sample misses, a widened bracket or the whole line answers)
+              const host = hostOps();
+              expect(host, what).toContain('quantile.select');
+              if (c.name !== 'f64 alternating') expect(host, what).not.toContain('quantile');
             }
           }
         }
@@ -78,6 +86,8 @@ describe('quantiles by selection', () => {
     const before = heap.inUse;
     const m = (await mt.median(x).fetch()).item() as number;
     expect(Math.abs(m - 0.5)).toBeLessThan(1e-3);
+    expect(hostOps()).toContain('quantile.select');
+    expect(hostOps()).not.toContain('quantile');
     // the whole array would be 160 MB (76 chunks); selection holds the sample and two groups of four chunks
     expect(heap.peak - before).toBeLessThanOrEqual(10 * chunkSize * 8);
   }, 120_000);

@@ -67,7 +67,8 @@ const order = (p: Value, q: Value): number => (p < q ? -1 : p > q ? 1 : 0);
 /** The ranks (0-based, among the non-NaN values, NaNs last) quantileLine reads for a line of `len` values, `nn` not NaN. */
 function ranksRead(len: number, nn: number, x: DType, out: DType, spec: QuantileSpec): number[] {
   const ranks = new Set<number>();
-  quantileLine((k) => { ranks.add(k); return 0; }, len, x, out, spec, (k) => k >= nn);
+  // a rank among the NaNs reads NaN: no value to find
+  quantileLine((k) => { if (k < nn) ranks.add(k); return k < nn ? 0 : NaN; }, len, x, out, spec, (k) => k >= nn);
   return [...ranks].sort((p, q) => p - q);
 }
 
