@@ -5,10 +5,16 @@
 // worker threads; and the whole array is never held: the median of a lazily
 // drawn 2e7-element array keeps the chunk heap's peak at a few chunks, and
 // the timeline shows the selection, not the whole-line path that gathers.
+// On a simulated mesh the sample and the filtering pass's slices are leased
+// to the workers, and the bits are the same.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import type { TypedArray } from '../src/graph/dtype.js';
+import { Coordinator, type MeshReport } from '../src/mesh/coordinator.js';
+import { SimNet } from '../src/mesh/sim.js';
+import { MeshState } from '../src/mesh/state.js';
+import { MeshWorker } from '../src/mesh/worker.js';
 import { runtime } from '../src/runtime/runtime.js';
 
 interface Result { fn: string; q?: number[]; method?: string; out: (number | string)[] }
@@ -90,5 +96,41 @@ describe('quantiles by selection', () => {
     expect(hostOps()).not.toContain('quantile');
     // the whole array would be 160 MB (76 chunks); selection holds the sample and two groups of four chunks
     expect(heap.peak - before).toBeLessThanOrEqual(10 * chunkSize * 8);
+  }, 120_000);
+});
+
+describe('on a simulated mesh', () => {
+  it("the selection's passes run on the mesh workers, with NumPy's bits", async () => {
+    const net = new SimNet({ seed: 9, maxDelayMs: 2 });
+    const cep = net.join('coordinator');
+    const cstate = new MeshState(cep, 40);
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 300, fetchTimeoutMs: 200, waitForWorkersMs: 10_000 });
+    const parts: { close(): void }[] = [coord, cstate];
+    for (const id of ['w0', 'w1']) {
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 2 });
+      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 200 }));
+    }
+    const reports: MeshReport[] = [];
+    const session = { runNodes: async (...a: Parameters<Coordinator['run']>) => { const r = await coord.run(...a); reports.push(r); return r; } };
+    try {
+      await new Promise((r) => setTimeout(r, 100)); // announcements arrive
+      for (const c of FIXTURE.cases.filter((k) => k.dtype === 'float64').slice(0, 3)) {
+        // x * 1 (the same bits): an input the mesh computes, so the sample and the slices are tasks, not chunk views
+        const x = mt.tensor(data(c), { chunkSize: 64 }).multiply(1);
+        for (const r of c.results.filter((q) => q.fn === 'median' || q.method === 'linear' || q.method === 'nearest')) {
+          reports.length = 0;
+          const t = call(r, x);
+          await mt.executeWith({ session }, t);
+          const got = (await t.fetch()).data as TypedArray;
+          const want = new (got.constructor as new (v: number[]) => TypedArray)(r.out.map(num));
+          expect(bytes(got), `${r.fn} ${r.method ?? ''} ${c.name}`).toEqual(bytes(want));
+          expect(reports.reduce((a, q) => a + q.tasks, 0), `${r.fn} ${c.name}: tasks leased`).toBeGreaterThan(0);
+        }
+      }
+    } finally {
+      parts.forEach((p) => p.close());
+    }
   }, 120_000);
 });

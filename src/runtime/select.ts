@@ -10,7 +10,8 @@
 //      MARGIN standard deviations of a sampled rank wide;
 //   2. one streaming pass, a few chunks at a time (a stored input's chunk
 //      views, or slices of a lazy one run and dropped, the next computed
-//      while the host reads this one): the NaN count, the least and greatest
+//      while the host reads this one; in a mesh session the sample and the
+//      slices run on the peers): the NaN count, the least and greatest
 //      values, how many values fall below each bracket, and the values inside
 //      it, in input order (at most MAX_HELD of them; past that only counted).
 // With the exact counts the ranks are known; each must fall inside its
@@ -59,6 +60,11 @@ export function selects(n: Node, store: SelectStore): boolean {
 }
 
 let counter = 0;
+/** Runs `nodes` into the store: on the mesh where the run has a session (its results come back to this store), else here. */
+function stage(nodes: readonly Node[], store: SelectStore, opts: RunOptions): Promise<unknown> {
+  if (!opts.session) return store.run(nodes, opts);
+  return opts.session.runNodes([...nodes], undefined, opts.debug !== undefined ? { debug: opts.debug } : {});
+}
 /** A value of the line: a number, or int64's BigInt. */
 type Value = number | bigint;
 /** Ascending, stable, -0 equal to 0 (NaNs are never compared: they are left out). */
@@ -81,7 +87,7 @@ export async function selectQuantiles(n: Node, store: SelectStore, opts: RunOpti
   const size = Math.min(MAX_SAMPLE, Math.max(MIN_SAMPLE, Math.ceil((4 * MARGIN * len / MAX_HELD) ** 2)));
   const stride = Math.max(2, Math.floor(len / size));
   const sampleNode = slice(x, [0], [stride], [Math.ceil(len / stride)]);
-  await store.run([sampleNode], opts);
+  await stage([sampleNode], store, opts);
   // the typed array's own sort (NaNs last, cut off): the sample only places the brackets, so -0 before 0 does not matter
   const sorted = store.read(sampleNode).slice().sort();
   store.drop!(sampleNode);
@@ -182,11 +188,11 @@ async function filtered(x: Node, bs: readonly Bracket[], store: SelectStore, opt
     // lazy: slices of GROUP chunks computed and dropped, the next one computed while the host reads this one
     const group = chunk * GROUP;
     const part = (start: number): Node => slice(x, [start], [1], [Math.min(group, len - start)]);
-    let cur = part(0), running = store.run([cur], opts);
+    let cur = part(0), running = stage([cur], store, opts);
     for (let start = 0; start < len; start += group) {
       await running;
       const next = start + group < len ? part(start + group) : undefined;
-      if (next) running = store.run([next], opts);
+      if (next) running = stage([next], store, opts);
       if (store.chunkView) for (let i = 0; i < chunksOf(cur.shape[0]!); i++) take(store.chunkView(cur, i));
       else take(store.read(cur));
       store.drop!(cur);
