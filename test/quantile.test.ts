@@ -19,10 +19,13 @@ import { runtime } from '../src/runtime/runtime.js';
 
 interface Result { fn: string; q?: number[]; method?: string; out: (number | string)[] }
 interface Case { name: string; dtype: string; x: (number | string)[]; results: Result[] }
-const FIXTURE: { cases: Case[] } = JSON.parse(readFileSync(new URL('./fixtures/quantile.json', import.meta.url), 'utf8'));
+const FIXTURE: { cases: Case[] } = JSON.parse(
+  readFileSync(new URL('./fixtures/quantile.json', import.meta.url), 'utf8'),
+);
 afterAll(() => mt.shutdown());
 
-const num = (v: number | string): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v));
+const SPECIAL: Record<string, number> = { nan: NaN, inf: Infinity, '-inf': -Infinity };
+const num = (v: number | string): number => (typeof v === 'string' && v in SPECIAL ? SPECIAL[v]! : Number(v));
 const CTOR = { float64: Float64Array, float32: Float32Array, int32: Int32Array, int16: Int16Array } as const;
 const data = (c: Case): TypedArray => (c.dtype === 'int64'
   ? BigInt64Array.from(c.x, (v) => BigInt(v))
@@ -51,8 +54,9 @@ function call(r: Result, x: mt.Tensor): mt.Tensor {
   }
 }
 
-/** The host operations of the last execution's timeline: 'quantile.select', and 'quantile' where the whole line was gathered. */
-const hostOps = (): string[] => (mt.lastReport()?.trace.traceEvents ?? []).filter((e) => e.cat === 'host').map((e) => e.name);
+/** The last execution's host operations: 'quantile.select', and 'quantile' where the line was gathered. */
+const hostOps = (): string[] =>
+  (mt.lastReport()?.trace.traceEvents ?? []).filter((e) => e.cat === 'host').map((e) => e.name);
 
 describe('quantiles by selection', () => {
   for (const workers of [0, 1, 2]) {
@@ -71,7 +75,7 @@ describe('quantiles by selection', () => {
                 : new (got.constructor as new (v: number[]) => TypedArray)(r.out.map(num));
               const what = `${r.fn} ${r.method ?? ''} ${c.name} chunk ${chunkSize}`;
               expect(bytes(got), what).toEqual(bytes(want));
-              // selection ran and answered (where the strided sample misses, a widened bracket or the whole line answers)
+              // selection ran and answered (where the strided sample misses: a widened bracket, or the whole line)
               const host = hostOps();
               expect(host, what).toContain('quantile.select');
               if (c.name !== 'f64 alternating') expect(host, what).not.toContain('quantile');
@@ -104,7 +108,9 @@ describe('on a simulated mesh', () => {
     const net = new SimNet({ seed: 9, maxDelayMs: 2 });
     const cep = net.join('coordinator');
     const cstate = new MeshState(cep, 40);
-    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 300, fetchTimeoutMs: 200, waitForWorkersMs: 10_000 });
+    const coord = new Coordinator(cep, cstate, {
+      runtime, tickMs: 10, leaseMs: 300, fetchTimeoutMs: 200, waitForWorkersMs: 10_000,
+    });
     const parts: { close(): void }[] = [coord, cstate];
     for (const id of ['w0', 'w1']) {
       const ep = net.join(id);
@@ -113,7 +119,13 @@ describe('on a simulated mesh', () => {
       parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 200 }));
     }
     const reports: MeshReport[] = [];
-    const session = { runNodes: async (...a: Parameters<Coordinator['run']>) => { const r = await coord.run(...a); reports.push(r); return r; } };
+    const session = {
+      runNodes: async (...a: Parameters<Coordinator['run']>) => {
+        const r = await coord.run(...a);
+        reports.push(r);
+        return r;
+      },
+    };
     try {
       await new Promise((r) => setTimeout(r, 100)); // announcements arrive
       for (const c of FIXTURE.cases.filter((k) => k.dtype === 'float64').slice(0, 3)) {

@@ -40,7 +40,9 @@ export interface SelectStore {
 }
 
 /** Dtypes whose values order as JS numbers (NaNs apart) or, int64's, as BigInts do. */
-const SELECTABLE = new Set<DType>(['float64', 'float32', 'int64', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8']);
+const SELECTABLE = new Set<DType>([
+  'float64', 'float32', 'int64', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8',
+]);
 /** Bounds on the sample's size: a sort of it is cheap; a rank's error in it is ~ n / sqrt(size) values. */
 const MIN_SAMPLE = 1 << 16, MAX_SAMPLE = 1 << 23;
 /** A bracket's half-width, in standard deviations of a sampled rank (sqrt(m p (1 - p)) <= sqrt(m) / 2 positions). */
@@ -60,7 +62,7 @@ export function selects(n: Node, store: SelectStore): boolean {
 }
 
 let counter = 0;
-/** Runs `nodes` into the store: on the mesh where the run has a session (its results come back to this store), else here. */
+/** Runs `nodes` into the store: on the mesh where the run has a session (results come back here), else locally. */
 function stage(nodes: readonly Node[], store: SelectStore, opts: RunOptions): Promise<unknown> {
   if (!opts.session) return store.run(nodes, opts);
   return opts.session.runNodes([...nodes], undefined, opts.debug !== undefined ? { debug: opts.debug } : {});
@@ -70,7 +72,7 @@ type Value = number | bigint;
 /** Ascending, stable, -0 equal to 0 (NaNs are never compared: they are left out). */
 const order = (p: Value, q: Value): number => (p < q ? -1 : p > q ? 1 : 0);
 
-/** The ranks (0-based, among the non-NaN values, NaNs last) quantileLine reads for a line of `len` values, `nn` not NaN. */
+/** The ranks (0-based, NaNs last) quantileLine reads for a line of `len` values, `nn` of them not NaN. */
 function ranksRead(len: number, nn: number, x: DType, out: DType, spec: QuantileSpec): number[] {
   const ranks = new Set<number>();
   // a rank among the NaNs reads NaN: no value to find
@@ -88,15 +90,16 @@ export async function selectQuantiles(n: Node, store: SelectStore, opts: RunOpti
   const stride = Math.max(2, Math.floor(len / size));
   const sampleNode = slice(x, [0], [stride], [Math.ceil(len / stride)]);
   await stage([sampleNode], store, opts);
-  // the typed array's own sort (NaNs last, cut off): the sample only places the brackets, so -0 before 0 does not matter
+  // the typed array's own sort (NaNs last, cut off): the sample only places brackets, so -0 before 0 does not matter
   const sorted = store.read(sampleNode).slice().sort();
   store.drop!(sampleNode);
   const firstNaN = x.dtype.startsWith('float') ? (sorted as Float64Array).findIndex((v) => v !== v) : -1;
   const sample = Array.from(sorted.subarray(0, firstNaN < 0 ? sorted.length : firstNaN) as ArrayLike<Value>);
-  // the ranks for the sample's share of NaNs: the pass counts them exactly, and the brackets' margin covers the difference
+  // ranks for the sample's share of NaNs: the pass counts them exactly, and the brackets' margin covers the difference
   const nnGuess = Math.round((len * sample.length) / sorted.length);
   for (let t = 0, margin = MARGIN; t < TRIES; t++, margin *= MARGIN_GROWTH) {
-    const pass = await filtered(x, brackets(ranksRead(len, nnGuess, x.dtype, n.dtype, spec), nnGuess, sample, margin), store, opts);
+    const guessed = brackets(ranksRead(len, nnGuess, x.dtype, n.dtype, spec), nnGuess, sample, margin);
+    const pass = await filtered(x, guessed, store, opts);
     const nn = len - pass.nans;
     const values = new Map<number, Value>();
     let ok = true;
@@ -207,7 +210,8 @@ async function filtered(x: Node, bs: readonly Bracket[], store: SelectStore, opt
     below += inside[i]!;
   }
   // with nothing below the first bracket (above the last), the end value is its first (last) kept one
-  const end = (b: Pass['brackets'][number] | undefined, at: (vs: Value[]) => Value | undefined) => (b?.kept?.length ? at(b.kept) : undefined);
+  const end = (b: Pass['brackets'][number] | undefined, at: (vs: Value[]) => Value | undefined): Value | undefined =>
+    (b?.kept?.length ? at(b.kept) : undefined);
   return {
     nans,
     least: gap[0] ? least : end(out[0], (vs) => vs[0]),
