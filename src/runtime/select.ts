@@ -2,7 +2,7 @@
 // whole (DESIGN.md, "Nothing is gathered whole"; issue 31 item 3). In: the
 // quantile node and the store. Out: the stored result, or undefined where no
 // bracket could be placed (the host's whole-line path in resolve.ts then
-// computes it). Two passes over the input, which may be lazy (a random draw
+// computes it, after TRIES misses). Two passes over the input, which may be lazy (a random draw
 // that is never stored):
 //   1. a strided sample (a slice node: only its own elements are computed),
 //      sorted on the host; from its NaN share and the ranks quantileLine reads
