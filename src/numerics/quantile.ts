@@ -37,25 +37,30 @@ function intDiff(b: number | bigint, a: number | bigint, d: DType): number {
 
 /**
  * One line's result per q (`at(k)`: the line's k-th smallest value, NaNs
- * last; `n`: its length; `x`: its dtype; `out`: the result's dtype). Throws
+ * last; `n`: its length; `x`: its dtype; `out`: the result's dtype; `nanAt`,
+ * where given, says whether rank k is NaN in place of reading it). Throws
  * NumPy's IndexError message for an empty line (the median gives NaN).
  */
-export function quantileLine(at: (k: number) => number | bigint | boolean, n: number, x: DType, out: DType, spec: QuantileSpec): (number | bigint | boolean)[] {
+export function quantileLine(
+  at: (k: number) => number | bigint | boolean, n: number, x: DType, out: DType, spec: QuantileSpec, nanAt?: (k: number) => boolean,
+): (number | bigint | boolean)[] {
   const num = (v: number | bigint | boolean): number => Number(v);
+  // whether the value of rank k is NaN: a selection (runtime/select.ts) knows from its NaN count, without reading it
+  const isNaNAt = nanAt ?? ((k: number): boolean => isFloat(x) && Number.isNaN(num(at(k))));
   const rf = roundIn(out);
   if (spec.omitNaN) {
     // NaNs sort last: the line without them is a prefix (NumPy's nanmean of nothing, NaN, for an empty one)
-    while (isFloat(x) && n > 0 && Number.isNaN(num(at(n - 1)))) n--;
+    while (n > 0 && isNaNAt(n - 1)) n--;
     if (n === 0) return spec.method === 'median' ? [NaN] : spec.qs.map(() => NaN);
   }
   if (spec.method === 'median') {
-    if (n === 0 || (isFloat(x) && Number.isNaN(num(at(n - 1))))) return [NaN];
+    if (n === 0 || isNaNAt(n - 1)) return [NaN];
     if (n % 2) return [rf(num(at((n - 1) / 2)))];
     // mean of the middle two: their sum in the result's dtype, then / 2
     return [rf(rf(num(at(n / 2 - 1)) + num(at(n / 2))) / 2)];
   }
   if (n === 0) throw new RangeError('index -1 is out of bounds for axis 0 with size 0');
-  const nan = isFloat(x) && Number.isNaN(num(at(n - 1)));
+  const nan = isNaNAt(n - 1);
   const qf = spec.qKind === 'weak-int' || spec.qKind === 'weak-float' ? same : roundIn(spec.qKind);
   const m = spec.method;
   const take = takesValues(spec);

@@ -11,7 +11,9 @@
 // gathers nothing: it runs as two stages of routine tasks (./routines.ts) on
 // the pool or the mesh, every chunk sorted on its own, then each output
 // chunk merged from the slices of the sorted chunks that hold its ranks,
-// which the host finds by a multiway selection reading O(k log n) elements. A `defer` node (an
+// which the host finds by a multiway selection reading O(k log n) elements.
+// The quantiles of a 1-d array of several chunks are found by selection
+// (./select.ts) before their input is run, so a lazy input is never stored. A `defer` node (an
 // operation that needs lengths to be built: a reversal, a split, a repeat
 // by counts computed in the run) is built in the rebuild once its inputs'
 // lengths are known; what it builds may read nodes computed in an earlier
@@ -24,6 +26,7 @@ import { decodeHalf, halfBits, halfBitsOf } from '../graph/half.js';
 import { type Attrs, type Node, type RoutineCall, rebuild, routine, source, topo } from '../graph/node.js';
 import { resolveBinary } from '../graph/ops.js';
 import { quantileLine } from '../numerics/quantile.js';
+import { selectQuantiles, selects } from './select.js';
 import { binaryScalar, castScalar } from '../ir/scalar.js';
 import { linalgParts } from '../graph/linalg.js';
 import { linalgCompute } from '../numerics/linalg.js';
@@ -44,6 +47,8 @@ export interface Store {
   chunkView?(n: Node, c: number): TypedArray;
   /** Hands stored `from`'s data to source node `to` (same layout). */
   move?(from: Node, to: Node): void;
+  /** Frees stored `n` at once. */
+  drop?(n: Node): void;
 }
 
 /** Operations computed on the host where their inputs are gathered, never as kernels: each gives the stored source node holding its result. */
@@ -52,6 +57,8 @@ const HOST_OPS: Readonly<Record<string, (n: Node, store: Store) => Node>> = {
 };
 const isHostOp = (n: Node): boolean => Object.hasOwn(HOST_OPS, n.op);
 
+/** Quantile nodes whose brackets could not be narrowed: the whole-line path computes them. */
+const unselectable = new WeakSet<Node>();
 /** host-computed node → the stored source node holding its result. */
 const computed = new WeakMap<Node, Node>();
 let counter = 0;
@@ -68,7 +75,16 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
     // The host computes a node once nothing it reads waits on another host computation.
     const blocked = new Set<Node>();
     for (const n of order) if (n.inputs.some((i) => isHostOp(i) || blocked.has(i))) blocked.add(n);
-    const frontier = order.filter((n) => isHostOp(n) && !computed.has(n) && !blocked.has(n));
+    let frontier = order.filter((n) => isHostOp(n) && !computed.has(n) && !blocked.has(n));
+    // 1-d quantiles of several chunks by selection, before their input is run (it may be a lazy draw, never stored)
+    for (const f of frontier.filter((q) => selects(q, store) && !unselectable.has(q))) {
+      const t0 = now();
+      const s = await selectQuantiles(f, store, opts);
+      opts.execution?.hostOp('quantile.select', t0, now(), { node: f.id, shape: shapeStr(f.shape) });
+      if (s) computed.set(f, s); else unselectable.add(f);
+    }
+    frontier = frontier.filter((f) => !computed.has(f));
+    if (!frontier.length) continue;
     if (!frontier.length) {
       const stuck = order.filter((n) => hasUnknown(n.shape) && !n.inputs.some((i) => hasUnknown(i.shape)));
       throw new Error(`internal: unknown lengths left but no selection can be computed (${stuck.map((n) => `${n.op === 'defer' ? (n.attrs as { name: string }).name : n.op}${shapeStr(n.shape)}`).join(', ')})`);

@@ -224,6 +224,15 @@ export class Runtime {
     this.keep(to, s);
   }
 
+  /** Frees stored `n` now, not when the collector finds it: how selection keeps its passes' peak at a few chunks. */
+  drop(n: Node): void {
+    const s = this.stored.get(n);
+    if (!s) return;
+    this.stored.delete(n);
+    this.registry.unregister(n);
+    this.free(s);
+  }
+
   /** Reads a materialised node back as one C-order typed array. */
   /** The values of an executed node in C order, as numbers (bigints for int64): `read`, with float16's bits decoded. */
   values(n: Node): TypedArray {
