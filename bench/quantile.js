@@ -13,25 +13,10 @@
 
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { NUMPY_DATA, tesseraData } from './position-hash.js';
 
 const args = process.argv.slice(2);
 const flag = (name, def) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : def; };
-
-const NUMPY_DATA = `
-x = np.empty(n)
-for lo in range(0, n, 10**6):
-    i = np.arange(lo, min(n, lo + 10**6), dtype=np.int64)
-    h = (i * 2654435761) % 2**32
-    h = ((h ^ (h >> 15)) * 2246822519) % 2**32
-    x[lo:lo + len(i)] = (h ^ (h >> 13)).astype(np.float64) / 2**32
-del i, h`;
-
-async function tesseraData(mt, n) {
-  const i = mt.arange(n, { dtype: 'int64' });
-  let h = i.multiply(2654435761).mod(2 ** 32);
-  h = mt.bitwise_xor(h, mt.right_shift(h, 15)).multiply(2246822519).mod(2 ** 32);
-  return mt.bitwise_xor(h, mt.right_shift(h, 13)).astype('float64').divide(2 ** 32).execute();
-}
 
 /** One median in this process (stored data, or a lazy draw): prints {ms, rss, value} as JSON. */
 async function child(kind, n, runs, workers) {
