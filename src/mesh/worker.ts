@@ -316,17 +316,22 @@ export class MeshWorker {
     const elements = [...m.reads.map((r) => r.box), ...m.writes.map((w) => w.box)].reduce((a, b) => a + b.reduce((x, [lo, hi]) => x * (hi - lo), 1), 0);
     if (elements * 8 > this.opts.memory) throw new Error(`memory cap: the task needs ${elements} elements`);
 
-    const inputs = await Promise.all(m.reads.map(async (r) => {
+    const inputs = await this.gather(m.job, m.reads);
+    const outputs = m.writes.map((w) => ({ dtype: w.dtype, box: w.box as Range[] }));
+    const { datas, dev } = await this.execute({ kernel: k, partial: m.partial, outer: m.outer as Range[], red: m.red as Range[], inputs, outputs }, m.check ? 'wasm' : this.opts.device ?? 'wasm');
+    return { outs: m.writes.map((w, i) => [w.key, { data: datas[i]!, dtype: w.dtype, shape: extent(w.box) }]), dev };
+  }
+
+  /** Each box a task reads, assembled from the pieces that cover it (this peer's own, or fetched from their holders). */
+  private gather(job: string, reads: MessageOf<'task'>['reads'] | MessageOf<'routine'>['reads']): Promise<{ dtype: DType; box: Range[]; data: TypedArray }[]> {
+    return Promise.all(reads.map(async (r) => {
       const data = alloc(r.dtype, r.box);
       for (const p of r.pieces) {
-        const piece = await this.piece(m.job, p.key, p.from, r.dtype, extent(p.box), p.d);
+        const piece = await this.piece(job, p.key, p.from, r.dtype, extent(p.box), p.d);
         copyBoxInto(data, r.box, piece.data, p.box, r.dtype);
       }
       return { dtype: r.dtype, box: r.box as Range[], data };
     }));
-    const outputs = m.writes.map((w) => ({ dtype: w.dtype, box: w.box as Range[] }));
-    const { datas, dev } = await this.execute({ kernel: k, partial: m.partial, outer: m.outer as Range[], red: m.red as Range[], inputs, outputs }, m.check ? 'wasm' : this.opts.device ?? 'wasm');
-    return { outs: m.writes.map((w, i) => [w.key, { data: datas[i]!, dtype: w.dtype, shape: extent(w.box) }]), dev };
   }
 
   /** On WebGPU where the peer has it, `choice` allows it and the kernel fits, else on the WASM pool. */
@@ -360,14 +365,7 @@ export class MeshWorker {
     ROUTINES[m.name].check(m.params, ins, { dtype: m.write.dtype, shape: extent(m.write.box) });
     const elements = [...ins, { shape: extent(m.write.box) }].reduce((a, r) => a + r.shape.reduce((x, d) => x * d, 1), 0);
     if (elements * 16 > this.opts.memory) throw new Error(`memory cap: the routine needs ${elements} elements`);
-    const inputs = await Promise.all(m.reads.map(async (r) => {
-      const data = alloc(r.dtype, r.box);
-      for (const p of r.pieces) {
-        const piece = await this.piece(m.job, p.key, p.from, r.dtype, extent(p.box), p.d);
-        copyBoxInto(data, r.box, piece.data, p.box, r.dtype);
-      }
-      return { dtype: r.dtype, box: r.box as Range[], data };
-    }));
+    const inputs = await this.gather(m.job, m.reads);
     const write = { dtype: m.write.dtype, box: m.write.box as Range[] };
     const out = await this.opts.runtime.runRoutine(m.name, m.params, inputs, write);
     return { outs: [[m.write.key, { data: out, dtype: m.write.dtype, shape: extent(m.write.box) }]], dev: 'wasm' };
