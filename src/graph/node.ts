@@ -100,7 +100,10 @@ function make<K extends OpKind>(op: K, inputs: readonly Node[], attrs: Attrs[K],
   if (hasUnknown(shape) && !MAKES_UNKNOWN.has(op) && !inputs.some((i) => hasUnknown(i.shape))) throw new UnknownLengthError(`a ${op} of shape ${shapeStr(shape)}`);
   const c = (chunk ?? chunkGrid(shape, INFO[dtype].bytes)).map((v, i) => Math.max(1, Math.min(v, Math.max(1, shape[i]!))));
   checkTiling(shape, c, INFO[dtype].bytes, dtype);
-  return Object.freeze({ id: nextId++, op, inputs: Object.freeze([...inputs]), attrs: Object.freeze(attrs) as Attrs[K], dtype, shape: Object.freeze([...shape]), chunk: Object.freeze(c) });
+  return Object.freeze({
+    id: nextId++, op, inputs: Object.freeze([...inputs]), attrs: Object.freeze(attrs) as Attrs[K], dtype,
+    shape: Object.freeze([...shape]), chunk: Object.freeze(c),
+  });
 }
 
 /** Chunk grid of a broadcast result: taken from the inputs that span each axis. */

@@ -120,9 +120,11 @@ export function checkTiling(shape: Shape, chunk: Shape, itemBytes: number, dtype
   if (count <= MAX_CHUNKS && chunkBytes <= CHUNK_HEAP_BYTES) return;
   const head = `Unable to allocate ${sizeString(sizeOf(shape) * itemBytes)} for an array with shape ${shapeStr(shape)} and data type ${dtype}`;
   if (chunkBytes > CHUNK_HEAP_BYTES) {
-    throw new MemoryError(`${head}: one chunk of shape ${shapeStr(chunk)} takes ${sizeString(chunkBytes)}, more than the ${sizeString(CHUNK_HEAP_BYTES)} chunk heap holds (pass a smaller chunkSize)`);
+    throw new MemoryError(`${head}: one chunk of shape ${shapeStr(chunk)} takes ${sizeString(chunkBytes)}, `
+      + `more than the ${sizeString(CHUNK_HEAP_BYTES)} chunk heap holds (pass a smaller chunkSize)`);
   }
-  throw new MemoryError(`${head}: in chunks of shape ${shapeStr(chunk)} it makes ${count} chunks, more than the ${MAX_CHUNKS} one array may be tiled into (pass a larger chunkSize, or compute it in pieces)`);
+  throw new MemoryError(`${head}: in chunks of shape ${shapeStr(chunk)} it makes ${count} chunks, `
+    + `more than the ${MAX_CHUNKS} one array may be tiled into (pass a larger chunkSize, or compute it in pieces)`);
 }
 
 export function checkShape(shape: unknown, what = 'shape'): number[] {

@@ -754,7 +754,11 @@ class Job {
       const end = epochNow();
       this.exe.span(`task ${t}`, a.check ? 'check' : 'task', this.tids.get(from) ?? 0, performance.timeOrigin + a.started, end,
         { peer: from, attempt: m.attempt, ms: Math.round(m.ms * 100) / 100, bytesIn: m.bytesIn });
-      if (this.exe.level >= 2) this.exe.log(`  done task ${t}#${m.attempt}${a.check ? ' (a check)' : ''} on ${from}: ${m.ms.toFixed(1)} ms there, ${(end - performance.timeOrigin - a.started).toFixed(1)} ms from the lease, ${fmtBytes(m.bytesIn)} fetched`);
+      if (this.exe.level >= 2) {
+        const fromLease = (end - performance.timeOrigin - a.started).toFixed(1);
+        this.exe.log(`  done task ${t}#${m.attempt}${a.check ? ' (a check)' : ''} on ${from}: ${m.ms.toFixed(1)} ms there, `
+          + `${fromLease} ms from the lease, ${fmtBytes(m.bytesIn)} fetched`);
+      }
     }
     if (a?.check) { void this.onCheckDone(t, from, m); return; }
     if (m.attempt < this.validFrom[t]! || this.trust.quarantined.has(from) || m.digests.length !== this.writes[t]!.length) {
@@ -1201,7 +1205,9 @@ class Job {
     this.report.trace = this.exe.trace();
     if (this.exe.level >= 1) {
       const r = this.report;
-      this.exe.log(`job ${this.name ?? this.id} ${r.ms.toFixed(0)} ms: ${r.tasks} tasks on ${r.peers.length} workers; ${r.leases} leases (${r.releases} again, ${r.speculative} speculative), ${r.recomputed} recomputed, ${r.checks} checked (${r.checkRuns} re-runs), ${r.resumed} resumed; ${fmtBytes(r.bytesMoved)} moved between peers`);
+      this.exe.log(`job ${this.name ?? this.id} ${r.ms.toFixed(0)} ms: ${r.tasks} tasks on ${r.peers.length} workers; `
+        + `${r.leases} leases (${r.releases} again, ${r.speculative} speculative), ${r.recomputed} recomputed, `
+        + `${r.checks} checked (${r.checkRuns} re-runs), ${r.resumed} resumed; ${fmtBytes(r.bytesMoved)} moved between peers`);
       for (const p of r.peers) this.exe.log(`  worker ${p.id}: ${p.tasks} tasks, ${fmtBytes(p.bytesIn)} fetched`);
     }
     this.event('finished');

@@ -77,7 +77,9 @@ export class Execution {
 
   /** A span on thread `tid` from `start` to `end` (epoch ms). */
   span(name: string, cat: string, tid: number, start: number, end: number, args?: Record<string, string | number>): void {
-    this.events.push({ name, cat, ph: 'X', ts: Math.round((start - this.t0) * 1000), dur: Math.max(0, Math.round((end - start) * 1000)), pid: 1, tid, ...(args ? { args } : {}) });
+    const ts = Math.round((start - this.t0) * 1000);
+    const dur = Math.max(0, Math.round((end - start) * 1000));
+    this.events.push({ name, cat, ph: 'X', ts, dur, pid: 1, tid, ...(args ? { args } : {}) });
   }
 
   hostOp(name: string, start: number, end: number, args?: Record<string, string | number>): void {
@@ -98,8 +100,13 @@ export class Execution {
     const host = new Map<string, { n: number; ms: number }>();
     for (const h of this.hostOps) { const e = host.get(h.name) ?? { n: 0, ms: 0 }; e.n++; e.ms += h.ms; host.set(h.name, e); }
     const hostText = host.size ? `; host operations ${[...host].map(([k, v]) => `${k}${v.n > 1 ? ` x${v.n}` : ''} ${fmtMs(v.ms)} ms`).join(', ')}` : '';
-    this.log(`execution ${fmtMs(ms)} ms: ${t.runs} run${t.runs === 1 ? '' : 's'}, ${t.tasks} tasks of ${t.kernels} kernels (${t.compiled} compiled, ${t.reused} plan${t.reused === 1 ? '' : 's'} reused) on ${t.workers} worker${t.workers === 1 ? '' : 's'}${t.gpuTasks ? ` and WebGPU (${t.gpuTasks} tasks)` : ''}${hostText}`);
-    this.log(`  stages: plan ${fmtMs(this.stages.plan)} ms, tasks ${fmtMs(this.stages.tasks)} ms, host ${fmtMs(this.stages.host)} ms; memory: ${fmtBytes(t.bytesAllocated)} allocated, peak ${fmtBytes(t.peakBytes)}, ${fmtBytes(t.bytesCopied)} copied between chunks`);
+    const s = (n: number) => (n === 1 ? '' : 's');
+    const gpu = t.gpuTasks ? ` and WebGPU (${t.gpuTasks} tasks)` : '';
+    this.log(`execution ${fmtMs(ms)} ms: ${t.runs} run${s(t.runs)}, ${t.tasks} tasks of ${t.kernels} kernels `
+      + `(${t.compiled} compiled, ${t.reused} plan${s(t.reused)} reused) on ${t.workers} worker${s(t.workers)}${gpu}${hostText}`);
+    const st = this.stages;
+    this.log(`  stages: plan ${fmtMs(st.plan)} ms, tasks ${fmtMs(st.tasks)} ms, host ${fmtMs(st.host)} ms; `
+      + `memory: ${fmtBytes(t.bytesAllocated)} allocated, peak ${fmtBytes(t.peakBytes)}, ${fmtBytes(t.bytesCopied)} copied between chunks`);
     if (this.level < 2) return;
     for (const e of [...this.events].sort((a, b) => a.ts - b.ts)) {
       if (e.cat !== 'task' && e.cat !== 'gpu') continue;

@@ -43,7 +43,8 @@ export class Heap {
     const ptr = this.top;
     const end = ptr + size;
     if (end > MAX_PAGES * PAGE) {
-      throw new MemoryError(`Unable to allocate ${sizeString(bytes)} for a chunk: the chunk heap is limited to 4 GiB (in use: ${sizeString(this.inUse)}). Use a smaller chunkSize or fewer live tensors.`);
+      throw new MemoryError(`Unable to allocate ${sizeString(bytes)} for a chunk: the chunk heap is limited to 4 GiB `
+        + `(in use: ${sizeString(this.inUse)}). Use a smaller chunkSize or fewer live tensors.`);
     }
     const have = this.memory.buffer.byteLength;
     if (end > have) {

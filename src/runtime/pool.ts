@@ -128,7 +128,10 @@ export class Pool {
    * workers take no more of its jobs (a failing worker still reports the
    * jobs it ran, so their outputs can be accounted for).
    */
-  batch(jobs: readonly Job[], modules: ReadonlyMap<string, WebAssembly.Module>, onRan: (ran: readonly number[], times: readonly number[], worker: number) => void): Promise<void> {
+  batch(
+    jobs: readonly Job[], modules: ReadonlyMap<string, WebAssembly.Module>,
+    onRan: (ran: readonly number[], times: readonly number[], worker: number) => void,
+  ): Promise<void> {
     const c = this.nextCounter++ % BATCH_COUNTERS;
     if (this.counterUsers[c]) throw new Error('internal: a batch counter still in use');
     Atomics.store(this.counters, c, 0);

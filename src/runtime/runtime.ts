@@ -616,7 +616,8 @@ export class Runtime {
   private describePlan(exe: Execution, outputs: readonly Node[], plan: Plan): void {
     exe.log(`plan: ${plan.tasks.length} tasks, ${plan.kernels.length} kernels, ${plan.tensors.length} tensors; the graph:`);
     for (const n of topo(outputs, (m) => this.stored.has(m))) {
-      exe.log(`  #${n.id} ${n.op} ${shapeStr(n.shape)} ${n.dtype} chunks ${shapeStr(n.chunk)}${n.inputs.length ? ` <- ${n.inputs.map((i) => `#${i.id}`).join(' ')}` : ''}`);
+      const from = n.inputs.length ? ` <- ${n.inputs.map((i) => `#${i.id}`).join(' ')}` : '';
+      exe.log(`  #${n.id} ${n.op} ${shapeStr(n.shape)} ${n.dtype} chunks ${shapeStr(n.chunk)}${from}`);
     }
     plan.kernels.forEach((k, i) => exe.log(`kernel ${i}: ${encodeKernel(k)}`));
   }
@@ -643,7 +644,10 @@ export class Runtime {
       // cannot fit before tiling it (NumPy's MemoryError), not after filling the heap.
       for (const { node: n } of steps) {
         const bytes = sizeOf(n.shape) * INFO[n.dtype].bytes;
-        if (bytes > HEAP_LIMIT) throw new MemoryError(`Unable to allocate ${sizeString(bytes)} for an array with shape ${shapeStr(n.shape)} and data type ${n.dtype}: it must be stored, and the chunk heap holds at most ${sizeString(HEAP_LIMIT)}`);
+        if (bytes > HEAP_LIMIT) {
+          throw new MemoryError(`Unable to allocate ${sizeString(bytes)} for an array with shape ${shapeStr(n.shape)} and data type `
+            + `${n.dtype}: it must be stored, and the chunk heap holds at most ${sizeString(HEAP_LIMIT)}`);
+        }
       }
       return tile(steps, todo, (n) => {
         const s = this.stored.get(n);
