@@ -146,8 +146,12 @@ describe('the join page controls, the pi page Cancel and the dashboard, in headl
   }, 120_000);
 
   it('a job whose coordinator tab closed is marked on the dashboard, and the cards do not follow it', async () => {
+    const liveRows = () => dash.$$eval('#peers tr[data-state=live]', (rows) => rows.length);
+    const before = await liveRows();
     const orphanPi = await open('pi');
     await workersShown(orphanPi, 2);
+    // the dashboard judges a coordinator by its own link to it: wait for that link before the job starts
+    await expect.poll(liveRows, { timeout: 30_000 }).toBeGreaterThan(before);
     void orphanPi.evaluate(() => (window as unknown as Win).runPi(1_000_000_000, 4)).catch(() => undefined);
     await progressOver(orphanPi, 0.005);
     await untilJob(dash, 'pi 1e9 · slice 1/10', 'running');
