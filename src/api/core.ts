@@ -201,6 +201,8 @@ for (const m of ['sort', 'partition', 'fill', 'put', 'resize'] as const) Object.
 /** Resolves unknown lengths (iterative tiling), then runs all outputs as one graph. */
 async function realize(ts: readonly Tensor[], given: RunOptions): Promise<void> {
   const opts: RunOptions = { ...given, execution: given.execution ?? new Execution(debugLevel(given.debug)) };
+  // the report's largest allocation is this execution's, every stage of it
+  if (!given.execution) runtime.heap.largest = 0;
   try {
     await realizeIn(ts, opts);
   } finally {

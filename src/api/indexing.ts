@@ -542,12 +542,12 @@ export function nonzero(x: Operand): Tensor[] {
   // the positions of an array whose lengths the run will know: counted once it does
   if (hasUnknown(t.shape)) return t.shape.map((_, ax) => deferred('nonzero', [t], ([u]) => nonzero(u!)[ax]!));
   const mask = ravel(astype(t, 'bool'));
-  return t.shape.map((_, ax) => new Tensor(G.compress(ravel(new Tensor(G.iota(t.shape, ax))).node, mask.node, 0)));
+  return t.shape.map((_, ax) => new Tensor(G.compress(ravel(new Tensor(G.iota(t.shape, ax, t.node.chunk))).node, mask.node, 0)));
 }
 export const flatnonzero = (x: Operand): Tensor => {
   const t = ravel(toTensor(x));
   if (hasUnknown(t.shape)) return deferred('flatnonzero', [t], ([u]) => flatnonzero(u!));
-  return new Tensor(G.compress(new Tensor(G.iota(t.shape, 0)).node, astype(t, 'bool').node, 0));
+  return new Tensor(G.compress(new Tensor(G.iota(t.shape, 0, t.node.chunk)).node, astype(t, 'bool').node, 0));
 };
 /** np.argwhere: [count, ndim] indices of the nonzero elements. */
 export function argwhere(x: Operand): Tensor {
@@ -556,7 +556,7 @@ export function argwhere(x: Operand): Tensor {
   if (t.ndim === 0) return new Tensor(G.compress(new Tensor(G.iota([1, 0], 0)).node, ravel(astype(t, 'bool')).node, 0));
   if (hasUnknown(t.shape)) return deferred('argwhere', [t], ([u]) => argwhere(u!));
   const mask = ravel(astype(t, 'bool'));
-  const coords = new Tensor(G.concat(t.shape.map((_, ax) => G.reshape(G.iota(t.shape, ax), [t.size, 1])), 1, 'int64'));
+  const coords = new Tensor(G.concat(t.shape.map((_, ax) => G.reshape(G.iota(t.shape, ax, t.node.chunk), [t.size, 1])), 1, 'int64'));
   return new Tensor(G.compress(coords.node, mask.node, 0));
 }
 /** np.compress(condition, a, axis): the slices of a along axis where condition holds. */

@@ -248,7 +248,20 @@ export function reshape(x: Node, shape: Shape): Node {
     throw new RangeError(`cannot reshape array of size ${sizeOf(x.shape)} into shape ${shapeStr(shape)}`);
   }
   if (shape.length === x.shape.length && shape.every((d, i) => d === x.shape[i])) return x;
-  return make('reshape', [x], {}, x.dtype, shape);
+  return make('reshape', [x], {}, x.dtype, shape, unitReshapeChunk(x, shape));
+}
+
+/**
+ * The input's chunking carried over when a reshape only adds or drops axes
+ * of length 1 (a column [n] -> [n, 1]): a chunked array stays chunked as it
+ * was, rather than taking the default grid of its new shape.
+ */
+function unitReshapeChunk(x: Node, shape: Shape): number[] | undefined {
+  const from = x.shape.map((d, i) => [d, x.chunk[i]!] as const).filter(([d]) => d !== 1);
+  const to = shape.filter((d) => d !== 1);
+  if (from.length !== to.length || from.some(([d], i) => d !== to[i])) return undefined;
+  let k = 0;
+  return shape.map((d) => (d === 1 ? 1 : from[k++]![1]));
 }
 
 export function permute(x: Node, axes: readonly number[]): Node {

@@ -23,6 +23,12 @@ export class Heap {
   inUse = 0;
   peak = 0;
   allocated = 0;
+  /**
+   * The largest single allocation since the execution began (reset by the
+   * runtime): a chunk block here, or an array the host built whole
+   * (`noteHost`: a gathered read, a host operation's result).
+   */
+  largest = 0;
 
   constructor(initialPages = 256) {
     this.memory = new WebAssembly.Memory({ initial: initialPages, maximum: MAX_PAGES, shared: true });
@@ -59,8 +65,12 @@ export class Heap {
     this.inUse += b.bytes;
     this.allocated += b.bytes;
     this.peak = Math.max(this.peak, this.inUse);
+    this.largest = Math.max(this.largest, b.bytes);
     return b;
   }
+
+  /** Counts an array of `bytes` the host allocated whole (outside the heap) toward `largest`. */
+  noteHost(bytes: number): void { this.largest = Math.max(this.largest, bytes); }
 
   /** Told of every block freed (the GPU device drops its copy). */
   onRelease: ((b: Block) => void) | undefined;

@@ -31,7 +31,8 @@ import { binaryScalar, castScalar } from '../ir/scalar.js';
 import { linalgParts } from '../graph/linalg.js';
 import { linalgCompute } from '../numerics/linalg.js';
 import { singularValues } from '../numerics/svd.js';
-import { chunkGrid, hasUnknown, shapeStr, sizeOf } from '../graph/shape.js';
+import { chunkGrid, hasUnknown, numChunks, shapeStr, sizeOf } from '../graph/shape.js';
+import { chunkBox } from '../tile/tile.js';
 import type { RunOptions } from './runtime.js';
 import { now } from './debug.js';
 import { RADIX_LINE, type RadixKeys, chunkKeys, isSortable, radixKeys, radixLine } from './routines.js';
@@ -92,6 +93,7 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
     await store.run([...new Set(frontier.flatMap((n) => n.inputs))], opts);
     for (const f of frontier) {
       if (sortsInChunks(f, store)) { computed.set(f, await sortInChunks(f, store, opts)); continue; }
+      if (compressesInChunks(f, store)) { computed.set(f, await compressInChunks(f, store, opts)); continue; }
       const t0 = now();
       computed.set(f, HOST_OPS[f.op]!(f, store));
       opts.execution?.hostOp(f.op, t0, now(), { node: f.id, shape: shapeStr(f.shape) });
@@ -247,6 +249,68 @@ function sortsInChunks(n: Node, store: Store): boolean {
   return x.shape.length === 1 && x.shape[0]! > x.chunk[0]! && isSortable(x.dtype);
 }
 
+/** Runs routine node `node` on the mesh when the run has a session, else on the local pool. */
+async function stage(node: Node, store: Store, opts: RunOptions): Promise<void> {
+  const job = opts.debug !== undefined ? { debug: opts.debug } : {};
+  if (opts.session) await opts.session.runNodes([node], undefined, job);
+  else await store.run([node], opts);
+}
+
+/** Whether compress node `n` runs as routine tasks: its data spans more than one chunk. */
+function compressesInChunks(n: Node, store: Store): boolean {
+  const x = n.inputs[0];
+  if (n.op !== 'compress' || !store.chunkView || !store.move || x === undefined || sizeOf(x.shape) === 0) return false;
+  return sizeOf(numChunks(x.shape, x.chunk)) > 1 || sizeOf(numChunks(n.inputs[1]!.shape, n.inputs[1]!.chunk)) > 1;
+}
+
+/**
+ * A boolean selection along an axis in two stages of routine tasks, on the
+ * pool or the mesh: 'count' counts the mask's true entries in each segment
+ * of the data's chunk grid along the axis; the host adds them up (one number
+ * per segment), and so knows the result's length and where each segment's
+ * kept elements go; then 'compact' writes each chunk of the result (the
+ * data's chunking, along the axis too) from the segments that hold its
+ * ranks, skipping those of the first segment that an earlier chunk took.
+ * The mask is computed once, in the first stage, and kept for the second.
+ */
+async function compressInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
+  const [x, m] = n.inputs as [Node, Node];
+  const axis = (n.attrs as Attrs['compress']).axis;
+  const len = x.shape[axis]!, c = x.chunk[axis]!, k = Math.ceil(len / c);
+  const seg = (j: number): [number, number] => [j * c, Math.min(len, (j + 1) * c)];
+  const counts = routine('compress.count', [m], Array.from({ length: k }, (_, j) => ({
+    routine: 'count', params: {}, reads: [{ input: 0, box: [seg(j)] }], chunk: j,
+  })), 'int64', [k], [1]);
+  await stage(counts, store, opts);
+  // where each segment's kept elements start in the result
+  const start = [0];
+  for (let j = 0; j < k; j++) start.push(start[j]! + Number((store.chunkView!(counts, j) as BigInt64Array)[0]));
+  store.drop?.(counts);
+  const total = start[k]!;
+  const shape = x.shape.map((d, i) => (i === axis ? total : d));
+  const chunk = x.chunk.map((d, i) => (i === axis ? Math.max(1, Math.min(total, c)) : d));
+  const s = source(`selection${counter++}`, x.dtype, shape, chunk);
+  if (sizeOf(shape) === 0) { store.put(s, new ARRAY_CTOR[x.dtype](0) as TypedArray); return s; }
+  const calls: RoutineCall[] = [];
+  const grid = numChunks(shape, chunk);
+  for (let o = 0; o < sizeOf(grid); o++) {
+    const box = chunkBox(shape, chunk, o);
+    const [r0, r1] = box[axis]!;
+    const reads = [];
+    let skip = -1;
+    for (let j = 0; j < k; j++) {
+      if (start[j + 1]! <= r0 || start[j]! >= r1) continue;
+      if (skip < 0) skip = r0 - start[j]!;
+      reads.push({ input: 0, box: box.map((r, i) => (i === axis ? seg(j) : r)) }, { input: 1, box: [seg(j)] });
+    }
+    calls.push({ routine: 'compact', params: { axis, skip }, reads, chunk: o });
+  }
+  const node = routine('compress.compact', [x, m], calls, x.dtype, shape, chunk);
+  await stage(node, store, opts);
+  store.move!(node, s);
+  return s;
+}
+
 /** Sorted runs a chunked sort makes at most (each a task of both stages). */
 const MAX_RUNS = 64;
 
@@ -265,11 +329,6 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
   // runs of whole chunks, at most MAX_RUNS of them: the split points cost O(runs^2 log n) reads
   const len = x.shape[0]!, c = x.chunk[0]! * Math.ceil(Math.ceil(len / x.chunk[0]!) / MAX_RUNS), k = Math.ceil(len / c);
   const span = (lo: number, hi: number) => (indices ? [[0, 2], [lo, hi]] as const : [[lo, hi]] as const);
-  const stage = async (node: Node): Promise<void> => {
-    const job = opts.debug !== undefined ? { debug: opts.debug } : {};
-    if (opts.session) await opts.session.runNodes([node], undefined, job);
-    else await store.run([node], opts);
-  };
   const params = { indices };
   const localCalls: RoutineCall[] = Array.from({ length: k }, (_, i) => ({
     routine: 'sort', params, reads: [{ input: 0, box: [[i * c, Math.min(len, (i + 1) * c)]] }], chunk: i,
@@ -277,7 +336,7 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
   const local = indices
     ? routine('sort.local', [x], localCalls, 'int64', [2, len], [2, c])
     : routine('sort.local', [x], localCalls, x.dtype, [len], [c]);
-  await stage(local);
+  await stage(local, store, opts);
   const t0 = now();
   const cuts = splitPoints(Array.from({ length: k }, (_, i) => chunkKeys(x.dtype, indices, store.chunkView!(local, i))),
     Array.from({ length: k }, (_, i) => Math.min(len, (i + 1) * c) - i * c), c);
@@ -292,7 +351,7 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
     mergeCalls.push({ routine: 'merge', params, reads, chunk: o });
   }
   const merged = routine('sort.merge', [local], mergeCalls, n.dtype, [len], [c]);
-  await stage(merged);
+  await stage(merged, store, opts);
   // the result as a source: the sorted runs go once nothing else holds them, not when the result does
   const s = source(`sorted${counter++}`, n.dtype, [len], [c]);
   store.move!(merged, s);

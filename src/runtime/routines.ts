@@ -12,7 +12,11 @@
 //          and global positions as an int64 [2, n] region, for argsort;
 //   merge  the slices of every sorted chunk that fall in one output chunk,
 //          merged pairwise in chunk order (a tie takes the earlier chunk's
-//          element, so ties keep input order): values, or the positions.
+//          element, so ties keep input order): values, or the positions;
+// and the two stages of a chunked boolean selection (resolve.ts `compressInChunks`):
+//   count    the true entries of one mask segment, one int64;
+//   compact  the kept hyperplanes of consecutive (data, mask) segments, after
+//            skipping the first `skip` kept ones, into one output chunk.
 // The radix sort itself (radixKeys, radixLine) also serves the host's
 // operations on whole lines (quantiles, short sorts) in resolve.ts. A tiled
 // factorization adds its tile kernels here (POTRF, TRSM, SYRK, GEMM on
@@ -60,12 +64,37 @@ function onlyParams(params: RoutineParams, names: readonly string[]): void {
   if (extra.length) throw new TypeError(`unknown routine parameter ${extra[0]}`);
 }
 
+function count(params: RoutineParams, name: string): number {
+  const v = params[name];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new TypeError(`routine parameter ${name} must be a count`);
+  return v;
+}
+
+/** An array's elements as integer units that copy its bits exactly (two int32 words per 8-byte element). */
+function units2(t: TypedArray, bytes: number): Int32Array | Int16Array | Int8Array {
+  const C = bytes >= 4 ? Int32Array : bytes === 2 ? Int16Array : Int8Array;
+  return new C(t.buffer as ArrayBuffer, t.byteOffset, t.byteLength / C.BYTES_PER_ELEMENT);
+}
+
+/** The element offsets (by `strides`) of every index of a box of `shape`, in C order. */
+function offsets(shape: readonly number[], strides: readonly number[]): Int32Array {
+  let out = new Int32Array([0]);
+  for (let d = 0; d < shape.length; d++) {
+    const n = shape[d]!, s = strides[d]!;
+    if (n === 1) continue;
+    const next = new Int32Array(out.length * n);
+    for (let a = 0; a < out.length; a++) for (let i = 0; i < n; i++) next[a * n + i] = out[a]! + i * s;
+    out = next;
+  }
+  return out;
+}
+
 const len = (r: RegionSpec): number => r.shape.reduce((a, b) => a * b, 1);
 
 /** A key region of argsort: int64 [2, n], keys in row 0 and global positions in row 1. */
 const isKeyRegion = (r: RegionSpec): boolean => r.dtype === 'int64' && r.shape.length === 2 && r.shape[0] === 2;
 
-export const ROUTINES: Readonly<Record<'sort' | 'merge', Routine>> = {
+export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact', Routine>> = {
   sort: {
     check(params, inputs, output) {
       onlyParams(params, ['indices']);
@@ -136,6 +165,73 @@ export const ROUTINES: Readonly<Record<'sort' | 'merge', Routine>> = {
       const perm = mergePerm(radixKeys('int64', keys), runs, n);
       const ow = words(out.data);
       for (let k = 0; k < n; k++) { ow[2 * k] = pw[2 * perm[k]!]!; ow[2 * k + 1] = pw[2 * perm[k]! + 1]!; }
+    },
+  },
+  count: {
+    check(params, inputs, output) {
+      onlyParams(params, []);
+      const m = inputs[0];
+      if (inputs.length !== 1 || m!.shape.length !== 1 || m!.dtype !== 'bool') throw new TypeError('count reads one 1-d bool region');
+      if (output.dtype !== 'int64' || len(output) !== 1) throw new TypeError('count writes one int64');
+    },
+    run(_params, [m], out) {
+      const n = m!.shape[0]!, s = m!.strides[0]!, d = m!.data;
+      let k = 0;
+      for (let i = 0; i < n; i++) if (d[i * s]) k++;
+      const w = words(out.data);
+      w[0] = k; w[1] = 0;
+    },
+  },
+  compact: {
+    check(params, inputs, output) {
+      onlyParams(params, ['axis', 'skip']);
+      const axis = count(params, 'axis'), skip = count(params, 'skip');
+      if (inputs.length < 2 || inputs.length % 2) throw new TypeError('compact reads pairs of a data region and its mask');
+      const nd = output.shape.length;
+      if (axis >= nd) throw new RangeError(`compact: axis ${axis} is out of bounds for a ${nd}-d region`);
+      let kept = -skip;
+      for (let p = 0; p < inputs.length; p += 2) {
+        const x = inputs[p]!, m = inputs[p + 1]!;
+        const fits = x.dtype === output.dtype && x.shape.length === nd && m.dtype === 'bool' && m.shape.length === 1 &&
+          m.shape[0] === x.shape[axis] && x.shape.every((d, i) => i === axis || d === output.shape[i]);
+        if (!fits) throw new TypeError('compact: each data region matches the output but along the axis, and its mask its extent there');
+        kept += m.shape[0]!;
+      }
+      if (kept < output.shape[axis]!) throw new RangeError('compact: the regions hold fewer elements than the output');
+    },
+    run(params, inputs, out) {
+      const axis = params.axis as number;
+      let skip = params.skip as number;
+      const want = out.shape[axis]!;
+      if (want === 0 || len(out) === 0) return;
+      const bytes = INFO[out.dtype].bytes;
+      const units = bytes === 8 ? 2 : 1;
+      const ov = units2(out.data, bytes);
+      // the element offsets of one hyperplane across the axis (every other index), in the output and in a data region
+      const plane = out.shape.map((d, i) => (i === axis ? 1 : d));
+      const outPlane = offsets(plane, out.strides);
+      let o = 0;
+      for (let p = 0; p < inputs.length && o < want; p += 2) {
+        const x = inputs[p]!, m = inputs[p + 1]!;
+        const n = m.shape[0]!, ms = m.strides[0]!, md = m.data;
+        const xv = units2(x.data, bytes), xs = x.strides[axis]!, os = out.strides[axis]!;
+        const flat = outPlane.length === 1;
+        const xPlane = flat ? outPlane : offsets(plane, x.strides);
+        for (let i = 0; i < n && o < want; i++) {
+          if (!md[i * ms]) continue;
+          if (skip > 0) { skip--; continue; }
+          if (flat) {
+            const a = units * i * xs, b = units * o * os;
+            ov[b] = xv[a]!; if (units === 2) ov[b + 1] = xv[a + 1]!;
+          } else {
+            for (let k = 0; k < outPlane.length; k++) {
+              const a = units * (i * xs + xPlane[k]!), b = units * (o * os + outPlane[k]!);
+              ov[b] = xv[a]!; if (units === 2) ov[b + 1] = xv[a + 1]!;
+            }
+          }
+          o++;
+        }
+      }
     },
   },
 };

@@ -47,6 +47,12 @@ export interface Report {
   kernelsCompiled: number;
   bytesAllocated: number;
   peakBytes: number;
+  /**
+   * The largest single allocation of the whole execution (every stage of it):
+   * a chunk, a scratch block, or an array the host gathered or built whole.
+   * Chunked work keeps it within a few chunks' size.
+   */
+  largestAllocation: number;
   bytesCopied: number;
   workers: number;
   /** Tasks that ran on WebGPU, and the adapter (or why none was used). */
@@ -183,6 +189,7 @@ export class Runtime {
   /** Stores C-order data for a source node, split into its chunks. */
   put(n: Node, data: TypedArray): void {
     const s: Stored = { dtype: n.dtype, shape: n.shape, chunk: n.chunk, blocks: [] };
+    this.heap.noteHost(data.byteLength);
     const grid = numChunks(n.shape, n.chunk);
     const total = grid.reduce((a, b) => a * b, 1);
     const item = INFO[n.dtype].bytes;
@@ -246,6 +253,7 @@ export class Runtime {
     if (!s) throw new Error('internal: reading a tensor that was not executed');
     const item = INFO[s.dtype].bytes;
     const out = new ARRAY_CTOR[s.dtype](sizeOf(s.shape));
+    this.heap.noteHost(out.byteLength);
     const dst = new Uint8Array(out.buffer);
     const src = new Uint8Array(this.heap.memory.buffer);
     const fullStrides = stridesOf(s.shape);
@@ -320,6 +328,7 @@ export class Runtime {
     const exe = opts.execution ?? new Execution(debugLevel(opts.debug));
     const compiled0 = this.compiled;
     const heap = this.heap;
+    if (own) heap.largest = 0;
     const peak0 = heap.inUse;
     heap.peak = heap.inUse;
     const alloc0 = heap.allocated;
@@ -593,6 +602,7 @@ export class Runtime {
       kernelsCompiled: this.compiled - compiled0,
       bytesAllocated: heap.allocated - alloc0,
       peakBytes: heap.peak - peak0,
+      largestAllocation: heap.largest,
       bytesCopied,
       workers: pool ? pool.size : 0,
       gpuTasks,
@@ -604,7 +614,7 @@ export class Runtime {
     exe.stages.tasks += now() - tasksStart;
     const tot = exe.totals;
     tot.runs++; tot.tasks += total; tot.kernels += plan.kernels.length; tot.compiled += report.kernelsCompiled; tot.reused += reused ? 1 : 0;
-    tot.bytesAllocated += report.bytesAllocated; tot.peakBytes = Math.max(tot.peakBytes, report.peakBytes); tot.bytesCopied += bytesCopied;
+    tot.bytesAllocated += report.bytesAllocated; tot.peakBytes = Math.max(tot.peakBytes, report.peakBytes); tot.largest = Math.max(tot.largest, heap.largest); tot.bytesCopied += bytesCopied;
     tot.gpuTasks += gpuTasks; tot.workers = Math.max(tot.workers, report.workers);
     report.trace = exe.trace();
     if (own) exe.finish();
