@@ -19,7 +19,7 @@ import type { Node } from '../graph/node.js';
 import { broadcastShapes, chunkGrid, hasUnknown, repr, shapeStr, sizeOf } from '../graph/shape.js';
 import { kwargs, isOptions } from './bind.js';
 import {
-  type Operand, Tensor, add, astype, broadcast_to, cumsum, deferred, equal, logical_and, max as maxOf, multiply, ravel, reshape, take, tensor,
+  type Operand, Tensor, add, astype, broadcast_to, cumsum, deferred, equal, floor_divide, mod, stack, logical_and, max as maxOf, multiply, ravel, reshape, take, tensor,
   toTensor, transpose, where,
 } from './core.js';
 import type { JsData } from './convert.js';
@@ -541,8 +541,10 @@ export function nonzero(x: Operand): Tensor[] {
   if (t.ndim === 0) throw new RangeError('Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead.');
   // the positions of an array whose lengths the run will know: counted once it does
   if (hasUnknown(t.shape)) return t.shape.map((_, ax) => deferred('nonzero', [t], ([u]) => nonzero(u!)[ax]!));
-  const mask = ravel(astype(t, 'bool'));
-  return t.shape.map((_, ax) => new Tensor(G.compress(ravel(new Tensor(G.iota(t.shape, ax, t.node.chunk))).node, mask.node, 0)));
+  // the flat positions (a chunked selection writes them from the mask alone), then each axis's coordinate of them
+  const flat = flatnonzero(t);
+  if (t.ndim === 1) return [flat];
+  return t.shape.map((d, ax) => mod(floor_divide(flat, sizeOf(t.shape.slice(ax + 1))), d));
 }
 export const flatnonzero = (x: Operand): Tensor => {
   const t = ravel(toTensor(x));
@@ -555,9 +557,8 @@ export function argwhere(x: Operand): Tensor {
   // a 0-d array: one row of no coordinates if it is nonzero, none otherwise (NumPy's (1, 0) or (0, 0))
   if (t.ndim === 0) return new Tensor(G.compress(new Tensor(G.iota([1, 0], 0)).node, ravel(astype(t, 'bool')).node, 0));
   if (hasUnknown(t.shape)) return deferred('argwhere', [t], ([u]) => argwhere(u!));
-  const mask = ravel(astype(t, 'bool'));
-  const coords = new Tensor(G.concat(t.shape.map((_, ax) => G.reshape(G.iota(t.shape, ax, t.node.chunk), [t.size, 1])), 1, 'int64'));
-  return new Tensor(G.compress(coords.node, mask.node, 0));
+  const coords = nonzero(t);
+  return coords.length === 1 ? reshape(coords[0]!, [coords[0]!.shape[0]!, 1]) : stack(coords, { axis: 1 });
 }
 /** np.compress(condition, a, axis): the slices of a along axis where condition holds. */
 export function compress(condition: Operand, a: Operand, ...args: unknown[]): Tensor {

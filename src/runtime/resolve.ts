@@ -90,7 +90,9 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
       const stuck = order.filter((n) => hasUnknown(n.shape) && !n.inputs.some((i) => hasUnknown(i.shape)));
       throw new Error(`internal: unknown lengths left but no selection can be computed (${stuck.map((n) => `${n.op === 'defer' ? (n.attrs as { name: string }).name : n.op}${shapeStr(n.shape)}`).join(', ')})`);
     }
-    await store.run([...new Set(frontier.flatMap((n) => n.inputs))], opts);
+    // (a chunked selection of positions reads its mask alone)
+    const reads = (f: Node): readonly Node[] => (compressesInChunks(f, store) && selectsPositions(f) ? [f.inputs[1]!] : f.inputs);
+    await store.run([...new Set(frontier.flatMap(reads))], opts);
     for (const f of frontier) {
       if (sortsInChunks(f, store)) { computed.set(f, await sortInChunks(f, store, opts)); continue; }
       if (compressesInChunks(f, store)) { computed.set(f, await compressInChunks(f, store, opts)); continue; }
@@ -256,6 +258,9 @@ async function stage(node: Node, store: Store, opts: RunOptions): Promise<void> 
   else await store.run([node], opts);
 }
 
+/** Whether compress node `n` selects positions (an index grid along a 1-d axis): np.flatnonzero's. */
+const selectsPositions = (n: Node): boolean => n.inputs[0]!.op === 'iota' && n.inputs[0]!.shape.length === 1;
+
 /** Whether compress node `n` runs as routine tasks: its data spans more than one chunk. */
 function compressesInChunks(n: Node, store: Store): boolean {
   const x = n.inputs[0];
@@ -272,11 +277,15 @@ function compressesInChunks(n: Node, store: Store): boolean {
  * data's chunking, along the axis too) from the segments that hold its
  * ranks, skipping those of the first segment that an earlier chunk took.
  * The mask is computed once, in the first stage, and kept for the second.
+ * A selection of positions (an index grid along a 1-d axis, which
+ * np.flatnonzero and np.nonzero select) writes them from the masks alone.
  */
 async function compressInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
   const [x, m] = n.inputs as [Node, Node];
   const axis = (n.attrs as Attrs['compress']).axis;
   const len = x.shape[axis]!, c = x.chunk[axis]!, k = Math.ceil(len / c);
+  // the positions themselves (np.flatnonzero's 0, 1, 2, ...): written by the routine, not computed to be compacted
+  const positions = selectsPositions(n);
   const seg = (j: number): [number, number] => [j * c, Math.min(len, (j + 1) * c)];
   const counts = routine('compress.count', [m], Array.from({ length: k }, (_, j) => ({
     routine: 'count', params: {}, reads: [{ input: 0, box: [seg(j)] }], chunk: j,
@@ -303,9 +312,13 @@ async function compressInChunks(n: Node, store: Store, opts: RunOptions): Promis
       if (skip < 0) skip = r0 - start[j]!;
       reads.push({ input: 0, box: box.map((r, i) => (i === axis ? seg(j) : r)) }, { input: 1, box: [seg(j)] });
     }
-    calls.push({ routine: 'compact', params: { axis, skip }, reads, chunk: o });
+    calls.push(positions
+      ? { routine: 'positions', params: { skip }, reads: reads.filter((r) => r.input === 1).map((r) => ({ ...r, input: 0 })), chunk: o }
+      : { routine: 'compact', params: { axis, skip }, reads, chunk: o });
   }
-  const node = routine('compress.compact', [x, m], calls, x.dtype, shape, chunk);
+  const node = positions
+    ? routine('compress.positions', [m], calls, x.dtype, shape, chunk)
+    : routine('compress.compact', [x, m], calls, x.dtype, shape, chunk);
   await stage(node, store, opts);
   store.move!(node, s);
   return s;

@@ -16,7 +16,9 @@
 // and the two stages of a chunked boolean selection (resolve.ts `compressInChunks`):
 //   count    the true entries of one mask segment, one int64;
 //   compact  the kept hyperplanes of consecutive (data, mask) segments, after
-//            skipping the first `skip` kept ones, into one output chunk.
+//            skipping the first `skip` kept ones, into one output chunk;
+//   positions  the same over the masks alone, writing the kept elements'
+//            positions (np.flatnonzero: no index array is made to be compacted).
 // The radix sort itself (radixKeys, radixLine) also serves the host's
 // operations on whole lines (quantiles, short sorts) in resolve.ts. A tiled
 // factorization adds its tile kernels here (POTRF, TRSM, SYRK, GEMM on
@@ -94,7 +96,7 @@ const len = (r: RegionSpec): number => r.shape.reduce((a, b) => a * b, 1);
 /** A key region of argsort: int64 [2, n], keys in row 0 and global positions in row 1. */
 const isKeyRegion = (r: RegionSpec): boolean => r.dtype === 'int64' && r.shape.length === 2 && r.shape[0] === 2;
 
-export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact', Routine>> = {
+export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'positions', Routine>> = {
   sort: {
     check(params, inputs, output) {
       onlyParams(params, ['indices']);
@@ -229,6 +231,30 @@ export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact', R
               ov[b] = xv[a]!; if (units === 2) ov[b + 1] = xv[a + 1]!;
             }
           }
+          o++;
+        }
+      }
+    },
+  },
+  positions: {
+    check(params, inputs, output) {
+      onlyParams(params, ['skip']);
+      const skip = count(params, 'skip');
+      if (!inputs.length || inputs.some((m) => m.dtype !== 'bool' || m.shape.length !== 1)) throw new TypeError('positions reads 1-d bool regions');
+      if (output.dtype !== 'int64' || output.shape.length !== 1) throw new TypeError('positions writes a 1-d int64 chunk');
+      if (inputs.reduce((a, m) => a + m.shape[0]!, -skip) < output.shape[0]!) throw new RangeError('positions: the regions hold fewer elements than the output');
+    },
+    run(params, inputs, out) {
+      let skip = params.skip as number;
+      const want = out.shape[0]!, os = out.strides[0]!, ow = words(out.data);
+      let o = 0;
+      for (const m of inputs) {
+        const n = m.shape[0]!, ms = m.strides[0]!, md = m.data, origin = m.origin[0]!;
+        for (let i = 0; i < n && o < want; i++) {
+          if (!md[i * ms]) continue;
+          if (skip > 0) { skip--; continue; }
+          const at = origin + i;
+          ow[2 * o * os] = at % 2 ** 32; ow[2 * o * os + 1] = Math.floor(at / 2 ** 32);
           o++;
         }
       }
