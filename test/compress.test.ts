@@ -19,7 +19,8 @@ import { ROUTINES, runRoutine } from '../src/runtime/routines.js';
 type V = number | string | boolean;
 interface Case { name: string; dtype: string; shape: number[]; x: V[]; mask: boolean[]; axis: number; out_shape: number[]; out: V[] }
 interface NzCase { name: string; dtype: string; shape: number[]; x: V[]; nonzero: V[][]; argwhere: V[]; count: number }
-const FIXTURE: { cases: Case[]; nonzero: NzCase[] } = JSON.parse(readFileSync(new URL('./fixtures/compress.json', import.meta.url), 'utf8'));
+interface UqCase { name: string; dtype: string; x: V[]; values: V[]; index: V[]; inverse: V[]; counts: V[]; values_nan_apart: V[] }
+const FIXTURE: { cases: Case[]; nonzero: NzCase[]; unique: UqCase[] } = JSON.parse(readFileSync(new URL('./fixtures/compress.json', import.meta.url), 'utf8'));
 afterAll(() => mt.shutdown());
 
 const num = (v: V): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v));
@@ -104,6 +105,25 @@ describe('boolean selection in chunks, bit for bit as NumPy', () => {
     }
   });
 
+  it('np.unique with index, inverse and counts, and equal_nan=False: a chunked sort, then selections', async () => {
+    for (const workers of [0, 2]) {
+      for (const c of FIXTURE.unique) {
+        for (const chunkSize of [5, 64, 400]) {
+          const x = input(c.dtype, [c.x.length], c.x, chunkSize);
+          const [v, idx, inv, cnt] = mt.unique(x, { return_index: true, return_inverse: true, return_counts: true }) as mt.Tensor[];
+          await mt.executeWith({ workers }, v!, idx!, inv!, cnt!);
+          const at = `${c.name} / ${chunkSize} / ${workers}`;
+          expect(bytes((await v!.fetch()).data as TypedArray), at).toEqual(bytes(data(c.dtype, c.values)));
+          for (const [t, want] of [[idx!, c.index], [inv!, c.inverse], [cnt!, c.counts]] as const) {
+            expect(Array.from((await t.fetch()).data as BigInt64Array, String), at).toEqual(want);
+          }
+          const apart = await mt.unique(x, { equal_nan: false }).fetch();
+          expect(bytes(apart.data as TypedArray), at).toEqual(bytes(data(c.dtype, c.values_nan_apart)));
+        }
+      }
+    }
+  }, 120_000);
+
   it('runs as routine tasks on the worker threads: a count per segment, a compaction per output chunk, no host selection', async () => {
     const c = FIXTURE.cases[0]!;
     const x = input(c.dtype, c.shape, c.x, 100);
@@ -123,6 +143,8 @@ describe('boolean selection in chunks, bit for bit as NumPy', () => {
       ['x[x > 0.3]', () => x.get(x.greater(0.3))],
       ['nonzero', () => mt.nonzero(x.greater(0.9))[0]!],
       ['argwhere', () => mt.argwhere(x.greater(0.5))],
+      ['unique', () => mt.unique(mt.floor(x.multiply(1000)))],
+      ['unique counts', () => (mt.unique(mt.floor(x.multiply(1000)), { return_counts: true }) as mt.Tensor[])[1]!],
     ] as const) {
       await y().execute({ workers: 2 });
       const r = mt.lastReport()!;

@@ -362,9 +362,24 @@ interface UniqueParts { values: Tensor; index: Tensor; inverse: Tensor; starts: 
  * rows never do (NumPy compares them as records, where NaN != NaN).
  */
 function uniqueParts(rows: Tensor, equalNan: boolean): UniqueParts {
+  // the pieces of one call (values, counts, ...) share one sort: each is built apart, over the same computed input
+  const memo = partsOf.get(rows.node)?.[equalNan ? 1 : 0];
+  if (memo) return memo;
+  const parts = buildParts(rows, equalNan);
+  const both = partsOf.get(rows.node) ?? [undefined, undefined];
+  both[equalNan ? 1 : 0] = parts;
+  partsOf.set(rows.node, both);
+  return parts;
+}
+
+const partsOf = new WeakMap<G.Node, [UniqueParts | undefined, UniqueParts | undefined]>();
+
+function buildParts(rows: Tensor, equalNan: boolean): UniqueParts {
   const n = rows.shape[0]!;
-  const perm = rows.ndim === 1 ? order1d(rows) : rowOrder(rows);
-  const s = take(rows, perm, { axis: 0 });
+  // the order is made only for the pieces that need it (index, inverse): values and counts sort the values themselves
+  let order: Tensor | undefined;
+  const perm = (): Tensor => (order ??= rows.ndim === 1 ? order1d(rows) : rowOrder(rows));
+  const s = rows.ndim === 1 ? sort(rows, 0, { kind: 'stable' }) : take(rows, perm(), { axis: 0 });
   let first: Tensor, last: Tensor;
   if (n === 0) {
     first = last = zeros([0], { dtype: 'bool' });
@@ -376,12 +391,12 @@ function uniqueParts(rows: Tensor, equalNan: boolean): UniqueParts {
     first = concatenate([tensor([true]), fresh]);
     last = concatenate([fresh, tensor([true])]);
   }
-  const at = astype(new Tensor(G.iota([n], 0)), 'int64');
-  const run = subtract(cumsum(astype(first, 'int64')), 1);
+  // positions in sorted order, chunked as the sorted values are
+  const at = new Tensor(G.iota([n], 0, [s.node.chunk[0]!]));
   return {
     values: s.get(first),
-    index: perm.get(first),
-    inverse: take(run, order1d(perm)),
+    get index() { return perm().get(first); },
+    get inverse() { return take(subtract(cumsum(astype(first, 'int64')), 1), order1d(perm())); },
     starts: at.get(first),
     ends: add(at.get(last), 1),
   };
