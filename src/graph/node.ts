@@ -312,7 +312,32 @@ export function concat(xs: readonly Node[], axis: number, dtype: DType): Node {
 /** np.take(x, indices, axis): indices is an integer node whose values index `axis`. */
 export function gather(x: Node, indices: Node, axis: number): Node {
   const shape = [...x.shape.slice(0, axis), ...indices.shape, ...x.shape.slice(axis + 1)];
+  if (x.shape.length === 1 && x.shape[0]! > x.chunk[0]! && !hasUnknown(indices.shape) && sizeOf(indices.shape) > 0) return takeChunks(x, indices);
   return make('gather', [x, indices], { axis }, x.dtype, shape);
+}
+
+/** Boxes of every chunk of a grid, in C order of the chunk index. */
+function gridBoxes(shape: Shape, chunk: Shape): [number, number][][] {
+  let boxes: [number, number][][] = [[]];
+  shape.forEach((d, i) => {
+    const c = chunk[i]!, n = Math.ceil(d / c);
+    boxes = boxes.flatMap((b) => Array.from({ length: n }, (_, k) => [...b, [k * c, Math.min(d, (k + 1) * c)] as [number, number]]));
+  });
+  return boxes;
+}
+
+/**
+ * A gather from a 1-d array of several chunks, as routine tasks ('take',
+ * runtime/routines.ts): each chunk of the result, chunked as the indices,
+ * reads its indices and every chunk of x, each a chunk of its own (on the
+ * pool, views of the shared heap: no copy of x is made). The kernel form
+ * would read x as one box, which copies the whole array for every task.
+ */
+function takeChunks(x: Node, indices: Node): Node {
+  const idx = indices.dtype === 'int64' ? indices : cast(indices, 'int64');
+  const xs = gridBoxes(x.shape, x.chunk).map((box) => ({ input: 0, box }));
+  const calls = gridBoxes(idx.shape, idx.chunk).map((box, c) => ({ routine: 'take', params: {}, reads: [{ input: 1, box }, ...xs], chunk: c }));
+  return routine('take', [x, idx], calls, x.dtype, idx.shape, idx.chunk);
 }
 
 export function scan(op: ScanOp, x: Node, axis: number, dtype: DType): Node {

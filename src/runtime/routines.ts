@@ -18,7 +18,9 @@
 //   compact  the kept hyperplanes of consecutive (data, mask) segments, after
 //            skipping the first `skip` kept ones, into one output chunk;
 //   positions  the same over the masks alone, writing the kept elements'
-//            positions (np.flatnonzero: no index array is made to be compacted).
+//            positions (np.flatnonzero: no index array is made to be compacted);
+//   take     a gather from a 1-d array of several chunks (graph/node.ts
+//            `gather`): each result chunk from its indices and every chunk.
 // The radix sort itself (radixKeys, radixLine) also serves the host's
 // operations on whole lines (quantiles, short sorts) in resolve.ts. A tiled
 // factorization adds its tile kernels here (POTRF, TRSM, SYRK, GEMM on
@@ -96,7 +98,7 @@ const len = (r: RegionSpec): number => r.shape.reduce((a, b) => a * b, 1);
 /** A key region of argsort: int64 [2, n], keys in row 0 and global positions in row 1. */
 const isKeyRegion = (r: RegionSpec): boolean => r.dtype === 'int64' && r.shape.length === 2 && r.shape[0] === 2;
 
-export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'positions', Routine>> = {
+export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'positions' | 'take', Routine>> = {
   sort: {
     check(params, inputs, output) {
       onlyParams(params, ['indices']);
@@ -257,6 +259,36 @@ export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 
           ow[2 * o * os] = at % 2 ** 32; ow[2 * o * os + 1] = Math.floor(at / 2 ** 32);
           o++;
         }
+      }
+    },
+  },
+  take: {
+    check(params, inputs, output) {
+      onlyParams(params, []);
+      const [idx, ...xs] = inputs;
+      if (!idx || idx.dtype !== 'int64' || idx.shape.length !== output.shape.length || idx.shape.some((d, i) => d !== output.shape[i])) {
+        throw new TypeError('take reads an int64 index region of the output\'s extent first');
+      }
+      if (!xs.length || xs.some((r) => r.dtype !== output.dtype || r.shape.length !== 1)) throw new TypeError('take reads 1-d chunks of the output\'s dtype');
+      if (xs.some((r, i) => i + 1 < xs.length && r.shape[0] !== xs[0]!.shape[0])) throw new TypeError('take reads the chunks of a regular grid');
+    },
+    run(_params, [idx, ...xs], out) {
+      const n = len(out);
+      if (n === 0) return;
+      const bytes = INFO[out.dtype].bytes, units = bytes === 8 ? 2 : 1;
+      const c = xs[0]!.shape[0]!, total = xs.reduce((a, r) => a + r.shape[0]!, 0);
+      const views = xs.map((r) => units2(r.data, bytes)), strides = xs.map((r) => r.strides[0]!);
+      const ov = units2(out.data, bytes), iw = words(idx!.data);
+      const outAt = offsets(out.shape, out.strides), idxAt = offsets(idx!.shape, idx!.strides);
+      for (let k = 0; k < n; k++) {
+        const a = 2 * idxAt[k]!;
+        let j = iw[a + 1]! * 2 ** 32 + (iw[a]! >>> 0);
+        // as the gather kernel: a negative index counts from the end, and none reads outside the array
+        if (j < 0) j += total;
+        j = Math.min(Math.max(j, 0), total - 1);
+        const q = Math.floor(j / c), from = units * (j - q * c) * strides[q]!, to = units * outAt[k]!;
+        const v = views[q]!;
+        ov[to] = v[from]!; if (units === 2) ov[to + 1] = v[from + 1]!;
       }
     },
   },
