@@ -30,7 +30,7 @@
 // JSON line per row, then a Markdown table; bench/results/routines.{json,md}.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -107,7 +107,8 @@ async function tesseraChild(op, n, runs, workers) {
     sum: (await values(mt.sum(flat)))[0],
     ends: [...(await values(flat.get(mt.slice(0, Math.min(3, len))))), ...(await values(flat.get(mt.slice(Math.max(0, len - 3), len))))],
   };
-  const out = { setup_ms: setup, ms: best, rss: process.resourceUsage().maxRSS * 1024, fp };
+  const cpu = process.cpuUsage();
+  const out = { setup_ms: setup, ms: best, rss: process.resourceUsage().maxRSS * 1024, cpu_s: (cpu.user + cpu.system) / 1e6, fp };
   await mt.shutdown();
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
@@ -129,11 +130,37 @@ for _ in range(${runs}):
     best = min(best, time.perf_counter() - t1)
 f = np.asarray(y).ravel()
 fp = {'len': int(f.size), 'sum': float(f.sum()), 'ends': [v.item() for v in f[:3]] + [v.item() for v in f[max(0, f.size - 3):]]}
-print(json.dumps({'setup_ms': setup * 1e3, 'ms': best * 1e3, 'rss': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, 'fp': fp}))`;
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({'setup_ms': setup * 1e3, 'ms': best * 1e3, 'rss': ru.ru_maxrss * 1024, 'cpu_s': ru.ru_utime + ru.ru_stime, 'fp': fp}))`;
 }
 
-/** One child to its end: its JSON line, or {status: 'TIMEOUT' | 'ERROR', reason}. */
-function child(impl, op, n, runs, { workers, timeout }) {
+const CLK_TCK = 100; // USER_HZ: the unit of /proc/stat on Linux
+
+/** Busy CPU seconds of the whole machine so far (all cores), or undefined off Linux. */
+function machineBusySeconds() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = f;
+    return (user + nice + system + irq + softirq + (steal ?? 0)) / CLK_TCK;
+  } catch { return undefined; }
+}
+
+/**
+ * One child to its end: its JSON line, or {status: 'TIMEOUT' | 'ERROR', reason};
+ * with `foreign`, the cores other processes kept busy meanwhile (the machine's
+ * busy time minus the child's own CPU time and this process's), on average.
+ */
+function child(impl, op, n, runs, o) {
+  const busy0 = machineBusySeconds(), own0 = process.cpuUsage(), t0 = performance.now();
+  const m = runChild(impl, op, n, runs, o);
+  const busy1 = machineBusySeconds(), own = process.cpuUsage(own0);
+  if (m.cpu_s !== undefined && busy0 !== undefined && busy1 !== undefined) {
+    m.foreign = Math.max(0, (busy1 - busy0 - m.cpu_s - (own.user + own.system) / 1e6) / ((performance.now() - t0) / 1000));
+  }
+  return m;
+}
+
+function runChild(impl, op, n, runs, { workers, timeout }) {
   const [cmd, args] = impl === 'numpy'
     ? [process.env.PYTHON ?? 'python3', ['-c', numpyScript(op, n, runs)]]
     : [process.execPath, [fileURLToPath(import.meta.url), '--child', op, String(n), String(runs), String(workers)]];
@@ -154,6 +181,8 @@ function agree(a, b) {
   return a.len === b.len && close(a.sum, b.sum) && a.ends.length === b.ends.length && a.ends.every((v, i) => v === b.ends[i]);
 }
 
+const round2 = (v) => (v === undefined ? undefined : +v.toFixed(2));
+
 /** One row: NumPy's and Tessera's time and peak RSS for program `op` at size n. */
 function measure(op, n, o) {
   const r = n >= 1e8 ? 1 : o.runs;
@@ -173,8 +202,8 @@ function measure(op, n, o) {
   const np = side('numpy'), ts = side('tessera');
   const row = {
     type: 'routines', case: caseName(op, n), op, n, runs: r, workers: o.workers,
-    numpy: np.status, numpy_ms: np.ms, numpy_setup_ms: np.setup_ms, numpy_rss: np.rss, numpy_fp: np.fp,
-    tessera: ts.status, tessera_ms: ts.ms, tessera_setup_ms: ts.setup_ms, tessera_rss: ts.rss, tessera_fp: ts.fp,
+    numpy: np.status, numpy_ms: np.ms, numpy_other_load: round2(np.foreign), numpy_setup_ms: np.setup_ms, numpy_rss: np.rss, numpy_fp: np.fp,
+    tessera: ts.status, tessera_ms: ts.ms, tessera_other_load: round2(ts.foreign), tessera_setup_ms: ts.setup_ms, tessera_rss: ts.rss, tessera_fp: ts.fp,
     ratio: np.ms !== undefined && ts.ms !== undefined ? np.ms / ts.ms : undefined,
     rss_ratio: np.rss && ts.rss ? ts.rss / np.rss : undefined,
     agree: agree(np.fp, ts.fp),
@@ -195,17 +224,19 @@ const mib = (b) => (b === undefined ? '-' : `${(b / 2 ** 20).toFixed(0)} MiB`);
 
 /** The Markdown table of the rows, with its notes. */
 export function routinesText(rows, meta) {
+  const load = (v) => (v === undefined ? '?' : v.toFixed(1));
   const time = (r, k) => (r[k] === 'ok' ? fmtMs(r[`${k}_ms`]) : `**${r[k]}**`);
   const lines = [
-    `| case | NumPy | Tessera (${meta.workers} workers) | NumPy / Tessera time | NumPy peak RSS | Tessera peak RSS | RSS ratio (Tessera / NumPy) | agree |`,
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |',
-    ...rows.map((r) => `| ${r.case.replace(/\|/g, '\\|')} | ${time(r, 'numpy')} | ${time(r, 'tessera')} | ${r.ratio === undefined ? '-' : `${r.ratio.toFixed(2)}×`} | ${mib(r.numpy_rss)} | ${mib(r.tessera_rss)} | ${r.rss_ratio === undefined ? '-' : `${r.rss_ratio.toFixed(2)}×`} | ${r.agree === null ? '-' : r.agree ? 'yes' : '**no**'} |`),
+    `| case | NumPy | Tessera (${meta.workers} workers) | NumPy / Tessera time | NumPy peak RSS | Tessera peak RSS | RSS ratio (Tessera / NumPy) | agree | other load (NumPy, Tessera) |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: |',
+    ...rows.map((r) => `| ${r.case.replace(/\|/g, '\\|')} | ${time(r, 'numpy')} | ${time(r, 'tessera')} | ${r.ratio === undefined ? '-' : `${r.ratio.toFixed(2)}×`} | ${mib(r.numpy_rss)} | ${mib(r.tessera_rss)} | ${r.rss_ratio === undefined ? '-' : `${r.rss_ratio.toFixed(2)}×`} | ${r.agree === null ? '-' : r.agree ? 'yes' : '**no**'} | ${load(r.numpy_other_load)}, ${load(r.tessera_other_load)} |`),
   ];
   const failed = rows.flatMap((r) => ['numpy', 'tessera'].filter((k) => r[k] !== 'ok').map((k) => `${k === 'numpy' ? 'NumPy' : 'Tessera'}, ${r.case}: ${r[k]} (${r[`${k}_reason`]})`));
   const met = rows.filter((r) => r.ratio !== undefined);
   const notes = [
-    `Times: the fastest of ${[...new Set(rows.map((r) => r.runs))].join(' or ')} run(s) in one process (one run at 1e8 and above), after the data is made in that process; Tessera's runs end with execute() (arrays) or fetch() (the sum, the median, the three percentiles). "NumPy / Tessera time" above 1: Tessera is faster. Peak RSS: the process that made the data and ran the program once (data, program and result).`,
+    `Times: the fastest of ${Math.max(...rows.map((r) => r.runs))} runs in one process (one run at 1e8 and above), after the data is made in that process; Tessera's runs end with execute() (arrays) or fetch() (the sum, the median, the three percentiles). "NumPy / Tessera time" above 1: Tessera is faster. Peak RSS: the process that made the data and ran the program once (data, program and result).`,
     'Data: x = the float64 hash of the position (bench/position-hash.js); k = floor(x * 1e6) as int64; searchsorted looks up 1e6 queries n * u (u: the hash of the positions after the data\'s) in i + x[i], increasing by construction. "agree": both results have the same length and first and last three values, and sums equal to a relative 1e-9.',
+    `"other load": cores (of ${meta.cpus}) that other processes kept busy, on average, while that side's processes ran (the machine's busy time minus the benchmark's own); a high value slows Tessera, which uses ${meta.workers} cores, more than NumPy, which uses one.`,
     met.length && `Issue 31's targets: at least NumPy's speed in ${met.filter((r) => r.ratio >= 1).length} of ${met.length} rows; peak RSS at most 1.5× NumPy's in ${met.filter((r) => r.rss_ratio !== undefined && r.rss_ratio <= 1.5).length} of ${met.filter((r) => r.rss_ratio !== undefined).length}.`,
     `Machine: ${meta.cpus} x ${meta.cpu}, ${meta.mem_gib} GiB RAM, node ${meta.node}, NumPy ${meta.numpy ?? '?'}. Tessera ${meta.tessera_commit}.`,
     ...failed,
