@@ -17,11 +17,12 @@
 // Both sides print a fingerprint of the result (its length, its sum, its first
 // and last three values); they agree when lengths and end values are equal and
 // the sums equal to a relative 1e-9 (sums of floats differ in their order of
-// addition). A program that fails or runs past --timeout is a row marked
-// ERROR or TIMEOUT, and the run goes on.
+// addition). A program that fails, runs past --timeout seconds or holds more
+// than --max-rss GiB resident (the machine is shared) is killed and its cell
+// marked ERROR or TIMEOUT, and the run goes on.
 //
 //   npm run build && node bench/routines.js [--sizes 1e8] [--runs 3] [--workers 2]
-//                                           [--only sort,unique,...] [--timeout 300]
+//                                           [--only sort,unique,...] [--timeout 300] [--max-rss 14]
 //
 // The time is the fastest of `runs` after the data is made (one run at 1e8 and
 // above); the peak RSS is that of a process making the data and running the
@@ -29,7 +30,7 @@
 // frees a run's result later than NumPy's reference count does). Output: one
 // JSON line per row, then a Markdown table; bench/results/routines.{json,md}.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -153,9 +154,9 @@ function machineBusySeconds() {
  * with `foreign`, the cores other processes kept busy meanwhile (the machine's
  * busy time minus the child's own CPU time and this process's), on average.
  */
-function child(impl, op, n, runs, o) {
+async function child(impl, op, n, runs, o) {
   const busy0 = machineBusySeconds(), own0 = process.cpuUsage(), t0 = performance.now();
-  const m = runChild(impl, op, n, runs, o);
+  const m = await runChild(impl, op, n, runs, o);
   const busy1 = machineBusySeconds(), own = process.cpuUsage(own0);
   if (m.cpu_s !== undefined && busy0 !== undefined && busy1 !== undefined) {
     m.foreign = Math.max(0, (busy1 - busy0 - m.cpu_s - (own.user + own.system) / 1e6) / ((performance.now() - t0) / 1000));
@@ -163,18 +164,44 @@ function child(impl, op, n, runs, o) {
   return m;
 }
 
-function runChild(impl, op, n, runs, { workers, timeout }) {
+/** Resident bytes of process `pid` now (its threads included), from /proc; 0 where unavailable. */
+function rssNow(pid) {
+  try { return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024; } catch { return 0; }
+}
+
+/**
+ * Runs one child, killed past `timeout` seconds or `maxRss` resident bytes
+ * (checked five times a second): on a machine shared with other work, a
+ * program that would take all its memory is a row marked ERROR, not a
+ * host out of memory.
+ */
+function runChild(impl, op, n, runs, { workers, timeout, maxRss }) {
   const [cmd, args] = impl === 'numpy'
     ? [process.env.PYTHON ?? 'python3', ['-c', numpyScript(op, n, runs)]]
     : [process.execPath, [fileURLToPath(import.meta.url), '--child', op, String(n), String(runs), String(workers)]];
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 24, timeout: timeout * 1000, killSignal: 'SIGKILL' });
-  if (r.error?.code === 'ETIMEDOUT') return { status: 'TIMEOUT', reason: `no result within ${timeout} s (killed)` };
-  const line = r.stdout?.trim().split('\n').at(-1);
-  if (r.status === 0 && line) {
-    try { return { status: 'ok', ...JSON.parse(line) }; } catch { /* reported below */ }
-  }
-  const tail = (r.stderr ?? '').trim().split('\n').filter((l) => l.trim()).slice(-2).join(' | ').slice(0, 300);
-  return { status: 'ERROR', reason: `${r.error ? r.error.message : r.signal ? `killed by ${r.signal}` : `exit code ${r.status}`}${tail ? `: ${tail}` : ''}` };
+  return new Promise((resolve) => {
+    const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '', killed;
+    proc.stdout.on('data', (d) => { stdout += d; });
+    proc.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
+    const kill = (why) => { if (!killed) { killed = why; proc.kill('SIGKILL'); } };
+    const timer = setTimeout(() => kill({ status: 'TIMEOUT', reason: `no result within ${timeout} s (killed)` }), timeout * 1000);
+    const poll = setInterval(() => {
+      const rss = rssNow(proc.pid);
+      if (rss > maxRss) kill({ status: 'ERROR', reason: `resident memory passed ${mib(maxRss)} (${mib(rss)}; killed)` });
+    }, 200);
+    const done = (m) => { clearTimeout(timer); clearInterval(poll); resolve(m); };
+    proc.on('error', (e) => done({ status: 'ERROR', reason: `could not start ${cmd}: ${e.message}` }));
+    proc.on('close', (code, sig) => {
+      if (killed) return done(killed);
+      const line = stdout.trim().split('\n').at(-1);
+      if (code === 0 && line) {
+        try { return done({ status: 'ok', ...JSON.parse(line) }); } catch { /* reported below */ }
+      }
+      const tail = stderr.trim().split('\n').filter((l) => l.trim()).slice(-2).join(' | ').slice(0, 300);
+      done({ status: 'ERROR', reason: `${sig ? `killed by ${sig}` : `exit code ${code}`}${tail ? `: ${tail}` : ''}` });
+    });
+  });
 }
 
 /** Both fingerprints alike: lengths and end values equal, sums to a relative 1e-9. */
@@ -187,14 +214,14 @@ function agree(a, b) {
 const round2 = (v) => (v === undefined ? undefined : +v.toFixed(2));
 
 /** One row: NumPy's and Tessera's time and peak RSS for program `op` at size n. */
-function measure(op, n, o) {
+async function measure(op, n, o) {
   const r = n >= 1e8 ? 1 : o.runs;
-  const side = (impl) => {
+  const side = async (impl) => {
     process.stderr.write(`  ${impl} ...`);
     const t0 = performance.now();
-    const m = child(impl, op, n, r, o);
+    const m = await child(impl, op, n, r, o);
     if (m.status === 'ok' && r > 1) {
-      const one = child(impl, op, n, 1, o);
+      const one = await child(impl, op, n, 1, o);
       if (one.status === 'ok') m.rss = one.rss;
       else Object.assign(m, { rss: undefined, rss_note: `the one-run process: ${one.status} ${one.reason}` });
     }
@@ -202,7 +229,7 @@ function measure(op, n, o) {
     return m;
   };
   process.stderr.write(`routines: ${caseName(op, n)}, ${r} run${r > 1 ? 's' : ''}\n`);
-  const np = side('numpy'), ts = side('tessera');
+  const np = await side('numpy'), ts = await side('tessera');
   const row = {
     type: 'routines', case: caseName(op, n), op, n, runs: r, workers: o.workers,
     numpy: np.status, numpy_ms: np.ms, numpy_other_load: round2(np.foreign), numpy_setup_ms: np.setup_ms, numpy_rss: np.rss, numpy_fp: np.fp,
@@ -258,10 +285,10 @@ function gitRev() {
 
 async function main(args) {
   const flag = (name, def) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : def; };
-  const known = ['sizes', 'runs', 'workers', 'only', 'timeout'];
+  const known = ['sizes', 'runs', 'workers', 'only', 'timeout', 'max-rss'];
   for (let i = 0; i < args.length; i += 2) {
     if (!known.includes(args[i]?.slice(2)) || !args[i].startsWith('--')) {
-      process.stderr.write(`routines: unknown argument ${args[i]}\nusage: node bench/routines.js [--sizes 1e8] [--runs 3] [--workers 2] [--only ${Object.keys(PROGRAMS).join(',')}] [--timeout 300]\n`);
+      process.stderr.write(`routines: unknown argument ${args[i]}\nusage: node bench/routines.js [--sizes 1e8] [--runs 3] [--workers 2] [--only ${Object.keys(PROGRAMS).join(',')}] [--timeout 300] [--max-rss 14]\n`);
       process.exit(2);
     }
   }
@@ -269,19 +296,19 @@ async function main(args) {
   const only = flag('only', Object.keys(PROGRAMS).filter((p) => !PROGRAMS[p].extra).join(',')).split(',');
   const unknown = only.filter((p) => !PROGRAMS[p]);
   if (unknown.length) { process.stderr.write(`routines: unknown program ${unknown.join(', ')} (know ${Object.keys(PROGRAMS).join(', ')})\n`); process.exit(2); }
-  const o = { runs: Number(flag('runs', '3')), workers: Number(flag('workers', '2')), timeout: Number(flag('timeout', '300')) };
+  const o = { runs: Number(flag('runs', '3')), workers: Number(flag('workers', '2')), timeout: Number(flag('timeout', '300')), maxRss: Number(flag('max-rss', '14')) * 2 ** 30 };
   const py = spawnSync(process.env.PYTHON ?? 'python3', ['-c', 'import numpy; print(numpy.__version__)'], { encoding: 'utf8' });
   const meta = {
     type: 'meta', date: new Date().toISOString(), command: `node bench/routines.js${args.length ? ` ${args.join(' ')}` : ''}`,
     node: process.version, numpy: py.stdout?.trim() || undefined, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? '?',
-    mem_gib: +(os.totalmem() / 2 ** 30).toFixed(1), tessera_commit: gitRev(), workers: o.workers, timeout_s: o.timeout,
+    mem_gib: +(os.totalmem() / 2 ** 30).toFixed(1), tessera_commit: gitRev(), workers: o.workers, timeout_s: o.timeout, max_rss_gib: o.maxRss / 2 ** 30,
   };
   process.stdout.write(`${JSON.stringify(meta)}\n`);
   const t0 = performance.now();
   const rows = [];
   for (const n of sizes) {
     for (const op of Object.keys(PROGRAMS).filter((p) => only.includes(p))) {
-      const row = measure(op, n, o);
+      const row = await measure(op, n, o);
       rows.push(row);
       process.stdout.write(`${JSON.stringify(row)}\n`);
     }
