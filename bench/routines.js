@@ -21,11 +21,11 @@
 // than --max-rss GiB resident (the machine is shared) is killed and its cell
 // marked ERROR or TIMEOUT, and the run goes on.
 //
-//   npm run build && node bench/routines.js [--sizes 1e8] [--runs 3] [--workers 2]
+//   npm run build && node bench/routines.js [--sizes 1e8] [--runs r] [--workers 2]
 //                                           [--only sort,unique,...] [--timeout 300] [--max-rss 14]
 //
-// The time is the fastest of `runs` after the data is made (one run at 1e8 and
-// above); the peak RSS is that of a process making the data and running the
+// The time is the fastest of `runs` after the data is made (without --runs: 3
+// below 1e8, one at 1e8 and above); the peak RSS is that of a process making the data and running the
 // program once (with runs > 1 a second process of one run gives it: a collector
 // frees a run's result later than NumPy's reference count does). Output: one
 // JSON line per row, then a Markdown table; bench/results/routines.{json,md}.
@@ -198,7 +198,9 @@ function runChild(impl, op, n, runs, { workers, timeout, maxRss }) {
       if (code === 0 && line) {
         try { return done({ status: 'ok', ...JSON.parse(line) }); } catch { /* reported below */ }
       }
-      const tail = stderr.trim().split('\n').filter((l) => l.trim()).slice(-2).join(' | ').slice(0, 300);
+      // the error's own line (an uncaught error ends with its stack and Node's version)
+      const lines = stderr.trim().split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('at ') && !/^Node\.js v/.test(l));
+      const tail = (lines.findLast((l) => /^\w*(Error|Exception)\b/.test(l)) ?? lines.slice(-2).join(' | ')).slice(0, 300);
       done({ status: 'ERROR', reason: `${sig ? `killed by ${sig}` : `exit code ${code}`}${tail ? `: ${tail}` : ''}` });
     });
   });
@@ -215,7 +217,7 @@ const round2 = (v) => (v === undefined ? undefined : +v.toFixed(2));
 
 /** One row: NumPy's and Tessera's time and peak RSS for program `op` at size n. */
 async function measure(op, n, o) {
-  const r = n >= 1e8 ? 1 : o.runs;
+  const r = o.runs ?? (n >= 1e8 ? 1 : 3);
   const side = async (impl) => {
     process.stderr.write(`  ${impl} ...`);
     const t0 = performance.now();
@@ -264,7 +266,7 @@ export function routinesText(rows, meta) {
   const failed = rows.flatMap((r) => ['numpy', 'tessera'].filter((k) => r[k] !== 'ok').map((k) => `${k === 'numpy' ? 'NumPy' : 'Tessera'}, ${r.case}: ${r[k]} (${r[`${k}_reason`]})`));
   const met = rows.filter((r) => r.ratio !== undefined);
   const notes = [
-    `Times: the fastest of ${Math.max(...rows.map((r) => r.runs))} runs in one process (one run at 1e8 and above), after the data is made in that process; Tessera's runs end with execute() (arrays) or fetch() (the sum, the median, the three percentiles). "NumPy / Tessera time" above 1: Tessera is faster. Peak RSS: the process that made the data and ran the program once (data, program and result).`,
+    `Times: the fastest of the runs in one process (${[...new Set(rows.map((r) => `${r.runs} at ${r.n.toExponential(0).replace('+', '')}`))].join('; ')}), after the data is made in that process; Tessera's runs end with execute() (arrays) or fetch() (the sum, the median, the three percentiles). "NumPy / Tessera time" above 1: Tessera is faster. Peak RSS: the process that made the data and ran the program once (data, program and result).`,
     'Data: x = the float64 hash of the position (bench/position-hash.js); k = floor(x * 1e6) as int64; searchsorted looks up 1e6 queries n * u (u: the hash of the positions after the data\'s) in i + x[i], increasing by construction. "agree": both results have the same length and first and last three values, and sums equal to a relative 1e-9.',
     `"other load": cores (of ${meta.cpus}) that other processes kept busy, on average, while that side's processes ran (the machine's busy time minus the benchmark's own); a high value slows Tessera, which uses ${meta.workers} cores, more than NumPy, which uses one.`,
     met.length && `Issue 31's targets: at least NumPy's speed in ${met.filter((r) => r.ratio >= 1).length} of ${met.length} rows; peak RSS at most 1.5× NumPy's in ${met.filter((r) => r.rss_ratio !== undefined && r.rss_ratio <= 1.5).length} of ${met.filter((r) => r.rss_ratio !== undefined).length}.`,
@@ -288,7 +290,7 @@ async function main(args) {
   const known = ['sizes', 'runs', 'workers', 'only', 'timeout', 'max-rss'];
   for (let i = 0; i < args.length; i += 2) {
     if (!known.includes(args[i]?.slice(2)) || !args[i].startsWith('--')) {
-      process.stderr.write(`routines: unknown argument ${args[i]}\nusage: node bench/routines.js [--sizes 1e8] [--runs 3] [--workers 2] [--only ${Object.keys(PROGRAMS).join(',')}] [--timeout 300] [--max-rss 14]\n`);
+      process.stderr.write(`routines: unknown argument ${args[i]}\nusage: node bench/routines.js [--sizes 1e8] [--runs r] [--workers 2] [--only ${Object.keys(PROGRAMS).join(',')}] [--timeout 300] [--max-rss 14]\n`);
       process.exit(2);
     }
   }
@@ -296,7 +298,7 @@ async function main(args) {
   const only = flag('only', Object.keys(PROGRAMS).filter((p) => !PROGRAMS[p].extra).join(',')).split(',');
   const unknown = only.filter((p) => !PROGRAMS[p]);
   if (unknown.length) { process.stderr.write(`routines: unknown program ${unknown.join(', ')} (know ${Object.keys(PROGRAMS).join(', ')})\n`); process.exit(2); }
-  const o = { runs: Number(flag('runs', '3')), workers: Number(flag('workers', '2')), timeout: Number(flag('timeout', '300')), maxRss: Number(flag('max-rss', '14')) * 2 ** 30 };
+  const o = { runs: flag('runs') === undefined ? undefined : Number(flag('runs')), workers: Number(flag('workers', '2')), timeout: Number(flag('timeout', '300')), maxRss: Number(flag('max-rss', '14')) * 2 ** 30 };
   const py = spawnSync(process.env.PYTHON ?? 'python3', ['-c', 'import numpy; print(numpy.__version__)'], { encoding: 'utf8' });
   const meta = {
     type: 'meta', date: new Date().toISOString(), command: `node bench/routines.js${args.length ? ` ${args.join(' ')}` : ''}`,
