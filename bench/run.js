@@ -10,7 +10,7 @@
 // runs them when it names `mesh` or one of their sections. `--only routines`
 // adds issue 31's routines beside NumPy (bench/routines.js, which starts a
 // process per program and side; at 1e8, or 1e6 with --quick); they are not
-// part of a run without --only (about 20 minutes at 1e8 on 2 cores).
+// part of a run without --only (about 5 minutes at 1e8 on 2 cores).
 //
 // This process only orchestrates. For each case it starts one fresh process
 // per implementation (bench/child.js for the JavaScript libraries, python3
