@@ -7,7 +7,10 @@
 // (bench/README.md explains the cases, the flags and how to read the table.)
 // After the cases come the mesh rows (bench/mesh.js, Tessera only, in one
 // process of their own that starts the mesh workers it measures); `--only`
-// runs them when it names `mesh` or one of their sections.
+// runs them when it names `mesh` or one of their sections. `--only routines`
+// adds issue 31's routines beside NumPy (bench/routines.js, which starts a
+// process per program and side; at 1e8, or 1e6 with --quick); they are not
+// part of a run without --only (about 5 minutes at 1e8 on 2 cores).
 //
 // This process only orchestrates. For each case it starts one fresh process
 // per implementation (bench/child.js for the JavaScript libraries, python3
@@ -27,6 +30,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { IMPL_LABEL, caseLabel, caseList, fmtN, rates, reference } from './cases.js';
 import { SECTIONS as MESH_SECTIONS } from './mesh.js';
+import { routinesText } from './routines.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -326,14 +330,17 @@ async function main() {
   // the mesh rows are Tessera's alone
   const meshSections = !impls.includes('tessera') ? []
     : !only || only.includes('mesh') ? MESH_SECTIONS : MESH_SECTIONS.filter((m) => only.includes(m));
-  if (!list.length && !meshSections.length) { log(`bench: no case matches --only ${only}\n`); process.exit(2); }
+  // the routines compare Tessera with NumPy, and only when asked for by name
+  const routines = !!only?.includes('routines') && impls.includes('numpy') && impls.includes('tessera');
+  if (only?.includes('routines') && !routines) log('bench: the routines need numpy and tessera in --impls: skipped\n');
+  if (!list.length && !meshSections.length && !routines) { log(`bench: no case matches --only ${only}\n`); process.exit(2); }
   const meta = {
     type: 'meta', date: new Date().toISOString(), command: `node bench/run.js${argv.length ? ` ${argv.join(' ')}` : ''}`,
     node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? '?',
     mem_gib: +(os.totalmem() / 2 ** 30).toFixed(1), tessera_commit: gitRev(), impls,
   };
   process.stdout.write(JSON.stringify(meta) + '\n');
-  const what = [list.length ? `${list.length} cases x [${impls.join(', ')}]` : '', meshSections.length ? `mesh (${meshSections.join(', ')})` : ''].filter(Boolean).join(', then ');
+  const what = [list.length ? `${list.length} cases x [${impls.join(', ')}]` : '', meshSections.length ? `mesh (${meshSections.join(', ')})` : '', routines ? 'routines' : ''].filter(Boolean).join(', then ');
   log(`bench: ${what} on ${meta.cpus} x ${meta.cpu}, node ${meta.node}\n`);
   const t0 = performance.now();
   const info = {};
@@ -352,13 +359,42 @@ async function main() {
     }
   }
   const mesh = meshSections.length ? await runMesh(meshSections) : undefined;
+  const routineRows = routines ? await runRoutines() : undefined;
   meta.total_s = (performance.now() - t0) / 1000;
   meta.versions = info;
   meta.unavailable = unavailable;
   const dir = path.join(HERE, 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'latest.json'), JSON.stringify({ meta, cases: list, results, ...(mesh ? { mesh } : {}) }, null, 2) + '\n');
-  report(meta, list, results, mesh);
+  writeFileSync(path.join(dir, 'latest.json'), JSON.stringify({ meta, cases: list, results, ...(mesh ? { mesh } : {}), ...(routineRows ? { routines: routineRows } : {}) }, null, 2) + '\n');
+  report(meta, list, results, mesh, routineRows);
+}
+
+// ---------------------------------------------------------------------------
+// The routines: bench/routines.js runs each program in processes of its own
+// (with its own timeout per process, --timeout here) and prints a meta line,
+// then one {"type": "routines"} line per row, passed on here as they come.
+
+async function runRoutines() {
+  log('bench: routines\n');
+  const args = [path.join(HERE, 'routines.js'), '--sizes', has('--quick') ? '1e6' : '1e8',
+    ...(opt('--timeout') ? ['--timeout', opt('--timeout')] : []),
+    ...(opt('--reps-scale') ? ['--runs', String(Math.max(1, Math.round(3 * REPS_SCALE)))] : [])];
+  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = { meta: undefined, rows: [] };
+  readline.createInterface({ input: proc.stdout }).on('line', (l) => {
+    let o;
+    try { o = JSON.parse(l); } catch { return; }
+    if (o.type === 'meta') out.meta = o;
+    if (o.type !== 'routines') return;
+    out.rows.push(o);
+    process.stdout.write(JSON.stringify(o) + '\n');
+  });
+  const end = await new Promise((resolve) => {
+    proc.on('error', (e) => resolve(`could not start: ${e.message}`));
+    proc.on('exit', (code, sig) => resolve(code === 0 ? undefined : `exited (${sig ?? `code ${code}`})`));
+  });
+  if (end) out.error = `bench/routines.js ${end}`;
+  return out;
 }
 
 // ---------------------------------------------------------------------------
@@ -406,8 +442,8 @@ async function runMesh(sections) {
 }
 
 /** The Markdown tables and notes: printed, and written to bench/results/latest.md. */
-function report(meta, list, results, mesh) {
-  const text = [list.length ? casesText(meta, list, results) : '', mesh?.length ? meshText(meta, mesh, !list.length) : ''].filter(Boolean).join('\n');
+function report(meta, list, results, mesh, routines) {
+  const text = [list.length ? casesText(meta, list, results) : '', mesh?.length ? meshText(meta, mesh, !list.length) : '', routines ? routinesSection(routines) : ''].filter(Boolean).join('\n');
   process.stdout.write(`\n${text}`);
   writeFileSync(path.join(HERE, 'results', 'latest.md'), `# Benchmark results\n\n${meta.date}, \`${meta.command}\` (${(meta.total_s / 60).toFixed(1)} min)\n\n${text}`);
   log(`bench: done in ${(meta.total_s / 60).toFixed(1)} min; wrote bench/results/latest.md and latest.json\n`);
@@ -447,6 +483,12 @@ function casesText(meta, list, results) {
   }
   const cellNotes = [...grouped].map(([k, cs]) => `${k} (${cs.join('; ')})`);
   return `${md}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n${cellNotes.length ? `\nPer-cell notes:\n${cellNotes.map((n) => `- ${n}`).join('\n')}\n` : ''}`;
+}
+
+/** The "Routines" table (rows of bench/routines.js), or why there is none. */
+function routinesSection({ meta, rows, error }) {
+  const body = rows.length && meta ? routinesText(rows, meta) : '';
+  return `## Routines\n\n${body}${error ? `${body ? '\n' : ''}- ${error}\n` : ''}`;
 }
 
 const fmtBytes = (b) => (b >= 2 ** 20 ? `${(b / 2 ** 20).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`);
@@ -517,9 +559,9 @@ function meshText(meta, rows, alone) {
 
 if (opt('--render')) {
   // Re-renders the table of a saved run: node bench/run.js --render bench/results/latest.json
-  const { meta, cases, results, mesh } = JSON.parse(readFileSync(opt('--render'), 'utf8'));
+  const { meta, cases, results, mesh, routines } = JSON.parse(readFileSync(opt('--render'), 'utf8'));
   mkdirSync(path.join(HERE, 'results'), { recursive: true });
-  report(meta, cases, results, mesh);
+  report(meta, cases, results, mesh, routines);
 } else {
   await main();
 }
