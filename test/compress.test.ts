@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import type { TypedArray } from '../src/graph/dtype.js';
+import * as G from '../src/graph/node.js';
 import { Coordinator, type MeshReport } from '../src/mesh/coordinator.js';
 import { SimNet } from '../src/mesh/sim.js';
 import { MeshState } from '../src/mesh/state.js';
@@ -151,6 +152,12 @@ describe('boolean selection in chunks, bit for bit as NumPy', () => {
       expect(r.largestAllocation, name).toBeGreaterThan(0);
       expect(r.largestAllocation, name).toBeLessThanOrEqual(4 * chunk);
     }
+    // a run-time check of every element (a zero fails it) is a fused reduction, not a host scan
+    const checked = (t: mt.Tensor) => new mt.Tensor(G.check(t.node, 'nonzero', 'ZeroDivisionError', 'a zero'));
+    await checked(x.add(1)).execute({ workers: 2 });
+    expect(mt.lastReport()!.largestAllocation).toBeLessThanOrEqual(4 * chunk);
+    await expect(checked(x.greater(0.001)).execute()).rejects.toThrow(/a zero/);
+    await expect(checked(x.greater(0.001)).execute()).rejects.toHaveProperty('name', 'ZeroDivisionError');
     // the measure sees a gather: the singular values, still computed on the host, read their 64-chunk matrix whole
     await mt.linalg.svdvals(mt.random.default_rng(8).random([512, 512], { chunkSize: 64 })).execute();
     expect(mt.lastReport()!.largestAllocation).toBeGreaterThanOrEqual(512 * 512 * 8);

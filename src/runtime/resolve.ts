@@ -23,7 +23,7 @@
 
 import { ARRAY_CTOR, INFO, type TypedArray } from '../graph/dtype.js';
 import { decodeHalf, halfBits, halfBitsOf } from '../graph/half.js';
-import { type Attrs, type Node, type RoutineCall, rebuild, routine, source, topo } from '../graph/node.js';
+import { type Attrs, type Node, type RoutineCall, binary, constant, rebuild, reduce, routine, source, topo } from '../graph/node.js';
 import { resolveBinary } from '../graph/ops.js';
 import { quantileLine } from '../numerics/quantile.js';
 import { selectQuantiles, selects } from './select.js';
@@ -96,6 +96,7 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
     for (const f of frontier) {
       if (sortsInChunks(f, store)) { computed.set(f, await sortInChunks(f, store, opts)); continue; }
       if (compressesInChunks(f, store)) { computed.set(f, await compressInChunks(f, store, opts)); continue; }
+      if (f.op === 'check' && sizeOf(numChunks(f.inputs[0]!.shape, f.inputs[0]!.chunk)) > 1) { computed.set(f, await checkInChunks(f, store, opts)); continue; }
       const t0 = now();
       computed.set(f, HOST_OPS[f.op]!(f, store));
       opts.execution?.hostOp(f.op, t0, now(), { node: f.id, shape: shapeStr(f.shape) });
@@ -539,6 +540,22 @@ function checked(n: Node, store: Store): Node {
   const s = source(`checked${counter++}`, x.dtype, x.shape, x.chunk);
   store.put(s, xs);
   return s;
+}
+
+/**
+ * A check over an array of several chunks: whether any element is zero is a
+ * fused reduction (a pass over the chunks on the pool or the mesh), and the
+ * host reads its one value; the checked array, stored already, is the result.
+ */
+async function checkInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
+  const x = n.inputs[0]!;
+  const c = n.attrs as Attrs['check'];
+  const zero = reduce('any', binary('equal', x, constant(0, x.dtype), 'bool'), x.shape.map((_, i) => i), false, 'bool');
+  await stage(zero, store, opts);
+  const hit = store.read(zero)[0];
+  store.drop?.(zero);
+  if (hit) throw checkError(c.error, c.message);
+  return x;
 }
 
 /** The selection itself: x's [lead, N, trail] blocks kept where mask is true, in order. */
