@@ -17,7 +17,8 @@ import { runtime } from '../src/runtime/runtime.js';
 import { ROUTINES, runRoutine } from '../src/runtime/routines.js';
 
 interface Case { name: string; dtype: string; x: (number | string)[]; sort: (number | string)[]; argsort: number[] }
-const FIXTURE: { cases: Case[] } = JSON.parse(readFileSync(new URL('./fixtures/sort.json', import.meta.url), 'utf8'));
+interface LinesCase extends Case { shape: number[]; axis: number }
+const FIXTURE: { cases: Case[]; lines: LinesCase[] } = JSON.parse(readFileSync(new URL('./fixtures/sort.json', import.meta.url), 'utf8'));
 afterAll(() => mt.shutdown());
 
 const num = (v: number | string): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v));
@@ -99,6 +100,44 @@ describe('1-d sort and stable argsort in chunks, bit for bit as NumPy', () => {
   });
 });
 
+describe('n-d sort and stable argsort along an axis, line by line in routine tasks', () => {
+  /** A fixture array of any rank as a tensor of that chunking (nested lists, so that chunkSize applies to every axis). */
+  function nd(c: LinesCase, chunkSize: number): mt.Tensor {
+    const flat = c.dtype === 'int64' ? c.x.map((v) => BigInt(v)) : c.x.map(num);
+    const nest = (at: number, d: number): unknown => {
+      if (d === c.shape.length) return flat[at];
+      const step = c.shape.slice(d + 1).reduce((a, b) => a * b, 1);
+      return Array.from({ length: c.shape[d]! }, (_, i) => nest(at + i * step, d + 1));
+    };
+    return mt.tensor(nest(0, 0) as number[], { dtype: c.dtype, chunkSize });
+  }
+  for (const workers of [0, 2]) {
+    it(`every axis with ${workers} worker threads, chunks of 3, 16 and 400 elements a side: NumPy's bits`, async () => {
+      for (const c of FIXTURE.lines) {
+        for (const chunkSize of [3, 16, 400]) {
+          const x = nd(c, chunkSize);
+          const s = mt.sort(x, c.axis), a = mt.argsort(x, { axis: c.axis, kind: 'stable' });
+          await mt.executeWith({ workers }, s, a);
+          expect(bytes((await s.fetch()).data as TypedArray), `sort ${c.name} / ${chunkSize}`).toEqual(bytes(data(c, c.sort)));
+          expect(Array.from((await a.fetch()).data as BigInt64Array, Number), `argsort ${c.name} / ${chunkSize}`).toEqual(c.argsort);
+        }
+      }
+    }, 120_000);
+  }
+
+  it('runs as routine tasks, no host sort, within a few chunks of memory', async () => {
+    const x = mt.random.default_rng(3).random([64, 4096], { chunkSize: [8, 512] });
+    await x.execute();
+    for (const axis of [0, 1]) {
+      await mt.sort(x, axis).execute({ workers: 2 });
+      const r = mt.lastReport()!;
+      expect(routineSpans().filter((s) => s.routine === 'lines').length).toBeGreaterThan(1);
+      expect(r.trace.traceEvents.filter((e) => e.cat === 'host')).toEqual([]);
+      expect(r.largestAllocation).toBeLessThanOrEqual(4 * 8 * 512 * 8);
+    }
+  });
+});
+
 describe('the routines refuse calls that do not fit them', () => {
   const region = (dtype: 'float64' | 'int64', shape: number[]) => ({ dtype, shape, strides: shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1)), origin: shape.map(() => 0), data: dtype === 'int64' ? new BigInt64Array(shape.reduce((a, b) => a * b, 1)) : new Float64Array(shape.reduce((a, b) => a * b, 1)) });
   it('an unknown routine, an unknown or mistyped parameter, regions of the wrong dtype or extent', () => {
@@ -109,6 +148,9 @@ describe('the routines refuse calls that do not fit them', () => {
     expect(() => runRoutine('sort', { indices: true }, [region('float64', [4])], region('int64', [4]))).toThrow(/int64 \[2, n\]/);
     expect(() => ROUTINES.merge.check({ indices: false }, [{ dtype: 'float64', shape: [3] }, { dtype: 'float64', shape: [2] }], { dtype: 'float64', shape: [6] })).toThrow(/as long as its slices/);
     expect(() => ROUTINES.merge.check({ indices: false }, [{ dtype: 'float64', shape: [3] }, { dtype: 'float64', shape: [2] }], { dtype: 'float64', shape: [5] })).not.toThrow();
+    expect(() => ROUTINES.lines.check({ axis: 2, indices: false }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).toThrow(/axis/);
+    expect(() => ROUTINES.lines.check({ axis: 1, indices: true }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).toThrow(/int64/);
+    expect(() => ROUTINES.lines.check({ axis: 1, indices: false }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).not.toThrow();
   });
 });
 

@@ -95,6 +95,7 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
     await store.run([...new Set(frontier.flatMap(reads))], opts);
     for (const f of frontier) {
       if (sortsInChunks(f, store)) { computed.set(f, await sortInChunks(f, store, opts)); continue; }
+      if (sortsLines(f, store)) { computed.set(f, await sortLines(f, store, opts)); continue; }
       if (compressesInChunks(f, store)) { computed.set(f, await compressInChunks(f, store, opts)); continue; }
       if (f.op === 'check' && sizeOf(numChunks(f.inputs[0]!.shape, f.inputs[0]!.chunk)) > 1) { computed.set(f, await checkInChunks(f, store, opts)); continue; }
       const t0 = now();
@@ -321,6 +322,44 @@ async function compressInChunks(n: Node, store: Store, opts: RunOptions): Promis
     ? routine('compress.positions', [m], calls, x.dtype, shape, chunk)
     : routine('compress.compact', [x, m], calls, x.dtype, shape, chunk);
   await stage(node, store, opts);
+  store.move!(node, s);
+  return s;
+}
+
+/** Elements of an output chunk of the line sort, at least (a chunk then holds whole lines, however long the input's chunks are along the axis). */
+const LINES_CHUNK = 1 << 20;
+
+/** Whether sort node `n` sorts the lines of an n-d array of several chunks as routine tasks: lines short enough for a chunk to hold some whole. */
+function sortsLines(n: Node, store: Store): boolean {
+  const x = n.inputs[0];
+  if (n.op !== 'sort' || !store.move || x === undefined || x.shape.length < 2 || !isSortable(x.dtype) || sizeOf(x.shape) === 0) return false;
+  const axis = (n.attrs as Attrs['sort']).axis;
+  return sizeOf(numChunks(x.shape, x.chunk)) > 1 && x.shape[axis]! <= Math.max(LINES_CHUNK, sizeOf(x.chunk));
+}
+
+/**
+ * The lines of an n-d array along an axis, each sorted on its own (or its
+ * positions), as routine tasks 'lines': the result is chunked as the input
+ * but for whole lines along the axis, its other axes' chunks narrowed (the
+ * leading ones first) so that a chunk stays near the input's chunk size;
+ * each task reads its box of the input (copied when it spans chunks along
+ * the axis: a chunk's worth) and writes its chunk.
+ */
+async function sortLines(n: Node, store: Store, opts: RunOptions): Promise<Node> {
+  const x = n.inputs[0]!;
+  const { axis, indices } = n.attrs as Attrs['sort'];
+  const chunk = x.chunk.map((c, i) => (i === axis ? x.shape[axis]! : c));
+  const budget = Math.max(sizeOf(x.chunk), x.shape[axis]!);
+  for (let i = 0; i < chunk.length && sizeOf(chunk) > budget; i++) {
+    if (i !== axis) chunk[i] = Math.max(1, Math.floor(chunk[i]! / Math.ceil(sizeOf(chunk) / budget)));
+  }
+  const calls: RoutineCall[] = [];
+  for (let o = 0; o < sizeOf(numChunks(x.shape, chunk)); o++) {
+    calls.push({ routine: 'lines', params: { axis, indices }, reads: [{ input: 0, box: chunkBox(x.shape, chunk, o) }], chunk: o });
+  }
+  const node = routine('sort.lines', [x], calls, n.dtype, x.shape, chunk);
+  await stage(node, store, opts);
+  const s = source(`sorted${counter++}`, n.dtype, x.shape, chunk);
   store.move!(node, s);
   return s;
 }

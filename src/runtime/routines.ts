@@ -20,7 +20,9 @@
 //   positions  the same over the masks alone, writing the kept elements'
 //            positions (np.flatnonzero: no index array is made to be compacted);
 //   take     a gather from a 1-d array of several chunks (graph/node.ts
-//            `gather`): each result chunk from its indices and every chunk.
+//            `gather`): each result chunk from its indices and every chunk;
+//   lines    every line along an axis of a region that holds whole lines,
+//            sorted on its own (radix for long lines), or its positions.
 // The radix sort itself (radixKeys, radixLine) also serves the host's
 // operations on whole lines (quantiles, short sorts) in resolve.ts. A tiled
 // factorization adds its tile kernels here (POTRF, TRSM, SYRK, GEMM on
@@ -98,7 +100,7 @@ const len = (r: RegionSpec): number => r.shape.reduce((a, b) => a * b, 1);
 /** A key region of argsort: int64 [2, n], keys in row 0 and global positions in row 1. */
 const isKeyRegion = (r: RegionSpec): boolean => r.dtype === 'int64' && r.shape.length === 2 && r.shape[0] === 2;
 
-export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'positions' | 'take', Routine>> = {
+export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'positions' | 'take' | 'lines', Routine>> = {
   sort: {
     check(params, inputs, output) {
       onlyParams(params, ['indices']);
@@ -289,6 +291,45 @@ export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 
         const q = Math.floor(j / c), from = units * (j - q * c) * strides[q]!, to = units * outAt[k]!;
         const v = views[q]!;
         ov[to] = v[from]!; if (units === 2) ov[to + 1] = v[from + 1]!;
+      }
+    },
+  },
+  lines: {
+    check(params, inputs, output) {
+      onlyParams(params, ['axis', 'indices']);
+      const axis = count(params, 'axis'), indices = flag(params, 'indices');
+      const x = inputs[0];
+      if (inputs.length !== 1 || !isSortable(x!.dtype) || axis >= x!.shape.length) throw new TypeError('lines reads one region of a sortable dtype, with the axis in it');
+      const same = output.shape.length === x!.shape.length && output.shape.every((d, i) => d === x!.shape[i]);
+      if (!same || output.dtype !== (indices ? 'int64' : x!.dtype)) throw new TypeError('lines writes a region of its input\'s extent (int64 with indices)');
+    },
+    run(params, [x], out) {
+      const axis = params.axis as number, indices = params.indices as boolean;
+      const n = x!.shape[axis]!;
+      if (n === 0 || len(out) === 0) return;
+      const plane = x!.shape.map((d, i) => (i === axis ? 1 : d));
+      const xAt = offsets(plane, x!.strides), oAt = offsets(plane, out.strides);
+      const xs = x!.strides[axis]!, os = out.strides[axis]!;
+      const keys = radixKeys(x!.dtype, x!.data);
+      const bytes = INFO[out.dtype].bytes, units = bytes === 8 ? 2 : 1;
+      const xv = units2(x!.data, bytes), ov = units2(out.data, bytes), ow = indices ? words(out.data) : undefined;
+      const hi = new Uint32Array(n), lo = new Uint32Array(n), to = { lo: 0, hi: 0 };
+      const order = new Array<number>(n);
+      const cmp = (p: number, q: number): number => hi[p]! - hi[q]! || lo[p]! - lo[q]! || p - q;
+      for (let l = 0; l < xAt.length; l++) {
+        const base = xAt[l]!, obase = oAt[l]!;
+        let perm: ArrayLike<number>;
+        if (n >= RADIX_LINE) perm = radixPerm(keys, base, n, xs);
+        else {
+          for (let k = 0; k < n; k++) { keys.key(base + k * xs, to); hi[k] = to.hi; lo[k] = to.lo; order[k] = k; }
+          perm = order.sort(cmp);
+        }
+        for (let k = 0; k < n; k++) {
+          const p = perm[k]!, o = obase + k * os;
+          if (ow) { ow[2 * o] = p; ow[2 * o + 1] = 0; continue; }
+          const a = units * (base + p * xs), b = units * o;
+          ov[b] = xv[a]!; if (units === 2) ov[b + 1] = xv[a + 1]!;
+        }
       }
     },
   },
