@@ -42,11 +42,11 @@ function bytes(a: TypedArray): number[] {
   return Array.from(new Uint8Array(z.buffer, z.byteOffset, z.byteLength));
 }
 
-function call(r: Result, x: mt.Tensor): mt.Tensor {
-  const o = { method: r.method };
+function call(r: Result, x: mt.Tensor, axis?: number): mt.Tensor {
+  const o = { method: r.method, ...(axis !== undefined ? { axis } : {}) };
   switch (r.fn) {
-    case 'median': return mt.median(x);
-    case 'nanmedian': return mt.nanmedian(x);
+    case 'median': return axis === undefined ? mt.median(x) : mt.median(x, { axis });
+    case 'nanmedian': return axis === undefined ? mt.nanmedian(x) : mt.nanmedian(x, { axis });
     case 'percentile': return mt.percentile(x, r.q!, o);
     case 'quantile': return mt.quantile(x, r.q!, o);
     case 'nanquantile': return mt.nanquantile(x, r.q!, o);
@@ -100,6 +100,34 @@ describe('quantiles by selection', () => {
     expect(hostOps()).not.toContain('quantile');
     // the whole array would be 160 MB (76 chunks); selection holds the sample and two groups of four chunks
     expect(heap.peak - before).toBeLessThanOrEqual(10 * chunkSize * 8);
+  }, 120_000);
+});
+
+describe('quantiles of the lines of an n-d array, in routine tasks', () => {
+  it("each line's quantiles are NumPy's bits, along either axis, with 0 and 2 worker threads", async () => {
+    for (const workers of [0, 2]) {
+      for (const c of FIXTURE.cases.filter((_, i) => i % 2 === workers / 2)) {
+        const x = mt.tensor(data(c), { chunkSize: 97 });
+        // the line and its reverse: the same quantiles
+        const rows = mt.stack([x, mt.flip(x)]);
+        for (const [lines, axis] of [[rows, 1], [mt.transpose(rows), 0]] as const) {
+          for (const r of c.results) {
+            const t = call(r, lines, axis);
+            await t.execute({ workers });
+            const got = (await t.fetch()).data as TypedArray;
+            const one = r.out.map(num);
+            // q's axis first, then the two lines
+            const wantVals = one.flatMap((v) => [v, v]);
+            const want = got instanceof BigInt64Array
+              ? BigInt64Array.from(r.out.flatMap((v) => [v, v]), (v) => BigInt(v))
+              : new (got.constructor as new (v: number[]) => TypedArray)(wantVals);
+            const what = `${r.fn} ${r.method ?? ''} ${c.name} axis ${axis}`;
+            expect(bytes(got), what).toEqual(bytes(want));
+            expect(hostOps(), what).toEqual([]);
+          }
+        }
+      }
+    }
   }, 120_000);
 });
 

@@ -95,6 +95,7 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
     await store.run([...new Set(frontier.flatMap(reads))], opts);
     for (const f of frontier) {
       if (sortsInChunks(f, store)) { computed.set(f, await sortInChunks(f, store, opts)); continue; }
+      if (quantilesInLines(f, store)) { computed.set(f, await quantileLines(f, store, opts)); continue; }
       if (sortsLines(f, store)) { computed.set(f, await sortLines(f, store, opts)); continue; }
       if (compressesInChunks(f, store)) { computed.set(f, await compressInChunks(f, store, opts)); continue; }
       if (f.op === 'check' && sizeOf(numChunks(f.inputs[0]!.shape, f.inputs[0]!.chunk)) > 1) { computed.set(f, await checkInChunks(f, store, opts)); continue; }
@@ -348,11 +349,7 @@ function sortsLines(n: Node, store: Store): boolean {
 async function sortLines(n: Node, store: Store, opts: RunOptions): Promise<Node> {
   const x = n.inputs[0]!;
   const { axis, indices } = n.attrs as Attrs['sort'];
-  const chunk = x.chunk.map((c, i) => (i === axis ? x.shape[axis]! : c));
-  const budget = Math.max(sizeOf(x.chunk), x.shape[axis]!);
-  for (let i = 0; i < chunk.length && sizeOf(chunk) > budget; i++) {
-    if (i !== axis) chunk[i] = Math.max(1, Math.floor(chunk[i]! / Math.ceil(sizeOf(chunk) / budget)));
-  }
+  const chunk = lineChunks(x, axis);
   const calls: RoutineCall[] = [];
   for (let o = 0; o < sizeOf(numChunks(x.shape, chunk)); o++) {
     calls.push({ routine: 'lines', params: { axis, indices }, reads: [{ input: 0, box: chunkBox(x.shape, chunk, o) }], chunk: o });
@@ -360,6 +357,47 @@ async function sortLines(n: Node, store: Store, opts: RunOptions): Promise<Node>
   const node = routine('sort.lines', [x], calls, n.dtype, x.shape, chunk);
   await stage(node, store, opts);
   const s = source(`sorted${counter++}`, n.dtype, x.shape, chunk);
+  store.move!(node, s);
+  return s;
+}
+
+/** Whether quantile node `n` runs as routine tasks: lines of an n-d array of several chunks (a 1-d one is selected: ./select.ts), short enough for a chunk to hold some whole. */
+function quantilesInLines(n: Node, store: Store): boolean {
+  const x = n.inputs[0];
+  if (n.op !== 'quantile' || !store.move || x === undefined || x.shape.length < 2 || !isSortable(x.dtype) || sizeOf(x.shape) === 0) return false;
+  return sizeOf(numChunks(x.shape, x.chunk)) > 1 && x.shape[x.shape.length - 1]! <= Math.max(LINES_CHUNK, sizeOf(x.chunk));
+}
+
+/** The lines' chunking for a routine over whole lines along `axis`: the input's, narrowed on the other axes (leading first) to keep near its chunk size. */
+function lineChunks(x: Node, axis: number): number[] {
+  const chunk = x.chunk.map((c, i) => (i === axis ? x.shape[axis]! : c));
+  const budget = Math.max(sizeOf(x.chunk), x.shape[axis]!);
+  for (let i = 0; i < chunk.length && sizeOf(chunk) > budget; i++) {
+    if (i !== axis) chunk[i] = Math.max(1, Math.floor(chunk[i]! / Math.ceil(sizeOf(chunk) / budget)));
+  }
+  return chunk;
+}
+
+/**
+ * Quantiles of the lines along the last axis of an n-d array, as routine
+ * tasks 'quantiles': each reads whole lines (a box of lineChunks) and writes
+ * their quantiles, q's axes whole in every chunk of the result.
+ */
+async function quantileLines(n: Node, store: Store, opts: RunOptions): Promise<Node> {
+  const x = n.inputs[0]!;
+  const { spec } = n.attrs as Attrs['quantile'];
+  const nd = x.shape.length;
+  const lines = lineChunks(x, nd - 1);
+  const chunk = [...n.shape.slice(0, n.shape.length - (nd - 1)), ...lines.slice(0, -1)];
+  const params = { method: spec.method, qs: [...spec.qs], qShape: [...spec.qShape], qKind: spec.qKind, omitNaN: spec.omitNaN ?? false };
+  const calls: RoutineCall[] = [];
+  for (let o = 0; o < sizeOf(numChunks(n.shape, chunk)); o++) {
+    const box = chunkBox(n.shape, chunk, o).slice(n.shape.length - (nd - 1));
+    calls.push({ routine: 'quantiles', params, reads: [{ input: 0, box: [...box, [0, x.shape[nd - 1]!]] }], chunk: o });
+  }
+  const node = routine('quantile.lines', [x], calls, n.dtype, n.shape, chunk);
+  await stage(node, store, opts);
+  const s = source(`quantiles${counter++}`, n.dtype, n.shape, chunk);
   store.move!(node, s);
   return s;
 }

@@ -22,7 +22,9 @@
 //   take     a gather from a 1-d array of several chunks (graph/node.ts
 //            `gather`): each result chunk from its indices and every chunk;
 //   lines    every line along an axis of a region that holds whole lines,
-//            sorted on its own (radix for long lines), or its positions.
+//            sorted on its own (radix for long lines), or its positions;
+//   quantiles  the quantiles of every line along the last axis of such a
+//            region (numerics/quantile.ts's arithmetic, NumPy's bits).
 // The radix sort itself (radixKeys, radixLine) also serves the host's
 // operations on whole lines (quantiles, short sorts) in resolve.ts. A tiled
 // factorization adds its tile kernels here (POTRF, TRSM, SYRK, GEMM on
@@ -32,6 +34,8 @@
 
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import type { RoutineParams } from '../graph/node.js';
+import { type QKind, type QuantileSpec, isQuantileMethod, quantileDType } from '../graph/quantile.js';
+import { quantileLine } from '../numerics/quantile.js';
 
 /** A region of memory a routine reads or writes: a strided box whose first element `data` starts at. */
 export interface Region {
@@ -95,12 +99,24 @@ function offsets(shape: readonly number[], strides: readonly number[]): Int32Arr
   return out;
 }
 
+/** A quantile routine's parameters as the spec they spell (graph/quantile.ts), checked. */
+function specOf(params: RoutineParams): QuantileSpec {
+  const { method, qs, qShape, qKind, omitNaN } = params;
+  const nums = (v: unknown): v is readonly number[] => Array.isArray(v) && v.every((e) => typeof e === 'number');
+  if (method !== 'median' && !isQuantileMethod(method)) throw new TypeError('routine parameter method must be a quantile method');
+  if (!nums(qs) || !nums(qShape) || typeof qKind !== 'string' || typeof omitNaN !== 'boolean') {
+    throw new TypeError('routine parameters qs, qShape (numbers), qKind (a string) and omitNaN (a boolean) are required');
+  }
+  if (method !== 'median' && qShape.reduce((a, b) => a * b, 1) !== qs.length) throw new TypeError('routine parameter qShape must hold qs');
+  return { method, qs, qShape, qKind: qKind as QKind, omitNaN };
+}
+
 const len = (r: RegionSpec): number => r.shape.reduce((a, b) => a * b, 1);
 
 /** A key region of argsort: int64 [2, n], keys in row 0 and global positions in row 1. */
 const isKeyRegion = (r: RegionSpec): boolean => r.dtype === 'int64' && r.shape.length === 2 && r.shape[0] === 2;
 
-export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'positions' | 'take' | 'lines', Routine>> = {
+export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'positions' | 'take' | 'lines' | 'quantiles', Routine>> = {
   sort: {
     check(params, inputs, output) {
       onlyParams(params, ['indices']);
@@ -329,6 +345,50 @@ export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 
           if (ow) { ow[2 * o] = p; ow[2 * o + 1] = 0; continue; }
           const a = units * (base + p * xs), b = units * o;
           ov[b] = xv[a]!; if (units === 2) ov[b + 1] = xv[a + 1]!;
+        }
+      }
+    },
+  },
+  quantiles: {
+    check(params, inputs, output) {
+      onlyParams(params, ['method', 'qs', 'qShape', 'qKind', 'omitNaN']);
+      const spec = specOf(params);
+      const x = inputs[0];
+      if (inputs.length !== 1 || !isSortable(x!.dtype) || x!.shape.length < 1) throw new TypeError('quantiles reads one region of lines of a sortable dtype');
+      const nq = spec.method === 'median' ? 0 : spec.qShape.length;
+      const lead = x!.shape.slice(0, -1);
+      const want = [...spec.qShape.slice(0, nq), ...lead];
+      if (output.shape.length !== want.length || output.shape.some((d, i) => d !== want[i])) throw new TypeError('quantiles writes a region of q\'s shape, then the lines\'');
+      if (output.dtype !== quantileDType(x!.dtype, spec)) throw new TypeError(`quantiles writes ${quantileDType(x!.dtype, spec)}`);
+    },
+    run(params, [x], out) {
+      const spec = specOf(params);
+      const nd = x!.shape.length, n = x!.shape[nd - 1]!;
+      const lead = x!.shape.slice(0, -1), nq = spec.method === 'median' ? 1 : spec.qs.length;
+      const lines = lead.reduce((a, b) => a * b, 1);
+      if (lines === 0) return;
+      const xAt = offsets([...lead, 1], x!.strides), xs = x!.strides[nd - 1]!;
+      const oAt = offsets([...out.shape.slice(0, out.shape.length - lead.length).map(() => 1), ...lead], out.strides);
+      // q's positions in the output, in C order of q's shape (one when a median or a single q)
+      const qAt = offsets([...out.shape.slice(0, out.shape.length - lead.length), ...lead.map(() => 1)], out.strides);
+      const keys = radixKeys(x!.dtype, x!.data), bool = x!.dtype === 'bool';
+      const hi = new Uint32Array(n), lo = new Uint32Array(n), to = { lo: 0, hi: 0 };
+      const order = new Array<number>(n);
+      const cmp = (p: number, q: number): number => hi[p]! - hi[q]! || lo[p]! - lo[q]! || p - q;
+      const o = out.data as unknown as (number | bigint)[];
+      for (let l = 0; l < lines; l++) {
+        const base = xAt[l]!;
+        let perm: ArrayLike<number>;
+        if (n >= RADIX_LINE) perm = radixPerm(keys, base, n, xs);
+        else {
+          for (let k = 0; k < n; k++) { keys.key(base + k * xs, to); hi[k] = to.hi; lo[k] = to.lo; order[k] = k; }
+          perm = order.sort(cmp);
+        }
+        const at = (k: number): number | bigint | boolean => (bool ? x!.data[base + perm[k]! * xs] !== 0 : x!.data[base + perm[k]! * xs]!);
+        const r = quantileLine(at, n, x!.dtype, out.dtype, spec);
+        for (let q = 0; q < nq; q++) {
+          const v = r[q]!;
+          o[oAt[l]! + qAt[q]!] = typeof v === 'boolean' ? +v : v;
         }
       }
     },
