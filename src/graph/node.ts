@@ -11,7 +11,7 @@ import { LinAlgError, type LinalgSpec, SQUARE, linalgParts } from './linalg.js';
 import { type QuantileSpec, quantileDType } from './quantile.js';
 import { type BinaryOp, REDUCE, type RandomDist, type ReduceOp, type ScanOp, type UnaryOp, widens } from './ops.js';
 import {
-  AUTO_CHUNK_BYTES, type Shape, broadcastShapes, checkTiling, chunkGrid, hasUnknown, isUnknown, numChunks, shapeStr, sizeOf,
+  AUTO_CHUNK_BYTES, type Shape, broadcastShapes, checkTiling, chunkGrid, chunksOfSize, hasUnknown, isUnknown, numChunks, shapeStr, sizeOf,
 } from './shape.js';
 
 /** Attributes per node kind. `source` nodes carry data held by the runtime under `key`. */
@@ -248,8 +248,14 @@ export function reshape(x: Node, shape: Shape): Node {
     throw new RangeError(`cannot reshape array of size ${sizeOf(x.shape)} into shape ${shapeStr(shape)}`);
   }
   if (shape.length === x.shape.length && shape.every((d, i) => d === x.shape[i])) return x;
-  return make('reshape', [x], {}, x.dtype, shape, unitReshapeChunk(x, shape));
+  // a chunked input's chunks keep about their size (its axes may regroup; tiny ones grow to RESHAPE_MIN_CHUNK):
+  // the default grid of the new shape could be the whole array
+  const chunked = sizeOf(numChunks(x.shape, x.chunk)) > 1 ? chunksOfSize(shape, Math.max(RESHAPE_MIN_CHUNK, sizeOf(x.chunk))) : undefined;
+  return make('reshape', [x], {}, x.dtype, shape, unitReshapeChunk(x, shape) ?? chunked);
 }
+
+/** Elements a reshape's chunk holds at least, where the input's chunks are smaller (a test's chunkSize of 3). */
+const RESHAPE_MIN_CHUNK = 1 << 16;
 
 /**
  * The input's chunking carried over when a reshape only adds or drops axes

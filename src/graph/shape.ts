@@ -181,7 +181,12 @@ export function chunkGrid(shape: Shape, itemBytes: number, chunkSize?: number | 
       return Math.max(1, Math.min(d, c));
     });
   }
-  let budget = Math.max(1, Math.floor(AUTO_CHUNK_BYTES / itemBytes));
+  return chunksOfSize(shape, Math.floor(AUTO_CHUNK_BYTES / itemBytes));
+}
+
+/** The automatic grid for chunks of about `elements` elements: trailing axes whole, leading ones split. */
+export function chunksOfSize(shape: Shape, elements: number): number[] {
+  let budget = Math.max(1, elements);
   const out = shape.map((d) => Math.max(1, d));
   for (let i = shape.length - 1; i >= 0; i--) {
     const d = Math.max(1, shape[i]!);
