@@ -1,0 +1,260 @@
+// Routines of ufunc.at, bincount and searchsorted in chunks (issue 31): the
+// chunk work runtime/resolve.ts plans instead of gathering whole arrays.
+//   scatter.partial  one group of consecutive (index, value) slices folded,
+//                    in index order, into one dense row of the output's
+//                    length, filled first with the operation's identity;
+//   scatter.combine  one chunk of the base, then the same chunk of every
+//                    group's row, folded in group order: the final chunk;
+//   search           one chunk of searched keys against every chunk of the
+//                    sorted array: each key's position is the sum of its
+//                    places in the chunks (only one chunk can hold it
+//                    strictly inside, found by a search over the chunks' last
+//                    elements first), in NumPy's order (NaNs last; int64
+//                    compared on its words, exactly).
+// The folds are 'add', 'minimum' and 'maximum' into the values' own dtype:
+// associative operations, so a tree of groups gives ufunc.at's sequential
+// answer exactly for integers (int64 adds wrap as NumPy's do, word by word,
+// with no BigInt per element) and for min/max, and a float sum that differs
+// from the sequential one only by rounding (the groups are fixed element
+// ranges chosen by the planner, so it is the same bits whatever the chunks).
+// In: parameters and heap regions. Out: the output region written.
+
+import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
+import type { RoutineParams } from '../graph/node.js';
+import { type Region, type RegionSpec, type Routine, contiguous, len, onlyParams, words } from './region.js';
+
+export type FoldOp = 'add' | 'minimum' | 'maximum';
+const FOLDS: readonly FoldOp[] = ['add', 'minimum', 'maximum'];
+
+/** Whether a fold into `d` runs in chunks: a sum into bool is a logical or and float16 sums round through float32 (host path). */
+export function foldsInChunks(op: string, d: DType): op is FoldOp {
+  if (!(FOLDS as readonly string[]).includes(op) || d === 'float16') return false;
+  return op !== 'add' || d !== 'bool';
+}
+
+function foldOf(params: RoutineParams): FoldOp {
+  const op = params.op;
+  if (typeof op !== 'string' || !(FOLDS as readonly string[]).includes(op)) {
+    throw new TypeError(`routine parameter op must be one of ${FOLDS.join(', ')}`);
+  }
+  return op as FoldOp;
+}
+
+function sideOf(params: RoutineParams): 'left' | 'right' {
+  const s = params.side;
+  if (s !== 'left' && s !== 'right') throw new TypeError("routine parameter side must be 'left' or 'right'");
+  return s;
+}
+
+const is1d = (r: RegionSpec): boolean => r.shape.length === 1;
+/** A row of a group's partial: [1, n]. */
+const isRow = (r: RegionSpec, n: number): boolean => r.shape.length === 2 && r.shape[0] === 1 && r.shape[1] === n;
+
+/** A row region's n elements (rows of a [1, n] box are contiguous). */
+const rowOf = (r: Region): TypedArray => r.data.subarray(0, r.shape[r.shape.length - 1]!) as TypedArray;
+
+/** The identity of `op` over dtype `d`, as its typed array stores it (int64's as a bigint). */
+function identity(op: FoldOp, d: DType): number | bigint {
+  if (d === 'int64') return op === 'add' ? 0n : op === 'minimum' ? 2n ** 63n - 1n : -(2n ** 63n);
+  const { kind, bytes } = INFO[d];
+  // -0 for a float sum: -0 + x is x for every x, where 0 + -0 would lose a sign
+  if (op === 'add') return kind === 'f' ? -0 : 0;
+  if (kind === 'f') return op === 'minimum' ? Infinity : -Infinity;
+  if (kind === 'b') return op === 'minimum' ? 1 : 0;
+  const bits = 8 * bytes;
+  if (kind === 'u') return op === 'minimum' ? 2 ** bits - 1 : 0;
+  return op === 'minimum' ? 2 ** (bits - 1) - 1 : -(2 ** (bits - 1));
+}
+
+/**
+ * Folds v[i] into o[pos[i]] for i < n (into o[i] without `pos`). Sums of
+ * narrow integers wrap through the typed array's store; float32's round
+ * there, as each step of NumPy's float32 loop does; min/max as NumPy's (a
+ * NaN wins, so Math's own).
+ */
+function foldNumbers(op: FoldOp, o: TypedArray, v: TypedArray, n: number, pos?: Int32Array): void {
+  const os = o as Float64Array, vs = v as Float64Array;
+  if (!pos) {
+    if (op === 'add') for (let i = 0; i < n; i++) os[i]! += vs[i]!;
+    else if (op === 'maximum') for (let i = 0; i < n; i++) os[i] = Math.max(os[i]!, vs[i]!);
+    else for (let i = 0; i < n; i++) os[i] = Math.min(os[i]!, vs[i]!);
+    return;
+  }
+  if (op === 'add') for (let i = 0; i < n; i++) os[pos[i]!]! += vs[i]!;
+  else if (op === 'maximum') for (let i = 0; i < n; i++) { const j = pos[i]!; os[j] = Math.max(os[j]!, vs[i]!); }
+  else for (let i = 0; i < n; i++) { const j = pos[i]!; os[j] = Math.min(os[j]!, vs[i]!); }
+}
+
+/** foldNumbers for int64, on the words (little-endian, low word first): a sum wraps mod 2**64 through its carry. */
+function foldWords(op: FoldOp, o: Int32Array, v: Int32Array, n: number, pos?: Int32Array): void {
+  for (let i = 0; i < n; i++) {
+    const j = 2 * (pos ? pos[i]! : i), ol = o[j]! >>> 0, oh = o[j + 1]!, vl = v[2 * i]! >>> 0, vh = v[2 * i + 1]!;
+    if (op === 'add') {
+      const lo = ol + vl;
+      o[j] = lo | 0;
+      o[j + 1] = (oh + vh + (lo > 0xffffffff ? 1 : 0)) | 0;
+      continue;
+    }
+    const less = vh < oh || (vh === oh && vl < ol);
+    if (op === 'minimum' ? less : !less && (vh !== oh || vl !== ol)) { o[j] = v[2 * i]!; o[j + 1] = vh; }
+  }
+}
+
+function fill(o: TypedArray, value: number | bigint): void {
+  (o as unknown as { fill(v: number | bigint): void }).fill(value);
+}
+
+/** Positions of an index slice, checked against the output's length: the error names the first index outside it. */
+function positions(idx: TypedArray, size: number, to: Int32Array): void {
+  const w = words(idx);
+  for (let i = 0; i < idx.length; i++) {
+    const j = w[2 * i]!;
+    if (j < 0 || j >= size || w[2 * i + 1] !== 0) {
+      throw new RangeError(`index ${(idx as BigInt64Array)[i]} is out of bounds for axis 0 with size ${size}`);
+    }
+    to[i] = j;
+  }
+}
+
+let posScratch = new Int32Array(1024);
+
+export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.combine' | 'search', Routine>> = {
+  'scatter.partial': {
+    check(params, inputs, output) {
+      onlyParams(params, ['op']);
+      const op = foldOf(params);
+      const d = output.dtype;
+      if (!foldsInChunks(op, d) || output.shape.length !== 2 || output.shape[0] !== 1) {
+        throw new TypeError(`scatter.partial writes one [1, n] row of a dtype ${op} folds into in chunks`);
+      }
+      const pairs = inputs.length / 2;
+      if (!Number.isInteger(pairs)) throw new TypeError('scatter.partial reads (index, values) slices in pairs');
+      for (let p = 0; p < pairs; p++) {
+        const [i, v] = [inputs[2 * p]!, inputs[2 * p + 1]!];
+        if (!is1d(i) || !is1d(v) || i.dtype !== 'int64' || v.dtype !== d || i.shape[0] !== v.shape[0]) {
+          throw new TypeError(`scatter.partial's slice pair ${p}: a 1-d int64 index and as many values of the row's dtype`);
+        }
+      }
+    },
+    run(params, inputs, out) {
+      const op = params.op as FoldOp;
+      const size = out.shape[1]!;
+      const o = rowOf(out);
+      fill(o, identity(op, out.dtype));
+      for (let p = 0; p + 1 < inputs.length; p += 2) {
+        const idx = contiguous(inputs[p]!), vs = contiguous(inputs[p + 1]!);
+        if (posScratch.length < idx.length) posScratch = new Int32Array(idx.length);
+        const pos = posScratch;
+        positions(idx, size, pos);
+        if (out.dtype === 'int64') foldWords(op, words(o), words(vs), idx.length, pos);
+        else foldNumbers(op, o, vs, idx.length, pos);
+      }
+    },
+  },
+  'scatter.combine': {
+    check(params, inputs, output) {
+      onlyParams(params, ['op']);
+      const op = foldOf(params);
+      const base = inputs[0], d = output.dtype;
+      const n = output.shape[0];
+      const ok = base !== undefined && foldsInChunks(op, d) && is1d(output) && is1d(base) && base.dtype === d && base.shape[0] === n
+        && inputs.slice(1).every((r) => r.dtype === d && isRow(r, n!));
+      if (!ok) throw new TypeError('scatter.combine reads one 1-d chunk of the base and [1, n] rows of the partials, and writes the chunk');
+    },
+    run(params, [base, ...rows], out) {
+      const op = params.op as FoldOp;
+      const n = out.shape[0]!;
+      const o = contiguous(out) as TypedArray;
+      o.set(contiguous(base!) as never);
+      for (const r of rows) {
+        if (out.dtype === 'int64') foldWords(op, words(o), words(rowOf(r)), n);
+        else foldNumbers(op, o, rowOf(r), n);
+      }
+    },
+  },
+  search: {
+    check(params, inputs, output) {
+      onlyParams(params, ['side']);
+      sideOf(params);
+      const keys = inputs[0];
+      const ok = keys !== undefined && is1d(keys) && keys.dtype !== 'float16' && inputs.every((r) => is1d(r) && r.dtype === keys.dtype)
+        && output.dtype === 'int64' && is1d(output) && output.shape[0] === keys.shape[0];
+      if (!ok) throw new TypeError('search reads a 1-d chunk of keys and the chunks of a sorted array of their dtype, and writes int64 positions');
+    },
+    run(params, [keys, ...chunks], out) {
+      const ks = contiguous(keys!);
+      const parts = chunks.map(contiguous).filter((c) => c.length > 0);
+      const o = words(contiguous(out));
+      if (keys!.dtype === 'int64') searchWords(ks, parts, sideOf(params), o);
+      else searchNumbers(ks, parts, sideOf(params), o);
+    },
+  },
+};
+
+/** Where each chunk starts in the whole sorted array. */
+function starts(parts: readonly TypedArray[]): number[] {
+  const s = [0];
+  for (const p of parts) s.push(s[s.length - 1]! + p.length);
+  return s;
+}
+
+function writePosition(o: Int32Array, i: number, p: number): void {
+  o[2 * i] = p % 2 ** 32;
+  o[2 * i + 1] = Math.floor(p / 2 ** 32);
+}
+
+/**
+ * A key's position over sorted chunks (starting at `at`, none empty) whose
+ * elements are before the key while `before(chunk, j)` holds (a prefix, the
+ * array being sorted): the first chunk whose last element is not before the
+ * key holds it, found by binary search over the chunks, then within that chunk.
+ */
+function place(at: readonly number[], before: (c: number, j: number) => boolean): number {
+  const k = at.length - 1;
+  let lo = 0, hi = k;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (before(m, at[m + 1]! - at[m]! - 1)) lo = m + 1; else hi = m;
+  }
+  if (lo === k) return at[k]!;
+  let a = 0, b = at[lo + 1]! - at[lo]! - 1;
+  while (a < b) {
+    const m = (a + b) >>> 1;
+    if (before(lo, m)) a = m + 1; else b = m;
+  }
+  return at[lo]! + a;
+}
+
+/** searchsorted over number dtypes: 'left' counts elements before the key, 'right' those not after it; NaNs sort last. */
+function searchNumbers(ks: TypedArray, parts: readonly TypedArray[], side: 'left' | 'right', o: Int32Array): void {
+  const at = starts(parts);
+  const ps = parts as readonly Float64Array[];
+  const notNaN = (c: number, j: number): boolean => ps[c]![j] === ps[c]![j];
+  const all = (): boolean => true;
+  for (let i = 0; i < ks.length; i++) {
+    const k = ks[i] as number;
+    let before: (c: number, j: number) => boolean;
+    if (k !== k) before = side === 'left' ? notNaN : all;
+    else before = side === 'left' ? (c, j) => ps[c]![j]! < k : (c, j) => ps[c]![j]! <= k;
+    writePosition(o, i, place(at, before));
+  }
+}
+
+/** searchsorted over int64, on the words: the high words signed, the low ones unsigned. */
+function searchWords(ks: TypedArray, parts: readonly TypedArray[], side: 'left' | 'right', o: Int32Array): void {
+  const at = starts(parts);
+  const kw = words(ks), pw = parts.map(words);
+  let kh = 0, kl = 0;
+  const left = (c: number, j: number): boolean => {
+    const w = pw[c]!, h = w[2 * j + 1]!;
+    return h < kh || (h === kh && w[2 * j]! >>> 0 < kl);
+  };
+  const right = (c: number, j: number): boolean => {
+    const w = pw[c]!, h = w[2 * j + 1]!;
+    return h < kh || (h === kh && w[2 * j]! >>> 0 <= kl);
+  };
+  for (let i = 0; i < ks.length; i++) {
+    kh = kw[2 * i + 1]!; kl = kw[2 * i]! >>> 0;
+    writePosition(o, i, place(at, side === 'left' ? left : right));
+  }
+}
