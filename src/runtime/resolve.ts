@@ -35,6 +35,7 @@ import { chunkGrid, hasUnknown, shapeStr, sizeOf } from '../graph/shape.js';
 import type { RunOptions } from './runtime.js';
 import { now } from './debug.js';
 import { RADIX_LINE, type RadixKeys, chunkKeys, isSortable, radixKeys, radixLine } from './routines.js';
+import { foldsInChunks } from './scatter.js';
 
 /** What resolve needs from the runtime (the local one, or later a mesh coordinator). */
 export interface Store {
@@ -91,7 +92,8 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
     }
     await store.run([...new Set(frontier.flatMap((n) => n.inputs))], opts);
     for (const f of frontier) {
-      if (sortsInChunks(f, store)) { computed.set(f, await sortInChunks(f, store, opts)); continue; }
+      const inChunks = chunkedOp(f, store);
+      if (inChunks) { computed.set(f, await inChunks(f, store, opts)); continue; }
       const t0 = now();
       computed.set(f, HOST_OPS[f.op]!(f, store));
       opts.execution?.hostOp(f.op, t0, now(), { node: f.id, shape: shapeStr(f.shape) });
@@ -240,6 +242,21 @@ function sorted(n: Node, store: Store): Node {
   return s;
 }
 
+/** How host op `n` runs as routine tasks on the pool or the mesh instead of gathered, where it can. */
+function chunkedOp(n: Node, store: Store): ((n: Node, store: Store, opts: RunOptions) => Promise<Node>) | undefined {
+  if (sortsInChunks(n, store)) return sortInChunks;
+  if (scattersInChunks(n, store)) return scatterInChunks;
+  if (searchesInChunks(n, store)) return searchInChunks;
+  return undefined;
+}
+
+/** Runs routine node `node`: on the mesh with a session, else on the local pool. */
+async function stage(node: Node, store: Store, opts: RunOptions): Promise<void> {
+  const job = opts.debug !== undefined ? { debug: opts.debug } : {};
+  if (opts.session) await opts.session.runNodes([node], undefined, job);
+  else await store.run([node], opts);
+}
+
 /** Whether sort node `n` runs as routine tasks: a 1-d array of more than one chunk, of a dtype the radix sort orders. */
 function sortsInChunks(n: Node, store: Store): boolean {
   const x = n.inputs[0];
@@ -265,11 +282,6 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
   // runs of whole chunks, at most MAX_RUNS of them: the split points cost O(runs^2 log n) reads
   const len = x.shape[0]!, c = x.chunk[0]! * Math.ceil(Math.ceil(len / x.chunk[0]!) / MAX_RUNS), k = Math.ceil(len / c);
   const span = (lo: number, hi: number) => (indices ? [[0, 2], [lo, hi]] as const : [[lo, hi]] as const);
-  const stage = async (node: Node): Promise<void> => {
-    const job = opts.debug !== undefined ? { debug: opts.debug } : {};
-    if (opts.session) await opts.session.runNodes([node], undefined, job);
-    else await store.run([node], opts);
-  };
   const params = { indices };
   const localCalls: RoutineCall[] = Array.from({ length: k }, (_, i) => ({
     routine: 'sort', params, reads: [{ input: 0, box: [[i * c, Math.min(len, (i + 1) * c)]] }], chunk: i,
@@ -277,7 +289,7 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
   const local = indices
     ? routine('sort.local', [x], localCalls, 'int64', [2, len], [2, c])
     : routine('sort.local', [x], localCalls, x.dtype, [len], [c]);
-  await stage(local);
+  await stage(local, store, opts);
   const t0 = now();
   const cuts = splitPoints(Array.from({ length: k }, (_, i) => chunkKeys(x.dtype, indices, store.chunkView!(local, i))),
     Array.from({ length: k }, (_, i) => Math.min(len, (i + 1) * c) - i * c), c);
@@ -292,10 +304,98 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
     mergeCalls.push({ routine: 'merge', params, reads, chunk: o });
   }
   const merged = routine('sort.merge', [local], mergeCalls, n.dtype, [len], [c]);
-  await stage(merged);
+  await stage(merged, store, opts);
   // the result as a source: the sorted runs go once nothing else holds them, not when the result does
   const s = source(`sorted${counter++}`, n.dtype, [len], [c]);
   store.move!(merged, s);
+  return s;
+}
+
+/** Groups a chunked fold makes at most: partial rows past the threads that fold them at once only cost memory. */
+const MAX_GROUPS = 16;
+/** Elements a group folds at least: fewer would cost a row of the output's length for little work. */
+const MIN_GROUP = 256;
+
+/** Whether scatter node `n` (ufunc.at, bincount, histogram's counts) runs as routine tasks: an associative fold of several chunks. */
+function scattersInChunks(n: Node, store: Store): boolean {
+  if (n.op !== 'scatter' || !store.move) return false;
+  const [base, index, values] = n.inputs as [Node, Node, Node];
+  const { op, compute } = n.attrs as Attrs['scatter'];
+  if (compute !== n.dtype || !foldsInChunks(op, n.dtype) || !index.shape[0] || !base.shape[0]) return false;
+  return [base, index, values].some((x) => x.shape[0]! > x.chunk[0]!);
+}
+
+/**
+ * ufunc.at's fold (and bincount's, histogram's) in two stages of routine
+ * tasks, on the pool or the mesh: 'scatter.partial' folds each group of
+ * consecutive (index, value) pairs, in order, into a row of the output's
+ * length filled with the operation's identity; 'scatter.combine' folds, for
+ * each chunk of the base, that chunk of every row into it in group order.
+ * The groups are fixed ranges of element positions, chosen from the lengths
+ * alone (at most MAX_GROUPS, their rows together within the bytes of the
+ * index and values), so a float sum has the same bits whatever the chunking,
+ * the threads or the peers; it differs from NumPy's sequential sum only by
+ * rounding. A group reads each slice within one chunk of the index and one
+ * of the values (a view, never a copy), cutting at both grids' boundaries.
+ */
+async function scatterInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
+  const [base, index, values] = n.inputs as [Node, Node, Node];
+  const params = { op: (n.attrs as Attrs['scatter']).op };
+  const len = index.shape[0]!, size = base.shape[0]!, item = INFO[n.dtype].bytes;
+  const byMemory = Math.floor((len * (8 + item)) / (size * item));
+  const span = Math.ceil(len / Math.max(1, Math.min(MAX_GROUPS, Math.ceil(len / MIN_GROUP), byMemory)));
+  const groups = Math.ceil(len / span);
+  const partialCalls: RoutineCall[] = Array.from({ length: groups }, (_, g) => {
+    const lo = g * span, hi = Math.min(len, lo + span);
+    const cuts = new Set([lo, hi]);
+    for (const c of [index.chunk[0]!, values.chunk[0]!]) for (let b = (Math.floor(lo / c) + 1) * c; b < hi; b += c) cuts.add(b);
+    const at = [...cuts].sort((p, q) => p - q);
+    const reads = at.slice(1).flatMap((e, i) => [{ input: 0, box: [[at[i]!, e]] as const }, { input: 1, box: [[at[i]!, e]] as const }]);
+    return { routine: 'scatter.partial', params, reads, chunk: g };
+  });
+  const partial = routine('scatter.partial', [index, values], partialCalls, n.dtype, [groups, size], [1, size]);
+  const c = base.chunk[0]!;
+  const combineCalls: RoutineCall[] = Array.from({ length: Math.ceil(size / c) }, (_, k) => {
+    const box = [k * c, Math.min(size, (k + 1) * c)] as const;
+    const rows = Array.from({ length: groups }, (_, g) => ({ input: 1, box: [[g, g + 1], box] as const }));
+    return { routine: 'scatter.combine', params, reads: [{ input: 0, box: [box] as const }, ...rows], chunk: k };
+  });
+  const combined = routine('scatter.combine', [base, partial], combineCalls, n.dtype, [size], [c]);
+  await stage(partial, store, opts);
+  await stage(combined, store, opts);
+  store.drop?.(partial);
+  const s = source(`scattered${counter++}`, n.dtype, [size], [c]);
+  store.move!(combined, s);
+  return s;
+}
+
+/** Whether search node `n` (searchsorted, digitize) runs as routine tasks: 1-d keys, either side of several chunks. */
+function searchesInChunks(n: Node, store: Store): boolean {
+  if (n.op !== 'search' || !store.move) return false;
+  const [a, k] = n.inputs as [Node, Node];
+  if (k.shape.length !== 1 || a.dtype === 'float16' || !a.shape[0]) return false;
+  return a.shape[0]! > a.chunk[0]! || k.shape[0]! > k.chunk[0]!;
+}
+
+/**
+ * searchsorted in routine tasks: for each chunk of the keys, one 'search'
+ * call reads that chunk and every chunk of the sorted array (each a view of
+ * one chunk) and writes the keys' positions: the sum of their places in
+ * the chunks, which the routine finds by one search over the chunks' last
+ * elements and one within a chunk.
+ */
+async function searchInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
+  const [a, k] = n.inputs as [Node, Node];
+  const params = { side: (n.attrs as Attrs['search']).side };
+  const len = a.shape[0]!, c = a.chunk[0]!, m = k.shape[0]!, kc = k.chunk[0]!;
+  const chunks = Array.from({ length: Math.ceil(len / c) }, (_, i) => ({ input: 0, box: [[i * c, Math.min(len, (i + 1) * c)]] as const }));
+  const calls: RoutineCall[] = Array.from({ length: Math.ceil(m / kc) || 1 }, (_, i) => ({
+    routine: 'search', params, reads: [{ input: 1, box: [[i * kc, Math.min(m, (i + 1) * kc)]] as const }, ...chunks], chunk: i,
+  }));
+  const node = routine('search', [a, k], calls, 'int64', [m], [kc]);
+  await stage(node, store, opts);
+  const s = source(`searched${counter++}`, 'int64', [m], [kc]);
+  store.move!(node, s);
   return s;
 }
 

@@ -70,20 +70,24 @@ function identity(op: FoldOp, d: DType): number | bigint {
  * Folds v[i] into o[pos[i]] for i < n (into o[i] without `pos`). Sums of
  * narrow integers wrap through the typed array's store; float32's round
  * there, as each step of NumPy's float32 loop does; min/max as NumPy's (a
- * NaN wins, so Math's own).
+ * NaN wins; -0 is below 0).
  */
 function foldNumbers(op: FoldOp, o: TypedArray, v: TypedArray, n: number, pos?: Int32Array): void {
   const os = o as Float64Array, vs = v as Float64Array;
   if (!pos) {
     if (op === 'add') for (let i = 0; i < n; i++) os[i]! += vs[i]!;
-    else if (op === 'maximum') for (let i = 0; i < n; i++) os[i] = Math.max(os[i]!, vs[i]!);
-    else for (let i = 0; i < n; i++) os[i] = Math.min(os[i]!, vs[i]!);
+    else if (op === 'maximum') for (let i = 0; i < n; i++) os[i] = max(os[i]!, vs[i]!);
+    else for (let i = 0; i < n; i++) os[i] = min(os[i]!, vs[i]!);
     return;
   }
   if (op === 'add') for (let i = 0; i < n; i++) os[pos[i]!]! += vs[i]!;
-  else if (op === 'maximum') for (let i = 0; i < n; i++) { const j = pos[i]!; os[j] = Math.max(os[j]!, vs[i]!); }
-  else for (let i = 0; i < n; i++) { const j = pos[i]!; os[j] = Math.min(os[j]!, vs[i]!); }
+  else if (op === 'maximum') for (let i = 0; i < n; i++) { const j = pos[i]!; os[j] = max(os[j]!, vs[i]!); }
+  else for (let i = 0; i < n; i++) { const j = pos[i]!; os[j] = min(os[j]!, vs[i]!); }
 }
+
+// a NaN operand itself, as NumPy's loops return it: Math's (and an optimiser's fold of a NaN constant into it) would be the CPU's negative NaN
+const max = (x: number, y: number): number => (x !== x ? x : y !== y ? y : Math.max(x, y));
+const min = (x: number, y: number): number => (x !== x ? x : y !== y ? y : Math.min(x, y));
 
 /** foldNumbers for int64, on the words (little-endian, low word first): a sum wraps mod 2**64 through its carry. */
 function foldWords(op: FoldOp, o: Int32Array, v: Int32Array, n: number, pos?: Int32Array): void {

@@ -1,0 +1,226 @@
+// ufunc.at, bincount, histogram, searchsorted and digitize over inputs of
+// several chunks (runtime/resolve.ts `scatterInChunks`, `searchInChunks`;
+// routines in runtime/scatter.ts) against NumPy 2 (test/fixtures/scatter.json,
+// written by test/fixtures/gen_scatter.py): exact results the same bits
+// whatever the chunking, with 0, 1 and 2 worker threads and on a simulated
+// mesh, whose workers must be the ones running the routine tasks; float sums
+// within 1e-12 of NumPy's sequential ones and the same bits across chunkings
+// (the groups of the fold are fixed element ranges). Also the routines' own
+// checks, and an index outside its axis.
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Tensor } from '../src/api/core.js';
+import * as mt from '../src/api/tensor.js';
+import * as G from '../src/graph/node.js';
+import type { TypedArray } from '../src/graph/dtype.js';
+import { Coordinator, type MeshReport } from '../src/mesh/coordinator.js';
+import { SimNet } from '../src/mesh/sim.js';
+import { MeshState } from '../src/mesh/state.js';
+import { MeshWorker } from '../src/mesh/worker.js';
+import { runtime } from '../src/runtime/runtime.js';
+import { ROUTINES, runRoutine } from '../src/runtime/routines.js';
+
+interface Arr { dtype: string; data: (number | string | boolean)[] }
+interface Case { kind: 'bincount' | 'at' | 'histogram' | 'searchsorted' | 'digitize'; name: string; args: Record<string, Arr>; opts: Record<string, unknown>; out: Arr | Arr[] }
+const FIXTURE: { cases: Case[] } = JSON.parse(readFileSync(new URL('./fixtures/scatter.json', import.meta.url), 'utf8'));
+afterAll(() => mt.shutdown());
+
+const num = (v: number | string | boolean): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v));
+const CTOR = { float64: Float64Array, float32: Float32Array, int32: Int32Array } as const;
+
+/** A fixture array as a typed array of its dtype (int64 from decimal strings: exact). */
+function data(a: Arr): TypedArray | boolean[] {
+  if (a.dtype === 'int64') return BigInt64Array.from(a.data, (v) => BigInt(v as string));
+  if (a.dtype === 'bool') return a.data as boolean[];
+  return CTOR[a.dtype as keyof typeof CTOR].from(a.data, num);
+}
+
+/** The bits of a typed array, as unsigned bytes: what "the same bits" compares. */
+const bytes = (a: TypedArray): number[] => Array.from(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+
+const input = (a: Arr, chunkSize: number): mt.Tensor => mt.tensor(data(a) as TypedArray, { dtype: a.dtype as 'float64', chunkSize });
+
+/** A case's results, its inputs chunked by `chunkSize`. */
+function build(c: Case, chunkSize: number): mt.Tensor[] {
+  const t = (k: string) => input(c.args[k]!, chunkSize);
+  const o = c.opts;
+  switch (c.kind) {
+    case 'bincount': return [mt.bincount(t('x'), { ...(c.args.weights ? { weights: t('weights') } : {}), ...(o.minlength ? { minlength: o.minlength } : {}) })];
+    case 'at': return [t('base').at(t('index')).apply(o.op as 'add', t('values'))];
+    case 'histogram': {
+      const bins = c.args.bins ? t('bins') : (o.bins as number);
+      return mt.histogram(t('a'), { bins, ...(o.range ? { range: o.range } : {}), ...(c.args.weights ? { weights: t('weights') } : {}) });
+    }
+    case 'searchsorted': return [mt.searchsorted(t('a'), t('v'), { side: o.side })];
+    case 'digitize': return [mt.digitize(t('x'), t('bins'), { right: o.right })];
+    default: return c.kind satisfies never;
+  }
+}
+
+/** Whether a result is a float sum (a weighted bincount or histogram, add.at on floats): NumPy's within rounding. */
+const isFloatSum = (c: Case): boolean => (c.kind === 'bincount' || c.kind === 'histogram') ? 'weights' in c.args : c.kind === 'at' && c.opts.op === 'add' && c.args.values!.dtype.startsWith('float');
+
+function expectNumpy(c: Case, got: TypedArray, want: Arr, what: string): void {
+  const w = data(want) as TypedArray;
+  expect(got.length, what).toBe(w.length);
+  if (!isFloatSum(c) || want.dtype !== 'float64' && want.dtype !== 'float32') {
+    expect(bytes(got), what).toEqual(bytes(w));
+    return;
+  }
+  const tol = want.dtype === 'float32' ? 1e-5 : 1e-12;
+  const scale = Math.max(1, ...Array.from(w as Float64Array, Math.abs));
+  for (let i = 0; i < w.length; i++) expect(Math.abs((got[i] as number) - (w[i] as number)), `${what} at ${i}`).toBeLessThanOrEqual(tol * scale);
+}
+
+/** Routine tasks of the last execution's timeline, and the threads they ran on. */
+function routineSpans(): { routine: string; tid: number }[] {
+  return (mt.lastReport()?.trace.traceEvents ?? [])
+    .filter((e) => e.args && 'routine' in e.args)
+    .map((e) => ({ routine: String(e.args!.routine), tid: e.tid }));
+}
+
+async function results(c: Case, chunkSize: number): Promise<TypedArray[]> {
+  const ts = build(c, chunkSize);
+  return Promise.all(ts.map(async (t) => (await t.fetch()).data as TypedArray));
+}
+
+describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as NumPy', () => {
+  for (const workers of [0, 1, 2]) {
+    it(`with ${workers} worker threads, chunks of 7, 64 and 500 elements`, async () => {
+      const old = mt.options.workers;
+      mt.options.workers = workers;
+      try {
+        for (const c of FIXTURE.cases) {
+          const wants = Array.isArray(c.out) ? c.out : [c.out];
+          let first: number[][] | undefined;
+          for (const chunkSize of [7, 64, 500]) {
+            const got = await results(c, chunkSize);
+            got.forEach((g, i) => expectNumpy(c, g, wants[i]!, `${c.kind} ${c.name} / ${chunkSize} / output ${i}`));
+            // the same bits whatever the chunking, float sums too
+            const b = got.map(bytes);
+            if (first) expect(b, `${c.kind} ${c.name} / ${chunkSize}: the bits of chunks of 7`).toEqual(first);
+            first ??= b;
+          }
+        }
+      } finally {
+        mt.options.workers = old;
+      }
+    }, 300_000);
+  }
+
+  it('runs as routine tasks on the worker threads, with no host operation over gathered arrays', async () => {
+    const c = FIXTURE.cases.find((k) => k.kind === 'at' && k.args.values!.dtype === 'float64')!;
+    const [r] = build(c, 100);
+    await r!.execute({ workers: 2 });
+    let spans = routineSpans();
+    expect(spans.some((s) => s.routine === 'scatter.partial')).toBe(true);
+    expect(spans.filter((s) => s.routine === 'scatter.combine').length).toBeGreaterThan(1);
+    expect(spans.some((s) => s.tid > 0)).toBe(true); // thread 0 is the main thread
+    const host = () => (mt.lastReport()?.trace.traceEvents ?? []).filter((e) => e.cat === 'host').map((e) => e.name);
+    expect(host()).not.toContain('scatter');
+    const s = FIXTURE.cases.find((k) => k.kind === 'searchsorted')!;
+    await build(s, 100)[0]!.execute({ workers: 2 });
+    spans = routineSpans();
+    expect(spans.filter((x) => x.routine === 'search')).toHaveLength(Math.ceil(s.args.v!.data.length / 100));
+    expect(host()).not.toContain('search');
+  });
+
+  it('an index outside the axis is a RangeError naming it and the size, on the threads too', async () => {
+    for (const workers of [0, 2]) {
+      // the scatter node itself (x.at(i) takes its positions through an index, which checks them first)
+      const x = mt.zeros([50], { dtype: 'int64', chunkSize: 8 });
+      const idx = mt.tensor(BigInt64Array.from({ length: 40 }, (_, i) => BigInt(i === 33 ? 70 : i)), { chunkSize: 8 });
+      const v = mt.ones([40], { dtype: 'int64', chunkSize: 8 });
+      const r = new Tensor(G.scatter('add', x.node, idx.node, v.node, 'int64'));
+      await expect(r.execute({ workers })).rejects.toThrow(RangeError);
+      await expect(new Tensor(G.scatter('add', x.node, idx.node, v.node, 'int64')).execute({ workers }))
+        .rejects.toThrow(/index 70 is out of bounds for axis 0 with size 50/);
+    }
+  });
+
+  it('a fold or search of one chunk still matches NumPy (the host path)', async () => {
+    for (const c of FIXTURE.cases.filter((k) => k.kind === 'bincount' || k.kind === 'searchsorted')) {
+      const [got] = await results(c, 100_000);
+      expectNumpy(c, got!, (Array.isArray(c.out) ? c.out[0] : c.out)!, `${c.kind} ${c.name} one chunk`);
+    }
+  });
+});
+
+describe('the scatter and search routines refuse calls that do not fit them', () => {
+  const region = (dtype: 'float64' | 'int64', shape: number[]) => ({ dtype, shape, strides: shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1)), origin: shape.map(() => 0), data: dtype === 'int64' ? new BigInt64Array(shape.reduce((a, b) => a * b, 1)) : new Float64Array(shape.reduce((a, b) => a * b, 1)) });
+  it('unknown operations and parameters, unpaired slices, regions of the wrong dtype or extent', () => {
+    const idx = region('int64', [4]), vals = region('float64', [4]), row = region('float64', [1, 10]);
+    expect(() => runRoutine('scatter.partial', { op: 'power' }, [idx, vals], row)).toThrow(TypeError);
+    expect(() => runRoutine('scatter.partial', { op: 'add', extra: 1 }, [idx, vals], row)).toThrow(/unknown routine parameter/);
+    expect(() => runRoutine('scatter.partial', { op: 'add' }, [idx], row)).toThrow(/in pairs/);
+    expect(() => runRoutine('scatter.partial', { op: 'add' }, [idx, region('float64', [3])], row)).toThrow(/slice pair 0/);
+    expect(() => runRoutine('scatter.partial', { op: 'add' }, [vals, vals], row)).toThrow(TypeError);
+    expect(() => runRoutine('scatter.partial', { op: 'add' }, [idx, vals], region('float64', [10]))).toThrow(/\[1, n\] row/);
+    expect(() => ROUTINES['scatter.combine'].check({ op: 'add' }, [{ dtype: 'float64', shape: [5] }, { dtype: 'float64', shape: [1, 4] }], { dtype: 'float64', shape: [5] })).toThrow(TypeError);
+    expect(() => ROUTINES['scatter.combine'].check({ op: 'add' }, [{ dtype: 'float64', shape: [5] }, { dtype: 'float64', shape: [1, 5] }], { dtype: 'float64', shape: [5] })).not.toThrow();
+    expect(() => ROUTINES.search.check({ side: 'middle' }, [{ dtype: 'float64', shape: [5] }], { dtype: 'int64', shape: [5] })).toThrow(/side/);
+    expect(() => ROUTINES.search.check({ side: 'left' }, [{ dtype: 'float64', shape: [5] }, { dtype: 'float32', shape: [3] }], { dtype: 'int64', shape: [5] })).toThrow(TypeError);
+    expect(() => ROUTINES.search.check({ side: 'left' }, [{ dtype: 'float64', shape: [5] }, { dtype: 'float64', shape: [3] }], { dtype: 'float64', shape: [5] })).toThrow(TypeError);
+    expect(() => ROUTINES.search.check({ side: 'right' }, [{ dtype: 'float64', shape: [5] }, { dtype: 'float64', shape: [3] }], { dtype: 'int64', shape: [5] })).not.toThrow();
+  });
+
+  it('a partial folds in index order from the identity; an index outside the row is a RangeError', () => {
+    const idx = region('int64', [4]), vals = region('float64', [4]), row = region('float64', [1, 3]);
+    (idx.data as BigInt64Array).set([2n, 0n, 2n, 1n]);
+    (vals.data as Float64Array).set([1.5, -2, 4, 8]);
+    runRoutine('scatter.partial', { op: 'add' }, [idx, vals], row);
+    expect(Array.from(row.data as Float64Array)).toEqual([-2, 8, 5.5]);
+    runRoutine('scatter.partial', { op: 'maximum' }, [idx, vals], row);
+    expect(Array.from(row.data as Float64Array)).toEqual([-2, 8, 4]);
+    (idx.data as BigInt64Array)[1] = 3n;
+    expect(() => runRoutine('scatter.partial', { op: 'add' }, [idx, vals], row)).toThrow(/index 3 is out of bounds for axis 0 with size 3/);
+  });
+});
+
+describe('on a simulated mesh', () => {
+  /** A coordinator and workers on a seeded simulated network, as a session the API can run on (as test/sort.test.ts's). */
+  function mesh(ids: string[]) {
+    const net = new SimNet({ seed: 5, maxDelayMs: 2 });
+    const cep = net.join('coordinator');
+    const cstate = new MeshState(cep, 40);
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 300, fetchTimeoutMs: 200, waitForWorkersMs: 10_000 });
+    const parts: { close(): void }[] = [coord, cstate];
+    const workers: MeshWorker[] = [];
+    for (const id of ids) {
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 2 });
+      const w = new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 200 });
+      workers.push(w);
+      parts.push(st, w);
+    }
+    const reports: MeshReport[] = [];
+    const session = { runNodes: async (...a: Parameters<Coordinator['run']>) => { const r = await coord.run(...a); reports.push(r); return r; } };
+    return { workers, reports, session, close: () => parts.forEach((p) => p.close()) };
+  }
+
+  it("the folds' and searches' routine tasks are leased to the mesh workers, which give NumPy's results", async () => {
+    const m = mesh(['w0', 'w1']);
+    try {
+      await new Promise((r) => setTimeout(r, 100)); // announcements arrive
+      const picks = [
+        FIXTURE.cases.find((k) => k.kind === 'bincount' && k.args.weights)!,
+        FIXTURE.cases.find((k) => k.kind === 'at' && k.args.values!.dtype === 'int64')!,
+        FIXTURE.cases.find((k) => k.kind === 'searchsorted' && k.args.a!.dtype === 'int64')!,
+      ];
+      for (const c of picks) {
+        m.reports.length = 0;
+        const ts = build(c, 64);
+        await mt.executeWith({ session: m.session }, ...ts);
+        const wants = Array.isArray(c.out) ? c.out : [c.out];
+        for (const [i, t] of ts.entries()) expectNumpy(c, (await t.fetch()).data as TypedArray, wants[i]!, `${c.kind} ${c.name} on the mesh`);
+        const ran = m.reports.filter((r) => r.tasks > 0);
+        expect(ran.length, c.name).toBeGreaterThan(0);
+        for (const r of ran) expect(r.commits).toBe(r.tasks + r.recomputed);
+      }
+      expect(m.workers.every((w) => w.stats.tasks > 0)).toBe(true);
+    } finally {
+      m.close();
+    }
+  }, 60_000);
+});
