@@ -125,6 +125,16 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
     expect(host()).not.toContain('search');
   });
 
+  it('every kind takes its routines: the folds for bincount, ufunc.at and uniform histograms, the search for the others', async () => {
+    const want: Record<string, string> = { bincount: 'scatter.partial', at: 'scatter.partial', searchsorted: 'search', digitize: 'search' };
+    for (const c of FIXTURE.cases) {
+      await mt.executeWith({ workers: 1 }, ...build(c, 64));
+      const ran = new Set(routineSpans().map((s) => s.routine));
+      const expected = c.kind === 'histogram' ? (c.args.bins ? 'search' : 'scatter.partial') : want[c.kind]!;
+      expect([...ran], `${c.kind} ${c.name}`).toContain(expected);
+    }
+  });
+
   it('an index outside the axis is a RangeError naming it and the size, on the threads too', async () => {
     for (const workers of [0, 2]) {
       // the scatter node itself (x.at(i) takes its positions through an index, which checks them first)
