@@ -734,8 +734,10 @@ export function bincount(x: Operand, ...args: Args): Tensor {
     if (lo < 0) throw new RangeError("'list' argument must have no negative elements");
     return Math.max(hi + 1, minlength);
   };
-  if (runtime.has(t.node)) return counts(t, w, lengthOf(...extremes(runtime.values(t.node))));
-  // the length is read from the computed extremes (a selection of them, which the run computes first)
+  // stored values of one chunk give their length now (and a negative one its error at this line)
+  if (runtime.has(t.node) && t.shape[0]! <= t.node.chunk[0]!) return counts(t, w, lengthOf(...extremes(runtime.values(t.node))));
+  // the length is read from the computed extremes (a selection of them, which the run computes first,
+  // as reductions over the chunks: stored values of several chunks are not gathered on the host either)
   const ends = concatenate([reshape(min(t), [1]), reshape(max(t), [1])]);
   const sel = G.compress(astype(ends, 'int64').node, G.expand(G.constant(true, 'bool'), [2]), 0);
   const inputs = [sel, t.node, ...(w ? [w.node] : [])];

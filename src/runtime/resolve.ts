@@ -90,7 +90,7 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
       const stuck = order.filter((n) => hasUnknown(n.shape) && !n.inputs.some((i) => hasUnknown(i.shape)));
       throw new Error(`internal: unknown lengths left but no selection can be computed (${stuck.map((n) => `${n.op === 'defer' ? (n.attrs as { name: string }).name : n.op}${shapeStr(n.shape)}`).join(', ')})`);
     }
-    await store.run([...new Set(frontier.flatMap((n) => n.inputs))], opts);
+    await store.run([...new Set(frontier.flatMap((n) => (countsInChunks(n, store) ? n.inputs.slice(0, 2) : n.inputs)))], opts);
     for (const f of frontier) {
       const inChunks = chunkedOp(f, store);
       if (inChunks) { computed.set(f, await inChunks(f, store, opts)); continue; }
@@ -325,6 +325,13 @@ function scattersInChunks(n: Node, store: Store): boolean {
   return [base, index, values].some((x) => x.shape[0]! > x.chunk[0]!);
 }
 
+/** Whether scatter node `n` folds in chunks and its values are ones (bincount's counts): they are never made, the index counts. */
+function countsInChunks(n: Node, store: Store): boolean {
+  if (!scattersInChunks(n, store) || n.dtype !== 'int64' || (n.attrs as Attrs['scatter']).op !== 'add') return false;
+  const v = n.inputs[2]!, c = v.op === 'expand' ? v.inputs[0] : undefined;
+  return c?.op === 'const' && c.dtype === 'int64' && Number((c.attrs as Attrs['const']).value) === 1;
+}
+
 /**
  * ufunc.at's fold (and bincount's, histogram's) in two stages of routine
  * tasks, on the pool or the mesh: 'scatter.partial' folds each group of
@@ -332,33 +339,38 @@ function scattersInChunks(n: Node, store: Store): boolean {
  * length filled with the operation's identity; 'scatter.combine' folds, for
  * each chunk of the base, that chunk of every row into it in group order.
  * The groups are fixed ranges of element positions, chosen from the lengths
- * alone (at most MAX_GROUPS, their rows together within the bytes of the
- * index and values), so a float sum has the same bits whatever the chunking,
+ * alone (at most MAX_GROUPS, and no more than the output's length goes into
+ * the values: their rows together hold no more than the values do, and each
+ * row's fill and fold cost less than its group), so a float sum has the same bits whatever the chunking,
  * the threads or the peers; it differs from NumPy's sequential sum only by
  * rounding. A group reads each slice within one chunk of the index and one
- * of the values (a view, never a copy), cutting at both grids' boundaries.
+ * of the values (a view, never a copy), cutting at both grids' boundaries;
+ * bincount's ones are never made (countsInChunks): its groups read the index alone.
  */
 async function scatterInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
   const [base, index, values] = n.inputs as [Node, Node, Node];
-  const params = { op: (n.attrs as Attrs['scatter']).op };
+  const unit = countsInChunks(n, store);
+  const params = { op: (n.attrs as Attrs['scatter']).op, ...(unit ? { unit } : {}) };
   const len = index.shape[0]!, size = base.shape[0]!, item = INFO[n.dtype].bytes;
-  const byMemory = Math.floor((len * (8 + item)) / (size * item));
-  const span = Math.ceil(len / Math.max(1, Math.min(MAX_GROUPS, Math.ceil(len / MIN_GROUP), byMemory)));
+  // no more groups than the output's length goes into the values: a row costs a fill and a fold of its length
+  const span = Math.ceil(len / Math.max(1, Math.min(MAX_GROUPS, Math.ceil(len / MIN_GROUP), Math.floor(len / size))));
   const groups = Math.ceil(len / span);
   const partialCalls: RoutineCall[] = Array.from({ length: groups }, (_, g) => {
     const lo = g * span, hi = Math.min(len, lo + span);
     const cuts = new Set([lo, hi]);
-    for (const c of [index.chunk[0]!, values.chunk[0]!]) for (let b = (Math.floor(lo / c) + 1) * c; b < hi; b += c) cuts.add(b);
+    for (const c of unit ? [index.chunk[0]!] : [index.chunk[0]!, values.chunk[0]!]) {
+      for (let b = (Math.floor(lo / c) + 1) * c; b < hi; b += c) cuts.add(b);
+    }
     const at = [...cuts].sort((p, q) => p - q);
-    const reads = at.slice(1).flatMap((e, i) => [{ input: 0, box: [[at[i]!, e]] as const }, { input: 1, box: [[at[i]!, e]] as const }]);
+    const reads = at.slice(1).flatMap((e, i) => [{ input: 0, box: [[at[i]!, e]] as const }, ...(unit ? [] : [{ input: 1, box: [[at[i]!, e]] as const }])]);
     return { routine: 'scatter.partial', params, reads, chunk: g };
   });
-  const partial = routine('scatter.partial', [index, values], partialCalls, n.dtype, [groups, size], [1, size]);
+  const partial = routine('scatter.partial', unit ? [index] : [index, values], partialCalls, n.dtype, [groups, size], [1, size]);
   const c = base.chunk[0]!;
   const combineCalls: RoutineCall[] = Array.from({ length: Math.ceil(size / c) }, (_, k) => {
     const box = [k * c, Math.min(size, (k + 1) * c)] as const;
     const rows = Array.from({ length: groups }, (_, g) => ({ input: 1, box: [[g, g + 1], box] as const }));
-    return { routine: 'scatter.combine', params, reads: [{ input: 0, box: [box] as const }, ...rows], chunk: k };
+    return { routine: 'scatter.combine', params: { op: params.op }, reads: [{ input: 0, box: [box] as const }, ...rows], chunk: k };
   });
   const combined = routine('scatter.combine', [base, partial], combineCalls, n.dtype, [size], [c]);
   await stage(partial, store, opts);

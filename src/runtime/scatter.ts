@@ -2,7 +2,9 @@
 // chunk work runtime/resolve.ts plans instead of gathering whole arrays.
 //   scatter.partial  one group of consecutive (index, value) slices folded,
 //                    in index order, into one dense row of the output's
-//                    length, filled first with the operation's identity;
+//                    length, filled first with the operation's identity
+//                    (with `unit`, index slices alone, each counting one:
+//                    bincount's counts, with no array of ones);
 //   scatter.combine  one chunk of the base, then the same chunk of every
 //                    group's row, folded in group order: the final chunk;
 //   search           one chunk of searched keys against every chunk of the
@@ -21,7 +23,7 @@
 
 import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import type { RoutineParams } from '../graph/node.js';
-import { type Region, type RegionSpec, type Routine, contiguous, len, onlyParams, words } from './region.js';
+import { type Region, type RegionSpec, type Routine, contiguous, flag, onlyParams, words } from './region.js';
 
 export type FoldOp = 'add' | 'minimum' | 'maximum';
 const FOLDS: readonly FoldOp[] = ['add', 'minimum', 'maximum'];
@@ -80,7 +82,10 @@ function foldNumbers(op: FoldOp, o: TypedArray, v: TypedArray, n: number, pos?: 
     else for (let i = 0; i < n; i++) os[i] = min(os[i]!, vs[i]!);
     return;
   }
-  if (op === 'add') for (let i = 0; i < n; i++) os[pos[i]!]! += vs[i]!;
+  if (op === 'add' && bucketed(n, os.length)) {
+    const [bp, bv] = byBucket(pos, vs, 1, n, os.length);
+    for (let i = 0; i < n; i++) os[bp[i]!]! += bv[i]!;
+  } else if (op === 'add') for (let i = 0; i < n; i++) os[pos[i]!]! += vs[i]!;
   else if (op === 'maximum') for (let i = 0; i < n; i++) { const j = pos[i]!; os[j] = max(os[j]!, vs[i]!); }
   else for (let i = 0; i < n; i++) { const j = pos[i]!; os[j] = min(os[j]!, vs[i]!); }
 }
@@ -110,8 +115,8 @@ function fill(o: TypedArray, value: number | bigint): void {
 
 /** Positions of an index slice, checked against the output's length: the error names the first index outside it. */
 function positions(idx: TypedArray, size: number, to: Int32Array): void {
-  const w = words(idx);
-  for (let i = 0; i < idx.length; i++) {
+  const w = words(idx), n = idx.length;
+  for (let i = 0; i < n; i++) {
     const j = w[2 * i]!;
     if (j < 0 || j >= size || w[2 * i + 1] !== 0) {
       throw new RangeError(`index ${(idx as BigInt64Array)[i]} is out of bounds for axis 0 with size ${size}`);
@@ -121,15 +126,96 @@ function positions(idx: TypedArray, size: number, to: Int32Array): void {
 }
 
 let posScratch = new Int32Array(1024);
+let accScratch = new Float64Array(1024);
+let bucketPos = new Int32Array(1024);
+let bucketVal = new Float64Array(1024);
+
+/** Bins of one bucket: 64 KiB of float64, within a core's L2 cache. */
+const BUCKET_BITS = 13;
+/** Whether a sum of n values into a row of `size` goes bucket by bucket: a row past the cache, and values enough to pay the pass. */
+const bucketed = (n: number, size: number): boolean => size > 1 << 17 && n > 1 << 14;
+
+/**
+ * A sum's (position, value) pairs regrouped by bucket of positions, for a
+ * row longer than the cache: the fold then visits one bucket's bins at a
+ * time instead of missing the cache at every value (twice the speed into 10^6
+ * bins). A counting sort, stable, so each position's values keep their
+ * order and the sum its bits; the values as float64s, which hold every
+ * value of a dtype foldNumbers sums exactly (`stride` 2 reads int32s from
+ * the low words of int64s; no `v`, ones). The pairs live in this thread's scratch memory.
+ */
+function byBucket(pos: Int32Array, v: ArrayLike<number> | undefined, stride: number, n: number, size: number): [Int32Array, Float64Array] {
+  const buckets = (size >>> BUCKET_BITS) + 1;
+  const at = new Int32Array(buckets + 1);
+  for (let i = 0; i < n; i++) at[(pos[i]! >>> BUCKET_BITS) + 1]!++;
+  for (let b = 0; b < buckets; b++) at[b + 1]! += at[b]!;
+  if (bucketPos.length < n) { bucketPos = new Int32Array(n); bucketVal = new Float64Array(n); }
+  const bp = bucketPos, bv = bucketVal;
+  for (let i = 0; i < n; i++) {
+    const p = pos[i]!, t = at[p >>> BUCKET_BITS]!++;
+    bp[t] = p;
+    bv[t] = v ? v[stride * i]! : 1;
+  }
+  return [bp, bv];
+}
+
+/** Whether a group's int64 values are int32s (high word the low word's sign) whose magnitudes sum below 2**53: counts, mostly. */
+function smallSum(inputs: readonly Region[]): boolean {
+  let bound = 0;
+  for (let p = 1; p < inputs.length && bound < 2 ** 53; p += 2) {
+    const w = words(contiguous(inputs[p]!)), n = w.length;
+    for (let i = 0; i < n && bound < 2 ** 53; i += 2) bound = w[i + 1] === w[i]! >> 31 ? bound + Math.abs(w[i]!) : Infinity;
+  }
+  return bound < 2 ** 53;
+}
+
+/**
+ * An int64 sum of small values (smallSum): added as float64s, exact below
+ * 2**53, and written as int64 words once at the end; three times the speed
+ * of carrying through word pairs, element by element.
+ */
+function sumSmall(inputs: readonly Region[], size: number, o: Int32Array, unit: boolean): void {
+  // an array of its own length, not a subarray: V8 folds a subarray's loop several times slower
+  if (accScratch.length !== size) accScratch = new Float64Array(size);
+  const acc = accScratch.fill(0);
+  const step = unit ? 1 : 2;
+  for (let p = 0; p + step - 1 < inputs.length; p += step) {
+    const idx = contiguous(inputs[p]!), vw = unit ? undefined : words(contiguous(inputs[p + 1]!));
+    if (posScratch.length < idx.length) posScratch = new Int32Array(idx.length);
+    const pos = posScratch;
+    positions(idx, size, pos);
+    // (the bound in a local: a BigInt64Array's length read in the loop costs five times the loop)
+    const n = idx.length;
+    if (bucketed(n, size)) {
+      const [bp, bv] = byBucket(pos, vw, 2, n, size);
+      for (let i = 0; i < n; i++) acc[bp[i]!]! += bv[i]!;
+    } else if (vw) {
+      for (let i = 0; i < n; i++) acc[pos[i]!]! += vw[2 * i]!;
+    } else {
+      for (let i = 0; i < n; i++) acc[pos[i]!]!++;
+    }
+  }
+  for (let j = 0; j < size; j++) {
+    const a = acc[j]!, hi = Math.floor(a / 2 ** 32);
+    o[2 * j] = (a - hi * 2 ** 32) | 0;
+    o[2 * j + 1] = hi | 0;
+  }
+}
 
 export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.combine' | 'search', Routine>> = {
   'scatter.partial': {
     check(params, inputs, output) {
-      onlyParams(params, ['op']);
+      onlyParams(params, ['op', 'unit']);
       const op = foldOf(params);
       const d = output.dtype;
       if (!foldsInChunks(op, d) || output.shape.length !== 2 || output.shape[0] !== 1) {
         throw new TypeError(`scatter.partial writes one [1, n] row of a dtype ${op} folds into in chunks`);
+      }
+      if (params.unit !== undefined && flag(params, 'unit')) {
+        if (op !== 'add' || d !== 'int64' || !inputs.every((i) => is1d(i) && i.dtype === 'int64')) {
+          throw new TypeError('scatter.partial counts (unit) into int64 rows from 1-d int64 index slices alone');
+        }
+        return;
       }
       const pairs = inputs.length / 2;
       if (!Number.isInteger(pairs)) throw new TypeError('scatter.partial reads (index, values) slices in pairs');
@@ -144,6 +230,8 @@ export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.comb
       const op = params.op as FoldOp;
       const size = out.shape[1]!;
       const o = rowOf(out);
+      if (params.unit === true) { sumSmall(inputs, size, words(o), true); return; }
+      if (out.dtype === 'int64' && op === 'add' && smallSum(inputs)) { sumSmall(inputs, size, words(o), false); return; }
       fill(o, identity(op, out.dtype));
       for (let p = 0; p + 1 < inputs.length; p += 2) {
         const idx = contiguous(inputs[p]!), vs = contiguous(inputs[p + 1]!);
@@ -235,7 +323,7 @@ function searchNumbers(ks: TypedArray, parts: readonly TypedArray[], side: 'left
   const ps = parts as readonly Float64Array[];
   const notNaN = (c: number, j: number): boolean => ps[c]![j] === ps[c]![j];
   const all = (): boolean => true;
-  for (let i = 0; i < ks.length; i++) {
+  for (let i = 0, n = ks.length; i < n; i++) {
     const k = ks[i] as number;
     let before: (c: number, j: number) => boolean;
     if (k !== k) before = side === 'left' ? notNaN : all;
@@ -257,7 +345,7 @@ function searchWords(ks: TypedArray, parts: readonly TypedArray[], side: 'left' 
     const w = pw[c]!, h = w[2 * j + 1]!;
     return h < kh || (h === kh && w[2 * j]! >>> 0 <= kl);
   };
-  for (let i = 0; i < ks.length; i++) {
+  for (let i = 0, n = ks.length; i < n; i++) {
     kh = kw[2 * i + 1]!; kl = kw[2 * i]! >>> 0;
     writePosition(o, i, place(at, side === 'left' ? left : right));
   }
