@@ -148,6 +148,23 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
     }
   });
 
+  it('index, values and base on different chunk grids: the fold cuts its slices at both grids, the same bits as one chunk', async () => {
+    const n = 3000, size = 400;
+    const idx = BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 7919) % size));
+    const vals = Float64Array.from({ length: n }, (_, i) => Math.sin(i) * 1e3);
+    const base = Float64Array.from({ length: size }, (_, i) => i / 3);
+    const fold = async (ci: number, cv: number, cb: number, op: 'add' | 'maximum'): Promise<number[]> => {
+      const r = mt.tensor(base, { chunkSize: cb }).at(mt.tensor(idx, { chunkSize: ci })).apply(op, mt.tensor(vals, { chunkSize: cv }));
+      return bytes((await r.fetch()).data as TypedArray);
+    };
+    for (const op of ['add', 'maximum'] as const) {
+      const one = await fold(n, n, size, op);
+      // a float sum of several groups groups the same way from one chunk: every chunking gives the same bits
+      expect(await fold(7, 11, 5, op), op).toEqual(one);
+      expect(await fold(64, 500, 33, op), op).toEqual(await fold(7, 11, 5, op));
+    }
+  });
+
   it('a fold or search of one chunk still matches NumPy (the host path)', async () => {
     for (const c of FIXTURE.cases.filter((k) => k.kind === 'bincount' || k.kind === 'searchsorted')) {
       const [got] = await results(c, 100_000);
@@ -166,6 +183,9 @@ describe('the scatter and search routines refuse calls that do not fit them', ()
     expect(() => runRoutine('scatter.partial', { op: 'add' }, [idx, region('float64', [3])], row)).toThrow(/slice pair 0/);
     expect(() => runRoutine('scatter.partial', { op: 'add' }, [vals, vals], row)).toThrow(TypeError);
     expect(() => runRoutine('scatter.partial', { op: 'add' }, [idx, vals], region('float64', [10]))).toThrow(/\[1, n\] row/);
+    expect(() => runRoutine('scatter.partial', { op: 'add', unit: true }, [idx], row)).toThrow(/counts \(unit\) into int64 rows/);
+    expect(() => runRoutine('scatter.partial', { op: 'maximum', unit: true }, [idx], region('int64', [1, 10]))).toThrow(/unit/);
+    expect(() => runRoutine('scatter.partial', { op: 'add', unit: 1 }, [idx], region('int64', [1, 10]))).toThrow(/must be a boolean/);
     expect(() => ROUTINES['scatter.combine'].check({ op: 'add' }, [{ dtype: 'float64', shape: [5] }, { dtype: 'float64', shape: [1, 4] }], { dtype: 'float64', shape: [5] })).toThrow(TypeError);
     expect(() => ROUTINES['scatter.combine'].check({ op: 'add' }, [{ dtype: 'float64', shape: [5] }, { dtype: 'float64', shape: [1, 5] }], { dtype: 'float64', shape: [5] })).not.toThrow();
     expect(() => ROUTINES.search.check({ side: 'middle' }, [{ dtype: 'float64', shape: [5] }], { dtype: 'int64', shape: [5] })).toThrow(/side/);

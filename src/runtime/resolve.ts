@@ -322,7 +322,15 @@ function scattersInChunks(n: Node, store: Store): boolean {
   const [base, index, values] = n.inputs as [Node, Node, Node];
   const { op, compute } = n.attrs as Attrs['scatter'];
   if (compute !== n.dtype || !foldsInChunks(op, n.dtype) || !index.shape[0] || !base.shape[0]) return false;
-  return [base, index, values].some((x) => x.shape[0]! > x.chunk[0]!);
+  // a float sum of several groups takes them whatever its chunks: the same bits from one chunk as from many
+  const grouped = op === 'add' && INFO[n.dtype].kind === 'f' && foldSpan(index.shape[0]!, base.shape[0]!) < index.shape[0]!;
+  return grouped || [base, index, values].some((x) => x.shape[0]! > x.chunk[0]!);
+}
+
+/** Elements of each group of a fold of `len` values into `size` places (the last may have fewer): from the lengths alone. */
+function foldSpan(len: number, size: number): number {
+  // no more groups than the output's length goes into the values: a row costs a fill and a fold of its length
+  return Math.ceil(len / Math.max(1, Math.min(MAX_GROUPS, Math.ceil(len / MIN_GROUP), Math.floor(len / size))));
 }
 
 /** Whether scatter node `n` folds in chunks and its values are ones (bincount's counts): they are never made, the index counts. */
@@ -341,9 +349,10 @@ function countsInChunks(n: Node, store: Store): boolean {
  * The groups are fixed ranges of element positions, chosen from the lengths
  * alone (at most MAX_GROUPS, and no more than the output's length goes into
  * the values: their rows together hold no more than the values do, and each
- * row's fill and fold cost less than its group), so a float sum has the same bits whatever the chunking,
- * the threads or the peers; it differs from NumPy's sequential sum only by
- * rounding. A group reads each slice within one chunk of the index and one
+ * row's fill and fold cost less than its group), so a float sum has the same
+ * bits whatever the chunking (one chunk too: a float sum of several groups
+ * never takes the host path), the threads or the peers; it differs from
+ * NumPy's sequential sum only by rounding. A group reads each slice within one chunk of the index and one
  * of the values (a view, never a copy), cutting at both grids' boundaries;
  * bincount's ones are never made (countsInChunks): its groups read the index alone.
  */
@@ -351,9 +360,8 @@ async function scatterInChunks(n: Node, store: Store, opts: RunOptions): Promise
   const [base, index, values] = n.inputs as [Node, Node, Node];
   const unit = countsInChunks(n, store);
   const params = { op: (n.attrs as Attrs['scatter']).op, ...(unit ? { unit } : {}) };
-  const len = index.shape[0]!, size = base.shape[0]!, item = INFO[n.dtype].bytes;
-  // no more groups than the output's length goes into the values: a row costs a fill and a fold of its length
-  const span = Math.ceil(len / Math.max(1, Math.min(MAX_GROUPS, Math.ceil(len / MIN_GROUP), Math.floor(len / size))));
+  const len = index.shape[0]!, size = base.shape[0]!;
+  const span = foldSpan(len, size);
   const groups = Math.ceil(len / span);
   const partialCalls: RoutineCall[] = Array.from({ length: groups }, (_, g) => {
     const lo = g * span, hi = Math.min(len, lo + span);
