@@ -21,7 +21,13 @@ import { runtime } from '../src/runtime/runtime.js';
 import { ROUTINES, runRoutine } from '../src/runtime/routines.js';
 
 interface Arr { dtype: string; data: (number | string | boolean)[] }
-interface Case { kind: 'bincount' | 'at' | 'histogram' | 'searchsorted' | 'digitize'; name: string; args: Record<string, Arr>; opts: Record<string, unknown>; out: Arr | Arr[] }
+interface Case {
+  kind: 'bincount' | 'at' | 'histogram' | 'searchsorted' | 'digitize';
+  name: string;
+  args: Record<string, Arr>;
+  opts: Record<string, unknown>;
+  out: Arr | Arr[];
+}
 const FIXTURE: { cases: Case[] } = JSON.parse(readFileSync(new URL('./fixtures/scatter.json', import.meta.url), 'utf8'));
 afterAll(() => mt.shutdown());
 
@@ -32,7 +38,8 @@ const CTOR = { float64: Float64Array, float32: Float32Array, int32: Int32Array }
 function data(a: Arr): TypedArray | boolean[] {
   if (a.dtype === 'int64') return BigInt64Array.from(a.data, (v) => BigInt(v as string));
   if (a.dtype === 'bool') return a.data as boolean[];
-  return CTOR[a.dtype as keyof typeof CTOR].from(a.data, num);
+  const ctor: { from(xs: ArrayLike<number>): TypedArray } = CTOR[a.dtype as keyof typeof CTOR];
+  return ctor.from(a.data.map(num));
 }
 
 /** The bits of a typed array, as unsigned bytes: what "the same bits" compares. */
@@ -58,7 +65,9 @@ function build(c: Case, chunkSize: number): mt.Tensor[] {
 }
 
 /** Whether a result is a float sum (a weighted bincount or histogram, add.at on floats): NumPy's within rounding. */
-const isFloatSum = (c: Case): boolean => (c.kind === 'bincount' || c.kind === 'histogram') ? 'weights' in c.args : c.kind === 'at' && c.opts.op === 'add' && c.args.values!.dtype.startsWith('float');
+const isFloatSum = (c: Case): boolean => (c.kind === 'bincount' || c.kind === 'histogram'
+  ? 'weights' in c.args
+  : c.kind === 'at' && c.opts.op === 'add' && c.args.values!.dtype.startsWith('float'));
 
 function expectNumpy(c: Case, got: TypedArray, want: Arr, what: string): void {
   const w = data(want) as TypedArray;
@@ -174,7 +183,11 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
 });
 
 describe('the scatter and search routines refuse calls that do not fit them', () => {
-  const region = (dtype: 'float64' | 'int64', shape: number[]) => ({ dtype, shape, strides: shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1)), origin: shape.map(() => 0), data: dtype === 'int64' ? new BigInt64Array(shape.reduce((a, b) => a * b, 1)) : new Float64Array(shape.reduce((a, b) => a * b, 1)) });
+  const region = (dtype: 'float64' | 'int64', shape: number[]) => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const strides = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
+    return { dtype, shape, strides, origin: shape.map(() => 0), data: dtype === 'int64' ? new BigInt64Array(n) : new Float64Array(n) };
+  };
   it('unknown operations and parameters, unpaired slices, regions of the wrong dtype or extent', () => {
     const idx = region('int64', [4]), vals = region('float64', [4]), row = region('float64', [1, 10]);
     expect(() => runRoutine('scatter.partial', { op: 'power' }, [idx, vals], row)).toThrow(TypeError);
@@ -186,12 +199,13 @@ describe('the scatter and search routines refuse calls that do not fit them', ()
     expect(() => runRoutine('scatter.partial', { op: 'add', unit: true }, [idx], row)).toThrow(/counts \(unit\) into int64 rows/);
     expect(() => runRoutine('scatter.partial', { op: 'maximum', unit: true }, [idx], region('int64', [1, 10]))).toThrow(/unit/);
     expect(() => runRoutine('scatter.partial', { op: 'add', unit: 1 }, [idx], region('int64', [1, 10]))).toThrow(/must be a boolean/);
-    expect(() => ROUTINES['scatter.combine'].check({ op: 'add' }, [{ dtype: 'float64', shape: [5] }, { dtype: 'float64', shape: [1, 4] }], { dtype: 'float64', shape: [5] })).toThrow(TypeError);
-    expect(() => ROUTINES['scatter.combine'].check({ op: 'add' }, [{ dtype: 'float64', shape: [5] }, { dtype: 'float64', shape: [1, 5] }], { dtype: 'float64', shape: [5] })).not.toThrow();
-    expect(() => ROUTINES.search.check({ side: 'middle' }, [{ dtype: 'float64', shape: [5] }], { dtype: 'int64', shape: [5] })).toThrow(/side/);
-    expect(() => ROUTINES.search.check({ side: 'left' }, [{ dtype: 'float64', shape: [5] }, { dtype: 'float32', shape: [3] }], { dtype: 'int64', shape: [5] })).toThrow(TypeError);
-    expect(() => ROUTINES.search.check({ side: 'left' }, [{ dtype: 'float64', shape: [5] }, { dtype: 'float64', shape: [3] }], { dtype: 'float64', shape: [5] })).toThrow(TypeError);
-    expect(() => ROUTINES.search.check({ side: 'right' }, [{ dtype: 'float64', shape: [5] }, { dtype: 'float64', shape: [3] }], { dtype: 'int64', shape: [5] })).not.toThrow();
+    const f64 = (...shape: number[]) => ({ dtype: 'float64' as const, shape }), i64 = (...shape: number[]) => ({ dtype: 'int64' as const, shape });
+    expect(() => ROUTINES['scatter.combine'].check({ op: 'add' }, [f64(5), f64(1, 4)], f64(5))).toThrow(TypeError);
+    expect(() => ROUTINES['scatter.combine'].check({ op: 'add' }, [f64(5), f64(1, 5)], f64(5))).not.toThrow();
+    expect(() => ROUTINES.search.check({ side: 'middle' }, [f64(5)], i64(5))).toThrow(/side/);
+    expect(() => ROUTINES.search.check({ side: 'left' }, [f64(5), { dtype: 'float32', shape: [3] }], i64(5))).toThrow(TypeError);
+    expect(() => ROUTINES.search.check({ side: 'left' }, [f64(5), f64(3)], f64(5))).toThrow(TypeError);
+    expect(() => ROUTINES.search.check({ side: 'right' }, [f64(5), f64(3)], i64(5))).not.toThrow();
   });
 
   it('a partial folds in index order from the identity; an index outside the row is a RangeError', () => {

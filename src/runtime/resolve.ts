@@ -12,6 +12,11 @@
 // the pool or the mesh, every chunk sorted on its own, then each output
 // chunk merged from the slices of the sorted chunks that hold its ranks,
 // which the host finds by a multiway selection reading O(k log n) elements.
+// Nor do ufunc.at's associative folds (add, minimum, maximum: bincount's and
+// histogram's counts too) or a search with 1-d keys, when an input has
+// several chunks (./scatter.ts): a fold as partial rows of fixed groups of
+// the values, then a combine per output chunk; a search as one task per
+// chunk of keys reading every chunk of the sorted array.
 // The quantiles of a 1-d array of several chunks are found by selection
 // (./select.ts) before their input is run, so a lazy input is never stored. A `defer` node (an
 // operation that needs lengths to be built: a reversal, a split, a repeat
