@@ -320,6 +320,10 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
 const MAX_GROUPS = 16;
 /** Elements a group folds at least: fewer would cost a row of the output's length for little work. */
 const MIN_GROUP = 256;
+/** Bytes of a group's row (one chunk) past which a fold stays on the host: a chunk that size would crowd the heap. */
+const MAX_ROW_BYTES = 2 ** 28;
+/** Regions a chunked search reads at most (chunks of keys x chunks of the sorted array): a plan past it is too long to ship. */
+const MAX_SEARCH_READS = 2 ** 22;
 
 /** Whether scatter node `n` (ufunc.at, bincount, histogram's counts) runs as routine tasks: an associative fold of several chunks. */
 function scattersInChunks(n: Node, store: Store): boolean {
@@ -327,6 +331,7 @@ function scattersInChunks(n: Node, store: Store): boolean {
   const [base, index, values] = n.inputs as [Node, Node, Node];
   const { op, compute } = n.attrs as Attrs['scatter'];
   if (compute !== n.dtype || !foldsInChunks(op, n.dtype) || !index.shape[0] || !base.shape[0]) return false;
+  if (base.shape[0]! * INFO[n.dtype].bytes > MAX_ROW_BYTES) return false;
   // a float sum of several groups takes them whatever its chunks: the same bits from one chunk as from many
   const grouped = op === 'add' && INFO[n.dtype].kind === 'f' && foldSpan(index.shape[0]!, base.shape[0]!) < index.shape[0]!;
   return grouped || [base, index, values].some((x) => x.shape[0]! > x.chunk[0]!);
@@ -399,7 +404,8 @@ function searchesInChunks(n: Node, store: Store): boolean {
   if (n.op !== 'search' || !store.move) return false;
   const [a, k] = n.inputs as [Node, Node];
   if (k.shape.length !== 1 || a.dtype === 'float16' || !a.shape[0]) return false;
-  return a.shape[0]! > a.chunk[0]! || k.shape[0]! > k.chunk[0]!;
+  const chunks = (x: Node): number => Math.ceil(x.shape[0]! / x.chunk[0]!) || 1;
+  return chunks(a) * chunks(k) > 1 && chunks(a) * chunks(k) <= MAX_SEARCH_READS;
 }
 
 /**
