@@ -144,6 +144,17 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
     }
   });
 
+  it('a long chunk of keys is searched in pieces, one task each, and the positions are the same', async () => {
+    const a = Float64Array.from({ length: 3000 }, (_, i) => Math.floor(i / 3));
+    const keys = Float64Array.from({ length: 200_000 }, (_, i) => ((i * 7919) % 1200) - 100 + (i % 2) / 2);
+    const r = mt.searchsorted(mt.tensor(a, { chunkSize: 1000 }), mt.tensor(keys, { chunkSize: 200_000 }), { side: 'right' });
+    await r.execute({ workers: 2 });
+    expect(routineSpans().filter((x) => x.routine === 'search')).toHaveLength(4);
+    const got = (await r.fetch()).data as BigInt64Array;
+    const want = (k: number): number => Math.max(0, Math.min(3000, 3 * (Math.floor(k) + 1)));
+    for (let i = 0; i < keys.length; i += 997) expect(Number(got[i]), `key ${keys[i]}`).toBe(want(keys[i]!));
+  });
+
   it('an index outside the axis is a RangeError naming it and the size, on the threads too', async () => {
     for (const workers of [0, 2]) {
       // the scatter node itself (x.at(i) takes its positions through an index, which checks them first)

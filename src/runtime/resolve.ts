@@ -408,17 +408,29 @@ function searchesInChunks(n: Node, store: Store): boolean {
   return chunks(a) * chunks(k) > 1 && chunks(a) * chunks(k) <= MAX_SEARCH_READS;
 }
 
+/** Keys a search task takes at most, where a chunk of keys divides into such pieces: a chunk of a million keys is 16 tasks, not one. */
+const SEARCH_KEYS = 2 ** 16;
+
+/** The result's chunk length: a divisor of the keys' chunk near SEARCH_KEYS (each task's keys a view of one chunk), else the chunk. */
+function searchPiece(kc: number): number {
+  const least = Math.ceil(kc / SEARCH_KEYS);
+  for (let p = least; p <= 4 * least; p++) if (kc % p === 0) return kc / p;
+  return kc;
+}
+
 /**
  * searchsorted in routine tasks: for each chunk of the keys, one 'search'
  * call reads that chunk and every chunk of the sorted array (each a view of
  * one chunk) and writes the keys' positions: the sum of their places in
  * the chunks, which the routine finds by one search over the chunks' last
- * elements and one within a chunk.
+ * elements and one within a chunk. A long chunk of keys is split into
+ * pieces (searchPiece) so that the threads share it; the result is chunked
+ * by piece.
  */
 async function searchInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
   const [a, k] = n.inputs as [Node, Node];
   const params = { side: (n.attrs as Attrs['search']).side };
-  const len = a.shape[0]!, c = a.chunk[0]!, m = k.shape[0]!, kc = k.chunk[0]!;
+  const len = a.shape[0]!, c = a.chunk[0]!, m = k.shape[0]!, kc = searchPiece(k.chunk[0]!);
   const chunks = Array.from({ length: Math.ceil(len / c) }, (_, i) => ({ input: 0, box: [[i * c, Math.min(len, (i + 1) * c)]] as const }));
   const calls: RoutineCall[] = Array.from({ length: Math.ceil(m / kc) || 1 }, (_, i) => ({
     routine: 'search', params, reads: [{ input: 1, box: [[i * kc, Math.min(m, (i + 1) * kc)]] as const }, ...chunks], chunk: i,
