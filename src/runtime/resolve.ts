@@ -364,7 +364,9 @@ function countsInChunks(n: Node, store: Store): boolean {
  * never takes the host path), the threads or the peers; it differs from
  * NumPy's sequential sum only by rounding. A group reads each slice within one chunk of the index and one
  * of the values (a view, never a copy), cutting at both grids' boundaries;
- * bincount's ones are never made (countsInChunks): its groups read the index alone.
+ * bincount's ones are never made (countsInChunks): its groups read the index
+ * alone. The result is chunked in pieces of the base's chunks (`piece`), so
+ * that the threads share the combine of a long one.
  */
 async function scatterInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
   const [base, index, values] = n.inputs as [Node, Node, Node];
@@ -384,7 +386,7 @@ async function scatterInChunks(n: Node, store: Store, opts: RunOptions): Promise
     return { routine: 'scatter.partial', params, reads, chunk: g };
   });
   const partial = routine('scatter.partial', unit ? [index] : [index, values], partialCalls, n.dtype, [groups, size], [1, size]);
-  const c = base.chunk[0]!;
+  const c = piece(base.chunk[0]!);
   const combineCalls: RoutineCall[] = Array.from({ length: Math.ceil(size / c) }, (_, k) => {
     const box = [k * c, Math.min(size, (k + 1) * c)] as const;
     const rows = Array.from({ length: groups }, (_, g) => ({ input: 1, box: [[g, g + 1], box] as const }));
@@ -408,14 +410,14 @@ function searchesInChunks(n: Node, store: Store): boolean {
   return chunks(a) * chunks(k) > 1 && chunks(a) * chunks(k) <= MAX_SEARCH_READS;
 }
 
-/** Keys a search task takes at most, where a chunk of keys divides into such pieces: a chunk of a million keys is 16 tasks, not one. */
-const SEARCH_KEYS = 2 ** 16;
+/** Elements of the piece a combine or search task writes, where a chunk divides into such pieces: a chunk of a million makes 16 tasks. */
+const PIECE = 2 ** 16;
 
-/** The result's chunk length: a divisor of the keys' chunk near SEARCH_KEYS (each task's keys a view of one chunk), else the chunk. */
-function searchPiece(kc: number): number {
-  const least = Math.ceil(kc / SEARCH_KEYS);
-  for (let p = least; p <= 4 * least; p++) if (kc % p === 0) return kc / p;
-  return kc;
+/** A chunked result's chunk length: a divisor of its input's chunk c near PIECE (so each task reads a view of one chunk), else c. */
+function piece(c: number): number {
+  const least = Math.ceil(c / PIECE);
+  for (let p = least; p <= 4 * least; p++) if (c % p === 0) return c / p;
+  return c;
 }
 
 /**
@@ -424,13 +426,13 @@ function searchPiece(kc: number): number {
  * one chunk) and writes the keys' positions: the sum of their places in
  * the chunks, which the routine finds by one search over the chunks' last
  * elements and one within a chunk. A long chunk of keys is split into
- * pieces (searchPiece) so that the threads share it; the result is chunked
+ * pieces (`piece`) so that the threads share it; the result is chunked
  * by piece.
  */
 async function searchInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
   const [a, k] = n.inputs as [Node, Node];
   const params = { side: (n.attrs as Attrs['search']).side };
-  const len = a.shape[0]!, c = a.chunk[0]!, m = k.shape[0]!, kc = searchPiece(k.chunk[0]!);
+  const len = a.shape[0]!, c = a.chunk[0]!, m = k.shape[0]!, kc = piece(k.chunk[0]!);
   const chunks = Array.from({ length: Math.ceil(len / c) }, (_, i) => ({ input: 0, box: [[i * c, Math.min(len, (i + 1) * c)]] as const }));
   const calls: RoutineCall[] = Array.from({ length: Math.ceil(m / kc) || 1 }, (_, i) => ({
     routine: 'search', params, reads: [{ input: 1, box: [[i * kc, Math.min(m, (i + 1) * kc)]] as const }, ...chunks], chunk: i,
