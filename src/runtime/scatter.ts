@@ -23,7 +23,7 @@
 
 import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import type { RoutineParams } from '../graph/node.js';
-import { type Region, type RegionSpec, type Routine, contiguous, flag, onlyParams, words } from './region.js';
+import { type Region, type RegionSpec, type Routine, contiguous, flag, len, onlyParams, words } from './region.js';
 
 export type FoldOp = 'add' | 'minimum' | 'maximum';
 const FOLDS: readonly FoldOp[] = ['add', 'minimum', 'maximum'];
@@ -159,33 +159,55 @@ function byBucket(pos: Int32Array, v: ArrayLike<number> | undefined, stride: num
   return [bp, bv];
 }
 
-/** Whether a group's int64 values are int32s (high word the low word's sign) whose magnitudes sum below 2**53: counts, mostly. */
-function smallSum(inputs: readonly Region[]): boolean {
+/**
+ * A bound on the magnitude of any partial sum of a group's int64 values when
+ * they are int32s (high word the low word's sign), else Infinity: below
+ * 2**53 they sum exactly as float64s, below 2**31 as int32s. Counts, mostly.
+ */
+function smallSum(inputs: readonly Region[]): number {
   let bound = 0;
   for (let p = 1; p < inputs.length && bound < 2 ** 53; p += 2) {
     const w = words(contiguous(inputs[p]!)), n = w.length;
     for (let i = 0; i < n && bound < 2 ** 53; i += 2) bound = w[i + 1] === w[i]! >> 31 ? bound + Math.abs(w[i]!) : Infinity;
   }
-  return bound < 2 ** 53;
+  return bound;
 }
 
+let countScratch = new Int32Array(1024);
+
 /**
- * An int64 sum of small values (smallSum): added as float64s, exact below
- * 2**53, and written as int64 words once at the end; three times the speed
- * of carrying through word pairs, element by element.
+ * An int64 sum of small values (`bound` from smallSum; with `unit`, of ones,
+ * the group's length): added as int32s below 2**31 (a random increment of an
+ * Int32Array costs a third of a float64's), else as float64s, exact below
+ * 2**53 (long rows bucket by bucket: byBucket), and written as int64 words
+ * once at the end; either is several times the speed of carrying through
+ * word pairs element by element.
  */
-function sumSmall(inputs: readonly Region[], size: number, o: Int32Array, unit: boolean): void {
-  // an array of its own length, not a subarray: V8 folds a subarray's loop several times slower
+function sumSmall(inputs: readonly Region[], size: number, o: Int32Array, unit: boolean, bound: number): void {
+  const step = unit ? 1 : 2;
+  const slices = (fold: (pos: Int32Array, n: number, vw: Int32Array | undefined) => void): void => {
+    for (let p = 0; p + step - 1 < inputs.length; p += step) {
+      const idx = contiguous(inputs[p]!), vw = unit ? undefined : words(contiguous(inputs[p + 1]!));
+      if (posScratch.length < idx.length) posScratch = new Int32Array(idx.length);
+      positions(idx, size, posScratch);
+      // (the bound in a local: a BigInt64Array's length read in the loop costs five times the loop)
+      fold(posScratch, idx.length, vw);
+    }
+  };
+  // arrays of their own length, not subarrays: V8 folds a subarray's loop several times slower
+  if (bound < 2 ** 31) {
+    if (countScratch.length !== size) countScratch = new Int32Array(size);
+    const acc = countScratch.fill(0);
+    slices((pos, n, vw) => {
+      if (vw) for (let i = 0; i < n; i++) acc[pos[i]!]! += vw[2 * i]!;
+      else for (let i = 0; i < n; i++) acc[pos[i]!]!++;
+    });
+    for (let j = 0; j < size; j++) { const a = acc[j]!; o[2 * j] = a; o[2 * j + 1] = a >> 31; }
+    return;
+  }
   if (accScratch.length !== size) accScratch = new Float64Array(size);
   const acc = accScratch.fill(0);
-  const step = unit ? 1 : 2;
-  for (let p = 0; p + step - 1 < inputs.length; p += step) {
-    const idx = contiguous(inputs[p]!), vw = unit ? undefined : words(contiguous(inputs[p + 1]!));
-    if (posScratch.length < idx.length) posScratch = new Int32Array(idx.length);
-    const pos = posScratch;
-    positions(idx, size, pos);
-    // (the bound in a local: a BigInt64Array's length read in the loop costs five times the loop)
-    const n = idx.length;
+  slices((pos, n, vw) => {
     if (bucketed(n, size)) {
       const [bp, bv] = byBucket(pos, vw, 2, n, size);
       for (let i = 0; i < n; i++) acc[bp[i]!]! += bv[i]!;
@@ -194,7 +216,7 @@ function sumSmall(inputs: readonly Region[], size: number, o: Int32Array, unit: 
     } else {
       for (let i = 0; i < n; i++) acc[pos[i]!]!++;
     }
-  }
+  });
   for (let j = 0; j < size; j++) {
     const a = acc[j]!, hi = Math.floor(a / 2 ** 32);
     o[2 * j] = (a - hi * 2 ** 32) | 0;
@@ -230,8 +252,9 @@ export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.comb
       const op = params.op as FoldOp;
       const size = out.shape[1]!;
       const o = rowOf(out);
-      if (params.unit === true) { sumSmall(inputs, size, words(o), true); return; }
-      if (out.dtype === 'int64' && op === 'add' && smallSum(inputs)) { sumSmall(inputs, size, words(o), false); return; }
+      if (params.unit === true) { sumSmall(inputs, size, words(o), true, inputs.reduce((a, r) => a + len(r), 0)); return; }
+      const bound = out.dtype === 'int64' && op === 'add' ? smallSum(inputs) : Infinity;
+      if (bound < 2 ** 53) { sumSmall(inputs, size, words(o), false, bound); return; }
       fill(o, identity(op, out.dtype));
       for (let p = 0; p + 1 < inputs.length; p += 2) {
         const idx = contiguous(inputs[p]!), vs = contiguous(inputs[p + 1]!);
