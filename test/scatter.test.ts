@@ -185,6 +185,28 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
     }
   });
 
+  it('long rows: sums into 200,000 places bucket by bucket, exact for int64 past 2**31, the same bits whatever the chunks', async () => {
+    const n = 40_000, size = 200_000;
+    const idx = BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 104_729) % size));
+    const w = Float64Array.from({ length: n }, (_, i) => Math.cos(i) * 10 ** (i % 7));
+    const big = BigInt64Array.from({ length: n }, (_, i) => BigInt(1_000_000 + i));
+    const want = new BigInt64Array(size), wantF = new Float64Array(size);
+    for (let i = 0; i < n; i++) { want[Number(idx[i])]! += big[i]!; wantF[Number(idx[i])]! += w[i]!; }
+    // (as Buffers: a deep comparison of arrays of 1.6 million bytes takes seconds)
+    const raw = (a: TypedArray): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+    let first: Buffer | undefined;
+    for (const chunkSize of [n, 5000, 777]) {
+      const at = (v: TypedArray, dtype: 'int64' | 'float64') => mt.zeros([size], { dtype, chunkSize }).at(mt.tensor(idx, { chunkSize })).add(mt.tensor(v, { chunkSize }));
+      expect(raw((await at(big, 'int64').fetch()).data as TypedArray).equals(raw(want)), `int64 / ${chunkSize}`).toBe(true);
+      const f = (await at(w, 'float64').fetch()).data as Float64Array;
+      let worst = 0;
+      for (let j = 0; j < size; j++) worst = Math.max(worst, Math.abs(f[j]! - wantF[j]!));
+      expect(worst).toBeLessThanOrEqual(1e-12 * 1e6);
+      first ??= raw(f);
+      expect(raw(f).equals(first), `float64 / ${chunkSize}`).toBe(true);
+    }
+  });
+
   it('a fold or search of one chunk still matches NumPy (the host path)', async () => {
     for (const c of FIXTURE.cases.filter((k) => k.kind === 'bincount' || k.kind === 'searchsorted')) {
       const [got] = await results(c, 100_000);

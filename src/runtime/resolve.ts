@@ -332,9 +332,8 @@ function scattersInChunks(n: Node, store: Store): boolean {
   const { op, compute } = n.attrs as Attrs['scatter'];
   if (compute !== n.dtype || !foldsInChunks(op, n.dtype) || !index.shape[0] || !base.shape[0]) return false;
   if (base.shape[0]! * INFO[n.dtype].bytes > MAX_ROW_BYTES) return false;
-  // a float sum of several groups takes them whatever its chunks: the same bits from one chunk as from many
-  const grouped = op === 'add' && INFO[n.dtype].kind === 'f' && foldSpan(index.shape[0]!, base.shape[0]!) < index.shape[0]!;
-  return grouped || [base, index, values].some((x) => x.shape[0]! > x.chunk[0]!);
+  // a float sum takes the routines whatever its chunks (its groups add base + partials): the same bits from one chunk as from many
+  return (op === 'add' && INFO[n.dtype].kind === 'f') || [base, index, values].some((x) => x.shape[0]! > x.chunk[0]!);
 }
 
 /** Elements of each group of a fold of `len` values into `size` places (the last may have fewer): from the lengths alone. */
@@ -360,8 +359,8 @@ function countsInChunks(n: Node, store: Store): boolean {
  * alone (at most MAX_GROUPS, and no more than the output's length goes into
  * the values: their rows together hold no more than the values do, and each
  * row's fill and fold cost less than its group), so a float sum has the same
- * bits whatever the chunking (one chunk too: a float sum of several groups
- * never takes the host path), the threads or the peers; it differs from
+ * bits whatever the chunking (one chunk too: a float sum never takes the
+ * host path), the threads or the peers; it differs from
  * NumPy's sequential sum only by rounding. A group reads each slice within one chunk of the index and one
  * of the values (a view, never a copy), cutting at both grids' boundaries;
  * bincount's ones are never made (countsInChunks): its groups read the index
