@@ -327,13 +327,13 @@ const MAX_SEARCH_READS = 2 ** 22;
 
 /** Whether scatter node `n` (ufunc.at, bincount, histogram's counts) runs as routine tasks: an associative fold of several chunks. */
 function scattersInChunks(n: Node, store: Store): boolean {
-  if (n.op !== 'scatter' || !store.move) return false;
+  if (n.op !== 'scatter' || !store.move || !store.chunkView) return false;
   const [base, index, values] = n.inputs as [Node, Node, Node];
   const { op, compute } = n.attrs as Attrs['scatter'];
   if (compute !== n.dtype || !foldsInChunks(op, n.dtype) || !index.shape[0] || !base.shape[0]) return false;
-  if (base.shape[0]! * INFO[n.dtype].bytes > MAX_ROW_BYTES) return false;
-  // a float sum takes the routines whatever its chunks (its groups add base + partials): the same bits from one chunk as from many
-  return (op === 'add' && INFO[n.dtype].kind === 'f') || [base, index, values].some((x) => x.shape[0]! > x.chunk[0]!);
+  // a float sum is routed by position (sumInChunks), with no row of the output's length
+  if (!(op === 'add' && INFO[n.dtype].kind === 'f') && base.shape[0]! * INFO[n.dtype].bytes > MAX_ROW_BYTES) return false;
+  return [base, index, values].some((x) => x.shape[0]! > x.chunk[0]!);
 }
 
 /** Elements of each group of a fold of `len` values into `size` places (the last may have fewer): from the lengths alone. */
@@ -355,35 +355,29 @@ function countsInChunks(n: Node, store: Store): boolean {
  * consecutive (index, value) pairs, in order, into a row of the output's
  * length filled with the operation's identity; 'scatter.combine' folds, for
  * each chunk of the base, that chunk of every row into it in group order.
- * The groups are fixed ranges of element positions, chosen from the lengths
- * alone (at most MAX_GROUPS, and no more than the output's length goes into
- * the values: their rows together hold no more than the values do, and each
- * row's fill and fold cost less than its group), so a float sum has the same
- * bits whatever the chunking (one chunk too: a float sum never takes the
- * host path), the threads or the peers; it differs from
- * NumPy's sequential sum only by rounding. A group reads each slice within one chunk of the index and one
- * of the values (a view, never a copy), cutting at both grids' boundaries;
- * bincount's ones are never made (countsInChunks): its groups read the index
- * alone. The result is chunked in pieces of the base's chunks (`piece`), so
- * that the threads share the combine of a long one.
+ * Integer sums (wrapping) and minima and maxima are associative, so this is
+ * ufunc.at's answer exactly; a float sum, which is not, is routed by
+ * position instead (sumInChunks). The groups are fixed ranges of element
+ * positions, chosen from the lengths alone (at most MAX_GROUPS, and no more
+ * than the output's length goes into the values: their rows together hold
+ * no more than the values do, and each row's fill and fold cost less than
+ * its group). A group reads each slice within one chunk of the index and
+ * one of the values (a view, never a copy), cutting at both grids'
+ * boundaries; bincount's ones are never made (countsInChunks): its groups
+ * read the index alone. The result is chunked in pieces of the base's
+ * chunks (`piece`), so that the threads share the combine of a long one.
  */
 async function scatterInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
   const [base, index, values] = n.inputs as [Node, Node, Node];
+  if ((n.attrs as Attrs['scatter']).op === 'add' && INFO[n.dtype].kind === 'f') return sumInChunks(n, store, opts);
   const unit = countsInChunks(n, store);
   const params = { op: (n.attrs as Attrs['scatter']).op, ...(unit ? { unit } : {}) };
   const len = index.shape[0]!, size = base.shape[0]!;
   const span = foldSpan(len, size);
   const groups = Math.ceil(len / span);
-  const partialCalls: RoutineCall[] = Array.from({ length: groups }, (_, g) => {
-    const lo = g * span, hi = Math.min(len, lo + span);
-    const cuts = new Set([lo, hi]);
-    for (const c of unit ? [index.chunk[0]!] : [index.chunk[0]!, values.chunk[0]!]) {
-      for (let b = (Math.floor(lo / c) + 1) * c; b < hi; b += c) cuts.add(b);
-    }
-    const at = [...cuts].sort((p, q) => p - q);
-    const reads = at.slice(1).flatMap((e, i) => [{ input: 0, box: [[at[i]!, e]] as const }, ...(unit ? [] : [{ input: 1, box: [[at[i]!, e]] as const }])]);
-    return { routine: 'scatter.partial', params, reads, chunk: g };
-  });
+  const partialCalls: RoutineCall[] = Array.from({ length: groups }, (_, g) => ({
+    routine: 'scatter.partial', params, reads: slices(index, unit ? undefined : values, g * span, Math.min(len, (g + 1) * span)), chunk: g,
+  }));
   const partial = routine('scatter.partial', unit ? [index] : [index, values], partialCalls, n.dtype, [groups, size], [1, size]);
   const c = piece(base.chunk[0]!);
   const combineCalls: RoutineCall[] = Array.from({ length: Math.ceil(size / c) }, (_, k) => {
@@ -397,6 +391,59 @@ async function scatterInChunks(n: Node, store: Store, opts: RunOptions): Promise
   store.drop?.(partial);
   const s = source(`scattered${counter++}`, n.dtype, [size], [c]);
   store.move!(combined, s);
+  return s;
+}
+
+/** Reads of elements [lo, hi) of the index (input 0) and the values (input 1, when given), cut at both grids' boundaries: each a view of one chunk. */
+function slices(index: Node, values: Node | undefined, lo: number, hi: number): RoutineCall['reads'] {
+  const cuts = new Set([lo, hi]);
+  for (const c of values ? [index.chunk[0]!, values.chunk[0]!] : [index.chunk[0]!]) {
+    for (let b = (Math.floor(lo / c) + 1) * c; b < hi; b += c) cuts.add(b);
+  }
+  const at = [...cuts].sort((p, q) => p - q);
+  return at.slice(1).flatMap((e, i) => [{ input: 0, box: [[at[i]!, e]] as const }, ...(values ? [{ input: 1, box: [[at[i]!, e]] as const }] : [])]);
+}
+
+/**
+ * A float ufunc.at sum (np.add.at, weighted bincount and histogram) with
+ * NumPy's exact bits, whatever the chunking: each position's values must be
+ * added to it in index order, one after another, so the work is split by
+ * position, not by value. 'scatter.route' takes each group of consecutive
+ * (index, value) pairs and sorts them, stably, by the piece of the output
+ * they fall in (a row of counts, positions, values: the group's bytes again,
+ * a shuffle); the host reads the counts (groups x pieces numbers); then
+ * 'scatter.apply', for each piece of the output, adds into that piece of the
+ * base the slices of every group's row that fall in it, in group order.
+ */
+async function sumInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
+  const [base, index, values] = n.inputs as [Node, Node, Node];
+  const len = index.shape[0]!, size = base.shape[0]!;
+  const c = piece(base.chunk[0]!), pieces = Math.ceil(size / c);
+  const span = Math.ceil(len / Math.min(MAX_GROUPS, Math.ceil(len / MIN_GROUP)));
+  const groups = Math.ceil(len / span), width = pieces + 2 * span;
+  const routeCalls: RoutineCall[] = Array.from({ length: groups }, (_, g) => ({
+    routine: 'scatter.route', params: { size, piece: c }, reads: slices(index, values, g * span, Math.min(len, (g + 1) * span)), chunk: g,
+  }));
+  const routed = routine('scatter.route', [index, values], routeCalls, 'float64', [groups, width], [1, width]);
+  await stage(routed, store, opts);
+  const t0 = now();
+  // where each piece's pairs start in each group's row
+  const counts = Array.from({ length: groups }, (_, g) => Array.from(store.chunkView!(routed, g).subarray(0, pieces) as Float64Array));
+  opts.execution?.hostOp('scatter.counts', t0, now(), { node: n.id, shape: shapeStr(n.shape), chunks: groups });
+  const offsets = counts.map((row) => { let at = 0; return row.map((k) => { const o = at; at += k; return o; }); });
+  const applyCalls: RoutineCall[] = Array.from({ length: pieces }, (_, r) => {
+    const reads: { input: number; box: readonly (readonly [number, number])[] }[] = [{ input: 0, box: [[r * c, Math.min(size, (r + 1) * c)]] }];
+    for (let g = 0; g < groups; g++) {
+      const k = counts[g]![r]!, m = Math.min(len, (g + 1) * span) - g * span, at = pieces + offsets[g]![r]!;
+      if (k > 0) reads.push({ input: 1, box: [[g, g + 1], [at, at + k]] }, { input: 1, box: [[g, g + 1], [at + m, at + m + k]] });
+    }
+    return { routine: 'scatter.apply', params: { op: 'add' }, reads, chunk: r };
+  });
+  const applied = routine('scatter.apply', [base, routed], applyCalls, n.dtype, [size], [c]);
+  await stage(applied, store, opts);
+  store.drop?.(routed);
+  const s = source(`scattered${counter++}`, n.dtype, [size], [c]);
+  store.move!(applied, s);
   return s;
 }
 

@@ -13,12 +13,17 @@
 //                    strictly inside, found by a search over the chunks' last
 //                    elements first), in NumPy's order (NaNs last; int64
 //                    compared on its words, exactly).
+//   scatter.route    a float sum's group of (index, value) pairs sorted,
+//                    stably, by the piece of the output each falls in: a
+//                    row of counts per piece, then positions, then values;
+//   scatter.apply    one piece of the base plus every group's pairs for it,
+//                    added in group order, so each position's values in
+//                    index order: NumPy's bits for a float sum;
 // The folds are 'add', 'minimum' and 'maximum' into the values' own dtype:
 // associative operations, so a tree of groups gives ufunc.at's sequential
 // answer exactly for integers (int64 adds wrap as NumPy's do, word by word,
-// with no BigInt per element) and for min/max, and a float sum that differs
-// from the sequential one only by rounding (the groups are fixed element
-// ranges chosen by the planner, so it is the same bits whatever the chunks).
+// with no BigInt per element) and for min/max; a float sum is not
+// associative, so the planner routes it by position (route, apply) instead.
 // In: parameters and heap regions. Out: the output region written.
 
 import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
@@ -49,6 +54,13 @@ function sideOf(params: RoutineParams): 'left' | 'right' {
 }
 
 const is1d = (r: RegionSpec): boolean => r.shape.length === 1;
+const isFloat = (d: DType): boolean => d === 'float64' || d === 'float32';
+
+function count(params: RoutineParams, name: string): number {
+  const v = params[name];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new TypeError(`routine parameter ${name} must be a count`);
+  return v;
+}
 /** A row of a group's partial: [1, n]. */
 const isRow = (r: RegionSpec, n: number): boolean => r.shape.length === 2 && r.shape[0] === 1 && r.shape[1] === n;
 
@@ -224,7 +236,7 @@ function sumSmall(inputs: readonly Region[], size: number, o: Int32Array, unit: 
   }
 }
 
-export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.combine' | 'search', Routine>> = {
+export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.combine' | 'scatter.route' | 'scatter.apply' | 'search', Routine>> = {
   'scatter.partial': {
     check(params, inputs, output) {
       onlyParams(params, ['op', 'unit']);
@@ -284,6 +296,73 @@ export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.comb
       for (const r of rows) {
         if (out.dtype === 'int64') foldWords(op, words(o), words(rowOf(r)), n);
         else foldNumbers(op, o, rowOf(r), n);
+      }
+    },
+  },
+  'scatter.route': {
+    check(params, inputs, output) {
+      onlyParams(params, ['size', 'piece']);
+      const size = count(params, 'size'), piece = count(params, 'piece');
+      const pairs = inputs.length / 2;
+      if (!Number.isInteger(pairs) || piece < 1) throw new TypeError('scatter.route reads (index, values) slices in pairs into pieces of at least one place');
+      let m = 0;
+      for (let p = 0; p < pairs; p++) {
+        const [i, v] = [inputs[2 * p]!, inputs[2 * p + 1]!];
+        if (!is1d(i) || !is1d(v) || i.dtype !== 'int64' || !isFloat(v.dtype) || v.dtype !== inputs[1]!.dtype || i.shape[0] !== v.shape[0]) {
+          throw new TypeError(`scatter.route's slice pair ${p}: a 1-d int64 index and as many float values`);
+        }
+        m += i.shape[0]!;
+      }
+      if (output.dtype !== 'float64' || output.shape.length !== 2 || output.shape[0] !== 1 || output.shape[1]! < Math.ceil(size / piece) + 2 * m) {
+        throw new TypeError('scatter.route writes one float64 [1, w] row: a count per piece, then the positions, then the values');
+      }
+    },
+    run(params, inputs, out) {
+      const size = params.size as number, piece = params.piece as number, pieces = Math.ceil(size / piece);
+      let m = 0;
+      for (let p = 0; p < inputs.length; p += 2) m += inputs[p]!.shape[0]!;
+      if (posScratch.length < m) posScratch = new Int32Array(m);
+      const pos = posScratch, vals = new Float64Array(m);
+      let at = 0;
+      for (let p = 0; p < inputs.length; p += 2) {
+        const idx = contiguous(inputs[p]!), vs = contiguous(inputs[p + 1]!), n = idx.length;
+        positions(idx, size, pos.subarray(at, at + n));
+        for (let i = 0; i < n; i++) vals[at + i] = vs[i] as number;
+        at += n;
+      }
+      // a stable counting sort by piece: each piece's pairs keep their index order
+      const row = rowOf(out) as Float64Array;
+      row.fill(0);
+      const start = new Float64Array(pieces + 1);
+      for (let i = 0; i < m; i++) row[Math.floor(pos[i]! / piece)]!++;
+      for (let r = 0; r < pieces; r++) start[r + 1] = start[r]! + row[r]!;
+      for (let i = 0; i < m; i++) {
+        const t = start[Math.floor(pos[i]! / piece)]!++;
+        row[pieces + t] = pos[i]!;
+        row[pieces + m + t] = vals[i]!;
+      }
+    },
+  },
+  'scatter.apply': {
+    check(params, inputs, output) {
+      onlyParams(params, ['op']);
+      if (params.op !== 'add') throw new TypeError("scatter.apply's op must be add");
+      const [base, ...rest] = inputs;
+      const ok = base !== undefined && is1d(base) && isFloat(base.dtype) && output.dtype === base.dtype && is1d(output)
+        && output.shape[0] === base.shape[0] && rest.length % 2 === 0
+        && rest.every((r, i) => r.dtype === 'float64' && r.shape.length === 2 && r.shape[0] === 1 && r.shape[1] === rest[i ^ 1]!.shape[1]);
+      if (!ok) throw new TypeError('scatter.apply reads a float chunk of the base and (positions, values) float64 [1, k] slices in pairs, and writes the chunk');
+    },
+    run(_params, [base, ...rest], out) {
+      const o = contiguous(out) as Float64Array, n = o.length, origin = out.origin[0]!;
+      o.set(contiguous(base!) as never);
+      for (let p = 0; p < rest.length; p += 2) {
+        const ps = rowOf(rest[p]!), vs = rowOf(rest[p + 1]!) as Float64Array, k = ps.length;
+        for (let i = 0; i < k; i++) {
+          const j = (ps[i] as number) - origin;
+          if (!(j >= 0 && j < n)) throw new RangeError(`scatter.apply: position ${ps[i]} lies outside its chunk at ${origin}`);
+          o[j]! += vs[i]!;
+        }
       }
     },
   },
