@@ -237,6 +237,11 @@ describe('the scatter and search routines refuse calls that do not fit them', ()
     expect(() => runRoutine('scatter.partial', { op: 'add', unit: true }, [idx], row)).toThrow(/counts \(unit\) into int64 rows/);
     expect(() => runRoutine('scatter.partial', { op: 'maximum', unit: true }, [idx], region('int64', [1, 10]))).toThrow(/unit/);
     expect(() => runRoutine('scatter.partial', { op: 'add', unit: 1 }, [idx], region('int64', [1, 10]))).toThrow(/must be a boolean/);
+    expect(() => runRoutine('scatter.route', { size: 10, piece: 5 }, [idx, vals], region('float64', [1, 9]))).toThrow(/count per piece/);
+    expect(() => runRoutine('scatter.route', { size: 10, piece: -1 }, [idx, vals], region('float64', [1, 10]))).toThrow(/must be a count/);
+    expect(() => runRoutine('scatter.route', { size: 10, piece: 5 }, [idx, idx], region('float64', [1, 10]))).toThrow(/float values/);
+    expect(() => runRoutine('scatter.apply', { op: 'multiply' }, [vals], vals)).toThrow(/op must be add/);
+    expect(() => runRoutine('scatter.apply', { op: 'add' }, [vals, region('float64', [1, 2])], vals)).toThrow(/in pairs/);
     const f64 = (...shape: number[]) => ({ dtype: 'float64' as const, shape }), i64 = (...shape: number[]) => ({ dtype: 'int64' as const, shape });
     expect(() => ROUTINES['scatter.combine'].check({ op: 'add' }, [f64(5), f64(1, 4)], f64(5))).toThrow(TypeError);
     expect(() => ROUTINES['scatter.combine'].check({ op: 'add' }, [f64(5), f64(1, 5)], f64(5))).not.toThrow();
@@ -244,6 +249,19 @@ describe('the scatter and search routines refuse calls that do not fit them', ()
     expect(() => ROUTINES.search.check({ side: 'left' }, [f64(5), { dtype: 'float32', shape: [3] }], i64(5))).toThrow(TypeError);
     expect(() => ROUTINES.search.check({ side: 'left' }, [f64(5), f64(3)], f64(5))).toThrow(TypeError);
     expect(() => ROUTINES.search.check({ side: 'right' }, [f64(5), f64(3)], i64(5))).not.toThrow();
+  });
+
+  it('a route sorts pairs stably by piece; an apply adds each piece\'s pairs in order', () => {
+    const idx = region('int64', [5]), vals = region('float64', [5]), row = region('float64', [1, 2 + 10]);
+    (idx.data as BigInt64Array).set([3n, 0n, 2n, 3n, 1n]);
+    (vals.data as Float64Array).set([1, 2, 3, 4, 5]);
+    runRoutine('scatter.route', { size: 4, piece: 2 }, [idx, vals], row);
+    expect(Array.from(row.data as Float64Array)).toEqual([2, 3, 0, 1, 3, 2, 3, 2, 5, 1, 3, 4]);
+    const base = { ...region('float64', [2]), origin: [2] }, out = { ...region('float64', [2]), origin: [2] };
+    (base.data as Float64Array).set([0.5, 0.25]);
+    const slice = (from: number, n: number) => ({ ...region('float64', [1, n]), data: (row.data as Float64Array).subarray(from, from + n) });
+    runRoutine('scatter.apply', { op: 'add' }, [base, slice(4, 3), slice(9, 3)], out);
+    expect(Array.from(out.data as Float64Array)).toEqual([3.5, 5.25]);
   });
 
   it('a partial folds in index order from the identity; an index outside the row is a RangeError', () => {

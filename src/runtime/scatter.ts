@@ -351,7 +351,9 @@ export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.comb
       const ok = base !== undefined && is1d(base) && isFloat(base.dtype) && output.dtype === base.dtype && is1d(output)
         && output.shape[0] === base.shape[0] && rest.length % 2 === 0
         && rest.every((r, i) => r.dtype === 'float64' && r.shape.length === 2 && r.shape[0] === 1 && r.shape[1] === rest[i ^ 1]!.shape[1]);
-      if (!ok) throw new TypeError('scatter.apply reads a float chunk of the base and (positions, values) float64 [1, k] slices in pairs, and writes the chunk');
+      if (!ok) {
+        throw new TypeError('scatter.apply reads a float chunk of the base and (positions, values) float64 [1, k] slices in pairs, and writes the chunk');
+      }
     },
     run(_params, [base, ...rest], out) {
       const o = contiguous(out) as Float64Array, n = o.length, origin = out.origin[0]!;
