@@ -113,25 +113,27 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
 
   it('runs as routine tasks on the worker threads, with no host operation over gathered arrays', async () => {
     const host = () => (mt.lastReport()?.trace.traceEvents ?? []).filter((e) => e.cat === 'host').map((e) => e.name);
-    // an integer fold: partial rows, then a combine per piece of the output
-    const c = FIXTURE.cases.find((k) => k.kind === 'at' && k.args.values!.dtype === 'int64')!;
-    await build(c, 100)[0]!.execute({ workers: 2 });
+    // an integer fold: partial rows, then a combine per piece of the output (chunks of 5000: four pieces)
+    const n = 60_000, size = 20_000;
+    const idx = mt.tensor(BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 7919) % size)), { chunkSize: 5000 });
+    const base = (dtype: 'int64' | 'float64') => mt.zeros([size], { dtype, chunkSize: 5000 });
+    await base('int64').at(idx).add(mt.ones([n], { dtype: 'int64', chunkSize: 5000 })).execute({ workers: 2 });
     let spans = routineSpans();
-    expect(spans.some((s) => s.routine === 'scatter.partial')).toBe(true);
-    expect(spans.filter((s) => s.routine === 'scatter.combine').length).toBeGreaterThan(1);
+    expect(spans.filter((s) => s.routine === 'scatter.partial').length).toBeGreaterThan(1);
+    expect(spans.filter((s) => s.routine === 'scatter.combine')).toHaveLength(4);
     expect(spans.some((s) => s.tid > 0)).toBe(true); // thread 0 is the main thread
     expect(host()).not.toContain('scatter');
     // a float sum: routed by position, then applied per piece; the host reads only the counts
-    const f = FIXTURE.cases.find((k) => k.kind === 'at' && k.args.values!.dtype === 'float64' && k.opts.op === 'add')!;
-    await build(f, 100)[0]!.execute({ workers: 2 });
+    await base('float64').at(idx).add(mt.ones([n], { chunkSize: 5000 })).execute({ workers: 2 });
     spans = routineSpans();
-    expect(spans.some((s) => s.routine === 'scatter.route')).toBe(true);
-    expect(spans.filter((s) => s.routine === 'scatter.apply').length).toBeGreaterThan(1);
+    expect(spans.filter((s) => s.routine === 'scatter.route').length).toBeGreaterThan(1);
+    expect(spans.filter((s) => s.routine === 'scatter.apply')).toHaveLength(4);
     expect(host()).toEqual(['scatter.counts']);
+    // a search: one task per piece of keys (small chunks read several at once)
     const s = FIXTURE.cases.find((k) => k.kind === 'searchsorted')!;
     await build(s, 100)[0]!.execute({ workers: 2 });
     spans = routineSpans();
-    expect(spans.filter((x) => x.routine === 'search')).toHaveLength(Math.ceil(s.args.v!.data.length / 100));
+    expect(spans.filter((x) => x.routine === 'search')).toHaveLength(Math.ceil(s.args.v!.data.length / 4000));
     expect(host()).not.toContain('search');
   });
 

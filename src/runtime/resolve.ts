@@ -394,10 +394,10 @@ async function scatterInChunks(n: Node, store: Store, opts: RunOptions): Promise
   return s;
 }
 
-/** Reads of elements [lo, hi) of the index (input 0) and the values (input 1, when given), cut at both grids' boundaries: each a view of one chunk. */
+/** Reads of elements [lo, hi) of the index (input 0) and the values (input 1, when given), cut at both grids' boundaries (readSpan's). */
 function slices(index: Node, values: Node | undefined, lo: number, hi: number): RoutineCall['reads'] {
   const cuts = new Set([lo, hi]);
-  for (const c of values ? [index.chunk[0]!, values.chunk[0]!] : [index.chunk[0]!]) {
+  for (const c of (values ? [index.chunk[0]!, values.chunk[0]!] : [index.chunk[0]!]).map(readSpan)) {
     for (let b = (Math.floor(lo / c) + 1) * c; b < hi; b += c) cuts.add(b);
   }
   const at = [...cuts].sort((p, q) => p - q);
@@ -459,8 +459,19 @@ function searchesInChunks(n: Node, store: Store): boolean {
 /** Elements of the piece a combine or search task writes, where a chunk divides into such pieces: a chunk of a million makes 16 tasks. */
 const PIECE = 2 ** 16;
 
-/** A chunked result's chunk length: a divisor of its input's chunk c near PIECE (so each task reads a view of one chunk), else c. */
+/** Elements below which chunks are read several at once (a copy of a few KiB costs less than a region each: chunks of 7 made 60,000 reads a search). */
+const SMALL_READ = 2 ** 12;
+
+/** Whole chunks of length c read as one box: one chunk, or as many as fit in SMALL_READ elements. */
+const readSpan = (c: number): number => c * Math.max(1, Math.floor(SMALL_READ / c));
+
+/**
+ * A chunked result's chunk length: a divisor of its input's chunk c near
+ * PIECE (so each task reads a view of one chunk), else c; small chunks
+ * several at once (readSpan).
+ */
 function piece(c: number): number {
+  if (c < SMALL_READ) return readSpan(c);
   const least = Math.ceil(c / PIECE);
   for (let p = least; p <= 4 * least; p++) if (c % p === 0) return c / p;
   return c;
@@ -479,7 +490,8 @@ async function searchInChunks(n: Node, store: Store, opts: RunOptions): Promise<
   const [a, k] = n.inputs as [Node, Node];
   const params = { side: (n.attrs as Attrs['search']).side };
   const len = a.shape[0]!, c = a.chunk[0]!, m = k.shape[0]!, kc = piece(k.chunk[0]!);
-  const chunks = Array.from({ length: Math.ceil(len / c) }, (_, i) => ({ input: 0, box: [[i * c, Math.min(len, (i + 1) * c)]] as const }));
+  const span = readSpan(c);
+  const chunks = Array.from({ length: Math.ceil(len / span) }, (_, i) => ({ input: 0, box: [[i * span, Math.min(len, (i + 1) * span)]] as const }));
   const calls: RoutineCall[] = Array.from({ length: Math.ceil(m / kc) || 1 }, (_, i) => ({
     routine: 'search', params, reads: [{ input: 1, box: [[i * kc, Math.min(m, (i + 1) * kc)]] as const }, ...chunks], chunk: i,
   }));
