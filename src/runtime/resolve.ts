@@ -325,7 +325,7 @@ const MAX_ROW_BYTES = 2 ** 28;
 /** Regions a chunked search reads at most (chunks of keys x chunks of the sorted array): a plan past it is too long to ship. */
 const MAX_SEARCH_READS = 2 ** 22;
 
-/** Whether scatter node `n` (ufunc.at, bincount, histogram's counts) runs as routine tasks: an associative fold of several chunks. */
+/** Whether scatter node `n` (ufunc.at, bincount, histogram's counts) runs as routine tasks: add, minimum or maximum, an input of several chunks. */
 function scattersInChunks(n: Node, store: Store): boolean {
   if (n.op !== 'scatter' || !store.move || !store.chunkView) return false;
   const [base, index, values] = n.inputs as [Node, Node, Node];
@@ -362,8 +362,8 @@ function countsInChunks(n: Node, store: Store): boolean {
  * than the output's length goes into the values: their rows together hold
  * no more than the values do, and each row's fill and fold cost less than
  * its group). A group reads each slice within one chunk of the index and
- * one of the values (a view, never a copy), cutting at both grids'
- * boundaries; bincount's ones are never made (countsInChunks): its groups
+ * one of the values (a view; small chunks several at once, copied:
+ * readSpan), cutting at both grids' boundaries; bincount's ones are never made (countsInChunks): its groups
  * read the index alone. The result is chunked in pieces of the base's
  * chunks (`piece`), so that the threads share the combine of a long one.
  */

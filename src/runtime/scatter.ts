@@ -7,18 +7,18 @@
 //                    bincount's counts, with no array of ones);
 //   scatter.combine  one chunk of the base, then the same chunk of every
 //                    group's row, folded in group order: the final chunk;
-//   search           one chunk of searched keys against every chunk of the
-//                    sorted array: each key's position is the sum of its
-//                    places in the chunks (only one chunk can hold it
-//                    strictly inside, found by a search over the chunks' last
-//                    elements first), in NumPy's order (NaNs last; int64
-//                    compared on its words, exactly).
 //   scatter.route    a float sum's group of (index, value) pairs sorted,
 //                    stably, by the piece of the output each falls in: a
 //                    row of counts per piece, then positions, then values;
 //   scatter.apply    one piece of the base plus every group's pairs for it,
 //                    added in group order, so each position's values in
 //                    index order: NumPy's bits for a float sum;
+//   search           one chunk of searched keys against every chunk of the
+//                    sorted array: each key's position is the sum of its
+//                    places in the chunks (only one chunk can hold it
+//                    strictly inside, found by a search over the chunks' last
+//                    elements first), in NumPy's order (NaNs last; int64
+//                    compared on its words, exactly).
 // The folds are 'add', 'minimum' and 'maximum' into the values' own dtype:
 // associative operations, so a tree of groups gives ufunc.at's sequential
 // answer exactly for integers (int64 adds wrap as NumPy's do, word by word,
