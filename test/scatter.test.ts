@@ -1,5 +1,6 @@
-// ufunc.at, bincount, histogram, searchsorted and digitize over inputs of
-// several chunks (runtime/resolve.ts `scatterInChunks`, `searchInChunks`;
+// ufunc.at (add, minimum, maximum, other ufuncs), bincount, histogram,
+// searchsorted and digitize over inputs of several chunks (runtime/resolve.ts
+// `scatterInChunks`, `routedInChunks`, `searchInChunks`;
 // routines in runtime/scatter.ts) against NumPy 2 (test/fixtures/scatter.json,
 // written by test/fixtures/gen_scatter.py): exact results the same bits
 // whatever the chunking, with 0, 1 and 2 worker threads and on a simulated
@@ -31,7 +32,7 @@ const FIXTURE: { cases: Case[] } = JSON.parse(readFileSync(new URL('./fixtures/s
 afterAll(() => mt.shutdown());
 
 const num = (v: number | string | boolean): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v));
-const CTOR = { float64: Float64Array, float32: Float32Array, int32: Int32Array } as const;
+const CTOR = { float64: Float64Array, float32: Float32Array, int32: Int32Array, uint16: Uint16Array } as const;
 
 /** A fixture array as a typed array of its dtype (int64 from decimal strings: exact). */
 function data(a: Arr): TypedArray | boolean[] {
@@ -137,12 +138,13 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
     expect(host()).not.toContain('search');
   });
 
-  it('every kind takes its routines: folds (float sums routed) for bincount, ufunc.at, uniform histograms; the search for the others', async () => {
+  it('every kind takes its routines: folds (float sums, other ufuncs routed) for bincount, ufunc.at, histograms; else the search', async () => {
     const want: Record<string, string> = { bincount: 'scatter.partial', at: 'scatter.partial', searchsorted: 'search', digitize: 'search' };
     for (const c of FIXTURE.cases) {
       await mt.executeWith({ workers: 1 }, ...build(c, 64));
       const ran = new Set(routineSpans().map((s) => s.routine));
-      const fold = isFloatSum(c) ? 'scatter.apply' : 'scatter.partial';
+      const routed = isFloatSum(c) || (c.kind === 'at' && !['add', 'minimum', 'maximum'].includes(c.opts.op as string));
+      const fold = routed ? 'scatter.apply' : 'scatter.partial';
       const expected = c.kind === 'histogram' ? (c.args.bins ? 'search' : fold) : c.kind === 'bincount' || c.kind === 'at' ? fold : want[c.kind]!;
       expect([...ran], `${c.kind} ${c.name}`).toContain(expected);
     }
@@ -241,8 +243,9 @@ describe('the scatter and search routines refuse calls that do not fit them', ()
     expect(() => runRoutine('scatter.partial', { op: 'add', unit: 1 }, [idx], region('int64', [1, 10]))).toThrow(/must be a boolean/);
     expect(() => runRoutine('scatter.route', { size: 10, piece: 5 }, [idx, vals], region('float64', [1, 9]))).toThrow(/count per piece/);
     expect(() => runRoutine('scatter.route', { size: 10, piece: -1 }, [idx, vals], region('float64', [1, 10]))).toThrow(/must be a count/);
-    expect(() => runRoutine('scatter.route', { size: 10, piece: 5 }, [idx, idx], region('float64', [1, 10]))).toThrow(/float values/);
-    expect(() => runRoutine('scatter.apply', { op: 'multiply' }, [vals], vals)).toThrow(/op must be add/);
+    expect(() => runRoutine('scatter.route', { size: 10, piece: 5 }, [idx, idx], region('float64', [1, 10]))).toThrow(/values a float64 holds/);
+    expect(() => runRoutine('scatter.apply', { op: 'bitwise_or' }, [vals], vals)).toThrow(/op must be a ufunc computing in/);
+    expect(() => runRoutine('scatter.apply', { op: 'rm -rf' }, [vals], vals)).toThrow(/op must be a ufunc computing in/);
     expect(() => runRoutine('scatter.apply', { op: 'add' }, [vals, region('float64', [1, 2])], vals)).toThrow(/in pairs/);
     const f64 = (...shape: number[]) => ({ dtype: 'float64' as const, shape }), i64 = (...shape: number[]) => ({ dtype: 'int64' as const, shape });
     expect(() => ROUTINES['scatter.combine'].check({ op: 'add' }, [f64(5), f64(1, 4)], f64(5))).toThrow(TypeError);

@@ -40,7 +40,7 @@ import { chunkGrid, hasUnknown, shapeStr, sizeOf } from '../graph/shape.js';
 import type { RunOptions } from './runtime.js';
 import { now } from './debug.js';
 import { RADIX_LINE, type RadixKeys, chunkKeys, isSortable, radixKeys, radixLine } from './routines.js';
-import { foldsInChunks } from './scatter.js';
+import { foldsInChunks, routes } from './scatter.js';
 
 /** What resolve needs from the runtime (the local one, or later a mesh coordinator). */
 export interface Store {
@@ -325,15 +325,26 @@ const MAX_ROW_BYTES = 2 ** 28;
 /** Regions a chunked search reads at most (chunks of keys x chunks of the sorted array): a plan past it is too long to ship. */
 const MAX_SEARCH_READS = 2 ** 22;
 
-/** Whether scatter node `n` (ufunc.at, bincount, histogram's counts) runs as routine tasks: add, minimum or maximum, an input of several chunks. */
+/**
+ * Whether scatter node `n` (ufunc.at, bincount, histogram's counts) runs as
+ * routine tasks: an input of several chunks, and add, minimum or maximum
+ * (folded in groups) or a ufunc computing in the dtype of values a float64
+ * holds (routed by position).
+ */
 function scattersInChunks(n: Node, store: Store): boolean {
   if (n.op !== 'scatter' || !store.move || !store.chunkView) return false;
   const [base, index, values] = n.inputs as [Node, Node, Node];
   const { op, compute } = n.attrs as Attrs['scatter'];
-  if (compute !== n.dtype || !foldsInChunks(op, n.dtype) || !index.shape[0] || !base.shape[0]) return false;
-  // a float sum is routed by position (sumInChunks), with no row of the output's length
-  if (!(op === 'add' && INFO[n.dtype].kind === 'f') && base.shape[0]! * INFO[n.dtype].bytes > MAX_ROW_BYTES) return false;
+  if (compute !== n.dtype || !(foldsInChunks(op, n.dtype) || routes(op, n.dtype)) || !index.shape[0] || !base.shape[0]) return false;
+  // a routed update (routedInChunks) has no row of the output's length
+  if (!routed(n) && base.shape[0]! * INFO[n.dtype].bytes > MAX_ROW_BYTES) return false;
   return [base, index, values].some((x) => x.shape[0]! > x.chunk[0]!);
+}
+
+/** Whether scatter node `n` is routed by position: a float sum (not associative), or a ufunc no fold of groups can take. */
+function routed(n: Node): boolean {
+  const op = (n.attrs as Attrs['scatter']).op;
+  return (op === 'add' && INFO[n.dtype].kind === 'f') || !foldsInChunks(op, n.dtype);
 }
 
 /** Elements of each group of a fold of `len` values into `size` places (the last may have fewer): from the lengths alone. */
@@ -357,7 +368,7 @@ function countsInChunks(n: Node, store: Store): boolean {
  * each chunk of the base, that chunk of every row into it in group order.
  * Integer sums (wrapping) and minima and maxima are associative, so this is
  * ufunc.at's answer exactly; a float sum, which is not, is routed by
- * position instead (sumInChunks). The groups are fixed ranges of element
+ * position instead (routedInChunks), as are the other ufuncs. The groups are fixed ranges of element
  * positions, chosen from the lengths alone (at most MAX_GROUPS, and no more
  * than the output's length goes into the values: their rows together hold
  * no more than the values do, and each row's fill and fold cost less than
@@ -369,7 +380,7 @@ function countsInChunks(n: Node, store: Store): boolean {
  */
 async function scatterInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
   const [base, index, values] = n.inputs as [Node, Node, Node];
-  if ((n.attrs as Attrs['scatter']).op === 'add' && INFO[n.dtype].kind === 'f') return sumInChunks(n, store, opts);
+  if (routed(n)) return routedInChunks(n, store, opts);
   const unit = countsInChunks(n, store);
   const params = { op: (n.attrs as Attrs['scatter']).op, ...(unit ? { unit } : {}) };
   const len = index.shape[0]!, size = base.shape[0]!;
@@ -405,17 +416,18 @@ function slices(index: Node, values: Node | undefined, lo: number, hi: number): 
 }
 
 /**
- * A float ufunc.at sum (np.add.at, weighted bincount and histogram) with
- * NumPy's exact bits, whatever the chunking: each position's values must be
- * added to it in index order, one after another, so the work is split by
- * position, not by value. 'scatter.route' takes each group of consecutive
+ * A float ufunc.at sum (np.add.at, weighted bincount and histogram), or any
+ * ufunc.at a fold of groups cannot take (subtract, multiply, divide, ...),
+ * with NumPy's exact bits whatever the chunking: each position's values must
+ * be applied to it in index order, one after another, so the work is split
+ * by position, not by value. 'scatter.route' takes each group of consecutive
  * (index, value) pairs and sorts them, stably, by the piece of the output
  * they fall in (a row of counts, positions, values: the group's bytes again,
  * a shuffle); the host reads the counts (groups x pieces numbers); then
- * 'scatter.apply', for each piece of the output, adds into that piece of the
- * base the slices of every group's row that fall in it, in group order.
+ * 'scatter.apply', for each piece of the output, applies to that piece of
+ * the base the slices of every group's row that fall in it, in group order.
  */
-async function sumInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
+async function routedInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
   const [base, index, values] = n.inputs as [Node, Node, Node];
   const len = index.shape[0]!, size = base.shape[0]!;
   const c = piece(base.chunk[0]!), pieces = Math.ceil(size / c);
@@ -437,7 +449,7 @@ async function sumInChunks(n: Node, store: Store, opts: RunOptions): Promise<Nod
       const k = counts[g]![r]!, m = Math.min(len, (g + 1) * span) - g * span, at = pieces + offsets[g]![r]!;
       if (k > 0) reads.push({ input: 1, box: [[g, g + 1], [at, at + k]] }, { input: 1, box: [[g, g + 1], [at + m, at + m + k]] });
     }
-    return { routine: 'scatter.apply', params: { op: 'add' }, reads, chunk: r };
+    return { routine: 'scatter.apply', params: { op: (n.attrs as Attrs['scatter']).op }, reads, chunk: r };
   });
   const applied = routine('scatter.apply', [base, routed], applyCalls, n.dtype, [size], [c]);
   await stage(applied, store, opts);

@@ -28,6 +28,8 @@
 
 import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import type { RoutineParams } from '../graph/node.js';
+import { type BinaryOp, isBinaryOp, resolveBinary } from '../graph/ops.js';
+import { binaryScalar } from '../ir/scalar.js';
 import { type Region, type RegionSpec, type Routine, contiguous, flag, len, onlyParams, words } from './region.js';
 
 export type FoldOp = 'add' | 'minimum' | 'maximum';
@@ -54,7 +56,23 @@ function sideOf(params: RoutineParams): 'left' | 'right' {
 }
 
 const is1d = (r: RegionSpec): boolean => r.shape.length === 1;
-const isFloat = (d: DType): boolean => d === 'float64' || d === 'float32';
+/** Dtypes whose every value a float64 holds exactly, so a route's row can carry them: all but int64, float16 (stored as bits) and bool. */
+const ROUTABLE: ReadonlySet<DType> = new Set<DType>(['int8', 'int16', 'int32', 'uint8', 'uint16', 'uint32', 'float32', 'float64']);
+
+/**
+ * Whether ufunc.at of `op` into dtype `d` (computed in d) can be routed by
+ * position: d's values fit a route's float64 row, and op's loop for d
+ * computes and returns d (the host path's cast back is then no cast).
+ */
+export function routes(op: string, d: DType): op is BinaryOp {
+  if (!ROUTABLE.has(d) || !isBinaryOp(op)) return false;
+  try {
+    const { compute, result } = resolveBinary(op, d);
+    return compute === d && result === d;
+  } catch {
+    return false; // no loop for d (a bitwise op on floats)
+  }
+}
 
 function count(params: RoutineParams, name: string): number {
   const v = params[name];
@@ -308,8 +326,8 @@ export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.comb
       let m = 0;
       for (let p = 0; p < pairs; p++) {
         const [i, v] = [inputs[2 * p]!, inputs[2 * p + 1]!];
-        if (!is1d(i) || !is1d(v) || i.dtype !== 'int64' || !isFloat(v.dtype) || v.dtype !== inputs[1]!.dtype || i.shape[0] !== v.shape[0]) {
-          throw new TypeError(`scatter.route's slice pair ${p}: a 1-d int64 index and as many float values`);
+        if (!is1d(i) || !is1d(v) || i.dtype !== 'int64' || !ROUTABLE.has(v.dtype) || v.dtype !== inputs[1]!.dtype || i.shape[0] !== v.shape[0]) {
+          throw new TypeError(`scatter.route's slice pair ${p}: a 1-d int64 index and as many values a float64 holds`);
         }
         m += i.shape[0]!;
       }
@@ -346,24 +364,30 @@ export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.comb
   'scatter.apply': {
     check(params, inputs, output) {
       onlyParams(params, ['op']);
-      if (params.op !== 'add') throw new TypeError("scatter.apply's op must be add");
+      if (typeof params.op !== 'string' || !routes(params.op, output.dtype)) {
+        throw new TypeError(`scatter.apply's op must be a ufunc computing in its output's dtype (${output.dtype})`);
+      }
       const [base, ...rest] = inputs;
-      const ok = base !== undefined && is1d(base) && isFloat(base.dtype) && output.dtype === base.dtype && is1d(output)
+      const ok = base !== undefined && is1d(base) && output.dtype === base.dtype && is1d(output)
         && output.shape[0] === base.shape[0] && rest.length % 2 === 0
         && rest.every((r, i) => r.dtype === 'float64' && r.shape.length === 2 && r.shape[0] === 1 && r.shape[1] === rest[i ^ 1]!.shape[1]);
       if (!ok) {
-        throw new TypeError('scatter.apply reads a float chunk of the base and (positions, values) float64 [1, k] slices in pairs, and writes the chunk');
+        throw new TypeError('scatter.apply reads a chunk of the base and (positions, values) float64 [1, k] slices in pairs, and writes the chunk');
       }
     },
-    run(_params, [base, ...rest], out) {
+    run(params, [base, ...rest], out) {
+      const op = params.op as BinaryOp, d = out.dtype;
       const o = contiguous(out) as Float64Array, n = o.length, origin = out.origin[0]!;
+      // a float sum adds in place (the store rounds a float32 as its loop does); any other ufunc through the reference scalar semantics
+      const sum = op === 'add' && (d === 'float64' || d === 'float32');
       o.set(contiguous(base!) as never);
       for (let p = 0; p < rest.length; p += 2) {
         const ps = rowOf(rest[p]!), vs = rowOf(rest[p + 1]!) as Float64Array, k = ps.length;
         for (let i = 0; i < k; i++) {
           const j = (ps[i] as number) - origin;
           if (!(j >= 0 && j < n)) throw new RangeError(`scatter.apply: position ${ps[i]} lies outside its chunk at ${origin}`);
-          o[j]! += vs[i]!;
+          if (sum) o[j]! += vs[i]!;
+          else o[j] = binaryScalar(op, o[j]!, vs[i]!, d) as number;
         }
       }
     },
