@@ -28,15 +28,20 @@ interface Case {
   opts: Record<string, unknown>;
   out: Arr | Arr[];
 }
-const FIXTURE: { cases: Case[] } = JSON.parse(readFileSync(new URL('./fixtures/scatter.json', import.meta.url), 'utf8'));
+const RAW: { inputs: Record<string, Arr>; cases: (Omit<Case, 'args'> & { args: Record<string, string> })[] } =
+  JSON.parse(readFileSync(new URL('./fixtures/scatter.json', import.meta.url), 'utf8'));
+/** The cases, their arguments looked up among the fixture's inputs (each stored once). */
+const FIXTURE: { cases: Case[] } = {
+  cases: RAW.cases.map((c) => ({ ...c, args: Object.fromEntries(Object.entries(c.args).map(([k, r]) => [k, RAW.inputs[r]!])) })),
+};
 afterAll(() => mt.shutdown());
 
 const num = (v: number | string | boolean): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : Number(v));
 const CTOR = { float64: Float64Array, float32: Float32Array, int32: Int32Array, uint16: Uint16Array } as const;
 
-/** A fixture array as a typed array of its dtype (int64 from decimal strings: exact). */
+/** A fixture array as a typed array of its dtype (int64 past 2**53 from decimal strings: exact). */
 function data(a: Arr): TypedArray | boolean[] {
-  if (a.dtype === 'int64') return BigInt64Array.from(a.data, (v) => BigInt(v as string));
+  if (a.dtype === 'int64') return BigInt64Array.from(a.data, (v) => BigInt(v as string | number));
   if (a.dtype === 'bool') return a.data as boolean[];
   const ctor: { from(xs: ArrayLike<number>): TypedArray } = CTOR[a.dtype as keyof typeof CTOR];
   return ctor.from(a.data.map(num));
