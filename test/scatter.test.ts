@@ -309,6 +309,19 @@ describe('on a simulated mesh', () => {
     return { workers, reports, session, close: () => parts.forEach((p) => p.close()) };
   }
 
+  it('an index outside the axis fails the job with a message naming it (the peers refuse the task each time it is leased)', async () => {
+    const m = mesh(['w0', 'w1']);
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      const x = mt.zeros([50], { dtype: 'int64', chunkSize: 8 });
+      const idx = mt.tensor(BigInt64Array.from({ length: 40 }, (_, i) => BigInt(i === 33 ? 70 : i)), { chunkSize: 8 });
+      const r = new Tensor(G.scatter('add', x.node, idx.node, mt.ones([40], { dtype: 'int64', chunkSize: 8 }).node, 'int64'));
+      await expect(mt.executeWith({ session: m.session }, r)).rejects.toThrow(/index 70 is out of bounds for axis 0 with size 50/);
+    } finally {
+      m.close();
+    }
+  }, 30_000);
+
   it("the folds' and searches' routine tasks are leased to the mesh workers, which give NumPy's results", async () => {
     const m = mesh(['w0', 'w1']);
     try {
