@@ -18,14 +18,15 @@
 // factorization adds its tile kernels here (POTRF, TRSM, SYRK, GEMM on
 // tiles, each writing one tile) and needs no other task kind: its DAG is a
 // routine node's calls reading the tiles earlier calls wrote (tile/tile.ts).
-// ./scatter.ts has the folds of ufunc.at and bincount and searchsorted's
-// search, in chunks; ./region.ts the contract every routine is written to.
+// ./scatter.ts has the folds of ufunc.at and bincount in chunks, ./search.ts
+// searchsorted's search; ./region.ts the contract every routine is written to.
 // In: parameters and heap views. Out: the output region written.
 
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import type { RoutineParams } from '../graph/node.js';
 import { type Region, type RegionSpec, type Routine, contiguous, flag, len, onlyParams, regionSpan, words } from './region.js';
 import { SCATTER_ROUTINES } from './scatter.js';
+import { SEARCH_ROUTINES } from './search.js';
 
 export { type Region, type RegionSpec, regionSpan };
 
@@ -115,8 +116,8 @@ const SORT_ROUTINES: Readonly<Record<'sort' | 'merge', Routine>> = {
   },
 };
 
-/** Every routine a plan may name: the sort's, and those of ufunc.at, bincount and searchsorted (./scatter.ts). */
-export const ROUTINES = { ...SORT_ROUTINES, ...SCATTER_ROUTINES } as const;
+/** Every routine a plan may name: the sort's, those of ufunc.at and bincount (./scatter.ts) and searchsorted's (./search.ts). */
+export const ROUTINES = { ...SORT_ROUTINES, ...SCATTER_ROUTINES, ...SEARCH_ROUTINES } as const;
 
 export type RoutineName = keyof typeof ROUTINES;
 export const isRoutine = (name: string): name is RoutineName => Object.hasOwn(ROUTINES, name);

@@ -1,5 +1,6 @@
-// Routines of ufunc.at, bincount and searchsorted in chunks (issue 31): the
-// chunk work runtime/resolve.ts plans instead of gathering whole arrays.
+// Routines of ufunc.at and bincount in chunks (issue 31): the chunk work
+// runtime/resolve.ts plans instead of gathering whole arrays (./search.ts has
+// searchsorted's).
 //   scatter.partial  one group of consecutive (index, value) slices folded,
 //                    in index order, into one dense row of the output's
 //                    length, filled first with the operation's identity
@@ -7,23 +8,18 @@
 //                    bincount's counts, with no array of ones);
 //   scatter.combine  one chunk of the base, then the same chunk of every
 //                    group's row, folded in group order: the final chunk;
-//   scatter.route    a float sum's group of (index, value) pairs sorted,
-//                    stably, by the piece of the output each falls in: a
-//                    row of counts per piece, then positions, then values;
-//   scatter.apply    one piece of the base plus every group's pairs for it,
-//                    added in group order, so each position's values in
-//                    index order: NumPy's bits for a float sum;
-//   search           one chunk of searched keys against every chunk of the
-//                    sorted array: each key's position is the sum of its
-//                    places in the chunks (only one chunk can hold it
-//                    strictly inside, found by a search over the chunks' last
-//                    elements first), in NumPy's order (NaNs last; int64
-//                    compared on its words, exactly).
+//   scatter.route    a group of (index, value) pairs sorted, stably, by
+//                    the piece of the output each falls in: a row of counts
+//                    per piece, then positions, then values;
+//   scatter.apply    one piece of the base, then every group's pairs for it
+//                    applied in group order, so each position's values in
+//                    index order: NumPy's bits for any ufunc.at.
 // The folds are 'add', 'minimum' and 'maximum' into the values' own dtype:
 // associative operations, so a tree of groups gives ufunc.at's sequential
 // answer exactly for integers (int64 adds wrap as NumPy's do, word by word,
 // with no BigInt per element) and for min/max; a float sum is not
-// associative, so the planner routes it by position (route, apply) instead.
+// associative, so the planner routes it by position (route, apply) instead,
+// as it does every other ufunc whose values a float64 row can carry.
 // In: parameters and heap regions. Out: the output region written.
 
 import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
@@ -47,12 +43,6 @@ function foldOf(params: RoutineParams): FoldOp {
     throw new TypeError(`routine parameter op must be one of ${FOLDS.join(', ')}`);
   }
   return op as FoldOp;
-}
-
-function sideOf(params: RoutineParams): 'left' | 'right' {
-  const s = params.side;
-  if (s !== 'left' && s !== 'right') throw new TypeError("routine parameter side must be 'left' or 'right'");
-  return s;
 }
 
 const is1d = (r: RegionSpec): boolean => r.shape.length === 1;
@@ -254,7 +244,7 @@ function sumSmall(inputs: readonly Region[], size: number, o: Int32Array, unit: 
   }
 }
 
-export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.combine' | 'scatter.route' | 'scatter.apply' | 'search', Routine>> = {
+export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.combine' | 'scatter.route' | 'scatter.apply', Routine>> = {
   'scatter.partial': {
     check(params, inputs, output) {
       onlyParams(params, ['op', 'unit']);
@@ -392,94 +382,4 @@ export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.comb
       }
     },
   },
-  search: {
-    check(params, inputs, output) {
-      onlyParams(params, ['side']);
-      sideOf(params);
-      const keys = inputs[0];
-      const ok = keys !== undefined && is1d(keys) && keys.dtype !== 'float16' && inputs.every((r) => is1d(r) && r.dtype === keys.dtype)
-        && output.dtype === 'int64' && is1d(output) && output.shape[0] === keys.shape[0];
-      if (!ok) throw new TypeError('search reads a 1-d chunk of keys and the chunks of a sorted array of their dtype, and writes int64 positions');
-    },
-    run(params, [keys, ...chunks], out) {
-      const ks = contiguous(keys!);
-      const parts = chunks.map(contiguous).filter((c) => c.length > 0);
-      const o = words(contiguous(out));
-      if (keys!.dtype === 'int64') searchWords(ks, parts, sideOf(params), o);
-      else searchNumbers(ks, parts, sideOf(params), o);
-    },
-  },
 };
-
-/** Where each chunk starts in the whole sorted array. */
-function starts(parts: readonly TypedArray[]): number[] {
-  const s = [0];
-  for (const p of parts) s.push(s[s.length - 1]! + p.length);
-  return s;
-}
-
-function writePosition(o: Int32Array, i: number, p: number): void {
-  o[2 * i] = p % 2 ** 32;
-  o[2 * i + 1] = Math.floor(p / 2 ** 32);
-}
-
-/**
- * searchsorted over number dtypes. A key's position is the count of
- * elements before it ('left': x < key) or not after it ('right': x <= key):
- * a prefix of the sorted array, so the first chunk whose last element is not
- * counted holds the position (a binary search over the chunks' last
- * elements), found by a binary search within it. A NaN compares false, so
- * NaN elements (last, in NumPy's order) are never counted for a number key;
- * a NaN key comes after every number ('left': before the first NaN) and
- * after no NaN ('right': the end). Two loops, one per side, with no call per
- * comparison: the hot path of a million-key search.
- */
-function searchNumbers(ks: TypedArray, parts: readonly TypedArray[], side: 'left' | 'right', o: Int32Array): void {
-  const at = starts(parts), k = parts.length, total = at[k]!;
-  const ps = parts as readonly Float64Array[];
-  const lasts = Float64Array.from(ps, (p) => p[p.length - 1]!);
-  // where the NaNs start: the first chunk ending in one, then its first NaN
-  let nanStart = total;
-  for (let c = 0; c < k; c++) {
-    if (lasts[c] === lasts[c]) continue;
-    const p = ps[c]!;
-    let a = 0, b = p.length - 1;
-    while (a < b) { const m = (a + b) >>> 1; if (p[m] === p[m]) a = m + 1; else b = m; }
-    nanStart = at[c]! + a;
-    break;
-  }
-  const left = side === 'left';
-  for (let i = 0, n = ks.length; i < n; i++) {
-    const key = ks[i] as number;
-    if (key !== key) { writePosition(o, i, left ? nanStart : total); continue; }
-    let lo = 0, hi = k;
-    if (left) while (lo < hi) { const m = (lo + hi) >>> 1; if (lasts[m]! < key) lo = m + 1; else hi = m; }
-    else while (lo < hi) { const m = (lo + hi) >>> 1; if (lasts[m]! <= key) lo = m + 1; else hi = m; }
-    if (lo === k) { writePosition(o, i, total); continue; }
-    const p = ps[lo]!;
-    let a = 0, b = p.length - 1;
-    if (left) while (a < b) { const m = (a + b) >>> 1; if (p[m]! < key) a = m + 1; else b = m; }
-    else while (a < b) { const m = (a + b) >>> 1; if (p[m]! <= key) a = m + 1; else b = m; }
-    writePosition(o, i, at[lo]! + a);
-  }
-}
-
-/** searchsorted over int64 as searchNumbers, on the words: the high words signed, the low ones unsigned. */
-function searchWords(ks: TypedArray, parts: readonly TypedArray[], side: 'left' | 'right', o: Int32Array): void {
-  const at = starts(parts), k = parts.length, total = at[k]!;
-  const kw = words(ks), pw = parts.map(words);
-  const lastHi = Int32Array.from(pw, (w) => w[w.length - 1]!), lastLo = Uint32Array.from(pw, (w) => w[w.length - 2]!);
-  // 'left' counts x < key, 'right' x <= key (a comparison V8 inlines: the flag is constant through the call)
-  const orEqual = side === 'right';
-  const before = (h: number, l: number, kh: number, kl: number): boolean => h < kh || (h === kh && (orEqual ? l <= kl : l < kl));
-  for (let i = 0, n = ks.length; i < n; i++) {
-    const kh = kw[2 * i + 1]!, kl = kw[2 * i]! >>> 0;
-    let lo = 0, hi = k;
-    while (lo < hi) { const m = (lo + hi) >>> 1; if (before(lastHi[m]!, lastLo[m]!, kh, kl)) lo = m + 1; else hi = m; }
-    if (lo === k) { writePosition(o, i, total); continue; }
-    const w = pw[lo]!;
-    let a = 0, b = w.length / 2 - 1;
-    while (a < b) { const m = (a + b) >>> 1; if (before(w[2 * m + 1]!, w[2 * m]! >>> 0, kh, kl)) a = m + 1; else b = m; }
-    writePosition(o, i, at[lo]! + a);
-  }
-}
