@@ -8,6 +8,7 @@
 // too (routed by position, each position's values added in index order).
 // Also the routines' own checks, and an index outside its axis.
 import { readFileSync } from 'node:fs';
+import * as fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Tensor } from '../src/api/core.js';
 import * as mt from '../src/api/tensor.js';
@@ -220,6 +221,34 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
       expect((await at(w, 'float64')).equals(raw(wantF)), `float64 / ${chunkSize}`).toBe(true);
     }
   });
+
+  it('property: any chunking of base, index and values gives the bits of the one-chunk host path, for every kind of update', async () => {
+    const ops = [
+      ['add', 'int64'], ['add', 'int32'], ['add', 'float64'], ['add', 'float32'], ['maximum', 'float64'], ['minimum', 'int64'],
+      ['multiply', 'float64'], ['subtract', 'int32'], ['divide', 'float32'],
+    ] as const;
+    await fc.assert(fc.asyncProperty(
+      fc.integer({ min: 1, max: 900 }), fc.integer({ min: 1, max: 120 }), fc.constantFrom(...ops),
+      fc.tuple(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 300 })),
+      fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+      async (n, size, [op, dtype], [ci, cv, cb], seed) => {
+        // a cheap generator: the same values whichever way they are chunked
+        let st = seed;
+        const next = (): number => { st = (Math.imul(st, 1103515245) + 12345) >>> 0; return st / 2 ** 32; };
+        const idx = BigInt64Array.from({ length: n }, () => BigInt(Math.floor(next() * size)));
+        const draw = (): number => (dtype.startsWith('float') ? (next() - 0.5) * 10 ** Math.floor(next() * 6) : Math.floor((next() - 0.5) * 2 ** 31));
+        const vals = Array.from({ length: n }, () => (op === 'multiply' || op === 'divide' ? 1 + (next() - 0.5) / 8 : draw()));
+        const base = Array.from({ length: size }, draw);
+        const run = async (c: readonly [number, number, number]): Promise<number[]> => {
+          const v = dtype === 'int64' ? BigInt64Array.from(vals, (x) => BigInt(x)) : vals;
+          const b = dtype === 'int64' ? BigInt64Array.from(base, (x) => BigInt(x)) : base;
+          const r = mt.tensor(b, { dtype, chunkSize: c[2] }).at(mt.tensor(idx, { chunkSize: c[0] })).apply(op, mt.tensor(v, { dtype, chunkSize: c[1] }));
+          return bytes((await r.fetch()).data as TypedArray);
+        };
+        expect(await run([ci, cv, cb]), `${op} ${dtype} n=${n} size=${size} chunks ${ci}/${cv}/${cb}`).toEqual(await run([n, n, size]));
+      },
+    ), { numRuns: 60, seed: 31 });
+  }, 120_000);
 
   it('a fold or search of one chunk still matches NumPy (the host path)', async () => {
     for (const c of FIXTURE.cases.filter((k) => k.kind === 'bincount' || k.kind === 'searchsorted')) {
