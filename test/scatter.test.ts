@@ -227,6 +227,8 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
       ['add', 'int64'], ['add', 'int32'], ['add', 'float64'], ['add', 'float32'], ['maximum', 'float64'], ['minimum', 'int64'],
       ['multiply', 'float64'], ['subtract', 'int32'], ['divide', 'float32'],
     ] as const;
+    // (x.at(index) gathers its positions through an index of its own chunking: how many runs went to the routines is counted)
+    let inChunks = 0;
     await fc.assert(fc.asyncProperty(
       fc.integer({ min: 1, max: 900 }), fc.integer({ min: 1, max: 120 }), fc.constantFrom(...ops),
       fc.tuple(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 300 })),
@@ -245,9 +247,41 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
           const r = mt.tensor(b, { dtype, chunkSize: c[2] }).at(mt.tensor(idx, { chunkSize: c[0] })).apply(op, mt.tensor(v, { dtype, chunkSize: c[1] }));
           return bytes((await r.fetch()).data as TypedArray);
         };
-        expect(await run([ci, cv, cb]), `${op} ${dtype} n=${n} size=${size} chunks ${ci}/${cv}/${cb}`).toEqual(await run([n, n, size]));
+        const got = await run([ci, cv, cb]);
+        if (routineSpans().some((x) => x.routine.startsWith('scatter.'))) inChunks++;
+        expect(got, `${op} ${dtype} n=${n} size=${size} chunks ${ci}/${cv}/${cb}`).toEqual(await run([n, n, size]));
       },
     ), { numRuns: 60, seed: 31 });
+    expect(inChunks).toBeGreaterThan(40);
+  }, 120_000);
+
+  it('property: any chunking of the sorted array and the keys gives the host path\'s positions (ties, NaNs, int64 near 2**62)', async () => {
+    await fc.assert(fc.asyncProperty(
+      // (more than 2**22 pairs: fewer are counted by a comparison kernel, not searched)
+      fc.integer({ min: 3000, max: 5000 }), fc.integer({ min: 1500, max: 2000 }), fc.constantFrom('float64', 'float32', 'int64', 'int32'),
+      fc.constantFrom('left', 'right'), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+      async (len, m, dtype, side, ca, ck, seed) => {
+        let st = seed;
+        const next = (): number => { st = (Math.imul(st, 1103515245) + 12345) >>> 0; return st / 2 ** 32; };
+        // few distinct values (ties), NaNs last for floats, int64 spread over ±2**62 (beyond float64's integers)
+        const value = (): number | bigint => {
+          const u = Math.floor(next() * 40) - 20;
+          if (dtype === 'int64') return BigInt(u) * 2n ** 57n + BigInt(Math.floor(next() * 3));
+          return dtype.startsWith('float') && next() < 0.05 ? NaN : u / 2;
+        };
+        const order = (p: number | bigint, q: number | bigint): number => (p !== p ? (q !== q ? 0 : 1) : q !== q ? -1 : p < q ? -1 : p > q ? 1 : 0);
+        const a = Array.from({ length: len }, value).sort(order), keys = Array.from({ length: m }, value);
+        const t = (xs: (number | bigint)[], chunkSize: number) => (dtype === 'int64'
+          ? mt.tensor(BigInt64Array.from(xs as bigint[]), { chunkSize })
+          : mt.tensor(xs as number[], { dtype, chunkSize }));
+        const run = async (c1: number, c2: number): Promise<number[]> =>
+          Array.from((await mt.searchsorted(t(a, c1), t(keys, c2), { side }).fetch()).data as BigInt64Array, Number);
+        const got = await run(ca, ck);
+        expect(routineSpans().some((x) => x.routine === 'search')).toBe(true);
+        expect(got, `${dtype} ${side} len=${len} m=${m} chunks ${ca}/${ck}`).toEqual(await run(len, m));
+        expect(routineSpans().some((x) => x.routine === 'search')).toBe(false); // the one-chunk run: the host path
+      },
+    ), { numRuns: 30, seed: 31 });
   }, 120_000);
 
   it('a fold or search of one chunk still matches NumPy (the host path)', async () => {
