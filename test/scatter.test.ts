@@ -167,6 +167,19 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
     for (let i = 0; i < keys.length; i += 997) expect(Number(got[i]), `key ${keys[i]}`).toBe(want(keys[i]!));
   });
 
+  it('keys of two dimensions are searched flat, in chunks, and come back in their shape', async () => {
+    const a = mt.tensor(Float64Array.from({ length: 3000 }, (_, i) => Math.floor(i / 2) / 2), { chunkSize: 700 });
+    const flat = Float64Array.from({ length: 8000 }, (_, i) => ((i * 7919) % 1700) / 2 - 10);
+    const keys = mt.tensor(flat, { chunkSize: 900 }).reshape([400, 20]);
+    const r = mt.searchsorted(a, keys, { side: 'right' });
+    await r.execute({ workers: 1 });
+    expect(routineSpans().some((x) => x.routine === 'search')).toBe(true);
+    const got = await r.fetch();
+    expect(got.shape).toEqual([400, 20]);
+    const want = (await mt.searchsorted(a, mt.tensor(flat, { chunkSize: 8000 }), { side: 'right' }).fetch()).data as BigInt64Array;
+    expect(Array.from(got.data as BigInt64Array, Number)).toEqual(Array.from(want, Number));
+  });
+
   it('an index outside the axis is a RangeError naming it and the size, on the threads too', async () => {
     for (const workers of [0, 2]) {
       // the scatter node itself (x.at(i) takes its positions through an index, which checks them first)

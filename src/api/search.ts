@@ -82,7 +82,10 @@ function countBefore(sorted: Tensor, v: Tensor, side: 'left' | 'right'): Tensor 
   const pairs = sorted.shape[0]! * sizeOf(v.shape);
   if (!(pairs <= SEARCH_PAIRS)) {
     const d = promoteTypes(sorted.dtype, v.dtype);
-    return new Tensor(G.search(astype(sorted, d).node, astype(v, d).node, side));
+    // keys flat (the search runs per chunk of 1-d keys, runtime/resolve.ts), the positions in their shape
+    const keys = v.ndim === 1 ? astype(v, d) : ravel(astype(v, d));
+    const at = new Tensor(G.search(astype(sorted, d).node, keys.node, side));
+    return v.ndim === 1 ? at : reshape(at, v.shape);
   }
   const s = reshape(sorted, [...v.shape.map(() => 1), sorted.shape[0]!]);
   const k = reshape(v, [...v.shape, 1]);
@@ -180,7 +183,8 @@ export function isin(element: Operand, testElements: Operand, ...args: Args): Te
       const p = promoteTypes(x!.dtype, y!.dtype);
       const d = p === 'float16' ? 'float32' : p; // (the host sorts half floats as float32s)
       const st = new Tensor(G.sort(astype(y!, d).node, 0, false));
-      const at = new Tensor(G.search(st.node, astype(x!, d).node, 'left'));
+      const keys = astype(x!, d);
+      const at = reshape(new Tensor(G.search(st.node, (keys.ndim === 1 ? keys : ravel(keys)).node, 'left')), x!.shape);
       r = equal(take(st, minimum(at, m - 1)), astype(x!, d));
     }
     return o.invert ? logical_not(r) : r;

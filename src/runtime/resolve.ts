@@ -459,7 +459,7 @@ async function routedInChunks(n: Node, store: Store, opts: RunOptions): Promise<
   return s;
 }
 
-/** Whether search node `n` (searchsorted, digitize) runs as routine tasks: 1-d keys, either side of several chunks. */
+/** Whether search node `n` (searchsorted, digitize, isin) runs as routine tasks: 1-d keys (the api flattens others), either side of several chunks. */
 function searchesInChunks(n: Node, store: Store): boolean {
   if (n.op !== 'search' || !store.move) return false;
   const [a, k] = n.inputs as [Node, Node];
