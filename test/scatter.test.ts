@@ -182,7 +182,7 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
 
   it('an index outside the axis is a RangeError naming it and the size, on the threads too', async () => {
     for (const workers of [0, 2]) {
-      // the scatter node itself (x.at(i) takes its positions through an index, which checks them first)
+      // the scatter node itself (x.at(i) gathers its positions through an index of its own first)
       const x = mt.zeros([50], { dtype: 'int64', chunkSize: 8 });
       const idx = mt.tensor(BigInt64Array.from({ length: 40 }, (_, i) => BigInt(i === 33 ? 70 : i)), { chunkSize: 8 });
       const v = mt.ones([40], { dtype: 'int64', chunkSize: 8 });
@@ -190,6 +190,13 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
       await expect(r.execute({ workers })).rejects.toThrow(RangeError);
       await expect(new Tensor(G.scatter('add', x.node, idx.node, v.node, 'int64')).execute({ workers }))
         .rejects.toThrow(/index 70 is out of bounds for axis 0 with size 50/);
+      // a bad index in each of 16 groups, which the threads take too: a thread's RangeError stays one (runtime/pool.ts errorOf)
+      const many = mt.tensor(BigInt64Array.from({ length: 8000 }, (_, i) => BigInt(i % 500 === 333 ? -1 : i % 50)), { chunkSize: 1000 });
+      const ones = mt.ones([8000], { dtype: 'int64', chunkSize: 1000 });
+      await expect(new Tensor(G.scatter('add', x.node, many.node, ones.node, 'int64')).execute({ workers })).rejects.toThrow(RangeError);
+      const w = mt.ones([8000], { chunkSize: 1000 });
+      const routed = new Tensor(G.scatter('add', mt.zeros([50], { chunkSize: 8 }).node, many.node, w.node, 'float64'));
+      await expect(routed.execute({ workers })).rejects.toThrow(/index -1 is out of bounds for axis 0 with size 50/);
     }
   });
 
