@@ -64,11 +64,13 @@ export function routes(op: string, d: DType): op is BinaryOp {
   }
 }
 
+/** A non-negative integer parameter. */
 function count(params: RoutineParams, name: string): number {
   const v = params[name];
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new TypeError(`routine parameter ${name} must be a count`);
   return v;
 }
+
 /** A row of a group's partial: [1, n]. */
 const isRow = (r: RegionSpec, n: number): boolean => r.shape.length === 2 && r.shape[0] === 1 && r.shape[1] === n;
 
@@ -142,10 +144,24 @@ function positions(idx: TypedArray, size: number, to: Int32Array): void {
   }
 }
 
+// This thread's scratch arrays, reused from call to call (as ./routines.ts's
+// are): a group's temporaries would otherwise be garbage the collector frees late.
 let posScratch = new Int32Array(1024);
 let accScratch = new Float64Array(1024);
 let bucketPos = new Int32Array(1024);
 let bucketVal = new Float64Array(1024);
+let countScratch = new Int32Array(1024);
+
+/** Scratch past this many bytes is not kept after a call (a fold into a row of 10^8 would hold 800 MB a thread). */
+const SCRATCH_KEEP = 32 * 2 ** 20;
+
+function trimScratch(): void {
+  const big = (a: ArrayBufferView): boolean => a.byteLength > SCRATCH_KEEP;
+  if (big(posScratch)) posScratch = new Int32Array(1024);
+  if (big(accScratch)) accScratch = new Float64Array(1024);
+  if (big(bucketPos) || big(bucketVal)) { bucketPos = new Int32Array(1024); bucketVal = new Float64Array(1024); }
+  if (big(countScratch)) countScratch = new Int32Array(1024);
+}
 
 /** Bins of one bucket: 64 KiB of float64, within a core's L2 cache. */
 const BUCKET_BITS = 13;
@@ -189,8 +205,6 @@ function smallSum(inputs: readonly Region[]): number {
   }
   return bound;
 }
-
-let countScratch = new Int32Array(1024);
 
 /**
  * An int64 sum of small values (`bound` from smallSum; with `unit`, of ones,
@@ -241,6 +255,52 @@ function sumSmall(inputs: readonly Region[], size: number, o: Int32Array, unit: 
   }
 }
 
+/** 'scatter.partial': the group's row filled with the identity, then its pairs folded in, in order. */
+function runPartial(params: RoutineParams, inputs: readonly Region[], out: Region): void {
+  const op = params.op as FoldOp;
+  const size = out.shape[1]!;
+  const o = rowOf(out);
+  if (params.unit === true) { sumSmall(inputs, size, words(o), true, inputs.reduce((a, r) => a + len(r), 0)); return; }
+  const bound = out.dtype === 'int64' && op === 'add' ? smallSum(inputs) : Infinity;
+  if (bound < 2 ** 53) { sumSmall(inputs, size, words(o), false, bound); return; }
+  fill(o, identity(op, out.dtype));
+  for (let p = 0; p + 1 < inputs.length; p += 2) {
+    const idx = contiguous(inputs[p]!), vs = contiguous(inputs[p + 1]!);
+    if (posScratch.length < idx.length) posScratch = new Int32Array(idx.length);
+    const pos = posScratch;
+    positions(idx, size, pos);
+    if (out.dtype === 'int64') foldWords(op, words(o), words(vs), idx.length, pos);
+    else foldNumbers(op, o, vs, idx.length, pos);
+  }
+}
+
+/** 'scatter.route': the group's pairs sorted stably by piece (a counting sort), behind the counts. */
+function runRoute(params: RoutineParams, inputs: readonly Region[], out: Region): void {
+  const size = params.size as number, piece = params.piece as number, pieces = Math.ceil(size / piece);
+  let m = 0;
+  for (let p = 0; p < inputs.length; p += 2) m += inputs[p]!.shape[0]!;
+  if (posScratch.length < m) posScratch = new Int32Array(m);
+  const pos = posScratch, vals = new Float64Array(m);
+  let at = 0;
+  for (let p = 0; p < inputs.length; p += 2) {
+    const idx = contiguous(inputs[p]!), vs = contiguous(inputs[p + 1]!), n = idx.length;
+    positions(idx, size, pos.subarray(at, at + n));
+    for (let i = 0; i < n; i++) vals[at + i] = vs[i] as number;
+    at += n;
+  }
+  // a stable counting sort by piece: each piece's pairs keep their index order
+  const row = rowOf(out) as Float64Array;
+  row.fill(0);
+  const start = new Float64Array(pieces + 1);
+  for (let i = 0; i < m; i++) row[Math.floor(pos[i]! / piece)]!++;
+  for (let r = 0; r < pieces; r++) start[r + 1] = start[r]! + row[r]!;
+  for (let i = 0; i < m; i++) {
+    const t = start[Math.floor(pos[i]! / piece)]!++;
+    row[pieces + t] = pos[i]!;
+    row[pieces + m + t] = vals[i]!;
+  }
+}
+
 export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.combine' | 'scatter.route' | 'scatter.apply', Routine>> = {
   'scatter.partial': {
     check(params, inputs, output) {
@@ -266,20 +326,10 @@ export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.comb
       }
     },
     run(params, inputs, out) {
-      const op = params.op as FoldOp;
-      const size = out.shape[1]!;
-      const o = rowOf(out);
-      if (params.unit === true) { sumSmall(inputs, size, words(o), true, inputs.reduce((a, r) => a + len(r), 0)); return; }
-      const bound = out.dtype === 'int64' && op === 'add' ? smallSum(inputs) : Infinity;
-      if (bound < 2 ** 53) { sumSmall(inputs, size, words(o), false, bound); return; }
-      fill(o, identity(op, out.dtype));
-      for (let p = 0; p + 1 < inputs.length; p += 2) {
-        const idx = contiguous(inputs[p]!), vs = contiguous(inputs[p + 1]!);
-        if (posScratch.length < idx.length) posScratch = new Int32Array(idx.length);
-        const pos = posScratch;
-        positions(idx, size, pos);
-        if (out.dtype === 'int64') foldWords(op, words(o), words(vs), idx.length, pos);
-        else foldNumbers(op, o, vs, idx.length, pos);
+      try {
+        runPartial(params, inputs, out);
+      } finally {
+        trimScratch();
       }
     },
   },
@@ -323,28 +373,10 @@ export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.comb
       }
     },
     run(params, inputs, out) {
-      const size = params.size as number, piece = params.piece as number, pieces = Math.ceil(size / piece);
-      let m = 0;
-      for (let p = 0; p < inputs.length; p += 2) m += inputs[p]!.shape[0]!;
-      if (posScratch.length < m) posScratch = new Int32Array(m);
-      const pos = posScratch, vals = new Float64Array(m);
-      let at = 0;
-      for (let p = 0; p < inputs.length; p += 2) {
-        const idx = contiguous(inputs[p]!), vs = contiguous(inputs[p + 1]!), n = idx.length;
-        positions(idx, size, pos.subarray(at, at + n));
-        for (let i = 0; i < n; i++) vals[at + i] = vs[i] as number;
-        at += n;
-      }
-      // a stable counting sort by piece: each piece's pairs keep their index order
-      const row = rowOf(out) as Float64Array;
-      row.fill(0);
-      const start = new Float64Array(pieces + 1);
-      for (let i = 0; i < m; i++) row[Math.floor(pos[i]! / piece)]!++;
-      for (let r = 0; r < pieces; r++) start[r + 1] = start[r]! + row[r]!;
-      for (let i = 0; i < m; i++) {
-        const t = start[Math.floor(pos[i]! / piece)]!++;
-        row[pieces + t] = pos[i]!;
-        row[pieces + m + t] = vals[i]!;
+      try {
+        runRoute(params, inputs, out);
+      } finally {
+        trimScratch();
       }
     },
   },
