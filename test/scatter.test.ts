@@ -245,7 +245,7 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
   it('property: any chunking of base, index and values gives the bits of the one-chunk host path, for every kind of update', async () => {
     const ops = [
       ['add', 'int64'], ['add', 'int32'], ['add', 'float64'], ['add', 'float32'], ['maximum', 'float64'], ['minimum', 'int64'],
-      ['multiply', 'float64'], ['subtract', 'int32'], ['divide', 'float32'],
+      ['multiply', 'float64'], ['subtract', 'int32'], ['divide', 'float32'], ['maximum', 'int32'], ['minimum', 'float32'],
     ] as const;
     // (x.at(index) gathers its positions through an index of its own chunking: how many runs went to the routines is counted)
     let inChunks = 0;
@@ -303,6 +303,21 @@ describe('bincount, ufunc.at, histogram, searchsorted and digitize in chunks, as
       },
     ), { numRuns: 30, seed: 31 });
   }, 120_000);
+
+  it('few values into a long array are routed (no row of its length), maxima with NaNs too', async () => {
+    const size = 1_000_000, n = 3000;
+    const idx = BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 7_919_977) % size));
+    const vals = Float64Array.from({ length: n }, (_, i) => (i % 97 === 5 ? NaN : Math.sin(i) * 100));
+    const r = mt.zeros([size], { chunkSize: 100_000 }).at(mt.tensor(idx, { chunkSize: 1000 })).maximum(mt.tensor(vals, { chunkSize: 1000 }));
+    await r.execute({ workers: 1 });
+    const ran = new Set(routineSpans().map((x) => x.routine));
+    expect(ran.has('scatter.apply') && !ran.has('scatter.partial')).toBe(true);
+    const want = new Float64Array(size);
+    for (let i = 0; i < n; i++) { const j = Number(idx[i]); want[j] = Number.isNaN(want[j]!) || Number.isNaN(vals[i]!) ? NaN : Math.max(want[j]!, vals[i]!); }
+    const got = (await r.fetch()).data as Float64Array;
+    const raw = (a: Float64Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+    expect(raw(got).equals(raw(want))).toBe(true);
+  });
 
   it('a fold or search of one chunk still matches NumPy (the host path)', async () => {
     for (const c of FIXTURE.cases.filter((k) => k.kind === 'bincount' || k.kind === 'searchsorted')) {

@@ -341,10 +341,18 @@ function scattersInChunks(n: Node, store: Store): boolean {
   return [base, index, values].some((x) => x.shape[0]! > x.chunk[0]!);
 }
 
-/** Whether scatter node `n` is routed by position: a float sum (not associative), or a ufunc no fold of groups can take. */
+/**
+ * Whether scatter node `n` is routed by position: a float sum (not
+ * associative), a ufunc no fold of groups can take, or fewer values than
+ * places where it can be routed (a group's dense row would cost more than
+ * its values; a route costs the values alone, and a row of a huge array
+ * could not be held).
+ */
 function routed(n: Node): boolean {
-  const op = (n.attrs as Attrs['scatter']).op;
-  return (op === 'add' && INFO[n.dtype].kind === 'f') || !foldsInChunks(op, n.dtype);
+  const op = (n.attrs as Attrs['scatter']).op, d = n.dtype;
+  if ((op === 'add' && INFO[d].kind === 'f') || !foldsInChunks(op, d)) return true;
+  const [base, index] = n.inputs as [Node, Node];
+  return routes(op, d) && index.shape[0]! < base.shape[0]!;
 }
 
 /** Elements of each group of a fold of `len` values into `size` places (the last may have fewer): from the lengths alone. */

@@ -397,7 +397,8 @@ export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.comb
     run(params, [base, ...rest], out) {
       const op = params.op as BinaryOp, d = out.dtype;
       const o = contiguous(out) as Float64Array, n = o.length, origin = out.origin[0]!;
-      // a float sum adds in place (the store rounds a float32 as its loop does); any other ufunc through the reference scalar semantics
+      // a float sum adds in place (the store rounds a float32 as its loop does), min/max as the folds take them (a NaN operand's own
+      // bits), any other ufunc through the reference scalar semantics
       const sum = op === 'add' && (d === 'float64' || d === 'float32');
       o.set(contiguous(base!) as never);
       for (let p = 0; p < rest.length; p += 2) {
@@ -406,6 +407,7 @@ export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.comb
           const j = (ps[i] as number) - origin;
           if (!(j >= 0 && j < n)) throw new RangeError(`scatter.apply: position ${ps[i]} lies outside its chunk at ${origin}`);
           if (sum) o[j]! += vs[i]!;
+          else if (op === 'maximum' || op === 'minimum') o[j] = op === 'maximum' ? max(o[j]!, vs[i]!) : min(o[j]!, vs[i]!);
           else o[j] = binaryScalar(op, o[j]!, vs[i]!, d) as number;
         }
       }
