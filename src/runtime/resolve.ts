@@ -40,7 +40,7 @@ import { chunkGrid, hasUnknown, shapeStr, sizeOf } from '../graph/shape.js';
 import type { RunOptions } from './runtime.js';
 import { now } from './debug.js';
 import { RADIX_LINE, type RadixKeys, chunkKeys, isSortable, radixKeys, radixLine } from './routines.js';
-import { foldsInChunks, routes } from './scatter.js';
+import { foldsInChunks, routes, rowDtype } from './scatter.js';
 
 /** What resolve needs from the runtime (the local one, or later a mesh coordinator). */
 export interface Store {
@@ -352,7 +352,14 @@ function routed(n: Node): boolean {
   const op = (n.attrs as Attrs['scatter']).op, d = n.dtype;
   if ((op === 'add' && INFO[d].kind === 'f') || !foldsInChunks(op, d)) return true;
   const [base, index] = n.inputs as [Node, Node];
-  return routes(op, d) && index.shape[0]! < base.shape[0]!;
+  // (bincount's ones are never made: its counts fold, whatever the lengths)
+  return routes(op, d) && index.shape[0]! < base.shape[0]! && !onesValues(n);
+}
+
+/** Whether a scatter's values are an int64 1 broadcast (bincount's counts): the fold counts the index, no array of ones made. */
+function onesValues(n: Node): boolean {
+  const v = n.inputs[2]!, c = v.op === 'expand' ? v.inputs[0] : undefined;
+  return n.dtype === 'int64' && c?.op === 'const' && c.dtype === 'int64' && Number((c.attrs as Attrs['const']).value) === 1;
 }
 
 /** Elements of each group of a fold of `len` values into `size` places (the last may have fewer): from the lengths alone. */
@@ -363,9 +370,7 @@ function foldSpan(len: number, size: number): number {
 
 /** Whether scatter node `n` folds in chunks and its values are ones (bincount's counts): they are never made, the index counts. */
 function countsInChunks(n: Node, store: Store): boolean {
-  if (!scattersInChunks(n, store) || n.dtype !== 'int64' || (n.attrs as Attrs['scatter']).op !== 'add') return false;
-  const v = n.inputs[2]!, c = v.op === 'expand' ? v.inputs[0] : undefined;
-  return c?.op === 'const' && c.dtype === 'int64' && Number((c.attrs as Attrs['const']).value) === 1;
+  return scattersInChunks(n, store) && (n.attrs as Attrs['scatter']).op === 'add' && onesValues(n);
 }
 
 /**
@@ -444,11 +449,11 @@ async function routedInChunks(n: Node, store: Store, opts: RunOptions): Promise<
   const routeCalls: RoutineCall[] = Array.from({ length: groups }, (_, g) => ({
     routine: 'scatter.route', params: { size, piece: c }, reads: slices(index, values, g * span, Math.min(len, (g + 1) * span)), chunk: g,
   }));
-  const routed = routine('scatter.route', [index, values], routeCalls, 'float64', [groups, width], [1, width]);
+  const routed = routine('scatter.route', [index, values], routeCalls, rowDtype(values.dtype), [groups, width], [1, width]);
   await stage(routed, store, opts);
   const t0 = now();
   // where each piece's pairs start in each group's row
-  const counts = Array.from({ length: groups }, (_, g) => Array.from(store.chunkView!(routed, g).subarray(0, pieces) as Float64Array));
+  const counts = Array.from({ length: groups }, (_, g) => Array.from(store.chunkView!(routed, g).subarray(0, pieces) as ArrayLike<number | bigint>, Number));
   opts.execution?.hostOp('scatter.counts', t0, now(), { node: n.id, shape: shapeStr(n.shape), chunks: groups });
   const offsets = counts.map((row) => { let at = 0; return row.map((k) => { const o = at; at += k; return o; }); });
   const applyCalls: RoutineCall[] = Array.from({ length: pieces }, (_, r) => {

@@ -49,13 +49,16 @@ const is1d = (r: RegionSpec): boolean => r.shape.length === 1;
 /** Dtypes whose every value a float64 holds exactly, so a route's row can carry them: all but int64, float16 (stored as bits) and bool. */
 const ROUTABLE: ReadonlySet<DType> = new Set<DType>(['int8', 'int16', 'int32', 'uint8', 'uint16', 'uint32', 'float32', 'float64']);
 
+/** The dtype of a route's row for values of dtype `d`: int64 rows carry int64 values (and positions) exactly, float64 rows the rest. */
+export const rowDtype = (d: DType): DType => (d === 'int64' ? 'int64' : 'float64');
+
 /**
  * Whether ufunc.at of `op` into dtype `d` (computed in d) can be routed by
- * position: d's values fit a route's float64 row, and op's loop for d
- * computes and returns d (the host path's cast back is then no cast).
+ * position: d's values fit a route's row, and op's loop for d computes and
+ * returns d (the host path's cast back is then no cast).
  */
 export function routes(op: string, d: DType): op is BinaryOp {
-  if (!ROUTABLE.has(d) || !isBinaryOp(op)) return false;
+  if (!(ROUTABLE.has(d) || d === 'int64') || !isBinaryOp(op)) return false;
   try {
     const { compute, result } = resolveBinary(op, d);
     return compute === d && result === d;
@@ -115,17 +118,20 @@ const min = (x: number, y: number): number => (x !== x ? x : y !== y ? y : Math.
 
 /** foldNumbers for int64, on the words (little-endian, low word first): a sum wraps mod 2**64 through its carry. */
 function foldWords(op: FoldOp, o: Int32Array, v: Int32Array, n: number, pos?: Int32Array): void {
-  for (let i = 0; i < n; i++) {
-    const j = 2 * (pos ? pos[i]! : i), ol = o[j]! >>> 0, oh = o[j + 1]!, vl = v[2 * i]! >>> 0, vh = v[2 * i + 1]!;
-    if (op === 'add') {
-      const lo = ol + vl;
-      o[j] = lo | 0;
-      o[j + 1] = (oh + vh + (lo > 0xffffffff ? 1 : 0)) | 0;
-      continue;
-    }
-    const less = vh < oh || (vh === oh && vl < ol);
-    if (op === 'minimum' ? less : !less && (vh !== oh || vl !== ol)) { o[j] = v[2 * i]!; o[j + 1] = vh; }
+  for (let i = 0; i < n; i++) foldWord(op, o, 2 * (pos ? pos[i]! : i), v, 2 * i);
+}
+
+/** Folds the int64 at words v[b], v[b + 1] into the one at o[a], o[a + 1]. */
+function foldWord(op: FoldOp, o: Int32Array, a: number, v: Int32Array, b: number): void {
+  const ol = o[a]! >>> 0, oh = o[a + 1]!, vl = v[b]! >>> 0, vh = v[b + 1]!;
+  if (op === 'add') {
+    const lo = ol + vl;
+    o[a] = lo | 0;
+    o[a + 1] = (oh + vh + (lo > 0xffffffff ? 1 : 0)) | 0;
+    return;
   }
+  const less = vh < oh || (vh === oh && vl < ol);
+  if (op === 'minimum' ? less : !less && (vh !== oh || vl !== ol)) { o[a] = v[b]!; o[a + 1] = vh; }
 }
 
 function fill(o: TypedArray, value: number | bigint): void {
@@ -274,30 +280,69 @@ function runPartial(params: RoutineParams, inputs: readonly Region[], out: Regio
   }
 }
 
-/** 'scatter.route': the group's pairs sorted stably by piece (a counting sort), behind the counts. */
+/**
+ * 'scatter.route': the group's pairs sorted stably by piece (a counting
+ * sort), behind the counts. A float64 row holds every number as it is; an
+ * int64 row holds counts and positions as int64s and the values' own words.
+ */
 function runRoute(params: RoutineParams, inputs: readonly Region[], out: Region): void {
   const size = params.size as number, piece = params.piece as number, pieces = Math.ceil(size / piece);
+  const wide = out.dtype === 'int64';
   let m = 0;
   for (let p = 0; p < inputs.length; p += 2) m += inputs[p]!.shape[0]!;
   if (posScratch.length < m) posScratch = new Int32Array(m);
-  const pos = posScratch, vals = new Float64Array(m);
+  const pos = posScratch, vals = wide ? undefined : new Float64Array(m), vw = wide ? new Int32Array(2 * m) : undefined;
   let at = 0;
   for (let p = 0; p < inputs.length; p += 2) {
     const idx = contiguous(inputs[p]!), vs = contiguous(inputs[p + 1]!), n = idx.length;
     positions(idx, size, pos.subarray(at, at + n));
-    for (let i = 0; i < n; i++) vals[at + i] = vs[i] as number;
+    if (vw) vw.set(words(vs), 2 * at);
+    else for (let i = 0; i < n; i++) vals![at + i] = vs[i] as number;
     at += n;
   }
-  // a stable counting sort by piece: each piece's pairs keep their index order
-  const row = rowOf(out) as Float64Array;
-  row.fill(0);
-  const start = new Float64Array(pieces + 1);
-  for (let i = 0; i < m; i++) row[Math.floor(pos[i]! / piece)]!++;
-  for (let r = 0; r < pieces; r++) start[r + 1] = start[r]! + row[r]!;
+  const counts = new Float64Array(pieces), start = new Float64Array(pieces + 1);
+  for (let i = 0; i < m; i++) counts[Math.floor(pos[i]! / piece)]!++;
+  for (let r = 0; r < pieces; r++) start[r + 1] = start[r]! + counts[r]!;
+  const row = rowOf(out);
+  if (!wide) {
+    const rf = row as Float64Array;
+    rf.fill(0);
+    rf.set(counts);
+    for (let i = 0; i < m; i++) {
+      const t = start[Math.floor(pos[i]! / piece)]!++;
+      rf[pieces + t] = pos[i]!;
+      rf[pieces + m + t] = vals![i]!;
+    }
+    return;
+  }
+  const rw = words(row);
+  rw.fill(0);
+  for (let r = 0; r < pieces; r++) rw[2 * r] = counts[r]!;
   for (let i = 0; i < m; i++) {
     const t = start[Math.floor(pos[i]! / piece)]!++;
-    row[pieces + t] = pos[i]!;
-    row[pieces + m + t] = vals[i]!;
+    rw[2 * (pieces + t)] = pos[i]!;
+    rw[2 * (pieces + m + t)] = vw![2 * i]!;
+    rw[2 * (pieces + m + t) + 1] = vw![2 * i + 1]!;
+  }
+}
+
+/**
+ * 'scatter.apply' into int64, on the words: a sum wraps through its carry,
+ * min/max compare the words, any other ufunc through the reference scalar
+ * semantics on bigints (rarer, and slower).
+ */
+function applyWords(op: BinaryOp, base: Region, rest: readonly Region[], out: Region): void {
+  const o = contiguous(out) as BigInt64Array, ow = words(o), n = o.length, origin = out.origin[0]!;
+  o.set(contiguous(base) as BigInt64Array);
+  const fold: FoldOp | undefined = op === 'add' || op === 'maximum' || op === 'minimum' ? op : undefined;
+  for (let p = 0; p < rest.length; p += 2) {
+    const pw = words(rowOf(rest[p]!)), vs = rowOf(rest[p + 1]!) as BigInt64Array, vw = words(vs), k = vs.length;
+    for (let i = 0; i < k; i++) {
+      const j = pw[2 * i]! - origin;
+      if (!(j >= 0 && j < n) || pw[2 * i + 1] !== 0) throw new RangeError(`scatter.apply: a position lies outside its chunk at ${origin}`);
+      if (fold) foldWord(fold, ow, 2 * j, vw, 2 * i);
+      else o[j] = binaryScalar(op, o[j]!, vs[i]!, 'int64') as bigint;
+    }
   }
 }
 
@@ -363,13 +408,15 @@ export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.comb
       let m = 0;
       for (let p = 0; p < pairs; p++) {
         const [i, v] = [inputs[2 * p]!, inputs[2 * p + 1]!];
-        if (!is1d(i) || !is1d(v) || i.dtype !== 'int64' || !ROUTABLE.has(v.dtype) || v.dtype !== inputs[1]!.dtype || i.shape[0] !== v.shape[0]) {
-          throw new TypeError(`scatter.route's slice pair ${p}: a 1-d int64 index and as many values a float64 holds`);
+        const fits = ROUTABLE.has(v.dtype) || v.dtype === 'int64';
+        if (!is1d(i) || !is1d(v) || i.dtype !== 'int64' || !fits || v.dtype !== inputs[1]!.dtype || i.shape[0] !== v.shape[0]) {
+          throw new TypeError(`scatter.route's slice pair ${p}: a 1-d int64 index and as many values a row holds`);
         }
         m += i.shape[0]!;
       }
-      if (output.dtype !== 'float64' || output.shape.length !== 2 || output.shape[0] !== 1 || output.shape[1]! < Math.ceil(size / piece) + 2 * m) {
-        throw new TypeError('scatter.route writes one float64 [1, w] row: a count per piece, then the positions, then the values');
+      const want = inputs.length ? rowDtype(inputs[1]!.dtype) : 'float64';
+      if (output.dtype !== want || output.shape.length !== 2 || output.shape[0] !== 1 || output.shape[1]! < Math.ceil(size / piece) + 2 * m) {
+        throw new TypeError(`scatter.route writes one ${want} [1, w] row: a count per piece, then the positions, then the values`);
       }
     },
     run(params, inputs, out) {
@@ -387,15 +434,17 @@ export const SCATTER_ROUTINES: Readonly<Record<'scatter.partial' | 'scatter.comb
         throw new TypeError(`scatter.apply's op must be a ufunc computing in its output's dtype (${output.dtype})`);
       }
       const [base, ...rest] = inputs;
+      const row = rowDtype(output.dtype);
       const ok = base !== undefined && is1d(base) && output.dtype === base.dtype && is1d(output)
         && output.shape[0] === base.shape[0] && rest.length % 2 === 0
-        && rest.every((r, i) => r.dtype === 'float64' && r.shape.length === 2 && r.shape[0] === 1 && r.shape[1] === rest[i ^ 1]!.shape[1]);
+        && rest.every((r, i) => r.dtype === row && r.shape.length === 2 && r.shape[0] === 1 && r.shape[1] === rest[i ^ 1]!.shape[1]);
       if (!ok) {
-        throw new TypeError('scatter.apply reads a chunk of the base and (positions, values) float64 [1, k] slices in pairs, and writes the chunk');
+        throw new TypeError(`scatter.apply reads a chunk of the base and (positions, values) ${row} [1, k] slices in pairs, and writes the chunk`);
       }
     },
     run(params, [base, ...rest], out) {
       const op = params.op as BinaryOp, d = out.dtype;
+      if (d === 'int64') { applyWords(op, base!, rest, out); return; }
       const o = contiguous(out) as Float64Array, n = o.length, origin = out.origin[0]!;
       // a float sum adds in place (the store rounds a float32 as its loop does), min/max as the folds take them (a NaN operand's own
       // bits), any other ufunc through the reference scalar semantics
