@@ -19,7 +19,8 @@
 // answer exactly for integers (int64 adds wrap as NumPy's do, word by word,
 // with no BigInt per element) and for min/max; a float sum is not
 // associative, so the planner routes it by position (route, apply) instead,
-// as it does every other ufunc whose values a float64 row can carry.
+// as it does every other ufunc into a dtype a row carries (all but float16
+// and bool).
 // In: parameters and heap regions. Out: the output region written.
 
 import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
@@ -46,7 +47,7 @@ function foldOf(params: RoutineParams): FoldOp {
 }
 
 const is1d = (r: RegionSpec): boolean => r.shape.length === 1;
-/** Dtypes whose every value a float64 holds exactly, so a route's row can carry them: all but int64, float16 (stored as bits) and bool. */
+/** Dtypes whose every value a float64 holds exactly, so a float64 route row can carry them (int64 takes an int64 row; float16, stored as bits, and bool neither). */
 const ROUTABLE: ReadonlySet<DType> = new Set<DType>(['int8', 'int16', 'int32', 'uint8', 'uint16', 'uint32', 'float32', 'float64']);
 
 /** The dtype of a route's row for values of dtype `d`: int64 rows carry int64 values (and positions) exactly, float64 rows the rest. */
