@@ -47,7 +47,7 @@ function foldOf(params: RoutineParams): FoldOp {
 }
 
 const is1d = (r: RegionSpec): boolean => r.shape.length === 1;
-/** Dtypes whose every value a float64 holds exactly, so a float64 route row can carry them (int64 takes an int64 row; float16, stored as bits, and bool neither). */
+/** Dtypes whose every value a float64 holds exactly, so a float64 route row carries them (int64 takes an int64 row; float16 and bool neither). */
 const ROUTABLE: ReadonlySet<DType> = new Set<DType>(['int8', 'int16', 'int32', 'uint8', 'uint16', 'uint32', 'float32', 'float64']);
 
 /** The dtype of a route's row for values of dtype `d`: int64 rows carry int64 values (and positions) exactly, float64 rows the rest. */
