@@ -82,7 +82,10 @@ function countBefore(sorted: Tensor, v: Tensor, side: 'left' | 'right'): Tensor 
   const pairs = sorted.shape[0]! * sizeOf(v.shape);
   if (!(pairs <= SEARCH_PAIRS)) {
     const d = promoteTypes(sorted.dtype, v.dtype);
-    return new Tensor(G.search(astype(sorted, d).node, astype(v, d).node, side));
+    // keys flat (the search runs per chunk of 1-d keys, runtime/resolve.ts), the positions in their shape
+    const keys = v.ndim === 1 ? astype(v, d) : ravel(astype(v, d));
+    const at = new Tensor(G.search(astype(sorted, d).node, keys.node, side));
+    return v.ndim === 1 ? at : reshape(at, v.shape);
   }
   const s = reshape(sorted, [...v.shape.map(() => 1), sorted.shape[0]!]);
   const k = reshape(v, [...v.shape, 1]);
@@ -180,7 +183,8 @@ export function isin(element: Operand, testElements: Operand, ...args: Args): Te
       const p = promoteTypes(x!.dtype, y!.dtype);
       const d = p === 'float16' ? 'float32' : p; // (the host sorts half floats as float32s)
       const st = new Tensor(G.sort(astype(y!, d).node, 0, false));
-      const at = new Tensor(G.search(st.node, astype(x!, d).node, 'left'));
+      const keys = astype(x!, d);
+      const at = reshape(new Tensor(G.search(st.node, (keys.ndim === 1 ? keys : ravel(keys)).node, 'left')), x!.shape);
       r = equal(take(st, minimum(at, m - 1)), astype(x!, d));
     }
     return o.invert ? logical_not(r) : r;
@@ -734,8 +738,10 @@ export function bincount(x: Operand, ...args: Args): Tensor {
     if (lo < 0) throw new RangeError("'list' argument must have no negative elements");
     return Math.max(hi + 1, minlength);
   };
-  if (runtime.has(t.node)) return counts(t, w, lengthOf(...extremes(runtime.values(t.node))));
-  // the length is read from the computed extremes (a selection of them, which the run computes first)
+  // stored values of one chunk give their length now (and a negative one its error at this line)
+  if (runtime.has(t.node) && t.shape[0]! <= t.node.chunk[0]!) return counts(t, w, lengthOf(...extremes(runtime.values(t.node))));
+  // the length is read from the computed extremes (a selection of them, which the run computes first,
+  // as reductions over the chunks: stored values of several chunks are not gathered on the host either)
   const ends = concatenate([reshape(min(t), [1]), reshape(max(t), [1])]);
   const sel = G.compress(astype(ends, 'int64').node, G.expand(G.constant(true, 'bool'), [2]), 0);
   const inputs = [sel, t.node, ...(w ? [w.node] : [])];

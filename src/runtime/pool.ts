@@ -24,9 +24,15 @@ import { now } from './debug.js';
 import type { Job } from './exec.js';
 
 /** A batch's answer: the indices of the jobs this worker ran, and each one's start and end (ms, ./debug.ts's clock). */
-interface Reply { type: 'done' | 'error'; message?: string; ran?: number[]; times?: number[] }
+interface Reply { type: 'done' | 'error'; message?: string; name?: 'RangeError' | 'TypeError'; ran?: number[]; times?: number[] }
 interface Pending { resolve: (m: Reply) => void; reject: (e: Error) => void }
 interface Slot { worker: Thread; pending: Pending[]; programs: Set<string> }
+
+/** A thread's failure as the error it threw: a RangeError (an index outside its axis) stays one for the caller. */
+function errorOf(m: Reply): Error {
+  const Ctor = m.name === 'RangeError' ? RangeError : m.name === 'TypeError' ? TypeError : Error;
+  return new Ctor(m.message);
+}
 
 const DEPTH = 2;
 /** Batch counters in the shared heap: a batch's counter is reused once every worker has left that batch. */
@@ -62,7 +68,7 @@ export class Pool {
         const p = slot.pending.shift();
         if (!slot.pending.length) worker.hold?.(false);
         if (m.type === 'done') p?.resolve(m);
-        else p?.reject(Object.assign(new Error(m.message), { ran: m.ran, times: m.times }));
+        else p?.reject(Object.assign(errorOf(m), { ran: m.ran, times: m.times }));
         this.settledWaiters.splice(0).forEach((f) => f());
       });
       worker.onError((e: Error) => {

@@ -12,6 +12,11 @@
 // the pool or the mesh, every chunk sorted on its own, then each output
 // chunk merged from the slices of the sorted chunks that hold its ranks,
 // which the host finds by a multiway selection reading O(k log n) elements.
+// Nor do ufunc.at's associative folds (add, minimum, maximum: bincount's and
+// histogram's counts too) or a search with 1-d keys, when an input has
+// several chunks (./scatter.ts): a fold as partial rows of fixed groups of
+// the values, then a combine per output chunk; a search as one task per
+// chunk of keys reading every chunk of the sorted array.
 // The quantiles of a 1-d array of several chunks are found by selection
 // (./select.ts) before their input is run, so a lazy input is never stored. A `defer` node (an
 // operation that needs lengths to be built: a reversal, a split, a repeat
@@ -36,6 +41,7 @@ import { chunkBox } from '../tile/tile.js';
 import type { RunOptions } from './runtime.js';
 import { now } from './debug.js';
 import { RADIX_LINE, type RadixKeys, chunkKeys, isSortable, radixKeys, radixLine } from './routines.js';
+import { foldsInChunks, routes, rowDtype } from './scatter.js';
 
 /** What resolve needs from the runtime (the local one, or later a mesh coordinator). */
 export interface Store {
@@ -90,15 +96,13 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
       const stuck = order.filter((n) => hasUnknown(n.shape) && !n.inputs.some((i) => hasUnknown(i.shape)));
       throw new Error(`internal: unknown lengths left but no selection can be computed (${stuck.map((n) => `${n.op === 'defer' ? (n.attrs as { name: string }).name : n.op}${shapeStr(n.shape)}`).join(', ')})`);
     }
-    // (a chunked selection of positions reads its mask alone)
-    const reads = (f: Node): readonly Node[] => (compressesInChunks(f, store) && selectsPositions(f) ? [f.inputs[1]!] : f.inputs);
+    // (a chunked selection of positions reads its mask alone; a chunked count its index and values)
+    const reads = (f: Node): readonly Node[] => (compressesInChunks(f, store) && selectsPositions(f) ? [f.inputs[1]!]
+      : countsInChunks(f, store) ? f.inputs.slice(0, 2) : f.inputs);
     await store.run([...new Set(frontier.flatMap(reads))], opts);
     for (const f of frontier) {
-      if (sortsInChunks(f, store)) { computed.set(f, await sortInChunks(f, store, opts)); continue; }
-      if (quantilesInLines(f, store)) { computed.set(f, await quantileLines(f, store, opts)); continue; }
-      if (sortsLines(f, store)) { computed.set(f, await sortLines(f, store, opts)); continue; }
-      if (compressesInChunks(f, store)) { computed.set(f, await compressInChunks(f, store, opts)); continue; }
-      if (f.op === 'check' && sizeOf(numChunks(f.inputs[0]!.shape, f.inputs[0]!.chunk)) > 1) { computed.set(f, await checkInChunks(f, store, opts)); continue; }
+      const inChunks = chunkedOp(f, store);
+      if (inChunks) { computed.set(f, await inChunks(f, store, opts)); continue; }
       const t0 = now();
       computed.set(f, HOST_OPS[f.op]!(f, store));
       opts.execution?.hostOp(f.op, t0, now(), { node: f.id, shape: shapeStr(f.shape) });
@@ -247,18 +251,30 @@ function sorted(n: Node, store: Store): Node {
   return s;
 }
 
+/** How host op `n` runs as routine tasks on the pool or the mesh instead of gathered, where it can. */
+function chunkedOp(n: Node, store: Store): ((n: Node, store: Store, opts: RunOptions) => Promise<Node>) | undefined {
+  if (sortsInChunks(n, store)) return sortInChunks;
+  if (quantilesInLines(n, store)) return quantileLines;
+  if (sortsLines(n, store)) return sortLines;
+  if (compressesInChunks(n, store)) return compressInChunks;
+  if (n.op === 'check' && sizeOf(numChunks(n.inputs[0]!.shape, n.inputs[0]!.chunk)) > 1) return checkInChunks;
+  if (scattersInChunks(n, store)) return scatterInChunks;
+  if (searchesInChunks(n, store)) return searchInChunks;
+  return undefined;
+}
+
+/** Runs routine node `node`: on the mesh with a session, else on the local pool. */
+async function stage(node: Node, store: Store, opts: RunOptions): Promise<void> {
+  const job = opts.debug !== undefined ? { debug: opts.debug } : {};
+  if (opts.session) await opts.session.runNodes([node], undefined, job);
+  else await store.run([node], opts);
+}
+
 /** Whether sort node `n` runs as routine tasks: a 1-d array of more than one chunk, of a dtype the radix sort orders. */
 function sortsInChunks(n: Node, store: Store): boolean {
   const x = n.inputs[0];
   if (n.op !== 'sort' || !store.chunkView || !store.move || x === undefined) return false;
   return x.shape.length === 1 && x.shape[0]! > x.chunk[0]! && isSortable(x.dtype);
-}
-
-/** Runs routine node `node` on the mesh when the run has a session, else on the local pool. */
-async function stage(node: Node, store: Store, opts: RunOptions): Promise<void> {
-  const job = opts.debug !== undefined ? { debug: opts.debug } : {};
-  if (opts.session) await opts.session.runNodes([node], undefined, job);
-  else await store.run([node], opts);
 }
 
 /** Whether compress node `n` selects positions (an index grid along a 1-d axis): np.flatnonzero's. */
@@ -446,6 +462,217 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
   // the result as a source: the sorted runs go once nothing else holds them, not when the result does
   const s = source(`sorted${counter++}`, n.dtype, [len], [c]);
   store.move!(merged, s);
+  return s;
+}
+
+/** Groups a chunked fold makes at most: partial rows past the threads that fold them at once only cost memory. */
+const MAX_GROUPS = 16;
+/** Elements a group folds at least: fewer would cost a row of the output's length for little work. */
+const MIN_GROUP = 256;
+/** Bytes of a group's row (one chunk) past which a fold stays on the host: a chunk that size would crowd the heap. */
+const MAX_ROW_BYTES = 2 ** 28;
+/** Regions a chunked search reads at most (chunks of keys x chunks of the sorted array): a plan past it is too long to ship. */
+const MAX_SEARCH_READS = 2 ** 22;
+
+/**
+ * Whether scatter node `n` (ufunc.at, bincount, histogram's counts) runs as
+ * routine tasks: an input of several chunks, and add, minimum or maximum
+ * (folded in groups) or a ufunc computing in the dtype of values a float64
+ * holds (routed by position).
+ */
+function scattersInChunks(n: Node, store: Store): boolean {
+  if (n.op !== 'scatter' || !store.move || !store.chunkView) return false;
+  const [base, index, values] = n.inputs as [Node, Node, Node];
+  const { op, compute } = n.attrs as Attrs['scatter'];
+  if (compute !== n.dtype || !(foldsInChunks(op, n.dtype) || routes(op, n.dtype)) || !index.shape[0] || !base.shape[0]) return false;
+  // a routed update (routedInChunks) has no row of the output's length
+  if (!routed(n) && base.shape[0]! * INFO[n.dtype].bytes > MAX_ROW_BYTES) return false;
+  return [base, index, values].some((x) => x.shape[0]! > x.chunk[0]!);
+}
+
+/**
+ * Whether scatter node `n` is routed by position: a float sum (not
+ * associative), a ufunc no fold of groups can take, or fewer values than
+ * places where it can be routed (a group's dense row would cost more than
+ * its values; a route costs the values alone, and a row of a huge array
+ * could not be held).
+ */
+function routed(n: Node): boolean {
+  const op = (n.attrs as Attrs['scatter']).op, d = n.dtype;
+  if ((op === 'add' && INFO[d].kind === 'f') || !foldsInChunks(op, d)) return true;
+  const [base, index] = n.inputs as [Node, Node];
+  // (bincount's ones are never made: its counts fold, whatever the lengths)
+  return routes(op, d) && index.shape[0]! < base.shape[0]! && !onesValues(n);
+}
+
+/** Whether a scatter's values are an int64 1 broadcast (bincount's counts): the fold counts the index, no array of ones made. */
+function onesValues(n: Node): boolean {
+  const v = n.inputs[2]!, c = v.op === 'expand' ? v.inputs[0] : undefined;
+  return n.dtype === 'int64' && c?.op === 'const' && c.dtype === 'int64' && Number((c.attrs as Attrs['const']).value) === 1;
+}
+
+/** Elements of each group of a fold of `len` values into `size` places (the last may have fewer): from the lengths alone. */
+function foldSpan(len: number, size: number): number {
+  // no more groups than the output's length goes into the values: a row costs a fill and a fold of its length
+  return Math.ceil(len / Math.max(1, Math.min(MAX_GROUPS, Math.ceil(len / MIN_GROUP), Math.floor(len / size))));
+}
+
+/** Whether scatter node `n` folds in chunks and its values are ones (bincount's counts): they are never made, the index counts. */
+function countsInChunks(n: Node, store: Store): boolean {
+  return scattersInChunks(n, store) && (n.attrs as Attrs['scatter']).op === 'add' && onesValues(n);
+}
+
+/**
+ * ufunc.at's fold (and bincount's, histogram's) in two stages of routine
+ * tasks, on the pool or the mesh: 'scatter.partial' folds each group of
+ * consecutive (index, value) pairs, in order, into a row of the output's
+ * length filled with the operation's identity; 'scatter.combine' folds, for
+ * each chunk of the base, that chunk of every row into it in group order.
+ * Integer sums (wrapping) and minima and maxima are associative, so this is
+ * ufunc.at's answer exactly; a float sum, which is not, is routed by
+ * position instead (routedInChunks), as are the other ufuncs. The groups are fixed ranges of element
+ * positions, chosen from the lengths alone (at most MAX_GROUPS, and no more
+ * than the output's length goes into the values: their rows together hold
+ * no more than the values do, and each row's fill and fold cost less than
+ * its group). A group reads each slice within one chunk of the index and
+ * one of the values (a view; small chunks several at once, copied:
+ * readSpan), cutting at both grids' boundaries; bincount's ones are never made (countsInChunks): its groups
+ * read the index alone. The result is chunked in pieces of the base's
+ * chunks (`piece`), so that the threads share the combine of a long one.
+ */
+async function scatterInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
+  const [base, index, values] = n.inputs as [Node, Node, Node];
+  if (routed(n)) return routedInChunks(n, store, opts);
+  const unit = countsInChunks(n, store);
+  const params = { op: (n.attrs as Attrs['scatter']).op, ...(unit ? { unit } : {}) };
+  const len = index.shape[0]!, size = base.shape[0]!;
+  const span = foldSpan(len, size);
+  const groups = Math.ceil(len / span);
+  const partialCalls: RoutineCall[] = Array.from({ length: groups }, (_, g) => ({
+    routine: 'scatter.partial', params, reads: slices(index, unit ? undefined : values, g * span, Math.min(len, (g + 1) * span)), chunk: g,
+  }));
+  const partial = routine('scatter.partial', unit ? [index] : [index, values], partialCalls, n.dtype, [groups, size], [1, size]);
+  const c = piece(base.chunk[0]!);
+  const combineCalls: RoutineCall[] = Array.from({ length: Math.ceil(size / c) }, (_, k) => {
+    const box = [k * c, Math.min(size, (k + 1) * c)] as const;
+    const rows = Array.from({ length: groups }, (_, g) => ({ input: 1, box: [[g, g + 1], box] as const }));
+    return { routine: 'scatter.combine', params: { op: params.op }, reads: [{ input: 0, box: [box] as const }, ...rows], chunk: k };
+  });
+  const combined = routine('scatter.combine', [base, partial], combineCalls, n.dtype, [size], [c]);
+  await stage(partial, store, opts);
+  await stage(combined, store, opts);
+  store.drop?.(partial);
+  const s = source(`scattered${counter++}`, n.dtype, [size], [c]);
+  store.move!(combined, s);
+  return s;
+}
+
+/** Reads of elements [lo, hi) of the index (input 0) and the values (input 1, when given), cut at both grids' boundaries (readSpan's). */
+function slices(index: Node, values: Node | undefined, lo: number, hi: number): RoutineCall['reads'] {
+  const cuts = new Set([lo, hi]);
+  for (const c of (values ? [index.chunk[0]!, values.chunk[0]!] : [index.chunk[0]!]).map(readSpan)) {
+    for (let b = (Math.floor(lo / c) + 1) * c; b < hi; b += c) cuts.add(b);
+  }
+  const at = [...cuts].sort((p, q) => p - q);
+  return at.slice(1).flatMap((e, i) => [{ input: 0, box: [[at[i]!, e]] as const }, ...(values ? [{ input: 1, box: [[at[i]!, e]] as const }] : [])]);
+}
+
+/**
+ * A float ufunc.at sum (np.add.at, weighted bincount and histogram), or any
+ * ufunc.at a fold of groups cannot take (subtract, multiply, divide, ...),
+ * with NumPy's exact bits whatever the chunking: each position's values must
+ * be applied to it in index order, one after another, so the work is split
+ * by position, not by value. 'scatter.route' takes each group of consecutive
+ * (index, value) pairs and sorts them, stably, by the piece of the output
+ * they fall in (a row of counts, positions, values: the group's bytes again,
+ * a shuffle); the host reads the counts (groups x pieces numbers); then
+ * 'scatter.apply', for each piece of the output, applies to that piece of
+ * the base the slices of every group's row that fall in it, in group order.
+ */
+async function routedInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
+  const [base, index, values] = n.inputs as [Node, Node, Node];
+  const len = index.shape[0]!, size = base.shape[0]!;
+  const c = piece(base.chunk[0]!), pieces = Math.ceil(size / c);
+  const span = Math.ceil(len / Math.min(MAX_GROUPS, Math.ceil(len / MIN_GROUP)));
+  const groups = Math.ceil(len / span), width = pieces + 2 * span;
+  const routeCalls: RoutineCall[] = Array.from({ length: groups }, (_, g) => ({
+    routine: 'scatter.route', params: { size, piece: c }, reads: slices(index, values, g * span, Math.min(len, (g + 1) * span)), chunk: g,
+  }));
+  const routed = routine('scatter.route', [index, values], routeCalls, rowDtype(values.dtype), [groups, width], [1, width]);
+  await stage(routed, store, opts);
+  const t0 = now();
+  // where each piece's pairs start in each group's row
+  const counts = Array.from({ length: groups }, (_, g) => Array.from(store.chunkView!(routed, g).subarray(0, pieces) as ArrayLike<number | bigint>, Number));
+  opts.execution?.hostOp('scatter.counts', t0, now(), { node: n.id, shape: shapeStr(n.shape), chunks: groups });
+  const offsets = counts.map((row) => { let at = 0; return row.map((k) => { const o = at; at += k; return o; }); });
+  const applyCalls: RoutineCall[] = Array.from({ length: pieces }, (_, r) => {
+    const reads: { input: number; box: readonly (readonly [number, number])[] }[] = [{ input: 0, box: [[r * c, Math.min(size, (r + 1) * c)]] }];
+    for (let g = 0; g < groups; g++) {
+      const k = counts[g]![r]!, m = Math.min(len, (g + 1) * span) - g * span, at = pieces + offsets[g]![r]!;
+      if (k > 0) reads.push({ input: 1, box: [[g, g + 1], [at, at + k]] }, { input: 1, box: [[g, g + 1], [at + m, at + m + k]] });
+    }
+    return { routine: 'scatter.apply', params: { op: (n.attrs as Attrs['scatter']).op }, reads, chunk: r };
+  });
+  const applied = routine('scatter.apply', [base, routed], applyCalls, n.dtype, [size], [c]);
+  await stage(applied, store, opts);
+  store.drop?.(routed);
+  const s = source(`scattered${counter++}`, n.dtype, [size], [c]);
+  store.move!(applied, s);
+  return s;
+}
+
+/** Whether search node `n` (searchsorted, digitize, isin) runs as routine tasks: 1-d keys (the api flattens others), either side of several chunks. */
+function searchesInChunks(n: Node, store: Store): boolean {
+  if (n.op !== 'search' || !store.move) return false;
+  const [a, k] = n.inputs as [Node, Node];
+  if (k.shape.length !== 1 || a.dtype === 'float16' || !a.shape[0]) return false;
+  const chunks = (x: Node): number => Math.ceil(x.shape[0]! / x.chunk[0]!) || 1;
+  return chunks(a) * chunks(k) > 1 && chunks(a) * chunks(k) <= MAX_SEARCH_READS;
+}
+
+/** Elements of the piece a combine or search task writes, where a chunk divides into such pieces: a chunk of a million makes 16 tasks. */
+const PIECE = 2 ** 16;
+
+/** Elements below which chunks are read several at once (a copy of a few KiB costs less than a region each: chunks of 7 made 60,000 reads a search). */
+const SMALL_READ = 2 ** 12;
+
+/** Whole chunks of length c read as one box: one chunk, or as many as fit in SMALL_READ elements. */
+const readSpan = (c: number): number => c * Math.max(1, Math.floor(SMALL_READ / c));
+
+/**
+ * A chunked result's chunk length: a divisor of its input's chunk c near
+ * PIECE (so each task reads a view of one chunk), else c; small chunks
+ * several at once (readSpan).
+ */
+function piece(c: number): number {
+  if (c < SMALL_READ) return readSpan(c);
+  const least = Math.ceil(c / PIECE);
+  for (let p = least; p <= 4 * least; p++) if (c % p === 0) return c / p;
+  return c;
+}
+
+/**
+ * searchsorted in routine tasks: for each chunk of the keys, one 'search'
+ * call reads that chunk and every chunk of the sorted array (each a view of
+ * one chunk) and writes the keys' positions: the sum of their places in
+ * the chunks, which the routine finds by one search over the chunks' last
+ * elements and one within a chunk. A long chunk of keys is split into
+ * pieces (`piece`) so that the threads share it; the result is chunked
+ * by piece.
+ */
+async function searchInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
+  const [a, k] = n.inputs as [Node, Node];
+  const params = { side: (n.attrs as Attrs['search']).side };
+  const len = a.shape[0]!, c = a.chunk[0]!, m = k.shape[0]!, kc = piece(k.chunk[0]!);
+  const span = readSpan(c);
+  const chunks = Array.from({ length: Math.ceil(len / span) }, (_, i) => ({ input: 0, box: [[i * span, Math.min(len, (i + 1) * span)]] as const }));
+  const calls: RoutineCall[] = Array.from({ length: Math.ceil(m / kc) || 1 }, (_, i) => ({
+    routine: 'search', params, reads: [{ input: 1, box: [[i * kc, Math.min(m, (i + 1) * kc)]] as const }, ...chunks], chunk: i,
+  }));
+  const node = routine('search', [a, k], calls, 'int64', [m], [kc]);
+  await stage(node, store, opts);
+  const s = source(`searched${counter++}`, 'int64', [m], [kc]);
+  store.move!(node, s);
   return s;
 }
 

@@ -6,7 +6,7 @@
 // before it runs it. A routine reads strided regions of the chunk heap (or of
 // a peer's buffers) and writes one output region; it must be deterministic,
 // so that a re-run gives the same bits (lineage recompute, verification).
-// Today: the two stages of the chunked stable sort (runtime/resolve.ts):
+// Here: the two stages of the chunked stable sort (runtime/resolve.ts):
 //   sort   one 1-d chunk sorted by radix (NumPy's order: NaNs last, -0 equal
 //          to 0, ties in input order); with `indices`, the chunk's sort keys
 //          and global positions as an int64 [2, n] region, for argsort;
@@ -30,31 +30,19 @@
 // factorization adds its tile kernels here (POTRF, TRSM, SYRK, GEMM on
 // tiles, each writing one tile) and needs no other task kind: its DAG is a
 // routine node's calls reading the tiles earlier calls wrote (tile/tile.ts).
+// ./scatter.ts has the folds of ufunc.at and bincount in chunks, ./search.ts
+// searchsorted's search; ./region.ts the contract every routine is written to.
 // In: parameters and heap views. Out: the output region written.
 
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import type { RoutineParams } from '../graph/node.js';
 import { type QKind, type QuantileSpec, isQuantileMethod, quantileDType } from '../graph/quantile.js';
 import { quantileLine } from '../numerics/quantile.js';
+import { type Region, type RegionSpec, type Routine, contiguous, flag, len, onlyParams, regionSpan, words } from './region.js';
+import { SCATTER_ROUTINES } from './scatter.js';
+import { SEARCH_ROUTINES } from './search.js';
 
-/** A region of memory a routine reads or writes: a strided box whose first element `data` starts at. */
-export interface Region {
-  readonly dtype: DType;
-  readonly shape: readonly number[];
-  readonly strides: readonly number[];
-  /** Where the box lies in its tensor (a position's global index is origin + offset). */
-  readonly origin: readonly number[];
-  readonly data: TypedArray;
-}
-
-/** What a routine is told of a region before it runs: its dtype and extent. */
-export type RegionSpec = Pick<Region, 'dtype' | 'shape'>;
-
-interface Routine {
-  /** Throws (TypeError, RangeError) unless the parameters and regions fit the routine: how a peer refuses a bad task. */
-  check(params: RoutineParams, inputs: readonly RegionSpec[], output: RegionSpec): void;
-  run(params: RoutineParams, inputs: readonly Region[], output: Region): void;
-}
+export { type Region, type RegionSpec, regionSpan };
 
 /** The dtypes the radix sort orders (every one but float16, which sorts as float32). */
 const SORTABLE: ReadonlySet<DType> = new Set<DType>([
@@ -62,17 +50,6 @@ const SORTABLE: ReadonlySet<DType> = new Set<DType>([
 ]);
 
 export const isSortable = (d: DType): boolean => SORTABLE.has(d);
-
-function flag(params: RoutineParams, name: string): boolean {
-  const v = params[name];
-  if (typeof v !== 'boolean') throw new TypeError(`routine parameter ${name} must be a boolean`);
-  return v;
-}
-
-function onlyParams(params: RoutineParams, names: readonly string[]): void {
-  const extra = Object.keys(params).filter((k) => !names.includes(k));
-  if (extra.length) throw new TypeError(`unknown routine parameter ${extra[0]}`);
-}
 
 function count(params: RoutineParams, name: string): number {
   const v = params[name];
@@ -111,12 +88,11 @@ function specOf(params: RoutineParams): QuantileSpec {
   return { method, qs, qShape, qKind: qKind as QKind, omitNaN };
 }
 
-const len = (r: RegionSpec): number => r.shape.reduce((a, b) => a * b, 1);
 
 /** A key region of argsort: int64 [2, n], keys in row 0 and global positions in row 1. */
 const isKeyRegion = (r: RegionSpec): boolean => r.dtype === 'int64' && r.shape.length === 2 && r.shape[0] === 2;
 
-export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'positions' | 'take' | 'lines' | 'quantiles', Routine>> = {
+const SORT_ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'positions' | 'take' | 'lines' | 'quantiles', Routine>> = {
   sort: {
     check(params, inputs, output) {
       onlyParams(params, ['indices']);
@@ -395,6 +371,9 @@ export const ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 
   },
 };
 
+/** Every routine a plan may name: the sort's, those of ufunc.at and bincount (./scatter.ts) and searchsorted's (./search.ts). */
+export const ROUTINES = { ...SORT_ROUTINES, ...SCATTER_ROUTINES, ...SEARCH_ROUTINES } as const;
+
 export type RoutineName = keyof typeof ROUTINES;
 export const isRoutine = (name: string): name is RoutineName => Object.hasOwn(ROUTINES, name);
 
@@ -405,26 +384,12 @@ export function runRoutine(name: string, params: RoutineParams, inputs: readonly
   ROUTINES[name].run(params, inputs, output);
 }
 
-/** A 1-d region's elements as one contiguous array (a view where it is one already). */
-function contiguous(r: Region): TypedArray {
-  const n = r.shape[0]!;
-  if (r.strides[0] === 1 || n <= 1) return r.data.subarray(0, n) as TypedArray;
-  const out = new ARRAY_CTOR[r.dtype](n) as TypedArray;
-  for (let i = 0; i < n; i++) out[i] = r.data[i * r.strides[0]!]!;
-  return out;
-}
-
 function concat(parts: readonly TypedArray[], dtype: DType, n: number): TypedArray {
   if (parts.length === 1) return parts[0]!;
   const out = new ARRAY_CTOR[dtype](scratch(Slot.Values, n * INFO[dtype].bytes), 0, n) as TypedArray;
   let at = 0;
   for (const p of parts) { out.set(p as never, at); at += p.length; }
   return out;
-}
-
-/** The 32-bit words of an array of 8-byte elements. */
-function words(t: TypedArray): Int32Array {
-  return new Int32Array(t.buffer, t.byteOffset, t.byteLength >>> 2);
 }
 
 /** Lines at least this long sort by radix (stable, linear); shorter ones by comparisons. */
@@ -682,10 +647,4 @@ export function chunkKeys(dtype: DType, indices: boolean, chunk: TypedArray): Ra
   if (!indices) return radixKeys(dtype, chunk);
   const w = words(chunk);
   return { wide: true, key(j, to) { to.lo = w[2 * j]! >>> 0; to.hi = (w[2 * j + 1]! ^ 0x80000000) >>> 0; } };
-}
-
-/** Elements of a region's box, for views over the heap: one past the farthest element it reaches. */
-export function regionSpan(shape: readonly number[], strides: readonly number[]): number {
-  if (shape.some((d) => d === 0)) return 0;
-  return 1 + shape.reduce((a, d, i) => a + (d - 1) * strides[i]!, 0);
 }

@@ -31,7 +31,7 @@ port.onMessage((msg: Msg) => {
     exec!.run(msg.job);
     port.post({ type: 'done', id: msg.id });
   } catch (e) {
-    port.post({ type: 'error', id: msg.id, message: e instanceof Error ? e.message : String(e) });
+    port.post({ type: 'error', id: msg.id, ...failure(e) });
   }
 });
 
@@ -51,6 +51,12 @@ function batch(msg: Extract<Msg, { type: 'batch' }>): void {
     port.post({ type: 'done', id: msg.id, ran, times });
   } catch (e) {
     Atomics.store(next, 0, msg.jobs.length); // the others take no more of this batch
-    port.post({ type: 'error', id: msg.id, ran, times, message: e instanceof Error ? e.message : String(e) });
+    port.post({ type: 'error', id: msg.id, ran, times, ...failure(e) });
   }
+}
+
+/** An error as a message can carry it: its text, and its class where the caller tells them apart (a bad index, a refused call). */
+function failure(e: unknown): { message: string; name?: string } {
+  if (!(e instanceof Error)) return { message: String(e) };
+  return e.name === 'RangeError' || e.name === 'TypeError' ? { message: e.message, name: e.name } : { message: e.message };
 }
