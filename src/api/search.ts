@@ -53,6 +53,15 @@ function extremes(v: TypedArray): [number, number] {
 }
 
 /** A value of `a` computed already (JS data, or a tensor executed), as JS numbers; undefined while it is lazy. */
+/**
+ * Values known now, where they are few: a large stored array is not read onto
+ * the host to check or size a graph (a reduction in the run does it instead).
+ */
+function knownFew(t: Tensor): number[] | undefined {
+  return t.size <= KNOWN_FEW ? known(t) : undefined;
+}
+const KNOWN_FEW = 1 << 16;
+
 function known(t: Tensor): number[] | undefined {
   return runtime.has(t.node) ? Array.from(runtime.values(t.node), Number) : undefined;
 }
@@ -197,7 +206,12 @@ function alongAxis(fn: string, a: Tensor, indices: Operand, ax: number): Tensor 
   if (!isInteger(idx.dtype)) throw new RangeError(`${fn}(): \`indices\` must be an integer array (got ${idx.dtype})`);
   if (idx.ndim !== a.ndim) throw new RangeError('`indices` and `arr` must have the same number of dimensions');
   const n = a.shape[ax]!;
-  for (const v of known(idx) ?? []) if (v < -n || v >= n) throw new RangeError(`index ${v} is out of bounds for axis ${ax} with size ${n}`);
+  const few = knownFew(idx);
+  for (const v of few ?? []) if (v < -n || v >= n) throw new RangeError(`index ${v} is out of bounds for axis ${ax} with size ${n}`);
+  // many stored indices: checked in the run (a fused reduction), not read onto the host now
+  if (!few && runtime.has(idx.node)) {
+    idx = where(checked(logical_and(greater_equal(idx, -n), less(idx, n)), `an index is out of bounds for axis ${ax} with size ${n}`), idx, idx);
+  }
   const shape = a.shape.map((d, i) => (i === ax ? idx.shape[i]! : broadcastShapes([d], [idx.shape[i]!])[0]!));
   idx = astype(idx, 'int64');
   idx = where(less(idx, 0), add(idx, n), idx);
@@ -366,7 +380,7 @@ function equalEdges(a: Tensor, n: number, range: readonly [number, number] | nul
     last = tensor(1, { dtype: 'float64' });
   } else {
     dt = B;
-    const values = known(a);
+    const values = knownFew(a);
     if (values) {
       let lo = Infinity, hi = -Infinity, nan = false;
       for (const v of values) { if (Number.isNaN(v)) nan = true; if (v < lo) lo = v; if (v > hi) hi = v; }

@@ -319,7 +319,9 @@ export function concat(xs: readonly Node[], axis: number, dtype: DType): Node {
 export function gather(x: Node, indices: Node, axis: number): Node {
   const shape = [...x.shape.slice(0, axis), ...indices.shape, ...x.shape.slice(axis + 1)];
   if (x.shape.length === 1 && x.shape[0]! > x.chunk[0]! && !hasUnknown(indices.shape) && sizeOf(indices.shape) > 0) return takeChunks(x, indices);
-  return make('gather', [x, indices], { axis }, x.dtype, shape);
+  // chunked as the indices along their axes and as x along the others: the default grid could be the whole result
+  const chunk = hasUnknown(shape) ? undefined : [...x.chunk.slice(0, axis), ...indices.chunk, ...x.chunk.slice(axis + 1)];
+  return make('gather', [x, indices], { axis }, x.dtype, shape, chunk);
 }
 
 /** Boxes of every chunk of a grid, in C order of the chunk index. */

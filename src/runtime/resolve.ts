@@ -593,7 +593,8 @@ async function routedInChunks(n: Node, store: Store, opts: RunOptions): Promise<
   const [base, index, values] = n.inputs as [Node, Node, Node];
   const len = index.shape[0]!, size = base.shape[0]!;
   const c = piece(base.chunk[0]!), pieces = Math.ceil(size / c);
-  const span = Math.ceil(len / Math.min(MAX_GROUPS, Math.ceil(len / MIN_GROUP)));
+  // a group's row holds its pairs again (the shuffle's bytes): a chunk of the index at most, so no row is the whole array
+  const span = Math.min(Math.ceil(len / Math.min(MAX_GROUPS, Math.ceil(len / MIN_GROUP))), Math.max(MIN_GROUP, index.chunk[0]!));
   const groups = Math.ceil(len / span), width = pieces + 2 * span;
   const routeCalls: RoutineCall[] = Array.from({ length: groups }, (_, g) => ({
     routine: 'scatter.route', params: { size, piece: c }, reads: slices(index, values, g * span, Math.min(len, (g + 1) * span)), chunk: g,

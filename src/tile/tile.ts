@@ -149,6 +149,8 @@ function readBoxes(k: Kernel, outer: readonly Range[], red: readonly Range[]): (
         const [lo, hi] = bounds(ix, vars);
         return [Math.max(0, lo), Math.min(shape[ax]!, hi + 1)] as Range;
       });
+      // a load that reaches nothing of its input here (a concat's other part, read in a branch not taken) widens no box
+      if (b.some(([lo, hi]) => hi <= lo)) { children(e).forEach(walk); return; }
       const prev = boxes[e.input];
       boxes[e.input] = prev ? prev.map(([lo, hi], ax) => [Math.min(lo, b[ax]![0]), Math.max(hi, b[ax]![1])] as Range) : b;
     }
