@@ -62,6 +62,7 @@ const OPS: readonly Op[] = [
   ['union1d', ({ k }) => mt.union1d(k, k.add(500))],
   ['setdiff1d', ({ k }) => mt.setdiff1d(k, k.add(500))],
   ['setxor1d', ({ k }) => mt.setxor1d(k, k.add(500))],
+  ['x[idx] = v', ({ x, k }) => mt.zeros([1000]).set(k, x)],
   ['a run-time check', ({ x, y, k }) => mt.random.default_rng(1).normal(0, y.add(1))],
 ];
 
@@ -84,6 +85,10 @@ describe('no operation gathers a whole array: 64 chunks, the largest allocation 
       expect(largest, name).toBeLessThanOrEqual(BOUND);
     });
   }
+  it('an assignment through an index of many chunks that leaves its axis fails with a clear error', async () => {
+    const bad = k.add(mt.where(x.greater(0.999), 5000, 0));
+    await expect(mt.zeros([1000]).set(bad, 1).execute({ workers: 2 })).rejects.toThrow(/index out of bounds in an assignment/);
+  });
   it('the measure sees a gather: singular values, still computed on the host, read their matrix whole', async () => {
     await mt.linalg.svdvals(rng.random([256, 256], { chunkSize: 32 })).execute();
     expect(mt.lastReport()!.largestAllocation).toBeGreaterThanOrEqual(256 * 256 * 8);

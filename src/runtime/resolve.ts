@@ -28,7 +28,7 @@
 
 import { ARRAY_CTOR, INFO, type TypedArray } from '../graph/dtype.js';
 import { decodeHalf, halfBits, halfBitsOf } from '../graph/half.js';
-import { type Attrs, type Node, type RoutineCall, binary, constant, rebuild, reduce, routine, source, topo } from '../graph/node.js';
+import { type Attrs, type Node, type RoutineCall, binary, constant, expand, iota, rebuild, reduce, routine, scatter, source, topo } from '../graph/node.js';
 import { resolveBinary } from '../graph/ops.js';
 import { quantileLine } from '../numerics/quantile.js';
 import { selectQuantiles, selects } from './select.js';
@@ -258,9 +258,39 @@ function chunkedOp(n: Node, store: Store): ((n: Node, store: Store, opts: RunOpt
   if (sortsLines(n, store)) return sortLines;
   if (compressesInChunks(n, store)) return compressInChunks;
   if (n.op === 'check' && sizeOf(numChunks(n.inputs[0]!.shape, n.inputs[0]!.chunk)) > 1) return checkInChunks;
+  if (n.op === 'invert' && store.move && store.chunkView && n.inputs[0]!.shape[0]! > n.inputs[0]!.chunk[0]!) return invertInChunks;
   if (scattersInChunks(n, store)) return scatterInChunks;
   if (searchesInChunks(n, store)) return searchInChunks;
   return undefined;
+}
+
+/**
+ * The inverse of an index of several chunks: for each position the last
+ * entry naming it, which is the maximum of the entries' own positions
+ * scattered there (np.maximum.at over -1s), folded in chunks; an entry
+ * outside the axis fails the run with NumPy's IndexError text.
+ */
+async function invertInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
+  const index = n.inputs[0]!;
+  const size = (n.attrs as Attrs['invert']).size;
+  const base = expand(constant(-1, 'int64'), [size], chunkGrid([size], 8));
+  const at = iota(index.shape, 0, index.chunk);
+  const m = scatter('maximum', base, index, at, 'int64');
+  if (!scattersInChunks(m, store)) {
+    const t0 = now();
+    const s = inverse(n, store);
+    opts.execution?.hostOp('invert', t0, now(), { node: n.id, shape: shapeStr(n.shape) });
+    return s;
+  }
+  try {
+    return await scatterInChunks(m, store, opts);
+  } catch (e) {
+    // the index holds -2**52 where an entry lay outside its axis (api/indexing.ts flatIndex): its value says nothing
+    if (e instanceof RangeError && /out of bounds/.test(e.message)) {
+      throw new RangeError('index out of bounds in an assignment: an entry of an index known only at run time lies outside its axis');
+    }
+    throw e;
+  }
 }
 
 /** Runs routine node `node`: on the mesh with a session, else on the local pool. */
