@@ -353,6 +353,20 @@ function rowOrder(rows: Tensor): Tensor {
 interface UniqueParts { values: Tensor; index: Tensor; inverse: Tensor; starts: Tensor; ends: Tensor }
 
 /**
+ * The parts (buildParts) for the pieces of one unique() call: each piece is built apart
+ * (values, counts, ...) over the same computed input, and shares one sort.
+ * A later call sorts again: a memo kept past the call would hold a sorted
+ * copy of the input for as long as the input lives.
+ */
+function partsOnce(equalNan: boolean): (rows: Tensor) => UniqueParts {
+  let memo: { node: G.Node; parts: UniqueParts } | undefined;
+  return (rows) => {
+    if (memo?.node !== rows.node) memo = { node: rows.node, parts: buildParts(rows, equalNan) };
+    return memo.parts;
+  };
+}
+
+/**
  * NumPy's _unique1d over the rows of `rows` (n x m, or a 1-d tensor of n
  * values): the stable order, a mask of each run's first element in sorted
  * order, and from them the values and first positions (the mask), the
@@ -361,19 +375,6 @@ interface UniqueParts { values: Tensor; index: Tensor; inverse: Tensor; starts: 
  * equalNan: NaNs of a 1-d tensor form one run, as NumPy's equal_nan=True;
  * rows never do (NumPy compares them as records, where NaN != NaN).
  */
-function uniqueParts(rows: Tensor, equalNan: boolean): UniqueParts {
-  // the pieces of one call (values, counts, ...) share one sort: each is built apart, over the same computed input
-  const memo = partsOf.get(rows.node)?.[equalNan ? 1 : 0];
-  if (memo) return memo;
-  const parts = buildParts(rows, equalNan);
-  const both = partsOf.get(rows.node) ?? [undefined, undefined];
-  both[equalNan ? 1 : 0] = parts;
-  partsOf.set(rows.node, both);
-  return parts;
-}
-
-const partsOf = new WeakMap<G.Node, [UniqueParts | undefined, UniqueParts | undefined]>();
-
 function buildParts(rows: Tensor, equalNan: boolean): UniqueParts {
   const n = rows.shape[0]!;
   // the order is made only for the pieces that need it (index, inverse): values and counts sort the values themselves
@@ -428,13 +429,14 @@ export function unique(a: Operand, ...args: Args): Tensor | Tensor[] {
   let inverseShape: (inv: Tensor) => Tensor;
   if (axis === null) {
     const flat = t.ndim === 1 ? t : reshape(t, [-1]);
-    piece = (f) => deferred('unique', [flat], ([x]) => f(uniqueParts(x!, equalNan)));
+    const parts = partsOnce(equalNan);
+    piece = (f) => deferred('unique', [flat], ([x]) => f(parts(x!)));
     inverseShape = (inv) => (t.ndim === 1 || hasUnknownShape(t) ? inv : reshape(inv, t.shape));
   } else {
     const ax = normalizeAxis(axis, t.ndim);
     const rowsOf = (x: Tensor) => { const m = moveaxis(x, ax, 0); return reshape(m, [m.shape[0]!, m.shape.slice(1).reduce((p, d) => p * d, 1)]); };
     const rest = moveaxis(t, ax, 0).shape.slice(1);
-    piece = (f) => deferred('unique', [t], ([x]) => f(uniqueParts(rowsOf(x!), false)));
+    piece = (f) => deferred('unique', [t], ([x]) => f(buildParts(rowsOf(x!), false)));
     const values = piece((p) => p.values);
     // the distinct rows, back to slices along `axis` (their count known at run time)
     const slices = deferred('unique', [values], ([v]) => moveaxis(reshape(v!, [v!.shape[0]!, ...rest]), 0, ax));
