@@ -10,12 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import type { TypedArray } from '../src/graph/dtype.js';
 import * as G from '../src/graph/node.js';
-import { Coordinator, type MeshReport } from '../src/mesh/coordinator.js';
-import { SimNet } from '../src/mesh/sim.js';
-import { MeshState } from '../src/mesh/state.js';
-import { MeshWorker } from '../src/mesh/worker.js';
-import { runtime } from '../src/runtime/runtime.js';
 import { ROUTINES, runRoutine } from '../src/runtime/routines.js';
+import { simMesh } from './sim-mesh.js';
 
 type V = number | string | boolean;
 interface Case { name: string; dtype: string; shape: number[]; x: V[]; mask: boolean[]; axis: number; out_shape: number[]; out: V[] }
@@ -196,22 +192,7 @@ describe('the selection routines refuse calls that do not fit them', () => {
 
 describe('on a simulated mesh', () => {
   it("the selection's routine tasks are leased to the mesh workers, which give NumPy's bits", async () => {
-    const net = new SimNet({ seed: 5, maxDelayMs: 2 });
-    const cep = net.join('coordinator');
-    const cstate = new MeshState(cep, 40);
-    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 300, fetchTimeoutMs: 200, waitForWorkersMs: 10_000 });
-    const parts: { close(): void }[] = [coord, cstate];
-    const workers: MeshWorker[] = [];
-    for (const id of ['w0', 'w1']) {
-      const ep = net.join(id);
-      const st = new MeshState(ep, 40);
-      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 2 });
-      const w = new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 200 });
-      workers.push(w);
-      parts.push(st, w);
-    }
-    const reports: MeshReport[] = [];
-    const session = { runNodes: async (...a: Parameters<Coordinator['run']>) => { const r = await coord.run(...a); reports.push(r); return r; } };
+    const { workers, reports, session, close } = simMesh(['w0', 'w1']);
     try {
       await new Promise((r) => setTimeout(r, 100));
       for (const c of [FIXTURE.cases[0]!, FIXTURE.cases[8]!]) {
@@ -226,7 +207,7 @@ describe('on a simulated mesh', () => {
       }
       expect(workers.every((w) => w.stats.tasks > 0)).toBe(true);
     } finally {
-      parts.forEach((p) => p.close());
+      close();
     }
   }, 60_000);
 });

@@ -14,12 +14,8 @@ import { Tensor } from '../src/api/core.js';
 import * as mt from '../src/api/tensor.js';
 import * as G from '../src/graph/node.js';
 import type { TypedArray } from '../src/graph/dtype.js';
-import { Coordinator, type MeshReport } from '../src/mesh/coordinator.js';
-import { SimNet } from '../src/mesh/sim.js';
-import { MeshState } from '../src/mesh/state.js';
-import { MeshWorker } from '../src/mesh/worker.js';
-import { runtime } from '../src/runtime/runtime.js';
 import { ROUTINES, runRoutine } from '../src/runtime/routines.js';
+import { simMesh } from './sim-mesh.js';
 
 interface Arr { dtype: string; data: (number | string | boolean)[] }
 interface Case {
@@ -388,26 +384,7 @@ describe('the scatter and search routines refuse calls that do not fit them', ()
 });
 
 describe('on a simulated mesh', () => {
-  /** A coordinator and workers on a seeded simulated network, as a session the API can run on (as test/sort.test.ts's). */
-  function mesh(ids: string[]) {
-    const net = new SimNet({ seed: 5, maxDelayMs: 2 });
-    const cep = net.join('coordinator');
-    const cstate = new MeshState(cep, 40);
-    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 300, fetchTimeoutMs: 200, waitForWorkersMs: 10_000 });
-    const parts: { close(): void }[] = [coord, cstate];
-    const workers: MeshWorker[] = [];
-    for (const id of ids) {
-      const ep = net.join(id);
-      const st = new MeshState(ep, 40);
-      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 2 });
-      const w = new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 200 });
-      workers.push(w);
-      parts.push(st, w);
-    }
-    const reports: MeshReport[] = [];
-    const session = { runNodes: async (...a: Parameters<Coordinator['run']>) => { const r = await coord.run(...a); reports.push(r); return r; } };
-    return { workers, reports, session, close: () => parts.forEach((p) => p.close()) };
-  }
+  const mesh = (ids: string[]) => simMesh(ids);
 
   it('an index outside the axis fails the job with a message naming it (the peers refuse the task each time it is leased)', async () => {
     const m = mesh(['w0', 'w1']);

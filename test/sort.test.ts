@@ -9,12 +9,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import type { TypedArray } from '../src/graph/dtype.js';
-import { Coordinator, type MeshReport } from '../src/mesh/coordinator.js';
-import { SimNet } from '../src/mesh/sim.js';
-import { MeshState } from '../src/mesh/state.js';
-import { MeshWorker } from '../src/mesh/worker.js';
-import { runtime } from '../src/runtime/runtime.js';
 import { ROUTINES, runRoutine } from '../src/runtime/routines.js';
+import { simMesh } from './sim-mesh.js';
 
 interface Case { name: string; dtype: string; x: (number | string)[]; sort: (number | string)[]; argsort: number[] }
 interface LinesCase extends Case { shape: number[]; axis: number }
@@ -155,29 +151,7 @@ describe('the routines refuse calls that do not fit them', () => {
 });
 
 describe('on a simulated mesh', () => {
-  /** A coordinator and `ids` workers on a seeded simulated network (worker options by id), as a session the API can run on. */
-  function mesh(ids: string[], opts: { verify?: 'strict'; lie?: Record<string, number>; seed?: number; killAfterTask?: string } = {}) {
-    const net = new SimNet({ seed: opts.seed ?? 5, maxDelayMs: 2 });
-    const cep = net.join('coordinator');
-    const cstate = new MeshState(cep, 40);
-    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 300, fetchTimeoutMs: 200, waitForWorkersMs: 10_000, ...(opts.verify ? { verify: opts.verify } : {}) });
-    const parts: { close(): void }[] = [coord, cstate];
-    const workers: MeshWorker[] = [];
-    for (const id of ids) {
-      const ep = net.join(id);
-      const st = new MeshState(ep, 40);
-      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 2 });
-      const lie = opts.lie?.[id];
-      // a worker to kill leaves as soon as it has run its first task, before it can report it
-      const log = id === opts.killAfterTask ? (line: string) => { if (/ done in /.test(line)) net.kill(id); } : undefined;
-      const w = new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 200, ...(lie ? { lie } : {}), ...(log ? { log } : {}) });
-      workers.push(w);
-      parts.push(st, w);
-    }
-    const reports: MeshReport[] = [];
-    const session = { runNodes: async (...a: Parameters<Coordinator['run']>) => { const r = await coord.run(...a); reports.push(r); return r; } };
-    return { net, workers, reports, session, close: () => parts.forEach((p) => p.close()) };
-  }
+  const mesh = simMesh;
 
   async function sortOn(m: ReturnType<typeof mesh>, c: Case, chunkSize: number): Promise<void> {
     const x = input(c, chunkSize);
