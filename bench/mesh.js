@@ -39,6 +39,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fmtN, reference } from './cases.js';
+import { CLK_TCK, machineBusySeconds } from './load.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -68,7 +69,6 @@ const WAIT_MS = 120_000;
 // /proc while they live (and once more just before they are stopped) so the
 // "other load" of a section leaves them out.
 
-const CLK_TCK = 100; // USER_HZ: the unit of /proc/stat and /proc/<pid>/stat on Linux
 const children = new Set();
 
 function procCpu(pid) {
@@ -79,14 +79,6 @@ function procCpu(pid) {
   } catch { return undefined; }
 }
 
-/** Busy CPU seconds of the whole machine so far (all cores), or undefined off Linux. */
-function machineBusySeconds() {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, , , irq, softirq, steal] = f;
-    return (user + nice + system + irq + softirq + (steal ?? 0)) / CLK_TCK;
-  } catch { return undefined; }
-}
 
 function startChild(args, label) {
   const p = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });

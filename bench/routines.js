@@ -35,6 +35,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { machineBusySeconds } from './load.js';
 import { numpyStream, tesseraStream } from './position-hash.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -138,16 +139,7 @@ ru = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({'setup_ms': setup * 1e3, 'ms': best * 1e3, 'rss': ru.ru_maxrss * 1024, 'cpu_s': ru.ru_utime + ru.ru_stime, 'fp': fp}))`;
 }
 
-const CLK_TCK = 100; // USER_HZ: the unit of /proc/stat on Linux
 
-/** Busy CPU seconds of the whole machine so far (all cores), or undefined off Linux. */
-function machineBusySeconds() {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, , , irq, softirq, steal] = f;
-    return (user + nice + system + irq + softirq + (steal ?? 0)) / CLK_TCK;
-  } catch { return undefined; }
-}
 
 /**
  * One child to its end: its JSON line, or {status: 'TIMEOUT' | 'ERROR', reason};

@@ -31,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { IMPL_LABEL, caseLabel, caseList, fmtN, rates, reference } from './cases.js';
 import { SECTIONS as MESH_SECTIONS } from './mesh.js';
 import { routinesText } from './routines.js';
+import { CLK_TCK, machineBusySeconds } from './load.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -75,16 +76,7 @@ const GAP_MS = 250;
 const TIMEOUT_S = Number(opt('--timeout', '900'));
 const REPS_SCALE = Number(opt('--reps-scale', '1'));
 
-const CLK_TCK = 100; // USER_HZ: the unit of /proc/stat and /proc/<pid>/stat on Linux
 
-/** Busy CPU seconds of the whole machine so far (all cores), or undefined off Linux. */
-function machineBusySeconds() {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, , , irq, softirq, steal] = f;
-    return (user + nice + system + irq + softirq + (steal ?? 0)) / CLK_TCK;
-  } catch { return undefined; }
-}
 
 const log = (s) => process.stderr.write(s);
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
