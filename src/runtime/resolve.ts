@@ -542,10 +542,19 @@ function onesValues(n: Node): boolean {
 }
 
 /** Elements of each group of a fold of `len` values into `size` places (the last may have fewer): from the lengths alone. */
-function foldSpan(len: number, size: number): number {
+function foldSpan(len: number, size: number, maxGroups: number): number {
   // no more groups than the output's length goes into the values: a row costs a fill and a fold of its length
-  return Math.ceil(len / Math.max(1, Math.min(MAX_GROUPS, Math.ceil(len / MIN_GROUP), Math.floor(len / size))));
+  return Math.ceil(len / Math.max(1, Math.min(maxGroups, Math.ceil(len / MIN_GROUP), Math.floor(len / size))));
 }
+
+/**
+ * Groups a fold makes at most here: on the local pool two per thread (each
+ * group's row is a pass of the combine; 16 rows of a million bins made the
+ * combine half of bincount's time), on the mesh MAX_GROUPS for its peers.
+ * A fold that takes groups is exact whatever their number (integer sums
+ * wrap, minima and maxima pick), so the result does not depend on it.
+ */
+const foldGroups = (opts: RunOptions): number => (opts.session ? MAX_GROUPS : Math.min(MAX_GROUPS, 2 * Math.max(1, opts.workers ?? 1)));
 
 /** Whether scatter node `n` folds in chunks and its values are ones (bincount's counts): they are never made, the index counts. */
 function countsInChunks(n: Node, store: Store): boolean {
@@ -576,7 +585,7 @@ async function scatterInChunks(n: Node, store: Store, opts: RunOptions): Promise
   const unit = countsInChunks(n, store);
   const params = { op: (n.attrs as Attrs['scatter']).op, ...(unit ? { unit } : {}) };
   const len = index.shape[0]!, size = base.shape[0]!;
-  const span = foldSpan(len, size);
+  const span = foldSpan(len, size, foldGroups(opts));
   const groups = Math.ceil(len / span);
   const partialCalls: RoutineCall[] = Array.from({ length: groups }, (_, g) => ({
     routine: 'scatter.partial', params, reads: slices(index, unit ? undefined : values, g * span, Math.min(len, (g + 1) * span)), chunk: g,
