@@ -569,8 +569,9 @@ function countsInChunks(n: Node, store: Store): boolean {
  * each chunk of the base, that chunk of every row into it in group order.
  * Integer sums (wrapping) and minima and maxima are associative, so this is
  * ufunc.at's answer exactly; a float sum, which is not, is routed by
- * position instead (routedInChunks), as are the other ufuncs. The groups are fixed ranges of element
- * positions, chosen from the lengths alone (at most MAX_GROUPS, and no more
+ * position instead (routedInChunks), as are the other ufuncs. The groups
+ * are ranges of element positions, chosen from the lengths and the threads
+ * (at most foldGroups, and no more
  * than the output's length goes into the values: their rows together hold
  * no more than the values do, and each row's fill and fold cost less than
  * its group). A group reads each slice within one chunk of the index and
