@@ -19,7 +19,8 @@ import type { Node } from '../graph/node.js';
 import { broadcastShapes, chunkGrid, hasUnknown, repr, shapeStr, sizeOf } from '../graph/shape.js';
 import { kwargs, isOptions } from './bind.js';
 import {
-  type Operand, Tensor, add, astype, broadcast_to, cumsum, deferred, equal, floor_divide, mod, stack, logical_and, max as maxOf, multiply, ravel, reshape, take, tensor,
+  type Operand, Tensor, add, astype, broadcast_to, cumsum, deferred, equal, floor_divide, mod, stack, logical_and, max as maxOf,
+  multiply, ravel, reshape, take, tensor,
   toTensor, transpose, where,
 } from './core.js';
 import type { JsData } from './convert.js';

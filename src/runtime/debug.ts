@@ -69,7 +69,9 @@ export class Execution {
   private readonly hostOps: HostOp[] = [];
   /** Milliseconds per stage: planning (fusion and tiling), running tasks, host operations. */
   readonly stages = { plan: 0, tasks: 0, host: 0 };
-  readonly totals = { runs: 0, tasks: 0, kernels: 0, compiled: 0, reused: 0, bytesAllocated: 0, peakBytes: 0, largest: 0, bytesCopied: 0, gpuTasks: 0, workers: 0 };
+  readonly totals = {
+    runs: 0, tasks: 0, kernels: 0, compiled: 0, reused: 0, bytesAllocated: 0, peakBytes: 0, largest: 0, bytesCopied: 0, gpuTasks: 0, workers: 0,
+  };
 
   constructor(readonly level: DebugLevel) {}
 
@@ -106,7 +108,8 @@ export class Execution {
       + `(${t.compiled} compiled, ${t.reused} plan${s(t.reused)} reused) on ${t.workers} worker${s(t.workers)}${gpu}${hostText}`);
     const st = this.stages;
     this.log(`  stages: plan ${fmtMs(st.plan)} ms, tasks ${fmtMs(st.tasks)} ms, host ${fmtMs(st.host)} ms; `
-      + `memory: ${fmtBytes(t.bytesAllocated)} allocated, peak ${fmtBytes(t.peakBytes)}, largest allocation ${fmtBytes(t.largest)}, ${fmtBytes(t.bytesCopied)} copied between chunks`);
+      + `memory: ${fmtBytes(t.bytesAllocated)} allocated, peak ${fmtBytes(t.peakBytes)}, largest allocation ${fmtBytes(t.largest)}, `
+      + `${fmtBytes(t.bytesCopied)} copied between chunks`);
     if (this.level < 2) return;
     for (const e of [...this.events].sort((a, b) => a.ts - b.ts)) {
       if (e.cat !== 'task' && e.cat !== 'gpu') continue;

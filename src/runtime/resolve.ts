@@ -407,7 +407,11 @@ async function sortLines(n: Node, store: Store, opts: RunOptions): Promise<Node>
   return s;
 }
 
-/** Whether quantile node `n` runs as routine tasks: lines of an n-d array of several chunks (a 1-d one is selected: ./select.ts), short enough for a chunk to hold some whole. */
+/**
+ * Whether quantile node `n` runs as routine tasks: lines of an n-d array of
+ * several chunks (a 1-d one is selected: ./select.ts), short enough for a
+ * chunk to hold some whole.
+ */
 function quantilesInLines(n: Node, store: Store): boolean {
   const x = n.inputs[0];
   if (n.op !== 'quantile' || !store.move || x === undefined || x.shape.length < 2 || !isSortable(x.dtype) || sizeOf(x.shape) === 0) return false;

@@ -238,7 +238,9 @@ const SORT_ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'p
       const skip = count(params, 'skip');
       if (!inputs.length || inputs.some((m) => m.dtype !== 'bool' || m.shape.length !== 1)) throw new TypeError('positions reads 1-d bool regions');
       if (output.dtype !== 'int64' || output.shape.length !== 1) throw new TypeError('positions writes a 1-d int64 chunk');
-      if (inputs.reduce((a, m) => a + m.shape[0]!, -skip) < output.shape[0]!) throw new RangeError('positions: the regions hold fewer elements than the output');
+      if (inputs.reduce((a, m) => a + m.shape[0]!, -skip) < output.shape[0]!) {
+        throw new RangeError('positions: the regions hold fewer elements than the output');
+      }
     },
     run(params, inputs, out) {
       let skip = params.skip as number;
@@ -291,7 +293,9 @@ const SORT_ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'p
       onlyParams(params, ['axis', 'indices']);
       const axis = count(params, 'axis'), indices = flag(params, 'indices');
       const x = inputs[0];
-      if (inputs.length !== 1 || !isSortable(x!.dtype) || axis >= x!.shape.length) throw new TypeError('lines reads one region of a sortable dtype, with the axis in it');
+      if (inputs.length !== 1 || !isSortable(x!.dtype) || axis >= x!.shape.length) {
+        throw new TypeError('lines reads one region of a sortable dtype, with the axis in it');
+      }
       const same = output.shape.length === x!.shape.length && output.shape.every((d, i) => d === x!.shape[i]);
       if (!same || output.dtype !== (indices ? 'int64' : x!.dtype)) throw new TypeError('lines writes a region of its input\'s extent (int64 with indices)');
     },
@@ -334,7 +338,9 @@ const SORT_ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'p
       const nq = spec.method === 'median' ? 0 : spec.qShape.length;
       const lead = x!.shape.slice(0, -1);
       const want = [...spec.qShape.slice(0, nq), ...lead];
-      if (output.shape.length !== want.length || output.shape.some((d, i) => d !== want[i])) throw new TypeError('quantiles writes a region of q\'s shape, then the lines\'');
+      if (output.shape.length !== want.length || output.shape.some((d, i) => d !== want[i])) {
+        throw new TypeError('quantiles writes a region of q\'s shape, then the lines\'');
+      }
       if (output.dtype !== quantileDType(x!.dtype, spec)) throw new TypeError(`quantiles writes ${quantileDType(x!.dtype, spec)}`);
     },
     run(params, [x], out) {

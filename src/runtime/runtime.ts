@@ -614,7 +614,8 @@ export class Runtime {
     exe.stages.tasks += now() - tasksStart;
     const tot = exe.totals;
     tot.runs++; tot.tasks += total; tot.kernels += plan.kernels.length; tot.compiled += report.kernelsCompiled; tot.reused += reused ? 1 : 0;
-    tot.bytesAllocated += report.bytesAllocated; tot.peakBytes = Math.max(tot.peakBytes, report.peakBytes); tot.largest = Math.max(tot.largest, heap.largest); tot.bytesCopied += bytesCopied;
+    tot.bytesAllocated += report.bytesAllocated; tot.peakBytes = Math.max(tot.peakBytes, report.peakBytes);
+    tot.largest = Math.max(tot.largest, heap.largest); tot.bytesCopied += bytesCopied;
     tot.gpuTasks += gpuTasks; tot.workers = Math.max(tot.workers, report.workers);
     report.trace = exe.trace();
     if (own) exe.finish();
