@@ -60,23 +60,40 @@ function mustRealize(order: readonly Node[], outputs: readonly Node[], isMateria
   const isCheapSource = (n: Node) => n.op === 'const' || n.op === 'iota' || n.op === 'random';
   // Whether a node's inlined expression holds a reduction, up to the stored nodes: one step per
   // node in topological order (a walk of every ancestor from each node was quadratic in a loop's steps).
+  // (Both walks keep their own stack: a loop of a thousand steps is a chain deeper than JS's call stack.)
   const holds = new Map<Node, boolean>();
-  const containsReduce = (n: Node): boolean => {
-    let r = holds.get(n);
-    if (r === undefined) holds.set(n, r = n.op === 'reduce' || n.op === 'matmul' || n.inputs.some((i) => !out.has(i) && containsReduce(i)));
-    return r;
+  const containsReduce = (root: Node): boolean => {
+    const stack = [root];
+    while (stack.length) {
+      const n = stack[stack.length - 1]!;
+      if (holds.has(n)) { stack.pop(); continue; }
+      // the inputs in order, up to the first that holds one (as `some` would): one not known yet is walked first
+      let r: boolean | undefined = n.op === 'reduce' || n.op === 'matmul';
+      for (const i of r ? [] : n.inputs) {
+        if (out.has(i)) continue;
+        const h = holds.get(i);
+        if (h === undefined) { stack.push(i); r = undefined; break; }
+        if (h) { r = true; break; }
+      }
+      if (r !== undefined) { holds.set(n, r); stack.pop(); }
+    }
+    return holds.get(root)!;
   };
   // The longest chain of operations a node's inlined expression holds, up to the stored nodes (capped).
   const depths = new Map<Node, number>();
-  const depth = (n: Node): number => {
-    let d = depths.get(n);
-    if (d === undefined) {
-      d = 0;
-      for (const i of n.inputs) if (!out.has(i)) d = Math.max(d, depth(i));
-      d = Math.min(MAX_SHARED_DEPTH + 1, d + (n.op === 'source' || isCheapSource(n) ? 0 : 1));
-      depths.set(n, d);
+  const depth = (root: Node): number => {
+    const stack = [root];
+    while (stack.length) {
+      const n = stack[stack.length - 1]!;
+      if (depths.has(n)) { stack.pop(); continue; }
+      const next = n.inputs.find((i) => !out.has(i) && !depths.has(i));
+      if (next) { stack.push(next); continue; }
+      let d = 0;
+      for (const i of n.inputs) if (!out.has(i)) d = Math.max(d, depths.get(i)!);
+      depths.set(n, Math.min(MAX_SHARED_DEPTH + 1, d + (n.op === 'source' || isCheapSource(n) ? 0 : 1)));
+      stack.pop();
     }
-    return d;
+    return depths.get(root)!;
   };
   for (const n of order) {
     if (isMaterialised(n)) out.add(n);
