@@ -16,11 +16,15 @@ import { repr } from '../graph/shape.js';
  */
 export function kwargs<O>(fn: string, args: readonly unknown[], names: readonly string[], kwOnly: readonly string[] = []): O {
   const [pos, kw] = trailingOpts<Record<string, unknown>>(args);
-  if (pos.length > names.length) throw new TypeError(`${fn}() takes at most ${names.length} arguments after the array (${pos.length} given: ${names.join(', ')})`);
+  if (pos.length > names.length) {
+    throw new TypeError(`${fn}() takes at most ${names.length} arguments after the array (${pos.length} given: ${names.join(', ')})`);
+  }
   const o: Record<string, unknown> = {};
   pos.forEach((v, i) => { if (v !== undefined) o[names[i]!] = v; });
   for (const [k, v] of Object.entries(kw)) {
-    if (!names.includes(k) && !kwOnly.includes(k)) throw new TypeError(`${fn}() got an unexpected keyword argument '${k}' (expected ${[...names, ...kwOnly].join(', ')})`);
+    if (!names.includes(k) && !kwOnly.includes(k)) {
+      throw new TypeError(`${fn}() got an unexpected keyword argument '${k}' (expected ${[...names, ...kwOnly].join(', ')})`);
+    }
     if (k in o) throw new TypeError(`${fn}() got multiple values for argument '${k}'`);
     if (v !== undefined) o[k] = v;
   }
@@ -60,7 +64,8 @@ export function knownLength<T>(fn: string, v: T, name: string): T {
 }
 
 /** Python's name for the type of a JS value, for NumPy's TypeError messages. */
-export const pyType = (v: unknown): string => (typeof v === 'number' ? (Number.isInteger(v) ? 'int' : 'float') : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'str' : v === null ? 'NoneType' : typeof v);
+export const pyType = (v: unknown): string => (typeof v === 'number' ? (Number.isInteger(v) ? 'int' : 'float')
+  : typeof v === 'boolean' ? 'bool' : typeof v === 'string' ? 'str' : v === null ? 'NoneType' : typeof v);
 
 /**
  * NumPy's check of an `order` argument: a string, 'C', 'F', 'A' or 'K' in

@@ -134,7 +134,9 @@ const methods: ThisType<Tensor> & Record<string, (this: Tensor, ...args: any[]) 
 };
 // as a class declares its methods: on the prototype, not enumerable
 for (const key of Reflect.ownKeys(methods)) {
-  Object.defineProperty(Tensor.prototype, key, { value: (methods as Record<PropertyKey, unknown>)[key], writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(Tensor.prototype, key, {
+    value: (methods as Record<PropertyKey, unknown>)[key], writable: true, configurable: true, enumerable: false,
+  });
 }
 Object.defineProperty(Tensor.prototype, 'flat', {
   get(this: Tensor): Flat {

@@ -318,7 +318,8 @@ export class MeshWorker {
 
     const inputs = await this.gather(m.job, m.reads);
     const outputs = m.writes.map((w) => ({ dtype: w.dtype, box: w.box as Range[] }));
-    const { datas, dev } = await this.execute({ kernel: k, partial: m.partial, outer: m.outer as Range[], red: m.red as Range[], inputs, outputs }, m.check ? 'wasm' : this.opts.device ?? 'wasm');
+    const job = { kernel: k, partial: m.partial, outer: m.outer as Range[], red: m.red as Range[], inputs, outputs };
+    const { datas, dev } = await this.execute(job, m.check ? 'wasm' : this.opts.device ?? 'wasm');
     return { outs: m.writes.map((w, i) => [w.key, { data: datas[i]!, dtype: w.dtype, shape: extent(w.box) }]), dev };
   }
 

@@ -922,7 +922,9 @@ function subgroupOp(op: ReduceOp, d: DType): string | undefined {
 }
 
 /** The float unary ops a WGSL built-in (or a helper of the prelude) computes, C99's special values added (`special`). */
-type BuiltinUnary = Exclude<Extract<Expr, { k: 'unary' }>['op'], 'negative' | 'sign' | 'square' | 'reciprocal' | 'logical_not' | 'bitwise_not' | 'isnan' | 'isinf' | 'isfinite' | 'floordiv_pos' | 'signbit' | 'frexp_mantissa' | 'frexp_exponent'>;
+type BuiltinUnary = Exclude<Extract<Expr, { k: 'unary' }>['op'],
+  'negative' | 'sign' | 'square' | 'reciprocal' | 'logical_not' | 'bitwise_not' | 'isnan' | 'isinf' | 'isfinite' | 'floordiv_pos' | 'signbit'
+  | 'frexp_mantissa' | 'frexp_exponent'>;
 
 /** Renders `k` as a WGSL compute shader for one task (full or partial mode). */
 export function renderWgsl(kernel: Kernel, partial: boolean, opts: { subgroups?: boolean } = {}): { code: string; layout: GpuLayout } {
