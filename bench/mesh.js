@@ -25,6 +25,12 @@
 //   mesh_churn  2,000 tasks on 20 simulated peers (src/mesh/sim.ts, one
 //               process), failure-free and with 8 of them killed at random
 //               moments: the time with kills over the time without.
+//   mesh_sort   a sort of 1e8 float64 drawn on 3 workers, read back through
+//               a weighted sum: its stages (draw, sorted runs, samples and
+//               ranks, merge) keep their results on the workers and move
+//               them peer to peer. Bytes moved between peers over the
+//               data's bytes, the bytes the coordinator received, and the
+//               time next to the local executor's.
 //
 // Workers are child processes started as `tessera demo` starts them
 // (`node dist/cli/tessera.js worker --signal URL --room R --token T`); the
@@ -55,7 +61,7 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.le
 const short = (e) => String(e?.message ?? e).split('\n')[0].slice(0, 240);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-export const SECTIONS = ['mesh_link', 'mesh_tasks', 'mesh_pi', 'mesh_verify', 'mesh_churn'];
+export const SECTIONS = ['mesh_link', 'mesh_tasks', 'mesh_pi', 'mesh_verify', 'mesh_churn', 'mesh_sort'];
 /** Payload of one `piece` message in mesh_link: a 4 MiB chunk, the size of a large tile. */
 const LINK_MESSAGE = 4 * 2 ** 20;
 /** Elements per chunk of the tiny-task job: each task does microseconds of work, so its time is overhead. */
@@ -310,6 +316,51 @@ function setupsFor(mt, meshes, id, bench) {
 }
 
 // ---------------------------------------------------------------------------
+// mesh_sort: a sort on 3 workers, its stages peer to peer.
+
+async function sortSection(mesh, { quick, repsScale }) {
+  const mt = await dist('dist/api/tensor.js');
+  const N = quick ? 1e7 : 1e8;
+  const id = `mesh_sort@${fmtN(N)}`;
+  const w = await mesh.workers(3);
+  const setups = setupsFor(mt, [{ n: 3, ...w }], id, 'mesh_sort');
+  // an execution runs a job per stage: the session's totals over them, and the coordinator's traffic
+  const s = w.session;
+  const traffic = () => [...s.node.traffic.values()].reduce((a, t) => a + t.sent + t.received, 0);
+  const received = () => [...s.node.traffic.values()].reduce((a, t) => a + t.received, 0);
+  setups[1].start = () => {
+    const t0 = { ...s.totals }, b0 = traffic(), r0 = received();
+    return () => ({
+      jobs: s.totals.jobs - t0.jobs, bytes_moved: s.totals.bytesMoved - t0.bytesMoved,
+      bytes_to_coordinator: s.totals.bytesToCoordinator - t0.bytesToCoordinator, coordinator_bytes: traffic() - b0, coordinator_bytes_in: received() - r0,
+    });
+  };
+  await interleave(setups, {
+    rounds: Math.max(1, Math.round((quick ? 3 : 1) * repsScale)),
+    program: (seed) => {
+      mt.random.seed(seed);
+      const x = mt.random.uniform(0, 1, [N]);
+      return mt.sort(x).multiply(mt.arange(N)).sum();
+    },
+    // sum_i i * x_(i) of N sorted uniforms is about N^3 / 3
+    check: (v) => (typeof v === 'number' && Math.abs(v / (N ** 3 / 3) - 1) < 0.01 ? undefined : `weighted sum ${v} is not near N^3/3`),
+  });
+  for (const { row } of setups) {
+    row.elements = N;
+    if (row.status !== 'ok') continue;
+    if (row.setup === 'mesh') {
+      const r = row.reports.at(-1);
+      Object.assign(row, r);
+      row.moved_over_data = r.bytes_moved / (8 * N);
+      row.to_coordinator_over_data = r.bytes_to_coordinator / (8 * N);
+    }
+    log(`  sort of ${fmtN(N)}, ${row.setup === 'local' ? 'local executor' : '3 workers'}: ${row.median_s.toFixed(2)} s`
+      + `${row.setup === 'mesh' ? `, ${row.jobs} jobs, moved ${row.moved_over_data.toFixed(3)}x the data, coordinator received ${row.coordinator_bytes_in} bytes` : ''}\n`);
+  }
+  return setups.map((x) => x.row);
+}
+
+// ---------------------------------------------------------------------------
 // mesh_tasks: tasks/s for tiny tasks, local executor and one mesh worker.
 
 async function tasksSection(mesh, { quick, repsScale }) {
@@ -551,7 +602,7 @@ async function main() {
   const unknown = only.filter((s) => !SECTIONS.includes(s));
   if (unknown.length) { log(`bench/mesh.js: unknown section ${unknown.join(', ')} (know ${SECTIONS.join(', ')})\n`); process.exit(2); }
   const flags = { quick: has('--quick'), repsScale: Number(opt('--reps-scale', '1')) };
-  const run = { mesh_link: linkSection, mesh_tasks: tasksSection, mesh_pi: piSection, mesh_verify: verifySection, mesh_churn: churnSection };
+  const run = { mesh_link: linkSection, mesh_tasks: tasksSection, mesh_pi: piSection, mesh_verify: verifySection, mesh_churn: churnSection, mesh_sort: sortSection };
   const mesh = await openMesh();
   const teardown = async () => {
     await mesh.close();

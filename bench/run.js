@@ -493,6 +493,7 @@ function meshLabel(r) {
     case 'mesh_verify': return `verification cost: pi, N=${fmtN(r.points)}`;
     case 'mesh_detect': return `a worker lying on every result, ${r.trials} simulated jobs`;
     case 'mesh_churn': return `${r.tasks} tasks, ${r.kills} of ${r.peers} peers killed`;
+    case 'mesh_sort': return `sort, N=${fmtN(r.elements)} float64`;
     default: return r.case;
   }
 }
@@ -513,6 +514,11 @@ function meshText(meta, rows, alone) {
     if (r.status !== 'ok') return [meshLabel(r), meshSetup(r), '—', r.status === 'wrong' ? `**WRONG** (${r.reason})` : `error (${r.reason})`, '—', '—', '—', '—', load];
     if (r.bench === 'mesh_churn') return [meshLabel(r), meshSetup(r), String(r.runs.length), `${fmtS(r.median_s)} (${fmtS(r.calm_median_s)} without failures: ${r.ratio.toFixed(2)}×)`, '—', '—', `${r.tasks} (${r.reports.reduce((a, x) => a + x.releases, 0)} releases, ${r.reports.reduce((a, x) => a + x.recomputed, 0)} recomputed in ${r.runs.length} runs)`, '—', load];
     if (r.bench === 'mesh_detect') return [meshLabel(r), meshSetup(r), String(r.trials), '—', `caught in ${r.caught}/${r.trials}, within 50 of its tasks in ${r.caught_within_50}/${r.trials}; median ${r.median_before_caught}, max ${r.max_before_caught} wrong results before; ${r.wrong} wrong answers${r.freivalds_blocks ? `; Freivalds: ${r.freivalds_caught}/${r.freivalds_blocks} corrupted matmul blocks caught (${(r.freivalds_caught / r.freivalds_blocks).toFixed(4)})` : ''}`, '—', '—', '—', load];
+    if (r.bench === 'mesh_sort') {
+      const last = r.reports?.at(-1);
+      const moved = r.setup === 'mesh' ? `${fmtBytes(last.bytes_moved)} = ${r.moved_over_data.toFixed(3)}× the data; the coordinator received ${fmtBytes(last.coordinator_bytes_in)} in all (${fmtBytes(last.bytes_to_coordinator)} of pieces)` : '—';
+      return [meshLabel(r), meshSetup(r), String(r.runs.length), fmtS(r.median_s), `${(r.elements / r.median_s / 1e6).toFixed(1)} M/s`, r.vs_local === undefined ? '—' : `${r.vs_local.toFixed(2)}×`, r.setup === 'mesh' ? `${last.jobs} jobs` : '—', moved, load];
+    }
     const rate = r.mb_per_s !== undefined ? `${r.mb_per_s.toFixed(1)} MB/s` : r.tasks_per_s !== undefined ? `${Math.round(r.tasks_per_s)} tasks/s` : `${r.mpoints_per_s.toFixed(0)} Mpoints/s`;
     // work a mesh did again (a lease lapsed, a piece was lost, a straggler was copied), summed over the timed runs
     const again = ['releases', 'recomputed', 'speculative'].map((k) => [k, (r.reports ?? []).reduce((a, x) => a + (x[k] ?? 0), 0)]).filter(([, v]) => v);
@@ -531,13 +537,14 @@ function meshText(meta, rows, alone) {
   const slots = rows.find((r) => r.slots?.length)?.slots[0];
   const piWorkers = rows.filter((r) => r.bench === 'mesh_pi' && r.setup === 'mesh').reduce((a, r) => a + r.peers, 0);
   const benches = new Set(rows.map((r) => r.bench));
-  const computes = benches.has('mesh_tasks') || benches.has('mesh_pi');
+  const computes = benches.has('mesh_tasks') || benches.has('mesh_pi') || benches.has('mesh_sort');
   const notes = [
     'Median of the timed runs after one untimed warm-up. The setups of a case take turns round by round (local executor, then the meshes), one computing at a time, on the same seed per round. "vs local" = the local executor\'s median / the mesh\'s (> 1: the mesh is faster).',
     benches.has('mesh_link') && 'Data channel: payload MB/s (10⁶ bytes/s) of `piece` messages sent by a MeshNode in the benchmark\'s process to a MeshNode in a second Node process, over loopback (WebRTC data channel, @roamhq/wrtc); a batch is timed from its first send to the receiver\'s acknowledgement that all its bytes arrived.',
     benches.has('mesh_tasks') && 'Tiny tasks: `uniform(0, 1, [n], { chunkSize: 1024 }) * 2 + 1`, summed: one task per chunk plus the final combine; tasks/s = tasks / median time.',
     benches.has('mesh_pi') && 'Monte Carlo pi: the demo\'s program (float64, default chunking); rate in million points per second.',
     benches.has('mesh_verify') && 'Verification cost: the same pi program on 3 workers, coordinated by two sessions in one room, one with `verify: \'off\'`, one with `verify: \'sample\'` (a sample of each peer\'s results re-run on another peer and compared by digest; 20% for a new peer, decaying to 3%), interleaved; the percentage is the sample session\'s median over the unverified one\'s. Trust carries over between a session\'s jobs, so re-runs fall from job to job.',
+    benches.has('mesh_sort') && 'Sort: `mt.sort(mt.random.uniform(0, 1, [N])).multiply(mt.arange(N)).sum()` on 3 workers; an execution of several jobs (the draw, the sorted runs, their samples and ranks, the merge, the sum), each stage\'s results kept on the workers and read by the next peer to peer. Target: bytes moved at most 1.1× the data (each element crosses the network at most once); the coordinator receives the sum, and the split positions it plans the merge with.',
     benches.has('mesh_churn') && 'Churn: one job on the simulated network (one process, the tasks computed for real on its pool), run without failures and with 8 of its 20 workers killed at random moments of the first 80% of the job, alternately; the answer checked against the local run each time. Target: under 2× the failure-free time.',
     benches.has('mesh_detect') && 'Detection: jobs of 400 partial sums on the simulated network (src/mesh/sim.ts), four workers one of which corrupts every result; how many wrong results it committed before it was caught (each is then recomputed; the answers are checked against the local run). Freivalds: 64x64 float64 blocks corrupted the way the test finds hardest (+1 and -1 in two entries of one row), each checked once; target: caught with probability ≥ 0.999 per checked block.',
     computes && `Every mesh answer is checked to equal, bit for bit, the local executor's for the same seed${benches.has('mesh_pi') ? '; pi must also be within 6 standard errors of π' : ''}. A mismatch shows as WRONG, with no time.`,

@@ -2,14 +2,14 @@
 // as a session the API can run on: what the routine tests (sort, compress,
 // scatter) lease their tasks to. Options: strict verification, workers that
 // lie on a share of their results, and a worker killed as soon as it has run
-// its first task (before it can report it).
+// its first task (before it can report it), or its n-th.
 import { Coordinator, type MeshReport } from '../src/mesh/coordinator.js';
 import { SimNet } from '../src/mesh/sim.js';
 import { MeshState } from '../src/mesh/state.js';
 import { MeshWorker } from '../src/mesh/worker.js';
 import { runtime } from '../src/runtime/runtime.js';
 
-export interface SimMeshOptions { verify?: 'strict'; lie?: Record<string, number>; seed?: number; killAfterTask?: string }
+export interface SimMeshOptions { verify?: 'strict'; lie?: Record<string, number>; seed?: number; killAfterTask?: string; killAfterTasks?: number }
 
 export function simMesh(ids: readonly string[], opts: SimMeshOptions = {}) {
   const net = new SimNet({ seed: opts.seed ?? 5, maxDelayMs: 2 });
@@ -25,7 +25,8 @@ export function simMesh(ids: readonly string[], opts: SimMeshOptions = {}) {
     const st = new MeshState(ep, 40);
     st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 2 });
     const lie = opts.lie?.[id];
-    const log = id === opts.killAfterTask ? (line: string) => { if (/ done in /.test(line)) net.kill(id); } : undefined;
+    let done = 0;
+    const log = id === opts.killAfterTask ? (line: string) => { if (/ done in /.test(line) && ++done >= (opts.killAfterTasks ?? 1)) net.kill(id); } : undefined;
     const w = new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 200, ...(lie ? { lie } : {}), ...(log ? { log } : {}) });
     workers.push(w);
     parts.push(st, w);

@@ -206,7 +206,11 @@ async function realize(ts: readonly Tensor[], given: RunOptions): Promise<void> 
   try {
     await realizeIn(ts, opts);
   } finally {
-    if (!given.execution) opts.execution!.finish();
+    if (!given.execution) {
+      // what the stages of its routines kept on mesh workers goes with the execution
+      runtime.releaseScope(opts.execution!);
+      opts.execution!.finish();
+    }
   }
 }
 

@@ -29,7 +29,7 @@ import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import type { Node } from '../graph/node.js';
 import { numChunks } from '../graph/shape.js';
 import { encodeKernel } from '../ir/wire.js';
-import type { JobOptions, Progress, Runtime } from '../runtime/runtime.js';
+import type { JobOptions, Progress, Remote, Runtime } from '../runtime/runtime.js';
 import { Execution, type Trace, debugLevel, fmtBytes, now as epochNow } from '../runtime/debug.js';
 import { type Plan, type Range, chunkBox, isKernelTask, isScanTask } from '../tile/tile.js';
 import { decodeChunk, encodeChunk } from './arrow.js';
@@ -116,6 +116,8 @@ export interface MeshReport {
   commits: number;
   /** Bytes of pieces moved between peers (fetched by workers, sources served and outputs fetched by the coordinator). */
   bytesMoved: number;
+  /** Of them, bytes of pieces the coordinator received (outputs brought here, results a check compares, relays). */
+  bytesToCoordinator: number;
   /** Results verified (re-run on another peer, or by Freivalds' test), and the re-runs that ran. */
   checks: number;
   checkRuns: number;
@@ -155,6 +157,24 @@ interface Piece {
   /** An output's data, once the coordinator has it; a source's (node, chunk). */
   data?: TypedArray;
   readonly source?: { readonly node: Node; readonly chunk: number };
+  /**
+   * A piece of an earlier job's result kept on the workers (Resident), which
+   * this job reads as a source: its holders are that piece's own (the same set).
+   */
+  readonly ext?: { readonly job: Job; readonly piece: Piece };
+}
+
+/** Where peers find piece p: its job (another one for a kept result's piece) and its name there. */
+const address = (p: Piece, job: string): { job: string; key: string } => (p.ext ? { job: p.ext.job.id, key: wire(p.ext.piece) } : { job, key: wire(p) });
+
+/**
+ * A job's output kept on the workers that computed it (JobOptions.keep):
+ * later jobs of this coordinator read its pieces peer to peer; the job that
+ * made it stays to recompute a piece whose holders leave, until released.
+ */
+class Resident implements Remote {
+  constructor(readonly job: Job, readonly tensor: number) {}
+  release(): void { this.job.releaseKept(this.tensor); }
 }
 
 /** A piece's name on the wire: its key, and its version once a wrong result of it was thrown away. */
@@ -241,7 +261,10 @@ export class Coordinator {
   close(): void {
     this.closed = true;
     clearInterval(this.timer);
-    for (const j of this.jobs.values()) j.fail(new Error('the coordinator closed'));
+    for (const j of [...this.jobs.values()]) {
+      j.fail(new Error('the coordinator closed'));
+      this.retire(j); // (results kept on the workers too: they drop them)
+    }
     this.trust.flush();
   }
 
@@ -252,7 +275,9 @@ export class Coordinator {
     if (!spec.node || !rt.has(spec.node) || plan.tasks.some((t) => (isScanTask(t) ? t.output === tid : t.writes.some((w) => w.tensor === tid)))) return undefined;
     const grid = numChunks(spec.shape, spec.chunk).reduce((a, b) => a * b, 1);
     const parts: string[] = [];
-    for (let c = 0; c < grid; c++) parts.push(await digestOf(rt.chunkOf(spec.node, c)));
+    // a result kept on the workers: the digests its writers reported
+    const r = rt.remoteOf(spec.node);
+    for (let c = 0; c < grid; c++) parts.push(r instanceof Resident ? r.job.keptPiece(r.tensor, c).digest ?? '' : await digestOf(rt.chunkOf(spec.node, c)));
     return parts.join(',');
   }
 
@@ -299,7 +324,10 @@ export class Coordinator {
   async run(outputs: readonly Node[], onProgress?: (p: Progress) => void, opts: JobOptions = {}): Promise<MeshReport> {
     if (this.closed) throw new Error('the coordinator is closed: it runs no more jobs');
     opts.signal?.throwIfAborted();
-    const plan = this.opts.runtime.planOf(outputs);
+    const rt = this.opts.runtime;
+    // outputs held on workers (kept by an earlier stage) come here after the job
+    const home = outputs.filter((n) => rt.remoteOf(n));
+    const plan = rt.planOf(outputs);
     const journal = this.opts.journal;
     let id = `j${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
     let record: JournalRecord | undefined;
@@ -314,6 +342,9 @@ export class Coordinator {
     }
     const job = new Job(id, this.ep, this.state, this.opts, plan, this.trust, (peer) => { for (const j of this.jobs.values()) j.quarantine(peer); }, onProgress);
     job.reach = this.reach;
+    job.kin = () => this.jobs.values();
+    job.retire = () => this.retire(job);
+    if (opts.keep) job.keepFor(opts.keep);
     if (record) job.adopt(record);
     if (opts.name) job.name = opts.name.slice(0, 120);
     if (opts.debug !== undefined) job.exe = new Execution(debugLevel(opts.debug));
@@ -323,14 +354,32 @@ export class Coordinator {
     const cancel = () => job.fail(new Error(`the job ${job.name ?? job.id} was cancelled`), 'cancelled');
     opts.signal?.addEventListener('abort', cancel, { once: true });
     try {
-      return await job.run();
+      const report = await job.run();
+      for (const n of home) report.bytesToCoordinator += await this.home(n);
+      return report;
     } finally {
       opts.signal?.removeEventListener('abort', cancel);
-      this.jobs.delete(job.id);
-      this.finished.push(job.id);
-      for (const id of this.finished.splice(0, Math.max(0, this.finished.length - KEEP_FINISHED))) this.state.jobs.delete(id);
-      for (const p of this.ep.peers()) void this.ep.send(p, { t: 'end', job: job.id }).catch(() => undefined);
+      // a job whose results stay on the workers lives on until they are released
+      if (!job.holding) this.retire(job);
     }
+  }
+
+  /** A job is over: its workers drop what they hold of it. */
+  private retire(job: Job): void {
+    if (this.jobs.get(job.id) !== job) return;
+    this.jobs.delete(job.id);
+    this.finished.push(job.id);
+    for (const id of this.finished.splice(0, Math.max(0, this.finished.length - KEEP_FINISHED))) this.state.jobs.delete(id);
+    for (const p of this.ep.peers()) void this.ep.send(p, { t: 'end', job: job.id }).catch(() => undefined);
+  }
+
+  /** Brings output `n`, held on workers (a kept result), here; resolves to the bytes received. */
+  private async home(n: Node): Promise<number> {
+    const r = this.opts.runtime.remoteOf(n);
+    if (!(r instanceof Resident)) throw new Error('internal: a result held by another coordinator\'s workers');
+    const { chunks, bytes } = await r.job.fetchKept(r.tensor);
+    this.opts.runtime.putChunks(n, chunks);
+    return bytes;
   }
 }
 
@@ -387,8 +436,22 @@ class Job {
   private readonly unreached = new Map<number, number>();
   /** Which workers reach which peers (the coordinator's view; everyone reaches everyone until told otherwise). */
   reach: Reach = { reaches: () => true, cut: () => undefined };
+  /** The coordinator's jobs (this one among them): those reading this one's kept results hear when a lost piece is back. */
+  kin: () => Iterable<Job> = () => [];
+  /** Ends the job on the coordinator (its workers drop what they hold): when its last kept result is released. */
+  retire: () => void = () => undefined;
+  /** The scope its outputs are kept for on the workers (JobOptions.keep), if they are. */
+  private keepScope: object | undefined;
+  /** Kept output pieces not released yet: the job recomputes one whose holders leave. */
+  private readonly kept = new Set<Piece>();
+  /** Finished, and running again to recompute a kept piece that was lost. */
+  private reviving = false;
+  /** Why the job failed, for the jobs that read its kept results. */
+  error: Error | undefined;
+  /** This job's pieces that are another job's kept pieces, by that piece. */
+  private readonly extOf = new Map<Piece, Piece>();
 
-  constructor(readonly id: string, private readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions, private readonly plan: Plan,
+  constructor(readonly id: string, readonly ep: Endpoint, private readonly state: MeshState, private readonly opts: CoordinatorOptions, private readonly plan: Plan,
     private readonly trust: Trust, private readonly caught: (peer: string) => void, private readonly onProgress?: (p: Progress) => void) {
     const rt = opts.runtime;
     const n = plan.tasks.length;
@@ -402,7 +465,7 @@ class Job {
     this.validFrom = new Array<number>(n).fill(0);
     this.report = {
       job: this.id, tasks: n, leases: 0, releases: 0, recomputed: 0, speculative: 0, duplicates: 0, commits: 0, bytesMoved: 0,
-      checks: 0, checkRuns: 0, freivalds: 0, quarantined: [], resumed: 0, peers: [], ms: 0, trace: { traceEvents: [], displayTimeUnit: 'ms' },
+      bytesToCoordinator: 0, checks: 0, checkRuns: 0, freivalds: 0, quarantined: [], resumed: 0, peers: [], ms: 0, trace: { traceEvents: [], displayTimeUnit: 'ms' },
     };
     const outputs = new Set(plan.outputs.values());
     const byTensor = new Map<number, Piece[]>();
@@ -425,11 +488,18 @@ class Job {
     };
     // pieces each task writes
     this.writes = plan.tasks.map((t) => (isScanTask(t) ? [make(t.output, t.chunk, undefined, t.id)] : t.writes.map((w) => make(w.tensor, w.chunk, w.row, t.id))));
-    // sources: every chunk of a tensor no task writes (it is materialised here)
+    // sources: every chunk of a tensor no task writes (it is materialised here, or kept on the workers by an earlier job)
     plan.tensors.forEach((spec, tid) => {
       if (byTensor.has(tid) || !spec.node || !rt.has(spec.node)) return;
       const grid = numChunks(spec.shape, spec.chunk).reduce((a, b) => a * b, 1);
-      for (let c = 0; c < grid; c++) make(tid, c, undefined, undefined);
+      const remote = rt.remoteOf(spec.node);
+      if (remote && !(remote instanceof Resident && remote.job.ep === ep)) throw new Error('a job reads a result held by another coordinator\'s workers');
+      for (let c = 0; c < grid; c++) {
+        if (!remote) { make(tid, c, undefined, undefined); continue; }
+        const q = remote.job.keptPiece(remote.tensor, c);
+        const p = add({ key: `${tid}.${c}`, tensor: tid, box: q.box, dtype: q.dtype, bytes: q.bytes, producer: undefined, holders: q.holders, readers: [], left: 0, version: 0, output: false, ext: { job: remote.job, piece: q } });
+        this.extOf.set(q, p);
+      }
     });
     // pieces each task reads, per input
     this.reads = plan.tasks.map((t) => {
@@ -451,10 +521,78 @@ class Job {
     return new Promise<MeshReport>((resolve, reject) => {
       this.settle = { resolve, reject };
       this.plan.tasks.forEach((_, t) => this.check(t));
-      for (const p of this.pieces.values()) if (p.output && !p.data && p.holders.size && p.producer !== undefined && this.taskState[p.producer] === 'done') void this.fetchOutput(p);
+      for (const p of this.pieces.values()) if (p.output && !p.data && !this.kept.has(p) && p.holders.size && p.producer !== undefined && this.taskState[p.producer] === 'done') void this.fetchOutput(p);
       this.progress();
       this.dispatch();
     });
+  }
+
+  /** Keeps the job's outputs on the workers for `scope` (JobOptions.keep) instead of bringing them here. */
+  keepFor(scope: object): void {
+    this.keepScope = scope;
+    for (const p of this.pieces.values()) {
+      if (!p.output || p.producer === undefined) continue;
+      this.kept.add(p);
+      this.outputsLeft--;
+    }
+  }
+
+  /** Whether the job finished with results kept on the workers: it stays until they are released. */
+  get holding(): boolean { return this.finished && !this.error && this.kept.size > 0; }
+
+  /** Chunk c of kept output tensor `tid`. */
+  keptPiece(tid: number, c: number): Piece {
+    const p = this.pieces.get(`${tid}.${c}`);
+    if (!p || !this.kept.has(p)) throw new Error(`internal: chunk ${c} of tensor ${tid} is not kept by job ${this.id}`);
+    return p;
+  }
+
+  /** Kept output tensor `tid` is no longer needed: its holders drop it; the job ends with its last one. */
+  releaseKept(tid: number): void {
+    for (const p of [...this.kept]) {
+      if (p.tensor !== tid) continue;
+      this.kept.delete(p);
+      this.release(p);
+    }
+    if (!this.kept.size && this.finished) this.retire();
+  }
+
+  /** A piece of this job's kept results that a job reading it found gone: it is recomputed if no holder is left. */
+  recover(p: Piece): void {
+    if (p.holders.size === 0) this.lost(p);
+    this.dispatch();
+  }
+
+  /** Another job's kept piece `q` has a holder again: the tasks of this job that read it may run. */
+  extHeld(q: Piece): void {
+    const p = this.extOf.get(q);
+    if (!p) return;
+    for (const r of p.readers) this.check(r);
+    this.dispatch();
+  }
+
+  /** Every chunk of kept output tensor `tid`, fetched here from its holders (recomputed first where none is left). */
+  async fetchKept(tid: number): Promise<{ chunks: TypedArray[]; bytes: number }> {
+    const ps = [...this.pieces.values()].filter((p) => p.tensor === tid && p.producer !== undefined && this.kept.has(p));
+    ps.sort((a, b) => Number(a.key.split('.')[1]) - Number(b.key.split('.')[1]));
+    const chunks: TypedArray[] = [];
+    let bytes = 0;
+    for (const p of ps) {
+      for (;;) {
+        if (this.error) throw this.error;
+        let data: TypedArray | undefined;
+        for (const h of [...p.holders]) {
+          const got = await this.fetchFrom(p, h, true);
+          if (got && (p.digest === undefined || (await digestOf(got.data)) === p.digest)) { data = got.data; bytes += got.bytes; break; }
+          // it did not give what it committed: lost there
+          if (p.holders.delete(h) && p.holders.size === 0) this.recover(p);
+        }
+        if (data) { chunks.push(data); break; }
+        this.recover(p);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    return { chunks, bytes };
   }
 
   /**
@@ -499,8 +637,10 @@ class Job {
   }
 
   fail(e: Error, state: 'failed' | 'cancelled' = 'failed'): void {
-    if (this.finished) return;
+    if (this.finished && !this.reviving) return;
     this.finished = true;
+    this.reviving = false;
+    this.error = e;
     if (this.exe.level >= 1) this.exe.log(`job ${this.name ?? this.id} ${state} after ${(performance.now() - this.t0).toFixed(0)} ms: ${e.message}`);
     this.event('failed', { detail: e.message.slice(0, 200) });
     this.publish(state);
@@ -595,7 +735,7 @@ class Job {
 
   /** Leases ready tasks to workers with free slots. */
   dispatch(): void {
-    if (this.finished) return;
+    if (this.finished && !this.reviving) return;
     const ws = this.workers();
     if (ws.size) this.noWorkersSince = performance.now();
     const free = (id: string) => (this.load.get(id) ?? 0) < ws.get(id)!.slots + 1;
@@ -649,11 +789,15 @@ class Job {
     const task = this.plan.tasks[t]!;
     // the peer itself first, then holders it has a link to
     const near = (h: string) => (h === peer ? 0 : this.reach.reaches(peer, h) ? 1 : 2);
-    const src = (p: Piece) => ({
-      key: wire(p), box: p.box as [number, number][],
-      from: [...p.holders].sort((a, b) => near(a) - near(b)).slice(0, 64),
-      ...(p.digest ? { d: p.digest } : {}),
-    });
+    const src = (p: Piece) => {
+      const { job, key } = address(p, this.id);
+      const d = p.ext?.piece.digest ?? p.digest;
+      return {
+        key, box: p.box as [number, number][],
+        from: [...p.holders].sort((a, b) => near(a) - near(b)).slice(0, 64),
+        ...(d ? { d } : {}), ...(job !== this.id ? { job } : {}),
+      };
+    };
     if (isScanTask(task)) {
       const [[s], prev] = this.reads[t]! as [[Piece], Piece[]];
       const out = this.writes[t]![0]!;
@@ -724,7 +868,7 @@ class Job {
   }
 
   message(from: string, m: Message, payload?: Uint8Array): void {
-    if (this.finished) return;
+    if (this.finished && !this.reviving) return;
     if (m.t === 'done') this.onDone(from, m);
     else if (m.t === 'fail') this.onFail(from, m);
     void payload;
@@ -794,10 +938,12 @@ class Job {
       if (this.placed.length > KEEP_PLACED) this.placed.shift();
       p.holders.add(from);
       for (const r of p.readers) this.check(r);
-      if (p.output && !p.data) void this.fetchOutput(p);
+      if (this.kept.has(p)) {
+        for (const j of this.kin()) if (j !== this) j.extHeld(p);
+      } else if (p.output && !p.data) void this.fetchOutput(p);
     }
     for (const p of new Set(this.reads[t]!.flat())) {
-      if (--p.left === 0 && !p.output && !p.source) this.release(p);
+      if (--p.left === 0 && !p.output && !p.source && !p.ext) this.release(p);
     }
     this.progress();
     // leases on other copies of this task end with it
@@ -885,18 +1031,23 @@ class Job {
   }
 
   /** Piece p from `holder`, or undefined (it does not have it, it left, or it took too long). */
-  private async fetchFrom(p: Piece, holder: string): Promise<TypedArray | undefined> {
+  private async fetchFrom(p: Piece, holder: string): Promise<TypedArray | undefined>;
+  /** With `sized`: and the bytes it came in. */
+  private async fetchFrom(p: Piece, holder: string, sized: true): Promise<{ data: TypedArray; bytes: number } | undefined>;
+  private async fetchFrom(p: Piece, holder: string, sized?: true): Promise<TypedArray | { data: TypedArray; bytes: number } | undefined> {
     const req = this.nextReq++;
+    const { job, key } = address(p, this.id);
     const payload = await new Promise<Uint8Array | undefined>((resolve) => {
       const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
-      this.waiting.set(req, { peer: holder, key: wire(p), resolve: (b) => { clearTimeout(timer); resolve(b); } });
-      this.ep.send(holder, { t: 'get', req, job: this.id, key: wire(p) }).catch(() => { this.waiting.delete(req); clearTimeout(timer); resolve(undefined); });
+      this.waiting.set(req, { peer: holder, key, resolve: (b) => { clearTimeout(timer); resolve(b); } });
+      this.ep.send(holder, { t: 'get', req, job, key }).catch(() => { this.waiting.delete(req); clearTimeout(timer); resolve(undefined); });
     });
     if (!payload) return undefined;
     try {
       const d = decodeChunk(payload, { dtype: p.dtype, shape: extent(p.box) }).data;
       this.report.bytesMoved += payload.length;
-      return d;
+      this.report.bytesToCoordinator += payload.length;
+      return sized ? { data: d, bytes: payload.length } : d;
     } catch {
       return undefined;
     }
@@ -907,7 +1058,7 @@ class Job {
     const c = this.checks.get(t);
     if (!c || !this.checks.delete(t)) return;
     if (c.holdsOutput) for (const out of this.writes[t]!) if (--out.left === 0 && !out.output) this.release(out);
-    for (const q of new Set(this.reads[t]!.flat())) if (--q.left === 0 && !q.output && !q.source) this.release(q);
+    for (const q of new Set(this.reads[t]!.flat())) if (--q.left === 0 && !q.output && !q.source && !q.ext) this.release(q);
   }
 
   /** Leases queued checks to live workers that have not voted on them, least loaded first. */
@@ -988,7 +1139,7 @@ class Job {
    * that, runs again elsewhere.
    */
   quarantine(peer: string): void {
-    if (this.finished || this.report.quarantined.includes(peer)) return;
+    if ((this.finished && !this.kept.size) || this.report.quarantined.includes(peer)) return;
     this.trust.caught(peer);
     this.report.quarantined.push(peer);
     this.event('quarantine', { peer, detail: 'its result disagreed with two other peers' });
@@ -1014,6 +1165,7 @@ class Job {
   /** Task t's result (or its running attempts) cannot be trusted: it runs again. */
   private uncommit(t: number): void {
     const wasDone = this.taskState[t] === 'done';
+    if (this.finished && this.kept.size) this.reviving = true;
     for (const [att, a] of this.attempts[t]!) {
       if (a.check) continue;
       this.attempts[t]!.delete(att);
@@ -1067,7 +1219,7 @@ class Job {
     }
     if (a?.check) {
       if (m.missing) {
-        const p = this.byWire(m.missing.key);
+        const p = this.missingPiece(m.missing);
         if (p && !p.source && m.missing.from !== this.ep.id && p.holders.delete(m.missing.from) && p.holders.size === 0) this.lost(p);
       }
       this.lapse(t, m.attempt);
@@ -1078,7 +1230,7 @@ class Job {
     else if (!m.missing) this.strike(from, 'its tasks failed');
     if (m.missing) {
       // (a piece this coordinator holds is not lost because a fetch of it failed: the message was lost)
-      const p = this.byWire(m.missing.key);
+      const p = this.missingPiece(m.missing);
       if (p && !p.source && m.missing.from !== this.ep.id && p.holders.delete(m.missing.from) && p.holders.size === 0) this.lost(p);
     } else if (++this.failures[t]! >= (this.opts.maxFailures ?? 5)) {
       this.fail(new JobFailed(`task ${t} failed ${this.failures[t]} times; last on peer ${from}: ${m.reason}`));
@@ -1087,15 +1239,32 @@ class Job {
     this.lapse(t, m.attempt);
   }
 
-  /** A needed piece has no holder left: its producer runs again (and, transitively, what that needs). */
+  /** The piece a failed task names as missing: this job's, or another job's kept piece this one reads. */
+  private missingPiece(m: { key: string; job?: string | undefined }): Piece | undefined {
+    if (m.job === undefined || m.job === this.id) return this.byWire(m.key);
+    for (const [q, p] of this.extOf) if (q.ext === undefined && p.ext!.job.id === m.job && wire(q) === m.key) return p;
+    return undefined;
+  }
+
+  /**
+   * A needed piece has no holder left: its producer runs again (and,
+   * transitively, what that needs); another job's kept piece, that job
+   * recomputes, and this one waits for it.
+   */
   private lost(p: Piece): void {
+    if (p.ext) {
+      for (const r of p.readers) if (this.taskState[r] === 'ready') this.taskState[r] = 'wait';
+      p.ext.job.recover(p.ext.piece);
+      return;
+    }
     if (p.producer === undefined || p.data) return;
     for (const r of p.readers) {
       if (this.taskState[r] === 'ready') this.taskState[r] = 'wait';
     }
-    if (!(p.left > 0 || (p.output && !p.data))) return;
+    if (!(p.left > 0 || (p.output && !p.data && (!this.keepScope || this.kept.has(p))))) return;
     const t = p.producer;
     if (this.taskState[t] !== 'done') return;
+    if (this.finished) this.reviving = true;
     this.taskState[t] = 'wait';
     this.done--;
     this.report.recomputed++;
@@ -1110,11 +1279,12 @@ class Job {
   }
 
   peerDown(id: string): void {
-    if (this.finished) return;
+    if (this.finished && !this.kept.size) return;
     if (this.peerStats.has(id) || this.load.has(id)) this.event('peer-left', { peer: id });
     for (const [t, as] of this.attempts.entries()) for (const [att, a] of as) if (a.peer === id) this.lapse(t, att);
     for (const p of this.pieces.values()) {
-      if (p.holders.delete(id) && p.holders.size === 0) this.lost(p);
+      // (another job's kept piece shares its holders with that job, which may have seen the peer go first)
+      if ((p.holders.delete(id) || p.ext) && p.holders.size === 0) this.lost(p);
     }
     // fetches from it will not be answered
     for (const [req, w] of this.waiting) if (w.peer === id) { this.waiting.delete(req); w.resolve(undefined); }
@@ -1122,7 +1292,12 @@ class Job {
   }
 
   tick(): void {
-    if (this.finished) return;
+    if (this.finished && !this.reviving) return;
+    // a kept result this job reads was lost and could not be made again
+    for (const q of this.extOf.keys()) {
+      const e = this.extOf.get(q)!.ext!.job.error;
+      if (e) { this.fail(new Error(`a result of an earlier stage was lost and could not be computed again: ${e.message}`)); return; }
+    }
     this.publish();
     const now = performance.now();
     for (const [t, as] of this.attempts.entries()) for (const [att, a] of as) if (a.deadline < now) { this.strike(a.peer, 'its leases lapsed'); this.lapse(t, att); }
@@ -1188,12 +1363,15 @@ class Job {
     const total = this.plan.tasks.length;
     this.onProgress?.({ done: this.done, total });
     this.publish();
-    if (this.done === total && this.outputsLeft === 0 && this.checks.size === 0 && !this.finished) this.settle?.resolve(this.finish());
+    if (this.done !== total || this.outputsLeft !== 0 || this.checks.size !== 0) return;
+    if (!this.finished) this.settle?.resolve(this.finish());
+    else this.reviving = false; // a lost kept piece is back
   }
 
   private finish(): MeshReport {
     this.finished = true;
     for (const [node, tid] of this.plan.outputs) {
+      if (this.keepScope) { this.opts.runtime.keepRemote(node, new Resident(this, tid), this.keepScope); continue; }
       const spec = this.plan.tensors[tid]!;
       const grid = numChunks(spec.shape, spec.chunk).reduce((a, b) => a * b, 1);
       const chunks = Array.from({ length: grid }, (_, c) => this.pieces.get(`${tid}.${c}`)?.data);

@@ -45,8 +45,13 @@ const lease = { job, task: small, attempt: small };
 const digest = z.string().regex(/^[0-9a-f]{32}$/);
 /** Set on a verification re-run: run on the CPU (WASM), whatever the peer's device, so results compare bit for bit. */
 const check = { check: z.literal(true).optional() };
-/** A piece a task reads: where it is, and (for a computed piece) the digest its writer reported, which a fetched copy must match. */
-const source = z.strictObject({ key, box, from: z.array(peerId).min(1).max(MAX_FROM), d: digest.optional() });
+/**
+ * A piece a task reads: where it is, and (for a computed piece) the digest
+ * its writer reported, which a fetched copy must match; `job` names the
+ * earlier job of the same coordinator whose result it is, kept on the
+ * workers (a stage of a routine), when it is not the task's own job's.
+ */
+const source = z.strictObject({ key, box, from: z.array(peerId).min(1).max(MAX_FROM), d: digest.optional(), job: job.optional() });
 
 export const Message = z.discriminatedUnion('t', [
   z.strictObject({
@@ -86,7 +91,9 @@ export const Message = z.discriminatedUnion('t', [
     digests: z.array(digest).max(4), dev: z.enum(['wasm', 'gpu']),
   }),
   z.strictObject({
-    t: z.literal('fail'), ...lease, reason: z.string().max(2000), missing: z.strictObject({ key, from: peerId }).optional(),
+    t: z.literal('fail'), ...lease, reason: z.string().max(2000),
+    /** The piece no holder gave (of `job` when it is another job's kept result). */
+    missing: z.strictObject({ key, from: peerId, job: job.optional() }).optional(),
     /** The task named a kernel this peer does not have (it restarted, or the message that carried it is late): send the text. */
     needKernel: z.literal(true).optional(),
     /** No holder of `missing` could be reached, directly or through a relay: the holder is not to blame (at first). */

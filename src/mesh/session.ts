@@ -54,6 +54,12 @@ export interface SessionOptions {
 export class Session {
   /** The report of the last job this session ran. */
   lastReport: MeshReport | undefined;
+  /**
+   * Totals over every job this session ran (an execution whose routines run
+   * in stages runs several): bytes moved between peers, and of them the
+   * bytes the coordinator received (outputs, and what the host plans with).
+   */
+  readonly totals = { jobs: 0, bytesMoved: 0, bytesToCoordinator: 0 };
   private closing: Promise<void> | undefined;
 
   private constructor(readonly node: MeshNode, readonly state: MeshState, private readonly coordinator: Coordinator) {}
@@ -97,8 +103,12 @@ export class Session {
 
   async runNodes(nodes: readonly Node[], onProgress?: (p: Progress) => void, job?: JobOptions): Promise<MeshReport> {
     if (this.closed) throw this.refuse('runNodes');
-    this.lastReport = await this.coordinator.run(nodes, onProgress, job);
-    return this.lastReport;
+    const r = await this.coordinator.run(nodes, onProgress, job);
+    this.lastReport = r;
+    this.totals.jobs++;
+    this.totals.bytesMoved += r.bytesMoved;
+    this.totals.bytesToCoordinator += r.bytesToCoordinator;
+    return r;
   }
 
   /** Runs the graph behind `tensors` on the mesh, as one job; resolves to the tensors, materialised here. */

@@ -52,12 +52,12 @@ class NeedKernel extends Error {}
 
 /** A piece no holder could give: the coordinator recomputes it from lineage. */
 class Missing extends Error {
-  constructor(readonly key: string, readonly from: string) { super(`piece ${key} is not at ${from}`); }
+  constructor(readonly job: string, readonly key: string, readonly from: string) { super(`piece ${key} is not at ${from}`); }
 }
 
 /** A piece whose holders could not be reached (no link, and no relay got it): it is not lost. */
 class Unreachable extends Error {
-  constructor(readonly key: string, readonly from: string) { super(`cannot reach ${from}, which holds piece ${key}`); }
+  constructor(readonly job: string, readonly key: string, readonly from: string) { super(`cannot reach ${from}, which holds piece ${key}`); }
 }
 
 const pieceBytes = (p: Piece): number => p.data.byteLength;
@@ -185,8 +185,12 @@ export class MeshWorker {
     await this.ep.send(from, { t: 'piece', req: m.req, key: m.key }, bytes).catch(() => undefined);
   }
 
-  /** A piece of `job`: from this peer's store, or fetched from the first holder that has it. */
-  private async piece(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[], digest?: string): Promise<Piece> {
+  /**
+   * A piece of `job`: from this peer's store, or fetched from the first
+   * holder that has it (`task`: the job of the task that reads it, whose
+   * coordinator relays when `job`'s, an earlier job kept on the workers, is not known here).
+   */
+  private async piece(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[], digest?: string, task = job): Promise<Piece> {
     const k = `${job}/${key}`;
     const own = this.store.get(k);
     if (own) return own;
@@ -194,14 +198,14 @@ export class MeshWorker {
     if (copy) { this.fetched.delete(k); this.fetched.set(k, copy); return copy; }
     let p = this.inflight.get(k);
     if (!p) {
-      p = this.fetch(job, key, from.filter((f) => f !== this.ep.id), dtype, shape, digest).finally(() => this.inflight.delete(k));
+      p = this.fetch(job, key, from.filter((f) => f !== this.ep.id), dtype, shape, digest, task).finally(() => this.inflight.delete(k));
       this.inflight.set(k, p);
     }
     return p;
   }
 
   /** A piece from the first holder that gives it whole and, where its writer's digest is known, matching it. */
-  private async fetch(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[], digest?: string): Promise<Piece> {
+  private async fetch(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[], digest?: string, task = job): Promise<Piece> {
     let last = from[0] ?? this.ep.id;
     let bad: string | undefined;
     let unreachable: string | undefined;
@@ -225,7 +229,7 @@ export class MeshWorker {
       if (!payload && this.ep.peers().includes(holder)) { failed = holder; continue; }
       if (!payload) {
         // no link to it (down, or being rebuilt): the job's coordinator, linked to both, passes the piece on
-        const relay = this.jobOwner.get(job);
+        const relay = this.jobOwner.get(job) ?? this.jobOwner.get(task);
         if (relay && relay !== holder && this.ep.peers().includes(relay)) payload = await ask(relay, holder);
         if (!payload) { unreachable ??= holder; continue; }
       }
@@ -250,8 +254,8 @@ export class MeshWorker {
       return piece;
     }
     // a holder that was reached and failed is to blame; one that could not be reached is not
-    if (!bad && !failed && unreachable) throw new Unreachable(key, unreachable);
-    throw new Missing(key, bad ?? failed ?? last);
+    if (!bad && !failed && unreachable) throw new Unreachable(job, key, unreachable);
+    throw new Missing(job, key, bad ?? failed ?? last);
   }
 
   private async run(from: string, m: MessageOf<'task'> | MessageOf<'scan'> | MessageOf<'routine'>): Promise<void> {
@@ -282,7 +286,8 @@ export class MeshWorker {
       await this.ep.send(from, { t: 'done', job: m.job, task: m.task, attempt: m.attempt, bytes: outs.map(([, p]) => pieceBytes(p)), ms: performance.now() - t0, bytesIn: this.stats.bytesIn - in0, digests, dev });
     } catch (e) {
       this.stats.failed++;
-      const missing = e instanceof Missing || e instanceof Unreachable ? { key: e.key, from: e.from } : undefined;
+      const missing = e instanceof Missing || e instanceof Unreachable
+        ? { key: e.key, from: e.from, ...(e.job !== m.job ? { job: e.job } : {}) } : undefined;
       const needKernel = e instanceof NeedKernel ? { needKernel: true as const } : {};
       const unreachable = e instanceof Unreachable ? { unreachable: e.from } : {};
       this.opts.log?.(`task ${m.job}/${m.task} failed: ${(e as Error).message}`);
@@ -328,7 +333,7 @@ export class MeshWorker {
     return Promise.all(reads.map(async (r) => {
       const data = alloc(r.dtype, r.box);
       for (const p of r.pieces) {
-        const piece = await this.piece(job, p.key, p.from, r.dtype, extent(p.box), p.d);
+        const piece = await this.piece(p.job ?? job, p.key, p.from, r.dtype, extent(p.box), p.d, job);
         copyBoxInto(data, r.box, piece.data, p.box, r.dtype);
       }
       return { dtype: r.dtype, box: r.box as Range[], data };
@@ -375,10 +380,10 @@ export class MeshWorker {
   private async scanTask(m: MessageOf<'scan'>): Promise<{ outs: [string, Piece][]; dev: Dev }> {
     if (m.axis >= m.shape.length) throw new RangeError(`scan axis ${m.axis} out of range for rank ${m.shape.length}`);
     if (m.shape.reduce((a, b) => a * b, 1) * 16 > this.opts.memory) throw new Error(`memory cap: the scan needs ${m.shape.reduce((a, b) => a * b, 1)} elements`);
-    const src = await this.piece(m.job, m.src.key, m.src.from, m.inDtype, m.shape, m.src.d);
+    const src = await this.piece(m.src.job ?? m.job, m.src.key, m.src.from, m.inDtype, m.shape, m.src.d, m.job);
     const prevShape = m.prev ? extent(m.prev.box) : undefined;
     if (prevShape && prevShape.some((d, i) => i !== m.axis && d !== m.shape[i])) throw new RangeError('scan: the previous chunk does not line up');
-    const prev = m.prev ? await this.piece(m.job, m.prev.key, m.prev.from, m.outDtype, prevShape!, m.prev.d) : undefined;
+    const prev = m.prev ? await this.piece(m.prev.job ?? m.job, m.prev.key, m.prev.from, m.outDtype, prevShape!, m.prev.d, m.job) : undefined;
     const out = this.opts.runtime.runScan(m.op, m.axis, m.inDtype, m.outDtype, m.shape, src.data, prev?.data);
     return { outs: [[m.out, { data: out, dtype: m.outDtype, shape: m.shape }]], dev: 'wasm' };
   }

@@ -56,6 +56,8 @@ export interface Store {
   move?(from: Node, to: Node): void;
   /** Frees stored `n` at once. */
   drop?(n: Node): void;
+  /** Whether stored `n` is held on mesh workers (kept by a stage), not here. */
+  remoteOf?(n: Node): unknown;
 }
 
 /** Operations computed on the host where their inputs are gathered, never as kernels: each gives the stored source node holding its result. */
@@ -99,7 +101,10 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
     // (a chunked selection of positions reads its mask alone; a chunked count its index and values)
     const reads = (f: Node): readonly Node[] => (compressesInChunks(f, store) && selectsPositions(f) ? [f.inputs[1]!]
       : countsInChunks(f, store) ? f.inputs.slice(0, 2) : f.inputs);
-    await store.run([...new Set(frontier.flatMap(reads))], opts);
+    // what routine tasks read stays where it is computed (on a mesh, its workers); what the host computes on comes here
+    const chunked = frontier.filter((f) => chunkedOp(f, store));
+    await stageAll([...new Set(chunked.flatMap(reads))], store, opts, true);
+    await stageAll([...new Set(frontier.filter((f) => !chunked.includes(f)).flatMap(reads))], store, opts);
     for (const f of frontier) {
       const inChunks = chunkedOp(f, store);
       if (inChunks) { computed.set(f, await inChunks(f, store, opts)); continue; }
@@ -107,6 +112,9 @@ export async function resolve(outputs: readonly Node[], store: Store, opts: RunO
       computed.set(f, HOST_OPS[f.op]!(f, store));
       opts.execution?.hostOp(f.op, t0, now(), { node: f.id, shape: shapeStr(f.shape) });
     }
+    // a deferred build reads the values of the selections it waits on here: those kept on mesh workers come here
+    const read = frontier.filter((f) => order.some((d) => d.op === 'defer' && d.inputs.includes(f))).map((f) => computed.get(f)!);
+    await stageAll(read.filter((r) => store.remoteOf?.(r)), store, opts);
   }
 }
 
@@ -115,7 +123,9 @@ function substitute(outputs: readonly Node[], leaf: (n: Node) => boolean): Node[
   const map = new Map<Node, Node>();
   for (const n of topo(outputs, leaf)) {
     const done = computed.get(n);
-    if (done) { map.set(n, done); continue; }
+    // (a result kept on mesh workers goes with its execution: a later one computes it again)
+    if (done && !leaf(done)) computed.delete(n);
+    else if (done) { map.set(n, done); continue; }
     const inputs = n.inputs.map((i) => map.get(i) ?? i);
     map.set(n, rebuild(n, inputs));
   }
@@ -294,10 +304,22 @@ async function invertInChunks(n: Node, store: Store, opts: RunOptions): Promise<
 }
 
 /** Runs routine node `node`: on the mesh with a session, else on the local pool. */
-async function stage(node: Node, store: Store, opts: RunOptions): Promise<void> {
-  const job = opts.debug !== undefined ? { debug: opts.debug } : {};
-  if (opts.session) await opts.session.runNodes([node], undefined, job);
-  else await store.run([node], opts);
+async function stage(node: Node, store: Store, opts: RunOptions, keep = false): Promise<void> {
+  await stageAll([node], store, opts, keep);
+}
+
+/**
+ * Runs `nodes` into the store: on the mesh with a session, else on the
+ * local pool. With `keep`, a mesh keeps them on the workers that computed
+ * them (JobOptions.keep) until the execution ends: the next stage reads
+ * them there, peer to peer, and the host never holds them; without, they
+ * come here for the host to read (counts, split positions).
+ */
+async function stageAll(nodes: readonly Node[], store: Store, opts: RunOptions, keep = false): Promise<void> {
+  if (!nodes.length) return;
+  if (!opts.session) { await store.run(nodes, opts); return; }
+  const job = { ...(opts.debug !== undefined ? { debug: opts.debug } : {}), ...(keep && opts.execution ? { keep: opts.execution } : {}) };
+  await opts.session.runNodes(nodes, undefined, job);
 }
 
 /** Whether sort node `n` runs as routine tasks: a 1-d array of more than one chunk, of a dtype the radix sort orders. */
@@ -368,7 +390,7 @@ async function compressInChunks(n: Node, store: Store, opts: RunOptions): Promis
   const node = positions
     ? routine('compress.positions', [m], calls, x.dtype, shape, chunk)
     : routine('compress.compact', [x, m], calls, x.dtype, shape, chunk);
-  await stage(node, store, opts);
+  await stage(node, store, opts, true);
   store.move!(node, s);
   return s;
 }
@@ -401,7 +423,7 @@ async function sortLines(n: Node, store: Store, opts: RunOptions): Promise<Node>
     calls.push({ routine: 'lines', params: { axis, indices }, reads: [{ input: 0, box: chunkBox(x.shape, chunk, o) }], chunk: o });
   }
   const node = routine('sort.lines', [x], calls, n.dtype, x.shape, chunk);
-  await stage(node, store, opts);
+  await stage(node, store, opts, true);
   const s = source(`sorted${counter++}`, n.dtype, x.shape, chunk);
   store.move!(node, s);
   return s;
@@ -446,7 +468,7 @@ async function quantileLines(n: Node, store: Store, opts: RunOptions): Promise<N
     calls.push({ routine: 'quantiles', params, reads: [{ input: 0, box: [...box, [0, x.shape[nd - 1]!]] }], chunk: o });
   }
   const node = routine('quantile.lines', [x], calls, n.dtype, n.shape, chunk);
-  await stage(node, store, opts);
+  await stage(node, store, opts, true);
   const s = source(`quantiles${counter++}`, n.dtype, n.shape, chunk);
   store.move!(node, s);
   return s;
@@ -492,7 +514,7 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
     mergeCalls.push({ routine: 'merge', params, reads, chunk: o });
   }
   const merged = routine('sort.merge', [local], mergeCalls, n.dtype, [len], [c]);
-  await stage(merged, store, opts);
+  await stage(merged, store, opts, true);
   // the result as a source: the sorted runs go once nothing else holds them, not when the result does
   const s = source(`sorted${counter++}`, n.dtype, [len], [c]);
   store.move!(merged, s);
@@ -603,8 +625,8 @@ async function scatterInChunks(n: Node, store: Store, opts: RunOptions): Promise
     return { routine: 'scatter.combine', params: { op: params.op }, reads: [{ input: 0, box: [box] as const }, ...rows], chunk: k };
   });
   const combined = routine('scatter.combine', [base, partial], combineCalls, n.dtype, [size], [c]);
-  await stage(partial, store, opts);
-  await stage(combined, store, opts);
+  await stage(partial, store, opts, true);
+  await stage(combined, store, opts, true);
   store.drop?.(partial);
   const s = source(`scattered${counter++}`, n.dtype, [size], [c]);
   store.move!(combined, s);
@@ -659,7 +681,7 @@ async function routedInChunks(n: Node, store: Store, opts: RunOptions): Promise<
     return { routine: 'scatter.apply', params: { op: (n.attrs as Attrs['scatter']).op }, reads, chunk: r };
   });
   const applied = routine('scatter.apply', [base, routed], applyCalls, n.dtype, [size], [c]);
-  await stage(applied, store, opts);
+  await stage(applied, store, opts, true);
   store.drop?.(routed);
   const s = source(`scattered${counter++}`, n.dtype, [size], [c]);
   store.move!(applied, s);
@@ -715,7 +737,7 @@ async function searchInChunks(n: Node, store: Store, opts: RunOptions): Promise<
     routine: 'search', params, reads: [{ input: 1, box: [[i * kc, Math.min(m, (i + 1) * kc)]] as const }, ...chunks], chunk: i,
   }));
   const node = routine('search', [a, k], calls, 'int64', [m], [kc]);
-  await stage(node, store, opts);
+  await stage(node, store, opts, true);
   const s = source(`searched${counter++}`, 'int64', [m], [kc]);
   store.move!(node, s);
   return s;

@@ -37,7 +37,17 @@ export interface Stored {
   readonly shape: readonly number[];
   readonly chunk: readonly number[];
   readonly blocks: (Block | undefined)[];
+  /** Held where it was computed (a mesh job's workers) rather than in this heap; `scope` ends it (keepRemote). */
+  readonly remote?: Remote;
+  readonly scope?: object;
 }
+
+/**
+ * A result kept where it was computed, not in this heap: the chunks a mesh
+ * job's workers hold (mesh/coordinator.ts), which later jobs of the same
+ * coordinator read peer to peer. Released, the workers drop them.
+ */
+export interface Remote { release(): void }
 
 export interface Progress { readonly done: number; readonly total: number }
 
@@ -94,6 +104,13 @@ export interface JobOptions {
   readonly signal?: AbortSignal;
   /** The DEBUG level of the job (runtime/debug.ts); the environment's when not given. */
   readonly debug?: number;
+  /**
+   * On a mesh: the outputs stay on the workers that computed them, for later
+   * jobs to read peer to peer, until the runtime releases `keep` (the api
+   * passes the execution: a routine's stages keep their results for the next
+   * stage, and nothing of them outlives the execution). A local run ignores it.
+   */
+  readonly keep?: object;
 }
 
 export interface RunOptions extends JobOptions {
@@ -131,6 +148,8 @@ interface Program { readonly module: WebAssembly.Module; readonly layout: Layout
 export class Runtime {
   readonly heap = new Heap();
   private readonly stored = new WeakMap<Node, Stored>();
+  /** Nodes held remotely (keepRemote), by the scope that ends them. */
+  private readonly scoped = new Map<object, Node[]>();
   private readonly registry = new FinalizationRegistry<Stored>((s) => this.free(s));
   private readonly programs = new Map<string, Program>();
   private readonly plans = new PlanCache();
@@ -186,6 +205,33 @@ export class Runtime {
     return { bytesInUse: this.heap.inUse, workers: this.pool?.size ?? 0 };
   }
 
+  /** Records that `n`'s chunks are held by `remote` (a mesh job's workers), not here, until `scope` is released (releaseScope). */
+  keepRemote(n: Node, remote: Remote, scope: object): void {
+    this.release(n);
+    this.keep(n, { dtype: n.dtype, shape: n.shape, chunk: n.chunk, blocks: [], remote, scope });
+    let ns = this.scoped.get(scope);
+    if (!ns) this.scoped.set(scope, (ns = []));
+    ns.push(n);
+  }
+
+  /** Where `n` is held when it is stored remotely (keepRemote). */
+  remoteOf(n: Node): Remote | undefined {
+    return this.stored.get(n)?.remote;
+  }
+
+  /** Releases every result kept remotely for `scope`: their workers drop them, and their nodes are no longer stored. */
+  releaseScope(scope: object): void {
+    const ns = this.scoped.get(scope);
+    this.scoped.delete(scope);
+    for (const n of ns ?? []) if (this.stored.get(n)?.scope === scope) this.drop(n);
+  }
+
+  /** Frees what `n` holds now, if it is stored: its record is about to be replaced. */
+  private release(n: Node): void {
+    const s = this.stored.get(n);
+    if (s) { this.registry.unregister(n); this.free(s); }
+  }
+
   /** Stores C-order data for a source node, split into its chunks. */
   put(n: Node, data: TypedArray): void {
     const s: Stored = { dtype: n.dtype, shape: n.shape, chunk: n.chunk, blocks: [] };
@@ -229,6 +275,10 @@ export class Runtime {
     this.stored.delete(from);
     this.registry.unregister(from);
     this.keep(to, s);
+    // a remote result's scope ends it under its new name
+    const ns = s.scope ? this.scoped.get(s.scope) ?? [] : [];
+    const i = ns.indexOf(from);
+    if (i >= 0) ns[i] = to;
   }
 
   /** Frees stored `n` now, not when the collector finds it: how selection keeps its passes' peak at a few chunks. */
@@ -251,6 +301,7 @@ export class Runtime {
   read(n: Node): TypedArray {
     const s = this.stored.get(n);
     if (!s) throw new Error('internal: reading a tensor that was not executed');
+    if (s.remote) throw new Error('internal: reading a tensor held on mesh workers (a job brings it here first)');
     const item = INFO[s.dtype].bytes;
     const out = new ARRAY_CTOR[s.dtype](sizeOf(s.shape));
     this.heap.noteHost(out.byteLength);
@@ -274,6 +325,7 @@ export class Runtime {
   private free(s: Stored): void {
     for (const b of s.blocks) if (b) this.heap.release(b);
     s.blocks.length = 0;
+    s.remote?.release();
   }
 
   /** Runs the graph behind `outputs`, one run at a time. */
@@ -680,6 +732,7 @@ export class Runtime {
   putChunks(n: Node, chunks: readonly TypedArray[]): void {
     const grid = numChunks(n.shape, n.chunk).reduce((a, b) => a * b, 1);
     if (chunks.length !== grid) throw new Error(`internal: ${chunks.length} chunks for a tensor of ${grid}`);
+    this.release(n);
     const s: Stored = { dtype: n.dtype, shape: n.shape, chunk: n.chunk, blocks: [] };
     chunks.forEach((data, c) => {
       const b = this.heap.alloc(data.byteLength);

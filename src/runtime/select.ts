@@ -37,6 +37,8 @@ export interface SelectStore {
   has?(n: Node): boolean;
   chunkView?(n: Node, c: number): TypedArray;
   drop?(n: Node): void;
+  /** Whether stored `n` is held on mesh workers, not here. */
+  remoteOf?(n: Node): unknown;
 }
 
 /** Dtypes whose values order as JS numbers (NaNs apart) or, int64's, as BigInts do. */
@@ -184,8 +186,8 @@ async function filtered(x: Node, bs: readonly Bracket[], store: SelectStore, opt
   };
   const len = x.shape[0]!, chunk = x.chunk[0]!;
   const chunksOf = (m: number): number => Math.ceil(m / chunk);
-  if (store.has?.(x) && store.chunkView) {
-    // stored: its chunks read in place
+  if (store.has?.(x) && !store.remoteOf?.(x) && store.chunkView) {
+    // stored here: its chunks read in place
     for (let i = 0; i < chunksOf(len); i++) take(store.chunkView(x, i));
   } else {
     // lazy: slices of GROUP chunks computed and dropped, the next one computed while the host reads this one
