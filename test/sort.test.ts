@@ -60,18 +60,17 @@ describe('1-d sort and stable argsort in chunks, bit for bit as NumPy', () => {
     }, 120_000);
   }
 
-  it('runs as routine tasks (a local sort per chunk, a merge per output chunk), on the worker threads', async () => {
+  it('runs as routine tasks (a local sort, a sample and a rank per run, a merge per output chunk), on the worker threads', async () => {
     const c = FIXTURE.cases[0]!;
     const len = c.x.length;
     await mt.argsort(input(c, 100), { kind: 'stable' }).execute({ workers: 2 });
     const spans = routineSpans();
     const chunks = Math.ceil(len / 100);
-    expect(spans.filter((s) => s.routine === 'sort')).toHaveLength(chunks);
-    expect(spans.filter((s) => s.routine === 'merge')).toHaveLength(chunks);
+    for (const r of ['sort', 'sample', 'rank', 'merge']) expect(spans.filter((s) => s.routine === r), r).toHaveLength(chunks);
     expect(spans.some((s) => s.tid > 0)).toBe(true); // thread 0 is the main thread
-    // the host only picked split points: no host operation sorted the gathered array
+    // the host only bracketed the output chunks from the rank table: no host operation sorted the gathered array
     const host = (mt.lastReport()?.trace.traceEvents ?? []).filter((e) => e.cat === 'host').map((e) => e.name);
-    expect(host).toEqual(['sort.split']);
+    expect(host).toEqual(['sort.brackets']);
   });
 
   it('int8, uint16, uint32 and bool: the order of a stable comparison sort, whatever the chunking', async () => {
@@ -142,7 +141,7 @@ describe('the routines refuse calls that do not fit them', () => {
     expect(() => runRoutine('sort', { indices: false, evil: true }, [region('float64', [4])], region('float64', [4]))).toThrow(/unknown routine parameter/);
     expect(() => runRoutine('sort', { indices: false }, [region('float64', [4])], region('float64', [5]))).toThrow(/extent/);
     expect(() => runRoutine('sort', { indices: true }, [region('float64', [4])], region('int64', [4]))).toThrow(/int64 \[2, n\]/);
-    expect(() => ROUTINES.merge.check({ indices: false }, [{ dtype: 'float64', shape: [3] }, { dtype: 'float64', shape: [2] }], { dtype: 'float64', shape: [6] })).toThrow(/as long as its slices/);
+    expect(() => ROUTINES.merge.check({ indices: false }, [{ dtype: 'float64', shape: [3] }, { dtype: 'float64', shape: [2] }], { dtype: 'float64', shape: [6] })).toThrow(/leaves 5 of its slices' 5 elements/);
     expect(() => ROUTINES.merge.check({ indices: false }, [{ dtype: 'float64', shape: [3] }, { dtype: 'float64', shape: [2] }], { dtype: 'float64', shape: [5] })).not.toThrow();
     expect(() => ROUTINES.lines.check({ axis: 2, indices: false }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).toThrow(/axis/);
     expect(() => ROUTINES.lines.check({ axis: 1, indices: true }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).toThrow(/int64/);
@@ -168,9 +167,9 @@ describe('on a simulated mesh', () => {
       for (const c of [FIXTURE.cases[0]!, FIXTURE.cases.find((k) => k.dtype === 'int64')!]) {
         m.reports.length = 0;
         await sortOn(m, c, 64);
-        // two stages (local sorts, merges) for each of sort and argsort, every task leased to a worker
+        // four stages (local sorts, samples, ranks, merges) for each of sort and argsort, every task leased to a worker
         const chunks = Math.ceil(c.x.length / 64);
-        expect(m.reports.map((r) => r.tasks).filter((t) => t > 0)).toEqual([chunks, chunks, chunks, chunks]);
+        expect(m.reports.map((r) => r.tasks).filter((t) => t > 0)).toEqual(new Array(8).fill(chunks));
         for (const r of m.reports) {
           expect(r.leases).toBeGreaterThanOrEqual(r.tasks);
           expect(r.commits).toBe(r.tasks + r.recomputed);
