@@ -8,10 +8,11 @@
 // index (`invert` node, for x[index] = v), sorted lines (`sort` node),
 // binary searches (`search`) and ufunc.at's folds (`scatter`) are computed
 // the same way, once their inputs are known. A 1-d sort of several chunks
-// gathers nothing: it runs as two stages of routine tasks (./routines.ts) on
+// gathers nothing: it runs as stages of routine tasks (./routines.ts) on
 // the pool or the mesh, every chunk sorted on its own, then each output
 // chunk merged from the slices of the sorted chunks that hold its ranks,
-// which the host finds by a multiway selection reading O(k log n) elements.
+// which the host brackets from a table of the ranks of samples of the sorted
+// chunks (positions only: it reads no sorted value).
 // Nor do ufunc.at's associative folds (add, minimum, maximum: bincount's and
 // histogram's counts too) or a search with 1-d keys, when an input has
 // several chunks (./scatter.ts): a fold as partial rows of fixed groups of
@@ -50,7 +51,7 @@ export interface Store {
   put(n: Node, data: TypedArray): void;
   /** Whether `n` is stored (its graph is not walked again). */
   has?(n: Node): boolean;
-  /** A view of chunk `c` of stored `n` (no copy): what the chunked sort reads its split points from. */
+  /** A view of chunk `c` of stored `n` (no copy): how the host reads a small stored summary (counts, the sort's ranks). */
   chunkView?(n: Node, c: number): TypedArray;
   /** Hands stored `from`'s data to source node `to` (same layout). */
   move?(from: Node, to: Node): void;

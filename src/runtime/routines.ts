@@ -6,13 +6,18 @@
 // before it runs it. A routine reads strided regions of the chunk heap (or of
 // a peer's buffers) and writes one output region; it must be deterministic,
 // so that a re-run gives the same bits (lineage recompute, verification).
-// Here: the two stages of the chunked stable sort (runtime/resolve.ts):
+// Here: the four stages of the chunked stable sort (runtime/resolve.ts):
 //   sort   one 1-d chunk sorted by radix (NumPy's order: NaNs last, -0 equal
 //          to 0, ties in input order); with `indices`, the chunk's sort keys
 //          and global positions as an int64 [2, n] region, for argsort;
-//   merge  the slices of every sorted chunk that fall in one output chunk,
+//   sample evenly spaced keys of one sorted chunk;
+//   rank   for every sample, how many elements of one sorted chunk come
+//          before it in the order (key, chunk, position): the host's only
+//          read, from which it brackets each output chunk's slices;
+//   merge  the slices of every sorted chunk that hold one output chunk,
 //          merged pairwise in chunk order (a tie takes the earlier chunk's
-//          element, so ties keep input order): values, or the positions;
+//          element, so ties keep input order), less the first `skip`
+//          elements, which an earlier chunk holds: values, or the positions;
 // and the two stages of a chunked boolean selection (resolve.ts `compressInChunks`):
 //   count    the true entries of one mask segment, one int64;
 //   compact  the kept hyperplanes of consecutive (data, mask) segments, after
