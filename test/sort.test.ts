@@ -88,6 +88,45 @@ describe('1-d sort and stable argsort in chunks, bit for bit as NumPy', () => {
     }
   });
 
+  it('runs longer than their samples: ties, NaNs and ±0, sorted, reversed and skewed input, int64 extremes, as a stable reference sort', async () => {
+    // 30 000 elements in chunks of 1000 (30 runs, 137 samples each) and 333 (46 runs of 666, the last one of 36):
+    // the fixtures' runs are shorter than their samples, these are longer, so brackets fall between samples
+    const n = 30_000;
+    const draw = (i: number) => Math.abs(Math.sin(i * 12.9898) * 43758.5453) % 1;
+    const floats: Record<string, number[]> = {
+      'all equal': new Array<number>(n).fill(2.5),
+      'two values': Array.from({ length: n }, (_, i) => (draw(i) < 0.3 ? -1 : 4)),
+      'NaN, -0 and 0': Array.from({ length: n }, (_, i) => [NaN, -0, 0, 1][Math.floor(draw(i) * 4)]!),
+      sorted: Array.from({ length: n }, (_, i) => i / 7),
+      'reversed with ties': Array.from({ length: n }, (_, i) => Math.floor((n - i) / 50)),
+      'small values in one run': Array.from({ length: n }, (_, i) => (i >= 14_000 && i < 15_000 ? -draw(i) : draw(i) + 1)),
+    };
+    /** NumPy's order of float64s: NaNs last, -0 equal to 0; ties in input order. */
+    const reference = (xs: ArrayLike<number>) => Array.from(xs, (_, i) => i).sort((p, q) => {
+      const a = xs[p]!, b = xs[q]!;
+      if (a !== a || b !== b) return (a !== a ? 1 : 0) - (b !== b ? 1 : 0) || p - q;
+      return a < b ? -1 : a > b ? 1 : p - q;
+    });
+    const wide = Array.from({ length: n }, (_, i) => {
+      const d = BigInt(Math.floor(draw(i) * 40));
+      return d < 20n ? -(2n ** 63n) + d : 2n ** 63n - 1n - (d - 20n);
+    });
+    const cases: [string, TypedArray, number[]][] = [
+      ...Object.entries(floats).map(([name, v]): [string, TypedArray, number[]] => [name, Float64Array.from(v), reference(v)]),
+      ['int64 near the extremes', BigInt64Array.from(wide), wide.map((_, i) => i).sort((p, q) => (wide[p]! < wide[q]! ? -1 : wide[p]! > wide[q]! ? 1 : p - q))],
+    ];
+    for (const [name, xs, order] of cases) {
+      const want = (xs instanceof BigInt64Array ? BigInt64Array : Float64Array).from(order, (i) => xs[i] as never);
+      for (const chunkSize of [1000, 333]) {
+        const x = mt.tensor(xs, { chunkSize });
+        const s = mt.sort(x), a = mt.argsort(x, { kind: 'stable' });
+        await mt.executeWith({ workers: 2 }, s, a);
+        expect(bytes((await s.fetch()).data as TypedArray), `sort ${name} / ${chunkSize}`).toEqual(bytes(want));
+        expect(Array.from((await a.fetch()).data as BigInt64Array, Number), `argsort ${name} / ${chunkSize}`).toEqual(order);
+      }
+    }
+  }, 120_000);
+
   it('a sort of one chunk still matches NumPy (the host path)', async () => {
     const c = FIXTURE.cases[0]!;
     const one = (await mt.sort(input(c, 100_000)).fetch()).data as TypedArray;
@@ -143,6 +182,22 @@ describe('the routines refuse calls that do not fit them', () => {
     expect(() => runRoutine('sort', { indices: true }, [region('float64', [4])], region('int64', [4]))).toThrow(/int64 \[2, n\]/);
     expect(() => ROUTINES.merge.check({ indices: false }, [{ dtype: 'float64', shape: [3] }, { dtype: 'float64', shape: [2] }], { dtype: 'float64', shape: [6] })).toThrow(/leaves 5 of its slices' 5 elements/);
     expect(() => ROUTINES.merge.check({ indices: false }, [{ dtype: 'float64', shape: [3] }, { dtype: 'float64', shape: [2] }], { dtype: 'float64', shape: [5] })).not.toThrow();
+    // the sample brackets' routines: a merge told to skip past its slices, a rank of a run that is not there or not whole
+    const slices = [{ dtype: 'float64' as const, shape: [3] }, { dtype: 'float64' as const, shape: [2] }];
+    expect(() => ROUTINES.merge.check({ indices: false, skip: 2 }, slices, { dtype: 'float64', shape: [3] })).not.toThrow();
+    expect(() => ROUTINES.merge.check({ indices: false, skip: 3 }, slices, { dtype: 'float64', shape: [3] })).toThrow(/skip 3 leaves 2/);
+    expect(() => ROUTINES.merge.check({ indices: false, skip: -1 }, slices, { dtype: 'float64', shape: [3] })).toThrow(/skip must be a count/);
+    const rank = { indices: false, run: 1, count: 4, runLength: 5, length: 8 };
+    const rankCheck = (params: object, run: number[], samples = [8]) => () =>
+      ROUTINES.rank.check(params as never, [{ dtype: 'float64', shape: run }, { dtype: 'float64', shape: samples }], { dtype: 'int32', shape: [1, 8] });
+    expect(rankCheck(rank, [3])).not.toThrow();
+    expect(rankCheck({ ...rank, run: 2 }, [3])).toThrow(/run of rank is 2, past the 2 runs/);
+    expect(rankCheck({ ...rank, run: 0.5 }, [3])).toThrow(/run must be a count/);
+    expect(rankCheck(rank, [5])).toThrow(/rank reads run 1 whole first \(3 elements/);
+    expect(rankCheck(rank, [3], [6])).toThrow(/8 samples/);
+    expect(rankCheck({ ...rank, count: 0 }, [3])).toThrow(/at least 1/);
+    expect(() => ROUTINES.sample.check({ indices: false, count: 4 }, [{ dtype: 'float64', shape: [3] }], { dtype: 'float32', shape: [4] }))
+      .toThrow(/sample writes 4 keys/);
     expect(() => ROUTINES.lines.check({ axis: 2, indices: false }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).toThrow(/axis/);
     expect(() => ROUTINES.lines.check({ axis: 1, indices: true }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).toThrow(/int64/);
     expect(() => ROUTINES.lines.check({ axis: 1, indices: false }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).not.toThrow();

@@ -51,7 +51,7 @@ export interface Store {
   put(n: Node, data: TypedArray): void;
   /** Whether `n` is stored (its graph is not walked again). */
   has?(n: Node): boolean;
-  /** A view of chunk `c` of stored `n` (no copy): how the host reads a small stored summary (counts, the sort's ranks). */
+  /** A view of chunk `c` of stored `n` (no copy): how the host reads a small stored summary (counts, a sort's ranks). */
   chunkView?(n: Node, c: number): TypedArray;
   /** Hands stored `from`'s data to source node `to` (same layout). */
   move?(from: Node, to: Node): void;
@@ -458,11 +458,12 @@ const MAX_RUNS = 64;
 
 /**
  * Samples taken from each sorted run, for k runs: about 4096 in all, so
- * that the host's table of ranks (k rows of k·S int32) stays under 1 MiB
- * at 64 runs, while the merge's extra work stays small: between two
- * consecutive samples lie about n/(k·S) elements when the keys are spread
- * (n/S at worst: every run's gap at once), and a bracket overshoots its
- * chunk by at most that at each end, about 2/S of a chunk's n/k.
+ * that the host's table of ranks (k rows of k·S int32) is at most 1 MiB
+ * (64 runs), while the merge's extra work stays small: between two samples
+ * next in the total order lie about n/(k·S) elements when the keys are
+ * spread (n/S at worst: every run's gap at once), and a bracket overshoots
+ * its chunk by one such gap at each end, about 2/S of a chunk's n/k
+ * (2·k/S chunks at worst).
  */
 const samplesPerRun = (k: number): number => Math.min(1024, Math.max(16, Math.ceil(4096 / k)));
 
@@ -504,7 +505,8 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
   await stage(samples, store, opts);
   const rankParams = { indices, count: S, runLength: c, length: len };
   const ranks = routine('sort.rank', [local, samples], Array.from({ length: k }, (_, i) => ({
-    routine: 'rank', params: { ...rankParams, run: i }, reads: [{ input: 0, box: run(i) }, { input: 1, box: [[0, k * S]] }], chunk: i,
+    routine: 'rank', params: { ...rankParams, run: i },
+    reads: [{ input: 0, box: run(i) }, { input: 1, box: [[0, k * S]] }], chunk: i,
   })), 'int32', [k, k * S], [1, k * S]);
   await stage(ranks, store, opts);
   store.drop?.(samples);
@@ -515,7 +517,9 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
   opts.execution?.hostOp('sort.brackets', t0, now(), { node: n.id, shape: shapeStr(n.shape), chunks: k });
   const mergeCalls: RoutineCall[] = cuts.map(({ from, to, skip }, o) => {
     const reads = [];
-    for (let i = 0; i < k; i++) if (to[i]! > from[i]!) reads.push({ input: 0, box: span(i * c + from[i]!, i * c + to[i]!) });
+    for (let i = 0; i < k; i++) {
+      if (to[i]! > from[i]!) reads.push({ input: 0, box: span(i * c + from[i]!, i * c + to[i]!) });
+    }
     return { routine: 'merge', params: { indices, skip }, reads, chunk: o };
   });
   const merged = routine('sort.merge', [local], mergeCalls, n.dtype, [len], [c]);
@@ -536,7 +540,9 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
  * each run's slice runs between the two samples' places in it, and the
  * merge skips the o·step − rank(lower) elements that precede the chunk.
  */
-function brackets(rows: readonly Int32Array[], lens: readonly number[], step: number): { from: number[]; to: number[]; skip: number }[] {
+function brackets(
+  rows: readonly Int32Array[], lens: readonly number[], step: number,
+): { from: number[]; to: number[]; skip: number }[] {
   const k = rows.length, count = rows[0]!.length;
   const total = lens.reduce((a, b) => a + b, 0);
   const rank = new Float64Array(count);
@@ -544,7 +550,10 @@ function brackets(rows: readonly Int32Array[], lens: readonly number[], step: nu
   // samples by rank, between the sentinels (-1: every run's start; count: every run's end)
   const order = [-1, ...Array.from({ length: count }, (_, s) => s).sort((p, q) => rank[p]! - rank[q]!), count];
   const rankOf = (s: number): number => (s < 0 ? 0 : s === count ? total : rank[s]!);
-  const place = (s: number): number[] => (s < 0 ? new Array<number>(k).fill(0) : s === count ? [...lens] : rows.map((r) => r[s]!));
+  const place = (s: number): number[] => {
+    if (s < 0) return new Array<number>(k).fill(0);
+    return s === count ? [...lens] : rows.map((r) => r[s]!);
+  };
   const cuts = [];
   let lower = 0, upper = 0;
   for (let start = 0; start < total; start += step) {

@@ -153,7 +153,9 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
       const ok = indices
         ? inputs.every(isKeyRegion) && output.dtype === 'int64'
         : inputs.every((r) => r.shape.length === 1 && r.dtype === d && isSortable(d)) && output.dtype === d;
-      if (!ok || output.shape.length !== 1) throw new TypeError('merge writes one 1-d chunk of its slices\' dtype (int64 with indices)');
+      if (!ok || output.shape.length !== 1) {
+        throw new TypeError('merge writes one 1-d chunk of its slices\' dtype (int64 with indices)');
+      }
       if (output.shape[0]! > total - skip) {
         throw new TypeError(`merge: skip ${skip} leaves ${Math.max(0, total - skip)} of its slices' ${total} elements, `
           + `fewer than the output's ${output.shape[0]}`);
@@ -218,14 +220,12 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
       const indices = flag(params, 'indices'), s = count(params, 'count');
       const c = count(params, 'runLength'), n = count(params, 'length'), i = count(params, 'run');
       if (s === 0 || c === 0) throw new TypeError('routine parameters count and runLength of rank must be at least 1');
-      const k = Math.ceil(n / c);
+      const k = Math.ceil(n / c), m = Math.min(n, (i + 1) * c) - i * c;
       if (i >= k) throw new TypeError(`routine parameter run of rank is ${i}, past the ${k} runs of ${n} elements in runs of ${c}`);
       const [x, samples] = inputs;
       if (inputs.length !== 2) throw new TypeError('rank reads one sorted run, then every run\'s samples');
       const fits = indices ? isKeyRegion(x!) : x!.shape.length === 1 && isSortable(x!.dtype);
-      if (!fits || runLength(x!) !== Math.min(n, (i + 1) * c) - i * c) {
-        throw new TypeError(`rank reads run ${i} whole first (${Math.min(n, (i + 1) * c) - i * c} elements; int64 [2, n] with indices)`);
-      }
+      if (!fits || runLength(x!) !== m) throw new TypeError(`rank reads run ${i} whole first (${m} elements; int64 [2, n] with indices)`);
       if (samples!.dtype !== x!.dtype || samples!.shape.length !== 1 || samples!.shape[0] !== k * s) {
         throw new TypeError(`rank reads ${k * s} samples (${s} a run) of its run's dtype second`);
       }
