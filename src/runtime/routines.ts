@@ -106,7 +106,8 @@ const runLength = (r: RegionSpec): number => r.shape[r.shape.length - 1]!;
  */
 const samplePos = (j: number, m: number, s: number): number => Math.floor((j * m) / s);
 
-type SortRoutine = 'sort' | 'merge' | 'sample' | 'rank' | 'count' | 'compact' | 'positions' | 'take' | 'lines' | 'quantiles';
+type SortRoutine =
+  'sort' | 'merge' | 'sample' | 'rank' | 'count' | 'compact' | 'positions' | 'take' | 'lines' | 'quantiles';
 
 const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
   sort: {
