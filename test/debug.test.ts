@@ -88,11 +88,11 @@ describe('the timeline (mt.lastReport().trace)', () => {
     await mt.sort(x).get('::100').sum().fetch();
     const trace = mt.lastReport()!.trace;
     const host = trace.traceEvents.filter((e) => e.cat === 'host');
-    // a sort of several chunks runs as routine tasks; the host only picks the split points between its two stages
-    expect(host.map((e) => e.name)).toEqual(['sort.split']);
+    // a sort of several chunks runs as routine tasks; the host only brackets the output chunks from a table of ranks
+    expect(host.map((e) => e.name)).toEqual(['sort.brackets']);
     expect(host[0]!.args).toMatchObject({ shape: '(20000,)', chunks: 4 });
-    // four runs (the sort's input, its local sorts, its merges, then the sum over the sorted values), each planned
-    expect(trace.traceEvents.filter((e) => e.cat === 'plan')).toHaveLength(4);
+    // six runs (the sort's input, its local sorts, samples, ranks and merges, then the sum over the sorted values), each planned
+    expect(trace.traceEvents.filter((e) => e.cat === 'plan')).toHaveLength(6);
     const firstTask = Math.min(...trace.traceEvents.filter((e) => e.cat === 'task').map((e) => e.ts));
     expect(host[0]!.ts).toBeGreaterThan(firstTask);
   });

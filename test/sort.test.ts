@@ -60,18 +60,17 @@ describe('1-d sort and stable argsort in chunks, bit for bit as NumPy', () => {
     }, 120_000);
   }
 
-  it('runs as routine tasks (a local sort per chunk, a merge per output chunk), on the worker threads', async () => {
+  it('runs as routine tasks (a local sort, a sample and a rank per run, a merge per output chunk), on the worker threads', async () => {
     const c = FIXTURE.cases[0]!;
     const len = c.x.length;
     await mt.argsort(input(c, 100), { kind: 'stable' }).execute({ workers: 2 });
     const spans = routineSpans();
     const chunks = Math.ceil(len / 100);
-    expect(spans.filter((s) => s.routine === 'sort')).toHaveLength(chunks);
-    expect(spans.filter((s) => s.routine === 'merge')).toHaveLength(chunks);
+    for (const r of ['sort', 'sample', 'rank', 'merge']) expect(spans.filter((s) => s.routine === r), r).toHaveLength(chunks);
     expect(spans.some((s) => s.tid > 0)).toBe(true); // thread 0 is the main thread
-    // the host only picked split points: no host operation sorted the gathered array
+    // the host only bracketed the output chunks from the rank table: no host operation sorted the gathered array
     const host = (mt.lastReport()?.trace.traceEvents ?? []).filter((e) => e.cat === 'host').map((e) => e.name);
-    expect(host).toEqual(['sort.split']);
+    expect(host).toEqual(['sort.brackets']);
   });
 
   it('int8, uint16, uint32 and bool: the order of a stable comparison sort, whatever the chunking', async () => {
@@ -88,6 +87,45 @@ describe('1-d sort and stable argsort in chunks, bit for bit as NumPy', () => {
       }
     }
   });
+
+  it('runs longer than their samples: ties, NaNs and ±0, sorted, reversed and skewed input, int64 extremes, as a stable reference sort', async () => {
+    // 30 000 elements in chunks of 1000 (30 runs, 137 samples each) and 333 (46 runs of 666, the last one of 36):
+    // the fixtures' runs are shorter than their samples, these are longer, so brackets fall between samples
+    const n = 30_000;
+    const draw = (i: number) => Math.abs(Math.sin(i * 12.9898) * 43758.5453) % 1;
+    const floats: Record<string, number[]> = {
+      'all equal': new Array<number>(n).fill(2.5),
+      'two values': Array.from({ length: n }, (_, i) => (draw(i) < 0.3 ? -1 : 4)),
+      'NaN, -0 and 0': Array.from({ length: n }, (_, i) => [NaN, -0, 0, 1][Math.floor(draw(i) * 4)]!),
+      sorted: Array.from({ length: n }, (_, i) => i / 7),
+      'reversed with ties': Array.from({ length: n }, (_, i) => Math.floor((n - i) / 50)),
+      'small values in one run': Array.from({ length: n }, (_, i) => (i >= 14_000 && i < 15_000 ? -draw(i) : draw(i) + 1)),
+    };
+    /** NumPy's order of float64s: NaNs last, -0 equal to 0; ties in input order. */
+    const reference = (xs: ArrayLike<number>) => Array.from(xs, (_, i) => i).sort((p, q) => {
+      const a = xs[p]!, b = xs[q]!;
+      if (a !== a || b !== b) return (a !== a ? 1 : 0) - (b !== b ? 1 : 0) || p - q;
+      return a < b ? -1 : a > b ? 1 : p - q;
+    });
+    const wide = Array.from({ length: n }, (_, i) => {
+      const d = BigInt(Math.floor(draw(i) * 40));
+      return d < 20n ? -(2n ** 63n) + d : 2n ** 63n - 1n - (d - 20n);
+    });
+    const cases: [string, TypedArray, number[]][] = [
+      ...Object.entries(floats).map(([name, v]): [string, TypedArray, number[]] => [name, Float64Array.from(v), reference(v)]),
+      ['int64 near the extremes', BigInt64Array.from(wide), wide.map((_, i) => i).sort((p, q) => (wide[p]! < wide[q]! ? -1 : wide[p]! > wide[q]! ? 1 : p - q))],
+    ];
+    for (const [name, xs, order] of cases) {
+      const want = (xs instanceof BigInt64Array ? BigInt64Array : Float64Array).from(order, (i) => xs[i] as never);
+      for (const chunkSize of [1000, 333]) {
+        const x = mt.tensor(xs, { chunkSize });
+        const s = mt.sort(x), a = mt.argsort(x, { kind: 'stable' });
+        await mt.executeWith({ workers: 2 }, s, a);
+        expect(bytes((await s.fetch()).data as TypedArray), `sort ${name} / ${chunkSize}`).toEqual(bytes(want));
+        expect(Array.from((await a.fetch()).data as BigInt64Array, Number), `argsort ${name} / ${chunkSize}`).toEqual(order);
+      }
+    }
+  }, 120_000);
 
   it('a sort of one chunk still matches NumPy (the host path)', async () => {
     const c = FIXTURE.cases[0]!;
@@ -142,8 +180,24 @@ describe('the routines refuse calls that do not fit them', () => {
     expect(() => runRoutine('sort', { indices: false, evil: true }, [region('float64', [4])], region('float64', [4]))).toThrow(/unknown routine parameter/);
     expect(() => runRoutine('sort', { indices: false }, [region('float64', [4])], region('float64', [5]))).toThrow(/extent/);
     expect(() => runRoutine('sort', { indices: true }, [region('float64', [4])], region('int64', [4]))).toThrow(/int64 \[2, n\]/);
-    expect(() => ROUTINES.merge.check({ indices: false }, [{ dtype: 'float64', shape: [3] }, { dtype: 'float64', shape: [2] }], { dtype: 'float64', shape: [6] })).toThrow(/as long as its slices/);
+    expect(() => ROUTINES.merge.check({ indices: false }, [{ dtype: 'float64', shape: [3] }, { dtype: 'float64', shape: [2] }], { dtype: 'float64', shape: [6] })).toThrow(/leaves 5 of its slices' 5 elements/);
     expect(() => ROUTINES.merge.check({ indices: false }, [{ dtype: 'float64', shape: [3] }, { dtype: 'float64', shape: [2] }], { dtype: 'float64', shape: [5] })).not.toThrow();
+    // the sample brackets' routines: a merge told to skip past its slices, a rank of a run that is not there or not whole
+    const slices = [{ dtype: 'float64' as const, shape: [3] }, { dtype: 'float64' as const, shape: [2] }];
+    expect(() => ROUTINES.merge.check({ indices: false, skip: 2 }, slices, { dtype: 'float64', shape: [3] })).not.toThrow();
+    expect(() => ROUTINES.merge.check({ indices: false, skip: 3 }, slices, { dtype: 'float64', shape: [3] })).toThrow(/skip 3 leaves 2/);
+    expect(() => ROUTINES.merge.check({ indices: false, skip: -1 }, slices, { dtype: 'float64', shape: [3] })).toThrow(/skip must be a count/);
+    const rank = { indices: false, run: 1, count: 4, runLength: 5, length: 8 };
+    const rankCheck = (params: object, run: number[], samples = [8]) => () =>
+      ROUTINES.rank.check(params as never, [{ dtype: 'float64', shape: run }, { dtype: 'float64', shape: samples }], { dtype: 'int32', shape: [1, 8] });
+    expect(rankCheck(rank, [3])).not.toThrow();
+    expect(rankCheck({ ...rank, run: 2 }, [3])).toThrow(/run of rank is 2, past the 2 runs/);
+    expect(rankCheck({ ...rank, run: 0.5 }, [3])).toThrow(/run must be a count/);
+    expect(rankCheck(rank, [5])).toThrow(/rank reads run 1 whole first \(3 elements/);
+    expect(rankCheck(rank, [3], [6])).toThrow(/8 samples/);
+    expect(rankCheck({ ...rank, count: 0 }, [3])).toThrow(/at least 1/);
+    expect(() => ROUTINES.sample.check({ indices: false, count: 4 }, [{ dtype: 'float64', shape: [3] }], { dtype: 'float32', shape: [4] }))
+      .toThrow(/sample writes 4 keys/);
     expect(() => ROUTINES.lines.check({ axis: 2, indices: false }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).toThrow(/axis/);
     expect(() => ROUTINES.lines.check({ axis: 1, indices: true }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).toThrow(/int64/);
     expect(() => ROUTINES.lines.check({ axis: 1, indices: false }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).not.toThrow();
@@ -168,9 +222,9 @@ describe('on a simulated mesh', () => {
       for (const c of [FIXTURE.cases[0]!, FIXTURE.cases.find((k) => k.dtype === 'int64')!]) {
         m.reports.length = 0;
         await sortOn(m, c, 64);
-        // two stages (local sorts, merges) for each of sort and argsort, every task leased to a worker
+        // four stages (local sorts, samples, ranks, merges) for each of sort and argsort, every task leased to a worker
         const chunks = Math.ceil(c.x.length / 64);
-        expect(m.reports.map((r) => r.tasks).filter((t) => t > 0)).toEqual([chunks, chunks, chunks, chunks]);
+        expect(m.reports.map((r) => r.tasks).filter((t) => t > 0)).toEqual(new Array(8).fill(chunks));
         for (const r of m.reports) {
           expect(r.leases).toBeGreaterThanOrEqual(r.tasks);
           expect(r.commits).toBe(r.tasks + r.recomputed);

@@ -8,10 +8,11 @@
 // index (`invert` node, for x[index] = v), sorted lines (`sort` node),
 // binary searches (`search`) and ufunc.at's folds (`scatter`) are computed
 // the same way, once their inputs are known. A 1-d sort of several chunks
-// gathers nothing: it runs as two stages of routine tasks (./routines.ts) on
+// gathers nothing: it runs as stages of routine tasks (./routines.ts) on
 // the pool or the mesh, every chunk sorted on its own, then each output
 // chunk merged from the slices of the sorted chunks that hold its ranks,
-// which the host finds by a multiway selection reading O(k log n) elements.
+// which the host brackets from a table of the ranks of samples of the sorted
+// chunks (positions only: it reads no sorted value).
 // Nor do ufunc.at's associative folds (add, minimum, maximum: bincount's and
 // histogram's counts too) or a search with 1-d keys, when an input has
 // several chunks (./scatter.ts): a fold as partial rows of fixed groups of
@@ -40,7 +41,7 @@ import { chunkGrid, hasUnknown, numChunks, shapeStr, sizeOf } from '../graph/sha
 import { chunkBox } from '../tile/tile.js';
 import type { RunOptions } from './runtime.js';
 import { now } from './debug.js';
-import { RADIX_LINE, type RadixKeys, chunkKeys, isSortable, radixKeys, radixLine } from './routines.js';
+import { RADIX_LINE, isSortable, radixKeys, radixLine } from './routines.js';
 import { foldsInChunks, routes, rowDtype } from './scatter.js';
 
 /** What resolve needs from the runtime (the local one, or later a mesh coordinator). */
@@ -50,7 +51,7 @@ export interface Store {
   put(n: Node, data: TypedArray): void;
   /** Whether `n` is stored (its graph is not walked again). */
   has?(n: Node): boolean;
-  /** A view of chunk `c` of stored `n` (no copy): what the chunked sort reads its split points from. */
+  /** A view of chunk `c` of stored `n` (no copy): how the host reads a small stored summary (counts, a sort's ranks). */
   chunkView?(n: Node, c: number): TypedArray;
   /** Hands stored `from`'s data to source node `to` (same layout). */
   move?(from: Node, to: Node): void;
@@ -474,51 +475,116 @@ async function quantileLines(n: Node, store: Store, opts: RunOptions): Promise<N
   return s;
 }
 
-/** Sorted runs a chunked sort makes at most (each a task of both stages). */
+/** Sorted runs a chunked sort makes at most (each a task of every stage). */
 const MAX_RUNS = 64;
 
 /**
- * A 1-d stable sort (or argsort) in two stages of routine tasks, on the
- * local pool or, with a session, on the mesh: 'sort' sorts every run (one
- * chunk, or a few consecutive ones when there are more than MAX_RUNS) on its
- * own (argsort's runs as keys and positions); then, for each chunk of the
- * output's regular grid (one per run), the host finds which slice of every
- * sorted run holds its ranks (splitPoints), and 'merge' merges those slices
- * together. Ties order by run, then position: input order, NumPy's kind='stable'.
+ * Samples taken from each sorted run, for k runs: about 4096 in all, so
+ * that the host's table of ranks (k rows of k·S int32) is at most 1 MiB
+ * (64 runs), while the merge's extra work stays small: between two samples
+ * next in the total order lie about n/(k·S) elements when the keys are
+ * spread (n/S at worst: every run's gap at once), and a bracket overshoots
+ * its chunk by one such gap at each end, about 2/S of a chunk's n/k
+ * (2·k/S chunks at worst).
+ */
+const samplesPerRun = (k: number): number => Math.min(1024, Math.max(16, Math.ceil(4096 / k)));
+
+/**
+ * A 1-d stable sort (or argsort) in four stages of routine tasks, on the
+ * local pool or, with a session, on the mesh, as a sample-based range
+ * partition: 'sort' sorts every run (one chunk, or a few consecutive ones
+ * when there are more than MAX_RUNS) on its own (argsort's runs as keys and
+ * positions); 'sample' takes S evenly spaced keys of each; 'rank' counts,
+ * for every sample, the elements of one run that come before it in the
+ * total order (key, run, position). The host reads only that table of
+ * counts (never a value, so the runs may stay where they were sorted): a
+ * sample's global rank is its column's sum, and each column says where the
+ * sample falls in every run. For each chunk of the output's regular grid
+ * (one per run) it brackets the chunk's ranks between two samples (or the
+ * ends), and 'merge' merges the runs' slices between them, skipping the
+ * elements ranked before the chunk. Ties order by run, then position:
+ * input order, NumPy's kind='stable', whatever the chunking.
  */
 async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
   const x = n.inputs[0]!;
   const indices = (n.attrs as Attrs['sort']).indices;
-  // runs of whole chunks, at most MAX_RUNS of them: the split points cost O(runs^2 log n) reads
+  // runs of whole chunks, at most MAX_RUNS of them: every rank task reads every run's samples
   const len = x.shape[0]!, c = x.chunk[0]! * Math.ceil(Math.ceil(len / x.chunk[0]!) / MAX_RUNS), k = Math.ceil(len / c);
+  const S = samplesPerRun(k);
   const span = (lo: number, hi: number) => (indices ? [[0, 2], [lo, hi]] as const : [[lo, hi]] as const);
-  const params = { indices };
+  const run = (i: number) => span(i * c, Math.min(len, (i + 1) * c));
+  const keyType = indices ? 'int64' : x.dtype;
   const localCalls: RoutineCall[] = Array.from({ length: k }, (_, i) => ({
-    routine: 'sort', params, reads: [{ input: 0, box: [[i * c, Math.min(len, (i + 1) * c)]] }], chunk: i,
+    routine: 'sort', params: { indices }, reads: [{ input: 0, box: [[i * c, Math.min(len, (i + 1) * c)]] }], chunk: i,
   }));
   const local = indices
     ? routine('sort.local', [x], localCalls, 'int64', [2, len], [2, c])
     : routine('sort.local', [x], localCalls, x.dtype, [len], [c]);
   await stage(local, store, opts);
+  const samples = routine('sort.sample', [local], Array.from({ length: k }, (_, i) => ({
+    routine: 'sample', params: { indices, count: S }, reads: [{ input: 0, box: run(i) }], chunk: i,
+  })), keyType, [k * S], [S]);
+  await stage(samples, store, opts);
+  const rankParams = { indices, count: S, runLength: c, length: len };
+  const ranks = routine('sort.rank', [local, samples], Array.from({ length: k }, (_, i) => ({
+    routine: 'rank', params: { ...rankParams, run: i },
+    reads: [{ input: 0, box: run(i) }, { input: 1, box: [[0, k * S]] }], chunk: i,
+  })), 'int32', [k, k * S], [1, k * S]);
+  await stage(ranks, store, opts);
+  store.drop?.(samples);
   const t0 = now();
-  const cuts = splitPoints(Array.from({ length: k }, (_, i) => chunkKeys(x.dtype, indices, store.chunkView!(local, i))),
+  const cuts = brackets(Array.from({ length: k }, (_, i) => store.chunkView!(ranks, i) as Int32Array),
     Array.from({ length: k }, (_, i) => Math.min(len, (i + 1) * c) - i * c), c);
-  opts.execution?.hostOp('sort.split', t0, now(), { node: n.id, shape: shapeStr(n.shape), chunks: k });
-  const mergeCalls: RoutineCall[] = [];
-  for (let o = 0; o + 1 < cuts.length; o++) {
+  store.drop?.(ranks);
+  opts.execution?.hostOp('sort.brackets', t0, now(), { node: n.id, shape: shapeStr(n.shape), chunks: k });
+  const mergeCalls: RoutineCall[] = cuts.map(({ from, to, skip }, o) => {
     const reads = [];
     for (let i = 0; i < k; i++) {
-      const [lo, hi] = [cuts[o]![i]!, cuts[o + 1]![i]!];
-      if (hi > lo) reads.push({ input: 0, box: span(i * c + lo, i * c + hi) });
+      if (to[i]! > from[i]!) reads.push({ input: 0, box: span(i * c + from[i]!, i * c + to[i]!) });
     }
-    mergeCalls.push({ routine: 'merge', params, reads, chunk: o });
-  }
+    return { routine: 'merge', params: { indices, skip }, reads, chunk: o };
+  });
   const merged = routine('sort.merge', [local], mergeCalls, n.dtype, [len], [c]);
   await stage(merged, store, opts, true);
   // the result as a source: the sorted runs go once nothing else holds them, not when the result does
   const s = source(`sorted${counter++}`, n.dtype, [len], [c]);
   store.move!(merged, s);
   return s;
+}
+
+/**
+ * The slices of the sorted runs that each output chunk merges, from the
+ * rank table alone: row i of `rows` holds, for every sample, how many
+ * elements of run i come before it in the total order, so a column's sum is
+ * the sample's global rank. With two sentinels (rank 0 at every run's start,
+ * rank n at every run's end), chunk o's ranks [o·step, end) lie between the
+ * last sample ranked at most o·step and the first ranked at least `end`:
+ * each run's slice runs between the two samples' places in it, and the
+ * merge skips the o·step − rank(lower) elements that precede the chunk.
+ */
+function brackets(
+  rows: readonly Int32Array[], lens: readonly number[], step: number,
+): { from: number[]; to: number[]; skip: number }[] {
+  const k = rows.length, count = rows[0]!.length;
+  const total = lens.reduce((a, b) => a + b, 0);
+  const rank = new Float64Array(count);
+  for (const row of rows) for (let s = 0; s < count; s++) rank[s]! += row[s]!;
+  // samples by rank, between the sentinels (-1: every run's start; count: every run's end)
+  const order = [-1, ...Array.from({ length: count }, (_, s) => s).sort((p, q) => rank[p]! - rank[q]!), count];
+  const rankOf = (s: number): number => (s < 0 ? 0 : s === count ? total : rank[s]!);
+  const place = (s: number): number[] => {
+    if (s < 0) return new Array<number>(k).fill(0);
+    return s === count ? [...lens] : rows.map((r) => r[s]!);
+  };
+  const cuts = [];
+  let lower = 0, upper = 0;
+  for (let start = 0; start < total; start += step) {
+    const end = Math.min(total, start + step);
+    while (rankOf(order[lower + 1]!) <= start) lower++;
+    while (rankOf(order[upper]!) < end) upper++;
+    cuts.push({ from: place(order[lower]!), to: place(order[upper]!), skip: start - rankOf(order[lower]!) });
+  }
+  return cuts;
 }
 
 /** Groups a chunked fold makes at most: partial rows past the threads that fold them at once only cost memory. */
@@ -741,66 +807,6 @@ async function searchInChunks(n: Node, store: Store, opts: RunOptions): Promise<
   const s = source(`searched${counter++}`, 'int64', [m], [kc]);
   store.move!(node, s);
   return s;
-}
-
-/**
- * Multiway selection: for each multiple r of `step` (the output grid's
- * chunk boundaries), how many elements of each sorted chunk come before rank
- * r in the order (key, chunk, position). The key of rank r is found by
- * bisection over the 64-bit key space, each probe counting the keys not above
- * it by a binary search in every chunk (O(k log n) reads a probe, 64 probes);
- * the ties at that key are then taken in chunk order. Row o of the result is
- * where output chunk o starts in each chunk; the last row is every chunk's length.
- */
-function splitPoints(keys: readonly RadixKeys[], lens: readonly number[], step: number): number[][] {
-  const k = keys.length;
-  const total = lens.reduce((a, b) => a + b, 0);
-  const to = { lo: 0, hi: 0 };
-  /** Elements of chunk i whose key is below (hi, lo), or not above it with `orEqual`. */
-  const rank = (i: number, hi: number, lo: number, orEqual: boolean): number => {
-    const key = keys[i]!;
-    let a = 0, b = lens[i]!;
-    while (a < b) {
-      const m = (a + b) >>> 1;
-      key.key(m, to);
-      const before = to.hi < hi || (to.hi === hi && (orEqual ? to.lo <= lo : to.lo < lo));
-      if (before) a = m + 1; else b = m;
-    }
-    return a;
-  };
-  const notAbove = (hi: number, lo: number): number => {
-    let s = 0;
-    for (let i = 0; i < k; i++) s += rank(i, hi, lo, true);
-    return s;
-  };
-  /** The smallest v in [lo, hi] with more than r keys not above key(v) (a key's count is monotone in v). */
-  const least = (lo: number, hi: number, key: (v: number) => [number, number]): number => {
-    while (lo < hi) {
-      const m = Math.floor((lo + hi) / 2);
-      if (notAbove(...key(m)) > r) hi = m;
-      else lo = m + 1;
-    }
-    return lo;
-  };
-  let r = 0;
-  const wide = keys.some((q) => q.wide);
-  const rows: number[][] = [new Array<number>(k).fill(0)];
-  for (r = step; r < total; r += step) {
-    // the smallest key with more than r keys not above it is the key of rank r: its high word, then its low word
-    const hlo = least(0, wide ? 0xffffffff : 0, (h) => [h, 0xffffffff]);
-    const llo = least(0, 0xffffffff, (l) => [hlo, l]);
-    const row = new Array<number>(k);
-    let need = r;
-    for (let i = 0; i < k; i++) { row[i] = rank(i, hlo, llo, false); need -= row[i]!; }
-    for (let i = 0; i < k && need > 0; i++) {
-      const take = Math.min(need, rank(i, hlo, llo, true) - row[i]!);
-      row[i]! += take;
-      need -= take;
-    }
-    rows.push(row);
-  }
-  rows.push([...lens]);
-  return rows;
 }
 
 /** How a line's values sort: NaNs last (NumPy's order), int64 as BigInts. */

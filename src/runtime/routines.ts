@@ -6,13 +6,18 @@
 // before it runs it. A routine reads strided regions of the chunk heap (or of
 // a peer's buffers) and writes one output region; it must be deterministic,
 // so that a re-run gives the same bits (lineage recompute, verification).
-// Here: the two stages of the chunked stable sort (runtime/resolve.ts):
+// Here: the four stages of the chunked stable sort (runtime/resolve.ts):
 //   sort   one 1-d chunk sorted by radix (NumPy's order: NaNs last, -0 equal
 //          to 0, ties in input order); with `indices`, the chunk's sort keys
 //          and global positions as an int64 [2, n] region, for argsort;
-//   merge  the slices of every sorted chunk that fall in one output chunk,
+//   sample evenly spaced keys of one sorted chunk;
+//   rank   for every sample, how many elements of one sorted chunk come
+//          before it in the order (key, chunk, position): the host's only
+//          read, from which it brackets each output chunk's slices;
+//   merge  the slices of every sorted chunk that hold one output chunk,
 //          merged pairwise in chunk order (a tie takes the earlier chunk's
-//          element, so ties keep input order): values, or the positions;
+//          element, so ties keep input order), less the first `skip`
+//          elements, which an earlier chunk holds: values, or the positions;
 // and the two stages of a chunked boolean selection (resolve.ts `compressInChunks`):
 //   count    the true entries of one mask segment, one int64;
 //   compact  the kept hyperplanes of consecutive (data, mask) segments, after
@@ -92,7 +97,19 @@ function specOf(params: RoutineParams): QuantileSpec {
 /** A key region of argsort: int64 [2, n], keys in row 0 and global positions in row 1. */
 const isKeyRegion = (r: RegionSpec): boolean => r.dtype === 'int64' && r.shape.length === 2 && r.shape[0] === 2;
 
-const SORT_ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'positions' | 'take' | 'lines' | 'quantiles', Routine>> = {
+/** Elements of a sorted run: a sort's 1-d chunk, or an argsort key region's columns. */
+const runLength = (r: RegionSpec): number => r.shape[r.shape.length - 1]!;
+
+/**
+ * Where sample j of `s` lies in a sorted run of `m` elements: evenly spaced
+ * from the first, so 'sample' and 'rank' agree on it without being told.
+ */
+const samplePos = (j: number, m: number, s: number): number => Math.floor((j * m) / s);
+
+type SortRoutine =
+  'sort' | 'merge' | 'sample' | 'rank' | 'count' | 'compact' | 'positions' | 'take' | 'lines' | 'quantiles';
+
+const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
   sort: {
     check(params, inputs, output) {
       onlyParams(params, ['indices']);
@@ -128,30 +145,37 @@ const SORT_ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'p
   },
   merge: {
     check(params, inputs, output) {
-      onlyParams(params, ['indices']);
+      onlyParams(params, ['indices', 'skip']);
       const indices = flag(params, 'indices');
+      const skip = params.skip === undefined ? 0 : count(params, 'skip');
       if (!inputs.length) throw new TypeError('merge reads at least one sorted slice');
       const total = inputs.reduce((a, r) => a + (indices ? r.shape[1] ?? 0 : len(r)), 0);
       const d = inputs[0]!.dtype;
       const ok = indices
         ? inputs.every(isKeyRegion) && output.dtype === 'int64'
         : inputs.every((r) => r.shape.length === 1 && r.dtype === d && isSortable(d)) && output.dtype === d;
-      if (!ok || output.shape.length !== 1 || output.shape[0] !== total) {
-        throw new TypeError('merge writes one 1-d chunk as long as its slices together');
+      if (!ok || output.shape.length !== 1) {
+        throw new TypeError('merge writes one 1-d chunk of its slices\' dtype (int64 with indices)');
+      }
+      if (output.shape[0]! > total - skip) {
+        throw new TypeError(`merge: skip ${skip} leaves ${Math.max(0, total - skip)} of its slices' ${total} elements, `
+          + `fewer than the output's ${output.shape[0]}`);
       }
     },
     run(params, inputs, out) {
       const n = out.shape[0]!;
       if (n === 0) return;
+      const skip = (params.skip as number | undefined) ?? 0;
       const runs = inputs.map((r) => (params.indices ? r.shape[1]! : r.shape[0]!));
+      const total = runs.reduce((a, b) => a + b, 0);
       if (!params.indices) {
-        const xs = concat(inputs.map(contiguous), out.dtype, n);
-        writeSorted(mergePerm(radixKeys(out.dtype, xs), runs, n), xs, out.data, false, 0, n, 1);
+        const xs = concat(inputs.map(contiguous), out.dtype, total);
+        writeSorted(mergePerm(radixKeys(out.dtype, xs), runs, total).subarray(skip), xs, out.data, false, 0, n, 1);
         return;
       }
       // keys (row 0) and positions (row 1) of every slice, side by side
-      const keys = new BigInt64Array(scratch(Slot.Values, 8 * n), 0, n);
-      const pos = new BigInt64Array(scratch(Slot.Positions, 8 * n), 0, n);
+      const keys = new BigInt64Array(scratch(Slot.Values, 8 * total), 0, total);
+      const pos = new BigInt64Array(scratch(Slot.Positions, 8 * total), 0, total);
       const kw = words(keys), pw = words(pos);
       let at = 0;
       for (const r of inputs) {
@@ -160,9 +184,80 @@ const SORT_ROUTINES: Readonly<Record<'sort' | 'merge' | 'count' | 'compact' | 'p
         pw.set(w.subarray(2 * s, 2 * (s + m)), 2 * at);
         at += m;
       }
-      const perm = mergePerm(radixKeys('int64', keys), runs, n);
+      const perm = mergePerm(radixKeys('int64', keys), runs, total).subarray(skip);
       const ow = words(out.data);
       for (let k = 0; k < n; k++) { ow[2 * k] = pw[2 * perm[k]!]!; ow[2 * k + 1] = pw[2 * perm[k]! + 1]!; }
+    },
+  },
+  sample: {
+    check(params, inputs, output) {
+      onlyParams(params, ['indices', 'count']);
+      const indices = flag(params, 'indices'), s = count(params, 'count');
+      if (s === 0) throw new TypeError('routine parameter count of sample must be at least 1');
+      const x = inputs[0];
+      const fits = inputs.length === 1 && (indices ? isKeyRegion(x!) : x!.shape.length === 1 && isSortable(x!.dtype));
+      if (!fits || runLength(x!) === 0) {
+        throw new TypeError('sample reads one non-empty sorted run (int64 [2, n] with indices)');
+      }
+      if (output.dtype !== x!.dtype || output.shape.length !== 1 || output.shape[0] !== s) {
+        throw new TypeError(`sample writes ${s} keys of its run's dtype`);
+      }
+    },
+    run(params, [x], out) {
+      const s = params.count as number, m = runLength(x!);
+      const bytes = INFO[x!.dtype].bytes, units = bytes === 8 ? 2 : 1;
+      // an argsort run's keys are its row 0: the same offsets as a sort run's values
+      const xv = units2(x!.data, bytes), ov = units2(out.data, bytes);
+      const xs = x!.strides[x!.shape.length - 1]!, os = out.strides[0]!;
+      for (let j = 0; j < s; j++) {
+        const a = units * samplePos(j, m, s) * xs, b = units * j * os;
+        ov[b] = xv[a]!; if (units === 2) ov[b + 1] = xv[a + 1]!;
+      }
+    },
+  },
+  rank: {
+    check(params, inputs, output) {
+      onlyParams(params, ['indices', 'run', 'count', 'runLength', 'length']);
+      const indices = flag(params, 'indices'), s = count(params, 'count');
+      const c = count(params, 'runLength'), n = count(params, 'length'), i = count(params, 'run');
+      if (s === 0 || c === 0) throw new TypeError('routine parameters count and runLength of rank must be at least 1');
+      const k = Math.ceil(n / c), m = Math.min(n, (i + 1) * c) - i * c;
+      if (i >= k) throw new TypeError(`routine parameter run of rank is ${i}, past the ${k} runs of ${n} elements in runs of ${c}`);
+      const [x, samples] = inputs;
+      if (inputs.length !== 2) throw new TypeError('rank reads one sorted run, then every run\'s samples');
+      const fits = indices ? isKeyRegion(x!) : x!.shape.length === 1 && isSortable(x!.dtype);
+      if (!fits || runLength(x!) !== m) throw new TypeError(`rank reads run ${i} whole first (${m} elements; int64 [2, n] with indices)`);
+      if (samples!.dtype !== x!.dtype || samples!.shape.length !== 1 || samples!.shape[0] !== k * s) {
+        throw new TypeError(`rank reads ${k * s} samples (${s} a run) of its run's dtype second`);
+      }
+      if (output.dtype !== 'int32' || output.shape.length !== 2 || output.shape[0] !== 1 || output.shape[1] !== k * s) {
+        throw new TypeError(`rank writes int32 [1, ${k * s}]: a count for every sample`);
+      }
+    },
+    run(params, [x, samples], out) {
+      const indices = params.indices as boolean, i = params.run as number, s = params.count as number;
+      const m = runLength(x!);
+      // an argsort run's keys are its row 0, signed int64s: radixKeys('int64') orders them as the sort did
+      const dtype = indices ? 'int64' : x!.dtype;
+      const row = indices ? { ...x!, shape: [m], strides: [x!.strides[1]!] } : x!;
+      const keys = radixKeys(dtype, contiguous(row)), sk = radixKeys(dtype, contiguous(samples!));
+      const to = { lo: 0, hi: 0 }, at = { lo: 0, hi: 0 };
+      const o = out.data as Int32Array, os = out.strides[1]!;
+      for (let t = 0; t < samples!.shape[0]!; t++) {
+        const r = Math.floor(t / s);
+        if (r === i) { o[t * os] = samplePos(t - r * s, m, s); continue; }
+        // the order (key, run, position): an equal key of an earlier run comes before the sample, of a later one after
+        const orEqual = i < r;
+        sk.key(t, at);
+        let a = 0, b = m;
+        while (a < b) {
+          const h = (a + b) >>> 1;
+          keys.key(h, to);
+          const before = to.hi < at.hi || (to.hi === at.hi && (orEqual ? to.lo <= at.lo : to.lo < at.lo));
+          if (before) a = h + 1; else b = h;
+        }
+        o[t * os] = a;
+      }
     },
   },
   count: {
@@ -642,15 +737,4 @@ function merge1(lo: Uint32Array, pm: Uint32Array, nl: Uint32Array, np: Uint32Arr
   }
   for (; i < a1; i++, o++) { nl[o] = lo[i]!; np[o] = pm[i]!; }
   for (; j < a2; j++, o++) { nl[o] = lo[j]!; np[o] = pm[j]!; }
-}
-
-/**
- * How the host reads the sort key of element j of a sorted chunk (stage 1's
- * output): the values' radix keys, or row 0 of an argsort key region (signed
- * int64s, turned back into unsigned words).
- */
-export function chunkKeys(dtype: DType, indices: boolean, chunk: TypedArray): RadixKeys {
-  if (!indices) return radixKeys(dtype, chunk);
-  const w = words(chunk);
-  return { wide: true, key(j, to) { to.lo = w[2 * j]! >>> 0; to.hi = (w[2 * j + 1]! ^ 0x80000000) >>> 0; } };
 }

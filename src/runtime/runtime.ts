@@ -822,7 +822,7 @@ export class Runtime {
   /**
    * A view (no copy) of chunk `c` of a materialised tensor, in C order over
    * the chunk's box: how the host reads a few elements of a stored result
-   * (the sort's split points) without gathering it. Valid until the heap grows.
+   * (the sort's table of ranks) without gathering it. Valid until the heap grows.
    */
   chunkView(n: Node, c: number): TypedArray {
     const s = this.stored.get(n);
