@@ -125,6 +125,52 @@ describe('workers that come and go', () => {
   }, 120_000);
 });
 
+describe('routines on 3 workers: a selection and a sort, one worker killed mid-shuffle', () => {
+  /** Outputs a few bytes long: the selection's sum, and the sort read back through a weighted sum, its order and three values. */
+  const program = (): mt.Tensor[] => {
+    mt.random.seed(8);
+    const n = 400_000, c = 25_000;
+    const x = mt.random.uniform(0, 1, [n], { chunkSize: c });
+    const s = mt.sort(x);
+    return [
+      x.get(x.greater(0.25)).sum(),
+      s.multiply(mt.arange(n, { chunkSize: c })).sum(),
+      mt.all(s.get(mt.slice(1, null)).greater_equal(s.get(mt.slice(0, -1)))),
+      s.get(mt.tensor([0, n / 2, n - 1])),
+    ];
+  };
+
+  it('gives the local result; the stages move the data peer to peer, and the coordinator receives no chunk data', async () => {
+    const local = program();
+    await mt.execute(...local);
+    const want = await Promise.all(local.map(async (t) => Array.from((await t.fetch()).data as ArrayLike<number>)));
+    const s = await mesh('routines', 3);
+    try {
+      const victim = children.at(-1)!;
+      let killed = false;
+      // the runner the execution's jobs go through: the victim dies once the merge stage, which reads every sorted run, has begun
+      const runner = {
+        runNodes: (nodes: Parameters<Session['runNodes']>[0], onProgress?: Parameters<Session['runNodes']>[1], job?: Parameters<Session['runNodes']>[2]) => {
+          const merge = nodes.some((n) => n.op === 'routine' && (n.attrs as { name: string }).name === 'sort.merge');
+          const kill = (p: { done: number }) => { if (merge && !killed && p.done >= 1) { killed = true; victim.kill('SIGKILL'); } };
+          return s.runNodes(nodes, (p) => { onProgress?.(p); kill(p); }, job);
+        },
+      };
+      const ts = program();
+      await mt.executeWith({ session: runner }, ...ts);
+      expect(killed).toBe(true);
+      for (const [i, t] of ts.entries()) expect(Array.from((await t.fetch()).data as ArrayLike<number>), `output ${i}`).toEqual(want[i]);
+      const data = 400_000 * 8;
+      // the runs, the selection and the sorted chunks moved between the workers ...
+      expect(s.totals.bytesMoved).toBeGreaterThan(data);
+      // ... and none came to the coordinator: it received the outputs and the counts and split positions it plans with
+      expect(s.totals.bytesToCoordinator).toBeLessThan(data / 20);
+    } finally {
+      await s.close();
+    }
+  }, 180_000);
+});
+
 describe('a lying worker', () => {
   it("is caught with verify: 'sample', its results recomputed, and the answer is the local one", async () => {
     const room = 'liar';

@@ -29,7 +29,7 @@
 
 import { ARRAY_CTOR, INFO, type TypedArray } from '../graph/dtype.js';
 import { decodeHalf, halfBits, halfBitsOf } from '../graph/half.js';
-import { type Attrs, type Node, type RoutineCall, binary, constant, expand, iota, rebuild, reduce, routine, scatter, source, topo } from '../graph/node.js';
+import { type Attrs, type Node, type RoutineCall, binary, constant, expand, gather, iota, rebuild, reduce, routine, scatter, source, topo } from '../graph/node.js';
 import { resolveBinary } from '../graph/ops.js';
 import { quantileLine } from '../numerics/quantile.js';
 import { selectQuantiles, selects } from './select.js';
@@ -479,15 +479,16 @@ async function quantileLines(n: Node, store: Store, opts: RunOptions): Promise<N
 const MAX_RUNS = 64;
 
 /**
- * Samples taken from each sorted run, for k runs: about 4096 in all, so
- * that the host's table of ranks (k rows of k·S int32) is at most 1 MiB
- * (64 runs), while the merge's extra work stays small: between two samples
- * next in the total order lie about n/(k·S) elements when the keys are
- * spread (n/S at worst: every run's gap at once), and a bracket overshoots
- * its chunk by one such gap at each end, about 2/S of a chunk's n/k
- * (2·k/S chunks at worst).
+ * Samples taken from each sorted run of c elements, for k runs: about 4096
+ * in all, so that the rank table (k rows of k·S int32, which stays where
+ * its rows are computed) is at most 1 MiB (64 runs), and at most one per 64
+ * elements of a run, so that short runs are not mostly samples; at least
+ * 16. The merge's extra work stays small: between two samples next in the
+ * total order lie about n/(k·S) elements when the keys are spread (n/S at
+ * worst: every run's gap at once), and a bracket overshoots its chunk by
+ * one such gap at each end, about 2/S of a chunk's n/k (2·k/S chunks at worst).
  */
-const samplesPerRun = (k: number): number => Math.min(1024, Math.max(16, Math.ceil(4096 / k)));
+const samplesPerRun = (k: number, c: number): number => Math.max(16, Math.min(1024, Math.ceil(4096 / k), Math.floor(c / 64)));
 
 /**
  * A 1-d stable sort (or argsort) in four stages of routine tasks, on the
@@ -510,7 +511,7 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
   const indices = (n.attrs as Attrs['sort']).indices;
   // runs of whole chunks, at most MAX_RUNS of them: every rank task reads every run's samples
   const len = x.shape[0]!, c = x.chunk[0]! * Math.ceil(Math.ceil(len / x.chunk[0]!) / MAX_RUNS), k = Math.ceil(len / c);
-  const S = samplesPerRun(k);
+  const S = samplesPerRun(k, c);
   const span = (lo: number, hi: number) => (indices ? [[0, 2], [lo, hi]] as const : [[lo, hi]] as const);
   const run = (i: number) => span(i * c, Math.min(len, (i + 1) * c));
   const keyType = indices ? 'int64' : x.dtype;
@@ -520,27 +521,33 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
   const local = indices
     ? routine('sort.local', [x], localCalls, 'int64', [2, len], [2, c])
     : routine('sort.local', [x], localCalls, x.dtype, [len], [c]);
-  await stage(local, store, opts);
+  await stage(local, store, opts, true);
   const samples = routine('sort.sample', [local], Array.from({ length: k }, (_, i) => ({
     routine: 'sample', params: { indices, count: S }, reads: [{ input: 0, box: run(i) }], chunk: i,
   })), keyType, [k * S], [S]);
-  await stage(samples, store, opts);
+  await stage(samples, store, opts, true);
   const rankParams = { indices, count: S, runLength: c, length: len };
   const ranks = routine('sort.rank', [local, samples], Array.from({ length: k }, (_, i) => ({
     routine: 'rank', params: { ...rankParams, run: i },
     reads: [{ input: 0, box: run(i) }, { input: 1, box: [[0, k * S]] }], chunk: i,
   })), 'int32', [k, k * S], [1, k * S]);
-  await stage(ranks, store, opts);
+  await stage(ranks, store, opts, true);
   store.drop?.(samples);
+  const lens = Array.from({ length: k }, (_, i) => Math.min(len, (i + 1) * c) - i * c);
+  const table = await rankTable(ranks, store, opts);
   const t0 = now();
-  const cuts = brackets(Array.from({ length: k }, (_, i) => store.chunkView!(ranks, i) as Int32Array),
-    Array.from({ length: k }, (_, i) => Math.min(len, (i + 1) * c) - i * c), c);
-  store.drop?.(ranks);
+  const cuts = brackets(table.rank, len, c);
   opts.execution?.hostOp('sort.brackets', t0, now(), { node: n.id, shape: shapeStr(n.shape), chunks: k });
-  const mergeCalls: RoutineCall[] = cuts.map(({ from, to, skip }, o) => {
+  const count = k * S;
+  const place = await table.places(cuts.flatMap((b) => [b.lower, b.upper]).filter((q) => q >= 0 && q < count));
+  store.drop?.(ranks);
+  // where sample q (or a sentinel: -1 every run's start, `count` every run's end) falls in run i
+  const at = (q: number, i: number): number => (q < 0 ? 0 : q === count ? lens[i]! : place(q, i));
+  const mergeCalls: RoutineCall[] = cuts.map(({ lower, upper, skip }, o) => {
     const reads = [];
     for (let i = 0; i < k; i++) {
-      if (to[i]! > from[i]!) reads.push({ input: 0, box: span(i * c + from[i]!, i * c + to[i]!) });
+      const [from, to] = [at(lower, i), at(upper, i)];
+      if (to > from) reads.push({ input: 0, box: span(i * c + from, i * c + to) });
     }
     return { routine: 'merge', params: { indices, skip }, reads, chunk: o };
   });
@@ -553,36 +560,64 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
 }
 
 /**
- * The slices of the sorted runs that each output chunk merges, from the
- * rank table alone: row i of `rows` holds, for every sample, how many
- * elements of run i come before it in the total order, so a column's sum is
- * the sample's global rank. With two sentinels (rank 0 at every run's start,
- * rank n at every run's end), chunk o's ranks [o·step, end) lie between the
- * last sample ranked at most o·step and the first ranked at least `end`:
+ * The sort's rank table as the host reads it: row i holds, for every
+ * sample, how many elements of run i come before it in the total order, so
+ * a column's sum is the sample's global rank (`rank`), and the column itself
+ * where the sample falls in every run (`places`, asked for the samples that
+ * bracket a chunk). Held here, the rows are read in place; held on mesh
+ * workers, the sums are a reduction computed there and only the asked-for
+ * columns come here: k·S + k·(2 per chunk) numbers rather than k²·S.
+ */
+async function rankTable(ranks: Node, store: Store, opts: RunOptions): Promise<{
+  rank: Float64Array; places(qs: readonly number[]): Promise<(q: number, run: number) => number>;
+}> {
+  const [k, count] = ranks.shape as [number, number];
+  const rank = new Float64Array(count);
+  if (!store.remoteOf?.(ranks)) {
+    const rows = Array.from({ length: k }, (_, i) => store.chunkView!(ranks, i) as Int32Array);
+    for (const row of rows) for (let q = 0; q < count; q++) rank[q]! += row[q]!;
+    return { rank, places: async () => (q, i) => rows[i]![q]! };
+  }
+  const sums = reduce('sum', ranks, [0], false, 'int64');
+  await stageAll([sums], store, opts);
+  store.read(sums).forEach((v, q) => { rank[q] = Number(v); });
+  store.drop?.(sums);
+  return {
+    rank,
+    async places(qs) {
+      const wanted = [...new Set(qs)].sort((a, b) => a - b);
+      const col = new Map(wanted.map((q, j) => [q, j]));
+      if (!wanted.length) return () => 0;
+      const idx = source(`samples${counter++}`, 'int64', [wanted.length], [wanted.length]);
+      store.put(idx, BigInt64Array.from(wanted, BigInt));
+      const picked = gather(ranks, idx, 1);
+      await stageAll([picked], store, opts);
+      const t = store.read(picked) as Int32Array;
+      store.drop?.(picked);
+      return (q, i) => t[i * wanted.length + col.get(q)!]!;
+    },
+  };
+}
+
+/**
+ * The samples that bracket each output chunk, from their global ranks
+ * alone: with two sentinels (-1, rank 0: every run's start; `rank.length`,
+ * rank n: every run's end), chunk o's ranks [o·step, end) lie between the
+ * last sample ranked at most o·step and the first ranked at least `end`;
  * each run's slice runs between the two samples' places in it, and the
  * merge skips the o·step − rank(lower) elements that precede the chunk.
  */
-function brackets(
-  rows: readonly Int32Array[], lens: readonly number[], step: number,
-): { from: number[]; to: number[]; skip: number }[] {
-  const k = rows.length, count = rows[0]!.length;
-  const total = lens.reduce((a, b) => a + b, 0);
-  const rank = new Float64Array(count);
-  for (const row of rows) for (let s = 0; s < count; s++) rank[s]! += row[s]!;
-  // samples by rank, between the sentinels (-1: every run's start; count: every run's end)
-  const order = [-1, ...Array.from({ length: count }, (_, s) => s).sort((p, q) => rank[p]! - rank[q]!), count];
-  const rankOf = (s: number): number => (s < 0 ? 0 : s === count ? total : rank[s]!);
-  const place = (s: number): number[] => {
-    if (s < 0) return new Array<number>(k).fill(0);
-    return s === count ? [...lens] : rows.map((r) => r[s]!);
-  };
+function brackets(rank: Float64Array, total: number, step: number): { lower: number; upper: number; skip: number }[] {
+  const count = rank.length;
+  const order = [-1, ...Array.from({ length: count }, (_, q) => q).sort((p, q) => rank[p]! - rank[q]!), count];
+  const rankOf = (q: number): number => (q < 0 ? 0 : q === count ? total : rank[q]!);
   const cuts = [];
   let lower = 0, upper = 0;
   for (let start = 0; start < total; start += step) {
     const end = Math.min(total, start + step);
     while (rankOf(order[lower + 1]!) <= start) lower++;
     while (rankOf(order[upper]!) < end) upper++;
-    cuts.push({ from: place(order[lower]!), to: place(order[upper]!), skip: start - rankOf(order[lower]!) });
+    cuts.push({ lower: order[lower]!, upper: order[upper]!, skip: start - rankOf(order[lower]!) });
   }
   return cuts;
 }
