@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import { Coordinator } from '../src/mesh/coordinator.js';
-import { Locality, type InputView, type Placement, type WorkerView } from '../src/mesh/placement.js';
+import { LOCALITY_BYTES, LOCALITY_WAIT_MS, Locality, type InputView, type Placement, type WorkerView } from '../src/mesh/placement.js';
 import { Ring } from '../src/mesh/ring.js';
 import { SimNet } from '../src/mesh/sim.js';
 import { MeshState } from '../src/mesh/state.js';
@@ -67,6 +67,21 @@ describe('the locality rule', () => {
     expect(new Locality().place(task, [worker('a', 3, { free: false }), worker('b', 3)])).toBe('b');
     expect(new Locality().place(task, [worker('a', 3, { free: false })])).toBeUndefined();
     expect(new Locality().place({ key: 'k', inputs: [] }, [])).toBeUndefined();
+  });
+
+  it('holds a task back for a busy worker that holds a megabyte more of its input, while that worker keeps taking leases', () => {
+    const big = { key: 'k', inputs: [input(LOCALITY_BYTES, ['a'])] };
+    const busyA = worker('a', 3, { free: false, sinceLeaseMs: 200 });
+    // new, or its holder working through its queue: it waits (the queue keeps it)
+    expect(new Locality().place({ ...big, waitedMs: 0 }, [busyA, worker('b')])).toBeUndefined();
+    expect(new Locality().place({ ...big, waitedMs: 5 * LOCALITY_WAIT_MS }, [busyA, worker('b')])).toBeUndefined();
+    // a holder that took no lease for a while (stuck, or slow): the task goes where there is room
+    const stuck = worker('a', 3, { free: false, sinceLeaseMs: 2 * LOCALITY_WAIT_MS });
+    expect(new Locality().place({ ...big, waitedMs: 2 * LOCALITY_WAIT_MS }, [stuck, worker('b')])).toBe('b');
+    // a smaller difference is fetched rather than waited for; a free holder takes it; without a wait time, nothing waits
+    expect(new Locality().place({ key: 'k', inputs: [input(LOCALITY_BYTES - 1, ['a'])], waitedMs: 0 }, [busyA, worker('b')])).toBe('b');
+    expect(new Locality().place({ ...big, waitedMs: 0 }, [worker('a', 1), worker('b')])).toBe('a');
+    expect(new Locality().place(big, [busyA, worker('b')])).toBe('b');
   });
 
   it('says why', () => {

@@ -196,8 +196,10 @@ describe('the routines refuse calls that do not fit them', () => {
     expect(rankCheck(rank, [5])).toThrow(/rank reads run 1 whole first \(3 elements/);
     expect(rankCheck(rank, [3], [6])).toThrow(/8 samples/);
     expect(rankCheck({ ...rank, count: 0 }, [3])).toThrow(/at least 1/);
-    expect(() => ROUTINES.sample.check({ indices: false, count: 4 }, [{ dtype: 'float64', shape: [3] }], { dtype: 'float32', shape: [4] }))
-      .toThrow(/sample writes 4 keys/);
+    const sample = { indices: false, count: 4, run: 1, runs: 2 };
+    expect(() => ROUTINES.sample.check(sample, [{ dtype: 'float64', shape: [3] }], { dtype: 'float32', shape: [4] })).toThrow(/sample writes 4 keys/);
+    expect(() => ROUTINES.sample.check({ ...sample, run: 2 }, [{ dtype: 'float64', shape: [3] }], { dtype: 'float64', shape: [4] })).toThrow(/run of sample must be below runs/);
+    expect(() => ROUTINES.sample.check(sample, [{ dtype: 'float64', shape: [3] }], { dtype: 'float64', shape: [4] })).not.toThrow();
     expect(() => ROUTINES.lines.check({ axis: 2, indices: false }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).toThrow(/axis/);
     expect(() => ROUTINES.lines.check({ axis: 1, indices: true }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).toThrow(/int64/);
     expect(() => ROUTINES.lines.check({ axis: 1, indices: false }, [{ dtype: 'float64', shape: [3, 4] }], { dtype: 'float64', shape: [3, 4] })).not.toThrow();

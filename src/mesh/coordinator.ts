@@ -287,7 +287,7 @@ export class Coordinator {
   }
 
   private serve(from: string, m: MessageOf<'get'>): void {
-    const payload = this.jobs.get(m.job)?.pieceBytes(m.key);
+    const payload = this.jobs.get(m.job)?.pieceBytes(m.key, m.sub);
     if (payload) void this.ep.send(from, { t: 'piece', req: m.req, key: m.key }, payload).catch(() => undefined);
     else void this.ep.send(from, { t: 'missing', req: m.req, key: m.key }).catch(() => undefined);
   }
@@ -313,7 +313,7 @@ export class Coordinator {
     this.nextRelay = this.nextRelay >= 2 ** 31 - 2 ? 2 ** 30 : this.nextRelay + 1;
     const timer = setTimeout(() => { this.relays.delete(req); answer(); }, this.opts.fetchTimeoutMs ?? 30_000);
     this.relays.set(req, { peer: via, key: m.key, resolve: (p) => { clearTimeout(timer); answer(p); } });
-    this.ep.send(via, { t: 'get', req, job: m.job, key: m.key }).catch(() => {
+    this.ep.send(via, { t: 'get', req, job: m.job, key: m.key, ...(m.sub ? { sub: m.sub } : {}) }).catch(() => {
       this.relays.delete(req);
       clearTimeout(timer);
       answer();
@@ -432,10 +432,20 @@ class Job {
   private readonly benched = new Set<string>();
   /** `${task}/${attempt}` -> the peer it was leased to, for every lease of the job. */
   private readonly leasedTo = new Map<string, string>();
+  /** Per worker: when it was last given a lease of this job. */
+  private readonly leasedAt = new Map<string, number>();
+  /** Per task: when it last became ready (placement may hold it back a while for the worker that holds its input). */
+  private readonly readyAt: number[] = [];
   /** Per task: its attempts that failed for want of a link to a holder. */
   private readonly unreached = new Map<number, number>();
   /** Which workers reach which peers (the coordinator's view; everyone reaches everyone until told otherwise). */
   reach: Reach = { reaches: () => true, cut: () => undefined };
+  /**
+   * Whether results are verified: workers then fetch every piece whole and
+   * check it against its writer's digest; otherwise a task that reads a part
+   * of a piece (a merge's slice of a sorted run) fetches only that part.
+   */
+  private get verifying(): boolean { return (this.opts.verify ?? 'off') !== 'off'; }
   /** The coordinator's jobs (this one among them): those reading this one's kept results hear when a lost piece is back. */
   kin: () => Iterable<Job> = () => [];
   /** Ends the job on the coordinator (its workers drop what they hold): when its last kept result is released. */
@@ -681,16 +691,24 @@ class Job {
   /** A piece passed from one worker to another through this coordinator: its bytes moved twice, one leg counted here. */
   relayed(bytes: number): void { this.report.bytesMoved += bytes; }
 
-  /** The bytes of a piece this coordinator holds (a source, or an output it fetched). */
-  pieceBytes(key: string): Uint8Array | undefined {
+  /** The bytes of a piece this coordinator holds (a source, or an output it fetched), or of part `sub` of it (in its own coordinates). */
+  pieceBytes(key: string, sub?: readonly Range[]): Uint8Array | undefined {
     const p = this.byWire(key);
     if (!p || !p.holders.has(this.ep.id)) return undefined;
-    let b = this.encoded.get(key);
+    const shape = extent(p.box);
+    if (sub && (sub.length !== shape.length || sub.some(([, hi], i) => hi > shape[i]!))) return undefined;
+    let b = sub ? undefined : this.encoded.get(key);
     if (!b) {
       const data = p.data ?? (p.source ? this.opts.runtime.chunkOf(p.source.node, p.source.chunk) : undefined);
       if (!data) return undefined;
-      b = encodeChunk(data, p.dtype, extent(p.box));
-      if (p.source) this.encoded.set(key, b);
+      if (sub) {
+        const part = alloc(p.dtype, sub);
+        copyBoxInto(part, sub, data, shape.map((d) => [0, d] as Range), p.dtype);
+        b = encodeChunk(part, p.dtype, extent(sub));
+      } else {
+        b = encodeChunk(data, p.dtype, shape);
+        if (p.source) this.encoded.set(key, b);
+      }
     }
     this.report.bytesMoved += b.length;
     return b;
@@ -707,6 +725,7 @@ class Job {
     if (this.taskState[t] !== 'wait') return;
     if (this.reads[t]!.every((ps) => ps.every((p) => p.holders.size > 0))) {
       this.taskState[t] = 'ready';
+      this.readyAt[t] = performance.now();
       this.queue.push(t);
     }
   }
@@ -743,11 +762,16 @@ class Job {
     // any ready task can go to any worker with a free slot: stop as soon as none has one
     // (not after cycling the whole queue, which made each message O(queue))
     const anyFree = () => { for (const id of ws.keys()) if (free(id)) return true; return false; };
+    const held: number[] = [];
     while (this.queue.length && anyFree()) {
       const t = this.queue.shift()!;
       if (this.taskState[t] !== 'ready') continue;
-      this.lease(t, this.place(t, ws, free)!);
+      const peer = this.place(t, ws, free);
+      // (the policy holds it back for a busy worker that holds its input: it keeps its place in the queue)
+      if (peer === undefined) held.push(t);
+      else this.lease(t, peer);
     }
+    this.queue.unshift(...held);
   }
 
   /** Why task t went to `peer`, for DEBUG level 2: how much of its input the peer holds, and its load. */
@@ -762,11 +786,14 @@ class Job {
       // the workers with a link of their own to a holder; the others would get it relayed
       reachable: new Set(ids.filter((id) => p.holders.has(id) || [...p.holders].some((h) => this.reach.reaches(id, h)))),
     }));
-    return { key: this.writes[t]![0]!.key, inputs };
+    return { key: this.writes[t]![0]!.key, inputs, waitedMs: performance.now() - this.readyAt[t]! };
   }
 
   private place(t: number, ws: Map<string, { slots: number; throughput: number }>, free: (id: string) => boolean): string | undefined {
-    const workers: WorkerView[] = [...ws].map(([id, w]) => ({ id, slots: w.slots, throughput: w.throughput, leases: this.load.get(id) ?? 0, free: free(id) }));
+    const now = performance.now();
+    const workers: WorkerView[] = [...ws].map(([id, w]) => ({
+      id, slots: w.slots, throughput: w.throughput, leases: this.load.get(id) ?? 0, free: free(id), sinceLeaseMs: now - (this.leasedAt.get(id) ?? this.t0),
+    }));
     return this.placer.place(this.taskView(t, workers.filter((w) => w.free).map((w) => w.id)), workers);
   }
 
@@ -776,6 +803,7 @@ class Job {
     const now = performance.now();
     this.attempts[t]!.set(attempt, { peer, deadline: now + (this.opts.leaseMs ?? 30_000), started: now, ...(check ? { check: true as const } : {}) });
     this.leasedTo.set(`${t}/${attempt}`, peer);
+    this.leasedAt.set(peer, now);
     if (!check) this.taskState[t] = 'run';
     this.load.set(peer, (this.load.get(peer) ?? 0) + 1);
     this.report.leases++;
@@ -795,7 +823,7 @@ class Job {
       return {
         key, box: p.box as [number, number][],
         from: [...p.holders].sort((a, b) => near(a) - near(b)).slice(0, 64),
-        ...(d ? { d } : {}), ...(job !== this.id ? { job } : {}),
+        ...(d ? { d } : {}), ...(job !== this.id ? { job } : {}), ...(this.verifying ? { whole: true as const } : {}),
       };
     };
     if (isScanTask(task)) {

@@ -25,6 +25,8 @@ export interface TaskView {
   /** The key of its first output: where the consistent-hash ring puts it. */
   readonly key: string;
   readonly inputs: readonly InputView[];
+  /** How long it has been ready (ms): a policy may hold it back a while for a busy worker that holds its input. */
+  readonly waitedMs?: number;
 }
 
 export interface WorkerView {
@@ -36,16 +38,27 @@ export interface WorkerView {
   readonly leases: number;
   /** Whether it can take another lease now. */
   readonly free: boolean;
+  /** Since it was last given a lease of this job (ms): a worker that still takes them is working through its queue. */
+  readonly sinceLeaseMs?: number;
 }
 
 export interface Placement {
-  /** The worker for `task` among the free ones of `workers`, or undefined when none is free. */
+  /** The worker for `task` among the free ones of `workers`, or undefined when none is free (or the task had better wait). */
   place(task: TaskView, workers: readonly WorkerView[]): string | undefined;
   /** Why `task` went to `peer`, in words (DEBUG level 2). */
   explain(task: TaskView, peer: string): string;
 }
 
 const computedBytes = (task: TaskView): number => task.inputs.reduce((s, p) => s + p.bytes, 0);
+
+/** Input bytes a task would fetch elsewhere, at least, before it waits for the busy worker that holds them. */
+export const LOCALITY_BYTES = 1 << 20;
+/**
+ * How long a task waits for that worker (Spark's delay scheduling): while
+ * the task is this new, or the worker has had a lease this recently (it is
+ * working through its queue); then it goes where there is room.
+ */
+export const LOCALITY_WAIT_MS = 1000;
 
 /**
  * The locality rule. A task that reads only sources (no computed bytes) goes
@@ -54,8 +67,13 @@ const computedBytes = (task: TaskView): number => task.inputs.reduce((s, p) => s
  * another worker idles.
  * A later task goes where it can fetch the most of its input over links of
  * its own, then where most of its input bytes already are, then to the less
- * loaded worker, then in ring order. The ring (virtual nodes weighted by
- * throughput, ring.ts) is rebuilt when the set of workers changes.
+ * loaded worker, then in ring order. A task that would fetch a megabyte or
+ * more because the worker holding it is busy waits for it while that worker
+ * keeps taking leases (delay scheduling: a shuffle's stages then read what
+ * they wrote where it is, rather than moving it to whichever worker is free
+ * first). The ring
+ * (virtual nodes weighted by throughput, ring.ts) is rebuilt when the set
+ * of workers changes.
  */
 export class Locality implements Placement {
   private ring = new Ring(new Map());
@@ -72,10 +90,14 @@ export class Locality implements Placement {
       return candidates.sort((a, b) => busy(a) - busy(b) || rank(a) - rank(b))[0]!.id;
     }
     // bytes a candidate could only have through a relay; bytes it holds already
-    const far = new Map(candidates.map((w) => [w.id, task.inputs.reduce((s, p) => (p.reachable.has(w.id) ? s : s + p.bytes), 0)]));
-    const local = new Map(candidates.map((w) => [w.id, task.inputs.reduce((s, p) => (p.holders.has(w.id) ? s + p.bytes : s), 0)]));
-    return candidates.sort((a, b) => far.get(a.id)! - far.get(b.id)!
-      || local.get(b.id)! - local.get(a.id)! || a.leases - b.leases || rank(a) - rank(b))[0]!.id;
+    const far = new Map(workers.map((w) => [w.id, task.inputs.reduce((s, p) => (p.reachable.has(w.id) ? s : s + p.bytes), 0)]));
+    const local = new Map(workers.map((w) => [w.id, task.inputs.reduce((s, p) => (p.holders.has(w.id) ? s + p.bytes : s), 0)]));
+    const best = candidates.sort((a, b) => far.get(a.id)! - far.get(b.id)!
+      || local.get(b.id)! - local.get(a.id)! || a.leases - b.leases || rank(a) - rank(b))[0]!;
+    const holder = [...workers].sort((a, b) => local.get(b.id)! - local.get(a.id)!)[0]!;
+    const busy = task.waitedMs !== undefined && !holder.free && local.get(holder.id)! - local.get(best.id)! >= LOCALITY_BYTES;
+    const progressing = (task.waitedMs ?? Infinity) < LOCALITY_WAIT_MS || (holder.sinceLeaseMs ?? Infinity) < LOCALITY_WAIT_MS;
+    return busy && progressing ? undefined : best.id;
   }
 
   explain(task: TaskView, peer: string): string {

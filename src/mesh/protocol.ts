@@ -11,8 +11,8 @@
 //                          free (pieces no task needs any more), end
 // worker -> coordinator   done, fail, hb (heartbeat: the tasks it is running,
 //                          and the peers it has a live link to)
-// any -> any              get / piece / missing (one chunk piece, peer to
-//                          peer; a get `via` a holder asks a coordinator to
+// any -> any              get / piece / missing (one chunk piece, or a part
+//                          of one, peer to peer; a get `via` a holder asks a coordinator to
 //                          relay it from that holder, for a worker whose own
 //                          link to it is down), y (a Yjs update of the
 //                          shared mesh state)
@@ -51,7 +51,11 @@ const check = { check: z.literal(true).optional() };
  * earlier job of the same coordinator whose result it is, kept on the
  * workers (a stage of a routine), when it is not the task's own job's.
  */
-const source = z.strictObject({ key, box, from: z.array(peerId).min(1).max(MAX_FROM), d: digest.optional(), job: job.optional() });
+const source = z.strictObject({
+  key, box, from: z.array(peerId).min(1).max(MAX_FROM), d: digest.optional(), job: job.optional(),
+  /** Fetch it whole, so that the copy is checked against `d` (verification is on), even where the task reads a part of it. */
+  whole: z.literal(true).optional(),
+});
 
 export const Message = z.discriminatedUnion('t', [
   z.strictObject({
@@ -104,7 +108,11 @@ export const Message = z.discriminatedUnion('t', [
     /** The peers this worker has a live link to (placement avoids the others as holders of its inputs). */
     linked: z.array(peerId).max(1024).optional(),
   }),
-  z.strictObject({ t: z.literal('get'), req: small, job, key, via: peerId.optional() }),
+  z.strictObject({
+    t: z.literal('get'), req: small, job, key, via: peerId.optional(),
+    /** Only this part of the piece (a box in the piece's own coordinates, from 0): what a task reads of a large one. */
+    sub: box.optional(),
+  }),
   z.strictObject({ t: z.literal('piece'), req: small, key }),
   z.strictObject({ t: z.literal('missing'), req: small, key }),
   z.strictObject({ t: z.literal('y') }),

@@ -1,6 +1,10 @@
 // A mesh worker: the peer runtime that runs chunk tasks. It takes task, scan
 // and routine messages from a coordinator, fetches the pieces a task reads
-// from the peers that hold them (or its own store), compiles the kernel
+// from the peers that hold them (or its own store; of a large piece only
+// the part it reads, a merge's slice of a sorted run, unless the
+// coordinator verifies results and asks for whole, digest-checked pieces;
+// a piece of an earlier job's result kept on the workers under that job's
+// name), compiles the kernel
 // itself from the validated IR text or runs the named routine from its own
 // table after checking the call (it never runs code text it received), runs it on
 // WebGPU or the WASM worker pool, keeps the pieces it wrote in its chunk
@@ -21,7 +25,7 @@ import { ROUTINES, isRoutine } from '../runtime/routines.js';
 import type { Range } from '../tile/tile.js';
 import { decodeChunk, encodeChunk } from './arrow.js';
 import { digestOf } from './digest.js';
-import { alloc, copyBoxInto, extent } from './boxes.js';
+import { alloc, copyBoxInto, count, extent, intersect } from './boxes.js';
 import type { Endpoint } from './endpoint.js';
 import type { MessageOf } from './protocol.js';
 
@@ -61,6 +65,9 @@ class Unreachable extends Error {
 }
 
 const pieceBytes = (p: Piece): number => p.data.byteLength;
+
+/** Bytes one task fetched from other peers (for its `done`: the coordinator counts what moved). */
+interface Meter { bytes: number }
 
 export class MeshWorker {
   /** Pieces this peer computed, by `${job}/${key}`. */
@@ -179,8 +186,10 @@ export class MeshWorker {
   private async serve(from: string, m: MessageOf<'get'>): Promise<void> {
     const k = `${m.job}/${m.key}`;
     const p = this.store.get(k) ?? this.fetched.get(k);
-    if (!p) return void this.ep.send(from, { t: 'missing', req: m.req, key: m.key }).catch(() => undefined);
-    const bytes = encodeChunk(p.data, p.dtype, p.shape);
+    // a part asked for must lie in the piece
+    const fits = !m.sub || (m.sub.length === p?.shape.length && m.sub.every(([, hi], i) => hi <= p.shape[i]!));
+    if (!p || !fits) return void this.ep.send(from, { t: 'missing', req: m.req, key: m.key }).catch(() => undefined);
+    const bytes = m.sub ? encodeChunk(part(p, m.sub), p.dtype, extent(m.sub)) : encodeChunk(p.data, p.dtype, p.shape);
     this.stats.bytesServed += bytes.length;
     await this.ep.send(from, { t: 'piece', req: m.req, key: m.key }, bytes).catch(() => undefined);
   }
@@ -190,7 +199,7 @@ export class MeshWorker {
    * holder that has it (`task`: the job of the task that reads it, whose
    * coordinator relays when `job`'s, an earlier job kept on the workers, is not known here).
    */
-  private async piece(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[], digest?: string, task = job): Promise<Piece> {
+  private async piece(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[], digest?: string, task = job, meter?: Meter): Promise<Piece> {
     const k = `${job}/${key}`;
     const own = this.store.get(k);
     if (own) return own;
@@ -198,14 +207,30 @@ export class MeshWorker {
     if (copy) { this.fetched.delete(k); this.fetched.set(k, copy); return copy; }
     let p = this.inflight.get(k);
     if (!p) {
-      p = this.fetch(job, key, from.filter((f) => f !== this.ep.id), dtype, shape, digest, task).finally(() => this.inflight.delete(k));
+      p = this.fetch(job, key, from.filter((f) => f !== this.ep.id), dtype, shape, digest, task, undefined, meter).finally(() => this.inflight.delete(k));
       this.inflight.set(k, p);
     }
     return p;
   }
 
+  /**
+   * Part `sub` (in the piece's own coordinates) of a piece of `job`: cut
+   * from a copy here, or fetched alone (and not kept: another task reads
+   * another part). A digest covers a whole piece, so a part fetched alone
+   * is not checked against one: the coordinator asks for whole pieces
+   * (source.whole) when it verifies results.
+   */
+  private async part(job: string, key: string, from: readonly string[], dtype: DType, sub: Range[], task: string, meter: Meter): Promise<TypedArray> {
+    const k = `${job}/${key}`;
+    const have = this.store.get(k) ?? this.fetched.get(k);
+    if (have) return part(have, sub);
+    return (await this.fetch(job, key, from.filter((f) => f !== this.ep.id), dtype, extent(sub), undefined, task, sub, meter)).data;
+  }
+
   /** A piece from the first holder that gives it whole and, where its writer's digest is known, matching it. */
-  private async fetch(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[], digest?: string, task = job): Promise<Piece> {
+  private async fetch(
+    job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[], digest?: string, task = job, sub?: Range[], meter?: Meter,
+  ): Promise<Piece> {
     let last = from[0] ?? this.ep.id;
     let bad: string | undefined;
     let unreachable: string | undefined;
@@ -215,7 +240,7 @@ export class MeshWorker {
       return new Promise<Uint8Array | undefined>((resolve) => {
         const timer = setTimeout(() => { this.waiting.delete(req); resolve(undefined); }, this.opts.fetchTimeoutMs ?? 30_000);
         this.waiting.set(req, { peer: to, key, resolve, timer });
-        this.ep.send(to, { t: 'get', req, job, key, ...(via ? { via } : {}) }).catch(() => {
+        this.ep.send(to, { t: 'get', req, job, key, ...(via ? { via } : {}), ...(sub ? { sub: sub as [number, number][] } : {}) }).catch(() => {
           clearTimeout(timer);
           this.waiting.delete(req);
           resolve(undefined);
@@ -242,7 +267,10 @@ export class MeshWorker {
         continue;
       }
       this.stats.bytesIn += payload.length;
+      if (meter) meter.bytes += payload.length;
+      this.opts.log?.(`fetched ${job}/${key}${sub ? ` [${sub.map(([lo, hi]) => `${lo}:${hi}`)}]` : ''} from ${holder}: ${payload.length} bytes`);
       const piece: Piece = { data, dtype, shape };
+      if (sub) return piece; // a part: not kept
       const k = `${job}/${key}`;
       this.fetched.set(k, piece);
       this.fetchedBytes += pieceBytes(piece);
@@ -263,11 +291,12 @@ export class MeshWorker {
     this.coordinators.add(from);
     this.running.set(lk, { job: m.job, task: m.task, attempt: m.attempt, coordinator: from });
     const t0 = performance.now();
-    const in0 = this.stats.bytesIn;
+    // the bytes this task fetched (tasks run side by side: the worker's total would count the others')
+    const meter: Meter = { bytes: 0 };
     try {
-      const { outs, dev } = m.t === 'task' ? await this.kernelTask(m)
-        : m.t === 'scan' ? await this.scanTask(m)
-        : await this.routineTask(m);
+      const { outs, dev } = m.t === 'task' ? await this.kernelTask(m, meter)
+        : m.t === 'scan' ? await this.scanTask(m, meter)
+        : await this.routineTask(m, meter);
       if (this.opts.lie && !m.check && (this.opts.lieRandom ?? Math.random)() < this.opts.lie) {
         for (const [, p] of outs) corrupt(p.data);
       }
@@ -283,7 +312,7 @@ export class MeshWorker {
       }
       this.stats.tasks++;
       this.opts.log?.(`task ${m.job}/${m.task} done in ${(performance.now() - t0).toFixed(0)} ms`);
-      await this.ep.send(from, { t: 'done', job: m.job, task: m.task, attempt: m.attempt, bytes: outs.map(([, p]) => pieceBytes(p)), ms: performance.now() - t0, bytesIn: this.stats.bytesIn - in0, digests, dev });
+      await this.ep.send(from, { t: 'done', job: m.job, task: m.task, attempt: m.attempt, bytes: outs.map(([, p]) => pieceBytes(p)), ms: performance.now() - t0, bytesIn: meter.bytes, digests, dev });
     } catch (e) {
       this.stats.failed++;
       const missing = e instanceof Missing || e instanceof Unreachable
@@ -300,7 +329,7 @@ export class MeshWorker {
     }
   }
 
-  private async kernelTask(m: MessageOf<'task'>): Promise<{ outs: [string, Piece][]; dev: Dev }> {
+  private async kernelTask(m: MessageOf<'task'>, meter: Meter): Promise<{ outs: [string, Piece][]; dev: Dev }> {
     const kid = `${m.job}/${m.kid}`;
     const k = m.kernel ? this.kernel(m.kernel) : this.jobKernels.get(kid);
     if (!k) throw new NeedKernel(`kernel ${m.kid} of job ${m.job} is not here`);
@@ -321,7 +350,7 @@ export class MeshWorker {
     const elements = [...m.reads.map((r) => r.box), ...m.writes.map((w) => w.box)].reduce((a, b) => a + b.reduce((x, [lo, hi]) => x * (hi - lo), 1), 0);
     if (elements * 8 > this.opts.memory) throw new Error(`memory cap: the task needs ${elements} elements`);
 
-    const inputs = await this.gather(m.job, m.reads);
+    const inputs = await this.gather(m.job, m.reads, meter);
     const outputs = m.writes.map((w) => ({ dtype: w.dtype, box: w.box as Range[] }));
     const job = { kernel: k, partial: m.partial, outer: m.outer as Range[], red: m.red as Range[], inputs, outputs };
     const { datas, dev } = await this.execute(job, m.check ? 'wasm' : this.opts.device ?? 'wasm');
@@ -329,11 +358,19 @@ export class MeshWorker {
   }
 
   /** Each box a task reads, assembled from the pieces that cover it (this peer's own, or fetched from their holders). */
-  private gather(job: string, reads: MessageOf<'task'>['reads'] | MessageOf<'routine'>['reads']): Promise<{ dtype: DType; box: Range[]; data: TypedArray }[]> {
+  private gather(job: string, reads: MessageOf<'task'>['reads'] | MessageOf<'routine'>['reads'], meter: Meter): Promise<{ dtype: DType; box: Range[]; data: TypedArray }[]> {
     return Promise.all(reads.map(async (r) => {
       const data = alloc(r.dtype, r.box);
       for (const p of r.pieces) {
-        const piece = await this.piece(p.job ?? job, p.key, p.from, r.dtype, extent(p.box), p.d, job);
+        // half of a piece held elsewhere, or less (a merge's slice of a sorted run): only that part comes
+        const want = intersect(r.box, p.box);
+        const k = `${p.job ?? job}/${p.key}`;
+        if (want && !p.whole && 2 * count(want) <= count(p.box) && !this.store.has(k) && !this.fetched.has(k)) {
+          const sub = want.map(([lo, hi], i) => [lo - p.box[i]![0], hi - p.box[i]![0]] as Range);
+          copyBoxInto(data, r.box, await this.part(p.job ?? job, p.key, p.from, r.dtype, sub, job, meter), want, r.dtype);
+          continue;
+        }
+        const piece = await this.piece(p.job ?? job, p.key, p.from, r.dtype, extent(p.box), p.d, job, meter);
         copyBoxInto(data, r.box, piece.data, p.box, r.dtype);
       }
       return { dtype: r.dtype, box: r.box as Range[], data };
@@ -365,28 +402,35 @@ export class MeshWorker {
   }
 
   /** A routine call: checked against this peer's own copy of the routine before any piece is fetched, then run on the pool. */
-  private async routineTask(m: MessageOf<'routine'>): Promise<{ outs: [string, Piece][]; dev: Dev }> {
+  private async routineTask(m: MessageOf<'routine'>, meter: Meter): Promise<{ outs: [string, Piece][]; dev: Dev }> {
     if (!isRoutine(m.name)) throw new TypeError(`no routine named ${JSON.stringify(m.name)}`);
     const ins = m.reads.map((r) => ({ dtype: r.dtype, shape: extent(r.box) }));
     ROUTINES[m.name].check(m.params, ins, { dtype: m.write.dtype, shape: extent(m.write.box) });
     const elements = [...ins, { shape: extent(m.write.box) }].reduce((a, r) => a + r.shape.reduce((x, d) => x * d, 1), 0);
     if (elements * 16 > this.opts.memory) throw new Error(`memory cap: the routine needs ${elements} elements`);
-    const inputs = await this.gather(m.job, m.reads);
+    const inputs = await this.gather(m.job, m.reads, meter);
     const write = { dtype: m.write.dtype, box: m.write.box as Range[] };
     const out = await this.opts.runtime.runRoutine(m.name, m.params, inputs, write);
     return { outs: [[m.write.key, { data: out, dtype: m.write.dtype, shape: extent(m.write.box) }]], dev: 'wasm' };
   }
 
-  private async scanTask(m: MessageOf<'scan'>): Promise<{ outs: [string, Piece][]; dev: Dev }> {
+  private async scanTask(m: MessageOf<'scan'>, meter: Meter): Promise<{ outs: [string, Piece][]; dev: Dev }> {
     if (m.axis >= m.shape.length) throw new RangeError(`scan axis ${m.axis} out of range for rank ${m.shape.length}`);
     if (m.shape.reduce((a, b) => a * b, 1) * 16 > this.opts.memory) throw new Error(`memory cap: the scan needs ${m.shape.reduce((a, b) => a * b, 1)} elements`);
-    const src = await this.piece(m.src.job ?? m.job, m.src.key, m.src.from, m.inDtype, m.shape, m.src.d, m.job);
+    const src = await this.piece(m.src.job ?? m.job, m.src.key, m.src.from, m.inDtype, m.shape, m.src.d, m.job, meter);
     const prevShape = m.prev ? extent(m.prev.box) : undefined;
     if (prevShape && prevShape.some((d, i) => i !== m.axis && d !== m.shape[i])) throw new RangeError('scan: the previous chunk does not line up');
-    const prev = m.prev ? await this.piece(m.prev.job ?? m.job, m.prev.key, m.prev.from, m.outDtype, prevShape!, m.prev.d, m.job) : undefined;
+    const prev = m.prev ? await this.piece(m.prev.job ?? m.job, m.prev.key, m.prev.from, m.outDtype, prevShape!, m.prev.d, m.job, meter) : undefined;
     const out = this.opts.runtime.runScan(m.op, m.axis, m.inDtype, m.outDtype, m.shape, src.data, prev?.data);
     return { outs: [[m.out, { data: out, dtype: m.outDtype, shape: m.shape }]], dev: 'wasm' };
   }
+}
+
+/** Part `sub` of piece p (a box in its own coordinates), as a C-order copy. */
+function part(p: Piece, sub: readonly Range[]): TypedArray {
+  const out = alloc(p.dtype, sub);
+  copyBoxInto(out, sub, p.data, p.shape.map((d) => [0, d] as Range), p.dtype);
+  return out;
 }
 
 /** TESTS ONLY (WorkerOptions.lie): a wrong result, as a faulty GPU or a hostile peer gives. */

@@ -475,18 +475,25 @@ async function quantileLines(n: Node, store: Store, opts: RunOptions): Promise<N
   return s;
 }
 
-/** Sorted runs a chunked sort makes at most (each a task of every stage). */
-const MAX_RUNS = 64;
+/**
+ * Sorted runs a chunked sort makes at most (each a task of every stage):
+ * locally, fewer and longer runs merge in fewer passes; on a mesh, a run of
+ * one chunk is sorted where its chunk was computed, where a longer one
+ * would fetch its other chunks.
+ */
+const maxRuns = (opts: RunOptions): number => (opts.session ? 128 : 64);
 
 /**
  * Samples taken from each sorted run of c elements, for k runs: about 4096
  * in all, so that the rank table (k rows of k·S int32, which stays where
- * its rows are computed) is at most 1 MiB (64 runs), and at most one per 64
- * elements of a run, so that short runs are not mostly samples; at least
- * 16. The merge's extra work stays small: between two samples next in the
- * total order lie about n/(k·S) elements when the keys are spread (n/S at
- * worst: every run's gap at once), and a bracket overshoots its chunk by
- * one such gap at each end, about 2/S of a chunk's n/k (2·k/S chunks at worst).
+ * its rows are computed) is at most 2 MiB (128 runs, on a mesh), and at
+ * most one per 64 elements of a run, so that short runs are not mostly
+ * samples; at least 16. The merge's extra work stays small: the runs'
+ * sample grids are shifted against each other (routines.ts samplePos), so
+ * between two samples next in the total order lie about n/(k·S) elements
+ * when the runs are drawn alike (n/S at worst: every run's gap at once),
+ * and a bracket overshoots its chunk by one such gap at each end, about
+ * 2/S of a chunk's n/k (2·k/S chunks at worst).
  */
 const samplesPerRun = (k: number, c: number): number => Math.max(16, Math.min(1024, Math.ceil(4096 / k), Math.floor(c / 64)));
 
@@ -494,7 +501,7 @@ const samplesPerRun = (k: number, c: number): number => Math.max(16, Math.min(10
  * A 1-d stable sort (or argsort) in four stages of routine tasks, on the
  * local pool or, with a session, on the mesh, as a sample-based range
  * partition: 'sort' sorts every run (one chunk, or a few consecutive ones
- * when there are more than MAX_RUNS) on its own (argsort's runs as keys and
+ * when there are more than maxRuns) on its own (argsort's runs as keys and
  * positions); 'sample' takes S evenly spaced keys of each; 'rank' counts,
  * for every sample, the elements of one run that come before it in the
  * total order (key, run, position). The host reads only that table of
@@ -509,8 +516,8 @@ const samplesPerRun = (k: number, c: number): number => Math.max(16, Math.min(10
 async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<Node> {
   const x = n.inputs[0]!;
   const indices = (n.attrs as Attrs['sort']).indices;
-  // runs of whole chunks, at most MAX_RUNS of them: every rank task reads every run's samples
-  const len = x.shape[0]!, c = x.chunk[0]! * Math.ceil(Math.ceil(len / x.chunk[0]!) / MAX_RUNS), k = Math.ceil(len / c);
+  // runs of whole chunks, at most maxRuns of them: every rank task reads every run's samples
+  const len = x.shape[0]!, c = x.chunk[0]! * Math.ceil(Math.ceil(len / x.chunk[0]!) / maxRuns(opts)), k = Math.ceil(len / c);
   const S = samplesPerRun(k, c);
   const span = (lo: number, hi: number) => (indices ? [[0, 2], [lo, hi]] as const : [[lo, hi]] as const);
   const run = (i: number) => span(i * c, Math.min(len, (i + 1) * c));
@@ -523,7 +530,7 @@ async function sortInChunks(n: Node, store: Store, opts: RunOptions): Promise<No
     : routine('sort.local', [x], localCalls, x.dtype, [len], [c]);
   await stage(local, store, opts, true);
   const samples = routine('sort.sample', [local], Array.from({ length: k }, (_, i) => ({
-    routine: 'sample', params: { indices, count: S }, reads: [{ input: 0, box: run(i) }], chunk: i,
+    routine: 'sample', params: { indices, count: S, run: i, runs: k }, reads: [{ input: 0, box: run(i) }], chunk: i,
   })), keyType, [k * S], [S]);
   await stage(samples, store, opts, true);
   const rankParams = { indices, count: S, runLength: c, length: len };

@@ -101,10 +101,13 @@ const isKeyRegion = (r: RegionSpec): boolean => r.dtype === 'int64' && r.shape.l
 const runLength = (r: RegionSpec): number => r.shape[r.shape.length - 1]!;
 
 /**
- * Where sample j of `s` lies in a sorted run of `m` elements: evenly spaced
- * from the first, so 'sample' and 'rank' agree on it without being told.
+ * Where sample j of `s` lies in sorted run i (of k) of `m` elements, so
+ * that 'sample' and 'rank' agree on it without being told: evenly spaced,
+ * each run's grid shifted by (i + 1/2)/k of a step. Runs drawn alike have
+ * their j-th samples at about the same value: unshifted, the samples of all
+ * runs would bunch there, n/S ranks apart; shifted, they interleave, n/(k·S) apart.
  */
-const samplePos = (j: number, m: number, s: number): number => Math.floor((j * m) / s);
+const samplePos = (j: number, m: number, s: number, i: number, k: number): number => Math.floor(((j + (i + 0.5) / k) * m) / s);
 
 type SortRoutine =
   'sort' | 'merge' | 'sample' | 'rank' | 'count' | 'compact' | 'positions' | 'take' | 'lines' | 'quantiles';
@@ -191,9 +194,10 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
   },
   sample: {
     check(params, inputs, output) {
-      onlyParams(params, ['indices', 'count']);
+      onlyParams(params, ['indices', 'count', 'run', 'runs']);
       const indices = flag(params, 'indices'), s = count(params, 'count');
       if (s === 0) throw new TypeError('routine parameter count of sample must be at least 1');
+      if (count(params, 'run') >= count(params, 'runs')) throw new TypeError('routine parameter run of sample must be below runs');
       const x = inputs[0];
       const fits = inputs.length === 1 && (indices ? isKeyRegion(x!) : x!.shape.length === 1 && isSortable(x!.dtype));
       if (!fits || runLength(x!) === 0) {
@@ -204,13 +208,13 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
       }
     },
     run(params, [x], out) {
-      const s = params.count as number, m = runLength(x!);
+      const s = params.count as number, m = runLength(x!), i = params.run as number, k = params.runs as number;
       const bytes = INFO[x!.dtype].bytes, units = bytes === 8 ? 2 : 1;
       // an argsort run's keys are its row 0: the same offsets as a sort run's values
       const xv = units2(x!.data, bytes), ov = units2(out.data, bytes);
       const xs = x!.strides[x!.shape.length - 1]!, os = out.strides[0]!;
       for (let j = 0; j < s; j++) {
-        const a = units * samplePos(j, m, s) * xs, b = units * j * os;
+        const a = units * samplePos(j, m, s, i, k) * xs, b = units * j * os;
         ov[b] = xv[a]!; if (units === 2) ov[b + 1] = xv[a + 1]!;
       }
     },
@@ -236,7 +240,7 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
     },
     run(params, [x, samples], out) {
       const indices = params.indices as boolean, i = params.run as number, s = params.count as number;
-      const m = runLength(x!);
+      const m = runLength(x!), k = Math.ceil((params.length as number) / (params.runLength as number));
       // an argsort run's keys are its row 0, signed int64s: radixKeys('int64') orders them as the sort did
       const dtype = indices ? 'int64' : x!.dtype;
       const row = indices ? { ...x!, shape: [m], strides: [x!.strides[1]!] } : x!;
@@ -245,7 +249,7 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
       const o = out.data as Int32Array, os = out.strides[1]!;
       for (let t = 0; t < samples!.shape[0]!; t++) {
         const r = Math.floor(t / s);
-        if (r === i) { o[t * os] = samplePos(t - r * s, m, s); continue; }
+        if (r === i) { o[t * os] = samplePos(t - r * s, m, s, i, k); continue; }
         // the order (key, run, position): an equal key of an earlier run comes before the sample, of a later one after
         const orEqual = i < r;
         sk.key(t, at);
