@@ -45,6 +45,15 @@ export const options = {
    * timeline at every level.
    */
   debug: undefined as number | undefined,
+  /**
+   * Partial results one combine task folds at most (default 64): a reduction
+   * split into more partials (one per chunk of the reduced axes) combines in
+   * a tree of levels, each folding this many rows of the one below, as Dask's
+   * split_every; on a mesh, no task then reads thousands of pieces. An
+   * arg-reduction's partials combine in one level.
+   */
+  get combineFanIn(): number { return runtime.combineFanIn; },
+  set combineFanIn(n: number) { runtime.combineFanIn = n; },
 };
 
 export type Operand = Tensor | number | boolean | JsData;

@@ -810,7 +810,11 @@ class Job {
     if (!this.tids.has(peer)) this.tids.set(peer, this.tids.size + 1);
     if (this.exe.level >= 2) this.exe.log(`  lease task ${t}#${attempt}${check ? ' (a check)' : ''} to ${peer}: ${this.placement(t, peer)}`);
     const m = this.taskMessage(t, attempt, peer);
-    this.ep.send(peer, check ? { ...m, check: true } as Message : m).catch(() => this.lapse(t, attempt));
+    this.ep.send(peer, check ? { ...m, check: true } as Message : m).catch((e: Error) => {
+      // a message no peer would accept (past a bound of the protocol) is sent to none: the job fails, naming it
+      if (e.message.startsWith(`internal: a ${m.t} message`)) this.fail(new JobFailed(`task ${t} cannot be sent to a worker: ${e.message.replace(/^internal: /, '')}`));
+      else this.lapse(t, attempt);
+    });
   }
 
   private taskMessage(t: number, attempt: number, peer: string): Message {

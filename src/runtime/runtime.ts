@@ -16,7 +16,7 @@ import { type Kernel, programKey, siteParams } from '../ir/ir.js';
 import type { Binding } from '../ir/args.js';
 import {
   type AnyTask, type Plan, type Range, type RoutineTask, type ScanTask, type Task, type TensorSpec,
-  chunkBox, chunksOf, isKernelTask, isScanTask, tile,
+  FAN_IN, chunkBox, chunksOf, isKernelTask, isScanTask, tile,
 } from '../tile/tile.js';
 import { type Layout, render, writeParams } from '../wasm/render.js';
 import {
@@ -152,7 +152,8 @@ export class Runtime {
   private readonly scoped = new Map<object, Node[]>();
   private readonly registry = new FinalizationRegistry<Stored>((s) => this.free(s));
   private readonly programs = new Map<string, Program>();
-  private readonly plans = new PlanCache();
+  private plans = new PlanCache();
+  private fanIn = FAN_IN;
   private pool: Pool | undefined;
   private readonly paramPtrs: number[] = [];
   private counterPtr: number | undefined;
@@ -715,8 +716,16 @@ export class Runtime {
       return tile(steps, todo, (n) => {
         const s = this.stored.get(n);
         return s ? { id: -1, dtype: s.dtype, shape: s.shape, chunk: s.chunk } : undefined;
-      });
+      }, this.fanIn);
     });
+  }
+
+  /** Partial results one combine task folds at most (tile.ts FAN_IN); the plans made with another go. */
+  get combineFanIn(): number { return this.fanIn; }
+  set combineFanIn(n: number) {
+    if (!Number.isInteger(n) || n < 2) throw new RangeError(`options.combineFanIn must be an integer of at least 2, got ${n}`);
+    if (n !== this.fanIn) this.plans = new PlanCache();
+    this.fanIn = n;
   }
 
   /** Chunk `c` of a materialised tensor, as a copy in C order over the chunk's box. */

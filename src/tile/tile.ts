@@ -165,7 +165,16 @@ function readBoxes(k: Kernel, outer: readonly Range[], red: readonly Range[]): (
 export const MAX_TASKS = 1_000_000;
 
 /** Splits the steps into tasks. `materialised` gives the tensor id of nodes stored before this plan. */
-export function tile(steps: readonly Step[], outputs: readonly Node[], existing: (n: Node) => TensorSpec | undefined): Plan {
+/**
+ * Partial results one combine task folds at most, by default: more fold in
+ * a tree of combines, each level's tasks folding FAN_IN rows of the one
+ * below into a row (Dask's split_every), so that no task reads thousands of
+ * pieces (a reduction of 1e10 elements makes ten thousand partials).
+ */
+export const FAN_IN = 64;
+
+export function tile(steps: readonly Step[], outputs: readonly Node[], existing: (n: Node) => TensorSpec | undefined, fanIn = FAN_IN): Plan {
+  if (!Number.isInteger(fanIn) || fanIn < 2) throw new RangeError(`the combine fan-in must be an integer of at least 2, got ${fanIn}`);
   const tensors: TensorSpec[] = [];
   const kernels: Kernel[] = [];
   const tasks: AnyTask[] = [];
@@ -269,10 +278,10 @@ export function tile(steps: readonly Step[], outputs: readonly Node[], existing:
       continue;
     }
     // Split reduction: partial accumulators [nsplit, ...shape], then one combine task per output chunk.
-    const ns = redSplits.length;
+    let ns = redSplits.length;
     const pshape = [ns, ...spec.shape], pchunk = [ns, ...spec.chunk];
     const arg = isArgReduce(red!.op);
-    const pval = newTensor(arg ? red!.body.dtype : red!.dtype, pshape, pchunk);
+    let pval = newTensor(arg ? red!.body.dtype : red!.dtype, pshape, pchunk);
     const pidx = arg ? newTensor('int64', pshape, pchunk) : -1;
     const ki = kernels.push(k) - 1;
     outerChunks.forEach((outer, c) => {
@@ -282,6 +291,18 @@ export function tile(steps: readonly Step[], outputs: readonly Node[], existing:
         blocks(outer).forEach((b) => addTask(ki, b, r, true, ins, writes));
       });
     });
+    // More partials than the fan-in: levels of folds, FAN_IN rows into one, in row order. (An arg-reduction's
+    // partial index names an element of its input, which a fold would lose: its partials combine in one level.)
+    while (!arg && ns > fanIn) {
+      const rows = Math.ceil(ns / fanIn);
+      const next = newTensor(red!.dtype, [rows, ...spec.shape], [rows, ...spec.chunk]);
+      const fi = kernels.push(foldKernel(k, ns)) - 1;
+      outerChunks.forEach((outer, c) => {
+        for (let j = 0; j < rows; j++) addTask(fi, outer, [[j * fanIn, Math.min(ns, (j + 1) * fanIn)]], true, [pval], [{ tensor: next, chunk: c, row: j }]);
+      });
+      pval = next;
+      ns = rows;
+    }
     const combine = combineKernel(k, ns);
     const ci = kernels.push(combine) - 1;
     const cins = arg ? [pval, pidx, ...ins] : [pval, ...ins];
@@ -370,6 +391,21 @@ function substituteAcc(e: Expr, to: Expr, memo = new Map<Expr, Expr>()): Expr {
  * its epilogue. Its inputs are the partials (values, then indices for
  * arg-reductions) followed by the original inputs, which the epilogue may read.
  */
+/**
+ * A level of a combine tree: `ns` partial accumulators of `k` ([ns, ...shape])
+ * folded with the reduction's own combine and left as an accumulator (no
+ * epilogue); a partial task of it over rows [lo, hi) writes their fold as one
+ * row of the next level. Not for arg-reductions.
+ */
+export function foldKernel(k: Kernel, ns: number): Kernel {
+  const red = k.reduce!;
+  const r = k.shape.length;
+  const pv: RVar = { id: r, size: ns, chunk: ns };
+  const load = intern({ k: 'load', dtype: red.dtype, input: 0, index: [ivar(r), ...k.shape.map((_, i) => ivar(i))] });
+  const fold = intern({ k: 'reduce', dtype: red.dtype, op: red.op, vars: [pv], body: load });
+  return { inputs: [{ dtype: red.dtype, shape: [ns, ...k.shape] }], shape: k.shape, chunk: k.chunk, dtype: red.dtype, reduce: fold, epilogue: intern({ k: 'acc', dtype: red.dtype }) };
+}
+
 export function combineKernel(k: Kernel, ns: number): Kernel {
   const red = k.reduce!;
   const r = k.shape.length;
