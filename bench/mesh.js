@@ -26,7 +26,7 @@
 //               process), failure-free and with 8 of them killed at random
 //               moments: the time with kills over the time without.
 //   mesh_sort   a sort of 1e8 float64 drawn on 3 workers, read back through
-//               a weighted sum: its stages (draw, sorted runs, samples and
+//               a weighted sum: its stages (draw, sorted runs, samples,
 //               ranks, merge) keep their results on the workers and move
 //               them peer to peer. Bytes moved between peers over the
 //               data's bytes, the bytes the coordinator received, and the

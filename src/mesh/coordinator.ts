@@ -507,7 +507,10 @@ class Job {
       for (let c = 0; c < grid; c++) {
         if (!remote) { make(tid, c, undefined, undefined); continue; }
         const q = remote.job.keptPiece(remote.tensor, c);
-        const p = add({ key: `${tid}.${c}`, tensor: tid, box: q.box, dtype: q.dtype, bytes: q.bytes, producer: undefined, holders: q.holders, readers: [], left: 0, version: 0, output: false, ext: { job: remote.job, piece: q } });
+        const p = add({
+          key: `${tid}.${c}`, tensor: tid, box: q.box, dtype: q.dtype, bytes: q.bytes, producer: undefined,
+          holders: q.holders, readers: [], left: 0, version: 0, output: false, ext: { job: remote.job, piece: q },
+        });
         this.extOf.set(q, p);
       }
     });
@@ -531,7 +534,10 @@ class Job {
     return new Promise<MeshReport>((resolve, reject) => {
       this.settle = { resolve, reject };
       this.plan.tasks.forEach((_, t) => this.check(t));
-      for (const p of this.pieces.values()) if (p.output && !p.data && !this.kept.has(p) && p.holders.size && p.producer !== undefined && this.taskState[p.producer] === 'done') void this.fetchOutput(p);
+      for (const p of this.pieces.values()) {
+        const done = p.producer !== undefined && this.taskState[p.producer] === 'done';
+        if (p.output && !p.data && !this.kept.has(p) && p.holders.size && done) void this.fetchOutput(p);
+      }
       this.progress();
       this.dispatch();
     });
@@ -812,8 +818,8 @@ class Job {
     const m = this.taskMessage(t, attempt, peer);
     this.ep.send(peer, check ? { ...m, check: true } as Message : m).catch((e: Error) => {
       // a message no peer would accept (past a bound of the protocol) is sent to none: the job fails, naming it
-      if (e.message.startsWith(`internal: a ${m.t} message`)) this.fail(new JobFailed(`task ${t} cannot be sent to a worker: ${e.message.replace(/^internal: /, '')}`));
-      else this.lapse(t, attempt);
+      if (!e.message.startsWith(`internal: a ${m.t} message`)) return this.lapse(t, attempt);
+      this.fail(new JobFailed(`task ${t} cannot be sent to a worker: ${e.message.replace(/^internal: /, '')}`));
     });
   }
 

@@ -199,7 +199,9 @@ export class MeshWorker {
    * holder that has it (`task`: the job of the task that reads it, whose
    * coordinator relays when `job`'s, an earlier job kept on the workers, is not known here).
    */
-  private async piece(job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[], digest?: string, task = job, meter?: Meter): Promise<Piece> {
+  private async piece(
+    job: string, key: string, from: readonly string[], dtype: DType, shape: readonly number[], digest?: string, task = job, meter?: Meter,
+  ): Promise<Piece> {
     const k = `${job}/${key}`;
     const own = this.store.get(k);
     if (own) return own;
@@ -312,7 +314,8 @@ export class MeshWorker {
       }
       this.stats.tasks++;
       this.opts.log?.(`task ${m.job}/${m.task} done in ${(performance.now() - t0).toFixed(0)} ms`);
-      await this.ep.send(from, { t: 'done', job: m.job, task: m.task, attempt: m.attempt, bytes: outs.map(([, p]) => pieceBytes(p)), ms: performance.now() - t0, bytesIn: meter.bytes, digests, dev });
+      const sizes = outs.map(([, p]) => pieceBytes(p));
+      await this.ep.send(from, { t: 'done', job: m.job, task: m.task, attempt: m.attempt, bytes: sizes, ms: performance.now() - t0, bytesIn: meter.bytes, digests, dev });
     } catch (e) {
       this.stats.failed++;
       const missing = e instanceof Missing || e instanceof Unreachable
@@ -358,7 +361,9 @@ export class MeshWorker {
   }
 
   /** Each box a task reads, assembled from the pieces that cover it (this peer's own, or fetched from their holders). */
-  private gather(job: string, reads: MessageOf<'task'>['reads'] | MessageOf<'routine'>['reads'], meter: Meter): Promise<{ dtype: DType; box: Range[]; data: TypedArray }[]> {
+  private gather(
+    job: string, reads: MessageOf<'task'>['reads'] | MessageOf<'routine'>['reads'], meter: Meter,
+  ): Promise<{ dtype: DType; box: Range[]; data: TypedArray }[]> {
     return Promise.all(reads.map(async (r) => {
       const data = alloc(r.dtype, r.box);
       for (const p of r.pieces) {

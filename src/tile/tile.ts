@@ -403,7 +403,8 @@ export function foldKernel(k: Kernel, ns: number): Kernel {
   const pv: RVar = { id: r, size: ns, chunk: ns };
   const load = intern({ k: 'load', dtype: red.dtype, input: 0, index: [ivar(r), ...k.shape.map((_, i) => ivar(i))] });
   const fold = intern({ k: 'reduce', dtype: red.dtype, op: red.op, vars: [pv], body: load });
-  return { inputs: [{ dtype: red.dtype, shape: [ns, ...k.shape] }], shape: k.shape, chunk: k.chunk, dtype: red.dtype, reduce: fold, epilogue: intern({ k: 'acc', dtype: red.dtype }) };
+  const inputs = [{ dtype: red.dtype, shape: [ns, ...k.shape] }];
+  return { inputs, shape: k.shape, chunk: k.chunk, dtype: red.dtype, reduce: fold, epilogue: intern({ k: 'acc', dtype: red.dtype }) };
 }
 
 export function combineKernel(k: Kernel, ns: number): Kernel {
