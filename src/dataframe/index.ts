@@ -1,0 +1,5 @@
+// The pandas-like namespace `md` (tessera's `md`, and `tessera/dataframe`):
+// DataFrame and Series over chunked columns, lazy as tensors are.
+
+export { DataFrame, LocalFrame, execute, type ColumnData, type FrameOptions } from './frame.js';
+export { Series } from './series.js';
