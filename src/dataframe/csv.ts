@@ -74,7 +74,7 @@ export interface Parsed {
   /** Per column, the state after these rows: the driver joins them with `unify`. */
   states: ColumnState[];
   rows: number;
-  /** Records read, blank lines not counted: pandas numbers lines by records. */
+  /** Lines read, blank ones included, newlines inside quotes not: pandas numbers lines so. */
   records: number;
   /** Offset just past the last row read (may pass `end`: a row runs to its own end). */
   end: number;
@@ -90,7 +90,11 @@ export function pandasDtype(s: ColumnState, forced: DType | 'string' | null = nu
   return 'float64';
 }
 
-/** The error pandas raises for a row with too many fields; `line` counts records (header included). */
+/**
+ * The error pandas raises for a row with too many fields; `line` counts lines as pandas does (header and blank lines
+ * included, newlines inside quotes not). pandas' implicit index (a header one field short of every row) is not read:
+ * such a file fails here.
+ */
 export class CsvError extends Error {
   constructor(readonly line: number, readonly expected: number, readonly saw: number) {
     super(`Error tokenizing data. C error: Expected ${expected} fields in line ${line}, saw ${saw}`);
@@ -489,10 +493,8 @@ function grow<T extends Float64Array | Int32Array | Uint8Array>(a: T, n: number)
 
 function stateOf(forced: DType | 'string' | null, base: ColumnState): ColumnState {
   if (forced === null) return { ...base };
-  if (forced === 'string') return { kind: 'string', hasNA: false };
-  if (forced === 'bool') return { kind: 'bool', hasNA: false };
-  if (forced.startsWith('float')) return { kind: 'float', hasNA: false };
-  return { kind: 'int', hasNA: false };
+  const kind = forced === 'string' ? 'string' : forced === 'bool' ? 'bool' : forced.startsWith('float') ? 'float' : 'int';
+  return { kind, hasNA: base.hasNA };
 }
 
 // ---------------------------------------------------------------------------
@@ -541,7 +543,7 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
     if (v === null) return cols[c]!.put(i, bytes, 0, 0, true);
     const [buf, s, e] = v;
     const b = cols[c]!;
-    if (s === e || (naFirst && isNA(buf, s, e))) return b.put(i, buf, s, e, true);
+    if (s === e || ((naFirst || b.state.kind === 'string') && isNA(buf, s, e))) return b.put(i, buf, s, e, true);
     return b.put(i, buf, s, e, false) || (isNA(buf, s, e) && b.put(i, buf, s, e, true));
   };
 
@@ -585,8 +587,8 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
   while (p < end && rows < maxRows) {
     const at = p;
     p = readRow(bytes, p, sep, quote, row);
-    if (row.n === 0) continue;
     records++;
+    if (row.n === 0) continue;
     if (row.n > width) throw new CsvError(rowBase + records, width, row.n);
     if (rows === starts.length) starts = grow(starts, rows * 2);
     starts[rows] = at;
@@ -641,7 +643,11 @@ export function sniff(head: Uint8Array, opts: CsvOptions = {}, whole = false): S
   const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
   const row = new Row();
   let p = bom;
-  do p = readRow(head, p, sep, quote, row); while (row.n === 0 && p < head.length);
+  let lines = 0;
+  do (p = readRow(head, p, sep, quote, row)), lines++; while (row.n === 0 && p < head.length);
+  if (!whole && p === head.length && head[p - 1] !== 10 && head[p - 1] !== 13) {
+    throw new Error(`read_csv: the head (${head.length} bytes) ends inside its first row; sniff needs a longer head`);
+  }
   const first = Array.from({ length: row.n }, (_, f) => decode(row.inScratch[f] ? row.scratch : head, row.s[f]!, row.e[f]!));
   const dataStart = header === 0 ? p : bom;
   const width = opts.names?.length ?? first.length;
@@ -666,7 +672,7 @@ export function sniff(head: Uint8Array, opts: CsvOptions = {}, whole = false): S
     states: all.map(() => ({ kind: 'none', hasNA: false })),
     forced: all.map((n) => dtype[n] ?? null),
     na: [...DEFAULT_NA, ...(opts.na_values ?? [])],
-    dataStart, headerRows: header === 0 ? 1 : 0, nrows: opts.nrows ?? null,
+    dataStart, headerRows: header === 0 ? lines : 0, nrows: opts.nrows ?? null,
   };
   const end = whole ? head.length : lastRowStart(head, dataStart, sep, quote);
   const sample = parseRows(head, dataStart, end, schema, schema.nrows === null ? {} : { maxRows: schema.nrows });
