@@ -146,8 +146,12 @@ export function scanStates(bytes: Uint8Array, from: number, to: number, sep = 44
     const j = live.indexOf(s);
     owner.push(j >= 0 ? j : live.push(s) - 1);
   }
+  let other = false;
   for (let p = from; p < to; p++) {
     const k = cls[bytes[p]!]!;
+    // After one ordinary byte every state is Field or Quoted, which more ordinary bytes keep: skip the run.
+    if (k === 0 && other) continue;
+    other = k === 0;
     for (let j = 0; j < live.length; j++) live[j] = TRANS[live[j]! * 5 + k]!;
     if (live.length > 1 && k !== 0) merge(live, owner);
   }
@@ -528,7 +532,8 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
   const rowBase = opts.rowBase ?? schema.headerRows;
   const maxRows = opts.maxRows ?? Infinity;
   const row = new Row();
-  let starts = new Float64Array(64);
+  let starts = new Float64Array(64); // each row's offset: a widened column re-reads its earlier rows from them
+  for (const b of cols) b.reserve(starts.length);
   let rows = 0;
   let records = 0;
   let p = start;
@@ -538,11 +543,14 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
     if (f >= row.n) return null;
     return [row.inScratch[f] ? row.scratch : bytes, row.s[f]!, row.e[f]!];
   };
+  /** Stores row i's value of column c; false if it does not fit (the caller widens). Allocates nothing: the hot path. */
   const store = (c: number, i: number): boolean => {
-    const v = field(c);
-    if (v === null) return cols[c]!.put(i, bytes, 0, 0, true);
-    const [buf, s, e] = v;
+    const f = fields[c]!;
     const b = cols[c]!;
+    if (f >= row.n) return b.put(i, bytes, 0, 0, true);
+    const buf = row.inScratch[f] ? row.scratch : bytes;
+    const s = row.s[f]!;
+    const e = row.e[f]!;
     if (s === e || ((naFirst || b.state.kind === 'string') && isNA(buf, s, e))) return b.put(i, buf, s, e, true);
     return b.put(i, buf, s, e, false) || (isNA(buf, s, e) && b.put(i, buf, s, e, true));
   };
@@ -590,9 +598,11 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
     records++;
     if (row.n === 0) continue;
     if (row.n > width) throw new CsvError(rowBase + records, width, row.n);
-    if (rows === starts.length) starts = grow(starts, rows * 2);
+    if (rows === starts.length) {
+      starts = grow(starts, rows * 2);
+      for (const b of cols) b.reserve(starts.length);
+    }
     starts[rows] = at;
-    for (const b of cols) b.reserve(rows + 1);
     for (let c = 0; c < cols.length; c++) if (!store(c, rows)) widen(c, rows);
     rows++;
   }
