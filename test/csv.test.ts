@@ -65,7 +65,8 @@ function concat(parts: Parsed[], schema: Schema): { columns: Column[]; states: P
       return { name, dtype: 'string', codes: Int32Array.from(codes), dict };
     }
     if (first.dtype === 'bool') {
-      const missing = pieces.some((p) => p.dtype === 'bool' && p.missing) ? Uint8Array.from(pieces.flatMap((p) => values(p).map((v) => (v === null ? 1 : 0)))) : null;
+      const anyMissing = pieces.some((p) => p.dtype === 'bool' && p.missing);
+      const missing = anyMissing ? Uint8Array.from(pieces.flatMap((p) => values(p).map((v) => (v === null ? 1 : 0)))) : null;
       return { name, dtype: 'bool', values: Uint8Array.from(pieces.flatMap((p) => Array.from((p as typeof first).values))), missing };
     }
     const all = pieces.flatMap((p) => Array.from(p.values as ArrayLike<number | bigint>));
@@ -79,7 +80,9 @@ function concat(parts: Parsed[], schema: Schema): { columns: Column[]; states: P
  * The parallel driver's steps, run in one thread: sniff `headLen` bytes, cut the data at `cuts`, compose the
  * ranges' state maps to find row starts, parse each range, join the states, parse again the ranges that differ.
  */
-function readSplit(bytes: Uint8Array, opts: CsvOptions, cuts: number[], headLen: number): { schema: Schema; got: ReturnType<typeof concat>; warnings: string[] } {
+function readSplit(
+  bytes: Uint8Array, opts: CsvOptions, cuts: number[], headLen: number,
+): { schema: Schema; got: ReturnType<typeof concat>; warnings: string[] } {
   const schema = sniff(bytes.subarray(0, headLen), opts, headLen === bytes.length);
   const starts = [schema.dataStart, ...rowStarts(bytes, schema, cuts), bytes.length];
   const ranges = starts.slice(0, -1).map((s, i) => [s, Math.max(s, starts[i + 1]!)] as const);
