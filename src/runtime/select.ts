@@ -45,16 +45,20 @@ export interface SelectStore {
 const SELECTABLE = new Set<DType>([
   'float64', 'float32', 'int64', 'int32', 'int16', 'int8', 'uint32', 'uint16', 'uint8',
 ]);
-/** Bounds on the sample's size: a sort of it is cheap; a rank's error in it is ~ n / sqrt(size) values. */
-const MIN_SAMPLE = 1 << 16, MAX_SAMPLE = 1 << 23;
+/**
+ * Bounds on the sample's size: a sort of it is cheap; a rank's error in it
+ * is ~ n / sqrt(size) values. At the largest, a median's bracket over 1e10
+ * values holds ~1.5e7 of them, within MAX_HELD.
+ */
+const MIN_SAMPLE = 1 << 16, MAX_SAMPLE = 1 << 24;
 /** A bracket's half-width, in standard deviations of a sampled rank (sqrt(m p (1 - p)) <= sqrt(m) / 2 positions). */
 const MARGIN = 6;
 /** How much wider each retry's brackets are, and how many retries there are. */
 const MARGIN_GROWTH = 4, TRIES = 3;
 /** Chunks of a lazy input computed per run of the filtering pass (two such runs are held at once). */
 const GROUP = 4;
-/** Most bracketed values held on the host at once. */
-const MAX_HELD = 1 << 22;
+/** Bracketed values a sample is sized to leave about a quarter of in a bracket; at most MAX_HELD are held (2^25 doubles: 256 MiB). */
+const HELD = 1 << 22, MAX_HELD = 1 << 25;
 
 /** Whether quantile node `n` is computed here: a 1-d line of several chunks of a selectable dtype. */
 export function selects(n: Node, store: SelectStore): boolean {
@@ -86,17 +90,17 @@ export async function selectQuantiles(n: Node, store: SelectStore, opts: RunOpti
   const x = n.inputs[0]!;
   const { spec } = n.attrs as Attrs['quantile'];
   const len = x.shape[0]!;
-  // a sample large enough that a bracket (~ len * MARGIN / sqrt(size) values) holds under a quarter of MAX_HELD;
-  // at least every other value, so that a short line is bracketed too
-  const size = Math.min(MAX_SAMPLE, Math.max(MIN_SAMPLE, Math.ceil((4 * MARGIN * len / MAX_HELD) ** 2)));
+  // a sample large enough that a bracket (~ len * MARGIN / sqrt(size) values) holds under a quarter of HELD,
+  // up to MAX_SAMPLE; at least every other value, so that a short line is bracketed too
+  const size = Math.min(MAX_SAMPLE, Math.max(MIN_SAMPLE, Math.ceil((4 * MARGIN * len / HELD) ** 2)));
   const stride = Math.max(2, Math.floor(len / size));
   const sampleNode = slice(x, [0], [stride], [Math.ceil(len / stride)]);
   await stage([sampleNode], store, opts);
   // the typed array's own sort (NaNs last, cut off): the sample only places brackets, so -0 before 0 does not matter
-  const sorted = store.read(sampleNode).slice().sort();
+  const sorted = store.read(sampleNode).sort(); // (read gives a copy of its own: sorted in place)
   store.drop!(sampleNode);
   const firstNaN = x.dtype.startsWith('float') ? (sorted as Float64Array).findIndex((v) => v !== v) : -1;
-  const sample = Array.from(sorted.subarray(0, firstNaN < 0 ? sorted.length : firstNaN) as ArrayLike<Value>);
+  const sample = sorted.subarray(0, firstNaN < 0 ? sorted.length : firstNaN) as unknown as ArrayLike<Value>;
   // ranks for the sample's share of NaNs: the pass counts them exactly, and the brackets' margin covers the difference
   const nnGuess = Math.round((len * sample.length) / sorted.length);
   for (let t = 0, margin = MARGIN; t < TRIES; t++, margin *= MARGIN_GROWTH) {
@@ -125,14 +129,16 @@ export async function selectQuantiles(n: Node, store: SelectStore, opts: RunOpti
 interface Bracket { lo: Value; hi: Value }
 
 /** Disjoint brackets, ascending, around the ranks `ks` of `nn` values, placed by the sorted sample. */
-function brackets(ks: readonly number[], nn: number, sample: readonly Value[], margin: number): Bracket[] {
+function brackets(ks: readonly number[], nn: number, sample: ArrayLike<Value>, margin: number): Bracket[] {
   const m = sample.length;
   const out: Bracket[] = [];
   // a sample of NaNs only places nothing: one bracket of every value, kept if there are few enough
   if (!m) return ks.length ? [{ lo: -Infinity, hi: Infinity }] : out;
-  const spread = (margin * Math.sqrt(m)) / 2 + 2;
   for (const k of ks) {
     const at = (k / Math.max(1, nn - 1)) * (m - 1);
+    // a sampled rank's deviation is sqrt(m p (1 - p)) positions: a tail quantile's bracket is narrower than the median's
+    const p = Math.min(1, Math.max(0, k / Math.max(1, nn - 1)));
+    const spread = margin * Math.sqrt(m * Math.max(p * (1 - p), 1 / m)) + 2;
     const a = Math.floor(at - spread), b = Math.ceil(at + spread);
     const lo = a < 0 ? -Infinity : sample[a]!, hi = b >= m ? Infinity : sample[b]!;
     const last = out[out.length - 1];
