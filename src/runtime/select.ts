@@ -96,15 +96,19 @@ export async function selectQuantiles(n: Node, store: SelectStore, opts: RunOpti
   const stride = Math.max(2, Math.floor(len / size));
   const sampleNode = slice(x, [0], [stride], [Math.ceil(len / stride)]);
   await stage([sampleNode], store, opts);
-  // the typed array's own sort (NaNs last, cut off): the sample only places brackets, so -0 before 0 does not matter
-  const sorted = store.read(sampleNode).sort(); // (read gives a copy of its own: sorted in place)
-  store.drop!(sampleNode);
-  const firstNaN = x.dtype.startsWith('float') ? (sorted as Float64Array).findIndex((v) => v !== v) : -1;
-  const sample = sorted.subarray(0, firstNaN < 0 ? sorted.length : firstNaN) as unknown as ArrayLike<Value>;
-  // ranks for the sample's share of NaNs: the pass counts them exactly, and the brackets' margin covers the difference
-  const nnGuess = Math.round((len * sample.length) / sorted.length);
-  for (let t = 0, margin = MARGIN; t < TRIES; t++, margin *= MARGIN_GROWTH) {
-    const guessed = brackets(ranksRead(len, nnGuess, x.dtype, n.dtype, spec), nnGuess, sample, margin);
+  // every try's brackets from the sample at once: the sample (up to 2^24 values) goes before the passes
+  const tries = ((): Bracket[][] => {
+    // the typed array's own sort (NaNs last, cut off): the sample only places brackets, so -0 before 0 does not matter
+    const sorted = store.read(sampleNode).sort(); // (read gives a copy of its own: sorted in place)
+    store.drop!(sampleNode);
+    const firstNaN = x.dtype.startsWith('float') ? (sorted as Float64Array).findIndex((v) => v !== v) : -1;
+    const sample = sorted.subarray(0, firstNaN < 0 ? sorted.length : firstNaN) as unknown as ArrayLike<Value>;
+    // ranks for the sample's share of NaNs: the pass counts them exactly, and the brackets' margin covers the difference
+    const nnGuess = Math.round((len * sample.length) / sorted.length);
+    const ks = ranksRead(len, nnGuess, x.dtype, n.dtype, spec);
+    return Array.from({ length: TRIES }, (_, t) => brackets(ks, nnGuess, sample, MARGIN * MARGIN_GROWTH ** t));
+  })();
+  for (const guessed of tries) {
     const pass = await filtered(x, guessed, store, opts);
     const nn = len - pass.nans;
     const values = new Map<number, Value>();
@@ -153,7 +157,7 @@ interface Pass {
   least: Value | undefined;
   greatest: Value | undefined;
   /** Per bracket: the values below it, the values inside it, and those values sorted (unless there were too many). */
-  brackets: { below: number; count: number; kept: Value[] | undefined }[];
+  brackets: { below: number; count: number; kept: ArrayLike<Value> | undefined }[];
 }
 
 /** The filtering pass: counts, the least and greatest values, and each bracket's values, in input order then sorted. */
@@ -215,10 +219,11 @@ async function filtered(x: Node, bs: readonly Bracket[], store: SelectStore, opt
   for (let i = 0; i < k; i++) {
     below += gap[i]!;
     out.push({ below, count: inside[i]!, kept: kept[i] && stableSorted(kept[i]!, x.dtype) });
+    kept[i] = undefined; // (its JS array goes: the sorted copy stays)
     below += inside[i]!;
   }
   // with nothing below the first bracket (above the last), the end value is its first (last) kept one
-  const end = (b: Pass['brackets'][number] | undefined, at: (vs: Value[]) => Value | undefined): Value | undefined =>
+  const end = (b: Pass['brackets'][number] | undefined, at: (vs: ArrayLike<Value>) => Value | undefined): Value | undefined =>
     (b?.kept?.length ? at(b.kept) : undefined);
   return {
     nans,
@@ -233,10 +238,10 @@ async function filtered(x: Node, bs: readonly Bracket[], store: SelectStore, opt
  * whole-line radix sort orders them): the typed array's native sort, which
  * puts -0 before 0, with the run of zeros then rewritten in input order.
  */
-function stableSorted(vs: Value[], d: DType): Value[] {
+function stableSorted(vs: Value[], d: DType): ArrayLike<Value> {
   if (d === 'float16' || vs.length < 64) return vs.sort(order);
-  const t = (ARRAY_CTOR[d] as unknown as { from(v: Value[]): TypedArray }).from(vs).sort();
-  const out = Array.from(t as unknown as ArrayLike<Value>);
+  // the typed array itself, not a JS array copy of it: a bracket over 1e10 values holds ~1.5e7 of them
+  const out = (ARRAY_CTOR[d] as unknown as { from(v: Value[]): TypedArray }).from(vs).sort() as unknown as Value[];
   if (!d.startsWith('float')) return out;
   let z = out.findIndex((v) => v === 0);
   if (z < 0) return out;
