@@ -105,6 +105,18 @@ describe('md.DataFrame against pandas 1.5', () => {
     }
   }, 60_000);
 
+  it('toArrow: the columns as Arrow vectors (strings with nulls), and a selection\'s labels first as __index_level_0__', async () => {
+    const df = frameOf('mixed');
+    const t = (await df.fetch()).toArrow();
+    expect(t.schema.fields.map((f) => f.name)).toEqual(['a', 'b', 's', 'f']);
+    expect(t.numRows).toBe(6);
+    expect(t.getChild('s')!.toArray()).toEqual(['x', 'y', null, 'x', 'zz', 'y']);
+    expect(Array.from(t.getChild('a')!.toArray() as BigInt64Array, Number)).toEqual([1, 2, 3, 4, 5, 6]);
+    const sel = (await df.get(df.get('a').gt(4)).fetch()).toArrow();
+    expect(sel.schema.fields.map((f) => f.name)).toEqual(['__index_level_0__', 'a', 'b', 's', 'f']);
+    expect(Array.from(sel.getChild('__index_level_0__')!.toArray() as BigInt64Array, Number)).toEqual([4, 5]);
+  });
+
   it('bad input: an unknown column, mixed values, unequal lengths, a string compared with a number, a non-boolean selection', () => {
     const df = frameOf('mixed');
     expect(() => df.get('nope')).toThrow(/KeyError: "nope": no such column \(the columns are "a", "b", "s", "f"\)/);

@@ -176,7 +176,7 @@ export class LocalFrame {
     return Array.from(c.values as ArrayLike<number | bigint>);
   }
 
-  /** An Arrow table of the columns (strings as dictionary columns' values; the index, when not a RangeIndex from 0, first as `__index_level_0__`). */
+  /** An Arrow table of the columns (strings as Arrow strings, null where missing; the index, when not 0, 1, 2, ..., first as `__index_level_0__`, pyarrow's name). */
   toArrow(): Table {
     const ranged = this.index.every((v, i) => v === i);
     const arrays: Record<string, unknown> = ranged ? {} : { __index_level_0__: BigInt64Array.from(this.index, BigInt) };

@@ -36,3 +36,10 @@ export function copyBoxInto(dst: TypedArray, dstBox: readonly Range[], src: Type
 }
 
 export const alloc = (dtype: DType, box: readonly Range[]): TypedArray => new ARRAY_CTOR[dtype](count(box)) as TypedArray;
+
+/** Part `sub` (a box in the piece's own coordinates, from 0) of C-order data of `shape`, as a copy. */
+export function cut(data: TypedArray, dtype: DType, shape: readonly number[], sub: readonly Range[]): TypedArray {
+  const out = alloc(dtype, sub);
+  copyBoxInto(out, sub, data, shape.map((d) => [0, d] as Range), dtype);
+  return out;
+}

@@ -43,7 +43,7 @@ import { planId } from './journal.js';
 import type { Journal, JournalRecord } from '../host/types.js';
 import { digestOf } from './digest.js';
 import { matmulOf } from '../ir/matmul.js';
-import { alloc, copyBoxInto } from './boxes.js';
+import { alloc, copyBoxInto, cut } from './boxes.js';
 import type { Task } from '../tile/tile.js';
 
 export interface CoordinatorOptions {
@@ -708,9 +708,7 @@ class Job {
       const data = p.data ?? (p.source ? this.opts.runtime.chunkOf(p.source.node, p.source.chunk) : undefined);
       if (!data) return undefined;
       if (sub) {
-        const part = alloc(p.dtype, sub);
-        copyBoxInto(part, sub, data, shape.map((d) => [0, d] as Range), p.dtype);
-        b = encodeChunk(part, p.dtype, extent(sub));
+        b = encodeChunk(cut(data, p.dtype, shape, sub), p.dtype, extent(sub));
       } else {
         b = encodeChunk(data, p.dtype, shape);
         if (p.source) this.encoded.set(key, b);

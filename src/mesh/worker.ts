@@ -25,7 +25,7 @@ import { ROUTINES, isRoutine } from '../runtime/routines.js';
 import type { Range } from '../tile/tile.js';
 import { decodeChunk, encodeChunk } from './arrow.js';
 import { digestOf } from './digest.js';
-import { alloc, copyBoxInto, count, extent, intersect } from './boxes.js';
+import { alloc, copyBoxInto, count, cut, extent, intersect } from './boxes.js';
 import type { Endpoint } from './endpoint.js';
 import type { MessageOf } from './protocol.js';
 
@@ -189,7 +189,7 @@ export class MeshWorker {
     // a part asked for must lie in the piece
     const fits = !m.sub || (m.sub.length === p?.shape.length && m.sub.every(([, hi], i) => hi <= p.shape[i]!));
     if (!p || !fits) return void this.ep.send(from, { t: 'missing', req: m.req, key: m.key }).catch(() => undefined);
-    const bytes = m.sub ? encodeChunk(part(p, m.sub), p.dtype, extent(m.sub)) : encodeChunk(p.data, p.dtype, p.shape);
+    const bytes = m.sub ? encodeChunk(cut(p.data, p.dtype, p.shape, m.sub), p.dtype, extent(m.sub)) : encodeChunk(p.data, p.dtype, p.shape);
     this.stats.bytesServed += bytes.length;
     await this.ep.send(from, { t: 'piece', req: m.req, key: m.key }, bytes).catch(() => undefined);
   }
@@ -225,7 +225,7 @@ export class MeshWorker {
   private async part(job: string, key: string, from: readonly string[], dtype: DType, sub: Range[], task: string, meter: Meter): Promise<TypedArray> {
     const k = `${job}/${key}`;
     const have = this.store.get(k) ?? this.fetched.get(k);
-    if (have) return part(have, sub);
+    if (have) return cut(have.data, have.dtype, have.shape, sub);
     return (await this.fetch(job, key, from.filter((f) => f !== this.ep.id), dtype, extent(sub), undefined, task, sub, meter)).data;
   }
 
@@ -429,13 +429,6 @@ export class MeshWorker {
     const out = this.opts.runtime.runScan(m.op, m.axis, m.inDtype, m.outDtype, m.shape, src.data, prev?.data);
     return { outs: [[m.out, { data: out, dtype: m.outDtype, shape: m.shape }]], dev: 'wasm' };
   }
-}
-
-/** Part `sub` of piece p (a box in its own coordinates), as a C-order copy. */
-function part(p: Piece, sub: readonly Range[]): TypedArray {
-  const out = alloc(p.dtype, sub);
-  copyBoxInto(out, sub, p.data, p.shape.map((d) => [0, d] as Range), p.dtype);
-  return out;
 }
 
 /** TESTS ONLY (WorkerOptions.lie): a wrong result, as a faulty GPU or a hostile peer gives. */
