@@ -10,6 +10,8 @@ export interface FormatColumn {
   readonly name: string;
   readonly dtype: string;
   readonly values: readonly (number | bigint | boolean | string | null)[];
+  /** How a missing string shows: pandas shows a None given as such, NaN where it made the missing value (a group key, read_csv). */
+  readonly missing?: 'None' | 'NaN';
 }
 
 /** Display precision (display.precision), and the row limits (display.max_rows, display.min_rows). */
@@ -55,32 +57,56 @@ function floats(values: readonly number[]): string[] {
 function cells(c: FormatColumn): string[] {
   if (c.dtype.startsWith('float')) return floats(c.values.map((v) => (v === null ? NaN : Number(v))));
   if (c.dtype === 'bool') return c.values.map((v) => ` ${v ? 'True' : 'False'}`);
-  return c.values.map((v) => ` ${v === null ? 'None' : String(v)}`);
+  // an integer's sign takes the leading space ('{: d}')
+  return c.values.map((v) => (v === null ? ` ${c.missing ?? 'None'}` : (typeof v === 'number' || typeof v === 'bigint') && v < 0 ? String(v) : ` ${String(v)}`));
 }
 
-/** The frame's text: `columns` in order, over row labels `index`. */
-export function formatFrame(columns: readonly FormatColumn[], index: readonly number[]): string {
-  if (!index.length || !columns.length) {
+/** An index level's strings (left-aligned where shown): numbers as a column shows them less the spaces all share (pandas' trim_front), others as they are. */
+function labelCells(c: FormatColumn): string[] {
+  if (c.dtype.startsWith('float') || c.dtype.startsWith('int') || c.dtype.startsWith('uint')) {
+    const xs = cells(c);
+    const lead = Math.min(...xs.map((x) => x.length - x.trimStart().length));
+    return xs.map((x) => x.slice(lead));
+  }
+  return c.values.map((v) => (v === null ? 'NaN' : c.dtype === 'bool' ? (v ? 'True' : 'False') : String(v)));
+}
+
+/**
+ * The frame's text: `columns` in order, over the index's `levels` (one, or
+ * a MultiIndex's, whose outer levels show a label only where it changes);
+ * with `named`, a line of the levels' names under the column names.
+ */
+export function formatFrame(columns: readonly FormatColumn[], levels: readonly FormatColumn[], named = false): string {
+  const n = levels[0]?.values.length ?? 0;
+  if (!n || !columns.length) {
+    const index = levels.length === 1 ? labelCells(levels[0]!) : [];
     return `Empty DataFrame\nColumns: [${columns.map((c) => c.name).join(', ')}]\nIndex: [${index.join(', ')}]`;
   }
-  const n = index.length;
   const cut = n > MAX_ROWS;
-  const rows = cut ? [...Array.from({ length: MIN_ROWS / 2 }, (_, i) => i), ...Array.from({ length: MIN_ROWS / 2 }, (_, i) => n - MIN_ROWS / 2 + i)] : index.map((_, i) => i);
+  const rows = cut ? [...Array.from({ length: MIN_ROWS / 2 }, (_, i) => i), ...Array.from({ length: MIN_ROWS / 2 }, (_, i) => n - MIN_ROWS / 2 + i)] : Array.from({ length: n }, (_, i) => i);
   // a column's strings are made over the rows shown, as pandas makes them over the truncated frame
   const pick = <T>(xs: readonly T[]): T[] => rows.map((i) => xs[i]!);
-  const idx = pick(index).map(String);
-  const iw = Math.max(...idx.map((s) => s.length));
-  const strcols = [[''.padEnd(iw), ...idx.map((s) => s.padEnd(iw))]];
+  const labels = levels.map((l) => labelCells({ ...l, values: pick(l.values) }));
+  // sparsified: an outer level's label shows where it or a level outside it changes
+  const shown = labels.map((ls, j) => ls.map((x, r) => (j < labels.length - 1 && r > 0 && labels.slice(0, j + 1).every((l) => l[r] === l[r - 1]) ? '' : x)));
+  const strcols: string[][] = shown.map((ls, j) => {
+    const name = named ? (levels[j]!.name ?? '') : '';
+    const w = Math.max(name.length, ...ls.map((x) => x.length));
+    return ['', ...(named ? [name] : []), ...ls].map((x) => x.padEnd(w));
+  });
   for (const c of columns) {
     const vals = cells({ ...c, values: pick(c.values) });
-    const w = Math.max(c.name.length, ...vals.map((s) => s.length));
-    strcols.push([c.name.padStart(w), ...vals.map((s) => s.padStart(w))]);
+    // a numeric column's name takes the sign's space too (pandas' need_leadsp)
+    const name = c.dtype === 'object' ? c.name : ` ${c.name}`;
+    const w = Math.max(name.length, ...vals.map((x) => x.length));
+    strcols.push([name.padStart(w), ...(named ? [''.padStart(w)] : []), ...vals.map((x) => x.padStart(w))]);
   }
   // the row of dots after the head: '...' in a column wider than 3, '..' otherwise; the index's left-aligned
+  const head = named ? 2 : 1;
   if (cut) {
     strcols.forEach((col, i) => {
-      const w = col[1]!.length, dots = w > 3 ? '...' : '..';
-      col.splice(1 + MIN_ROWS / 2, 0, i === 0 ? dots.padEnd(w) : dots.padStart(w));
+      const w = col[head]!.length, dots = w > 3 ? '...' : '..';
+      col.splice(head + MIN_ROWS / 2, 0, i < levels.length ? dots.padEnd(w) : dots.padStart(w));
     });
   }
   const lines = strcols[0]!.map((_, r) => strcols.map((col) => col[r]!).join(' '));

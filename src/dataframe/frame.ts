@@ -11,7 +11,8 @@ import * as mt from '../api/tensor.js';
 import type { RunOptions } from '../runtime/runtime.js';
 import type { TypedArray } from '../graph/dtype.js';
 import { type Column, type Labels, Series, dtypeName } from './series.js';
-import { formatFrame } from './format.js';
+import { GroupBy, type GroupByOptions } from './groupby.js';
+import { type FormatColumn, formatFrame } from './format.js';
 
 /** What a column may be given as: JS values, a typed array, a tensor or a Series. */
 export type ColumnData = readonly (number | boolean | string | null | undefined)[] | TypedArray | mt.Tensor | Series;
@@ -84,7 +85,8 @@ export class DataFrame {
   }
   get dtypes(): Record<string, string> { return Object.fromEntries([...this.cols].map(([n, c]) => [n, dtypeName(c)])); }
 
-  private column(name: string): Column {
+  /** Column `name`'s data (the values tensor, and a string column's dictionary). */
+  column(name: string): Column {
     const c = this.cols.get(name);
     if (!c) throw new Error(`KeyError: ${JSON.stringify(name)}: no such column (the columns are ${this.columns.map((n) => JSON.stringify(n)).join(', ')})`);
     return c;
@@ -106,9 +108,34 @@ export class DataFrame {
     if (mask.dtype !== 'bool') throw new TypeError(`DataFrame.get: a row selection takes a boolean Series, got ${mask.dtype}`);
     const m = mask.values;
     const cols = new Map([...this.cols].map(([n, c]) => [n, { ...c, values: c.values.get(m) }]));
-    const n = m.shape[0]!;
-    const positions = this.labels.kind === 'range' ? mt.arange(n, { dtype: 'int64', chunkSize: m.node.chunk[0]! }) : this.labels.values;
-    return new DataFrame(cols, {}, { kind: 'labels', values: positions.get(m) });
+    return new DataFrame(cols, {}, mapLabels(this.labels, m.shape[0]!, m.node.chunk[0]!, (t) => t.get(m)));
+  }
+
+  /** pandas' groupby: the rows grouped by the values of `by` (a column or several), to aggregate. */
+  groupby(by: string | readonly string[], opts: GroupByOptions = {}): GroupBy<DataFrame> {
+    const src = { cols: this.cols, frame: (cols: Map<string, Column>, labels: Labels) => new DataFrame(cols, {}, labels) };
+    return new GroupBy(src, typeof by === 'string' ? [by] : [...by], opts);
+  }
+
+  /** The frame over a RangeIndex, the index's levels first as columns (pandas' `level_0` or `index` where unnamed); with `drop`, the index is dropped. */
+  reset_index(opts: { drop?: boolean } = {}): DataFrame {
+    if (this.labels.kind === 'range' || opts.drop) return new DataFrame(this.cols, {}, { kind: 'range' });
+    const { names, cols: levels } = this.labels;
+    const cols = new Map<string, Column>();
+    levels.forEach((c, i) => cols.set(names[i] ?? (levels.length === 1 ? 'index' : `level_${i}`), c));
+    for (const [n, c] of this.cols) {
+      if (cols.has(n)) throw new Error(`ValueError: cannot insert ${n}, already exists`);
+      cols.set(n, c);
+    }
+    return new DataFrame(cols, {}, { kind: 'range' });
+  }
+
+  /** The frame with columns `keys` as its index (and not among its columns). */
+  set_index(keys: string | readonly string[]): DataFrame {
+    const names = typeof keys === 'string' ? [keys] : [...keys];
+    const levels = names.map((n) => this.column(n));
+    const cols = new Map([...this.cols].filter(([n]) => !names.includes(n)));
+    return new DataFrame(cols, {}, { kind: 'index', names, cols: levels });
   }
 
   /** A frame with the columns given added or replaced. */
@@ -126,9 +153,8 @@ export class DataFrame {
   private rows(start: number, stop: number | null): DataFrame {
     const s = mt.slice(start, stop);
     const cols = new Map([...this.cols].map(([n, c]) => [n, { ...c, values: c.values.get(s) }]));
-    const len = this.shape[0];
-    const labels: Labels = this.labels.kind === 'labels' ? { kind: 'labels', values: this.labels.values.get(s) }
-      : start === 0 ? { kind: 'range' } : { kind: 'labels', values: mt.arange(len, { dtype: 'int64' }).get(s) };
+    const first = this.cols.values().next().value?.values;
+    const labels = start === 0 && this.labels.kind === 'range' ? this.labels : mapLabels(this.labels, this.shape[0], first?.node.chunk[0] ?? 1, (t) => t.get(s));
     return new DataFrame(cols, {}, labels);
   }
 
@@ -140,55 +166,106 @@ export class DataFrame {
 
   /** Every column's tensor and the labels' (what an execution of the frame computes). */
   tensors(): mt.Tensor[] {
-    return [...[...this.cols.values()].map((c) => c.values), ...(this.labels.kind === 'labels' ? [this.labels.values] : [])];
+    return [...[...this.cols.values()].map((c) => c.values), ...(this.labels.kind === 'index' ? this.labels.cols.map((c) => c.values) : [])];
   }
 
   /** The frame here, as a LocalFrame. */
   async fetch(opts: RunOptions = {}): Promise<LocalFrame> {
     await this.execute(opts);
+    const local = async (c: Column): Promise<LocalColumn> => ({
+      dtype: dtypeName(c), values: (await c.values.fetch()).data as TypedArray, ...(c.dict ? { dict: c.dict } : {}), ...(c.missing ? { missing: c.missing } : {}),
+    });
     const columns = new Map<string, LocalColumn>();
-    for (const [n, c] of this.cols) {
-      const a = await c.values.fetch();
-      columns.set(n, { dtype: dtypeName(c), values: a.data as TypedArray, ...(c.dict ? { dict: c.dict } : {}) });
+    for (const [n, c] of this.cols) columns.set(n, await local(c));
+    if (this.labels.kind === 'index') {
+      const levels = [];
+      for (const c of this.labels.cols) levels.push(await local(c));
+      return new LocalFrame(columns, { names: this.labels.names, levels });
     }
-    const len = this.shape[0] || (columns.values().next().value?.values.length ?? 0);
-    const index = this.labels.kind === 'labels' ? Array.from((await this.labels.values.fetch()).data as BigInt64Array, Number) : Array.from({ length: len }, (_, i) => i);
-    return new LocalFrame(columns, index);
+    const len = Number.isNaN(this.shape[0]) || !this.cols.size ? (columns.values().next().value?.values.length ?? 0) : this.shape[0];
+    return new LocalFrame(columns, { names: [null], levels: [{ dtype: 'int64', values: BigInt64Array.from({ length: len }, (_, i) => BigInt(i)) }], range: true });
   }
 }
 
-interface LocalColumn { readonly dtype: string; readonly values: TypedArray; readonly dict?: readonly string[] }
+/** Labels after a row operation `f` (a selection, a slice) on a frame of `n` rows chunked by `chunk`: a RangeIndex becomes the positions kept. */
+function mapLabels(labels: Labels, n: number, chunk: number, f: (t: mt.Tensor) => mt.Tensor): Labels {
+  if (labels.kind === 'range') return { kind: 'index', names: [null], cols: [{ values: f(mt.arange(n, { dtype: 'int64', chunkSize: chunk })) }] };
+  return { ...labels, cols: labels.cols.map((c) => ({ ...c, values: f(c.values) })) };
+}
+
+interface LocalColumn { readonly dtype: string; readonly values: TypedArray; readonly dict?: readonly string[]; readonly missing?: 'NaN' }
+
+/** A fetched index: its levels' names and values; `range` when it is 0, 1, 2, ... (a RangeIndex). */
+interface LocalIndex { readonly names: readonly (string | null)[]; readonly levels: readonly LocalColumn[]; readonly range?: boolean }
+
+/** A local column's values as JS values: numbers (bigints for int64), booleans, strings (null where missing). */
+function jsValues(c: LocalColumn): (number | bigint | boolean | string | null)[] {
+  if (c.dict) return Array.from(c.values as Int32Array, (k) => (k < 0 ? null : c.dict![k]!));
+  if (c.dtype === 'bool') return Array.from(c.values as Uint8Array, (v) => v !== 0);
+  return Array.from(c.values as ArrayLike<number | bigint>);
+}
 
 /** A frame's values here: pandas' print, its columns as JS values, and Arrow. */
 export class LocalFrame {
-  constructor(private readonly cols: ReadonlyMap<string, LocalColumn>, readonly index: readonly number[]) {}
+  constructor(private readonly cols: ReadonlyMap<string, LocalColumn>, private readonly idx: LocalIndex) {}
 
   get columns(): string[] { return [...this.cols.keys()]; }
-  get shape(): [number, number] { return [this.index.length, this.cols.size]; }
+  get shape(): [number, number] { return [this.idx.levels[0]!.values.length, this.cols.size]; }
   get dtypes(): Record<string, string> { return Object.fromEntries([...this.cols].map(([n, c]) => [n, c.dtype])); }
+  /** The index's values: numbers for a RangeIndex or positions, a key's values, or arrays of the levels' values (a MultiIndex). */
+  get index(): unknown[] {
+    const levels = this.idx.levels.map((l) => jsValues(l).map((v) => (typeof v === 'bigint' && this.idx.names[0] === null ? Number(v) : v)));
+    return levels.length === 1 ? levels[0]! : levels[0]!.map((_, i) => levels.map((l) => l[i]));
+  }
+  /** The index's level names (null where unnamed). */
+  get indexNames(): (string | null)[] { return [...this.idx.names]; }
 
   /** A column's values as JS values: numbers (bigints for int64), booleans, strings (null where missing). */
   get(name: string): (number | bigint | boolean | string | null)[] {
     const c = this.cols.get(name);
     if (!c) throw new Error(`KeyError: ${JSON.stringify(name)}: no such column (the columns are ${this.columns.map((n) => JSON.stringify(n)).join(', ')})`);
-    if (c.dict) return Array.from(c.values as Int32Array, (k) => (k < 0 ? null : c.dict![k]!));
-    if (c.dtype === 'bool') return Array.from(c.values as Uint8Array, (v) => v !== 0);
-    return Array.from(c.values as ArrayLike<number | bigint>);
+    return jsValues(c);
   }
 
-  /** An Arrow table of the columns (strings as Arrow strings, null where missing; the index, when not 0, 1, 2, ..., first as `__index_level_0__`, pyarrow's name). */
+  /**
+   * An Arrow table of the columns (strings as Arrow strings, null where
+   * missing), the index first as pyarrow.Table.from_pandas writes it: a
+   * named level as a column of its name, an unnamed one that is not 0, 1,
+   * 2, ... as `__index_level_0__`.
+   */
   toArrow(): Table {
-    const ranged = this.index.every((v, i) => v === i);
-    const arrays: Record<string, unknown> = ranged ? {} : { __index_level_0__: BigInt64Array.from(this.index, BigInt) };
-    for (const [n, c] of this.cols) arrays[n] = c.dict ? this.get(n) : c.dtype === 'bool' ? this.get(n) : c.values;
+    const arrays: Record<string, unknown> = {};
+    const arrow = (c: LocalColumn): unknown => (c.dict || c.dtype === 'bool' ? jsValues(c) : c.values);
+    if (!this.idx.range) this.idx.levels.forEach((l, i) => { arrays[this.idx.names[i] ?? `__index_level_${i}__`] = arrow(l); });
+    for (const [n, c] of this.cols) arrays[n] = arrow(c);
     return tableFromArrays(arrays as Parameters<typeof tableFromArrays>[0]);
   }
 
   /** As pandas prints it (head and tail past 60 rows, then `[r rows x c columns]`). */
   toString(): string {
-    return formatFrame([...this.cols.keys()].map((n) => ({ name: n, dtype: this.cols.get(n)!.dtype, values: this.get(n) })), this.index);
+    const level = (c: LocalColumn, name: string | null): FormatColumn => ({ name: name ?? '', dtype: c.dtype, values: jsValues(c), ...(c.missing ? { missing: c.missing } : {}) });
+    return formatFrame(
+      [...this.cols.keys()].map((n) => level(this.cols.get(n)!, n)),
+      this.idx.levels.map((l, i) => level(l, this.idx.names[i] ?? null)),
+      this.idx.names.some((n) => n !== null),
+    );
   }
 }
+
+declare module './series.js' {
+  interface Series {
+    /** The Series as a one-column frame over its labels (column `name`, else its own name, else '0'). */
+    to_frame(name?: string): DataFrame;
+    /** The Series here, as a one-column LocalFrame. */
+    fetch(opts?: RunOptions): Promise<LocalFrame>;
+  }
+}
+Series.prototype.to_frame = function (this: Series, name?: string): DataFrame {
+  return new DataFrame(new Map([[name ?? this.name ?? '0', this.column]]), {}, this.labels);
+};
+Series.prototype.fetch = function (this: Series, opts: RunOptions = {}): Promise<LocalFrame> {
+  return this.to_frame().fetch(opts);
+};
 
 /** Runs several frames or series as one graph. */
 export async function execute(...xs: (DataFrame | Series)[]): Promise<void> {

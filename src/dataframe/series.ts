@@ -3,8 +3,8 @@
 // same kernels as tensor chains; strings are dictionary-encoded (int32 codes,
 // -1 for a missing value, and the dictionary in first-seen order), so a
 // comparison with a literal is a comparison of codes. The index is a
-// RangeIndex (0..n) until rows are selected: then the labels of the rows
-// kept, computed with them.
+// RangeIndex (0..n) until rows are selected (then the labels of the rows
+// kept, computed with them) or keys become it (a groupby's).
 
 import * as mt from '../api/tensor.js';
 import type { DType } from '../graph/dtype.js';
@@ -14,10 +14,16 @@ export interface Column {
   readonly values: mt.Tensor;
   /** A string column's dictionary (its values are int32 codes into it, -1 for missing). */
   readonly dict?: readonly string[];
+  /** How its missing strings print: 'NaN' where pandas made them (a group key, read_csv), else None. */
+  readonly missing?: 'NaN';
 }
 
-/** Row labels: a RangeIndex of the frame's length, or the labels of the rows a selection kept. */
-export type Labels = { readonly kind: 'range' } | { readonly kind: 'labels'; readonly values: mt.Tensor };
+/**
+ * Row labels: a RangeIndex of the frame's length, or an index of columns
+ * (one level: the positions a selection kept, unnamed, or a named key; a
+ * MultiIndex: several), each as long as the frame.
+ */
+export type Labels = { readonly kind: 'range' } | { readonly kind: 'index'; readonly names: readonly (string | null)[]; readonly cols: readonly Column[] };
 
 /** The pandas name of a column's dtype ('object' for strings, as pandas 1.5 shows them). */
 export function dtypeName(c: Column): string {

@@ -1,0 +1,439 @@
+// pandas' groupby over chunked columns, with nothing gathered whole. Each
+// key column becomes a dense code per row (a string column's dictionary
+// rank, an integer's offset from its minimum, a float's rank among its
+// distinct values), the codes of several keys one composite number in the
+// keys' lexicographic order, and that a group number: the composite itself
+// when the key space is small, else its rank among the composites present
+// (np.unique's inverse, a chunked sort). Then the runtime's `gfold` routine
+// (runtime/group.ts) folds each block of chunks into a row of partial
+// aggregates per group, and plain reductions over the rows combine them (a
+// tree of reductions, the tensor layer's). Groups with no row drop out by a
+// chunked selection; pandas' sort=False order is the groups' first rows'.
+// A variance takes a second fold around each group's mean (as NumPy's two
+// passes, not a sum of squares). Every result column is a lazy 1-d tensor
+// whose length (the number of groups) is known when it runs; a key whose
+// range the graph cannot know yet (an integer's minimum and maximum, a
+// float's distinct values) defers the build until the run has it.
+
+import * as mt from '../api/tensor.js';
+import { Tensor, deferred, onValues } from '../api/core.js';
+import * as G from '../graph/node.js';
+import type { DType } from '../graph/dtype.js';
+import { FOLD, type Fold } from '../runtime/group.js';
+import { type Column, dtypeName } from './series.js';
+
+export interface GroupByOptions {
+  /** Groups in key order (default); false: in the order of their first rows. */
+  readonly sort?: boolean;
+  /** Rows with a missing key belong to no group (default); false: missing is a group of its own, last. */
+  readonly dropna?: boolean;
+  /** The keys as the result's index (default); false: as its first columns. */
+  readonly as_index?: boolean;
+}
+
+/** The aggregations a groupby computes. */
+export const AGGS = ['sum', 'mean', 'min', 'max', 'count', 'size', 'std', 'var', 'prod', 'first', 'last', 'any', 'all'] as const;
+export type Agg = (typeof AGGS)[number];
+/** Those that only numeric columns take (pandas drops other columns from a whole-frame call). */
+const NUMERIC: ReadonlySet<Agg> = new Set(['sum', 'mean', 'std', 'var', 'prod']);
+export const isAgg = (s: unknown): s is Agg => typeof s === 'string' && (AGGS as readonly string[]).includes(s);
+export const numericOnly = (a: Agg): boolean => NUMERIC.has(a);
+
+/** One aggregation asked for: a column, what to compute, and the result column's name. */
+export interface Request { readonly column: string; readonly agg: Agg; readonly name: string }
+
+/** Group numbers past this are ranked among the composites present instead of used as they are. */
+const DENSE_GROUPS = 1 << 22;
+/** Partial bytes one fold call's row may take: with many groups, a call folds more chunks (fewer rows to combine). */
+const PARTIAL_BYTES = 1 << 26;
+
+/** What a key contributes: per-row codes in [0, size), -1 for a missing key, and the key's values back from a code. */
+interface KeyCode { code: Tensor; size: number; decode: (code: Tensor) => Column }
+
+const codePointOrder = (a: string, b: string): number => {
+  // Python compares str by code point; JS's < by UTF-16 unit (they differ past U+FFFF)
+  const x = [...a], y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
+    if (d) return d;
+  }
+  return x.length - y.length;
+};
+
+const isInt = (d: DType): boolean => d.startsWith('int') || d.startsWith('uint');
+const I32 = (t: Tensor): Tensor => mt.astype(t, 'int32');
+
+/** A string key: its dictionary's ranks (sorted) or the dictionary's order. */
+function stringKey(c: Column, sort: boolean, dropna: boolean): KeyCode {
+  const dict = c.dict!;
+  const order = dict.map((_, i) => i);
+  if (sort) order.sort((a, b) => codePointOrder(dict[a]!, dict[b]!));
+  const rank = new Int32Array(dict.length);
+  order.forEach((code, r) => { rank[code] = r; });
+  const D = dict.length;
+  const codes = c.values;
+  const ranked = sort ? mt.take(mt.tensor(rank), mt.maximum(codes, 0)) : codes;
+  const code = mt.where(mt.less(codes, 0), dropna ? -1 : D, ranked);
+  const newDict = order.map((i) => dict[i]!);
+  return { code: I32(code), size: dropna ? D : D + 1, decode: (k) => ({ values: I32(mt.where(mt.equal(k, D), -1, k)), dict: newDict, missing: 'NaN' }) };
+}
+
+/** An integer key between `lo` and `hi`: its offset from lo. */
+function intKey(c: Column, lo: number, hi: number): KeyCode {
+  const dt = c.values.dtype;
+  return {
+    code: mt.subtract(mt.astype(c.values, 'int64'), lo), size: hi - lo + 1,
+    decode: (k) => ({ values: mt.astype(mt.add(mt.astype(k, 'int64'), lo), dt) }),
+  };
+}
+
+/** A key ranked among its distinct values (np.unique's inverse): floats, and integers over a wide range. NaN (missing) ranks last. */
+function rankedKey(c: Column, distinct: Tensor, inverse: Tensor, dropna: boolean): KeyCode {
+  const floats = c.values.dtype.startsWith('float');
+  const n = distinct.shape[0]!;
+  const code = floats && dropna ? mt.where(mt.isnan(c.values), -1, inverse) : inverse;
+  return { code: mt.astype(code, 'int64'), size: n, decode: (k) => ({ values: mt.take(distinct, k) }) };
+}
+
+/** A bool key: 0 or 1. */
+function boolKey(c: Column): KeyCode {
+  return { code: I32(c.values), size: 2, decode: (k) => ({ values: mt.astype(k, 'bool') }) };
+}
+
+/** The column an aggregation writes: its dtype as pandas gives it. */
+function resultDType(agg: Agg, c: Column): DType | 'dict' {
+  const d = c.values.dtype;
+  switch (agg) {
+    case 'count': case 'size': return 'int64';
+    case 'mean': case 'std': case 'var': return 'float64';
+    case 'sum': case 'prod': return d.startsWith('float') ? d : 'int64';
+    case 'any': case 'all': return 'bool';
+    default: return c.dict ? 'dict' : d;
+  }
+}
+
+/** The fold that combines a slot's partials across calls. */
+function combine(fold: Fold, t: Tensor): Tensor {
+  switch (fold) {
+    case 'min': case 'first': case 'all': return mt.min(t, { axis: 0 });
+    case 'max': case 'last': case 'any': return mt.max(t, { axis: 0 });
+    case 'prod': return mt.prod(t, { axis: 0 });
+    default: return mt.sum(t, { axis: 0 });
+  }
+}
+
+/** The slots of one gfold node, deduplicated, and what each reads. */
+class Slots {
+  readonly ops: number[] = [];
+  readonly vals: number[] = [];
+  readonly aux: number[] = [];
+  private readonly at = new Map<string, number>();
+  constructor(readonly int64: boolean) {}
+  add(fold: Fold, value: number, aux = -1): number {
+    const key = `${fold}/${value}/${aux}`;
+    let s = this.at.get(key);
+    if (s === undefined) {
+      s = this.ops.length;
+      this.ops.push(FOLD[fold]); this.vals.push(value); this.aux.push(aux);
+      this.at.set(key, s);
+    }
+    return s;
+  }
+}
+
+/**
+ * The partials of `slots` over the rows (group numbers `gid` in [0, G), value
+ * inputs `values`, tables `tables`), one gfold call per block of chunks, combined.
+ */
+function fold(gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[]): Tensor[] {
+  const n = gid.shape[0]!, c = Math.max(1, gid.node.chunk[0]!);
+  const chunks = Math.max(1, Math.ceil(n / c));
+  const S = slots.ops.length;
+  // many groups: fewer, longer calls, so that the partials stay small
+  const per = Math.max(1, Math.ceil(chunks / Math.max(1, Math.floor(PARTIAL_BYTES / (8 * S * Math.max(1, G_))))));
+  const calls: G.RoutineCall[] = [];
+  const E = tables.length, m = values.length;
+  for (let p = 0, call = 0; p < chunks; p += per, call++) {
+    const reads: G.RoutineCall['reads'][number][] = tables.map((_, e) => ({ input: e, box: [[0, G_]] as [number, number][] }));
+    for (let k = p; k < Math.min(chunks, p + per); k++) {
+      const box: [number, number][] = [[k * c, Math.min(n, (k + 1) * c)]];
+      reads.push({ input: E, box });
+      for (let v = 0; v < m; v++) reads.push({ input: E + 1 + v, box });
+    }
+    calls.push({ routine: 'gfold', params: { G: G_, E, m, ops: slots.ops, vals: slots.vals, aux: slots.aux, na }, reads, chunk: call });
+  }
+  const rows = calls.length;
+  const node = G.routine('groupby.fold', [...tables, gid, ...values].map((t) => t.node), calls, slots.int64 ? 'int64' : 'float64', [rows, S, G_], [1, S, G_]);
+  const partials = new Tensor(node);
+  return slots.ops.map((op, s) => {
+    const row = partials.get(mt.slice(null), s, mt.slice(null));
+    const f = (Object.keys(FOLD) as Fold[]).find((k) => FOLD[k] === op)!;
+    return rows === 1 ? mt.reshape(row, [G_]) : combine(f, row);
+  });
+}
+
+/** A column an aggregation reads, as the fold reads it: a string column's ranks (so min and max order as strings), and whether a negative value is missing. */
+interface Input { values: Tensor; na: number; dict?: readonly string[] }
+
+function inputOf(c: Column): Input {
+  if (!c.dict) return { values: c.values, na: 0 };
+  const order = c.dict.map((_, i) => i).sort((a, b) => codePointOrder(c.dict![a]!, c.dict![b]!));
+  const rank = new Int32Array(c.dict.length);
+  order.forEach((code, r) => { rank[code] = r; });
+  return { values: I32(mt.where(mt.less(c.values, 0), -1, mt.take(mt.tensor(rank), mt.maximum(c.values, 0)))), na: 1, dict: order.map((i) => c.dict![i]!) };
+}
+
+/** What a groupby computes, once the keys' ranges are known: the key columns and the aggregations', every one of the groups' length. */
+interface Built { keys: Column[]; aggs: Column[] }
+
+/**
+ * The groups of `keys` over the rows, and `requests` over them. `ranges`:
+ * each integer key's [min, max] and each ranked key's distinct values and
+ * inverse, as the caller knows them now.
+ */
+function build(keyCols: readonly Column[], keyCodes: readonly KeyCode[], cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: Required<GroupByOptions>): Built {
+  // the composite code, in the keys' lexicographic order
+  let space = 1;
+  for (const k of keyCodes) space *= Math.max(1, k.size);
+  if (space > 2 ** 62) {
+    // the composite would overflow int64: rank the wide integer keys among their distinct values first
+    const wide = keyCols.map((k, j) => (!k.dict && isInt(k.values.dtype) && keyCodes[j]!.size > 1 << 16 ? j : -1)).filter((j) => j >= 0);
+    if (!wide.length) throw new RangeError(`groupby: ${keyCodes.length} keys span ${space} possible groups, past int64`);
+    const pairs = wide.map((j) => mt.unique(keyCols[j]!.values, { return_inverse: true }) as [Tensor, Tensor]);
+    return lazily(templates(keyCols, cols, requests, opts.sort), keyCols.length, pairs.flat(), (ts) => build(
+      keyCols, keyCodes.map((k, j) => (wide.includes(j) ? rankedKey(keyCols[j]!, ts[2 * wide.indexOf(j)]!, ts[2 * wide.indexOf(j) + 1]!, opts.dropna) : k)),
+      cols, requests, opts));
+  }
+  const strides = keyCodes.map((_, j) => keyCodes.slice(j + 1).reduce((a, k) => a * Math.max(1, k.size), 1));
+  const wide = space > 2 ** 31 - 1;
+  let composite: Tensor = mt.astype(keyCodes[0]!.code, wide ? 'int64' : 'int32');
+  let missing: Tensor = mt.less(keyCodes[0]!.code, 0);
+  for (let j = 1; j < keyCodes.length; j++) {
+    composite = mt.add(mt.multiply(composite, keyCodes[j]!.size), mt.astype(keyCodes[j]!.code, wide ? 'int64' : 'int32'));
+    missing = mt.logical_or(missing, mt.less(keyCodes[j]!.code, 0));
+  }
+  if (keyCodes.length > 1) composite = mt.where(missing, -1, composite);
+  if (space <= DENSE_GROUPS) return grouped(I32(composite), space, mt.arange(space, { dtype: wide ? 'int64' : 'int32' }), keyCodes, strides, keyCols, cols, requests, opts);
+  // too many possible groups: rank the composites present (a chunked sort), and group by rank
+  const [distinct, inverse] = mt.unique(composite, { return_inverse: true }) as [Tensor, Tensor];
+  const groups = (d: Tensor, inv: Tensor): Built => {
+    // a missing key's composite is -1, the smallest: its rank is 0 when present, and the rows are in no group
+    const gid = I32(mt.where(mt.less(composite, 0), -1, inv));
+    return grouped(gid, d.shape[0]!, d, keyCodes, strides, keyCols, cols, requests, opts);
+  };
+  return lazily(templates(keyCols, cols, requests, opts.sort), keyCols.length, [distinct, inverse], (ts) => groups(ts[0]!, ts[1]!));
+}
+
+/** A result column's dtype and dictionary, known before the build: what a deferred column promises. */
+type Template = Pick<Column, 'dict' | 'missing'> & { dtype: DType };
+
+/**
+ * Columns built by `make` over `operands` once their lengths are known (one
+ * build shared by every column), promising `templates`: at once when the
+ * lengths are known already.
+ */
+function lazily(templates: readonly Template[], keys: number, operands: readonly Tensor[], make: (ts: Tensor[]) => Built): Built {
+  if (!operands.some((t) => t.shape.some((d) => Number.isNaN(d)))) return make([...operands]);
+  const once = memo((ts: Tensor[]) => ts.map((t) => t.node.id).join(','), make);
+  return split(templates.map((c, i) => ({
+    ...(c.dict ? { dict: c.dict } : {}), ...(c.missing ? { missing: c.missing } : {}),
+    values: new Tensor(G.defer('groupby', operands.map((t) => t.node), (ins) => columnOf(once(ins.map((n) => new Tensor(n))), i, keys).values.node, c.dtype, [NaN])),
+  })), keys);
+}
+
+/** `make` run once per key. */
+function memo<A extends unknown[]>(key: (...a: A) => string, make: (...a: A) => Built): (...a: A) => Built {
+  const done = new Map<string, Built>();
+  return (...a) => {
+    const k = key(...a);
+    let b = done.get(k);
+    if (!b) done.set(k, (b = make(...a)));
+    return b;
+  };
+}
+
+const columnOf = (b: Built, i: number, keys: number): Column => (i < keys ? b.keys[i]! : b.aggs[i - keys]!);
+const split = (cols: Column[], k: number): Built => ({ keys: cols.slice(0, k), aggs: cols.slice(k) });
+
+/** What each result column will be: the keys', then the aggregations'. */
+function templates(keyCols: readonly Column[], cols: ReadonlyMap<string, Column>, requests: readonly Request[], sort: boolean): Template[] {
+  const sorted = (d: readonly string[]): string[] => [...d].sort(codePointOrder);
+  return [
+    ...keyCols.map((k) => (k.dict ? { dtype: 'int32' as DType, dict: sort ? sorted(k.dict) : k.dict, missing: 'NaN' as const } : { dtype: k.values.dtype })),
+    ...requests.map((r): Template => {
+      const c = cols.get(r.column)!;
+      const dt = resultDType(r.agg, c);
+      if (dt !== 'dict') return { dtype: dt };
+      return { dtype: 'int32', dict: r.agg === 'min' || r.agg === 'max' ? sorted(c.dict!) : c.dict! };
+    }),
+  ];
+}
+
+/** The aggregations over group numbers `gid` in [0, G) whose composite key codes are `codes`. */
+function grouped(
+  gid: Tensor, G_: number, codes: Tensor, keyCodes: readonly KeyCode[], strides: readonly number[], keyCols: readonly Column[],
+  cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: Required<GroupByOptions>,
+): Built {
+  const inputs: Input[] = [];
+  const inputOfCol = new Map<string, number>();
+  const value = (name: string): number => {
+    let v = inputOfCol.get(name);
+    if (v === undefined) { v = inputs.length; inputs.push(inputOf(cols.get(name)!)); inputOfCol.set(name, v); }
+    return v + 1;
+  };
+  const floats = new Slots(false), ints = new Slots(true);
+  const isFloat = (name: string): boolean => cols.get(name)!.values.dtype.startsWith('float');
+  const size = ints.add('size', 0);
+  // the order of first rows, for sort=False: the smallest row index in each group (read from the group numbers, never missing)
+  let firstRow = -1;
+  if (!opts.sort) {
+    inputs.push({ values: gid, na: 1 });
+    firstRow = ints.add('first', inputs.length);
+  }
+  // slots, per request: where each result comes from
+  type Plan = (get: (int64: boolean, s: number) => Tensor, dev: (name: string) => Tensor) => Column;
+  const plans: Plan[] = [];
+  const needsMean = new Set<string>();
+  for (const r of requests) {
+    const c = cols.get(r.column)!;
+    const fl = isFloat(r.column);
+    const slots = fl ? floats : ints;
+    const v = r.agg === 'size' ? 0 : value(r.column);
+    const dt = resultDType(r.agg, c);
+    // values not missing: an integer or bool column has none missing, so its count is the group's size
+    const counted = fl || !!c.dict;
+    const countOf = (get: (int64: boolean, s: number) => Tensor): Tensor => (counted ? get(!fl, count) : get(true, size));
+    const count = r.agg === 'size' || !counted || !['count', 'min', 'max', 'first', 'last'].includes(r.agg) ? -1 : slots.add('count', v);
+    const asDType = (t: Tensor): Tensor => (dt === 'dict' ? I32(t) : mt.astype(t, dt));
+    switch (r.agg) {
+      case 'size': plans.push((get) => ({ values: get(true, size) })); break;
+      case 'count': plans.push((get) => ({ values: mt.astype(countOf(get), 'int64') })); break;
+      case 'sum': case 'prod': {
+        const s = slots.add(r.agg, v);
+        plans.push((get) => ({ values: asDType(get(!fl, s)) }));
+        break;
+      }
+      case 'any': case 'all': {
+        const s = slots.add(r.agg, v);
+        plans.push((get) => ({ values: mt.astype(get(!fl, s), 'bool') }));
+        break;
+      }
+      case 'mean': {
+        const s = floats.add('sum', v), n = floats.add('count', v);
+        plans.push((get) => ({ values: mt.divide(get(false, s), get(false, n)) }));
+        break;
+      }
+      case 'var': case 'std': {
+        needsMean.add(r.column);
+        floats.add('sum', v);
+        const n = floats.add('count', v);
+        const agg = r.agg;
+        plans.push((get, dev) => {
+          const variance = mt.divide(dev(r.column), mt.subtract(get(false, n), 1));
+          const out = agg === 'std' ? mt.sqrt(variance) : variance;
+          return { values: mt.where(mt.less_equal(get(false, n), 1), NaN, out) };
+        });
+        break;
+      }
+      case 'min': case 'max': {
+        const s = slots.add(r.agg, v);
+        const dict = inputs[v - 1]!.dict;
+        plans.push((get) => {
+          const t = get(!fl, s);
+          if (dict) return { values: I32(mt.where(mt.equal(countOf(get), 0), -1, t)), dict };
+          // a float group whose values are all missing: NaN
+          return { values: asDType(fl ? mt.where(mt.equal(countOf(get), 0), NaN, t) : t) };
+        });
+        break;
+      }
+      case 'first': case 'last': {
+        const s = slots.add(r.agg, v);
+        plans.push((get) => {
+          const none = mt.equal(countOf(get), 0);
+          const at = mt.where(none, 0, mt.astype(get(!fl, s), 'int64'));
+          const picked = mt.take(c.values, at);
+          if (c.dict) return { values: I32(mt.where(none, -1, picked)), dict: c.dict };
+          return { values: fl ? mt.where(none, NaN, picked) : picked };
+        });
+        break;
+      }
+    }
+  }
+  const vals = inputs.map((i) => i.values), na = inputs.map((i) => i.na);
+  const fOut = floats.ops.length ? fold(gid, G_, vals, na, floats, []) : [];
+  const iOut = ints.ops.length ? fold(gid, G_, vals, na, ints, []) : [];
+  const get = (int64: boolean, s: number): Tensor => (int64 ? iOut[s]! : fOut[s]!);
+  // variances: a second fold of (x - mean)^2 around each group's mean
+  const devs = new Map<string, Tensor>();
+  if (needsMean.size) {
+    const second = new Slots(false);
+    const names = [...needsMean];
+    const tables = names.map((name) => {
+      const v = value(name);
+      return mt.divide(get(false, floats.add('sum', v)), get(false, floats.add('count', v)));
+    });
+    // (the first fold computed these sums and counts: slots added above, before it was built)
+    const slotOf = names.map((name, e) => second.add('dev2', inputOfCol.get(name)! + 1, e));
+    const out = fold(gid, G_, vals, na, second, tables);
+    names.forEach((name, e) => devs.set(name, out[slotOf[e]!]!));
+  }
+  const aggsFull = plans.map((p) => p(get, (name) => devs.get(name)!));
+  // the groups that have rows, in key order or in the order of their first rows
+  const present = mt.greater(get(true, size), 0);
+  let order: Tensor | undefined;
+  if (!opts.sort) order = mt.argsort(mt.compress(present, get(true, firstRow)), { kind: 'stable' });
+  const pick = (t: Tensor): Tensor => {
+    const kept = mt.compress(present, t);
+    return order ? mt.take(kept, order) : kept;
+  };
+  const groupCodes = pick(codes);
+  const keys = keyCodes.map((k, j) => {
+    const code = keyCodes.length === 1 ? groupCodes : mt.remainder(mt.floor_divide(groupCodes, strides[j]!), k.size);
+    const col = k.decode(code);
+    return keyCols[j]!.dict ? col : { values: mt.astype(col.values, keyCols[j]!.values.dtype) };
+  });
+  return { keys, aggs: aggsFull.map((c) => ({ ...c, values: pick(c.values) })) };
+}
+
+/**
+ * The key codes of `keyCols` and the aggregations over them: at once where
+ * every key's range is known (strings, bools), else once the run knows the
+ * integer keys' minimum and maximum and the float keys' distinct values.
+ */
+export function aggregate(keyCols: readonly Column[], cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: Required<GroupByOptions>): Built {
+  for (const k of keyCols) {
+    const d = k.values.dtype;
+    if (!k.dict && d !== 'bool' && !isInt(d) && !d.startsWith('float')) throw new TypeError(`groupby: a key of dtype ${dtypeName(k)} is not supported`);
+  }
+  const ranked = keyCols.map((k) => (k.values.dtype.startsWith('float') ? (mt.unique(k.values, { return_inverse: true }) as [Tensor, Tensor]) : undefined));
+  const ints = keyCols.map((k, j) => (!k.dict && isInt(k.values.dtype) ? j : -1)).filter((j) => j >= 0);
+  const codesWith = (bounds: readonly number[], rankedNow: readonly ([Tensor, Tensor] | undefined)[]): KeyCode[] => keyCols.map((k, j) => {
+    if (k.dict) return stringKey(k, opts.sort, opts.dropna);
+    if (k.values.dtype === 'bool') return boolKey(k);
+    const r = rankedNow[j];
+    if (r) return rankedKey(k, r[0], r[1], opts.dropna);
+    const i = ints.indexOf(j);
+    const lo = bounds[2 * i]!, hi = bounds[2 * i + 1]!;
+    return lo > hi ? intKey(k, 0, 0) : intKey(k, lo, hi);
+  });
+  const rankedTs = ranked.flatMap((r) => r ?? []);
+  const tpl = templates(keyCols, cols, requests, opts.sort);
+  if (!ints.length) return lazily(tpl, keyCols.length, rankedTs, (ts) => build(keyCols, codesWith([], regroup(ranked, ts)), cols, requests, opts));
+  // the integer keys' bounds, computed first (an empty column's: the initial values, lo > hi)
+  const bounds = mt.stack(ints.flatMap((j) => {
+    const v = mt.astype(keyCols[j]!.values, 'int64');
+    return [mt.min(v, { initial: 2 ** 62 }), mt.max(v, { initial: -(2 ** 62) })];
+  }));
+  const once = memo((b: number[], ts: Tensor[]) => `${b.join(',')}|${ts.map((t) => t.node.id).join(',')}`,
+    (b: number[], ts: Tensor[]) => build(keyCols, codesWith(b, regroup(ranked, ts)), cols, requests, opts));
+  return split(tpl.map((c, i): Column => ({
+    ...(c.dict ? { dict: c.dict } : {}), ...(c.missing ? { missing: c.missing } : {}),
+    values: onValues('groupby', bounds, rankedTs, c.dtype, [NaN], (b, ts) => columnOf(once(b, ts), i, keyCols.length).values),
+  })), keyCols.length);
+}
+
+/** The ranked keys' [distinct, inverse] pairs, with the computed tensors `ts` in their places. */
+function regroup(ranked: readonly ([Tensor, Tensor] | undefined)[], ts: readonly Tensor[]): ([Tensor, Tensor] | undefined)[] {
+  let i = 0;
+  return ranked.map((r) => (r ? [ts[i++]!, ts[i++]!] : undefined));
+}

@@ -1,0 +1,152 @@
+// pandas' DataFrameGroupBy and SeriesGroupBy: `df.groupby(keys, { sort,
+// dropna, as_index })`, then `agg` given a name, a list of names, a dict of
+// column to name or names, or named aggregations (`{ total: ['v1', 'sum'] }`
+// or `md.NamedAgg('v1', 'sum')`), the shortcuts (`.sum()`, `.mean()`, ...)
+// and `size()`; `get(col)` selects the columns aggregated, as pandas'
+// `gb['v']`. The names and shapes of the results are pandas 1.5's: a list
+// of aggregations gives two-level column names (`('v1', 'sum')`, as
+// pyarrow names them), a selected single column a Series. The computation
+// is ./aggregate.ts's. This module knows a frame only through the function
+// that makes one, so that ./frame.ts may import it.
+
+import { type Agg, type GroupByOptions, type Request, AGGS, aggregate, isAgg, numericOnly } from './aggregate.js';
+import { type Column, type Labels, Series, dtypeName } from './series.js';
+
+export type { GroupByOptions } from './aggregate.js';
+
+/** pandas' NamedAgg: a result column computed as `aggfunc` of `column`. */
+export class NamedAgg {
+  constructor(readonly column: string, readonly aggfunc: string) {}
+}
+
+/** What `agg` takes: a name, a list, a dict of column to name or list, or named aggregations. */
+export type AggSpec = string | readonly string[] | Readonly<Record<string, string | readonly string[] | NamedAgg>>;
+
+/** The name of a two-level column, as pyarrow writes a pandas MultiIndex column's: `('v1', 'sum')`. */
+export const tupleName = (a: string, b: string): string => `('${a}', '${b}')`;
+
+/** The source a groupby reads: its columns, and how to make a frame of columns over labels. */
+export interface Source<F> {
+  readonly cols: ReadonlyMap<string, Column>;
+  frame(cols: Map<string, Column>, labels: Labels): F;
+}
+
+function checkAgg(f: string): Agg {
+  if (f === 'median' || f === 'nunique' || f === 'quantile') throw new Error(`groupby: the aggregation '${f}' is not supported yet`);
+  if (!isAgg(f)) throw new Error(`AttributeError: 'DataFrameGroupBy' object has no attribute '${f}' (the aggregations are ${AGGS.join(', ')})`);
+  return f;
+}
+
+export class GroupBy<F> {
+  private readonly opts: Required<GroupByOptions>;
+
+  constructor(
+    private readonly src: Source<F>, readonly keys: readonly string[], opts: GroupByOptions = {},
+    /** The columns aggregated: every non-key column by default; a string, one column (a SeriesGroupBy). */
+    private readonly selection?: string | readonly string[],
+  ) {
+    if (!keys.length) throw new Error('groupby: No group keys passed!');
+    for (const k of keys) if (!src.cols.has(k)) throw new Error(`KeyError: ${JSON.stringify(k)}: no such column to group by (the columns are ${[...src.cols.keys()].map((n) => JSON.stringify(n)).join(', ')})`);
+    const extra = Object.keys(opts).filter((k) => !['sort', 'dropna', 'as_index'].includes(k));
+    if (extra.length) throw new TypeError(`groupby: unknown option ${extra[0]} (the options are sort, dropna, as_index)`);
+    this.opts = { sort: opts.sort ?? true, dropna: opts.dropna ?? true, as_index: opts.as_index ?? true };
+    for (const c of typeof selection === 'string' ? [selection] : selection ?? []) {
+      if (!src.cols.has(c)) throw new Error(`KeyError: ${JSON.stringify(c)}: Column not found`);
+    }
+  }
+
+  /** pandas' `gb[col]` (a SeriesGroupBy) and `gb[[cols]]`. */
+  get(cols: string | readonly string[]): GroupBy<F> {
+    return new GroupBy(this.src, this.keys, this.opts, typeof cols === 'string' ? cols : [...cols]);
+  }
+
+  /** The columns aggregated by a whole-frame call. */
+  private valueColumns(): string[] {
+    if (typeof this.selection === 'string') return [this.selection];
+    return this.selection ? [...this.selection] : [...this.src.cols.keys()].filter((c) => !this.keys.includes(c));
+  }
+
+  /** Aggregations by spec: a name, a list of names, a dict of column to name or list, or named aggregations. */
+  agg(spec: AggSpec): F | Series {
+    const single = typeof this.selection === 'string';
+    if (typeof spec === 'string') {
+      const f = checkAgg(spec);
+      if (f === 'size') return this.size();
+      // pandas 1.5 leaves out the columns a numeric aggregation cannot take (with a warning)
+      const cols = single ? this.valueColumns() : this.valueColumns().filter((c) => !(numericOnly(f) && this.src.cols.get(c)!.dict));
+      const result = this.run(cols.map((c) => ({ column: c, agg: f, name: c })), []);
+      return single ? this.series(result, this.selection as string) : result;
+    }
+    if (Array.isArray(spec)) {
+      const fs = (spec as readonly string[]).map(checkAgg);
+      if (single) return this.run(fs.map((f) => ({ column: this.selection as string, agg: f, name: f })), []);
+      const cols = this.valueColumns();
+      return this.run(cols.flatMap((c) => fs.filter((f) => !(numericOnly(f) && this.src.cols.get(c)!.dict)).map((f) => ({ column: c, agg: f, name: tupleName(c, f) }))), []);
+    }
+    const entries = Object.entries(spec as Record<string, string | readonly string[] | NamedAgg>);
+    const named = entries.some(([, v]) => v instanceof NamedAgg || (Array.isArray(v) && v.length === 2 && this.src.cols.has(v[0]!) && !isAgg(v[0]) && isAgg(v[1])));
+    if (named) {
+      return this.run(entries.map(([name, v]) => {
+        const [column, f] = v instanceof NamedAgg ? [v.column, v.aggfunc] : Array.isArray(v) ? v : [undefined, undefined];
+        if (typeof column !== 'string' || typeof f !== 'string') throw new TypeError(`groupby.agg: named aggregation ${JSON.stringify(name)} takes [column, aggfunc] or md.NamedAgg(column, aggfunc)`);
+        this.checkColumn(column);
+        return { column, agg: checkAgg(f), name };
+      }), []);
+    }
+    const multi = entries.some(([, v]) => Array.isArray(v));
+    return this.run(entries.flatMap(([column, v]) => {
+      this.checkColumn(column);
+      const fs = Array.isArray(v) ? (v as string[]) : [v as string];
+      return fs.map((f) => ({ column, agg: checkAgg(f), name: multi ? tupleName(column, f) : column }));
+    }), []);
+  }
+  aggregate(spec: AggSpec): F | Series { return this.agg(spec); }
+
+  private checkColumn(c: string): void {
+    if (!this.src.cols.has(c)) throw new Error(`KeyError: Column(s) [${JSON.stringify(c)}] do not exist`);
+    if (this.keys.includes(c)) throw new Error(`groupby.agg: ${JSON.stringify(c)} is a key column`);
+  }
+
+  /** Rows per group: a Series (as_index) or a frame with a `size` column. */
+  size(): F | Series {
+    const result = this.run([], [{ column: this.keys[0]!, agg: 'size', name: 'size' }]);
+    return this.opts.as_index ? this.series(result, 'size', null) : result;
+  }
+
+  sum(): F | Series { return this.agg('sum'); }
+  mean(): F | Series { return this.agg('mean'); }
+  min(): F | Series { return this.agg('min'); }
+  max(): F | Series { return this.agg('max'); }
+  count(): F | Series { return this.agg('count'); }
+  std(): F | Series { return this.agg('std'); }
+  var(): F | Series { return this.agg('var'); }
+  prod(): F | Series { return this.agg('prod'); }
+  first(): F | Series { return this.agg('first'); }
+  last(): F | Series { return this.agg('last'); }
+  any(): F | Series { return this.agg('any'); }
+  all(): F | Series { return this.agg('all'); }
+
+  /** The frame of the keys (index or columns) and `requests` (then `extra`, which may aggregate a key: size). */
+  private run(requests: readonly Request[], extra: readonly Request[]): F {
+    for (const r of requests) {
+      const c = this.src.cols.get(r.column)!;
+      if (numericOnly(r.agg) && c.dict) throw new TypeError(`groupby: '${r.agg}' of the string column ${JSON.stringify(r.column)} (dtype ${dtypeName(c)})`);
+    }
+    const all = [...requests, ...extra];
+    const keyCols = this.keys.map((k) => this.src.cols.get(k)!);
+    const built = aggregate(keyCols, this.src.cols, all, this.opts);
+    const cols = new Map<string, Column>();
+    if (!this.opts.as_index) this.keys.forEach((k, i) => cols.set(k, built.keys[i]!));
+    all.forEach((r, i) => cols.set(r.name, built.aggs[i]!));
+    const labels: Labels = this.opts.as_index ? { kind: 'index', names: [...this.keys], cols: built.keys } : { kind: 'range' };
+    return this.src.frame(cols, labels);
+  }
+
+  /** A one-column result as a Series over the frame's labels. */
+  private series(frame: F | Series, column: string, name: string | null = column): Series {
+    if (frame instanceof Series) return frame;
+    const f = frame as unknown as { get(c: string): Series };
+    const s = f.get(column);
+    return new Series(s.column, name, s.labels);
+  }
+}

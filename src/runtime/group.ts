@@ -1,0 +1,284 @@
+// The routine of a DataFrame's groupby (dataframe/groupby.ts), which folds
+// rows into per-group partial aggregates instead of gathering a column:
+//   gfold  the rows of one or more chunks, each row's group number (int32,
+//          negative: the row is in no group) and its values, into one
+//          [slots, groups] row of partials: per slot one fold (a size, a
+//          count, a sum, a min, ...) of one value input. The partials of
+//          several calls combine with plain reductions over their first
+//          axis (sums add, mins take the min), which the tensor layer runs
+//          as a tree of reductions: the groupby's tree combine.
+// A float64 output folds in doubles (NaN values skipped, as pandas skips
+// them). An int64 output folds integer inputs exactly: sums and products
+// wrap as NumPy's int64 does (a sum is kept as the sums of its values'
+// high and low 32-bit words, exact to 2^21 rows between flushes), and
+// positions (first, last) are rows' global indices.
+// In: parameters and heap regions. Out: the [1, slots, groups] region written.
+
+import type { TypedArray } from '../graph/dtype.js';
+import type { RoutineParams } from '../graph/node.js';
+import { type Region, type Routine, contiguous, onlyParams, words } from './region.js';
+
+/** The folds of a slot, by number (what `ops` holds). */
+export const FOLD = {
+  /** rows in the group */
+  size: 0,
+  /** values not missing */
+  count: 1,
+  sum: 2,
+  min: 3,
+  max: 4,
+  prod: 5,
+  /** the smallest global row index of a value not missing */
+  first: 6,
+  /** the largest */
+  last: 7,
+  /** the sum of (x - aux[g])^2 over values not missing: a variance's second pass around the group's mean */
+  dev2: 8,
+  /** whether any value not missing is non-zero (1 or 0) */
+  any: 9,
+  /** whether every value not missing is non-zero */
+  all: 10,
+} as const;
+export type Fold = keyof typeof FOLD;
+const FOLDS = Object.keys(FOLD).length;
+
+const INT = new Set(['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'bool']);
+
+function nums(params: RoutineParams, name: string): readonly number[] {
+  const v = params[name];
+  if (!Array.isArray(v) || !v.every((x) => Number.isSafeInteger(x))) throw new TypeError(`routine parameter ${name} must be a list of integers`);
+  return v;
+}
+function int(params: RoutineParams, name: string): number {
+  const v = params[name];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new TypeError(`routine parameter ${name} must be a count`);
+  return v;
+}
+
+interface Layout { G: number; E: number; m: number; ops: readonly number[]; vals: readonly number[]; aux: readonly number[]; na: readonly number[] }
+
+/**
+ * The call's layout: G groups; E auxiliary [G] float64 tables first among
+ * the inputs (a group's mean, for dev2); then groups of 1 + m inputs per
+ * chunk (its group numbers, then its m value inputs); per slot its fold,
+ * its value input (1..m, or 0 for size) and its table (-1: none); per value
+ * input whether a negative value is missing (a string column's codes).
+ */
+function layout(params: RoutineParams): Layout {
+  onlyParams(params, ['G', 'E', 'm', 'ops', 'vals', 'aux', 'na']);
+  const G = int(params, 'G'), E = int(params, 'E'), m = int(params, 'm');
+  const ops = nums(params, 'ops'), vals = nums(params, 'vals'), aux = nums(params, 'aux'), na = nums(params, 'na');
+  if (vals.length !== ops.length || aux.length !== ops.length || na.length !== m) throw new TypeError('gfold: ops, vals and aux give one entry per slot, na one per value input');
+  if (ops.some((o) => o < 0 || o >= FOLDS)) throw new TypeError('gfold: an unknown fold');
+  if (vals.some((v, s) => v < 0 || v > m || (v === 0) !== (ops[s] === FOLD.size))) throw new TypeError('gfold: every slot but a size reads one of the m value inputs');
+  if (aux.some((a, s) => a < -1 || a >= E || (a >= 0) !== (ops[s] === FOLD.dev2))) throw new TypeError('gfold: a dev2 slot, and only it, reads one of the E tables');
+  return { G, E, m, ops, vals, aux, na };
+}
+
+export const GROUP_ROUTINES: Readonly<Record<'gfold', Routine>> = {
+  gfold: {
+    check(params, inputs, output) {
+      const { G, E, m, ops, vals } = layout(params);
+      const S = ops.length;
+      if (output.shape.length !== 3 || output.shape[0] !== 1 || output.shape[1] !== S || output.shape[2] !== G) {
+        throw new TypeError(`gfold writes one [1, ${S}, ${G}] row of partials`);
+      }
+      const int64 = output.dtype === 'int64';
+      if (!int64 && output.dtype !== 'float64') throw new TypeError('gfold writes float64 or int64 partials');
+      if (inputs.length < E || (inputs.length - E) % (1 + m) !== 0) throw new TypeError(`gfold reads ${E} tables, then groups of ${1 + m} regions per chunk`);
+      for (let e = 0; e < E; e++) if (inputs[e]!.dtype !== 'float64' || inputs[e]!.shape.length !== 1 || inputs[e]!.shape[0] !== G) throw new TypeError('gfold: a table is a [G] float64 region');
+      for (let p = E; p < inputs.length; p += 1 + m) {
+        const gid = inputs[p]!;
+        if (gid.dtype !== 'int32' || gid.shape.length !== 1) throw new TypeError('gfold: group numbers are a 1-d int32 region');
+        for (let v = 1; v <= m; v++) {
+          const x = inputs[p + v]!;
+          if (x.shape.length !== 1 || x.shape[0] !== gid.shape[0]) throw new TypeError('gfold: each value region matches its group numbers');
+          if (int64 && vals.includes(v) && !INT.has(x.dtype)) throw new TypeError(`gfold: int64 partials fold integer values, not ${x.dtype}`);
+        }
+      }
+      if (int64 && ops.includes(FOLD.dev2)) throw new TypeError('gfold: dev2 folds into float64 partials');
+    },
+    run(params, inputs, out) {
+      const L = layout(params);
+      if (out.dtype === 'int64') foldInts(L, inputs, out);
+      else foldFloats(L, inputs, out);
+    },
+  },
+};
+
+/** Numbers a loop reads: a typed array of a number dtype. */
+type Nums = Exclude<TypedArray, BigInt64Array | BigUint64Array>;
+
+/** A 1-d region's elements, contiguous, as numbers (an int64 region's as doubles: exact to 2^53). */
+function numbers(r: Region): Nums {
+  if (r.dtype !== 'int64') return contiguous(r) as Nums;
+  const n = r.shape[0]!, s = r.strides[0]!, w = words(r.data), out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = w[2 * i * s + 1]! * 2 ** 32 + (w[2 * i * s]! >>> 0);
+  return out;
+}
+
+function initial(op: number): number {
+  switch (op) {
+    case FOLD.min: case FOLD.first: return Infinity;
+    case FOLD.all: case FOLD.prod: return 1;
+    case FOLD.max: case FOLD.last: return -Infinity;
+    default: return 0;
+  }
+}
+
+/** One chunk's group numbers and value inputs, read once for every slot. */
+interface Block { gid: Int32Array; origin: number; values: (Nums | undefined)[]; regions: Region[] }
+
+/** The chunks of a call, each with the value inputs the slots read, as numbers. */
+function blocks(L: Layout, inputs: readonly Region[], read: ReadonlySet<number>): Block[] {
+  const out: Block[] = [];
+  for (let p = L.E; p < inputs.length; p += 1 + L.m) {
+    const gr = inputs[p]!;
+    const regions = inputs.slice(p + 1, p + 1 + L.m) as Region[];
+    out.push({ gid: contiguous(gr) as Int32Array, origin: gr.origin[0]!, regions, values: regions.map((r, v) => (read.has(v + 1) ? numbers(r) : undefined)) });
+  }
+  return out;
+}
+
+/**
+ * A slot's fold over one block into `acc`, in a loop of its own per fold
+ * (size, count, sum, min and max are most of what a groupby asks for).
+ * `negMissing`: a negative value is missing (a string column's codes).
+ */
+function foldBlock(op: number, b: Block, x: Nums | undefined, negMissing: boolean, acc: Float64Array, table: Nums | undefined): void {
+  const gd = b.gid, n = gd.length;
+  if (op === FOLD.size) {
+    for (let i = 0; i < n; i++) { const g = gd[i]!; if (g >= 0) acc[g]!++; }
+    return;
+  }
+  const v0 = x!;
+  if (!negMissing) {
+    switch (op) {
+      case FOLD.sum: for (let i = 0; i < n; i++) { const g = gd[i]!, v = v0[i]!; if (g >= 0 && v === v) acc[g]! += v; } return;
+      case FOLD.count: for (let i = 0; i < n; i++) { const g = gd[i]!, v = v0[i]!; if (g >= 0 && v === v) acc[g]!++; } return;
+      case FOLD.min: for (let i = 0; i < n; i++) { const g = gd[i]!, v = v0[i]!; if (g >= 0 && v < acc[g]!) acc[g] = v; } return;
+      case FOLD.max: for (let i = 0; i < n; i++) { const g = gd[i]!, v = v0[i]!; if (g >= 0 && v > acc[g]!) acc[g] = v; } return;
+    }
+  }
+  const origin = b.origin;
+  for (let i = 0; i < n; i++) {
+    const g = gd[i]!;
+    if (g < 0) continue;
+    const v = v0[i]!;
+    if (v !== v || (negMissing && v < 0)) continue;
+    switch (op) {
+      case FOLD.count: acc[g]!++; break;
+      case FOLD.sum: acc[g]! += v; break;
+      case FOLD.min: if (v < acc[g]!) acc[g] = v; break;
+      case FOLD.max: if (v > acc[g]!) acc[g] = v; break;
+      case FOLD.prod: acc[g]! *= v; break;
+      case FOLD.first: if (origin + i < acc[g]!) acc[g] = origin + i; break;
+      case FOLD.last: if (origin + i > acc[g]!) acc[g] = origin + i; break;
+      case FOLD.dev2: { const d = v - table![g]!; acc[g]! += d * d; break; }
+      case FOLD.any: if (v !== 0) acc[g] = 1; break;
+      case FOLD.all: if (v === 0) acc[g] = 0; break;
+    }
+  }
+}
+
+/** Float64 partials: per slot, one loop over every block's rows. */
+function foldFloats(L: Layout, inputs: readonly Region[], out: Region): void {
+  const { G, ops, vals, aux, na } = L;
+  const os = out.strides[1]!, og = out.strides[2]!, o = out.data as Float64Array;
+  const bs = blocks(L, inputs, new Set(vals));
+  for (let s = 0; s < ops.length; s++) {
+    const op = ops[s]!;
+    const acc = new Float64Array(G).fill(initial(op));
+    const table = aux[s]! >= 0 ? numbers(inputs[aux[s]!]!) : undefined;
+    const negMissing = vals[s]! > 0 && na[vals[s]! - 1] === 1;
+    for (const b of bs) foldBlock(op, b, vals[s]! > 0 ? b.values[vals[s]! - 1] : undefined, negMissing, acc, table);
+    for (let g = 0; g < G; g++) o[s * os + g * og] = acc[g]!;
+  }
+}
+
+const FLUSH = 1 << 20;
+const I64_MAX = 2n ** 63n - 1n, I64_MIN = -(2n ** 63n);
+
+/**
+ * Int64 partials, exact: sums as the sums of the values' high (signed) and
+ * low (unsigned) 32-bit words, each exact in a double for 2^20 rows and
+ * flushed into BigInts; products, and mins and maxes of values past 2^53,
+ * in BigInts; counts and positions as doubles (exact below 2^53).
+ */
+function foldInts(L: Layout, inputs: readonly Region[], out: Region): void {
+  const { G, ops, vals, na } = L;
+  const os = out.strides[1]!, og = out.strides[2]!, o = out.data as BigInt64Array;
+  // sums read int64 values by their words, products and wide mins and maxes as BigInts: the others as numbers
+  const bs = blocks(L, inputs, new Set(vals.filter((v, s) => v > 0 && ops[s] !== FOLD.prod && !(ops[s] === FOLD.sum && L.m > 0 && inputs[L.E + v]!.dtype === 'int64'))));
+  for (let s = 0; s < ops.length; s++) {
+    const op = ops[s]!, v = vals[s]!;
+    const negMissing = v > 0 && na[v - 1] === 1;
+    const acc = new Float64Array(G).fill(initial(op));
+    // mins and maxes in doubles unless a value lies past 2^53 (then in BigInts)
+    const exactly = (op === FOLD.min || op === FOLD.max) && !safeValues(inputs, L.E, L.m, v);
+    const wordSum = op === FOLD.sum && bs.some((b) => b.regions[v - 1]!.dtype === 'int64');
+    let big: bigint[] | undefined;
+    if (op === FOLD.prod || exactly || wordSum) big = new Array<bigint>(G).fill(op === FOLD.prod ? 1n : op === FOLD.min ? I64_MAX : op === FOLD.max ? I64_MIN : 0n);
+    for (const b of bs) {
+      const r = v > 0 ? b.regions[v - 1]! : undefined;
+      if (wordSum) sumWords(b.gid, r!, acc, big!);
+      else if (op === FOLD.prod || exactly) foldExact(op, b.gid, r!, negMissing, big!);
+      else foldBlock(op, b, v > 0 ? b.values[v - 1] : undefined, negMissing, acc, undefined);
+    }
+    for (let g = 0; g < G; g++) {
+      o[s * os + g * og] = big ? big[g]! : acc[g] === Infinity ? I64_MAX : acc[g] === -Infinity ? I64_MIN : BigInt(acc[g]!);
+    }
+  }
+}
+
+/**
+ * An int64 sum, exactly: each value's high (signed) and low (unsigned)
+ * words summed apart, in doubles exact for 2^20 rows, then flushed into
+ * the BigInt sums (wrapping as NumPy's int64 does).
+ */
+function sumWords(gid: Int32Array, r: Region, lo: Float64Array, big: bigint[]): void {
+  const w = words(r.data), s = r.strides[0]!, n = gid.length, G = lo.length;
+  const hi = new Float64Array(G);
+  for (let from = 0; from < n; from += FLUSH) {
+    const to = Math.min(n, from + FLUSH);
+    for (let i = from; i < to; i++) {
+      const g = gid[i]!;
+      if (g >= 0) { hi[g]! += w[2 * i * s + 1]!; lo[g]! += w[2 * i * s]! >>> 0; }
+    }
+    for (let g = 0; g < G; g++) {
+      if (lo[g] || hi[g]) { big[g] = BigInt.asIntN(64, big[g]! + BigInt(hi[g]!) * 2n ** 32n + BigInt(lo[g]!)); lo[g] = 0; hi[g] = 0; }
+    }
+  }
+}
+
+/** A product, or a min or max of values past 2^53, in BigInts. */
+function foldExact(op: number, gid: Int32Array, r: Region, negMissing: boolean, big: bigint[]): void {
+  const w = r.dtype === 'int64' ? words(r.data) : undefined;
+  for (let i = 0; i < gid.length; i++) {
+    const g = gid[i]!;
+    if (g < 0) continue;
+    const v = exact(r, i, w);
+    if (negMissing && v < 0n) continue;
+    if (op === FOLD.prod) big[g] = BigInt.asIntN(64, big[g]! * v);
+    else if (op === FOLD.min ? v < big[g]! : v > big[g]!) big[g] = v;
+  }
+}
+
+/** Whether every value of value input v (1..m) is exact in a double (an int64's high word within 2^21). */
+function safeValues(inputs: readonly Region[], E: number, m: number, v: number): boolean {
+  for (let p = E; p < inputs.length; p += 1 + m) {
+    const r = inputs[p + v]!;
+    if (r.dtype !== 'int64') continue;
+    const w = words(r.data), s = r.strides[0]!, n = r.shape[0]!;
+    for (let i = 0; i < n; i++) { const h = w[2 * i * s + 1]!; if (h >= 2 ** 21 || h < -(2 ** 21)) return false; }
+  }
+  return true;
+}
+
+/** Element i of an integer region as a BigInt, exactly. */
+function exact(r: Region, i: number, w: Int32Array | undefined): bigint {
+  const s = r.strides[0]!;
+  if (w) return (BigInt(w[2 * i * s + 1]!) << 32n) | BigInt(w[2 * i * s]! >>> 0);
+  return BigInt((r.data as Exclude<TypedArray, BigInt64Array | BigUint64Array>)[i * s]!);
+}
+
