@@ -207,28 +207,47 @@ const I64_MAX = 2n ** 63n - 1n, I64_MIN = -(2n ** 63n);
  */
 function foldInts(L: Layout, inputs: readonly Region[], out: Region): void {
   const { G, ops, vals, na } = L;
-  const os = out.strides[1]!, og = out.strides[2]!, o = out.data as BigInt64Array;
-  // sums read int64 values by their words, products and wide mins and maxes as BigInts: the others as numbers
-  const bs = blocks(L, inputs, new Set(vals.filter((v, s) => v > 0 && ops[s] !== FOLD.prod && !(ops[s] === FOLD.sum && L.m > 0 && inputs[L.E + v]!.dtype === 'int64'))));
+  const os = out.strides[1]!, og = out.strides[2]!, o = out.data as BigInt64Array, ow = words(o);
+  const rows = blockRows(L, inputs);
+  // an int64 sum in doubles while it stays exact (values within 2^32, fewer than 2^20 rows), else by words into BigInts
+  const wordSum = (s: number): boolean => ops[s] === FOLD.sum && vals[s]! > 0 && inputs[L.E + vals[s]!]!.dtype === 'int64' && !(rows <= FLUSH && safeValues(inputs, L.E, L.m, vals[s]!, 1));
+  const bs = blocks(L, inputs, new Set(vals.filter((v, s) => v > 0 && ops[s] !== FOLD.prod && !wordSum(s))));
   for (let s = 0; s < ops.length; s++) {
     const op = ops[s]!, v = vals[s]!;
     const negMissing = v > 0 && na[v - 1] === 1;
     const acc = new Float64Array(G).fill(initial(op));
     // mins and maxes in doubles unless a value lies past 2^53 (then in BigInts)
-    const exactly = (op === FOLD.min || op === FOLD.max) && !safeValues(inputs, L.E, L.m, v);
-    const wordSum = op === FOLD.sum && bs.some((b) => b.regions[v - 1]!.dtype === 'int64');
+    const exactly = (op === FOLD.min || op === FOLD.max) && !safeValues(inputs, L.E, L.m, v, 2 ** 21);
+    const byWords = wordSum(s);
     let big: bigint[] | undefined;
-    if (op === FOLD.prod || exactly || wordSum) big = new Array<bigint>(G).fill(op === FOLD.prod ? 1n : op === FOLD.min ? I64_MAX : op === FOLD.max ? I64_MIN : 0n);
+    if (op === FOLD.prod || exactly || byWords) big = new Array<bigint>(G).fill(op === FOLD.prod ? 1n : op === FOLD.min ? I64_MAX : op === FOLD.max ? I64_MIN : 0n);
     for (const b of bs) {
       const r = v > 0 ? b.regions[v - 1]! : undefined;
-      if (wordSum) sumWords(b.gid, r!, acc, big!);
+      if (byWords) sumWords(b.gid, r!, acc, big!);
       else if (op === FOLD.prod || exactly) foldExact(op, b.gid, r!, negMissing, big!);
       else foldBlock(op, b, v > 0 ? b.values[v - 1] : undefined, negMissing, acc, undefined);
     }
     for (let g = 0; g < G; g++) {
-      o[s * os + g * og] = big ? big[g]! : acc[g] === Infinity ? I64_MAX : acc[g] === -Infinity ? I64_MIN : BigInt(acc[g]!);
+      const at = s * os + g * og;
+      if (big) o[at] = big[g]!;
+      else if (acc[g] === Infinity || acc[g] === -Infinity) o[at] = acc[g]! > 0 ? I64_MAX : I64_MIN;
+      else putExact(ow, at, acc[g]!);
     }
   }
+}
+
+/** Writes integer double d (exact, below 2^53) as int64 element `at` of words `w`, without a BigInt. */
+function putExact(w: Int32Array, at: number, d: number): void {
+  const hi = Math.floor(d / 2 ** 32);
+  w[2 * at] = (d - hi * 2 ** 32) | 0;
+  w[2 * at + 1] = hi;
+}
+
+/** Rows of the call's blocks. */
+function blockRows(L: Layout, inputs: readonly Region[]): number {
+  let n = 0;
+  for (let p = L.E; p < inputs.length; p += 1 + L.m) n += inputs[p]!.shape[0]!;
+  return n;
 }
 
 /**
@@ -264,13 +283,13 @@ function foldExact(op: number, gid: Int32Array, r: Region, negMissing: boolean, 
   }
 }
 
-/** Whether every value of value input v (1..m) is exact in a double (an int64's high word within 2^21). */
-function safeValues(inputs: readonly Region[], E: number, m: number, v: number): boolean {
+/** Whether every value of value input v (1..m) has its int64 high word within ±`bound` (2^21: exact in a double; 1: within 2^32). */
+function safeValues(inputs: readonly Region[], E: number, m: number, v: number, bound: number): boolean {
   for (let p = E; p < inputs.length; p += 1 + m) {
     const r = inputs[p + v]!;
     if (r.dtype !== 'int64') continue;
     const w = words(r.data), s = r.strides[0]!, n = r.shape[0]!;
-    for (let i = 0; i < n; i++) { const h = w[2 * i * s + 1]!; if (h >= 2 ** 21 || h < -(2 ** 21)) return false; }
+    for (let i = 0; i < n; i++) { const h = w[2 * i * s + 1]!; if (h >= bound || h < -bound) return false; }
   }
   return true;
 }
