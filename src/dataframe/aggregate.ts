@@ -32,10 +32,10 @@ export interface GroupByOptions {
 }
 
 /** The aggregations a groupby computes. */
-export const AGGS = ['sum', 'mean', 'min', 'max', 'count', 'size', 'std', 'var', 'prod', 'first', 'last', 'any', 'all'] as const;
+export const AGGS = ['sum', 'mean', 'min', 'max', 'count', 'size', 'std', 'var', 'median', 'nunique', 'prod', 'first', 'last', 'any', 'all'] as const;
 export type Agg = (typeof AGGS)[number];
 /** Those that only numeric columns take (pandas drops other columns from a whole-frame call). */
-const NUMERIC: ReadonlySet<Agg> = new Set(['sum', 'mean', 'std', 'var', 'prod']);
+const NUMERIC: ReadonlySet<Agg> = new Set(['sum', 'mean', 'std', 'var', 'median', 'prod']);
 export const isAgg = (s: unknown): s is Agg => typeof s === 'string' && (AGGS as readonly string[]).includes(s);
 export const numericOnly = (a: Agg): boolean => NUMERIC.has(a);
 
@@ -104,8 +104,8 @@ function boolKey(c: Column): KeyCode {
 function resultDType(agg: Agg, c: Column): DType | 'dict' {
   const d = c.values.dtype;
   switch (agg) {
-    case 'count': case 'size': return 'int64';
-    case 'mean': case 'std': case 'var': return 'float64';
+    case 'count': case 'size': case 'nunique': return 'int64';
+    case 'mean': case 'std': case 'var': case 'median': return 'float64';
     case 'sum': case 'prod': return d.startsWith('float') ? d : 'int64';
     case 'any': case 'all': return 'bool';
     default: return c.dict ? 'dict' : d;
@@ -181,6 +181,49 @@ function inputOf(c: Column): Input {
   const rank = new Int32Array(c.dict.length);
   order.forEach((code, r) => { rank[code] = r; });
   return { values: I32(mt.where(mt.less(c.values, 0), -1, mt.take(mt.tensor(rank), mt.maximum(c.values, 0)))), na: 1, dict: order.map((i) => c.dict![i]!) };
+}
+
+/**
+ * Rows sorted by (group, value): the values of each group in order, its
+ * missing values after them, rows in no group first. `start`: where each
+ * group's rows begin (the rows in no group, then the sizes before it).
+ */
+interface Ordered { values: Tensor; groups: Tensor; start: Tensor; missing: Tensor }
+
+function byGroupAndValue(gid: Tensor, input: Input, size: Tensor): Ordered {
+  // a string column's missing code (-1) would sort first: it goes last
+  const x = input.na ? mt.where(mt.less(input.values, 0), 2 ** 31 - 1, input.values) : input.values;
+  const byValue = mt.argsort(x, { kind: 'stable' });
+  const order = mt.take(byValue, mt.argsort(mt.take(gid, byValue), { kind: 'stable' }));
+  const values = mt.take(x, order);
+  const outside = mt.sum(mt.less(gid, 0));
+  const sizes = mt.astype(size, 'int64');
+  const start = mt.add(mt.subtract(mt.cumsum(sizes), sizes), outside);
+  const missing = input.na ? mt.equal(values, 2 ** 31 - 1) : values.dtype.startsWith('float') ? mt.isnan(values) : mt.zeros_like(values, { dtype: 'bool' });
+  return { values, groups: mt.take(gid, order), start, missing };
+}
+
+/** Each group's median of its `count` values not missing (NaN for none), as pandas' (the mean of the two middle values). */
+function medians(o: Ordered, count: Tensor): Tensor {
+  const n = mt.astype(count, 'int64');
+  const none = mt.equal(n, 0);
+  const last = mt.maximum(mt.subtract(n, 1), 0);
+  const lo = mt.add(o.start, mt.floor_divide(last, 2)), hi = mt.add(o.start, mt.floor_divide(mt.add(last, 1), 2));
+  const top = Math.max(o.values.shape[0]! - 1, 0);
+  const at = (i: Tensor): Tensor => mt.astype(mt.take(o.values, mt.where(none, 0, mt.minimum(i, top))), 'float64');
+  return mt.where(none, NaN, mt.divide(mt.add(at(lo), at(hi)), 2));
+}
+
+/** Each group's count of distinct values not missing: where, in (group, value) order, a value differs from the one before it in its group. */
+function distinctCounts(o: Ordered): Tensor {
+  const n = o.values.shape[0]!;
+  const prevV = mt.concatenate([o.values.get(mt.slice(0, 1)), o.values.get(mt.slice(0, -1))]);
+  const prevG = mt.concatenate([mt.full([1], -2, { dtype: 'int32' }), o.groups.get(mt.slice(0, -1))]);
+  const fresh = mt.logical_and(mt.logical_and(mt.greater_equal(o.groups, 0), mt.logical_not(o.missing)), mt.logical_or(mt.not_equal(o.groups, prevG), mt.not_equal(o.values, prevV)));
+  // distinct values before each row, and so per group: the running count at its end less that at its start
+  const running = mt.concatenate([mt.zeros([1], { dtype: 'int64' }), mt.cumsum(mt.astype(fresh, 'int64'))]);
+  const end = mt.concatenate([o.start.get(mt.slice(1, null)), mt.full([1], n, { dtype: 'int64' })]);
+  return mt.subtract(mt.take(running, end), mt.take(running, o.start));
 }
 
 /** What a groupby computes, once the keys' ranges are known: the key columns and the aggregations', every one of the groups' length. */
@@ -292,6 +335,13 @@ function grouped(
   }
   // slots, per request: where each result comes from
   type Plan = (get: (int64: boolean, s: number) => Tensor, dev: (name: string) => Tensor) => Column;
+  // a column's rows ordered by (group, value), missing values last in their group: for medians and distinct counts
+  const orderedBy = new Map<string, Ordered>();
+  const ordered = (name: string, get: (int64: boolean, s: number) => Tensor): Ordered => {
+    let o = orderedBy.get(name);
+    if (!o) orderedBy.set(name, (o = byGroupAndValue(gid, inputs[inputOfCol.get(name)!]!, get(true, size))));
+    return o;
+  };
   const plans: Plan[] = [];
   const needsMean = new Set<string>();
   for (const r of requests) {
@@ -344,6 +394,15 @@ function grouped(
           // a float group whose values are all missing: NaN
           return { values: asDType(fl ? mt.where(mt.equal(countOf(get), 0), NaN, t) : t) };
         });
+        break;
+      }
+      case 'median': {
+        const n = (fl ? floats : ints).add('count', v);
+        plans.push((get) => ({ values: medians(ordered(r.column, get), counted ? get(!fl, n) : get(true, size)) }));
+        break;
+      }
+      case 'nunique': {
+        plans.push((get) => ({ values: distinctCounts(ordered(r.column, get)) }));
         break;
       }
       case 'first': case 'last': {

@@ -32,7 +32,7 @@ export interface Source<F> {
 }
 
 function checkAgg(f: string): Agg {
-  if (f === 'median' || f === 'nunique' || f === 'quantile') throw new Error(`groupby: the aggregation '${f}' is not supported yet`);
+  if (f === 'quantile') throw new Error(`groupby: the aggregation '${f}' is not supported yet`);
   if (!isAgg(f)) throw new Error(`AttributeError: 'DataFrameGroupBy' object has no attribute '${f}' (the aggregations are ${AGGS.join(', ')})`);
   return f;
 }
@@ -125,6 +125,8 @@ export class GroupBy<F> {
   last(): F | Series { return this.agg('last'); }
   any(): F | Series { return this.agg('any'); }
   all(): F | Series { return this.agg('all'); }
+  median(): F | Series { return this.agg('median'); }
+  nunique(): F | Series { return this.agg('nunique'); }
 
   /** The frame of the keys (index or columns) and `requests` (then `extra`, which may aggregate a key: size). */
   private run(requests: readonly Request[], extra: readonly Request[]): F {
