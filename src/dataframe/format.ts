@@ -14,6 +14,9 @@ export interface FormatColumn {
   readonly missing?: 'None' | 'NaN';
 }
 
+/** A two-level column's name, as pyarrow writes a MultiIndex column's: `('v', 'sum')`. */
+const TUPLE = /^\('(.*)', '(.*)'\)$/;
+
 /** Display precision (display.precision), and the row limits (display.max_rows, display.min_rows). */
 const DIGITS = 6, MAX_ROWS = 60, MIN_ROWS = 10;
 
@@ -64,7 +67,9 @@ function cells(c: FormatColumn): string[] {
 /** An index level's strings (left-aligned where shown): numbers as a column shows them less the spaces all share (pandas' trim_front), others as they are. */
 function labelCells(c: FormatColumn): string[] {
   if (c.dtype.startsWith('float') || c.dtype.startsWith('int') || c.dtype.startsWith('uint')) {
-    const xs = cells(c);
+    // (floats are justified right before the trim, integers left as they are)
+    const raw = cells(c), w = c.dtype.startsWith('float') ? Math.max(0, ...raw.map((x) => x.length)) : 0;
+    const xs = raw.map((x) => x.padStart(w));
     const lead = Math.min(...xs.map((x) => x.length - x.trimStart().length));
     return xs.map((x) => x.slice(lead));
   }
@@ -89,24 +94,32 @@ export function formatFrame(columns: readonly FormatColumn[], levels: readonly F
   const labels = levels.map((l) => labelCells({ ...l, values: pick(l.values) }));
   // sparsified: an outer level's label shows where it or a level outside it changes
   const shown = labels.map((ls, j) => ls.map((x, r) => (j < labels.length - 1 && r > 0 && labels.slice(0, j + 1).every((l) => l[r] === l[r - 1]) ? '' : x)));
+  // two-level column names (`('v', 'sum')`): two header lines, the outer label shown where it changes
+  const parts = columns.map((c) => TUPLE.exec(c.name));
+  const multi = parts.some((p) => p !== null);
+  const headers: string[][] = columns.map((c, i) => {
+    if (!multi) return [c.dtype === 'object' ? c.name : ` ${c.name}`]; // a numeric column's name takes the sign's space too (pandas' need_leadsp)
+    const [outer, inner] = parts[i] ? [parts[i]![1]!, parts[i]![2]!] : [c.name, ''];
+    const prev = i > 0 ? (parts[i - 1] ? parts[i - 1]![1] : columns[i - 1]!.name) : undefined;
+    return [outer === prev ? '' : outer, inner];
+  });
+  const head = headers[0]?.length ?? 1;
   const strcols: string[][] = shown.map((ls, j) => {
     const name = named ? (levels[j]!.name ?? '') : '';
     const w = Math.max(name.length, ...ls.map((x) => x.length));
-    return ['', ...(named ? [name] : []), ...ls].map((x) => x.padEnd(w));
+    return [...headers[0]!.map(() => ''), ...(named ? [name] : []), ...ls].map((x) => x.padEnd(w));
   });
-  for (const c of columns) {
+  columns.forEach((c, i) => {
     const vals = cells({ ...c, values: pick(c.values) });
-    // a numeric column's name takes the sign's space too (pandas' need_leadsp)
-    const name = c.dtype === 'object' ? c.name : ` ${c.name}`;
-    const w = Math.max(name.length, ...vals.map((x) => x.length));
-    strcols.push([name.padStart(w), ...(named ? [''.padStart(w)] : []), ...vals.map((x) => x.padStart(w))]);
-  }
+    const w = Math.max(...headers[i]!.map((x) => x.length), ...vals.map((x) => x.length));
+    strcols.push([...headers[i]!.map((x) => x.padStart(w)), ...(named ? [''.padStart(w)] : []), ...vals.map((x) => x.padStart(w))]);
+  });
   // the row of dots after the head: '...' in a column wider than 3, '..' otherwise; the index's left-aligned
-  const head = named ? 2 : 1;
+  const top = head + (named ? 1 : 0);
   if (cut) {
     strcols.forEach((col, i) => {
-      const w = col[head]!.length, dots = w > 3 ? '...' : '..';
-      col.splice(head + MIN_ROWS / 2, 0, i < levels.length ? dots.padEnd(w) : dots.padStart(w));
+      const w = col[top]!.length, dots = w > 3 ? '...' : '..';
+      col.splice(top + MIN_ROWS / 2, 0, i < levels.length ? dots.padEnd(w) : dots.padStart(w));
     });
   }
   const lines = strcols[0]!.map((_, r) => strcols.map((col) => col[r]!).join(' '));
