@@ -140,60 +140,65 @@ function blocks(L: Layout, inputs: readonly Region[], read: ReadonlySet<number>)
   return out;
 }
 
+/** A slot as a fused loop folds it: its fold, its value input (1..m, 0 for none), whether a negative value is missing. */
+interface FusedSlot { op: number; v: number; neg: boolean }
+type Fused = (gid: Int32Array, xs: readonly (Nums | undefined)[], accs: readonly Float64Array[], tables: readonly (Nums | undefined)[], origin: number) => void;
+
+/** The statement of each fold, over value `v`, its test `ok` (not missing), accumulator `a` and table `t`. */
+const STATEMENT: Readonly<Record<number, string>> = {
+  [FOLD.size]: 'a[g]++;',
+  [FOLD.count]: 'if (ok) a[g]++;',
+  [FOLD.sum]: 'if (ok) a[g] += v;',
+  [FOLD.min]: 'if (ok && v < a[g]) a[g] = v;',
+  [FOLD.max]: 'if (ok && v > a[g]) a[g] = v;',
+  [FOLD.prod]: 'if (ok) a[g] *= v;',
+  [FOLD.first]: 'if (ok && origin + i < a[g]) a[g] = origin + i;',
+  [FOLD.last]: 'if (ok && origin + i > a[g]) a[g] = origin + i;',
+  [FOLD.dev2]: 'if (ok) { const d = v - t[g]; a[g] += d * d; }',
+  [FOLD.any]: 'if (ok && v !== 0) a[g] = 1;',
+  [FOLD.all]: 'if (ok && v === 0) a[g] = 0;',
+};
+
+const fusedLoops = new Map<string, Fused>();
+
 /**
- * A slot's fold over one block into `acc`, in a loop of its own per fold
- * (size, count, sum, min and max are most of what a groupby asks for).
- * `negMissing`: a negative value is missing (a string column's codes).
+ * One loop over a block's rows folding every slot (the group number read
+ * once per row, each value input once), written for the call's slots and
+ * compiled once per thread: the slots come from a checked layout (numbers
+ * only), so the text is one of finitely many, never data.
  */
-function foldBlock(op: number, b: Block, x: Nums | undefined, negMissing: boolean, acc: Float64Array, table: Nums | undefined): void {
-  const gd = b.gid, n = gd.length;
-  if (op === FOLD.size) {
-    for (let i = 0; i < n; i++) { const g = gd[i]!; if (g >= 0) acc[g]!++; }
-    return;
-  }
-  const v0 = x!;
-  if (!negMissing) {
-    switch (op) {
-      case FOLD.sum: for (let i = 0; i < n; i++) { const g = gd[i]!, v = v0[i]!; if (g >= 0 && v === v) acc[g]! += v; } return;
-      case FOLD.count: for (let i = 0; i < n; i++) { const g = gd[i]!, v = v0[i]!; if (g >= 0 && v === v) acc[g]!++; } return;
-      case FOLD.min: for (let i = 0; i < n; i++) { const g = gd[i]!, v = v0[i]!; if (g >= 0 && v < acc[g]!) acc[g] = v; } return;
-      case FOLD.max: for (let i = 0; i < n; i++) { const g = gd[i]!, v = v0[i]!; if (g >= 0 && v > acc[g]!) acc[g] = v; } return;
-    }
-  }
-  const origin = b.origin;
-  for (let i = 0; i < n; i++) {
-    const g = gd[i]!;
-    if (g < 0) continue;
-    const v = v0[i]!;
-    if (v !== v || (negMissing && v < 0)) continue;
-    switch (op) {
-      case FOLD.count: acc[g]!++; break;
-      case FOLD.sum: acc[g]! += v; break;
-      case FOLD.min: if (v < acc[g]!) acc[g] = v; break;
-      case FOLD.max: if (v > acc[g]!) acc[g] = v; break;
-      case FOLD.prod: acc[g]! *= v; break;
-      case FOLD.first: if (origin + i < acc[g]!) acc[g] = origin + i; break;
-      case FOLD.last: if (origin + i > acc[g]!) acc[g] = origin + i; break;
-      case FOLD.dev2: { const d = v - table![g]!; acc[g]! += d * d; break; }
-      case FOLD.any: if (v !== 0) acc[g] = 1; break;
-      case FOLD.all: if (v === 0) acc[g] = 0; break;
-    }
-  }
+function fused(slots: readonly FusedSlot[]): Fused {
+  const key = slots.map((s) => `${s.op}:${s.v}:${s.neg ? 1 : 0}`).join(',');
+  let f = fusedLoops.get(key);
+  if (f) return f;
+  const inputs = [...new Set(slots.filter((s) => s.v > 0).map((s) => s.v))];
+  const neg = (v: number): boolean => slots.some((s) => s.v === v && s.neg);
+  const head = [
+    ...inputs.map((v) => `const x${v} = xs[${v - 1}];`),
+    ...slots.map((_, k) => `const a${k} = accs[${k}], t${k} = tables[${k}];`),
+  ];
+  const body = [
+    ...inputs.map((v) => `const v${v} = x${v}[i], ok${v} = v${v} === v${v}${neg(v) ? ` && v${v} >= 0` : ''};`),
+    ...slots.map((s, k) => STATEMENT[s.op]!.replaceAll('a[', `a${k}[`).replaceAll('t[', `t${k}[`)
+      .replace(/\bok\b/g, `ok${s.v}`).replace(/\bv\b/g, `v${s.v}`)),
+  ];
+  const src = `${head.join('\n')}\nconst n = gid.length;\nfor (let i = 0; i < n; i++) {\nconst g = gid[i];\nif (g < 0) continue;\n${body.join('\n')}\n}`;
+  f = new Function('gid', 'xs', 'accs', 'tables', 'origin', src) as Fused;
+  fusedLoops.set(key, f);
+  return f;
 }
 
-/** Float64 partials: per slot, one loop over every block's rows. */
+/** Float64 partials: every slot in one loop over each block's rows. */
 function foldFloats(L: Layout, inputs: readonly Region[], out: Region): void {
   const { G, ops, vals, aux, na } = L;
   const os = out.strides[1]!, og = out.strides[2]!, o = out.data as Float64Array;
   const bs = blocks(L, inputs, new Set(vals));
-  for (let s = 0; s < ops.length; s++) {
-    const op = ops[s]!;
-    const acc = new Float64Array(G).fill(initial(op));
-    const table = aux[s]! >= 0 ? numbers(inputs[aux[s]!]!) : undefined;
-    const negMissing = vals[s]! > 0 && na[vals[s]! - 1] === 1;
-    for (const b of bs) foldBlock(op, b, vals[s]! > 0 ? b.values[vals[s]! - 1] : undefined, negMissing, acc, table);
-    for (let g = 0; g < G; g++) o[s * os + g * og] = acc[g]!;
-  }
+  const slots = ops.map((op, s) => ({ op, v: vals[s]!, neg: vals[s]! > 0 && na[vals[s]! - 1] === 1 }));
+  const accs = ops.map((op) => new Float64Array(G).fill(initial(op)));
+  const tables = aux.map((e) => (e >= 0 ? numbers(inputs[e]!) : undefined));
+  const loop = fused(slots);
+  for (const b of bs) loop(b.gid, b.values, accs, tables, b.origin);
+  accs.forEach((acc, s) => { for (let g = 0; g < G; g++) o[s * os + g * og] = acc[g]!; });
 }
 
 const FLUSH = 1 << 20;
@@ -212,21 +217,31 @@ function foldInts(L: Layout, inputs: readonly Region[], out: Region): void {
   // an int64 sum in doubles while it stays exact (values within 2^32, fewer than 2^20 rows), else by words into BigInts
   const wordSum = (s: number): boolean => ops[s] === FOLD.sum && vals[s]! > 0 && inputs[L.E + vals[s]!]!.dtype === 'int64' && !(rows <= FLUSH && safeValues(inputs, L.E, L.m, vals[s]!, 1));
   const bs = blocks(L, inputs, new Set(vals.filter((v, s) => v > 0 && ops[s] !== FOLD.prod && !wordSum(s))));
+  const accs = ops.map((op) => new Float64Array(G).fill(initial(op)));
+  const bigs: (bigint[] | undefined)[] = [];
+  const plain: number[] = [];
   for (let s = 0; s < ops.length; s++) {
     const op = ops[s]!, v = vals[s]!;
     const negMissing = v > 0 && na[v - 1] === 1;
-    const acc = new Float64Array(G).fill(initial(op));
     // mins and maxes in doubles unless a value lies past 2^53 (then in BigInts)
     const exactly = (op === FOLD.min || op === FOLD.max) && !safeValues(inputs, L.E, L.m, v, 2 ** 21);
     const byWords = wordSum(s);
-    let big: bigint[] | undefined;
-    if (op === FOLD.prod || exactly || byWords) big = new Array<bigint>(G).fill(op === FOLD.prod ? 1n : op === FOLD.min ? I64_MAX : op === FOLD.max ? I64_MIN : 0n);
+    if (op !== FOLD.prod && !exactly && !byWords) { plain.push(s); continue; }
+    const big = new Array<bigint>(G).fill(op === FOLD.prod ? 1n : op === FOLD.min ? I64_MAX : op === FOLD.max ? I64_MIN : 0n);
+    bigs[s] = big;
     for (const b of bs) {
-      const r = v > 0 ? b.regions[v - 1]! : undefined;
-      if (byWords) sumWords(b.gid, r!, acc, big!);
-      else if (op === FOLD.prod || exactly) foldExact(op, b.gid, r!, negMissing, big!);
-      else foldBlock(op, b, v > 0 ? b.values[v - 1] : undefined, negMissing, acc, undefined);
+      if (byWords) sumWords(b.gid, b.regions[v - 1]!, accs[s]!, big);
+      else foldExact(op, b.gid, b.regions[v - 1]!, negMissing, big);
     }
+  }
+  // the folds exact in doubles, in one loop
+  if (plain.length) {
+    const loop = fused(plain.map((s) => ({ op: ops[s]!, v: vals[s]!, neg: vals[s]! > 0 && na[vals[s]! - 1] === 1 })));
+    const mine = plain.map((s) => accs[s]!), none = plain.map(() => undefined);
+    for (const b of bs) loop(b.gid, b.values, mine, none, b.origin);
+  }
+  for (let s = 0; s < ops.length; s++) {
+    const acc = accs[s]!, big = bigs[s];
     for (let g = 0; g < G; g++) {
       const at = s * os + g * og;
       if (big) o[at] = big[g]!;
