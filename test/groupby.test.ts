@@ -39,6 +39,8 @@ function frameOf(name: string, chunkSize?: number): md.DataFrame {
 function run(c: Case, df: md.DataFrame): md.DataFrame | md.Series {
   let g = df.groupby(c.by, c.opts);
   if (c.select !== null) g = g.get(c.select);
+  if (c.call === 'transform') return g.transform(c.spec as string);
+  if (c.call === 'head') return g.head(c.spec as unknown as number);
   if (c.call !== 'agg') return (g as unknown as Record<string, () => md.DataFrame | md.Series>)[c.call]!.call(g);
   const spec = c.spec!;
   if (typeof spec === 'object' && !Array.isArray(spec) && 'named' in spec) return g.agg(spec.named as Record<string, string[]>);

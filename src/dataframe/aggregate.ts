@@ -40,7 +40,12 @@ export const isAgg = (s: unknown): s is Agg => typeof s === 'string' && (AGGS as
 export const numericOnly = (a: Agg): boolean => NUMERIC.has(a);
 
 /** One aggregation asked for: a column, what to compute, and the result column's name. */
-export interface Request { readonly column: string; readonly agg: Agg; readonly name: string }
+export interface Request { readonly column: string; readonly agg: Agg | RowOp; readonly name: string }
+/** What a groupby computes per row rather than per group (its frame's rows, in their order). */
+export type RowOp = 'cumcount' | 'cumsum';
+
+/** A groupby's options as the build reads them; `rows`: a result per row of the frame (transform, cumcount, cumsum), not per group. */
+export type AggOptions = Required<GroupByOptions> & { readonly rows?: boolean };
 
 /** Group numbers past this are ranked among the composites present instead of used as they are. */
 const DENSE_GROUPS = 1 << 22;
@@ -226,6 +231,33 @@ function distinctCounts(o: Ordered): Tensor {
   return mt.subtract(mt.take(running, end), mt.take(running, o.start));
 }
 
+/**
+ * A running count or sum within each row's group, in row order: the rows
+ * stably sorted by group (so each group's in their order), the count or
+ * sum from its group's start, and back to row order. A missing value
+ * stays NaN and adds nothing. A row in no group (a missing key) gets -1
+ * as its count and NaN as a float sum, 0 as an integer one: pandas 1.5
+ * makes such a result float64 with NaN there, a dtype that depends on the
+ * data, which a lazy column cannot promise.
+ */
+function perRow(op: RowOp, gid: Tensor, x: Tensor, size: Tensor): Tensor {
+  const order = mt.argsort(gid, { kind: 'stable' });
+  const back = mt.argsort(order, { kind: 'stable' });
+  const outside = mt.sum(mt.less(gid, 0));
+  const sizes = mt.astype(size, 'int64');
+  const start = mt.add(mt.subtract(mt.cumsum(sizes), sizes), outside);
+  const groups = mt.take(gid, order);
+  const first = mt.where(mt.less(groups, 0), 0, mt.take(start, mt.maximum(groups, 0)));
+  const none = mt.less(gid, 0);
+  if (op === 'cumcount') return mt.where(none, -1, mt.take(mt.subtract(mt.arange(gid.shape[0]!, { dtype: 'int64' }), first), back));
+  const floats = x.dtype.startsWith('float');
+  const v = mt.take(floats ? mt.where(mt.isnan(x), 0, x) : mt.astype(x, 'int64'), order);
+  const run = mt.cumsum(v);
+  const before = mt.take(mt.concatenate([mt.zeros([1], { dtype: run.dtype }), run]), first);
+  const sums = mt.take(mt.subtract(run, before), back);
+  return floats ? mt.where(mt.logical_or(mt.isnan(x), none), NaN, sums) : mt.where(none, 0, sums);
+}
+
 /** What a groupby computes, once the keys' ranges are known: the key columns and the aggregations', every one of the groups' length. */
 interface Built { keys: Column[]; aggs: Column[] }
 
@@ -234,7 +266,7 @@ interface Built { keys: Column[]; aggs: Column[] }
  * each integer key's [min, max] and each ranked key's distinct values and
  * inverse, as the caller knows them now.
  */
-function build(keyCols: readonly Column[], keyCodes: readonly KeyCode[], cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: Required<GroupByOptions>): Built {
+function build(keyCols: readonly Column[], keyCodes: readonly KeyCode[], cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: AggOptions): Built {
   // the composite code, in the keys' lexicographic order
   let space = 1;
   for (const k of keyCodes) space *= Math.max(1, k.size);
@@ -243,9 +275,9 @@ function build(keyCols: readonly Column[], keyCodes: readonly KeyCode[], cols: R
     const wide = keyCols.map((k, j) => (!k.dict && isInt(k.values.dtype) && keyCodes[j]!.size > 1 << 16 ? j : -1)).filter((j) => j >= 0);
     if (!wide.length) throw new RangeError(`groupby: ${keyCodes.length} keys span ${space} possible groups, past int64`);
     const pairs = wide.map((j) => mt.unique(keyCols[j]!.values, { return_inverse: true }) as [Tensor, Tensor]);
-    return lazily(templates(keyCols, cols, requests, opts.sort), keyCols.length, pairs.flat(), (ts) => build(
+    return lazily(templates(keyCols, cols, requests, opts.sort, opts.rows), keyCount(keyCols, opts), pairs.flat(), (ts) => build(
       keyCols, keyCodes.map((k, j) => (wide.includes(j) ? rankedKey(keyCols[j]!, ts[2 * wide.indexOf(j)]!, ts[2 * wide.indexOf(j) + 1]!, opts.dropna) : k)),
-      cols, requests, opts));
+      cols, requests, opts), resultLength(keyCols, opts));
   }
   const strides = keyCodes.map((_, j) => keyCodes.slice(j + 1).reduce((a, k) => a * Math.max(1, k.size), 1));
   const wide = space > 2 ** 31 - 1;
@@ -264,7 +296,7 @@ function build(keyCols: readonly Column[], keyCodes: readonly KeyCode[], cols: R
     const gid = I32(mt.where(mt.less(composite, 0), -1, inv));
     return grouped(gid, d.shape[0]!, d, keyCodes, strides, keyCols, cols, requests, opts);
   };
-  return lazily(templates(keyCols, cols, requests, opts.sort), keyCols.length, [distinct, inverse], (ts) => groups(ts[0]!, ts[1]!));
+  return lazily(templates(keyCols, cols, requests, opts.sort, opts.rows), keyCount(keyCols, opts), [distinct, inverse], (ts) => groups(ts[0]!, ts[1]!), resultLength(keyCols, opts));
 }
 
 /** A result column's dtype and dictionary, known before the build: what a deferred column promises. */
@@ -275,12 +307,12 @@ type Template = Pick<Column, 'dict' | 'missing'> & { dtype: DType };
  * build shared by every column), promising `templates`: at once when the
  * lengths are known already.
  */
-function lazily(templates: readonly Template[], keys: number, operands: readonly Tensor[], make: (ts: Tensor[]) => Built): Built {
+function lazily(templates: readonly Template[], keys: number, operands: readonly Tensor[], make: (ts: Tensor[]) => Built, length = NaN): Built {
   if (!operands.some((t) => t.shape.some((d) => Number.isNaN(d)))) return make([...operands]);
   const once = memo((ts: Tensor[]) => ts.map((t) => t.node.id).join(','), make);
   return split(templates.map((c, i) => ({
     ...(c.dict ? { dict: c.dict } : {}), ...(c.missing ? { missing: c.missing } : {}),
-    values: new Tensor(G.defer('groupby', operands.map((t) => t.node), (ins) => columnOf(once(ins.map((n) => new Tensor(n))), i, keys).values.node, c.dtype, [NaN])),
+    values: new Tensor(G.defer('groupby', operands.map((t) => t.node), (ins) => columnOf(once(ins.map((n) => new Tensor(n))), i, keys).values.node, c.dtype, [length])),
   })), keys);
 }
 
@@ -295,16 +327,22 @@ function memo<A extends unknown[]>(key: (...a: A) => string, make: (...a: A) => 
   };
 }
 
+/** Key columns a result has: none for a result per row. */
+const keyCount = (keyCols: readonly Column[], opts: AggOptions): number => (opts.rows ? 0 : keyCols.length);
+/** A result's length: the frame's for a result per row, else the number of groups (known when it runs). */
+const resultLength = (keyCols: readonly Column[], opts: AggOptions): number => (opts.rows ? keyCols[0]!.values.shape[0]! : NaN);
 const columnOf = (b: Built, i: number, keys: number): Column => (i < keys ? b.keys[i]! : b.aggs[i - keys]!);
 const split = (cols: Column[], k: number): Built => ({ keys: cols.slice(0, k), aggs: cols.slice(k) });
 
 /** What each result column will be: the keys', then the aggregations'. */
-function templates(keyCols: readonly Column[], cols: ReadonlyMap<string, Column>, requests: readonly Request[], sort: boolean): Template[] {
+function templates(keyCols: readonly Column[], cols: ReadonlyMap<string, Column>, requests: readonly Request[], sort: boolean, rows = false): Template[] {
   const sorted = (d: readonly string[]): string[] => [...d].sort(codePointOrder);
   return [
-    ...keyCols.map((k) => (k.dict ? { dtype: 'int32' as DType, dict: sort ? sorted(k.dict) : k.dict, missing: 'NaN' as const } : { dtype: k.values.dtype })),
+    ...(rows ? [] : keyCols).map((k) => (k.dict ? { dtype: 'int32' as DType, dict: sort ? sorted(k.dict) : k.dict, missing: 'NaN' as const } : { dtype: k.values.dtype })),
     ...requests.map((r): Template => {
       const c = cols.get(r.column)!;
+      if (r.agg === 'cumcount') return { dtype: 'int64' };
+      if (r.agg === 'cumsum') return { dtype: c.values.dtype.startsWith('float') ? c.values.dtype : 'int64' };
       const dt = resultDType(r.agg, c);
       if (dt !== 'dict') return { dtype: dt };
       return { dtype: 'int32', dict: r.agg === 'min' || r.agg === 'max' ? sorted(c.dict!) : c.dict! };
@@ -315,7 +353,7 @@ function templates(keyCols: readonly Column[], cols: ReadonlyMap<string, Column>
 /** The aggregations over group numbers `gid` in [0, G) whose composite key codes are `codes`. */
 function grouped(
   gid: Tensor, G_: number, codes: Tensor, keyCodes: readonly KeyCode[], strides: readonly number[], keyCols: readonly Column[],
-  cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: Required<GroupByOptions>,
+  cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: AggOptions,
 ): Built {
   const inputs: Input[] = [];
   const inputOfCol = new Map<string, number>();
@@ -346,6 +384,11 @@ function grouped(
   const needsMean = new Set<string>();
   for (const r of requests) {
     const c = cols.get(r.column)!;
+    if (r.agg === 'cumcount' || r.agg === 'cumsum') {
+      const op = r.agg;
+      plans.push((get) => ({ values: perRow(op, gid, c.values, get(true, size)) }));
+      continue;
+    }
     const fl = isFloat(r.column);
     const slots = fl ? floats : ints;
     const v = r.agg === 'size' ? 0 : value(r.column);
@@ -437,6 +480,18 @@ function grouped(
     names.forEach((name, e) => devs.set(name, out[slotOf[e]!]!));
   }
   const aggsFull = plans.map((p) => p(get, (name) => devs.get(name)!));
+  if (opts.rows) {
+    // each row's group's value (pandas' transform): NaN for a row in no group (0 for an integer result: see perRow)
+    return {
+      keys: [],
+      aggs: aggsFull.map((c, i) => {
+        const op = requests[i]!.agg;
+        if (op === 'cumcount' || op === 'cumsum') return c;
+        const at = mt.take(c.values, mt.maximum(gid, 0));
+        return { ...c, values: mt.where(mt.less(gid, 0), c.values.dtype.startsWith('float') ? NaN : 0, at) };
+      }),
+    };
+  }
   // the groups that have rows, in key order or in the order of their first rows
   const present = mt.greater(get(true, size), 0);
   let order: Tensor | undefined;
@@ -459,7 +514,7 @@ function grouped(
  * every key's range is known (strings, bools), else once the run knows the
  * integer keys' minimum and maximum and the float keys' distinct values.
  */
-export function aggregate(keyCols: readonly Column[], cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: Required<GroupByOptions>): Built {
+export function aggregate(keyCols: readonly Column[], cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: AggOptions): Built {
   for (const k of keyCols) {
     const d = k.values.dtype;
     if (!k.dict && d !== 'bool' && !isInt(d) && !d.startsWith('float')) throw new TypeError(`groupby: a key of dtype ${dtypeName(k)} is not supported`);
@@ -476,8 +531,8 @@ export function aggregate(keyCols: readonly Column[], cols: ReadonlyMap<string, 
     return lo > hi ? intKey(k, 0, 0) : intKey(k, lo, hi);
   });
   const rankedTs = ranked.flatMap((r) => r ?? []);
-  const tpl = templates(keyCols, cols, requests, opts.sort);
-  if (!ints.length) return lazily(tpl, keyCols.length, rankedTs, (ts) => build(keyCols, codesWith([], regroup(ranked, ts)), cols, requests, opts));
+  const tpl = templates(keyCols, cols, requests, opts.sort, opts.rows);
+  if (!ints.length) return lazily(tpl, keyCount(keyCols, opts), rankedTs, (ts) => build(keyCols, codesWith([], regroup(ranked, ts)), cols, requests, opts), resultLength(keyCols, opts));
   // the integer keys' bounds, computed first (an empty column's: the initial values, lo > hi)
   const bounds = mt.stack(ints.flatMap((j) => {
     const v = mt.astype(keyCols[j]!.values, 'int64');
@@ -487,8 +542,8 @@ export function aggregate(keyCols: readonly Column[], cols: ReadonlyMap<string, 
     (b: number[], ts: Tensor[]) => build(keyCols, codesWith(b, regroup(ranked, ts)), cols, requests, opts));
   return split(tpl.map((c, i): Column => ({
     ...(c.dict ? { dict: c.dict } : {}), ...(c.missing ? { missing: c.missing } : {}),
-    values: onValues('groupby', bounds, rankedTs, c.dtype, [NaN], (b, ts) => columnOf(once(b, ts), i, keyCols.length).values),
-  })), keyCols.length);
+    values: onValues('groupby', bounds, rankedTs, c.dtype, [resultLength(keyCols, opts)], (b, ts) => columnOf(once(b, ts), i, keyCount(keyCols, opts)).values),
+  })), keyCount(keyCols, opts));
 }
 
 /** The ranked keys' [distinct, inverse] pairs, with the computed tensors `ts` in their places. */

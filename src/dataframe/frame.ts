@@ -113,7 +113,11 @@ export class DataFrame {
 
   /** pandas' groupby: the rows grouped by the values of `by` (a column or several), to aggregate. */
   groupby(by: string | readonly string[], opts: GroupByOptions = {}): GroupBy<DataFrame> {
-    const src = { cols: this.cols, frame: (cols: Map<string, Column>, labels: Labels) => new DataFrame(cols, {}, labels) };
+    const src = {
+      cols: this.cols, labels: this.labels,
+      frame: (cols: Map<string, Column>, labels: Labels) => new DataFrame(cols, {}, labels),
+      rows: (mask: Series) => this.where(mask),
+    };
     return new GroupBy(src, typeof by === 'string' ? [by] : [...by], opts);
   }
 

@@ -9,7 +9,7 @@
 // is ./aggregate.ts's. This module knows a frame only through the function
 // that makes one, so that ./frame.ts may import it.
 
-import { type Agg, type GroupByOptions, type Request, AGGS, aggregate, isAgg, numericOnly } from './aggregate.js';
+import { type Agg, type GroupByOptions, type Request, type RowOp, AGGS, aggregate, isAgg, numericOnly } from './aggregate.js';
 import { type Column, type Labels, Series, dtypeName } from './series.js';
 
 export type { GroupByOptions } from './aggregate.js';
@@ -28,7 +28,11 @@ export const tupleName = (a: string, b: string): string => `('${a}', '${b}')`;
 /** The source a groupby reads: its columns, and how to make a frame of columns over labels. */
 export interface Source<F> {
   readonly cols: ReadonlyMap<string, Column>;
+  /** The source's row labels. */
+  readonly labels: Labels;
   frame(cols: Map<string, Column>, labels: Labels): F;
+  /** The source's rows where a boolean Series holds (pandas' df[mask]). */
+  rows(mask: Series): F;
 }
 
 function checkAgg(f: string): Agg {
@@ -128,11 +132,51 @@ export class GroupBy<F> {
   median(): F | Series { return this.agg('median'); }
   nunique(): F | Series { return this.agg('nunique'); }
 
+  /**
+   * Each row's group's aggregation (pandas' transform): a frame over the
+   * source's rows and labels of the columns aggregated, or a Series for a
+   * selected column.
+   */
+  transform(f: string): F | Series {
+    const agg = checkAgg(f);
+    const single = typeof this.selection === 'string';
+    const cols = single ? this.valueColumns() : this.valueColumns().filter((c) => !(numericOnly(agg) && this.src.cols.get(c)!.dict));
+    const result = this.perRow(cols.map((c) => ({ column: c, agg, name: c })));
+    return single ? this.series(result, this.selection as string) : result;
+  }
+
+  /** Each row's place in its group, from 0, in row order (a Series over the source's labels; -1 where the key is missing, which pandas gives as NaN). */
+  cumcount(): Series {
+    return this.series(this.perRow([{ column: this.keys[0]!, agg: 'cumcount', name: 'cumcount' }]), 'cumcount', null);
+  }
+
+  /** The running sum of each numeric column within each row's group (NaN skipped, as pandas skips it). */
+  cumsum(): F | Series {
+    const single = typeof this.selection === 'string';
+    const cols = this.valueColumns().filter((c) => !this.src.cols.get(c)!.dict);
+    if (single && !cols.length) throw new TypeError(`groupby: cumsum of the string column ${JSON.stringify(this.selection)}`);
+    const result = this.perRow(cols.map((c) => ({ column: c, agg: 'cumsum' as RowOp, name: c })));
+    return single ? this.series(result, this.selection as string) : result;
+  }
+
+  /** The first `n` rows of each group, in the source's order and with its labels (pandas' head). */
+  head(n = 5): F {
+    const at = this.cumcount();
+    return this.src.rows(at.ge(0).logical_and(at.lt(n)));
+  }
+
+  /** A result per row of the source: its columns over the source's labels. */
+  private perRow(requests: readonly Request[]): F {
+    const keyCols = this.keys.map((k) => this.src.cols.get(k)!);
+    const built = aggregate(keyCols, this.src.cols, requests, { ...this.opts, sort: true, rows: true });
+    return this.src.frame(new Map(requests.map((r, i) => [r.name, built.aggs[i]!])), this.src.labels);
+  }
+
   /** The frame of the keys (index or columns) and `requests` (then `extra`, which may aggregate a key: size). */
   private run(requests: readonly Request[], extra: readonly Request[]): F {
     for (const r of requests) {
       const c = this.src.cols.get(r.column)!;
-      if (numericOnly(r.agg) && c.dict) throw new TypeError(`groupby: '${r.agg}' of the string column ${JSON.stringify(r.column)} (dtype ${dtypeName(c)})`);
+      if (r.agg !== 'cumcount' && r.agg !== 'cumsum' && numericOnly(r.agg) && c.dict) throw new TypeError(`groupby: '${r.agg}' of the string column ${JSON.stringify(r.column)} (dtype ${dtypeName(c)})`);
     }
     const all = [...requests, ...extra];
     const keyCols = this.keys.map((k) => this.src.cols.get(k)!);
