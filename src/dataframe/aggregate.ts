@@ -16,7 +16,7 @@
 // float's distinct values) defers the build until the run has it.
 
 import * as mt from '../api/tensor.js';
-import { Tensor, deferred, onValues } from '../api/core.js';
+import { Tensor, onValues } from '../api/core.js';
 import * as G from '../graph/node.js';
 import type { DType } from '../graph/dtype.js';
 import { FOLD, type Fold } from '../runtime/group.js';
@@ -29,6 +29,14 @@ export interface GroupByOptions {
   readonly dropna?: boolean;
   /** The keys as the result's index (default); false: as its first columns. */
   readonly as_index?: boolean;
+  /**
+   * How partial aggregates meet: 'tree' (each block of chunks folds every
+   * group, the rows of partials reduced in a tree), 'shuffle' (rows moved
+   * to the partition of their group first, each partition folding its
+   * groups alone), or 'auto' (default): the tree unless its partials would
+   * outgrow PARTIAL_BYTES, as with many groups.
+   */
+  readonly method?: 'tree' | 'shuffle' | 'auto';
 }
 
 /** The aggregations a groupby computes. */
@@ -147,15 +155,18 @@ class Slots {
 }
 
 /**
- * The partials of `slots` over the rows (group numbers `gid` in [0, G), value
- * inputs `values`, tables `tables`), one gfold call per block of chunks, combined.
+ * The aggregates of `slots` per group over the rows (group numbers `gid`
+ * in [0, G), value inputs `values`, [G] tables `tables`), one [G] tensor
+ * per slot: by a tree of partials or by a shuffle (GroupByOptions.method).
  */
-function fold(gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[]): Tensor[] {
+function fold(gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[], method: AggOptions['method']): Tensor[] {
   const n = gid.shape[0]!, c = Math.max(1, gid.node.chunk[0]!);
   const chunks = Math.max(1, Math.ceil(n / c));
   const S = slots.ops.length;
-  // many groups: fewer, longer calls, so that the partials stay small
+  // a block of chunks per call such that a call's partials fit PARTIAL_BYTES
   const per = Math.max(1, Math.ceil(chunks / Math.max(1, Math.floor(PARTIAL_BYTES / (8 * S * Math.max(1, G_))))));
+  const shuffle = chunks > 1 && (method === 'shuffle' || (method !== 'tree' && per > 1));
+  if (shuffle) return foldShuffled(gid, G_, values, na, slots, tables);
   const calls: G.RoutineCall[] = [];
   const E = tables.length, m = values.length;
   for (let p = 0, call = 0; p < chunks; p += per, call++) {
@@ -172,9 +183,61 @@ function fold(gid: Tensor, G_: number, values: readonly Tensor[], na: readonly n
   const partials = new Tensor(node);
   return slots.ops.map((op, s) => {
     const row = partials.get(mt.slice(null), s, mt.slice(null));
-    const f = (Object.keys(FOLD) as Fold[]).find((k) => FOLD[k] === op)!;
-    return rows === 1 ? mt.reshape(row, [G_]) : combine(f, row);
+    return rows === 1 ? mt.reshape(row, [G_]) : combine(foldName(op), row);
   });
+}
+
+const foldName = (op: number): Fold => (Object.keys(FOLD) as Fold[]).find((k) => FOLD[k] === op)!;
+
+/** Partitions a shuffle moves rows into: one per chunk, up to this many. */
+const MAX_PARTITIONS = 64;
+
+/**
+ * A groupby's shuffle: P partitions of Gp groups each; every chunk's rows
+ * (group numbers and value inputs) stably reordered by partition (gbucket)
+ * and counted per partition (gcount, the only numbers the host reads: P + 1
+ * per chunk); then partition p folds the box of its rows in every chunk
+ * (gfold with lo = p·Gp), whose groups no other partition has: no combine.
+ * A row's position is lost in the reordering, so first and last fold the
+ * rows' positions as values (min and max; -1 where the value is missing).
+ */
+function foldShuffled(gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[]): Tensor[] {
+  const n = gid.shape[0]!, c = Math.max(1, gid.node.chunk[0]!), k = Math.ceil(n / c);
+  const P = Math.min(MAX_PARTITIONS, k), Gp = Math.ceil(Math.max(1, G_) / P);
+  const vals = [...values], nas = [...na], ops = [...slots.ops], vs = [...slots.vals];
+  ops.forEach((op, s) => {
+    if (op !== FOLD.first && op !== FOLD.last) return;
+    const x = vals[vs[s]! - 1]!;
+    const missing = nas[vs[s]! - 1] ? mt.less(x, 0) : x.dtype.startsWith('float') ? mt.isnan(x) : mt.zeros_like(x, { dtype: 'bool' });
+    vals.push(mt.where(missing, -1, mt.arange(n, { dtype: 'int64', chunkSize: c })));
+    nas.push(1);
+    vs[s] = vals.length;
+    ops[s] = op === FOLD.first ? FOLD.min : FOLD.max;
+  });
+  const chunkCalls = (routine: string, params: G.RoutineParams, inputs: number, extent: (j: number) => number): G.RoutineCall[] =>
+    Array.from({ length: k }, (_, j) => ({ routine, params, chunk: j, reads: Array.from({ length: inputs }, (_, i) => ({ input: i, box: [[j * c, j * c + extent(j)]] as [number, number][] })) }));
+  const rowsOf = (j: number): number => Math.min(n, (j + 1) * c) - j * c;
+  const counts = new Tensor(G.routine('groupby.count', [gid.node], chunkCalls('gcount', { P, Gp }, 1, rowsOf), 'int64', [k, P + 1], [1, P + 1]));
+  const bucketed = [gid, ...vals].map((x) => new Tensor(G.routine('groupby.bucket', [gid.node, x.node], chunkCalls('gbucket', { P, Gp }, 2, rowsOf), x.dtype, [n], [c])));
+  const padded = tables.map((t) => (P * Gp > G_ ? mt.concatenate([t, mt.zeros([P * Gp - G_], { dtype: t.dtype })]) : t));
+  const S = ops.length, E = padded.length, m = vals.length;
+  const params = { G: Gp, E, m, ops, vals: vs, aux: slots.aux, na: nas };
+  const partials = onValues('groupby', counts, [...padded, ...bucketed], slots.int64 ? 'int64' : 'float64', [P, S, Gp], (cv, ts) => {
+    const calls: G.RoutineCall[] = [];
+    for (let p = 0; p < P; p++) {
+      const reads: G.RoutineCall['reads'][number][] = padded.map((_, e) => ({ input: e, box: [[p * Gp, (p + 1) * Gp]] as [number, number][] }));
+      for (let j = 0; j < k; j++) {
+        // partition p's rows of chunk j: after those of the partitions before it
+        let from = j * c;
+        for (let q = 0; q < p; q++) from += cv[j * (P + 1) + q]!;
+        const box: [number, number][] = [[from, from + cv[j * (P + 1) + p]!]];
+        for (let i = 0; i <= m; i++) reads.push({ input: E + i, box });
+      }
+      calls.push({ routine: 'gfold', params: { ...params, lo: p * Gp }, reads, chunk: p });
+    }
+    return new Tensor(G.routine('groupby.fold', ts.map((t) => t.node), calls, slots.int64 ? 'int64' : 'float64', [P, S, Gp], [1, S, Gp]));
+  });
+  return ops.map((_, s) => mt.reshape(partials.get(mt.slice(null), s, mt.slice(null)), [P * Gp]).get(mt.slice(0, G_)));
 }
 
 /** A column an aggregation reads, as the fold reads it: a string column's ranks (so min and max order as strings), and whether a negative value is missing. */
@@ -462,8 +525,8 @@ function grouped(
     }
   }
   const vals = inputs.map((i) => i.values), na = inputs.map((i) => i.na);
-  const fOut = floats.ops.length ? fold(gid, G_, vals, na, floats, []) : [];
-  const iOut = ints.ops.length ? fold(gid, G_, vals, na, ints, []) : [];
+  const fOut = floats.ops.length ? fold(gid, G_, vals, na, floats, [], opts.method) : [];
+  const iOut = ints.ops.length ? fold(gid, G_, vals, na, ints, [], opts.method) : [];
   const get = (int64: boolean, s: number): Tensor => (int64 ? iOut[s]! : fOut[s]!);
   // variances: a second fold of (x - mean)^2 around each group's mean
   const devs = new Map<string, Tensor>();
@@ -476,7 +539,7 @@ function grouped(
     });
     // (the first fold computed these sums and counts: slots added above, before it was built)
     const slotOf = names.map((name, e) => second.add('dev2', inputOfCol.get(name)! + 1, e));
-    const out = fold(gid, G_, vals, na, second, tables);
+    const out = fold(gid, G_, vals, na, second, tables, opts.method);
     names.forEach((name, e) => devs.set(name, out[slotOf[e]!]!));
   }
   const aggsFull = plans.map((p) => p(get, (name) => devs.get(name)!));

@@ -6,7 +6,13 @@
 //          count, a sum, a min, ...) of one value input. The partials of
 //          several calls combine with plain reductions over their first
 //          axis (sums add, mins take the min), which the tensor layer runs
-//          as a tree of reductions: the groupby's tree combine.
+//          as a tree of reductions: the groupby's tree combine. With `lo`,
+//          a call folds groups lo..lo+G-1 (a shuffle's partition).
+//   gcount the rows of one chunk per partition of the groups (P ranges of
+//          Gp groups, then the rows in no group): a shuffle's first stage;
+//   gbucket one column of one chunk, its rows stably ordered by their
+//          group's partition, so that partition p's rows of every chunk
+//          are one box the fold of p reads (from wherever the chunk is).
 // A float64 output folds in doubles (NaN values skipped, as pandas skips
 // them). An int64 output folds integer inputs exactly: sums and products
 // wrap as NumPy's int64 does (a sum is kept as the sums of its values'
@@ -55,7 +61,7 @@ function int(params: RoutineParams, name: string): number {
   return v;
 }
 
-interface Layout { G: number; E: number; m: number; ops: readonly number[]; vals: readonly number[]; aux: readonly number[]; na: readonly number[] }
+interface Layout { G: number; E: number; m: number; ops: readonly number[]; vals: readonly number[]; aux: readonly number[]; na: readonly number[]; lo: number }
 
 /**
  * The call's layout: G groups; E auxiliary [G] float64 tables first among
@@ -65,17 +71,60 @@ interface Layout { G: number; E: number; m: number; ops: readonly number[]; vals
  * input whether a negative value is missing (a string column's codes).
  */
 function layout(params: RoutineParams): Layout {
-  onlyParams(params, ['G', 'E', 'm', 'ops', 'vals', 'aux', 'na']);
-  const G = int(params, 'G'), E = int(params, 'E'), m = int(params, 'm');
+  onlyParams(params, ['G', 'E', 'm', 'ops', 'vals', 'aux', 'na', 'lo']);
+  const G = int(params, 'G'), E = int(params, 'E'), m = int(params, 'm'), lo = params.lo === undefined ? 0 : int(params, 'lo');
   const ops = nums(params, 'ops'), vals = nums(params, 'vals'), aux = nums(params, 'aux'), na = nums(params, 'na');
   if (vals.length !== ops.length || aux.length !== ops.length || na.length !== m) throw new TypeError('gfold: ops, vals and aux give one entry per slot, na one per value input');
   if (ops.some((o) => o < 0 || o >= FOLDS)) throw new TypeError('gfold: an unknown fold');
   if (vals.some((v, s) => v < 0 || v > m || (v === 0) !== (ops[s] === FOLD.size))) throw new TypeError('gfold: every slot but a size reads one of the m value inputs');
   if (aux.some((a, s) => a < -1 || a >= E || (a >= 0) !== (ops[s] === FOLD.dev2))) throw new TypeError('gfold: a dev2 slot, and only it, reads one of the E tables');
-  return { G, E, m, ops, vals, aux, na };
+  return { G, E, m, ops, vals, aux, na, lo };
 }
 
-export const GROUP_ROUTINES: Readonly<Record<'gfold', Routine>> = {
+/** A shuffle's partitions: P of Gp groups each; rows in no group (a negative number) go after them, to partition P. */
+function partitions(params: RoutineParams): { P: number; Gp: number } {
+  onlyParams(params, ['P', 'Gp']);
+  const P = int(params, 'P'), Gp = int(params, 'Gp');
+  if (P < 1 || Gp < 1) throw new RangeError('gcount and gbucket take at least one partition of at least one group');
+  return { P, Gp };
+}
+
+const partOf = (g: number, P: number, Gp: number): number => (g < 0 ? P : Math.min(P, Math.floor(g / Gp)));
+
+export const GROUP_ROUTINES: Readonly<Record<'gfold' | 'gcount' | 'gbucket', Routine>> = {
+  gcount: {
+    check(params, inputs, output) {
+      const { P } = partitions(params);
+      if (inputs.length !== 1 || inputs[0]!.dtype !== 'int32' || inputs[0]!.shape.length !== 1) throw new TypeError('gcount reads one 1-d int32 region of group numbers');
+      if (output.dtype !== 'int64' || output.shape.length !== 2 || output.shape[0] !== 1 || output.shape[1] !== P + 1) throw new TypeError(`gcount writes one [1, ${P + 1}] int64 row`);
+    },
+    run(params, [gid], out) {
+      const { P, Gp } = partitions(params);
+      const counts = new Float64Array(P + 1), g = contiguous(gid!) as Int32Array;
+      for (let i = 0; i < g.length; i++) counts[partOf(g[i]!, P, Gp)]!++;
+      const w = words(out.data), s = out.strides[1]!;
+      for (let p = 0; p <= P; p++) { w[2 * p * s] = counts[p]!; w[2 * p * s + 1] = 0; }
+    },
+  },
+  gbucket: {
+    check(params, inputs, output) {
+      partitions(params);
+      const [gid, x] = inputs;
+      if (inputs.length !== 2 || gid!.dtype !== 'int32' || gid!.shape.length !== 1 || x!.shape.length !== 1 || x!.shape[0] !== gid!.shape[0]) {
+        throw new TypeError('gbucket reads a 1-d int32 region of group numbers and a column region of its length');
+      }
+      if (output.dtype !== x!.dtype || output.shape.length !== 1 || output.shape[0] !== x!.shape[0] || x!.dtype === 'float16') throw new TypeError('gbucket writes the column region reordered');
+    },
+    run(params, [gid, x], out) {
+      const { P, Gp } = partitions(params);
+      const g = contiguous(gid!) as Int32Array, n = g.length;
+      const parts = new Int32Array(n), at = new Float64Array(P + 2);
+      for (let i = 0; i < n; i++) { const p = partOf(g[i]!, P, Gp); parts[i] = p; at[p + 1]!++; }
+      for (let p = 1; p <= P + 1; p++) at[p]! += at[p - 1]!;
+      const xs = contiguous(x!), os = out.strides[0]!, o = out.data as unknown as { [i: number]: number | bigint };
+      for (let i = 0; i < n; i++) o[at[parts[i]!]!++ * os] = (xs as unknown as { [i: number]: number | bigint })[i]!;
+    },
+  },
   gfold: {
     check(params, inputs, output) {
       const { G, E, m, ops, vals } = layout(params);
@@ -135,7 +184,9 @@ function blocks(L: Layout, inputs: readonly Region[], read: ReadonlySet<number>)
   for (let p = L.E; p < inputs.length; p += 1 + L.m) {
     const gr = inputs[p]!;
     const regions = inputs.slice(p + 1, p + 1 + L.m) as Region[];
-    out.push({ gid: contiguous(gr) as Int32Array, origin: gr.origin[0]!, regions, values: regions.map((r, v) => (read.has(v + 1) ? numbers(r) : undefined)) });
+    let gid = contiguous(gr) as Int32Array;
+    if (L.lo) gid = gid.map((g) => (g < 0 ? g : g - L.lo));
+    out.push({ gid, origin: gr.origin[0]!, regions, values: regions.map((r, v) => (read.has(v + 1) ? numbers(r) : undefined)) });
   }
   return out;
 }
