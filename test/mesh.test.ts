@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
+import * as md from '../src/dataframe/index.js';
 import { session } from '../src/index.js';
 import type { Session } from '../src/mesh/session.js';
 import { type SignalServer, startSignalServer } from '../signaling-server/server.js';
@@ -165,6 +166,51 @@ describe('routines on 3 workers: a selection and a sort, one worker killed mid-s
       expect(s.totals.bytesMoved).toBeGreaterThan(data);
       // ... and none came to the coordinator: it received the outputs and the counts and split positions it plans with
       expect(s.totals.bytesToCoordinator).toBeLessThan(data / 20);
+    } finally {
+      await s.close();
+    }
+  }, 180_000);
+});
+
+describe('a groupby on 3 workers by a shuffle, one worker killed mid-shuffle', () => {
+  /** 400,000 rows in 16 chunks, 5,000 groups of two keys: the shuffle's partitions fold the buckets every chunk wrote. */
+  const frame = (): md.DataFrame => {
+    mt.random.seed(12);
+    const n = 400_000, c = 25_000;
+    const k = mt.random.randint(0, 50, [n], { chunkSize: c });
+    const j = mt.random.randint(0, 100, [n], { chunkSize: c });
+    const v = mt.random.uniform(0, 1, [n], { chunkSize: c });
+    return new md.DataFrame({ k, j, v, w: mt.random.randint(-5, 5, [n], { chunkSize: c }) });
+  };
+  const query = (df: md.DataFrame) => df.groupby(['k', 'j'], { method: 'shuffle', as_index: false }).agg({ v: ['sum', 'max', 'first'], w: ['sum', 'min', 'count'] }) as md.DataFrame;
+
+  it('gives the local result, a lost worker\'s buckets recomputed', async () => {
+    const local = await query(frame()).fetch();
+    const s = await mesh('groupby', 3);
+    try {
+      const victim = children.at(-1)!;
+      let killed = false;
+      const runner = {
+        runNodes: (nodes: Parameters<Session['runNodes']>[0], onProgress?: Parameters<Session['runNodes']>[1], job?: Parameters<Session['runNodes']>[2]) => {
+          // a job whose graph holds the shuffle's buckets or folds
+          const seen = new Set<object>();
+          const reaches = (n: (typeof nodes)[number]): boolean => {
+            if (seen.has(n)) return false;
+            seen.add(n);
+            return (n.op === 'routine' && /^groupby\.(fold|bucket)$/.test((n.attrs as { name: string }).name)) || n.inputs.some(reaches);
+          };
+          const shuffle = nodes.some(reaches);
+          const kill = (p: { done: number }) => { if (shuffle && !killed && p.done >= 1) { killed = true; victim.kill('SIGKILL'); } };
+          return s.runNodes(nodes, (p) => { onProgress?.(p); kill(p); }, job);
+        },
+      };
+      const r = query(frame());
+      await r.execute({ session: runner });
+      expect(killed).toBe(true);
+      const got = await r.fetch();
+      expect(got.shape).toEqual(local.shape);
+      expect(got.shape[0]).toBe(5000);
+      for (const col of local.columns) expect(got.get(col), col).toEqual(local.get(col));
     } finally {
       await s.close();
     }
