@@ -555,21 +555,36 @@ function grouped(
       }),
     };
   }
-  // the groups that have rows, in key order or in the order of their first rows
+  // the groups that have rows, in key order or in the order of their first rows: one selection per dtype
   const present = mt.greater(get(true, size), 0);
-  let order: Tensor | undefined;
-  if (!opts.sort) order = mt.argsort(mt.compress(present, get(true, firstRow)), { kind: 'stable' });
-  const pick = (t: Tensor): Tensor => {
-    const kept = mt.compress(present, t);
-    return order ? mt.take(kept, order) : kept;
-  };
-  const groupCodes = pick(codes);
+  const full = [codes, ...aggsFull.map((c) => c.values), ...(opts.sort ? [] : [get(true, firstRow)])];
+  const kept = selectTogether(present, full);
+  const order = opts.sort ? undefined : mt.argsort(kept[kept.length - 1]!, { kind: 'stable' });
+  const pick = (i: number): Tensor => (order ? mt.take(kept[i]!, order) : kept[i]!);
+  const groupCodes = pick(0);
   const keys = keyCodes.map((k, j) => {
     const code = keyCodes.length === 1 ? groupCodes : mt.remainder(mt.floor_divide(groupCodes, strides[j]!), k.size);
     const col = k.decode(code);
     return keyCols[j]!.dict ? col : { values: mt.astype(col.values, keyCols[j]!.values.dtype) };
   });
-  return { keys, aggs: aggsFull.map((c) => ({ ...c, values: pick(c.values) })) };
+  return { keys, aggs: aggsFull.map((c, i) => ({ ...c, values: pick(i + 1) })) };
+}
+
+/**
+ * `ts` (1-d, one length) where `mask` holds: the tensors of one dtype
+ * stacked and selected as one (a selection is two stages of tasks, on a
+ * mesh two jobs: one pair per dtype, not per column).
+ */
+function selectTogether(mask: Tensor, ts: readonly Tensor[]): Tensor[] {
+  const out: Tensor[] = new Array(ts.length);
+  const byDType = new Map<string, number[]>();
+  ts.forEach((t, i) => { const l = byDType.get(t.dtype) ?? []; l.push(i); byDType.set(t.dtype, l); });
+  for (const idx of byDType.values()) {
+    if (idx.length === 1) { out[idx[0]!] = mt.compress(mask, ts[idx[0]!]!); continue; }
+    const sel = mt.compress(mask, mt.stack(idx.map((i) => ts[i]!)), { axis: 1 });
+    idx.forEach((i, r) => { out[i] = sel.get(r); });
+  }
+  return out;
 }
 
 /**
