@@ -106,7 +106,7 @@ export default defineConfig({
     // the runtime's shared chunk is ~580 KB before compression; what counts is the gzipped total, which
     // test/pages-weight.test.ts holds to the design's 500 KB budget
     chunkSizeWarningLimit: 800,
-    rollupOptions: { input: Object.fromEntries(['index', 'join', 'pi', 'dashboard'].map((p) => [p, `${root}demo/${p}.html`])) },
+    rollupOptions: { input: Object.fromEntries(['index', 'join', 'pi', 'dashboard', 'frame'].map((p) => [p, `${root}demo/${p}.html`])) },
   },
   server: { headers: ISOLATED },
   preview: { headers: ISOLATED },

@@ -238,7 +238,7 @@ async function pages(f: Map<string, string>): Promise<void> {
   for (const h of hosts) {
     const q = `?signal=${encodeURIComponent(`ws://${h}:${new URL(sig.url).port}`)}&room=${encodeURIComponent(room)}&token=${encodeURIComponent(tok)}`;
     console.log(`\n  from ${h === '127.0.0.1' ? 'this machine' : `other machines (${h})`}:`);
-    for (const page of ['join', 'pi', 'dashboard']) console.log(`    ${page.padEnd(9)} http://${h}:${webPort}/${page}.html${q}`);
+    for (const page of ['join', 'pi', 'frame', 'dashboard']) console.log(`    ${page.padEnd(9)} http://${h}:${webPort}/${page}.html${q}`);
     const signalAt = `ws://${h}:${new URL(sig.url).port}`;
     console.log(`    ${'worker'.padEnd(9)} npx tessera worker --signal ${signalAt} --room ${sh(room)} --token ${sh(tok)}`);
   }
