@@ -143,8 +143,11 @@ const startsRow = (bytes: Uint8Array, p: number, s: number): boolean =>
  * (in parallel); composing them left to right from St.Row at the data's start gives the exact state at every
  * boundary, which is what `rangeStart` needs. States that meet are followed once, so the cost is one tokenizer
  * pass per distinct live state (two in practice: inside quotes or not).
+ * With `first`, also `rangeStart` for every entry state at once, within the range: first[s] is the offset of the
+ * first row start in [from, to) when the state at `from` is s, or -1 (a parallel driver that does not hold the
+ * whole file then needs no bytes past a range to place its rows).
  */
-export function scanStates(bytes: Uint8Array, from: number, to: number, sep = 44, quote = 34): Uint8Array {
+export function scanStates(bytes: Uint8Array, from: number, to: number, sep = 44, quote = 34, first?: Float64Array): Uint8Array {
   const cls = classes(sep, quote);
   const out = new Uint8Array(NSTATES);
   const live: number[] = [];
@@ -153,12 +156,19 @@ export function scanStates(bytes: Uint8Array, from: number, to: number, sep = 44
     const j = live.indexOf(s);
     owner.push(j >= 0 ? j : live.push(s) - 1);
   }
+  const pending = first ? [0, 1, 2, 3, 4, 5] : []; // entry states whose first row start is not found yet
+  first?.fill(-1);
   let other = false;
   for (let p = from; p < to; p++) {
     const k = cls[bytes[p]!]!;
-    // After one ordinary byte every state is Field or Quoted, which more ordinary bytes keep: skip the run.
+    // After one ordinary byte every state is Field or Quoted, which more ordinary bytes keep (and which start no
+    // row): skip the run.
     if (k === 0 && other) continue;
     other = k === 0;
+    for (let j = pending.length - 1; j >= 0; j--) {
+      const s = live[owner[pending[j]!]!]!;
+      if (s === St.Row || (s === St.Cr && k !== 3)) first![pending.splice(j, 1)[0]!] = p;
+    }
     for (let j = 0; j < live.length; j++) live[j] = TRANS[live[j]! * 5 + k]!;
     if (live.length > 1 && k !== 0) merge(live, owner);
   }
@@ -714,4 +724,31 @@ export function parseCsv(bytes: Uint8Array, opts: CsvOptions = {}): Parsed & { s
   const schema = sniff(bytes, opts, true);
   const parsed = parseRows(bytes, schema.dataStart, bytes.length, schema, schema.nrows === null ? {} : { maxRows: schema.nrows });
   return { ...parsed, schema };
+}
+
+// ---------------------------------------------------------------------------
+// Range jobs: what read_csv's threads (parse-thread.ts) or its main thread run on one range's bytes.
+
+/** Work on bytes [from, to) of the file: its state map and row starts (scan), or its rows (parse). */
+export type RangeJob =
+  | { kind: 'scan'; from: number; to: number; sep: number; quote: number }
+  /** [from, to) is whole rows: from a row start to the next range's. */
+  | { kind: 'parse'; from: number; to: number; schema: Schema; maxRows?: number };
+
+export type RangeResult =
+  /** `scanStates` with `first` (offsets in the file). */
+  | { kind: 'scan'; map: Uint8Array; first: Float64Array }
+  /** Line numbers in a CsvError count from the range's first line (the driver renumbers them). */
+  | { kind: 'parse'; parsed: Parsed };
+
+/** Runs `job` on `bytes`, which hold exactly bytes [job.from, job.to) of the file. */
+export function work(job: RangeJob, bytes: Uint8Array): RangeResult {
+  if (job.kind === 'scan') {
+    const first = new Float64Array(NSTATES);
+    const map = scanStates(bytes, 0, bytes.length, job.sep, job.quote, first);
+    for (let s = 0; s < NSTATES; s++) if (first[s]! >= 0) first[s]! += job.from;
+    return { kind: 'scan', map, first };
+  }
+  const opts = job.maxRows === undefined ? { rowBase: 0 } : { rowBase: 0, maxRows: job.maxRows };
+  return { kind: 'parse', parsed: parseRows(bytes, 0, bytes.length, job.schema, opts) };
 }

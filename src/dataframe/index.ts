@@ -3,3 +3,4 @@
 
 export { DataFrame, LocalFrame, execute, type ColumnData, type FrameOptions } from './frame.js';
 export { Series } from './series.js';
+export { read_csv, type CsvSource, type ReadCsvOptions } from './read.js';

@@ -752,6 +752,29 @@ export class Runtime {
   }
 
   /**
+   * Materialises source `n` chunk by chunk: `fill(c, view)` writes chunk c (C order over its box) straight into
+   * its block of the heap, so data built on the host is copied once (read_csv lays its parsed ranges out so).
+   */
+  putChunked(n: Node, fill: (c: number, view: TypedArray) => void): void {
+    const grid = numChunks(n.shape, n.chunk).reduce((a, b) => a * b, 1);
+    const item = INFO[n.dtype].bytes;
+    const s: Stored = { dtype: n.dtype, shape: n.shape, chunk: n.chunk, blocks: [] };
+    try {
+      for (let c = 0; c < grid; c++) {
+        const len = sizeOf(chunkBox(n.shape, n.chunk, c).map(([lo, hi]) => hi - lo));
+        const b = this.heap.alloc(len * item);
+        s.blocks.push(b);
+        fill(c, new ARRAY_CTOR[n.dtype](this.heap.memory.buffer, b.ptr, len) as TypedArray);
+      }
+    } catch (e) {
+      this.free(s);
+      throw e;
+    }
+    this.release(n);
+    this.keep(n, s);
+  }
+
+  /**
    * Runs one kernel task over data given in its boxes (what a mesh peer
    * receives): each input is C-order data over the box it covers, each output
    * comes back as C-order data over its box. Tasks run on the worker pool,
