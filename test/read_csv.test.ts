@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import * as mt from '../src/api/tensor.js';
-import { type CsvOptions, parseCsv } from '../src/dataframe/csv.js';
+import { type CsvOptions, parseCsv, rangeStart, scanStates } from '../src/dataframe/csv.js';
 import * as md from '../src/dataframe/index.js';
 
 type Value = string | boolean | null;
@@ -106,6 +106,26 @@ function generated(n: number, late: number, seed = 7): string {
   }
   return lines.join('\n') + '\n';
 }
+
+describe('placing ranges on rows', () => {
+  it("scanStates' first row start per entry state is rangeStart's, with quotes in the range or none", () => {
+    const next = rng(2024);
+    const pieces = ['a', '1', ',', '\n', '\r', '\r\n', '"', '""', ' '];
+    for (let t = 0; t < 400; t++) {
+      const noQuotes = t % 2 === 0;
+      const text = Array.from({ length: 1 + Math.floor(next() * 30) }, () => pieces[Math.floor(next() * (noQuotes ? 6 : 9))]).join('');
+      const bytes = enc.encode(text);
+      const from = Math.floor(next() * (bytes.length + 1));
+      const to = from + Math.floor(next() * (bytes.length - from + 1));
+      const first = new Float64Array(6);
+      scanStates(bytes, from, to, 44, 34, first);
+      for (let s = 0; s < 6; s++) {
+        const want = rangeStart(bytes, from, s);
+        expect(first[s], `${JSON.stringify(text)} [${from}, ${to}) from state ${s}`).toBe(want < to ? want : -1);
+      }
+    }
+  });
+});
 
 describe('read_csv in many ranges on threads', () => {
   const text = generated(200_000, 180_000);

@@ -148,6 +148,8 @@ const startsRow = (bytes: Uint8Array, p: number, s: number): boolean =>
  * whole file then needs no bytes past a range to place its rows).
  */
 export function scanStates(bytes: Uint8Array, from: number, to: number, sep = 44, quote = 34, first?: Float64Array): Uint8Array {
+  const q = bytes.indexOf(quote, from);
+  if (q < 0 || q >= to) return unquoted(bytes, from, to, sep, first);
   const cls = classes(sep, quote);
   const out = new Uint8Array(NSTATES);
   const live: number[] = [];
@@ -173,6 +175,36 @@ export function scanStates(bytes: Uint8Array, from: number, to: number, sep = 44
     if (live.length > 1 && k !== 0) merge(live, owner);
   }
   for (let s = 0; s < NSTATES; s++) out[s] = live[owner[s]!]!;
+  return out;
+}
+
+/**
+ * scanStates of a range without a quote (most ranges of most files), from native searches: outside quotes the
+ * state after a byte depends on that byte alone, and inside quotes it stays there.
+ */
+function unquoted(bytes: Uint8Array, from: number, to: number, sep: number, first?: Float64Array): Uint8Array {
+  const out = Uint8Array.from({ length: NSTATES }, (_, s) => s);
+  if (from < to) {
+    const b = bytes[to - 1]!;
+    const last = b === 10 ? St.Row : b === 13 ? St.Cr : b === sep ? St.FieldStart : St.Field;
+    for (let s = 0; s < NSTATES; s++) if (s !== St.Quoted) out[s] = last;
+  }
+  if (first) {
+    first.fill(-1);
+    // past the first line end: after \n, or after \r and the \n of a \r\n
+    let n = bytes.indexOf(10, from);
+    if (n < 0 || n >= to) n = to;
+    let r = bytes.subarray(from, n).indexOf(13);
+    r = r < 0 ? to : from + r;
+    let after = Math.min(n, r) + 1;
+    if (after - 1 === r && after < to && bytes[after] === 10) after++;
+    const ends = after < to ? after : -1;
+    for (let s = 0; s < NSTATES; s++) if (s !== St.Quoted) first[s] = ends;
+    if (from < to) {
+      first[St.Row] = from;
+      first[St.Cr] = bytes[from] !== 10 ? from : from + 1 < to ? from + 1 : -1;
+    }
+  }
   return out;
 }
 
@@ -440,8 +472,7 @@ class Builder {
   i32 = new Int32Array(0); // int64 as two words per value; codes for strings
   u8 = new Uint8Array(0);
   missing = new Uint8Array(0);
-  dict: string[] = [];
-  ids = new Map<string, number>();
+  strings = new Strings();
   constructor(public state: ColumnState) {}
 
   reserve(n: number): void {
@@ -479,10 +510,7 @@ class Builder {
       }
       case 'string': {
         if (isNA) return (this.i32[i] = -1), (this.state.hasNA = true);
-        const t = decode(buf, s, e);
-        let id = this.ids.get(t);
-        if (id === undefined) this.ids.set(t, (id = this.dict.push(t) - 1));
-        this.i32[i] = id;
+        this.i32[i] = this.strings.id(buf, s, e);
         return true;
       }
     }
@@ -490,7 +518,7 @@ class Builder {
 
   finish(name: string, n: number, forced: DType | 'string' | null): Column {
     const { kind, hasNA } = this.state;
-    if (kind === 'string') return { name, dtype: 'string', codes: this.i32.slice(0, n), dict: this.dict };
+    if (kind === 'string') return { name, dtype: 'string', codes: this.i32.slice(0, n), dict: this.strings.dict };
     if (kind === 'bool') return { name, dtype: 'bool', values: this.u8.slice(0, n), missing: hasNA ? this.missing.slice(0, n) : null };
     const base = kind === 'int'
       ? { dtype: 'int64' as const, values: new BigInt64Array(this.i32.slice(0, 2 * n).buffer) }
@@ -503,6 +531,68 @@ class Builder {
     if (out instanceof BigInt64Array) throw new Error(`read_csv: cannot read column '${name}' as ${forced}`);
     for (let i = 0; i < n; i++) out[i] = Number(base.values[i]!);
     return { name, dtype: forced as Exclude<DType, 'float64' | 'float32' | 'int64' | 'bool'>, values: out };
+  }
+}
+
+/**
+ * A string column's dictionary, looked up by the value's bytes (a hash table over a pool of the entries' bytes), so
+ * a value seen before costs no JS string; a new one is decoded once. Entries are in first-seen order.
+ */
+class Strings {
+  readonly dict: string[] = [];
+  private readonly byText = new Map<string, number>(); // bytes that decode alike (invalid UTF-8) share an entry of dict
+  private n = 0; // spellings: distinct byte strings
+  private slots = new Int32Array(256); // spelling + 1; 0 is empty
+  private hashes = new Int32Array(64);
+  private ids = new Int32Array(64); // spelling → its entry of dict
+  private offsets = new Int32Array(65);
+  private pool = new Uint8Array(1024);
+
+  id(buf: Uint8Array, s: number, e: number): number {
+    let h = 0x811c9dc5 | 0;
+    for (let p = s; p < e; p++) h = Math.imul(h ^ buf[p]!, 0x01000193);
+    const mask = this.slots.length - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const k = this.slots[i]! - 1;
+      if (k < 0) return this.add(i, h, buf, s, e);
+      if (this.hashes[k] !== h) continue;
+      const o = this.offsets[k]!;
+      if (this.offsets[k + 1]! - o !== e - s) continue;
+      let p = 0;
+      while (p < e - s && this.pool[o + p] === buf[s + p]) p++;
+      if (p === e - s) return this.ids[k]!;
+    }
+  }
+
+  private add(slot: number, h: number, buf: Uint8Array, s: number, e: number): number {
+    const t = decode(buf, s, e);
+    let id = this.byText.get(t);
+    if (id === undefined) this.byText.set(t, (id = this.dict.push(t) - 1));
+    const k = this.n++;
+    if (k + 1 >= this.hashes.length) {
+      this.hashes = grow(this.hashes, 2 * k);
+      this.ids = grow(this.ids, 2 * k);
+      this.offsets = grow(this.offsets, 2 * k + 1);
+    }
+    const o = this.offsets[k]!;
+    if (o + e - s > this.pool.length) this.pool = grow(this.pool, o + e - s);
+    this.pool.set(buf.subarray(s, e), o);
+    this.offsets[k + 1] = o + e - s;
+    this.hashes[k] = h;
+    this.ids[k] = id;
+    this.slots[slot] = k + 1;
+    if (2 * this.n > this.slots.length) this.rehash();
+    return id;
+  }
+
+  private rehash(): void {
+    this.slots = new Int32Array(this.slots.length * 2);
+    const mask = this.slots.length - 1;
+    for (let k = 0; k < this.n; k++) {
+      let i = this.hashes[k]! & mask;
+      while (this.slots[i] !== 0) i = (i + 1) & mask;
+      this.slots[i] = k + 1;
+    }
   }
 }
 
@@ -543,7 +633,10 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
   const naMax = Math.max(...[...na].map((t) => t.length));
   // An NA that would parse as a value must be matched first; pandas' defaults never do, so values parse first.
   const naFirst = [...na].some((t) => t !== '' && kindOf(new Uint8Array([...t].map((c) => c.charCodeAt(0))), 0, t.length) !== 'string');
-  const isNA = (buf: Uint8Array, s: number, e: number): boolean => e === s || (e - s <= naMax && na.has(latin1(buf, s, e)));
+  const naLead = new Uint8Array(256); // first bytes of the NA strings: most values are told apart by their first
+  for (const t of na) if (t !== '') naLead[t.charCodeAt(0)] = 1;
+  const isNA = (buf: Uint8Array, s: number, e: number): boolean =>
+    e === s || (e - s <= naMax && naLead[buf[s]!] === 1 && na.has(latin1(buf, s, e)));
   const cols = schema.names.map((_, c) => new Builder(stateOf(schema.forced[c]!, schema.states[c]!)));
   const warnings: string[] = [];
   const rowBase = opts.rowBase ?? schema.headerRows;
@@ -616,7 +709,8 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
     if (row.n === 0) continue;
     if (row.n > width) throw new CsvError(rowBase + records, width, row.n);
     if (rows === starts.length) {
-      starts = grow(starts, rows * 2);
+      // room for the rows the range holds at the rate so far (grow at least doubles)
+      starts = grow(starts, Math.min(maxRows, Math.ceil(((end - start) / (p - start)) * rows * 1.05) + 64));
       for (const b of cols) b.reserve(starts.length);
     }
     starts[rows] = at;
