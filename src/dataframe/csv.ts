@@ -518,11 +518,11 @@ class Builder {
 
   finish(name: string, n: number, forced: DType | 'string' | null): Column {
     const { kind, hasNA } = this.state;
-    if (kind === 'string') return { name, dtype: 'string', codes: this.i32.slice(0, n), dict: this.strings.dict };
-    if (kind === 'bool') return { name, dtype: 'bool', values: this.u8.slice(0, n), missing: hasNA ? this.missing.slice(0, n) : null };
+    if (kind === 'string') return { name, dtype: 'string', codes: fit(this.i32, n), dict: this.strings.dict };
+    if (kind === 'bool') return { name, dtype: 'bool', values: fit(this.u8, n), missing: hasNA ? fit(this.missing, n) : null };
     const base = kind === 'int'
-      ? { dtype: 'int64' as const, values: new BigInt64Array(this.i32.slice(0, 2 * n).buffer) }
-      : { dtype: 'float64' as const, values: kind === 'none' ? new Float64Array(n).fill(NaN) : this.f64.slice(0, n) };
+      ? { dtype: 'int64' as const, values: new BigInt64Array(fit(this.i32, 2 * n).buffer, 0, n) }
+      : { dtype: 'float64' as const, values: kind === 'none' ? new Float64Array(n).fill(NaN) : fit(this.f64, n) };
     if (forced === null || forced === base.dtype || forced === 'string' || forced === 'bool') return { name, ...base };
     if (forced === 'float32') return { name, dtype: 'float32', values: Float32Array.from(base.values, Number) };
     if (forced === 'float16') throw new Error(`read_csv: dtype float16 is not supported (column '${name}')`);
@@ -594,6 +594,11 @@ class Strings {
       this.slots[i] = k + 1;
     }
   }
+}
+
+/** The first n values: a view when they fill most of the array (a range's arrays are sized to fit), else a copy. */
+function fit<T extends Float64Array | Int32Array | Uint8Array>(a: T, n: number): T {
+  return (a.length - n <= a.length / 8 ? a.subarray(0, n) : a.slice(0, n)) as T;
 }
 
 function grow<T extends Float64Array | Int32Array | Uint8Array>(a: T, n: number): T {
