@@ -9,6 +9,7 @@
 // no thread behind (a process that reads and exits, exits).
 
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,6 +162,35 @@ describe('read_csv in many ranges on threads', () => {
     }
   });
 
+  it('reads an http URL by Range requests where the server answers 206, else whole', async () => {
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+      asked.push(`${req.url} ${req.headers.range ?? 'whole'}`);
+      if (req.url === '/ranges.csv' && range) {
+        const [from, to] = [Number(range[1]), Math.min(bytes.length - 1, Number(range[2]))];
+        res.writeHead(206, { 'content-range': `bytes ${from}-${to}/${bytes.length}` }).end(bytes.subarray(from, to + 1));
+      } else {
+        res.writeHead(200).end(bytes);
+      }
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const { port } = server.address() as { port: number };
+      const ref = await (await md.read_csv(bytes, { threads: 0 })).fetch();
+      for (const name of ['ranges.csv', 'whole.csv']) {
+        const f = await (await md.read_csv(`http://127.0.0.1:${port}/${name}`, { chunk_bytes: 512 << 10, threads: 2 })).fetch();
+        for (const c of ref.columns) expect(f.get(c), `${name} ${c}`).toEqual(ref.get(c));
+      }
+      expect(asked.filter((a) => a.startsWith('/ranges.csv')).length).toBeGreaterThan(10);
+      expect(asked.filter((a) => a.startsWith('/whole.csv'))).toEqual(['/whole.csv bytes=0-0']);
+    } finally {
+      server.close();
+      warn.mockRestore();
+    }
+  });
+
   it('nrows reads the first rows only', async () => {
     const df = await md.read_csv(path, { chunk_bytes: 64 << 10, threads: 2, nrows: 123_457 });
     const ref = parseCsv(bytes, { nrows: 123_457 });
@@ -188,7 +218,7 @@ describe('read_csv in many ranges on threads', () => {
       console.log(df.shape.join('x'), err);`;
     const main = join(dir, 'read.mjs');
     writeFileSync(main, script);
-    const out = execFileSync(process.execPath, [main], { timeout: 60_000, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [main], { timeout: 60_000, encoding: 'utf8', stdio: 'pipe' });
     expect(out).toMatch(/^\d+x4 Error tokenizing data/);
   });
 });

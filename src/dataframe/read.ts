@@ -243,7 +243,10 @@ async function parseAll(runner: Runner, schema: Schema, ranges: [number, number]
   return parts;
 }
 
-/** Joins the ranges' column states and parses again, with the joined states, the ranges that came out narrower. */
+/**
+ * Joins the ranges' column states and parses again, with the joined states, the ranges where a column came out
+ * with another dtype (a float column's NA, or a string column's, changes no stored value: those are kept).
+ */
 async function widen(runner: Runner, schema: Schema, ranges: [number, number][], parts: Parsed[]): Promise<Schema> {
   const states = unify([schema.states, ...parts.map((p) => p.states)]);
   schema.names.forEach((name, c) => {
@@ -253,7 +256,7 @@ async function widen(runner: Runner, schema: Schema, ranges: [number, number][],
       + `do not fit ${pandasDtype(was)} (pandas: DtypeWarning, mixed types)`);
   });
   const wide = { ...schema, states };
-  const same = (p: Parsed): boolean => p.states.every((s, c) => s.kind === states[c]!.kind && s.hasNA === states[c]!.hasNA);
+  const same = (p: Parsed): boolean => p.states.every((s, c) => pandasDtype(s) === pandasDtype(states[c]!));
   await Promise.all(parts.map(async (p, i) => {
     if (same(p)) return;
     const [from, to] = ranges[i]!;
