@@ -18,6 +18,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import { type CsvOptions, parseCsv, rangeStart, scanStates } from '../src/dataframe/csv.js';
 import * as md from '../src/dataframe/index.js';
+import { runtime } from '../src/runtime/runtime.js';
 
 type Value = string | boolean | null;
 interface Case { name: string; csv: string; opts: CsvOptions; error?: string; columns?: { name: string; dtype: string; values: Value[] }[] }
@@ -204,8 +205,10 @@ describe('read_csv in many ranges on threads', () => {
     let want = '';
     try { parseCsv(bad); } catch (e) { want = (e as Error).message; }
     expect(want).toMatch(/^Error tokenizing data\. C error: Expected 4 fields in line \d+, saw 5$/);
+    const held = runtime.usage().bytesInUse;
     await expect(md.read_csv(bad, { chunk_bytes: 100 << 10, threads: 2 })).rejects.toThrow(want);
     await expect(md.read_csv(bad, { chunk_bytes: 100 << 10, threads: 0 })).rejects.toThrow(want);
+    expect(runtime.usage().bytesInUse).toBe(held); // the chunks written before the error are freed
   });
 
   it('leaves no thread behind: a process that reads (or fails to) exits', () => {

@@ -11,22 +11,26 @@
 //      here left to right, they place every range on whole rows;
 //   3. parse the ranges on the threads, a few ahead of the one committed here
 //      in file order (which numbers a malformed row's line for the whole file,
-//      and stops at nrows without parsing the rest);
-//   4. join the column states, parse again the ranges that came out narrower;
-//   5. lay the ranges' rows out in chunks of chunkSize rows, each chunk built
-//      in its heap block (Runtime.putChunked), string codes remapped on the way.
+//      and stops at nrows without parsing the rest); a committed range's rows
+//      are written straight into its columns' chunk blocks in the heap (string
+//      codes remapped to one dictionary on the way) and the range is dropped,
+//      so memory holds the ranges in flight and the output;
+//   4. join the column states; a column that a later range widened (int that
+//      turns float, say) is written again from every range, parsed for it
+//      alone with the joined states.
 // Threads are dataframe/parse-thread.ts, one per core, started per call and
 // ended when it settles; each reads its own ranges of a file, so a large file
 // is never held whole here. Inputs under 1 MiB parse on this thread.
 
 import { host } from '#host';
 import type { Thread } from '../host/types.js';
-import type { DType, TypedArray } from '../graph/dtype.js';
+import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
+import type { Block } from '../runtime/memory.js';
 import { runtime } from '../runtime/runtime.js';
 import * as mt from '../api/tensor.js';
 import {
-  type Column as Parsed1, CsvError, type CsvOptions, type Parsed, type RangeJob, type RangeResult, type Schema, St, pandasDtype,
+  type Column as Parsed1, type ColumnState, CsvError, type CsvOptions, type Parsed, type RangeJob, type RangeResult, type Schema, St, pandasDtype,
   sniff, unify, work,
 } from './csv.js';
 import { DataFrame } from './frame.js';
@@ -214,10 +218,13 @@ async function rowRanges(runner: Runner, size: number, schema: Schema, step: num
 }
 
 /**
- * The ranges' rows, parsed a few ranges ahead of the one committed here, in file order: a malformed row's line
- * counts the lines of the ranges before it; with nrows, parsing stops once the ranges hold that many rows.
+ * The ranges' rows, parsed a few ranges ahead of the one committed here, in file order (each handed to `commit`,
+ * then dropped): a malformed row's line counts the lines of the ranges before it; with nrows, parsing stops once
+ * the ranges hold that many rows. Out: each committed range's column states.
  */
-async function parseAll(runner: Runner, schema: Schema, ranges: [number, number][]): Promise<Parsed[]> {
+async function parseAll(
+  runner: Runner, schema: Schema, ranges: [number, number][], commit: (p: Parsed) => void,
+): Promise<ColumnState[][]> {
   const limit = schema.nrows;
   const parse = (i: number, maxRows: number | null): Promise<Parsed | Error> => {
     const [from, to] = ranges[i]!;
@@ -226,103 +233,122 @@ async function parseAll(runner: Runner, schema: Schema, ranges: [number, number]
   };
   const ahead = Math.max(1, runner.threads * PER_THREAD);
   const started: Promise<Parsed | Error>[] = [];
-  const parts: Parsed[] = [];
+  const states: ColumnState[][] = [];
   let rows = 0;
   let lines = schema.headerRows;
   for (let i = 0; i < ranges.length && (limit === null || rows < limit); i++) {
     while (started.length < Math.min(ranges.length, i + ahead)) started.push(parse(started.length, limit));
     let p = await started[i]!;
+    delete started[i];
     // the last range nrows reaches: its rows past the limit are not read (nor their errors)
     if (limit !== null && (p instanceof Error || rows + p.rows > limit)) p = await parse(i, limit - rows);
     if (p instanceof CsvError) throw new CsvError(lines + p.line, p.expected, p.saw);
     if (p instanceof Error) throw p;
-    parts.push(p);
+    commit(p);
+    states.push(p.states);
     rows += p.rows;
     lines += p.records;
   }
-  return parts;
+  return states;
 }
+
+/** How a parsed column is stored: its dtype, or a dictionary column's kind. */
+type Layout = 'string' | 'object-bool' | DType;
+const layoutOf = (c: Parsed1): Layout => (c.dtype === 'string' ? 'string' : c.dtype === 'bool' && c.missing ? 'object-bool' : c.dtype);
 
 /**
- * Joins the ranges' column states and parses again, with the joined states, the ranges where a column came out
- * with another dtype (a float column's NA, or a string column's, changes no stored value: those are kept).
+ * One column of the frame, written into its chunks' heap blocks as ranges commit, in file order, so a range's
+ * parsed columns are dropped once written (memory: the ranges in flight, and the output). Strings get codes into
+ * one dictionary in first-seen order. A range whose column is stored otherwise than the ranges before it (a
+ * column that widened later) breaks the writer: the column is written again after the ranges' states are joined.
  */
-async function widen(runner: Runner, schema: Schema, ranges: [number, number][], parts: Parsed[]): Promise<Schema> {
-  const states = unify([schema.states, ...parts.map((p) => p.states)]);
-  schema.names.forEach((name, c) => {
-    const was = schema.states[c]!;
-    if (schema.forced[c] !== null || was.kind === 'none' || pandasDtype(was) === pandasDtype(states[c]!)) return;
-    console.warn(`read_csv: column '${name}' is read as ${pandasDtype(states[c]!)}: rows after the head it was sniffed from `
-      + `do not fit ${pandasDtype(was)} (pandas: DtypeWarning, mixed types)`);
-  });
-  const wide = { ...schema, states };
-  const same = (p: Parsed): boolean => p.states.every((s, c) => pandasDtype(s) === pandasDtype(states[c]!));
-  await Promise.all(parts.map(async (p, i) => {
-    if (same(p)) return;
-    const [from, to] = ranges[i]!;
-    const r = await runner.run({ kind: 'parse', from, to, schema: wide, maxRows: p.rows });
-    parts[i] = (r as Extract<RangeResult, { kind: 'parse' }>).parsed;
-  }));
-  return wide;
-}
+class Writer {
+  private layout: Layout | null = null;
+  private dtype: DType = 'float64';
+  private readonly blocks: Block[] = [];
+  private capacity = 0; // of the last block, in rows
+  private rows = 0;
+  private dict: string[] | undefined;
+  private ids = new Map<string, number>();
+  broken = false;
 
-/** One column of the frame from its pieces (one per range), in chunks of `chunk` rows. */
-function layout(pieces: Parsed1[], n: number, chunk: number): Column {
-  const first = pieces[0]!;
-  const offsets = [0];
-  for (const p of pieces) offsets.push(offsets.at(-1)! + lengthOf(p));
-  // copy(k, from, to, view, at): piece k's rows [from, to) into view[at...]
-  let dtype: DType;
-  let dict: string[] | undefined;
-  let copy: (k: number, from: number, to: number, view: TypedArray, at: number) => void;
-  if (first.dtype === 'string') {
-    dtype = 'int32';
-    const all: string[] = [];
-    const ids = new Map<string, number>();
-    const maps = pieces.map((p) => Int32Array.from((p as typeof first).dict, (t) => {
-      let id = ids.get(t);
-      if (id === undefined) ids.set(t, (id = all.push(t) - 1));
-      return id;
-    }));
-    dict = all;
-    copy = (k, from, to, view, at) => {
-      const codes = (pieces[k] as typeof first).codes;
-      const map = maps[k]!;
-      for (let r = from; r < to; r++) {
-        const v = codes[r]!;
-        view[at++] = v < 0 ? -1 : map[v]!;
-      }
-    };
-  } else if (first.dtype === 'bool' && first.missing) {
-    // pandas' object column of True, False and NaN: here a dictionary column (the tensor has no missing booleans)
-    dtype = 'int32';
-    dict = ['False', 'True'];
-    copy = (k, from, to, view, at) => {
-      const p = pieces[k] as typeof first;
-      for (let r = from; r < to; r++) view[at++] = p.missing![r] ? -1 : p.values[r]!;
-    };
-  } else {
-    dtype = first.dtype;
-    copy = (k, from, to, view, at) => (view as Uint8Array).set((pieces[k] as { values: Uint8Array }).values.subarray(from, to), at);
-  }
-  const node = G.source(`csv${Math.random().toString(36).slice(2)}`, dtype, [n], [Math.max(1, Math.min(chunk, n))]);
-  let k = 0;
-  runtime.putChunked(node, (c, view) => {
-    const lo = c * chunk;
-    const hi = lo + view.length;
-    for (let at = lo; at < hi; k++) {
-      if (offsets[k + 1]! <= at) continue;
-      const to = Math.min(hi, offsets[k + 1]!);
-      copy(k, at - offsets[k]!, to - offsets[k]!, view, at - lo);
-      at = to;
-      if (to < offsets[k + 1]!) break; // this piece goes on in the next chunk
+  constructor(private readonly chunk: number) {}
+
+  /** Appends a range's column; false (and broken) if it is stored otherwise than the column so far. */
+  append(c: Parsed1): boolean {
+    const layout = layoutOf(c);
+    if (this.broken || (this.layout !== null && layout !== this.layout)) return !(this.broken = true);
+    if (this.layout === null) {
+      this.layout = layout;
+      this.dtype = layout === 'string' || layout === 'object-bool' ? 'int32' : layout;
+      if (layout === 'object-bool') this.dict = ['False', 'True']; // pandas' object column of True, False and NaN
+      if (layout === 'string') this.dict = [];
     }
-  });
-  const values = new mt.Tensor(node);
-  return dict ? { values, dict } : { values };
-}
+    let put: (view: TypedArray, at: number, from: number, to: number) => void;
+    if (c.dtype === 'string') {
+      const map = Int32Array.from(c.dict, (t) => {
+        let id = this.ids.get(t);
+        if (id === undefined) this.ids.set(t, (id = this.dict!.push(t) - 1));
+        return id;
+      });
+      put = (view, at, from, to) => {
+        for (let r = from; r < to; r++) view[at++] = c.codes[r]! < 0 ? -1 : map[c.codes[r]!]!;
+      };
+    } else if (c.dtype === 'bool' && c.missing) {
+      put = (view, at, from, to) => {
+        for (let r = from; r < to; r++) view[at++] = c.missing![r] ? -1 : c.values[r]!;
+      };
+    } else {
+      put = (view, at, from, to) => (view as Uint8Array).set((c.values as Uint8Array).subarray(from, to), at);
+    }
+    const n = c.dtype === 'string' ? c.codes.length : c.values.length;
+    for (let r = 0; r < n;) {
+      const k = Math.floor(this.rows / this.chunk);
+      const at = this.rows - k * this.chunk;
+      this.room(k, at + n - r);
+      const to = Math.min(n, r + this.capacity - at);
+      put(this.view(k), at, r, to);
+      this.rows += to - r;
+      r = to;
+    }
+    return true;
+  }
 
-const lengthOf = (c: Parsed1): number => (c.dtype === 'string' ? c.codes.length : c.values.length);
+  /** Room for `need` rows in block k: a new block, or the first one grown (up to a chunk: small frames stay small). */
+  private room(k: number, need: number): void {
+    const item = INFO[this.dtype].bytes;
+    if (k === this.blocks.length) {
+      this.capacity = k === 0 ? Math.min(this.chunk, Math.max(need, 1024)) : this.chunk;
+      this.blocks.push(runtime.heap.alloc(this.capacity * item));
+    } else if (need > this.capacity && this.capacity < this.chunk) {
+      const capacity = Math.min(this.chunk, Math.max(need, 2 * this.capacity));
+      const b = runtime.heap.alloc(capacity * item);
+      const mem = new Uint8Array(runtime.heap.memory.buffer);
+      mem.copyWithin(b.ptr, this.blocks[k]!.ptr, this.blocks[k]!.ptr + this.rows * item);
+      runtime.heap.release(this.blocks[k]!);
+      this.blocks[k] = b;
+      this.capacity = capacity;
+    }
+  }
+
+  private view(k: number): TypedArray {
+    return new ARRAY_CTOR[this.dtype](runtime.heap.memory.buffer, this.blocks[k]!.ptr, this.capacity) as TypedArray;
+  }
+
+  /** The column: its blocks become a tensor's chunks. */
+  finish(): Column {
+    const n = this.rows;
+    const node = G.source(`csv${Math.random().toString(36).slice(2)}`, this.dtype, [n], [Math.max(1, Math.min(this.chunk, n))]);
+    runtime.adopt(node, this.blocks.splice(0));
+    const values = new mt.Tensor(node);
+    return this.dict ? { values, dict: this.dict } : { values };
+  }
+
+  /** Frees what was written (a failed read, or a column written again). */
+  free(): void {
+    for (const b of this.blocks.splice(0)) runtime.heap.release(b);
+  }
+}
 
 /**
  * pandas' read_csv (1.5): the file, URL, Blob or bytes as a DataFrame, parsed in parallel by byte ranges (see the
@@ -331,34 +357,51 @@ const lengthOf = (c: Parsed1): number => (c.dtype === 'string' ? c.codes.length 
  * pandas' message and line number.
  */
 export async function read_csv(source: CsvSource, opts: ReadCsvOptions = {}): Promise<DataFrame> {
-  const { chunk_bytes: step = 16 << 20, chunkSize, threads, ...csv } = opts;
+  const { chunk_bytes: step = 16 << 20, chunkSize = 1 << 20, threads, ...csv } = opts;
   if (!Number.isInteger(step) || step <= 0) throw new RangeError(`read_csv: chunk_bytes must be a positive integer, got ${step}`);
-  if (chunkSize !== undefined && !(Number.isInteger(chunkSize) && chunkSize > 0)) {
-    throw new RangeError(`read_csv: chunkSize must be a positive integer, got ${chunkSize}`);
-  }
+  if (!Number.isInteger(chunkSize) || chunkSize <= 0) throw new RangeError(`read_csv: chunkSize must be a positive integer, got ${chunkSize}`);
   if (threads !== undefined && !(Number.isInteger(threads) && threads >= 0)) {
     throw new RangeError(`read_csv: threads must be a non-negative integer, got ${threads}`);
   }
   const src = await open(source);
-  let schema = await sniffHead(src, csv);
+  const schema = await sniffHead(src, csv);
   const n = threads ?? (src.size < SMALL ? 0 : host.cores());
   const runner = n > 0 ? new ThreadRunner(src, n) : inline(src);
-  let parts: Parsed[];
+  let writers = schema.names.map(() => new Writer(chunkSize));
   try {
     const ranges = await rowRanges(runner, src.size, schema, step);
-    parts = await parseAll(runner, schema, ranges);
-    schema = await widen(runner, schema, ranges, parts);
+    const write = (cs: number[]) => (p: Parsed): void => p.columns.forEach((col, j) => writers[cs[j]!]!.append(col));
+    const all = schema.names.map((_, c) => c);
+    const parts = await parseAll(runner, schema, ranges, write(all));
+    const states = unify([schema.states, ...parts]);
+    warnWidened(schema, states);
+    if (!parts.length) write(all)((work({ kind: 'parse', from: 0, to: 0, schema: { ...schema, states } }, new Uint8Array(0)) as ParseResult).parsed);
+    // the columns a later range widened: every range parsed again for them alone, with the joined states
+    const again = all.filter((c) => writers[c]!.broken);
+    if (again.length) {
+      for (const c of again) writers[c]!.free();
+      writers = writers.map((w, c) => (again.includes(c) ? new Writer(chunkSize) : w));
+      const pick = <T>(xs: T[]): T[] => again.map((c) => xs[c]!);
+      const narrow: Schema = { ...schema, names: pick(schema.names), fields: pick(schema.fields), states: pick(states), forced: pick(schema.forced) };
+      await parseAll(runner, narrow, ranges, write(again));
+    }
+  } catch (e) {
+    for (const w of writers) w.free();
+    throw e;
   } finally {
     await runner.close();
   }
-  if (!parts.length) parts = [(work({ kind: 'parse', from: 0, to: 0, schema }, new Uint8Array(0)) as Extract<RangeResult, { kind: 'parse' }>).parsed];
-  const rows = parts.reduce((a, p) => a + p.rows, 0);
-  const byColumn = schema.names.map((_, c) => parts.map((p) => p.columns[c]!));
-  parts = [];
-  const columns = new Map<string, Column>();
+  return new DataFrame(new Map(schema.names.map((name, c) => [name, writers[c]!.finish()])));
+}
+
+type ParseResult = Extract<RangeResult, { kind: 'parse' }>;
+
+/** One console.warn per column that rows after the head made another dtype than the head's (pandas' DtypeWarning). */
+function warnWidened(schema: Schema, states: ColumnState[]): void {
   schema.names.forEach((name, c) => {
-    columns.set(name, layout(byColumn[c]!, rows, chunkSize ?? Math.max(1, Math.min(rows, 1 << 20))));
-    byColumn[c] = []; // each column's pieces go once it is laid out
+    const was = schema.states[c]!;
+    if (schema.forced[c] !== null || was.kind === 'none' || pandasDtype(was) === pandasDtype(states[c]!)) return;
+    console.warn(`read_csv: column '${name}' is read as ${pandasDtype(states[c]!)}: rows after the head it was sniffed from `
+      + `do not fit ${pandasDtype(was)} (pandas: DtypeWarning, mixed types)`);
   });
-  return new DataFrame(columns);
 }

@@ -752,26 +752,16 @@ export class Runtime {
   }
 
   /**
-   * Materialises source `n` chunk by chunk: `fill(c, view)` writes chunk c (C order over its box) straight into
-   * its block of the heap, so data built on the host is copied once (read_csv lays its parsed ranges out so).
+   * Makes `blocks` the chunks of source `n`: blocks of this heap (heap.alloc), one per chunk in grid order, each
+   * holding its chunk in C order (a block may be larger than its chunk). How data built in place is stored without
+   * a copy: read_csv writes each range's rows into its chunks' blocks as the range is parsed, before it knows the
+   * tensor's length.
    */
-  putChunked(n: Node, fill: (c: number, view: TypedArray) => void): void {
+  adopt(n: Node, blocks: readonly Block[]): void {
     const grid = numChunks(n.shape, n.chunk).reduce((a, b) => a * b, 1);
-    const item = INFO[n.dtype].bytes;
-    const s: Stored = { dtype: n.dtype, shape: n.shape, chunk: n.chunk, blocks: [] };
-    try {
-      for (let c = 0; c < grid; c++) {
-        const len = sizeOf(chunkBox(n.shape, n.chunk, c).map(([lo, hi]) => hi - lo));
-        const b = this.heap.alloc(len * item);
-        s.blocks.push(b);
-        fill(c, new ARRAY_CTOR[n.dtype](this.heap.memory.buffer, b.ptr, len) as TypedArray);
-      }
-    } catch (e) {
-      this.free(s);
-      throw e;
-    }
+    if (blocks.length !== grid) throw new Error(`internal: ${blocks.length} blocks for a tensor of ${grid} chunks`);
     this.release(n);
-    this.keep(n, s);
+    this.keep(n, { dtype: n.dtype, shape: n.shape, chunk: n.chunk, blocks: [...blocks] });
   }
 
   /**
