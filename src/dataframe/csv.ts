@@ -542,56 +542,54 @@ class Strings {
   readonly dict: string[] = [];
   private readonly byText = new Map<string, number>(); // bytes that decode alike (invalid UTF-8) share an entry of dict
   private n = 0; // spellings: distinct byte strings
-  private slots = new Int32Array(256); // spelling + 1; 0 is empty
-  private hashes = new Int32Array(64);
-  private ids = new Int32Array(64); // spelling → its entry of dict
-  private offsets = new Int32Array(65);
+  // per slot, so that a lookup reads one place and then the bytes: the hash, the entry of dict + 1 (0: empty), and
+  // the spelling's offset and length in pool
+  private table = new Int32Array(4 * 256);
   private pool = new Uint8Array(1024);
+  private used = 0;
 
   id(buf: Uint8Array, s: number, e: number): number {
     let h = 0x811c9dc5 | 0;
     for (let p = s; p < e; p++) h = Math.imul(h ^ buf[p]!, 0x01000193);
-    const mask = this.slots.length - 1;
+    const t = this.table;
+    const mask = (t.length >> 2) - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
-      const k = this.slots[i]! - 1;
-      if (k < 0) return this.add(i, h, buf, s, e);
-      if (this.hashes[k] !== h) continue;
-      const o = this.offsets[k]!;
-      if (this.offsets[k + 1]! - o !== e - s) continue;
+      const j = i << 2;
+      const id = t[j + 1]! - 1;
+      if (id < 0) return this.add(i, h, buf, s, e);
+      if (t[j] !== h || t[j + 3] !== e - s) continue;
+      const o = t[j + 2]!;
       let p = 0;
       while (p < e - s && this.pool[o + p] === buf[s + p]) p++;
-      if (p === e - s) return this.ids[k]!;
+      if (p === e - s) return id;
     }
   }
 
-  private add(slot: number, h: number, buf: Uint8Array, s: number, e: number): number {
-    const t = decode(buf, s, e);
-    let id = this.byText.get(t);
-    if (id === undefined) this.byText.set(t, (id = this.dict.push(t) - 1));
-    const k = this.n++;
-    if (k + 1 >= this.hashes.length) {
-      this.hashes = grow(this.hashes, 2 * k);
-      this.ids = grow(this.ids, 2 * k);
-      this.offsets = grow(this.offsets, 2 * k + 1);
-    }
-    const o = this.offsets[k]!;
-    if (o + e - s > this.pool.length) this.pool = grow(this.pool, o + e - s);
-    this.pool.set(buf.subarray(s, e), o);
-    this.offsets[k + 1] = o + e - s;
-    this.hashes[k] = h;
-    this.ids[k] = id;
-    this.slots[slot] = k + 1;
-    if (2 * this.n > this.slots.length) this.rehash();
+  private add(i: number, h: number, buf: Uint8Array, s: number, e: number): number {
+    const text = decode(buf, s, e);
+    let id = this.byText.get(text);
+    if (id === undefined) this.byText.set(text, (id = this.dict.push(text) - 1));
+    if (this.used + e - s > this.pool.length) this.pool = grow(this.pool, this.used + e - s);
+    this.pool.set(buf.subarray(s, e), this.used);
+    const t = this.table;
+    t[i << 2] = h;
+    t[(i << 2) + 1] = id + 1;
+    t[(i << 2) + 2] = this.used;
+    t[(i << 2) + 3] = e - s;
+    this.used += e - s;
+    if (2 * ++this.n > t.length >> 2) this.rehash();
     return id;
   }
 
   private rehash(): void {
-    this.slots = new Int32Array(this.slots.length * 2);
-    const mask = this.slots.length - 1;
-    for (let k = 0; k < this.n; k++) {
-      let i = this.hashes[k]! & mask;
-      while (this.slots[i] !== 0) i = (i + 1) & mask;
-      this.slots[i] = k + 1;
+    const old = this.table;
+    const t = (this.table = new Int32Array(old.length * 2));
+    const mask = (t.length >> 2) - 1;
+    for (let j = 0; j < old.length; j += 4) {
+      if (old[j + 1] === 0) continue;
+      let i = old[j]! & mask;
+      while (t[(i << 2) + 1] !== 0) i = (i + 1) & mask;
+      t.set(old.subarray(j, j + 4), i << 2);
     }
   }
 }
