@@ -33,7 +33,9 @@ port.onMessage(async (m: ParseRequest) => {
     const result = work(m.job, bytes);
     port.post({ id: m.id, result } satisfies ParseReply, buffers(result));
   } catch (e) {
-    const error = e instanceof CsvError ? { line: e.line, expected: e.expected, saw: e.saw } : { message: e instanceof Error ? e.message : String(e) };
+    const error = e instanceof CsvError
+      ? { line: e.line, expected: e.expected, saw: e.saw }
+      : { message: e instanceof Error ? e.message : String(e) };
     port.post({ id: m.id, error } satisfies ParseReply);
   }
 });

@@ -30,8 +30,8 @@ import type { Block } from '../runtime/memory.js';
 import { runtime } from '../runtime/runtime.js';
 import * as mt from '../api/tensor.js';
 import {
-  type Column as Parsed1, type ColumnState, CsvError, type CsvOptions, type Parsed, type RangeJob, type RangeResult, type Schema, St, pandasDtype,
-  sniff, unify, work,
+  type Column as RangeColumn, type ColumnState, CsvError, type CsvOptions, type Parsed, type RangeJob, type RangeResult,
+  type Schema, St, pandasDtype, sniff, unify, work,
 } from './csv.js';
 import { DataFrame } from './frame.js';
 import type { Column } from './series.js';
@@ -48,6 +48,9 @@ export interface ReadCsvOptions extends CsvOptions {
 
 /** A path or file: URL (Node), an http(s) URL, a Blob or File, or the bytes. */
 export type CsvSource = string | URL | Blob | Uint8Array | ArrayBuffer;
+
+type ScanResult = Extract<RangeResult, { kind: 'scan' }>;
+type ParseResult = Extract<RangeResult, { kind: 'parse' }>;
 
 const SMALL = 1 << 20;
 /** Parse jobs a thread holds at once: one running, one waiting (so memory holds a few ranges). */
@@ -91,13 +94,17 @@ async function open(source: CsvSource): Promise<Source> {
   if (typeof Blob !== 'undefined' && source instanceof Blob) {
     return { size: source.size, read: async (from, to) => new Uint8Array(await source.slice(from, to).arrayBuffer()) };
   }
-  const url = source instanceof URL ? source : /^[a-z][a-z0-9+.-]*:\/\//i.test(source as string) ? new URL(source as string) : null;
+  const text = source as string;
+  const url = source instanceof URL ? source : /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? new URL(text) : null;
   if (url && (url.protocol === 'http:' || url.protocol === 'https:')) return httpSource(url);
-  if (url && url.protocol !== 'file:') throw new TypeError(`read_csv: cannot read ${url.protocol} URLs (a path, file:, http(s):, a Blob or bytes)`);
+  if (url && url.protocol !== 'file:') {
+    throw new TypeError(`read_csv: cannot read ${url.protocol} URLs (a path, file:, http(s):, a Blob or bytes)`);
+  }
   const files = host.files();
   if (!files) throw new Error('read_csv: this host has no files: give an http(s) URL, a Blob or bytes');
-  const path = url ?? (source as string);
-  return { size: await files.size(path), file: url ? url.href : (source as string), read: (from, to) => files.readRange(path, from, to) };
+  const path = url ?? text;
+  const size = await files.size(path);
+  return { size, file: url ? url.href : text, read: (from, to) => files.readRange(path, from, to) };
 }
 
 /** The schema from the shortest head of 64 KiB times a power of 4 whose first row is whole. */
@@ -106,7 +113,8 @@ async function sniffHead(src: Source, opts: CsvOptions): Promise<Schema> {
     try {
       return sniff(await src.read(0, len, false), opts, len === src.size);
     } catch (e) {
-      if (len === src.size || !(e instanceof Error) || !/sniff needs a longer head|EOF inside string/.test(e.message)) throw e;
+      const cut = e instanceof Error && /sniff needs a longer head|EOF inside string/.test(e.message);
+      if (len === src.size || !cut) throw e;
     }
   }
 }
@@ -119,7 +127,11 @@ interface Runner {
 }
 
 function inline(src: Source): Runner {
-  return { threads: 0, run: async (job) => work(job, await src.read(job.from, job.to, false)), close: async () => undefined };
+  return {
+    threads: 0,
+    run: async (job) => work(job, await src.read(job.from, job.to, false)),
+    close: async () => undefined,
+  };
 }
 
 interface Waiting { job: RangeJob; resolve(r: RangeResult): void; reject(e: Error): void }
@@ -141,7 +153,8 @@ class ThreadRunner implements Runner {
           const w = this.sent.get(r.id);
           this.sent.delete(r.id);
           if ('result' in r) w?.resolve(r.result);
-          else w?.reject('line' in r.error ? new CsvError(r.error.line, r.error.expected, r.error.saw) : new Error(r.error.message));
+          else if ('line' in r.error) w?.reject(new CsvError(r.error.line, r.error.expected, r.error.saw));
+          else w?.reject(new Error(r.error.message));
           this.pump();
         });
         slot.thread.onError((e) => this.fail(e));
@@ -201,7 +214,7 @@ async function rowRanges(runner: Runner, size: number, schema: Schema, step: num
   for (let c = schema.dataStart; c < size; c += step) cuts.push(c);
   const scans = await Promise.all(cuts.map((from, i) => runner.run({
     kind: 'scan', from, to: i + 1 < cuts.length ? cuts[i + 1]! : size, sep: schema.sep, quote: schema.quote,
-  }))) as Extract<RangeResult, { kind: 'scan' }>[];
+  }))) as ScanResult[];
   const entry: number[] = [];
   let state: number = St.Row;
   for (const s of scans) {
@@ -229,7 +242,8 @@ async function parseAll(
   const parse = (i: number, maxRows: number | null): Promise<Parsed | Error> => {
     const [from, to] = ranges[i]!;
     const job: RangeJob = { kind: 'parse', from, to, schema, ...(maxRows === null ? {} : { maxRows }) };
-    return runner.run(job).then((r) => (r as Extract<RangeResult, { kind: 'parse' }>).parsed, (e) => (e instanceof Error ? e : new Error(String(e))));
+    const failed = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
+    return runner.run(job).then((r) => (r as ParseResult).parsed, failed);
   };
   const ahead = Math.max(1, runner.threads * PER_THREAD);
   const started: Promise<Parsed | Error>[] = [];
@@ -254,7 +268,8 @@ async function parseAll(
 
 /** How a parsed column is stored: its dtype, or a dictionary column's kind. */
 type Layout = 'string' | 'object-bool' | DType;
-const layoutOf = (c: Parsed1): Layout => (c.dtype === 'string' ? 'string' : c.dtype === 'bool' && c.missing ? 'object-bool' : c.dtype);
+const layoutOf = (c: RangeColumn): Layout =>
+  (c.dtype === 'string' ? 'string' : c.dtype === 'bool' && c.missing ? 'object-bool' : c.dtype);
 
 /**
  * One column of the frame, written into its chunks' heap blocks as ranges commit, in file order, so a range's
@@ -275,7 +290,7 @@ class Writer {
   constructor(private readonly chunk: number) {}
 
   /** Appends a range's column; false (and broken) if it is stored otherwise than the column so far. */
-  append(c: Parsed1): boolean {
+  append(c: RangeColumn): boolean {
     const layout = layoutOf(c);
     if (this.broken || (this.layout !== null && layout !== this.layout)) return !(this.broken = true);
     if (this.layout === null) {
@@ -338,7 +353,8 @@ class Writer {
   /** The column: its blocks become a tensor's chunks. */
   finish(): Column {
     const n = this.rows;
-    const node = G.source(`csv${Math.random().toString(36).slice(2)}`, this.dtype, [n], [Math.max(1, Math.min(this.chunk, n))]);
+    const key = `csv${Math.random().toString(36).slice(2)}`;
+    const node = G.source(key, this.dtype, [n], [Math.max(1, Math.min(this.chunk, n))]);
     runtime.adopt(node, this.blocks.splice(0));
     const values = new mt.Tensor(node);
     return this.dict ? { values, dict: this.dict } : { values };
@@ -358,10 +374,9 @@ class Writer {
  */
 export async function read_csv(source: CsvSource, opts: ReadCsvOptions = {}): Promise<DataFrame> {
   const { chunk_bytes: step = 16 << 20, chunkSize = 1 << 20, threads, ...csv } = opts;
-  if (!Number.isInteger(step) || step <= 0) throw new RangeError(`read_csv: chunk_bytes must be a positive integer, got ${step}`);
-  if (!Number.isInteger(chunkSize) || chunkSize <= 0) throw new RangeError(`read_csv: chunkSize must be a positive integer, got ${chunkSize}`);
-  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 0)) {
-    throw new RangeError(`read_csv: threads must be a non-negative integer, got ${threads}`);
+  const counts = [['chunk_bytes', step, 1], ['chunkSize', chunkSize, 1], ['threads', threads ?? 0, 0]] as const;
+  for (const [name, v, least] of counts) {
+    if (!Number.isInteger(v) || v < least) throw new RangeError(`read_csv: ${name} must be an integer ≥ ${least}, got ${v}`);
   }
   const src = await open(source);
   const schema = await sniffHead(src, csv);
@@ -370,19 +385,26 @@ export async function read_csv(source: CsvSource, opts: ReadCsvOptions = {}): Pr
   let writers = schema.names.map(() => new Writer(chunkSize));
   try {
     const ranges = await rowRanges(runner, src.size, schema, step);
-    const write = (cs: number[]) => (p: Parsed): void => p.columns.forEach((col, j) => writers[cs[j]!]!.append(col));
+    const write = (cs: number[]) => (p: Parsed): void => {
+      p.columns.forEach((col, j) => writers[cs[j]!]!.append(col));
+    };
     const all = schema.names.map((_, c) => c);
     const parts = await parseAll(runner, schema, ranges, write(all));
     const states = unify([schema.states, ...parts]);
     warnWidened(schema, states);
-    if (!parts.length) write(all)((work({ kind: 'parse', from: 0, to: 0, schema: { ...schema, states } }, new Uint8Array(0)) as ParseResult).parsed);
+    if (!parts.length) {
+      const none = work({ kind: 'parse', from: 0, to: 0, schema: { ...schema, states } }, new Uint8Array(0));
+      write(all)((none as ParseResult).parsed);
+    }
     // the columns a later range widened: every range parsed again for them alone, with the joined states
     const again = all.filter((c) => writers[c]!.broken);
     if (again.length) {
       for (const c of again) writers[c]!.free();
       writers = writers.map((w, c) => (again.includes(c) ? new Writer(chunkSize) : w));
       const pick = <T>(xs: T[]): T[] => again.map((c) => xs[c]!);
-      const narrow: Schema = { ...schema, names: pick(schema.names), fields: pick(schema.fields), states: pick(states), forced: pick(schema.forced) };
+      const narrow: Schema = {
+        ...schema, names: pick(schema.names), fields: pick(schema.fields), states: pick(states), forced: pick(schema.forced),
+      };
       await parseAll(runner, narrow, ranges, write(again));
     }
   } catch (e) {
@@ -394,14 +416,12 @@ export async function read_csv(source: CsvSource, opts: ReadCsvOptions = {}): Pr
   return new DataFrame(new Map(schema.names.map((name, c) => [name, writers[c]!.finish()])));
 }
 
-type ParseResult = Extract<RangeResult, { kind: 'parse' }>;
-
 /** One console.warn per column that rows after the head made another dtype than the head's (pandas' DtypeWarning). */
 function warnWidened(schema: Schema, states: ColumnState[]): void {
   schema.names.forEach((name, c) => {
     const was = schema.states[c]!;
     if (schema.forced[c] !== null || was.kind === 'none' || pandasDtype(was) === pandasDtype(states[c]!)) return;
-    console.warn(`read_csv: column '${name}' is read as ${pandasDtype(states[c]!)}: rows after the head it was sniffed from `
-      + `do not fit ${pandasDtype(was)} (pandas: DtypeWarning, mixed types)`);
+    console.warn(`read_csv: column '${name}' is read as ${pandasDtype(states[c]!)}: rows after the head it was `
+      + `sniffed from do not fit ${pandasDtype(was)} (pandas: DtypeWarning, mixed types)`);
   });
 }

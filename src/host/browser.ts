@@ -36,13 +36,18 @@ export const host: Host = {
   // rewrites to the pool's thread chunk (vite.config.ts). Another script loads from its URL beside this module
   // (unbundled: a bundler sees no literal to follow).
   spawnThread(script?: string): Thread {
-    if (script === undefined) return thread(new Worker(new URL('../runtime/worker.js', import.meta.url), { type: 'module' }), 'a compute worker failed');
+    if (script === undefined) {
+      return thread(new Worker(new URL('../runtime/worker.js', import.meta.url), { type: 'module' }), 'a compute worker failed');
+    }
     const url = new URL('../' + script, import.meta.url);
     return thread(new Worker(url, { type: 'module' }), `thread ${script} failed`);
   },
 
   threadPort(): ThreadPort {
-    return { post: (m, transfer) => scope.postMessage!(m, transfer ?? []), onMessage: (f) => scope.addEventListener!('message', (e) => f(e.data)) };
+    return {
+      post: (m, transfer) => scope.postMessage!(m, transfer ?? []),
+      onMessage: (f) => scope.addEventListener!('message', (e) => f(e.data)),
+    };
   },
 
   gpu: async () => scope.navigator?.gpu,
