@@ -7,8 +7,9 @@
 // Design, after the driver test/csv.test.ts runs in one thread:
 //   1. sniff a head (grown until its first row is whole): names and dtypes;
 //   2. cut the data into ranges of chunk_bytes; each range's state map and its
-//      first row start per entry state (scanStates) on the threads; composed
-//      here left to right, they place every range on whole rows;
+//      first row start per entry state (scanStates) on the threads, a batch
+//      ahead of the parsing; composed here left to right, they place every
+//      range on whole rows;
 //   3. parse the ranges on the threads, a few ahead of the one committed here
 //      in file order (which numbers a malformed row's line for the whole file,
 //      and stops at nrows without parsing the rest); a committed range's rows
@@ -208,26 +209,55 @@ class ThreadRunner implements Runner {
   }
 }
 
-/** The ranges of whole rows: [first row start at or after each cut, the next one's), the empty ones left out. */
-async function rowRanges(runner: Runner, size: number, schema: Schema, step: number): Promise<[number, number][]> {
-  const cuts: number[] = [];
-  for (let c = schema.dataStart; c < size; c += step) cuts.push(c);
-  const scans = await Promise.all(cuts.map((from, i) => runner.run({
-    kind: 'scan', from, to: i + 1 < cuts.length ? cuts[i + 1]! : size, sep: schema.sep, quote: schema.quote,
-  }))) as ScanResult[];
-  const entry: number[] = [];
-  let state: number = St.Row;
-  for (const s of scans) {
-    entry.push(state);
-    state = s.map[state]!;
+/**
+ * The ranges of whole rows, [first row start at or after a cut, the next one's), placed as the cuts' scans come
+ * in: the scans are asked for a batch ahead of the range placed, so scanning overlaps parsing and a read that
+ * stops early (nrows) scans little more than it parses. A cut with no row start of its own (inside one long row)
+ * places nothing: its range joins the one before.
+ */
+class Placer {
+  private readonly cuts: number[] = [];
+  private readonly scans: Promise<ScanResult>[] = [];
+  private readonly ranges: [number, number][] = [];
+  private next = 0; // the next cut to look at
+  private state: number = St.Row; // the tokenizer's state at that cut
+  private start = -1; // the last row start found, whose range is not placed yet
+
+  constructor(
+    private readonly runner: Runner, private readonly size: number, private readonly schema: Schema, step: number,
+    private readonly batch: number,
+  ) {
+    for (let c = schema.dataStart; c < size; c += step) this.cuts.push(c);
   }
-  // A range with no row start of its own (inside one long row) starts where the next one does.
-  const starts = [...cuts.map(() => size), size];
-  for (let i = cuts.length - 1; i >= 0; i--) {
-    const f = scans[i]!.first[entry[i]!]!;
-    starts[i] = f >= 0 ? f : starts[i + 1]!;
+
+  /** Range i, or null past the last. */
+  async get(i: number): Promise<[number, number] | null> {
+    while (this.ranges.length <= i && (this.next < this.cuts.length || this.start >= 0)) await this.place();
+    return this.ranges[i] ?? null;
   }
-  return cuts.map((_, i) => [starts[i]!, starts[i + 1]!] as [number, number]).filter(([a, b]) => a < b);
+
+  private async place(): Promise<void> {
+    if (this.next === this.cuts.length) {
+      this.ranges.push([this.start, this.size]);
+      this.start = -1;
+      return;
+    }
+    for (let j = this.scans.length; j < Math.min(this.cuts.length, this.next + this.batch); j++) {
+      const from = this.cuts[j]!;
+      const to = j + 1 < this.cuts.length ? this.cuts[j + 1]! : this.size;
+      const { sep, quote } = this.schema;
+      const scan = this.runner.run({ kind: 'scan', from, to, sep, quote }) as Promise<ScanResult>;
+      scan.catch(() => undefined); // a failed scan fails the read when its range is placed
+      this.scans.push(scan);
+    }
+    const scan = await this.scans[this.next]!;
+    const first = scan.first[this.state]!;
+    this.state = scan.map[this.state]!;
+    this.next++;
+    if (first < 0) return;
+    if (this.start >= 0) this.ranges.push([this.start, first]);
+    this.start = first;
+  }
 }
 
 /**
@@ -236,11 +266,10 @@ async function rowRanges(runner: Runner, size: number, schema: Schema, step: num
  * the ranges hold that many rows. Out: each committed range's column states.
  */
 async function parseAll(
-  runner: Runner, schema: Schema, ranges: [number, number][], commit: (p: Parsed) => void,
+  runner: Runner, schema: Schema, ranges: Placer, commit: (p: Parsed) => void,
 ): Promise<ColumnState[][]> {
   const limit = schema.nrows;
-  const parse = (i: number, maxRows: number | null): Promise<Parsed | Error> => {
-    const [from, to] = ranges[i]!;
+  const parse = ([from, to]: [number, number], maxRows: number | null): Promise<Parsed | Error> => {
     const job: RangeJob = { kind: 'parse', from, to, schema, ...(maxRows === null ? {} : { maxRows }) };
     const failed = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
     return runner.run(job).then((r) => (r as ParseResult).parsed, failed);
@@ -250,12 +279,15 @@ async function parseAll(
   const states: ColumnState[][] = [];
   let rows = 0;
   let lines = schema.headerRows;
-  for (let i = 0; i < ranges.length && (limit === null || rows < limit); i++) {
-    while (started.length < Math.min(ranges.length, i + ahead)) started.push(parse(started.length, limit));
+  for (let i = 0; limit === null || rows < limit; i++) {
+    for (let r; started.length < i + ahead && (r = await ranges.get(started.length));) started.push(parse(r, limit));
+    if (i === started.length) break;
     let p = await started[i]!;
     delete started[i];
     // the last range nrows reaches: its rows past the limit are not read (nor their errors)
-    if (limit !== null && (p instanceof Error || rows + p.rows > limit)) p = await parse(i, limit - rows);
+    if (limit !== null && (p instanceof Error || rows + p.rows > limit)) {
+      p = await parse((await ranges.get(i))!, limit - rows);
+    }
     if (p instanceof CsvError) throw new CsvError(lines + p.line, p.expected, p.saw);
     if (p instanceof Error) throw p;
     commit(p);
@@ -376,7 +408,7 @@ export async function read_csv(source: CsvSource, opts: ReadCsvOptions = {}): Pr
   const { chunk_bytes: step = 16 << 20, chunkSize = 1 << 20, threads, ...csv } = opts;
   const counts = [['chunk_bytes', step, 1], ['chunkSize', chunkSize, 1], ['threads', threads ?? 0, 0]] as const;
   for (const [name, v, least] of counts) {
-    if (!Number.isInteger(v) || v < least) throw new RangeError(`read_csv: ${name} must be an integer ≥ ${least}, got ${v}`);
+    if (!Number.isInteger(v) || v < least) throw new RangeError(`read_csv: ${name} must be an integer >= ${least}, got ${v}`);
   }
   const src = await open(source);
   const schema = await sniffHead(src, csv);
@@ -384,7 +416,7 @@ export async function read_csv(source: CsvSource, opts: ReadCsvOptions = {}): Pr
   const runner = n > 0 ? new ThreadRunner(src, n) : inline(src);
   let writers = schema.names.map(() => new Writer(chunkSize));
   try {
-    const ranges = await rowRanges(runner, src.size, schema, step);
+    const ranges = new Placer(runner, src.size, schema, step, Math.max(4, 2 * n * PER_THREAD));
     const write = (cs: number[]) => (p: Parsed): void => {
       p.columns.forEach((col, j) => writers[cs[j]!]!.append(col));
     };
@@ -403,7 +435,8 @@ export async function read_csv(source: CsvSource, opts: ReadCsvOptions = {}): Pr
       writers = writers.map((w, c) => (again.includes(c) ? new Writer(chunkSize) : w));
       const pick = <T>(xs: T[]): T[] => again.map((c) => xs[c]!);
       const narrow: Schema = {
-        ...schema, names: pick(schema.names), fields: pick(schema.fields), states: pick(states), forced: pick(schema.forced),
+        ...schema, names: pick(schema.names), fields: pick(schema.fields), states: pick(states),
+        forced: pick(schema.forced),
       };
       await parseAll(runner, narrow, ranges, write(again));
     }
