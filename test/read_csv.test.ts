@@ -229,6 +229,16 @@ describe('read_csv in many ranges on threads', () => {
     }
   });
 
+  it('a source that fails mid-read rejects the read with its error', async () => {
+    let slices = 0;
+    class Failing extends Blob {
+      override slice(...args: Parameters<Blob['slice']>): Blob {
+        return ++slices > 12 ? ({ arrayBuffer: () => Promise.reject(new Error('the disk is gone')) } as Blob) : super.slice(...args);
+      }
+    }
+    await expect(md.read_csv(new Failing([bytes]), { chunk_bytes: 64 << 10, threads: 2 })).rejects.toThrow('the disk is gone');
+  });
+
   it('leaves no thread behind: a process that reads (or fails to) exits', () => {
     const badPath = join(dir, 'bad.csv');
     writeFileSync(badPath, text.replace('\n150000,', '\n150000,1,'));
