@@ -7,8 +7,10 @@
 //   sniff       header + the head's rows → Schema
 //   scanStates  a range's state transition (entry state → exit state), so row
 //               starts are decidable with no serial pass: compose the ranges' maps
+//               (and, per entry state, the range's first row start)
 //   rangeStart  the first row start at or after a byte, given the state there
 //   parseRows   the rows whose first byte is in [start, end) → columns
+// and `work`, one range's scan or parse as read_csv's threads run it (read.ts).
 // A column's dtype is a join over its values (int ⊂ float; bool; all ⊂ string;
 // NA makes int float and bool object), so ranges parsed apart and joined with
 // `unify` give what pandas gives for the whole file (low_memory=False).
