@@ -338,8 +338,12 @@ class Writer {
         if (id === undefined) this.ids.set(t, (id = this.dict!.push(t) - 1));
         return id;
       });
+      const codes = c.codes;
       put = (view, at, from, to) => {
-        for (let r = from; r < to; r++) view[at++] = c.codes[r]! < 0 ? -1 : map[c.codes[r]!]!;
+        for (let r = from; r < to; r++) {
+          const k = codes[r]!;
+          view[at++] = k < 0 ? -1 : map[k]!;
+        }
       };
     } else if (c.dtype === 'bool' && c.missing) {
       put = (view, at, from, to) => {
