@@ -129,6 +129,21 @@ describe('placing ranges on rows', () => {
   });
 });
 
+describe('string dictionaries', () => {
+  it('merge the ranges by bytes: first-seen order, one entry for spellings that decode alike (invalid UTF-8)', async () => {
+    const rows = ['s', 'b\xff', 'é', 'a', 'b\xfe', 'é', 'b\xff', 'z', 'a'];
+    const bytes = Uint8Array.from(rows.join('\n') + '\n', (ch) => (ch === 'é' ? 0xe9 : ch.charCodeAt(0)));
+    const utf8 = new Uint8Array([...bytes].flatMap((b) => (b === 0xe9 ? [0xc3, 0xa9] : [b])));
+    const ref = parseCsv(utf8);
+    for (const chunk_bytes of [3, 5, 1 << 20]) {
+      const df = await md.read_csv(utf8, { chunk_bytes });
+      expect(df.get('s').column.dict).toEqual(ref.columns[0]!.dtype === 'string' ? ref.columns[0]!.dict : null);
+      expect(df.get('s').column.dict).toEqual(['b\ufffd', 'é', 'a', 'z']);
+      expect((await df.fetch()).get('s')).toEqual(['b\ufffd', 'é', 'a', 'b\ufffd', 'é', 'b\ufffd', 'z', 'a']);
+    }
+  });
+});
+
 describe('read_csv in many ranges on threads', () => {
   const text = generated(200_000, 180_000);
   const bytes = enc.encode(text);

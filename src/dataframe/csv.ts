@@ -75,8 +75,14 @@ export type Column =
   | { name: string; dtype: Exclude<DType, 'float64' | 'float32' | 'int64' | 'bool'>; values: TypedArray }
   /** `missing` (1 = NA) only where pandas gives an object column of True/False/NaN. */
   | { name: string; dtype: 'bool'; values: Uint8Array; missing: Uint8Array | null }
-  /** Dictionary-encoded per chunk: codes index `dict` in first-seen order, -1 is NA. */
-  | { name: string; dtype: 'string'; codes: Int32Array; dict: string[] };
+  /**
+   * Dictionary-encoded per chunk: codes index `dict` in first-seen order, -1 is NA. Parsed with `spellings`
+   * (ParseOptions), codes index `spellings` instead (undecoded; see Strings) and dict is empty.
+   */
+  | { name: string; dtype: 'string'; codes: Int32Array; dict: string[]; spellings?: Spellings };
+
+/** Distinct byte strings, in order: string k is bytes[ends[k - 1] (or 0) .. ends[k]). */
+export interface Spellings { bytes: Uint8Array; ends: Int32Array }
 
 export interface Parsed {
   columns: Column[];
@@ -474,8 +480,10 @@ class Builder {
   i32 = new Int32Array(0); // int64 as two words per value; codes for strings
   u8 = new Uint8Array(0);
   missing = new Uint8Array(0);
-  strings = new Strings();
-  constructor(public state: ColumnState) {}
+  readonly strings: Strings;
+  constructor(public state: ColumnState, private readonly spellings = false) {
+    this.strings = new Strings(!spellings);
+  }
 
   reserve(n: number): void {
     const k = this.state.kind;
@@ -520,7 +528,11 @@ class Builder {
 
   finish(name: string, n: number, forced: DType | 'string' | null): Column {
     const { kind, hasNA } = this.state;
-    if (kind === 'string') return { name, dtype: 'string', codes: fit(this.i32, n), dict: this.strings.dict };
+    if (kind === 'string') {
+      const codes = fit(this.i32, n);
+      return this.spellings ? { name, dtype: 'string', codes, dict: [], spellings: this.strings.spellings() }
+        : { name, dtype: 'string', codes, dict: this.strings.dict };
+    }
     if (kind === 'bool') return { name, dtype: 'bool', values: fit(this.u8, n), missing: hasNA ? fit(this.missing, n) : null };
     const base = kind === 'int'
       ? { dtype: 'int64' as const, values: new BigInt64Array(fit(this.i32, 2 * n).buffer, 0, n) }
@@ -537,18 +549,22 @@ class Builder {
 }
 
 /**
- * A string column's dictionary, looked up by the value's bytes (a hash table over a pool of the entries' bytes), so
- * a value seen before costs no JS string; a new one is decoded once. Entries are in first-seen order.
+ * A string column's dictionary, looked up by the value's bytes (a hash table over a pool of the distinct byte
+ * strings, its spellings), so a value seen before costs no JS string. With `texts`, ids are entries of `dict` (in
+ * first-seen order; a new spelling is decoded once, and spellings that decode alike, invalid UTF-8, share one);
+ * without, ids are spellings and nothing is decoded (a read_csv thread's range: the driver merges the spellings).
  */
-class Strings {
+export class Strings {
   readonly dict: string[] = [];
-  private readonly byText = new Map<string, number>(); // bytes that decode alike (invalid UTF-8) share an entry of dict
-  private n = 0; // spellings: distinct byte strings
-  // per slot, so that a lookup reads one place and then the bytes: the hash, the entry of dict + 1 (0: empty), and
-  // the spelling's offset and length in pool
+  private readonly byText = new Map<string, number>();
+  private n = 0; // spellings
+  // per slot, so that a lookup reads one place and then the bytes: the hash, the id + 1 (0: empty), and the
+  // spelling's offset and length in pool
   private table = new Int32Array(4 * 256);
   private pool = new Uint8Array(1024);
-  private used = 0;
+  private ends = new Int32Array(64); // spelling k is pool[ends[k - 1] (or 0) .. ends[k])
+
+  constructor(private readonly texts: boolean) {}
 
   id(buf: Uint8Array, s: number, e: number): number {
     let h = 0x811c9dc5 | 0;
@@ -567,19 +583,30 @@ class Strings {
     }
   }
 
+  /** The spellings, in id order when ids are spellings. */
+  spellings(): Spellings {
+    return { bytes: this.pool.slice(0, this.n ? this.ends[this.n - 1] : 0), ends: this.ends.slice(0, this.n) };
+  }
+
   private add(i: number, h: number, buf: Uint8Array, s: number, e: number): number {
-    const text = decode(buf, s, e);
-    let id = this.byText.get(text);
-    if (id === undefined) this.byText.set(text, (id = this.dict.push(text) - 1));
-    if (this.used + e - s > this.pool.length) this.pool = grow(this.pool, this.used + e - s);
-    this.pool.set(buf.subarray(s, e), this.used);
+    let id = this.n;
+    if (this.texts) {
+      const text = decode(buf, s, e);
+      const known = this.byText.get(text);
+      if (known === undefined) this.byText.set(text, (id = this.dict.push(text) - 1));
+      else id = known;
+    }
+    const at = this.n ? this.ends[this.n - 1]! : 0;
+    if (at + e - s > this.pool.length) this.pool = grow(this.pool, at + e - s);
+    this.pool.set(buf.subarray(s, e), at);
+    if (this.n === this.ends.length) this.ends = grow(this.ends, this.n + 1);
+    this.ends[this.n++] = at + e - s;
     const t = this.table;
     t[i << 2] = h;
     t[(i << 2) + 1] = id + 1;
-    t[(i << 2) + 2] = this.used;
+    t[(i << 2) + 2] = at;
     t[(i << 2) + 3] = e - s;
-    this.used += e - s;
-    if (2 * ++this.n > t.length >> 2) this.rehash();
+    if (2 * this.n > t.length >> 2) this.rehash();
     return id;
   }
 
@@ -620,6 +647,8 @@ export interface ParseOptions {
   /** Records before `start` (header included), for the line number of a malformed row. Default: the header's. */
   rowBase?: number;
   maxRows?: number;
+  /** String columns as undecoded spellings (Column), for a driver that merges ranges' dictionaries by bytes. */
+  spellings?: boolean;
 }
 
 /**
@@ -642,7 +671,8 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
   for (const t of na) if (t !== '') naLead[t.charCodeAt(0)] = 1;
   const isNA = (buf: Uint8Array, s: number, e: number): boolean =>
     e === s || (e - s <= naMax && naLead[buf[s]!] === 1 && na.has(latin1(buf, s, e)));
-  const cols = schema.names.map((_, c) => new Builder(stateOf(schema.forced[c]!, schema.states[c]!)));
+  const raw = opts.spellings ?? false;
+  const cols = schema.names.map((_, c) => new Builder(stateOf(schema.forced[c]!, schema.states[c]!), raw));
   const warnings: string[] = [];
   const rowBase = opts.rowBase ?? schema.headerRows;
   const maxRows = opts.maxRows ?? Infinity;
@@ -689,7 +719,7 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
       warnings.push(`column '${name}': ${missing ? 'a missing value' : `'${text}'`} in line ${rowBase + records} does not fit `
         + `${pandasDtype(before)}; the column is read as ${pandasDtype(after)}`);
     }
-    const next = new Builder(after);
+    const next = new Builder(after, raw);
     next.reserve(starts.length);
     cols[c] = next;
     const keep = row.n;
@@ -837,7 +867,10 @@ export type RangeJob =
 export type RangeResult =
   /** `scanStates` with `first` (offsets in the file). */
   | { kind: 'scan'; map: Uint8Array; first: Float64Array }
-  /** Line numbers in a CsvError count from the range's first line (the driver renumbers them). */
+  /**
+   * String columns as spellings (ParseOptions); line numbers in a CsvError count from the range's first line (the
+   * driver renumbers them).
+   */
   | { kind: 'parse'; parsed: Parsed };
 
 /** Runs `job` on `bytes`, which hold exactly bytes [job.from, job.to) of the file. */
@@ -848,6 +881,6 @@ export function work(job: RangeJob, bytes: Uint8Array): RangeResult {
     for (let s = 0; s < NSTATES; s++) if (first[s]! >= 0) first[s]! += job.from;
     return { kind: 'scan', map, first };
   }
-  const opts = job.maxRows === undefined ? { rowBase: 0 } : { rowBase: 0, maxRows: job.maxRows };
+  const opts = { rowBase: 0, spellings: true, ...(job.maxRows === undefined ? {} : { maxRows: job.maxRows }) };
   return { kind: 'parse', parsed: parseRows(bytes, 0, bytes.length, job.schema, opts) };
 }

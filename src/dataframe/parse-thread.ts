@@ -19,7 +19,7 @@ export type ParseReply =
 function buffers(r: RangeResult): ArrayBuffer[] {
   if (r.kind === 'scan') return [];
   return r.parsed.columns.flatMap((c) => {
-    if (c.dtype === 'string') return [c.codes.buffer as ArrayBuffer];
+    if (c.dtype === 'string') return [c.codes.buffer, c.spellings!.bytes.buffer, c.spellings!.ends.buffer] as ArrayBuffer[];
     if (c.dtype === 'bool' && c.missing) return [c.values.buffer as ArrayBuffer, c.missing.buffer as ArrayBuffer];
     return [c.values.buffer as ArrayBuffer];
   });

@@ -32,7 +32,7 @@ import { runtime } from '../runtime/runtime.js';
 import * as mt from '../api/tensor.js';
 import {
   type Column as RangeColumn, type ColumnState, CsvError, type CsvOptions, type Parsed, type RangeJob, type RangeResult,
-  type Schema, St, pandasDtype, sniff, unify, work,
+  type Schema, St, Strings, pandasDtype, sniff, unify, work,
 } from './csv.js';
 import { DataFrame } from './frame.js';
 import type { Column } from './series.js';
@@ -306,7 +306,8 @@ const layoutOf = (c: RangeColumn): Layout =>
 /**
  * One column of the frame, written into its chunks' heap blocks as ranges commit, in file order, so a range's
  * parsed columns are dropped once written (memory: the ranges in flight, and the output). Strings get codes into
- * one dictionary in first-seen order. A range whose column is stored otherwise than the ranges before it (a
+ * one dictionary in first-seen order (the ranges' undecoded spellings merged by their bytes: a string is decoded
+ * once per file, not once per range). A range whose column is stored otherwise than the ranges before it (a
  * column that widened later) breaks the writer: the column is written again after the ranges' states are joined.
  */
 class Writer {
@@ -315,8 +316,8 @@ class Writer {
   private readonly blocks: Block[] = [];
   private capacity = 0; // of the last block, in rows
   private rows = 0;
-  private dict: string[] | undefined;
-  private ids = new Map<string, number>();
+  private dict: readonly string[] | undefined;
+  private readonly strings = new Strings(true);
   broken = false;
 
   constructor(private readonly chunk: number) {}
@@ -329,15 +330,14 @@ class Writer {
       this.layout = layout;
       this.dtype = layout === 'string' || layout === 'object-bool' ? 'int32' : layout;
       if (layout === 'object-bool') this.dict = ['False', 'True']; // pandas' object column of True, False and NaN
-      if (layout === 'string') this.dict = [];
+      if (layout === 'string') this.dict = this.strings.dict;
     }
     let put: (view: TypedArray, at: number, from: number, to: number) => void;
     if (c.dtype === 'string') {
-      const map = Int32Array.from(c.dict, (t) => {
-        let id = this.ids.get(t);
-        if (id === undefined) this.ids.set(t, (id = this.dict!.push(t) - 1));
-        return id;
-      });
+      // the range's spellings, by their bytes, to entries of the frame's dictionary (decoded once each)
+      const { bytes, ends } = c.spellings!;
+      const map = new Int32Array(ends.length);
+      for (let k = 0, s = 0; k < ends.length; s = ends[k++]!) map[k] = this.strings.id(bytes, s, ends[k]!);
       const codes = c.codes;
       put = (view, at, from, to) => {
         for (let r = from; r < to; r++) {
