@@ -7,8 +7,10 @@
 //   sniff       header + the head's rows → Schema
 //   scanStates  a range's state transition (entry state → exit state), so row
 //               starts are decidable with no serial pass: compose the ranges' maps
+//               (and, per entry state, the range's first row start)
 //   rangeStart  the first row start at or after a byte, given the state there
 //   parseRows   the rows whose first byte is in [start, end) → columns
+// and `work`, one range's scan or parse as read_csv's threads run it (read.ts).
 // A column's dtype is a join over its values (int ⊂ float; bool; all ⊂ string;
 // NA makes int float and bool object), so ranges parsed apart and joined with
 // `unify` give what pandas gives for the whole file (low_memory=False).
@@ -73,8 +75,14 @@ export type Column =
   | { name: string; dtype: Exclude<DType, 'float64' | 'float32' | 'int64' | 'bool'>; values: TypedArray }
   /** `missing` (1 = NA) only where pandas gives an object column of True/False/NaN. */
   | { name: string; dtype: 'bool'; values: Uint8Array; missing: Uint8Array | null }
-  /** Dictionary-encoded per chunk: codes index `dict` in first-seen order, -1 is NA. */
-  | { name: string; dtype: 'string'; codes: Int32Array; dict: string[] };
+  /**
+   * Dictionary-encoded per chunk: codes index `dict` in first-seen order, -1 is NA. Parsed with `spellings`
+   * (ParseOptions), codes index `spellings` instead (undecoded; see Strings) and dict is empty.
+   */
+  | { name: string; dtype: 'string'; codes: Int32Array; dict: string[]; spellings?: Spellings };
+
+/** Distinct byte strings, in order: string k is bytes[ends[k - 1] (or 0) .. ends[k]). */
+export interface Spellings { bytes: Uint8Array; ends: Int32Array }
 
 export interface Parsed {
   columns: Column[];
@@ -143,8 +151,13 @@ const startsRow = (bytes: Uint8Array, p: number, s: number): boolean =>
  * (in parallel); composing them left to right from St.Row at the data's start gives the exact state at every
  * boundary, which is what `rangeStart` needs. States that meet are followed once, so the cost is one tokenizer
  * pass per distinct live state (two in practice: inside quotes or not).
+ * With `first`, also `rangeStart` for every entry state at once, within the range: first[s] is the offset of the
+ * first row start in [from, to) when the state at `from` is s, or -1 (a parallel driver that does not hold the
+ * whole file then needs no bytes past a range to place its rows).
  */
-export function scanStates(bytes: Uint8Array, from: number, to: number, sep = 44, quote = 34): Uint8Array {
+export function scanStates(bytes: Uint8Array, from: number, to: number, sep = 44, quote = 34, first?: Float64Array): Uint8Array {
+  const q = bytes.indexOf(quote, from);
+  if (q < 0 || q >= to) return unquoted(bytes, from, to, sep, first);
   const cls = classes(sep, quote);
   const out = new Uint8Array(NSTATES);
   const live: number[] = [];
@@ -153,16 +166,53 @@ export function scanStates(bytes: Uint8Array, from: number, to: number, sep = 44
     const j = live.indexOf(s);
     owner.push(j >= 0 ? j : live.push(s) - 1);
   }
+  const pending = first ? [0, 1, 2, 3, 4, 5] : []; // entry states whose first row start is not found yet
+  first?.fill(-1);
   let other = false;
   for (let p = from; p < to; p++) {
     const k = cls[bytes[p]!]!;
-    // After one ordinary byte every state is Field or Quoted, which more ordinary bytes keep: skip the run.
+    // After one ordinary byte every state is Field or Quoted, which more ordinary bytes keep (and which start no
+    // row): skip the run.
     if (k === 0 && other) continue;
     other = k === 0;
+    for (let j = pending.length - 1; j >= 0; j--) {
+      const s = live[owner[pending[j]!]!]!;
+      if (s === St.Row || (s === St.Cr && k !== 3)) first![pending.splice(j, 1)[0]!] = p;
+    }
     for (let j = 0; j < live.length; j++) live[j] = TRANS[live[j]! * 5 + k]!;
     if (live.length > 1 && k !== 0) merge(live, owner);
   }
   for (let s = 0; s < NSTATES; s++) out[s] = live[owner[s]!]!;
+  return out;
+}
+
+/**
+ * scanStates of a range without a quote (most ranges of most files), from native searches: outside quotes the
+ * state after a byte depends on that byte alone, and inside quotes it stays there.
+ */
+function unquoted(bytes: Uint8Array, from: number, to: number, sep: number, first?: Float64Array): Uint8Array {
+  const out = Uint8Array.from({ length: NSTATES }, (_, s) => s);
+  if (from < to) {
+    const b = bytes[to - 1]!;
+    const last = b === 10 ? St.Row : b === 13 ? St.Cr : b === sep ? St.FieldStart : St.Field;
+    for (let s = 0; s < NSTATES; s++) if (s !== St.Quoted) out[s] = last;
+  }
+  if (first) {
+    first.fill(-1);
+    // past the first line end: after \n, or after \r and the \n of a \r\n
+    let n = bytes.indexOf(10, from);
+    if (n < 0 || n >= to) n = to;
+    let r = bytes.subarray(from, n).indexOf(13);
+    r = r < 0 ? to : from + r;
+    let after = Math.min(n, r) + 1;
+    if (after - 1 === r && after < to && bytes[after] === 10) after++;
+    const ends = after < to ? after : -1;
+    for (let s = 0; s < NSTATES; s++) if (s !== St.Quoted) first[s] = ends;
+    if (from < to) {
+      first[St.Row] = from;
+      first[St.Cr] = bytes[from] !== 10 ? from : from + 1 < to ? from + 1 : -1;
+    }
+  }
   return out;
 }
 
@@ -430,9 +480,10 @@ class Builder {
   i32 = new Int32Array(0); // int64 as two words per value; codes for strings
   u8 = new Uint8Array(0);
   missing = new Uint8Array(0);
-  dict: string[] = [];
-  ids = new Map<string, number>();
-  constructor(public state: ColumnState) {}
+  readonly strings: Strings;
+  constructor(public state: ColumnState, private readonly spellings = false) {
+    this.strings = new Strings(!spellings);
+  }
 
   reserve(n: number): void {
     const k = this.state.kind;
@@ -469,10 +520,7 @@ class Builder {
       }
       case 'string': {
         if (isNA) return (this.i32[i] = -1), (this.state.hasNA = true);
-        const t = decode(buf, s, e);
-        let id = this.ids.get(t);
-        if (id === undefined) this.ids.set(t, (id = this.dict.push(t) - 1));
-        this.i32[i] = id;
+        this.i32[i] = this.strings.id(buf, s, e);
         return true;
       }
     }
@@ -480,11 +528,15 @@ class Builder {
 
   finish(name: string, n: number, forced: DType | 'string' | null): Column {
     const { kind, hasNA } = this.state;
-    if (kind === 'string') return { name, dtype: 'string', codes: this.i32.slice(0, n), dict: this.dict };
-    if (kind === 'bool') return { name, dtype: 'bool', values: this.u8.slice(0, n), missing: hasNA ? this.missing.slice(0, n) : null };
+    if (kind === 'string') {
+      const codes = fit(this.i32, n);
+      return this.spellings ? { name, dtype: 'string', codes, dict: [], spellings: this.strings.spellings() }
+        : { name, dtype: 'string', codes, dict: this.strings.dict };
+    }
+    if (kind === 'bool') return { name, dtype: 'bool', values: fit(this.u8, n), missing: hasNA ? fit(this.missing, n) : null };
     const base = kind === 'int'
-      ? { dtype: 'int64' as const, values: new BigInt64Array(this.i32.slice(0, 2 * n).buffer) }
-      : { dtype: 'float64' as const, values: kind === 'none' ? new Float64Array(n).fill(NaN) : this.f64.slice(0, n) };
+      ? { dtype: 'int64' as const, values: new BigInt64Array(fit(this.i32, 2 * n).buffer, 0, n) }
+      : { dtype: 'float64' as const, values: kind === 'none' ? new Float64Array(n).fill(NaN) : fit(this.f64, n) };
     if (forced === null || forced === base.dtype || forced === 'string' || forced === 'bool') return { name, ...base };
     if (forced === 'float32') return { name, dtype: 'float32', values: Float32Array.from(base.values, Number) };
     if (forced === 'float16') throw new Error(`read_csv: dtype float16 is not supported (column '${name}')`);
@@ -494,6 +546,86 @@ class Builder {
     for (let i = 0; i < n; i++) out[i] = Number(base.values[i]!);
     return { name, dtype: forced as Exclude<DType, 'float64' | 'float32' | 'int64' | 'bool'>, values: out };
   }
+}
+
+/**
+ * A string column's dictionary, looked up by the value's bytes (a hash table over a pool of the distinct byte
+ * strings, its spellings), so a value seen before costs no JS string. With `texts`, ids are entries of `dict` (in
+ * first-seen order; a new spelling is decoded once, and spellings that decode alike, invalid UTF-8, share one);
+ * without, ids are spellings and nothing is decoded (a read_csv thread's range: the driver merges the spellings).
+ */
+export class Strings {
+  readonly dict: string[] = [];
+  private readonly byText = new Map<string, number>();
+  private n = 0; // spellings
+  // per slot, so that a lookup reads one place and then the bytes: the hash, the id + 1 (0: empty), and the
+  // spelling's offset and length in pool
+  private table = new Int32Array(4 * 256);
+  private pool = new Uint8Array(1024);
+  private ends = new Int32Array(64); // spelling k is pool[ends[k - 1] (or 0) .. ends[k])
+
+  constructor(private readonly texts: boolean) {}
+
+  id(buf: Uint8Array, s: number, e: number): number {
+    let h = 0x811c9dc5 | 0;
+    for (let p = s; p < e; p++) h = Math.imul(h ^ buf[p]!, 0x01000193);
+    const t = this.table;
+    const mask = (t.length >> 2) - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const j = i << 2;
+      const id = t[j + 1]! - 1;
+      if (id < 0) return this.add(i, h, buf, s, e);
+      if (t[j] !== h || t[j + 3] !== e - s) continue;
+      const o = t[j + 2]!;
+      let p = 0;
+      while (p < e - s && this.pool[o + p] === buf[s + p]) p++;
+      if (p === e - s) return id;
+    }
+  }
+
+  /** The spellings, in id order when ids are spellings. */
+  spellings(): Spellings {
+    return { bytes: this.pool.slice(0, this.n ? this.ends[this.n - 1] : 0), ends: this.ends.slice(0, this.n) };
+  }
+
+  private add(i: number, h: number, buf: Uint8Array, s: number, e: number): number {
+    let id = this.n;
+    if (this.texts) {
+      const text = decode(buf, s, e);
+      const known = this.byText.get(text);
+      if (known === undefined) this.byText.set(text, (id = this.dict.push(text) - 1));
+      else id = known;
+    }
+    const at = this.n ? this.ends[this.n - 1]! : 0;
+    if (at + e - s > this.pool.length) this.pool = grow(this.pool, at + e - s);
+    this.pool.set(buf.subarray(s, e), at);
+    if (this.n === this.ends.length) this.ends = grow(this.ends, this.n + 1);
+    this.ends[this.n++] = at + e - s;
+    const t = this.table;
+    t[i << 2] = h;
+    t[(i << 2) + 1] = id + 1;
+    t[(i << 2) + 2] = at;
+    t[(i << 2) + 3] = e - s;
+    if (2 * this.n > t.length >> 2) this.rehash();
+    return id;
+  }
+
+  private rehash(): void {
+    const old = this.table;
+    const t = (this.table = new Int32Array(old.length * 2));
+    const mask = (t.length >> 2) - 1;
+    for (let j = 0; j < old.length; j += 4) {
+      if (old[j + 1] === 0) continue;
+      let i = old[j]! & mask;
+      while (t[(i << 2) + 1] !== 0) i = (i + 1) & mask;
+      t.set(old.subarray(j, j + 4), i << 2);
+    }
+  }
+}
+
+/** The first n values: a view when they fill most of the array (a range's arrays are sized to fit), else a copy. */
+function fit<T extends Float64Array | Int32Array | Uint8Array>(a: T, n: number): T {
+  return (a.length - n <= a.length / 8 ? a.subarray(0, n) : a.slice(0, n)) as T;
 }
 
 function grow<T extends Float64Array | Int32Array | Uint8Array>(a: T, n: number): T {
@@ -515,6 +647,8 @@ export interface ParseOptions {
   /** Records before `start` (header included), for the line number of a malformed row. Default: the header's. */
   rowBase?: number;
   maxRows?: number;
+  /** String columns as undecoded spellings (Column), for a driver that merges ranges' dictionaries by bytes. */
+  spellings?: boolean;
 }
 
 /**
@@ -533,8 +667,12 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
   const naMax = Math.max(...[...na].map((t) => t.length));
   // An NA that would parse as a value must be matched first; pandas' defaults never do, so values parse first.
   const naFirst = [...na].some((t) => t !== '' && kindOf(new Uint8Array([...t].map((c) => c.charCodeAt(0))), 0, t.length) !== 'string');
-  const isNA = (buf: Uint8Array, s: number, e: number): boolean => e === s || (e - s <= naMax && na.has(latin1(buf, s, e)));
-  const cols = schema.names.map((_, c) => new Builder(stateOf(schema.forced[c]!, schema.states[c]!)));
+  const naLead = new Uint8Array(256); // first bytes of the NA strings: most values are told apart by their first
+  for (const t of na) if (t !== '') naLead[t.charCodeAt(0)] = 1;
+  const isNA = (buf: Uint8Array, s: number, e: number): boolean =>
+    e === s || (e - s <= naMax && naLead[buf[s]!] === 1 && na.has(latin1(buf, s, e)));
+  const raw = opts.spellings ?? false;
+  const cols = schema.names.map((_, c) => new Builder(stateOf(schema.forced[c]!, schema.states[c]!), raw));
   const warnings: string[] = [];
   const rowBase = opts.rowBase ?? schema.headerRows;
   const maxRows = opts.maxRows ?? Infinity;
@@ -581,7 +719,7 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
       warnings.push(`column '${name}': ${missing ? 'a missing value' : `'${text}'`} in line ${rowBase + records} does not fit `
         + `${pandasDtype(before)}; the column is read as ${pandasDtype(after)}`);
     }
-    const next = new Builder(after);
+    const next = new Builder(after, raw);
     next.reserve(starts.length);
     cols[c] = next;
     const keep = row.n;
@@ -606,7 +744,8 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
     if (row.n === 0) continue;
     if (row.n > width) throw new CsvError(rowBase + records, width, row.n);
     if (rows === starts.length) {
-      starts = grow(starts, rows * 2);
+      // room for the rows the range holds at the rate so far (grow at least doubles)
+      starts = grow(starts, Math.min(maxRows, Math.ceil(((end - start) / (p - start)) * rows * 1.05) + 64));
       for (const b of cols) b.reserve(starts.length);
     }
     starts[rows] = at;
@@ -714,4 +853,34 @@ export function parseCsv(bytes: Uint8Array, opts: CsvOptions = {}): Parsed & { s
   const schema = sniff(bytes, opts, true);
   const parsed = parseRows(bytes, schema.dataStart, bytes.length, schema, schema.nrows === null ? {} : { maxRows: schema.nrows });
   return { ...parsed, schema };
+}
+
+// ---------------------------------------------------------------------------
+// Range jobs: what read_csv's threads (parse-thread.ts) or its main thread run on one range's bytes.
+
+/** Work on bytes [from, to) of the file: its state map and row starts (scan), or its rows (parse). */
+export type RangeJob =
+  | { kind: 'scan'; from: number; to: number; sep: number; quote: number }
+  /** [from, to) is whole rows: from a row start to the next range's. */
+  | { kind: 'parse'; from: number; to: number; schema: Schema; maxRows?: number };
+
+export type RangeResult =
+  /** `scanStates` with `first` (offsets in the file). */
+  | { kind: 'scan'; map: Uint8Array; first: Float64Array }
+  /**
+   * String columns as spellings (ParseOptions); line numbers in a CsvError count from the range's first line (the
+   * driver renumbers them).
+   */
+  | { kind: 'parse'; parsed: Parsed };
+
+/** Runs `job` on `bytes`, which hold exactly bytes [job.from, job.to) of the file. */
+export function work(job: RangeJob, bytes: Uint8Array): RangeResult {
+  if (job.kind === 'scan') {
+    const first = new Float64Array(NSTATES);
+    const map = scanStates(bytes, 0, bytes.length, job.sep, job.quote, first);
+    for (let s = 0; s < NSTATES; s++) if (first[s]! >= 0) first[s]! += job.from;
+    return { kind: 'scan', map, first };
+  }
+  const opts = { rowBase: 0, spellings: true, ...(job.maxRows === undefined ? {} : { maxRows: job.maxRows }) };
+  return { kind: 'parse', parsed: parseRows(bytes, 0, bytes.length, job.schema, opts) };
 }

@@ -8,14 +8,14 @@ import type { Host, Thread, ThreadPort } from './types.js';
 const scope = globalThis as unknown as {
   crossOriginIsolated?: boolean;
   navigator?: { hardwareConcurrency?: number; gpu?: GPU };
-  postMessage?: (m: unknown) => void;
+  postMessage?: (m: unknown, transfer: Transferable[]) => void;
   addEventListener?: (t: string, f: (e: MessageEvent) => void) => void;
 };
 
 /** A Worker as the pool (or a volunteer) drives it. */
 export function thread(w: Worker, failed: string): Thread {
   return {
-    post: (m) => w.postMessage(m),
+    post: (m, transfer) => w.postMessage(m, transfer ?? []),
     onMessage: (f) => w.addEventListener('message', (e) => f(e.data)),
     onError: (f) => w.addEventListener('error', (e) => f(new Error(e.message || failed))),
     terminate: async () => w.terminate(),
@@ -32,11 +32,22 @@ export const host: Host = {
 
   tuneEngine: () => undefined,
 
-  // The literal `new Worker(new URL(...), { type: 'module' })` is what Vite bundles as a worker.
-  spawnThread: () => thread(new Worker(new URL('../runtime/worker.js', import.meta.url), { type: 'module' }), 'a compute worker failed'),
+  // The literal `new Worker(new URL('../runtime/worker.js', ...), { type: 'module' })` is what the pages' build
+  // rewrites to the pool's thread chunk (vite.config.ts). Another script loads from its URL beside this module
+  // (unbundled: a bundler sees no literal to follow).
+  spawnThread(script?: string): Thread {
+    if (script === undefined) {
+      return thread(new Worker(new URL('../runtime/worker.js', import.meta.url), { type: 'module' }), 'a compute worker failed');
+    }
+    const url = new URL('../' + script, import.meta.url);
+    return thread(new Worker(url, { type: 'module' }), `thread ${script} failed`);
+  },
 
   threadPort(): ThreadPort {
-    return { post: (m) => scope.postMessage!(m), onMessage: (f) => scope.addEventListener!('message', (e) => f(e.data)) };
+    return {
+      post: (m, transfer) => scope.postMessage!(m, transfer ?? []),
+      onMessage: (f) => scope.addEventListener!('message', (e) => f(e.data)),
+    };
   },
 
   gpu: async () => scope.navigator?.gpu,

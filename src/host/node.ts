@@ -7,7 +7,7 @@
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { open, readFile, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism, homedir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -28,14 +28,14 @@ export const host: Host = {
   // so a worker's first task would otherwise run unoptimised to the end.
   tuneEngine: () => setFlagsFromString('--no-liftoff'),
 
-  spawnThread(): Thread {
-    const url = new URL('../runtime/worker.js', import.meta.url);
-    if (!existsSync(url)) throw new Error(`worker script ${url.pathname} is missing: run \`npm run build\` first`);
+  spawnThread(script = 'runtime/worker.js'): Thread {
+    const url = new URL(`../${script}`, import.meta.url);
+    if (!existsSync(url)) throw new Error(`thread script ${url.pathname} is missing: run \`npm run build\` first`);
     const w = new Worker(url);
     // An idle pool never keeps the process alive; one with work does (the pool says which, through hold).
     // Node refs a worker again when a listener is added, so unref comes after them.
     return {
-      post: (m) => w.postMessage(m),
+      post: (m, transfer) => w.postMessage(m, transfer as never),
       onMessage: (f) => { w.on('message', f); w.unref(); },
       onError: (f) => { w.on('error', f); w.unref(); },
       terminate: async () => { await w.terminate(); },
@@ -44,7 +44,7 @@ export const host: Host = {
   },
 
   threadPort(): ThreadPort {
-    return { post: (m) => parentPort!.postMessage(m), onMessage: (f) => { parentPort!.on('message', f); } };
+    return { post: (m, transfer) => parentPort!.postMessage(m, transfer as never), onMessage: (f) => { parentPort!.on('message', f); } };
   },
 
   async gpu(): Promise<GPU | undefined> {
@@ -69,6 +69,22 @@ export const host: Host = {
     return {
       read: async (path: string | URL) => new Uint8Array(await readFile(path)),
       write: (path: string | URL, bytes: Uint8Array) => writeFile(path, bytes),
+      size: async (path: string | URL) => (await stat(path)).size,
+      async readRange(path: string | URL, from: number, to: number) {
+        const f = await open(path, 'r');
+        try {
+          const out = new Uint8Array(Math.max(0, to - from));
+          let got = 0;
+          while (got < out.length) {
+            const { bytesRead } = await f.read(out, got, out.length - got, from + got);
+            if (bytesRead === 0) break;
+            got += bytesRead;
+          }
+          return got === out.length ? out : out.slice(0, got);
+        } finally {
+          await f.close();
+        }
+      },
     };
   },
 

@@ -4,7 +4,8 @@
 
 /** A compute thread of the local pool, as the pool sees it. */
 export interface Thread {
-  post(m: unknown): void;
+  /** Sends `m`; the buffers in `transfer` move to the thread (the sender's views of them become empty). */
+  post(m: unknown, transfer?: Transferable[]): void;
   onMessage(f: (m: any) => void): void;
   onError(f: (e: Error) => void): void;
   terminate(): Promise<void>;
@@ -14,7 +15,7 @@ export interface Thread {
 
 /** The pool's end of a compute thread, as the thread sees it. */
 export interface ThreadPort {
-  post(m: unknown): void;
+  post(m: unknown, transfer?: Transferable[]): void;
   onMessage(f: (m: any) => void): void;
 }
 
@@ -35,10 +36,14 @@ export interface Net {
   readonly wrtc?: unknown;
 }
 
-/** A file system as the array readers and writers use it (api/io.ts). */
+/** A file system as the array readers and writers use it (api/io.ts, dataframe/read.ts). */
 export interface Files {
   read(path: string | URL): Promise<Uint8Array>;
   write(path: string | URL, bytes: Uint8Array): Promise<void>;
+  /** The file's length in bytes. */
+  size(path: string | URL): Promise<number>;
+  /** Bytes [from, to) of the file (fewer past its end), read without reading the rest. */
+  readRange(path: string | URL, from: number, to: number): Promise<Uint8Array>;
 }
 
 /** A small text record kept across sessions (a coordinator's record of its peers, mesh/trust.ts). */
@@ -54,7 +59,11 @@ export interface Host {
   cores(): number;
   /** Engine flags, set once before the first kernel compiles. */
   tuneEngine(): void;
-  spawnThread(): Thread;
+  /**
+   * Starts a thread running `script`, a module of the package named by its path under dist/ (default
+   * 'runtime/worker.js', the compute pool's worker; read_csv's is 'dataframe/parse-thread.js').
+   */
+  spawnThread(script?: string): Thread;
   threadPort(): ThreadPort;
   /** The WebGPU entry point, or undefined where there is none. */
   gpu(): Promise<GPU | undefined>;

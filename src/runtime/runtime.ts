@@ -752,6 +752,19 @@ export class Runtime {
   }
 
   /**
+   * Makes `blocks` the chunks of source `n`: blocks of this heap (heap.alloc), one per chunk in grid order, each
+   * holding its chunk in C order (a block may be larger than its chunk). How data built in place is stored without
+   * a copy: read_csv writes each range's rows into its chunks' blocks as the range is parsed, before it knows the
+   * tensor's length.
+   */
+  adopt(n: Node, blocks: readonly Block[]): void {
+    const grid = numChunks(n.shape, n.chunk).reduce((a, b) => a * b, 1);
+    if (blocks.length !== grid) throw new Error(`internal: ${blocks.length} blocks for a tensor of ${grid} chunks`);
+    this.release(n);
+    this.keep(n, { dtype: n.dtype, shape: n.shape, chunk: n.chunk, blocks: [...blocks] });
+  }
+
+  /**
    * Runs one kernel task over data given in its boxes (what a mesh peer
    * receives): each input is C-order data over the box it covers, each output
    * comes back as C-order data over its box. Tasks run on the worker pool,
