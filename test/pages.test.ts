@@ -121,6 +121,28 @@ describe('the demo pages in headless Chromium', () => {
     await joinB.screenshot({ path: `${ARTIFACTS}/join.png`, fullPage: true });
   }, 240_000);
 
+  it('the DataFrame page groups a CSV over the room\'s workers: pandas\' groupby, as the local run gives it', async () => {
+    // 60,000 rows, 12 groups, in chunks of 5,000 rows: the folds are tasks on the workers
+    const rows = Array.from({ length: 60_000 }, (_, i) => `${['ant', 'bee', 'cat', 'dog', 'eel', 'fox', 'gnu', 'hen', 'ibis', 'jay', 'koi', 'lynx'][(i * 7) % 12]},${(i % 97) * 0.25},${i % 5}`);
+    const csv = `k,v,w\n${rows.join('\n')}\n`;
+    const { md } = await import('../src/index.js');
+    const local = await (md.read_csv(new TextEncoder().encode(csv), { chunkSize: 5000 }).groupby('k').agg({ v: ['count', 'sum', 'mean', 'min', 'max'] }) as unknown as Promise<import('../src/dataframe/index.js').DataFrame>);
+    const want = await local.fetch();
+    const frame = await open('frame');
+    await frame.waitForFunction(() => /^[1-9] workers?$/.test(document.getElementById('workers')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    const got = await frame.evaluate(async (text) => {
+      const w = window as unknown as { loadCsv: (f: Blob, o: object) => Promise<void>; runGroupby: (k: string, v: string) => Promise<{ groups: number; columns: string[]; index: unknown[]; values: Record<string, unknown[]> }> };
+      await w.loadCsv(new Blob([text]), { chunkSize: 5000 });
+      return w.runGroupby('k', 'v');
+    }, csv);
+    expect(got.groups).toBe(12);
+    expect(got.index).toEqual(want.index);
+    expect(got.columns).toEqual(want.columns);
+    for (const c of want.columns) expect(got.values[c], c).toEqual(want.get(c).map((v) => (typeof v === 'bigint' ? Number(v) : v)));
+    expect(await frame.locator('#result tr').count()).toBe(13);
+    await frame.screenshot({ path: `${ARTIFACTS}/frame.png`, fullPage: true });
+  }, 180_000);
+
   it('closing a join tab mid-job still yields the local count', async () => {
     const want = await localCount(11);
     const run = pi.evaluate(() => (window as unknown as { runPi: (n: number, s: number) => Promise<{ inside: number }> }).runPi(100_000_000, 11));

@@ -44,11 +44,11 @@ try {
   setInterval(showWorkers, 500);
   setStatus('connected: pick a CSV file (workers: open the join page in other tabs or machines)', 'busy');
 
-  /** Reads `file` into the page's frame and offers its columns. */
-  const load = async (file: Blob) => {
+  /** Reads `file` into the page's frame (read_csv's options: the tests' smaller chunks) and offers its columns. */
+  const load = async (file: Blob, opts: md.ReadCsvOptions = {}) => {
     setStatus('reading the file…', 'busy');
     const t0 = performance.now();
-    frame = await md.read_csv(file);
+    frame = await md.read_csv(file, opts);
     $('read').textContent = `${((performance.now() - t0) / 1000).toFixed(2)} s`;
     $('rows').textContent = String(frame.shape[0]);
     const options = (names: string[]) => names.map((n) => `<option>${n}</option>`).join('');

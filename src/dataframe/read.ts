@@ -422,7 +422,8 @@ async function readCsv(source: CsvSource, opts: ReadCsvOptions): Promise<DataFra
   }
   const src = await open(source);
   const schema = await sniffHead(src, csv);
-  const n = threads ?? (src.size < SMALL ? 0 : host.cores());
+  // (a page parses on its own thread: the pages' build does not carry the parse thread yet)
+  const n = threads ?? (src.size < SMALL || host.name === 'browser' ? 0 : host.cores());
   const runner = n > 0 ? new ThreadRunner(src, n) : inline(src);
   let writers = schema.names.map(() => new Writer(chunkSize));
   try {
