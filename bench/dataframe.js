@@ -168,12 +168,14 @@ DASK = {
 RUN = DASK if system == 'dask' else PANDAS
 
 def check(a, q):
-    """Rows, and the sums of the checked columns (NaN skipped): every column but the keys, or q['cols']."""
+    """Rows, and the sums of the checked columns (NaN skipped): every column but the keys, or q['cols'].
+    reset_index names an unnamed index level 'index' or 'level_<i>' (Dask's q8 keeps the row labels, not id6)."""
     name = lambda c: c[0] if isinstance(c, tuple) else c
+    label = lambda c: str(name(c)) == 'index' or str(name(c)).startswith('level_')
     if q.get('cols'):
         cols = [a[c] for c in q['cols']]
     else:
-        cols = [a.iloc[:, i] for i, c in enumerate(a.columns) if name(c) not in q['by'] and not str(name(c)).startswith('level_')]
+        cols = [a.iloc[:, i] for i, c in enumerate(a.columns) if name(c) not in q['by'] and not label(c)]
     return {'rows': int(len(a)), 'sums': [float(s.astype('float64').sum()) for s in cols]}
 
 def one_line(e):
