@@ -36,7 +36,7 @@
 // this script and puts the table in latest.md.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -343,6 +343,16 @@ async function arqueroSystem() {
   };
 }
 
+/** A CSV file's column names, from its first line (read alone: the files pass 500 MB). */
+function headerOf(p) {
+  const fd = openSync(p, 'r');
+  try {
+    const head = Buffer.alloc(4096);
+    const n = readSync(fd, head, 0, head.length, 0);
+    return head.subarray(0, n).toString('utf8').split('\n')[0].trim().split(',');
+  } finally { closeSync(fd); }
+}
+
 async function tesseraSystem() {
   const dist = path.join(ROOT, 'dist', 'index.js');
   if (!existsSync(dist)) throw new Error('not built (npm run build)');
@@ -351,8 +361,7 @@ async function tesseraSystem() {
   const GROUPBY = { id1: 'string', id2: 'string', id3: 'string', id4: 'int32', id5: 'int32', id6: 'int32', v1: 'int32', v2: 'int32', v3: 'float64' };
   const JOIN = { id1: 'int32', id2: 'int32', id3: 'int32', id4: 'string', id5: 'string', id6: 'string', v1: 'float64', v2: 'float64' };
   const read = async (p, types) => {
-    const cols = readFileSync(p, 'utf8').slice(0, 200).split('\n')[0].split(',');
-    const dtype = types && Object.fromEntries(cols.filter((c) => types[c]).map((c) => [c, types[c]]));
+    const dtype = types && Object.fromEntries(headerOf(p).filter((c) => types[c]).map((c) => [c, types[c]]));
     const f = await md.read_csv(p, dtype ? { dtype } : {});
     await f.execute();
     return f;
@@ -483,7 +492,8 @@ function rssNow(pid) {
 function runChild(system, cfg, o, on) {
   const [cmd, args] = system === 'pandas' || system === 'dask'
     ? [PANDAS_PY, ['-c', PYTHON, JSON.stringify(cfg)]]
-    : [process.execPath, ['--expose-gc', `--max-old-space-size=${Math.round(o.maxRss / 2 ** 20)}`, fileURLToPath(import.meta.url), '--child', JSON.stringify(cfg)]];
+    : [process.execPath, ['--expose-gc', `--max-old-space-size=${Math.round(o.maxRss / 2 ** 20)}`,
+      fileURLToPath(import.meta.url), '--child', JSON.stringify(cfg)]];
   return new Promise((resolve) => {
     const proc = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let current, killed, stderr = '', timer;
@@ -533,7 +543,8 @@ async function runSystem(system, cfg, o) {
         if (cell.status === 'ok') cell.median_s = median(cell.runs);
         cells[id] = cell;
         if (id === 'read_csv' && cell.status === 'ok') info.rss_load = cell.rss;
-        const t = cell.status === 'ok' ? `${cell.median_s.toFixed(3)} s (${cell.runs.length} run${cell.runs.length > 1 ? 's' : ''})` : `${cell.status} (${cell.reason})`;
+        const n = cell.runs?.length;
+        const t = cell.status === 'ok' ? `${cell.median_s.toFixed(3)} s (${n} run${n > 1 ? 's' : ''})` : `${cell.status} (${cell.reason})`;
         process.stderr.write(`  ${id.padEnd(14)} ${t}\n`);
       }
       if (e.event === 'end') info.rss_end = e.rss;
@@ -575,13 +586,17 @@ function rowsOf(results, systems) {
     }
     const t = (s) => (cells[s]?.status === 'ok' ? cells[s].median_s : undefined);
     const ratio = (s) => (t('tessera') !== undefined && t(s) !== undefined ? t('tessera') / t(s) : undefined);
-    return { type: 'dataframe', case: q.id, question: q.question, reference: ref, tessera_vs_pandas: ratio('pandas'), tessera_vs_duckdb: ratio('duckdb'), cells };
+    return {
+      type: 'dataframe', case: q.id, question: q.question, reference: ref,
+      tessera_vs_pandas: ratio('pandas'), tessera_vs_duckdb: ratio('duckdb'), cells,
+    };
   });
 }
 
 // ---------------------------------------------------------------------------
 // The table (also rendered by bench/run.js from saved rows).
 
+const sci = (n) => n.toExponential(0).replace('+', '');
 const fmtS = (s) => (s >= 100 ? s.toFixed(0) : s >= 10 ? s.toFixed(1) : s >= 1 ? s.toFixed(2) : s >= 0.01 ? s.toFixed(3) : s.toFixed(4)) + ' s';
 
 /** The Markdown table of the rows and systems, with its notes. */
@@ -602,21 +617,26 @@ export function dataframeText(rows, systems, meta) {
     return `${label} [${cite(c, s, r.case)}]`;
   };
   const x = (v) => (v === undefined ? '-' : `${v.toFixed(2)}×`);
-  const rssRow = (label, k) => `| ${label} | ${systems.map((s) => mib(s[k])).join(' | ')} | ${x(ratioOf(systems, k, 'pandas'))} | ${x(ratioOf(systems, k, 'duckdb'))} |`;
+  const ratios = (vsPandas, vsDuckdb) => `${x(vsPandas)} | ${x(vsDuckdb)} |`;
+  const rssRow = (label, k) => `| ${label} | ${systems.map((s) => mib(s[k])).join(' | ')} | ${ratios(ratioOf(systems, k, 'pandas'), ratioOf(systems, k, 'duckdb'))}`;
   const lines = [
     `| query | ${names.map((s) => LABEL[s]).join(' | ')} | Tessera / pandas | Tessera / DuckDB |`,
     `| --- |${names.map(() => ' ---: |').join('')} ---: | ---: |`,
-    ...rows.map((r) => `| ${r.case} (${r.question.replace(/\|/g, '\\|')}) | ${names.map((s) => cell(r, s)).join(' | ')} | ${x(r.tessera_vs_pandas)} | ${x(r.tessera_vs_duckdb)} |`),
+    ...rows.map((r) => `| ${r.case} (${r.question.replace(/\|/g, '\\|')}) | ${names.map((s) => cell(r, s)).join(' | ')} | ${ratios(r.tessera_vs_pandas, r.tessera_vs_duckdb)}`),
     rssRow('peak RSS after read_csv', 'rss_load'),
     rssRow('peak RSS at the end', 'rss_end'),
   ];
   const versions = systems.map((s) => `${LABEL[s.system]} ${s.version ?? `(${s.status})`}`).join(', ');
   const notes = [
-    `Data (bench/dbgen.py): G1 groupby table of ${meta.rows.toExponential(0).replace('+', '')} rows, K = ${meta.k}; J1 join tables (x of ${meta.rows.toExponential(0).replace('+', '')} rows; small, medium, big y); ratings of ${meta.ratings.toExponential(0).replace('+', '')} rows. Each system in a fresh process of its own, one at a time; ${meta.threads} threads for Dask, DuckDB and Tessera (pandas and arquero use one).`,
-    `A cell is the median of 3 runs, or ¹ of a single run where the first took ${meta.cheap} s or more; read_csv rows are one load. "Tessera / pandas", "Tessera / DuckDB": Tessera's time over theirs (below 1: Tessera is faster); the same for the peak RSS rows.`,
-    'Check: row count and the sums of the result\'s value columns (the db-benchmark\'s chk); one that differs from pandas\' (DuckDB\'s where pandas has none) by more than a relative 1e-6 is **WRONG**.',
+    `Data (bench/dbgen.py): G1 groupby table of ${sci(meta.rows)} rows, K = ${meta.k}; J1 join tables (x of ${sci(meta.rows)} rows; `
+      + `small, medium, big y); ratings of ${sci(meta.ratings)} rows. Each system in a fresh process of its own, one at a time; `
+      + `${meta.threads} threads for Dask, DuckDB and Tessera (pandas and arquero use one). The machine may be shared: the times are one run's, noisy.`,
+    `A cell is the median of 3 runs, or ¹ of a single run where the first took ${meta.cheap} s or more; read_csv rows are one load. `
+      + '"Tessera / pandas", "Tessera / DuckDB": Tessera\'s time over theirs (below 1: Tessera is faster); the same for the peak RSS rows.',
+    'Check: row count and the sums of the result\'s value columns (the db-benchmark\'s chk); one that differs from pandas\' '
+      + '(DuckDB\'s where pandas has none) by more than a relative 1e-6 is **WRONG**.',
     `Versions: ${versions}. Machine: ${meta.cpus} x ${meta.cpu}, ${meta.mem_gib} GiB RAM, node ${meta.node}.`,
-    ...[...reasons].map(([k, v]) => `[${v.n}] ${k} (${v.where.length > 6 ? `${v.where.slice(0, 3).join(', ')} and ${v.where.length - 3} more` : v.where.join(', ')})`),
+    ...[...reasons].map(([k, { n, where }]) => `[${n}] ${k} (${where.length > 6 ? `${where.slice(0, 3).join(', ')} and ${where.length - 3} more` : where.join(', ')})`),
   ];
   return `${lines.join('\n')}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`;
 }
@@ -656,12 +676,16 @@ async function main(args) {
   };
   process.stdout.write(`${JSON.stringify(meta)}\n`);
   const t0 = performance.now();
-  process.stderr.write(`dataframe: data (bench/dbgen.py, ${meta.rows.toExponential(0)} rows, ${meta.ratings.toExponential(0)} ratings) ...`);
-  const gen = spawnSync(process.env.PYTHON ?? 'python3', [path.join(HERE, 'dbgen.py'), '--rows', String(meta.rows), '--k', String(meta.k), '--ratings', String(meta.ratings)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  process.stderr.write(`dataframe: data (bench/dbgen.py, ${sci(meta.rows)} rows, ${sci(meta.ratings)} ratings) ...`);
+  const gen = spawnSync(process.env.PYTHON ?? 'python3',
+    [path.join(HERE, 'dbgen.py'), '--rows', String(meta.rows), '--k', String(meta.k), '--ratings', String(meta.ratings)],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (gen.status !== 0) { process.stderr.write(' bench/dbgen.py failed\n'); process.exit(1); }
   const made = JSON.parse(gen.stdout.trim().split('\n').at(-1));
   process.stderr.write(made.made.length ? ` wrote ${made.made.length} files in ${made.seconds} s\n` : ' present\n');
-  const cfg = { paths: { groupby: made.groupby, join: made.join, ratings: made.ratings }, queries: QUERIES, threads: meta.threads, cheap: meta.cheap };
+  const cfg = {
+    paths: { groupby: made.groupby, join: made.join, ratings: made.ratings }, queries: QUERIES, threads: meta.threads, cheap: meta.cheap,
+  };
   const results = {};
   for (const s of systems) {
     results[s] = await runSystem(s, cfg, o);
