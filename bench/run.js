@@ -11,6 +11,9 @@
 // adds issue 31's routines beside NumPy (bench/routines.js, which starts a
 // process per program and side; at 1e8, or 1e6 with --quick); they are not
 // part of a run without --only (about 5 minutes at 1e8 on 2 cores).
+// `--only dataframe` runs the h2o db-benchmark's groupby and join queries
+// beside pandas, Dask, DuckDB and arquero (bench/dataframe.js, a process per
+// system; 1e7 rows, or 1e6 with --quick), alone: never part of another run.
 //
 // This process only orchestrates. For each case it starts one fresh process
 // per implementation (bench/child.js for the JavaScript libraries, python3
@@ -31,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { IMPL_LABEL, caseLabel, caseList, fmtN, rates, reference } from './cases.js';
 import { SECTIONS as MESH_SECTIONS } from './mesh.js';
 import { routinesText } from './routines.js';
+import { dataframeText } from './dataframe.js';
 import { CLK_TCK, machineBusySeconds } from './load.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -325,14 +329,17 @@ async function main() {
   // the routines compare Tessera with NumPy, and only when asked for by name
   const routines = !!only?.includes('routines') && impls.includes('numpy') && impls.includes('tessera');
   if (only?.includes('routines') && !routines) log('bench: the routines need numpy and tessera in --impls: skipped\n');
-  if (!list.length && !meshSections.length && !routines) { log(`bench: no case matches --only ${only}\n`); process.exit(2); }
+  // the dataframe section runs alone, only when asked for by name
+  const dataframe = !!only?.includes('dataframe');
+  if (dataframe && only.length > 1) { log('bench: --only dataframe runs alone\n'); process.exit(2); }
+  if (!list.length && !meshSections.length && !routines && !dataframe) { log(`bench: no case matches --only ${only}\n`); process.exit(2); }
   const meta = {
     type: 'meta', date: new Date().toISOString(), command: `node bench/run.js${argv.length ? ` ${argv.join(' ')}` : ''}`,
     node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? '?',
     mem_gib: +(os.totalmem() / 2 ** 30).toFixed(1), tessera_commit: gitRev(), impls,
   };
   process.stdout.write(JSON.stringify(meta) + '\n');
-  const what = [list.length ? `${list.length} cases x [${impls.join(', ')}]` : '', meshSections.length ? `mesh (${meshSections.join(', ')})` : '', routines ? 'routines' : ''].filter(Boolean).join(', then ');
+  const what = [list.length ? `${list.length} cases x [${impls.join(', ')}]` : '', meshSections.length ? `mesh (${meshSections.join(', ')})` : '', routines ? 'routines' : '', dataframe ? 'dataframe (db-benchmark)' : ''].filter(Boolean).join(', then ');
   log(`bench: ${what} on ${meta.cpus} x ${meta.cpu}, node ${meta.node}\n`);
   const t0 = performance.now();
   const info = {};
@@ -352,13 +359,14 @@ async function main() {
   }
   const mesh = meshSections.length ? await runMesh(meshSections) : undefined;
   const routineRows = routines ? await runRoutines() : undefined;
+  const frames = dataframe ? await runDataframe() : undefined;
   meta.total_s = (performance.now() - t0) / 1000;
   meta.versions = info;
   meta.unavailable = unavailable;
   const dir = path.join(HERE, 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'latest.json'), JSON.stringify({ meta, cases: list, results, ...(mesh ? { mesh } : {}), ...(routineRows ? { routines: routineRows } : {}) }, null, 2) + '\n');
-  report(meta, list, results, mesh, routineRows);
+  writeFileSync(path.join(dir, 'latest.json'), JSON.stringify({ meta, cases: list, results, ...(mesh ? { mesh } : {}), ...(routineRows ? { routines: routineRows } : {}), ...(frames ? { dataframe: frames } : {}) }, null, 2) + '\n');
+  report(meta, list, results, mesh, routineRows, frames);
 }
 
 // ---------------------------------------------------------------------------
@@ -386,6 +394,33 @@ async function runRoutines() {
     proc.on('exit', (code, sig) => resolve(code === 0 ? undefined : `exited (${sig ?? `code ${code}`})`));
   });
   if (end) out.error = `bench/routines.js ${end}`;
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// The dataframe section: bench/dataframe.js runs each system in processes of
+// its own and prints a meta line, one {"type": "dataframe_system"} line per
+// system, then one {"type": "dataframe"} line per row, passed on here.
+
+async function runDataframe() {
+  log('bench: dataframe (db-benchmark)\n');
+  const args = [path.join(HERE, 'dataframe.js'), ...(has('--quick') ? ['--quick'] : []), ...(opt('--timeout') ? ['--timeout', opt('--timeout')] : [])];
+  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = { meta: undefined, systems: [], rows: [] };
+  readline.createInterface({ input: proc.stdout }).on('line', (l) => {
+    let o;
+    try { o = JSON.parse(l); } catch { return; }
+    if (o.type === 'meta') out.meta = o;
+    else if (o.type === 'dataframe_system') out.systems.push(o);
+    else if (o.type === 'dataframe') out.rows.push(o);
+    else return;
+    if (o.type !== 'meta') process.stdout.write(JSON.stringify(o) + '\n');
+  });
+  const end = await new Promise((resolve) => {
+    proc.on('error', (e) => resolve(`could not start: ${e.message}`));
+    proc.on('exit', (code, sig) => resolve(code === 0 ? undefined : `exited (${sig ?? `code ${code}`})`));
+  });
+  if (end) out.error = `bench/dataframe.js ${end}`;
   return out;
 }
 
@@ -434,8 +469,8 @@ async function runMesh(sections) {
 }
 
 /** The Markdown tables and notes: printed, and written to bench/results/latest.md. */
-function report(meta, list, results, mesh, routines) {
-  const text = [list.length ? casesText(meta, list, results) : '', mesh?.length ? meshText(meta, mesh, !list.length) : '', routines ? routinesSection(routines) : ''].filter(Boolean).join('\n');
+function report(meta, list, results, mesh, routines, frames) {
+  const text = [list.length ? casesText(meta, list, results) : '', mesh?.length ? meshText(meta, mesh, !list.length) : '', routines ? routinesSection(routines) : '', frames ? dataframeSection(frames) : ''].filter(Boolean).join('\n');
   process.stdout.write(`\n${text}`);
   writeFileSync(path.join(HERE, 'results', 'latest.md'), `# Benchmark results\n\n${meta.date}, \`${meta.command}\` (${(meta.total_s / 60).toFixed(1)} min)\n\n${text}`);
   log(`bench: done in ${(meta.total_s / 60).toFixed(1)} min; wrote bench/results/latest.md and latest.json\n`);
@@ -481,6 +516,12 @@ function casesText(meta, list, results) {
 function routinesSection({ meta, rows, error }) {
   const body = rows.length && meta ? routinesText(rows, meta) : '';
   return `## Routines\n\n${body}${error ? `${body ? '\n' : ''}- ${error}\n` : ''}`;
+}
+
+/** The "DataFrame" table (rows of bench/dataframe.js), or why there is none. */
+function dataframeSection({ meta, systems, rows, error }) {
+  const body = rows.length && meta ? dataframeText(rows, systems, meta) : '';
+  return `## DataFrame: the h2o db-benchmark\n\n${body}${error ? `${body ? '\n' : ''}- ${error}\n` : ''}`;
 }
 
 const fmtBytes = (b) => (b >= 2 ** 20 ? `${(b / 2 ** 20).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`);
@@ -558,9 +599,9 @@ function meshText(meta, rows, alone) {
 
 if (opt('--render')) {
   // Re-renders the table of a saved run: node bench/run.js --render bench/results/latest.json
-  const { meta, cases, results, mesh, routines } = JSON.parse(readFileSync(opt('--render'), 'utf8'));
+  const { meta, cases, results, mesh, routines, dataframe } = JSON.parse(readFileSync(opt('--render'), 'utf8'));
   mkdirSync(path.join(HERE, 'results'), { recursive: true });
-  report(meta, cases, results, mesh, routines);
+  report(meta, cases, results, mesh, routines, dataframe);
 } else {
   await main();
 }
