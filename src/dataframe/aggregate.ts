@@ -29,12 +29,15 @@ export interface GroupByOptions {
   readonly dropna?: boolean;
   /** The keys as the result's index (default); false: as its first columns. */
   readonly as_index?: boolean;
+  /** pandas' observed: the groups are always the key values present (observed=True); false is refused. */
+  readonly observed?: boolean;
   /**
    * How partial aggregates meet: 'tree' (each block of chunks folds every
    * group, the rows of partials reduced in a tree), 'shuffle' (rows moved
    * to the partition of their group first, each partition folding its
    * groups alone), or 'auto' (default): the tree unless its partials would
-   * outgrow PARTIAL_BYTES, as with many groups.
+   * outgrow PARTIAL_BYTES, as with many groups. A median or nunique needs
+   * each group's rows together: it always folds by the shuffle.
    */
   readonly method?: 'tree' | 'shuffle' | 'auto';
 }
@@ -165,7 +168,9 @@ function fold(gid: Tensor, G_: number, values: readonly Tensor[], na: readonly n
   const S = slots.ops.length;
   // a block of chunks per call such that a call's partials fit PARTIAL_BYTES
   const per = Math.max(1, Math.ceil(chunks / Math.max(1, Math.floor(PARTIAL_BYTES / (8 * S * Math.max(1, G_))))));
-  const shuffle = chunks > 1 && (method === 'shuffle' || (method !== 'tree' && per > 1));
+  // a median or a count of distinct values needs each group's rows in one call: only a shuffle gives that
+  const whole = slots.ops.some((op) => op === FOLD.median || op === FOLD.nunique);
+  const shuffle = chunks > 1 && (whole || method === 'shuffle' || (method !== 'tree' && per > 1));
   if (shuffle) return foldShuffled(gid, G_, values, na, slots, tables);
   const calls: G.RoutineCall[] = [];
   const E = tables.length, m = values.length;
@@ -249,49 +254,6 @@ function inputOf(c: Column): Input {
   const rank = new Int32Array(c.dict.length);
   order.forEach((code, r) => { rank[code] = r; });
   return { values: I32(mt.where(mt.less(c.values, 0), -1, mt.take(mt.tensor(rank), mt.maximum(c.values, 0)))), na: 1, dict: order.map((i) => c.dict![i]!) };
-}
-
-/**
- * Rows sorted by (group, value): the values of each group in order, its
- * missing values after them, rows in no group first. `start`: where each
- * group's rows begin (the rows in no group, then the sizes before it).
- */
-interface Ordered { values: Tensor; groups: Tensor; start: Tensor; missing: Tensor }
-
-function byGroupAndValue(gid: Tensor, input: Input, size: Tensor): Ordered {
-  // a string column's missing code (-1) would sort first: it goes last
-  const x = input.na ? mt.where(mt.less(input.values, 0), 2 ** 31 - 1, input.values) : input.values;
-  const byValue = mt.argsort(x, { kind: 'stable' });
-  const order = mt.take(byValue, mt.argsort(mt.take(gid, byValue), { kind: 'stable' }));
-  const values = mt.take(x, order);
-  const outside = mt.sum(mt.less(gid, 0));
-  const sizes = mt.astype(size, 'int64');
-  const start = mt.add(mt.subtract(mt.cumsum(sizes), sizes), outside);
-  const missing = input.na ? mt.equal(values, 2 ** 31 - 1) : values.dtype.startsWith('float') ? mt.isnan(values) : mt.zeros_like(values, { dtype: 'bool' });
-  return { values, groups: mt.take(gid, order), start, missing };
-}
-
-/** Each group's median of its `count` values not missing (NaN for none), as pandas' (the mean of the two middle values). */
-function medians(o: Ordered, count: Tensor): Tensor {
-  const n = mt.astype(count, 'int64');
-  const none = mt.equal(n, 0);
-  const last = mt.maximum(mt.subtract(n, 1), 0);
-  const lo = mt.add(o.start, mt.floor_divide(last, 2)), hi = mt.add(o.start, mt.floor_divide(mt.add(last, 1), 2));
-  const top = Math.max(o.values.shape[0]! - 1, 0);
-  const at = (i: Tensor): Tensor => mt.astype(mt.take(o.values, mt.where(none, 0, mt.minimum(i, top))), 'float64');
-  return mt.where(none, NaN, mt.divide(mt.add(at(lo), at(hi)), 2));
-}
-
-/** Each group's count of distinct values not missing: where, in (group, value) order, a value differs from the one before it in its group. */
-function distinctCounts(o: Ordered): Tensor {
-  const n = o.values.shape[0]!;
-  const prevV = mt.concatenate([o.values.get(mt.slice(0, 1)), o.values.get(mt.slice(0, -1))]);
-  const prevG = mt.concatenate([mt.full([1], -2, { dtype: 'int32' }), o.groups.get(mt.slice(0, -1))]);
-  const fresh = mt.logical_and(mt.logical_and(mt.greater_equal(o.groups, 0), mt.logical_not(o.missing)), mt.logical_or(mt.not_equal(o.groups, prevG), mt.not_equal(o.values, prevV)));
-  // distinct values before each row, and so per group: the running count at its end less that at its start
-  const running = mt.concatenate([mt.zeros([1], { dtype: 'int64' }), mt.cumsum(mt.astype(fresh, 'int64'))]);
-  const end = mt.concatenate([o.start.get(mt.slice(1, null)), mt.full([1], n, { dtype: 'int64' })]);
-  return mt.subtract(mt.take(running, end), mt.take(running, o.start));
 }
 
 /**
@@ -436,13 +398,6 @@ function grouped(
   }
   // slots, per request: where each result comes from
   type Plan = (get: (int64: boolean, s: number) => Tensor, dev: (name: string) => Tensor) => Column;
-  // a column's rows ordered by (group, value), missing values last in their group: for medians and distinct counts
-  const orderedBy = new Map<string, Ordered>();
-  const ordered = (name: string, get: (int64: boolean, s: number) => Tensor): Ordered => {
-    let o = orderedBy.get(name);
-    if (!o) orderedBy.set(name, (o = byGroupAndValue(gid, inputs[inputOfCol.get(name)!]!, get(true, size))));
-    return o;
-  };
   const plans: Plan[] = [];
   const needsMean = new Set<string>();
   for (const r of requests) {
@@ -502,13 +457,11 @@ function grouped(
         });
         break;
       }
-      case 'median': {
-        const n = (fl ? floats : ints).add('count', v);
-        plans.push((get) => ({ values: medians(ordered(r.column, get), counted ? get(!fl, n) : get(true, size)) }));
-        break;
-      }
-      case 'nunique': {
-        plans.push((get) => ({ values: distinctCounts(ordered(r.column, get)) }));
+      case 'median': case 'nunique': {
+        // (a call must see each group's every row: these fold by the shuffle)
+        const s = floats.add(r.agg, v);
+        const agg = r.agg;
+        plans.push((get) => ({ values: agg === 'median' ? get(false, s) : mt.astype(get(false, s), 'int64') }));
         break;
       }
       case 'first': case 'last': {
@@ -610,19 +563,33 @@ export function aggregate(keyCols: readonly Column[], cols: ReadonlyMap<string, 
   });
   const rankedTs = ranked.flatMap((r) => r ?? []);
   const tpl = templates(keyCols, cols, requests, opts.sort, opts.rows);
-  if (!ints.length) return lazily(tpl, keyCount(keyCols, opts), rankedTs, (ts) => build(keyCols, codesWith([], regroup(ranked, ts)), cols, requests, opts), resultLength(keyCols, opts));
+  // integer keys whose bounds an earlier groupby learnt (a column's statistics, as a database keeps them): no first pass
+  const known = ints.map((j) => boundsOf.get(keyCols[j]!.values));
+  if (known.every((b) => b !== undefined)) {
+    const b = known.flatMap((x) => [...x!]);
+    return lazily(tpl, keyCount(keyCols, opts), rankedTs, (ts) => build(keyCols, codesWith(b, regroup(ranked, ts)), cols, requests, opts), resultLength(keyCols, opts));
+  }
   // the integer keys' bounds, computed first (an empty column's: the initial values, lo > hi)
   const bounds = mt.stack(ints.flatMap((j) => {
     const v = mt.astype(keyCols[j]!.values, 'int64');
     return [mt.min(v, { initial: 2 ** 62 }), mt.max(v, { initial: -(2 ** 62) })];
   }));
-  const once = memo((b: number[], ts: Tensor[]) => `${b.join(',')}|${ts.map((t) => t.node.id).join(',')}`,
-    (b: number[], ts: Tensor[]) => build(keyCols, codesWith(b, regroup(ranked, ts)), cols, requests, opts));
+  const once = memo((b: number[], ts: Tensor[]) => `${b.join(',')}|${ts.map((t) => t.node.id).join(',')}`, (b: number[], ts: Tensor[]) => {
+    ints.forEach((j, i) => boundsOf.set(keyCols[j]!.values, [b[2 * i]!, b[2 * i + 1]!]));
+    return build(keyCols, codesWith(b, regroup(ranked, ts)), cols, requests, opts);
+  });
   return split(tpl.map((c, i): Column => ({
     ...(c.dict ? { dict: c.dict } : {}), ...(c.missing ? { missing: c.missing } : {}),
     values: onValues('groupby', bounds, rankedTs, c.dtype, [resultLength(keyCols, opts)], (b, ts) => columnOf(once(b, ts), i, keyCount(keyCols, opts)).values),
   })), keyCount(keyCols, opts));
 }
+
+/**
+ * Integer columns' minimum and maximum, learnt by the groupbys that needed
+ * them, kept while the column is (a tensor's values never change): a later
+ * groupby by the column skips the pass that finds them.
+ */
+const boundsOf = new WeakMap<Tensor, readonly [number, number]>();
 
 /** The ranked keys' [distinct, inverse] pairs, with the computed tensors `ts` in their places. */
 function regroup(ranked: readonly ([Tensor, Tensor] | undefined)[], ts: readonly Tensor[]): ([Tensor, Tensor] | undefined)[] {

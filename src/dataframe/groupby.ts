@@ -51,10 +51,11 @@ export class GroupBy<F> {
   ) {
     if (!keys.length) throw new Error('groupby: No group keys passed!');
     for (const k of keys) if (!src.cols.has(k)) throw new Error(`KeyError: ${JSON.stringify(k)}: no such column to group by (the columns are ${[...src.cols.keys()].map((n) => JSON.stringify(n)).join(', ')})`);
-    const extra = Object.keys(opts).filter((k) => !['sort', 'dropna', 'as_index', 'method'].includes(k));
-    if (extra.length) throw new TypeError(`groupby: unknown option ${extra[0]} (the options are sort, dropna, as_index, method)`);
+    const extra = Object.keys(opts).filter((k) => !['sort', 'dropna', 'as_index', 'method', 'observed'].includes(k));
+    if (extra.length) throw new TypeError(`groupby: unknown option ${extra[0]} (the options are sort, dropna, as_index, observed, method)`);
+    if (opts.observed === false) throw new TypeError('groupby: observed=false (every category of a categorical key) is not supported: the groups are the key values present');
     if (opts.method !== undefined && !['tree', 'shuffle', 'auto'].includes(opts.method)) throw new TypeError(`groupby: method must be 'tree', 'shuffle' or 'auto', got ${JSON.stringify(opts.method)}`);
-    this.opts = { sort: opts.sort ?? true, dropna: opts.dropna ?? true, as_index: opts.as_index ?? true, method: opts.method ?? 'auto' };
+    this.opts = { sort: opts.sort ?? true, dropna: opts.dropna ?? true, as_index: opts.as_index ?? true, method: opts.method ?? 'auto', observed: true };
     for (const c of typeof selection === 'string' ? [selection] : selection ?? []) {
       if (!src.cols.has(c)) throw new Error(`KeyError: ${JSON.stringify(c)}: Column not found`);
     }

@@ -44,6 +44,10 @@ export const FOLD = {
   any: 9,
   /** whether every value not missing is non-zero */
   all: 10,
+  /** the median of the values not missing (NaN for none): a call must see each group's every row (a shuffle's partition) */
+  median: 11,
+  /** how many distinct values not missing: likewise */
+  nunique: 12,
 } as const;
 export type Fold = keyof typeof FOLD;
 const FOLDS = Object.keys(FOLD).length;
@@ -145,7 +149,7 @@ export const GROUP_ROUTINES: Readonly<Record<'gfold' | 'gcount' | 'gbucket', Rou
           if (int64 && vals.includes(v) && !INT.has(x.dtype)) throw new TypeError(`gfold: int64 partials fold integer values, not ${x.dtype}`);
         }
       }
-      if (int64 && ops.includes(FOLD.dev2)) throw new TypeError('gfold: dev2 folds into float64 partials');
+      if (int64 && ops.some((o) => o === FOLD.dev2 || o === FOLD.median || o === FOLD.nunique)) throw new TypeError('gfold: dev2, median and nunique fold into float64 partials');
     },
     run(params, inputs, out) {
       const L = layout(params);
@@ -247,9 +251,44 @@ function foldFloats(L: Layout, inputs: readonly Region[], out: Region): void {
   const slots = ops.map((op, s) => ({ op, v: vals[s]!, neg: vals[s]! > 0 && na[vals[s]! - 1] === 1 }));
   const accs = ops.map((op) => new Float64Array(G).fill(initial(op)));
   const tables = aux.map((e) => (e >= 0 ? numbers(inputs[e]!) : undefined));
-  const loop = fused(slots);
-  for (const b of bs) loop(b.gid, b.values, accs, tables, b.origin);
+  const whole = (op: number): boolean => op === FOLD.median || op === FOLD.nunique;
+  const streamed = slots.map((_, s) => s).filter((s) => !whole(ops[s]!));
+  if (streamed.length) {
+    const loop = fused(streamed.map((s) => slots[s]!));
+    const mine = streamed.map((s) => accs[s]!), theirs = streamed.map((s) => tables[s]);
+    for (const b of bs) loop(b.gid, b.values, mine, theirs, b.origin);
+  }
+  slots.forEach((sl, s) => { if (whole(sl.op)) foldSorted(sl.op, bs, sl.v, sl.neg, accs[s]!); });
   accs.forEach((acc, s) => { for (let g = 0; g < G; g++) o[s * os + g * og] = acc[g]!; });
+}
+
+/**
+ * A median or a count of distinct values per group, from each group's
+ * values not missing, laid out group by group (a counting sort) and each
+ * group's sorted on its own.
+ */
+function foldSorted(op: number, bs: readonly Block[], v: number, neg: boolean, acc: Float64Array): void {
+  const G = acc.length, at = new Float64Array(G + 1);
+  const ok = (x: number): boolean => x === x && !(neg && x < 0);
+  for (const b of bs) {
+    const x = b.values[v - 1]!, g = b.gid;
+    for (let i = 0; i < g.length; i++) if (g[i]! >= 0 && ok(x[i]!)) at[g[i]! + 1]!++;
+  }
+  for (let g = 0; g < G; g++) at[g + 1]! += at[g]!;
+  const vals = new Float64Array(at[G]!), next = at.slice(0, G);
+  for (const b of bs) {
+    const x = b.values[v - 1]!, g = b.gid;
+    for (let i = 0; i < g.length; i++) if (g[i]! >= 0 && ok(x[i]!)) vals[next[g[i]!]!++] = x[i]!;
+  }
+  for (let g = 0; g < G; g++) {
+    const k = at[g + 1]! - at[g]!;
+    if (k === 0) { acc[g] = op === FOLD.median ? NaN : 0; continue; }
+    const part = vals.subarray(at[g]!, at[g + 1]!).sort();
+    if (op === FOLD.median) { acc[g] = (part[(k - 1) >> 1]! + part[k >> 1]!) / 2; continue; }
+    let d = 1;
+    for (let i = 1; i < k; i++) if (part[i] !== part[i - 1]) d++;
+    acc[g] = d;
+  }
 }
 
 const FLUSH = 1 << 20;
