@@ -10,56 +10,13 @@ import { type Table, tableFromArrays } from 'apache-arrow';
 import * as mt from '../api/tensor.js';
 import type { RunOptions } from '../runtime/runtime.js';
 import type { TypedArray } from '../graph/dtype.js';
-import { type Column, type Labels, Series, dtypeName } from './series.js';
+import { type Column, type ColumnData, type Labels, Series, dtypeName, toColumn } from './series.js';
 import { GroupBy, type GroupByOptions } from './groupby.js';
 import { type FormatColumn, formatFrame } from './format.js';
-
-/** What a column may be given as: JS values, a typed array, a tensor or a Series. */
-export type ColumnData = readonly (number | boolean | string | null | undefined)[] | TypedArray | mt.Tensor | Series;
 
 export interface FrameOptions {
   /** Rows per chunk (the default chunking of a column's length otherwise). */
   readonly chunkSize?: number;
-}
-
-/**
- * A column's values, as JS data, to a Column: numbers (int64 when all are
- * integers and none is missing, as pandas infers; JS has no 1.0, so a float
- * column of whole numbers is given as a Float64Array), booleans, strings
- * (dictionary-encoded; null or undefined is missing).
- */
-function toColumn(name: string, data: ColumnData, chunk: number | undefined): Column {
-  const opts = chunk ? { chunkSize: chunk } : {};
-  if (data instanceof Series) return data.column;
-  if (data instanceof mt.Tensor) {
-    if (data.ndim !== 1) throw new RangeError(`DataFrame: column ${JSON.stringify(name)} must be 1-dimensional, got a tensor of shape [${data.shape}]`);
-    return { values: data };
-  }
-  if (ArrayBuffer.isView(data)) return { values: mt.tensor(data as TypedArray, opts) };
-  const arr = data as readonly (number | boolean | string | null | undefined)[];
-  const kinds = new Set(arr.filter((v) => v !== null && v !== undefined).map((v) => typeof v));
-  if (kinds.size > 1) throw new TypeError(`DataFrame: column ${JSON.stringify(name)} mixes ${[...kinds].join(' and ')} values`);
-  const kind = [...kinds][0] ?? 'number';
-  if (kind === 'string') {
-    const dict: string[] = [];
-    const at = new Map<string, number>();
-    const codes = Int32Array.from(arr, (v) => {
-      if (v === null || v === undefined) return -1;
-      let c = at.get(v as string);
-      if (c === undefined) { c = dict.length; dict.push(v as string); at.set(v as string, c); }
-      return c;
-    });
-    return { values: mt.tensor(codes, opts), dict };
-  }
-  if (kind === 'boolean') {
-    if (arr.some((v) => v === null || v === undefined)) throw new TypeError(`DataFrame: column ${JSON.stringify(name)}: booleans with missing values (pandas' object column) are not supported yet`);
-    return { values: mt.tensor(Uint8Array.from(arr, (v) => (v ? 1 : 0)), 'bool', opts) };
-  }
-  if (kind !== 'number') throw new TypeError(`DataFrame: column ${JSON.stringify(name)} holds ${kind} values`);
-  const missing = arr.some((v) => v === null || v === undefined);
-  const ints = !missing && arr.every((v) => Number.isInteger(v));
-  if (ints) return { values: mt.tensor(BigInt64Array.from(arr, (v) => BigInt(v as number)), opts) };
-  return { values: mt.tensor(Float64Array.from(arr, (v) => (v === null || v === undefined ? NaN : (v as number))), opts) };
 }
 
 export class DataFrame {

@@ -7,7 +7,7 @@
 // kept, computed with them) or keys become it (a groupby's).
 
 import * as mt from '../api/tensor.js';
-import type { DType } from '../graph/dtype.js';
+import type { DType, TypedArray } from '../graph/dtype.js';
 
 /** A column's data: a 1-d tensor, or a string column's codes and dictionary. */
 export interface Column {
@@ -30,6 +30,49 @@ export function dtypeName(c: Column): string {
   return c.dict ? 'object' : c.values.dtype;
 }
 
+/** What a column may be given as: JS values, a typed array, a tensor or a Series. */
+export type ColumnData = readonly (number | boolean | string | null | undefined)[] | TypedArray | mt.Tensor | Series;
+
+/**
+ * A column's values, as JS data, to a Column: numbers (int64 when all are
+ * integers and none is missing, as pandas infers; JS has no 1.0, so a float
+ * column of whole numbers is given as a Float64Array), booleans, strings
+ * (dictionary-encoded; null or undefined is missing).
+ */
+export function toColumn(name: string, data: ColumnData, chunk: number | undefined): Column {
+  const opts = chunk ? { chunkSize: chunk } : {};
+  if (data instanceof Series) return data.column;
+  if (data instanceof mt.Tensor) {
+    if (data.ndim !== 1) throw new RangeError(`DataFrame: column ${JSON.stringify(name)} must be 1-dimensional, got a tensor of shape [${data.shape}]`);
+    return { values: data };
+  }
+  if (ArrayBuffer.isView(data)) return { values: mt.tensor(data as TypedArray, opts) };
+  const arr = data as readonly (number | boolean | string | null | undefined)[];
+  const kinds = new Set(arr.filter((v) => v !== null && v !== undefined).map((v) => typeof v));
+  if (kinds.size > 1) throw new TypeError(`DataFrame: column ${JSON.stringify(name)} mixes ${[...kinds].join(' and ')} values`);
+  const kind = [...kinds][0] ?? 'number';
+  if (kind === 'string') {
+    const dict: string[] = [];
+    const at = new Map<string, number>();
+    const codes = Int32Array.from(arr, (v) => {
+      if (v === null || v === undefined) return -1;
+      let c = at.get(v as string);
+      if (c === undefined) { c = dict.length; dict.push(v as string); at.set(v as string, c); }
+      return c;
+    });
+    return { values: mt.tensor(codes, opts), dict };
+  }
+  if (kind === 'boolean') {
+    if (arr.some((v) => v === null || v === undefined)) throw new TypeError(`DataFrame: column ${JSON.stringify(name)}: booleans with missing values (pandas' object column) are not supported yet`);
+    return { values: mt.tensor(Uint8Array.from(arr, (v) => (v ? 1 : 0)), 'bool', opts) };
+  }
+  if (kind !== 'number') throw new TypeError(`DataFrame: column ${JSON.stringify(name)} holds ${kind} values`);
+  const missing = arr.some((v) => v === null || v === undefined);
+  const ints = !missing && arr.every((v) => Number.isInteger(v));
+  if (ints) return { values: mt.tensor(BigInt64Array.from(arr, (v) => BigInt(v as number)), opts) };
+  return { values: mt.tensor(Float64Array.from(arr, (v) => (v === null || v === undefined ? NaN : (v as number))), opts) };
+}
+
 const FLEX = ['add', 'sub', 'mul', 'div', 'truediv', 'floordiv', 'mod', 'pow'] as const;
 const COMPARE = ['gt', 'ge', 'lt', 'le', 'eq', 'ne'] as const;
 type Flex = (typeof FLEX)[number];
@@ -44,8 +87,57 @@ const UFUNCS = ['abs', 'sqrt', 'exp', 'log', 'log1p', 'sin', 'cos', 'floor', 'ce
 
 export type Other = Series | number | boolean | string;
 
+/** What `new md.Series(data, opts)` takes besides the data (pandas' keywords). */
+export interface SeriesOptions {
+  readonly name?: string | null;
+  /** The values cast to this dtype (pandas' dtype=). */
+  readonly dtype?: DType | string;
+  /** Row labels, one per value (an unnamed index); a RangeIndex otherwise. */
+  readonly index?: ColumnData;
+  /** Rows per chunk (the default chunking otherwise). */
+  readonly chunkSize?: number;
+}
+
+/** A Column as the code passes it around (a values tensor, not a Tensor or a Series itself). */
+const isColumn = (x: unknown): x is Column =>
+  typeof x === 'object' && x !== null && !(x instanceof mt.Tensor) && !(x instanceof Series) && !ArrayBuffer.isView(x) && !Array.isArray(x)
+  && (x as { values?: unknown }).values instanceof mt.Tensor;
+
 export class Series {
-  constructor(readonly column: Column, readonly name: string | null = null, readonly labels: Labels = { kind: 'range' }) {}
+  readonly column: Column;
+  readonly name: string | null;
+  readonly labels: Labels;
+
+  /**
+   * pandas' `pd.Series(data, name=, dtype=, index=)`: JS values, a typed
+   * array, a tensor or a Series, with an options object; or the internal
+   * form, a Column with a name and labels.
+   */
+  constructor(data: Column | ColumnData, name?: string | null | SeriesOptions, labels?: Labels) {
+    if (isColumn(data)) {
+      if (typeof name === 'object' && name !== null) throw new TypeError('Series: a Column takes a name and labels, not options');
+      this.column = data;
+      this.name = name ?? null;
+      this.labels = labels ?? { kind: 'range' };
+      return;
+    }
+    const o: SeriesOptions = typeof name === 'object' && name !== null ? name : { name: name ?? null };
+    const fallback = data instanceof Series ? data.name : null;
+    this.name = o.name ?? fallback;
+    let column = toColumn(this.name ?? 'Series', data, o.chunkSize);
+    if (o.dtype !== undefined && o.dtype !== dtypeName(column)) {
+      if (column.dict) throw new TypeError(`Series: a string (object) Series cannot become ${o.dtype}`);
+      column = { values: mt.astype(column.values, o.dtype) };
+    }
+    this.column = column;
+    if (o.index !== undefined) {
+      const index = toColumn('index', o.index, o.chunkSize ?? column.values.node.chunk[0]);
+      if (index.values.shape[0] !== column.values.shape[0]) throw new RangeError(`Series: an index of ${index.values.shape[0]} labels for ${column.values.shape[0]} values`);
+      this.labels = { kind: 'index', names: [null], cols: [index] };
+    } else {
+      this.labels = data instanceof Series && labels === undefined ? data.labels : labels ?? { kind: 'range' };
+    }
+  }
 
   /** The values as a tensor (a string column's codes). */
   get values(): mt.Tensor { return this.column.values; }
