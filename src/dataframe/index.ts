@@ -4,3 +4,4 @@
 export { DataFrame, LocalFrame, execute, type FrameOptions } from './frame.js';
 export { Series, type ColumnData, type SeriesOptions } from './series.js';
 export { GroupBy, NamedAgg, type AggSpec, type GroupByOptions } from './groupby.js';
+export { StringMethods, type ValueCountsOptions } from './series_api.js';
