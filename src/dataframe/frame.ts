@@ -17,6 +17,7 @@ import {
   DESCRIBE, DESCRIBE_STRINGS, type Reduction, checkReduction, describeNumbers, describeStrings, duplicatedOf, fillColumn, isNumber, missingOf,
   namesLabels, nuniqueOf, reduceColumn, withString,
 } from './columns.js';
+import { columnsFromArrow, isArrowTable } from './arrow.js';
 
 export interface FrameOptions {
   /** Rows per chunk (the default chunking of a column's length otherwise). */
@@ -33,9 +34,12 @@ const namesOf = (x: string | readonly string[]): string[] => (typeof x === 'stri
 export class DataFrame {
   private readonly cols: ReadonlyMap<string, Column>;
 
-  constructor(data: Readonly<Record<string, ColumnData>> | ReadonlyMap<string, Column>, opts: FrameOptions = {}, readonly labels: Labels = { kind: 'range' }) {
+  /** Columns by name (JS data, typed arrays, tensors, Series), an Apache Arrow Table, or the internal form (Columns over labels). */
+  constructor(data: Readonly<Record<string, ColumnData>> | ReadonlyMap<string, Column> | Table, opts: FrameOptions = {}, readonly labels: Labels = { kind: 'range' }) {
     if (data instanceof Map) {
       this.cols = data;
+    } else if (isArrowTable(data)) {
+      this.cols = columnsFromArrow(data, opts.chunkSize);
     } else {
       const cols = new Map<string, Column>();
       for (const [name, values] of Object.entries(data as Record<string, ColumnData>)) cols.set(name, toColumn(name, values, opts.chunkSize));

@@ -5,3 +5,5 @@ export { DataFrame, LocalFrame, execute, type FrameOptions } from './frame.js';
 export { Series, type ColumnData, type SeriesOptions } from './series.js';
 export { GroupBy, NamedAgg, type AggSpec, type GroupByOptions } from './groupby.js';
 export { StringMethods, type ValueCountsOptions } from './series_api.js';
+export { concat, type ConcatOptions } from './concat.js';
+export { read_arrow, type ArrowSource, type CsvWriteOptions } from './io.js';
