@@ -8,7 +8,7 @@
 // ./series_api.ts build on these, so neither imports the other for them.
 
 import * as mt from '../api/tensor.js';
-import { type Agg, type AggOptions, type RowOp, aggregate } from './aggregate.js';
+import { type Agg, type AggOptions, type Request, type RowOp, aggregate } from './aggregate.js';
 import { type Column, type Labels, Series, dtypeName } from './series.js';
 
 const isFloat = (c: Column): boolean => !c.dict && c.values.dtype.startsWith('float');
@@ -78,19 +78,20 @@ export function stringStrings(c: Column, f: (s: string) => string | null): Colum
  * pandas' Series.map of a dict: each value's entry, missing where there is
  * none. Numbers map to float64 (pandas gives int64 when every row maps to
  * an integer; whether one does not depends on the rows, and a lazy column's
- * dtype is set before they are read), strings to a string column.
+ * dtype is set before they are read), strings to a string column (a
+ * value with no entry is NaN, as pandas prints it).
  */
 export function mapColumn(c: Column, mapping: ReadonlyMap<unknown, unknown>): Column {
   const results = [...mapping.values()].filter((v) => v !== null && v !== undefined);
   const strings = results.length > 0 && results.every((v) => typeof v === 'string');
   if (!strings && results.some((v) => typeof v !== 'number' && typeof v !== 'boolean')) throw new TypeError('Series.map: a dict of numbers or of strings');
   if (c.dict) {
-    if (strings) return stringStrings(c, (s) => (mapping.has(s) ? (mapping.get(s) as string | null) ?? null : null));
+    if (strings) return { ...stringStrings(c, (s) => (mapping.has(s) ? (mapping.get(s) as string | null) ?? null : null)), missing: 'NaN' };
     return { values: stringNumbers(c, (s) => (mapping.has(s) && mapping.get(s) !== null ? Number(mapping.get(s)) : NaN)) };
   }
   // numbers: the sorted keys, searched; a value maps where the key found equals it
   const keys = [...mapping.keys()].filter((k): k is number | boolean => typeof k === 'number' || typeof k === 'boolean').map(Number).sort((a, b) => a - b);
-  if (!keys.length) return strings ? { values: mt.full_like(c.values, -1, { dtype: 'int32' }), dict: [] } : { values: mt.full_like(c.values, NaN, { dtype: 'float64' }) };
+  if (!keys.length) return strings ? { values: mt.full_like(c.values, -1, { dtype: 'int32' }), dict: [], missing: 'NaN' } : { values: mt.full_like(c.values, NaN, { dtype: 'float64' }) };
   const find = (k: number): unknown => mapping.get(mapping.has(k) ? k : k === 1 || k === 0 ? Boolean(k) : k);
   const x = mt.astype(c.values, 'float64');
   const pos = mt.minimum(mt.searchsorted(mt.tensor(Float64Array.from(keys)), x), keys.length - 1);
@@ -98,7 +99,7 @@ export function mapColumn(c: Column, mapping: ReadonlyMap<unknown, unknown>): Co
   if (strings) {
     const dict = [...new Set(keys.map(find).filter((v): v is string => typeof v === 'string'))];
     const table = Int32Array.from(keys, (k) => { const v = find(k); return typeof v === 'string' ? dict.indexOf(v) : -1; });
-    return { values: mt.astype(mt.where(hit, mt.take(mt.tensor(table), pos), -1), 'int32'), dict };
+    return { values: mt.astype(mt.where(hit, mt.take(mt.tensor(table), pos), -1), 'int32'), dict, missing: 'NaN' };
   }
   const table = Float64Array.from(keys, (k) => { const v = find(k); return v === null || v === undefined ? NaN : Number(v); });
   return { values: mt.where(hit, mt.take(mt.tensor(table), pos), NaN) };
@@ -129,10 +130,21 @@ export function valueCounts(c: Column, opts: { sort?: boolean; ascending?: boole
  * length the run decides (after a selection), the whole build waits for it.
  */
 function groups(keys: readonly Column[], opts: AggOptions, ...aggs: (Agg | RowOp)[]): [Column, mt.Tensor[]] {
+  // missing as a group of its own comes last from the groupby: the groups go back to the order of their first rows
+  const byFirstRow = !opts.sort && !opts.dropna && !opts.rows;
   const build = (vs: readonly mt.Tensor[]): { key: Column; ts: mt.Tensor[] } => {
     const cols = keys.map((c, i) => ({ ...c, values: vs[i]! }));
-    const built = aggregate(cols, new Map(cols.map((c, i) => [`k${i}`, c])), aggs.map((agg, i) => ({ column: 'k0', agg, name: `a${i}` })), opts);
-    return { key: built.keys[0] ?? cols[0]!, ts: [...(opts.rows ? [] : [built.keys[0]!]), ...built.aggs].map((c) => c.values) };
+    const named = new Map(cols.map((c, i) => [`k${i}`, c]));
+    const requests: Request[] = aggs.map((agg, i) => ({ column: 'k0', agg, name: `a${i}` }));
+    if (byFirstRow) {
+      named.set('row', { values: mt.arange(vs[0]!.shape[0]!, { dtype: 'int64', chunkSize: Math.max(1, vs[0]!.node.chunk[0]!) }) });
+      requests.push({ column: 'row', agg: 'first', name: 'row' });
+    }
+    const built = aggregate(cols, named, requests, opts);
+    const ts = [...(opts.rows ? [] : [built.keys[0]!]), ...built.aggs.slice(0, aggs.length)].map((c) => c.values);
+    if (!byFirstRow) return { key: built.keys[0] ?? cols[0]!, ts };
+    const order = mt.argsort(built.aggs[aggs.length]!.values, { kind: 'stable' });
+    return { key: built.keys[0]!, ts: ts.map((t) => mt.take(t, order)) };
   };
   const values = keys.map((c) => c.values);
   if (!values.some((v) => Number.isNaN(v.shape[0]))) {
@@ -193,6 +205,8 @@ export function quantileOf(c: Column, q: number | readonly number[], what: strin
 /** describe()'s statistics of a number column: count, mean, std, min, 25%, 50%, 75%, max, float64. */
 export const DESCRIBE = ['count', 'mean', 'std', 'min', '25%', '50%', '75%', 'max'];
 export function describeNumbers(c: Column): mt.Tensor {
+  // (no rows: a count of 0 and NaN, where a minimum of nothing would be NumPy's error)
+  if (c.values.shape[0] === 0) return mt.tensor(Float64Array.from(DESCRIBE, (_, i) => (i ? NaN : 0)));
   const x = mt.astype(c.values, 'float64');
   const count = mt.astype(mt.sum(mt.logical_not(mt.isnan(x))), 'float64');
   const q = mt.nanquantile(x, [0.25, 0.5, 0.75]);

@@ -15,7 +15,7 @@ import { GroupBy, type GroupByOptions } from './groupby.js';
 import { type FormatColumn, formatFrame } from './format.js';
 import {
   DESCRIBE, DESCRIBE_STRINGS, type Reduction, checkReduction, describeNumbers, describeStrings, duplicatedOf, fillColumn, isNumber, missingOf,
-  namesLabels, nuniqueOf, reduceColumn, withString,
+  mapColumn, namesLabels, nuniqueOf, reduceColumn, withString,
 } from './columns.js';
 import { columnsFromArrow, isArrowTable } from './arrow.js';
 
@@ -30,6 +30,8 @@ export type Rows = number | readonly number[] | mt.Slice | Series;
 export interface NumericOnly { readonly numeric_only?: boolean }
 
 const namesOf = (x: string | readonly string[]): string[] => (typeof x === 'string' ? [x] : [...x]);
+/** A column name no frame holds: loc's place of each row in a list of labels, while it orders them. */
+const PLACE = '\u0000loc place';
 
 export class DataFrame {
   private readonly cols: ReadonlyMap<string, Column>;
@@ -227,7 +229,7 @@ export class DataFrame {
    * `mt.slice(a, b)` (b included, as pandas includes it) or a boolean
    * Series; cols names. Over a RangeIndex a label is a position; over an
    * index of keys, a label selects the rows whose first level equals it
-   * (a frame, or a list: the rows holding any of them, in the frame's order).
+   * (a frame; a list: the rows of each label in the list's order).
    */
   loc(rows: Rows | string | readonly string[], cols?: string | readonly string[]): DataFrame | Series | mt.Tensor {
     if (cols !== undefined) this.checkNames(namesOf(cols), 'loc');
@@ -238,10 +240,11 @@ export class DataFrame {
     }
     if (rows instanceof Series) return this.located(rows, pick, typeof cols === 'string', true);
     if (this.labels.kind === 'range' || rows instanceof mt.Slice) throw new TypeError(`DataFrame.loc: ${rows instanceof mt.Slice ? 'a slice of labels over an index of keys' : 'string labels over a RangeIndex'} is not supported`);
-    const level = new Series(this.labels.cols[0]!);
+    // each row's place in the list of labels: the rows holding one, in the list's order
     const wanted = (Array.isArray(rows) ? rows : [rows]) as readonly (string | number)[];
-    const mask = level.isin(wanted);
-    const frame = this.selectRows(mask);
+    const place = new Series({ values: mapColumn(this.labels.cols[0]!, new Map(wanted.map((w, i) => [w, i]))).values });
+    const kept = this.assign({ [PLACE]: place }).selectRows(place.notna());
+    const frame = kept.take(mt.argsort(kept.column(PLACE).values, { kind: 'stable' })).drop(PLACE);
     return pick ? frame.get(pick) : frame;
   }
 
