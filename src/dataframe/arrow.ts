@@ -35,11 +35,16 @@ function columnOf(name: string, v: Vector, chunk: number | undefined): Column {
   const t = v.type;
   if (DataType.isUtf8(t) || DataType.isLargeUtf8(t) || DataType.isDictionary(t)) return stringColumn(v, opts);
   if (DataType.isBool(t)) {
-    if (v.nullCount) throw new TypeError(`DataFrame: Arrow column ${JSON.stringify(name)}: booleans with nulls (pandas' object column) are not supported`);
+    if (v.nullCount) {
+      throw new TypeError(`DataFrame: Arrow column ${JSON.stringify(name)}: booleans with nulls (pandas' object column) are not supported`);
+    }
     return { values: mt.tensor(Uint8Array.from({ length: v.length }, (_, i) => (v.get(i) ? 1 : 0)), 'bool', opts) };
   }
   if (DataType.isInt(t) || DataType.isFloat(t)) {
-    if (v.nullCount) return { values: mt.tensor(Float64Array.from({ length: v.length }, (_, i) => (v.isValid(i) ? Number(v.get(i)) : NaN)), opts) };
+    if (v.nullCount) {
+      const f = Float64Array.from({ length: v.length }, (_, i) => (v.isValid(i) ? Number(v.get(i)) : NaN));
+      return { values: mt.tensor(f, opts) };
+    }
     const values = v.toArray() as TypedArray;
     return { values: mt.tensor(values, opts) };
   }

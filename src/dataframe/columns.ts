@@ -31,11 +31,16 @@ export function withString(c: Column, s: string): [Column, number] {
 /** A column's missing values replaced by `value` (pandas' fillna; a value of another kind is refused, naming the dtypes). */
 export function fillColumn(c: Column, value: number | string | boolean, what: string): Column {
   if (c.dict) {
-    if (typeof value !== 'string') throw new TypeError(`${what}: a string (object) column filled with a ${typeof value} would become mixed; fill it with a string`);
+    if (typeof value !== 'string') {
+      throw new TypeError(`${what}: a string (object) column filled with a ${typeof value} would become mixed (fill it with a string)`);
+    }
     const [d, code] = withString(c, value);
     return { ...d, values: mt.where(mt.less(c.values, 0), code, c.values) };
   }
-  if (typeof value === 'string') throw new TypeError(`${what}: a ${dtypeName(c)} column filled with the string ${JSON.stringify(value)} would become object; fill it with a number`);
+  if (typeof value === 'string') {
+    const kind = `a ${dtypeName(c)} column filled with the string ${JSON.stringify(value)}`;
+    throw new TypeError(`${what}: ${kind} would become object (fill it with a number)`);
+  }
   return isFloat(c) ? { values: mt.where(mt.isnan(c.values), mt.astype(value, c.values.dtype), c.values) } : c;
 }
 
@@ -84,24 +89,38 @@ export function stringStrings(c: Column, f: (s: string) => string | null): Colum
 export function mapColumn(c: Column, mapping: ReadonlyMap<unknown, unknown>): Column {
   const results = [...mapping.values()].filter((v) => v !== null && v !== undefined);
   const strings = results.length > 0 && results.every((v) => typeof v === 'string');
-  if (!strings && results.some((v) => typeof v !== 'number' && typeof v !== 'boolean')) throw new TypeError('Series.map: a dict of numbers or of strings');
+  if (!strings && results.some((v) => typeof v !== 'number' && typeof v !== 'boolean')) {
+    throw new TypeError('Series.map: a dict of numbers or of strings');
+  }
   if (c.dict) {
-    if (strings) return { ...stringStrings(c, (s) => (mapping.has(s) ? (mapping.get(s) as string | null) ?? null : null)), missing: 'NaN' };
-    return { values: stringNumbers(c, (s) => (mapping.has(s) && mapping.get(s) !== null ? Number(mapping.get(s)) : NaN)) };
+    const entry = (s: string): unknown => mapping.get(s) ?? null;
+    if (strings) return { ...stringStrings(c, (s) => entry(s) as string | null), missing: 'NaN' };
+    return { values: stringNumbers(c, (s) => (entry(s) === null ? NaN : Number(entry(s)))) };
   }
   // numbers: the sorted keys, searched; a value maps where the key found equals it
-  const keys = [...mapping.keys()].filter((k): k is number | boolean => typeof k === 'number' || typeof k === 'boolean').map(Number).sort((a, b) => a - b);
-  if (!keys.length) return strings ? { values: mt.full_like(c.values, -1, { dtype: 'int32' }), dict: [], missing: 'NaN' } : { values: mt.full_like(c.values, NaN, { dtype: 'float64' }) };
+  const keys = [...mapping.keys()]
+    .filter((k): k is number | boolean => typeof k === 'number' || typeof k === 'boolean')
+    .map(Number).sort((a, b) => a - b);
+  if (!keys.length) {
+    if (strings) return { values: mt.full_like(c.values, -1, { dtype: 'int32' }), dict: [], missing: 'NaN' };
+    return { values: mt.full_like(c.values, NaN, { dtype: 'float64' }) };
+  }
   const find = (k: number): unknown => mapping.get(mapping.has(k) ? k : k === 1 || k === 0 ? Boolean(k) : k);
   const x = mt.astype(c.values, 'float64');
   const pos = mt.minimum(mt.searchsorted(mt.tensor(Float64Array.from(keys)), x), keys.length - 1);
   const hit = mt.equal(mt.take(mt.tensor(Float64Array.from(keys)), pos), x);
   if (strings) {
     const dict = [...new Set(keys.map(find).filter((v): v is string => typeof v === 'string'))];
-    const table = Int32Array.from(keys, (k) => { const v = find(k); return typeof v === 'string' ? dict.indexOf(v) : -1; });
+    const table = Int32Array.from(keys, (k) => {
+      const v = find(k);
+      return typeof v === 'string' ? dict.indexOf(v) : -1;
+    });
     return { values: mt.astype(mt.where(hit, mt.take(mt.tensor(table), pos), -1), 'int32'), dict, missing: 'NaN' };
   }
-  const table = Float64Array.from(keys, (k) => { const v = find(k); return v === null || v === undefined ? NaN : Number(v); });
+  const table = Float64Array.from(keys, (k) => {
+    const v = find(k);
+    return v === null || v === undefined ? NaN : Number(v);
+  });
   return { values: mt.where(hit, mt.take(mt.tensor(table), pos), NaN) };
 }
 
@@ -111,7 +130,9 @@ export function mapColumn(c: Column, mapping: ReadonlyMap<unknown, unknown>): Co
  * lowest), ties in order of first appearance. `dropna` false: missing is a
  * value too. `normalize`: shares of the rows counted, float64.
  */
-export function valueCounts(c: Column, opts: { sort?: boolean; ascending?: boolean; dropna?: boolean; normalize?: boolean }): { keys: Column; counts: mt.Tensor } {
+export function valueCounts(
+  c: Column, opts: { sort?: boolean; ascending?: boolean; dropna?: boolean; normalize?: boolean },
+): { keys: Column; counts: mt.Tensor } {
   const [k, n] = groups([c], { sort: false, dropna: opts.dropna ?? true, as_index: true }, 'size');
   let keys: Column = { ...k!, values: n![0]! }, counts = n![1]!;
   if (opts.sort ?? true) {
@@ -137,7 +158,8 @@ function groups(keys: readonly Column[], opts: AggOptions, ...aggs: (Agg | RowOp
     const named = new Map(cols.map((c, i) => [`k${i}`, c]));
     const requests: Request[] = aggs.map((agg, i) => ({ column: 'k0', agg, name: `a${i}` }));
     if (byFirstRow) {
-      named.set('row', { values: mt.arange(vs[0]!.shape[0]!, { dtype: 'int64', chunkSize: Math.max(1, vs[0]!.node.chunk[0]!) }) });
+      const chunkSize = Math.max(1, vs[0]!.node.chunk[0]!);
+      named.set('row', { values: mt.arange(vs[0]!.shape[0]!, { dtype: 'int64', chunkSize }) });
       requests.push({ column: 'row', agg: 'first', name: 'row' });
     }
     const built = aggregate(cols, named, requests, opts);
@@ -151,8 +173,9 @@ function groups(keys: readonly Column[], opts: AggOptions, ...aggs: (Agg | RowOp
     const now = build(values);
     return [now.key, now.ts];
   }
-  // (the first key's dictionary, as a groupby in the order of first rows gives it back: what the callers that read the key ask for)
-  const key: Column = { values: keys[0]!.values, ...(keys[0]!.dict ? { dict: keys[0]!.dict, missing: 'NaN' as const } : {}) };
+  // (the first key's dictionary, as a groupby in the order of first rows gives it back: what the callers reading the key ask for)
+  const first = keys[0]!;
+  const key: Column = { values: first.values, ...(first.dict ? { dict: first.dict, missing: 'NaN' as const } : {}) };
   return [key, mt.deferredAll('groupby', values, (opts.rows ? 0 : 1) + aggs.length, (vs) => build(vs).ts)];
 }
 
@@ -211,7 +234,8 @@ export function describeNumbers(c: Column): mt.Tensor {
   const count = mt.astype(mt.sum(mt.logical_not(mt.isnan(x))), 'float64');
   const q = mt.nanquantile(x, [0.25, 0.5, 0.75]);
   const stat = (t: mt.Tensor): mt.Tensor => mt.reshape(t, [1]);
-  return mt.concatenate([stat(count), stat(mt.nanmean(x)), stat(mt.nanstd(x, { ddof: 1 })), stat(mt.nanmin(x)), q, stat(mt.nanmax(x))]);
+  const [mean, std, min, max] = [mt.nanmean(x), mt.nanstd(x, { ddof: 1 }), mt.nanmin(x), mt.nanmax(x)];
+  return mt.concatenate([stat(count), stat(mean), stat(std), stat(min), q, stat(max)]);
 }
 
 /** describe()'s statistics of a string column: count, unique, top, freq (pandas' object describe). */
@@ -235,7 +259,9 @@ export function describeStrings(c: Column): Column {
   const codeOf = (s: string): number => { const i = dict.indexOf(s); return i >= 0 ? i : dict.push(s) - 1; };
   const values = mt.onValues('describe', stats, [], 'int32', [4], ([count, unique, top, freq]) => {
     dict.length = 0;
-    const codes = count ? [codeOf(String(count)), codeOf(String(unique)), codeOf(c.dict![top!]!), codeOf(String(freq))] : [codeOf('0'), codeOf('0'), -1, -1];
+    const codes = count
+      ? [codeOf(String(count)), codeOf(String(unique)), codeOf(c.dict![top!]!), codeOf(String(freq))]
+      : [codeOf('0'), codeOf('0'), -1, -1];
     return mt.tensor(Int32Array.from(codes));
   });
   return { values, dict, missing: 'NaN' };
@@ -245,7 +271,9 @@ export function describeStrings(c: Column): Column {
 export const REDUCTIONS = ['sum', 'mean', 'min', 'max', 'std', 'var', 'median', 'count', 'nunique'] as const;
 export type Reduction = (typeof REDUCTIONS)[number];
 export function checkReduction(f: string): Reduction {
-  if (!(REDUCTIONS as readonly string[]).includes(f)) throw new Error(`AttributeError: '${f}' is not a valid function for agg (the functions are ${REDUCTIONS.join(', ')})`);
+  if (!(REDUCTIONS as readonly string[]).includes(f)) {
+    throw new Error(`AttributeError: '${f}' is not a valid function for agg (the functions are ${REDUCTIONS.join(', ')})`);
+  }
   return f as Reduction;
 }
 
@@ -257,5 +285,6 @@ export function reduceColumn(c: Column, f: Reduction): mt.Tensor {
 
 /** An index of names (a reduction's column names, describe's statistics): an unnamed string level. */
 export function namesLabels(names: readonly string[]): Labels {
-  return { kind: 'index', names: [null], cols: [{ values: mt.tensor(Int32Array.from(names, (_, i) => i)), dict: [...names] }] };
+  const codes = mt.tensor(Int32Array.from(names, (_, i) => i));
+  return { kind: 'index', names: [null], cols: [{ values: codes, dict: [...names] }] };
 }

@@ -28,7 +28,8 @@ function joined(name: string, pieces: readonly Piece[]): Column {
   const absent = present.length < pieces.length;
   if (strings.length && strings.length < present.length) {
     const other = present.find((c) => !c.dict)!;
-    throw new TypeError(`concat: column ${JSON.stringify(name)} joins object (strings) with ${dtypeName(other)}, pandas' object column, not supported`);
+    const what = `column ${JSON.stringify(name)} joins object (strings) with ${dtypeName(other)}`;
+    throw new TypeError(`concat: ${what}, pandas' object column, not supported`);
   }
   if (strings.length) {
     const dict: string[] = [];
@@ -48,10 +49,14 @@ function joined(name: string, pieces: readonly Piece[]): Column {
   }
   const bools = present.filter((c) => c.values.dtype === 'bool');
   if (bools.length && (bools.length < present.length || absent)) {
-    throw new TypeError(`concat: column ${JSON.stringify(name)} joins bool with ${absent ? 'missing values' : dtypeName(present.find((c) => c.values.dtype !== 'bool')!)}, pandas' object column, not supported`);
+    const other = absent ? 'missing values' : dtypeName(present.find((c) => c.values.dtype !== 'bool')!);
+    throw new TypeError(`concat: column ${JSON.stringify(name)} joins bool with ${other}, pandas' object column, not supported`);
   }
   const dtype = absent && !present.some((c) => c.values.dtype === 'float32') ? 'float64' : undefined;
-  const parts = pieces.map((p) => ('column' in p ? (dtype ? mt.astype(p.column.values, dtype) : p.column.values) : mt.full_like(p.like, NaN, { dtype: dtype ?? 'float64' })));
+  const parts = pieces.map((p) => {
+    if (!('column' in p)) return mt.full_like(p.like, NaN, { dtype: dtype ?? 'float64' });
+    return dtype ? mt.astype(p.column.values, dtype) : p.column.values;
+  });
   return { values: mt.concatenate(parts) };
 }
 
@@ -73,7 +78,9 @@ function levelsOf(f: DataFrame): { names: readonly (string | null)[]; cols: read
  */
 export function concat(objs: readonly (DataFrame | Series)[], opts: ConcatOptions = {}): DataFrame | Series {
   if (!objs.length) throw new Error('ValueError: No objects to concatenate');
-  if (opts.axis !== undefined && opts.axis !== 0 && opts.axis !== 'index') throw new Error(`concat: axis ${String(opts.axis)} is not supported (rows only, axis 0)`);
+  if (opts.axis !== undefined && opts.axis !== 0 && opts.axis !== 'index') {
+    throw new Error(`concat: axis ${String(opts.axis)} is not supported (rows only, axis 0)`);
+  }
   const series = objs.every((o) => o instanceof Series);
   const frames = objs.map((o) => (o instanceof Series ? o.to_frame(series ? 'value' : o.name ?? '0') : o));
   const names: string[] = [];
@@ -82,12 +89,15 @@ export function concat(objs: readonly (DataFrame | Series)[], opts: ConcatOption
     if (!f.columns.length) throw new Error('concat: a frame with no columns has no rows to join');
     return f.column(f.columns[0]!).values;
   };
-  const cols = new Map(names.map((n) => [n, joined(n, frames.map((f) => (f.columns.includes(n) ? { column: f.column(n) } : { like: like(f) })))]));
+  const piece = (f: DataFrame, n: string): Piece => (f.columns.includes(n) ? { column: f.column(n) } : { like: like(f) });
+  const cols = new Map(names.map((n) => [n, joined(n, frames.map((f) => piece(f, n)))]));
   let labels: Labels = { kind: 'range' };
   if (!opts.ignore_index) {
     const levels = frames.map(levelsOf);
     const depth = levels[0]!.cols.length;
-    if (levels.some((l) => l.cols.length !== depth)) throw new Error('concat: frames whose indexes have different numbers of levels');
+    if (levels.some((l) => l.cols.length !== depth)) {
+      throw new Error('concat: frames whose indexes have different numbers of levels');
+    }
     const same = (i: number): string | null => (levels.every((l) => l.names[i] === levels[0]!.names[i]) ? levels[0]!.names[i]! : null);
     labels = {
       kind: 'index', names: Array.from({ length: depth }, (_, i) => same(i)),

@@ -125,7 +125,7 @@ export class DataFrame {
 
   // pandas' frame methods over the columns (./columns.ts computes per column)
 
-  /** The frame with columns renamed (pandas' rename(columns=)); names not in the frame are ignored, as pandas ignores them. */
+  /** The frame with columns renamed (pandas' rename(columns=)); names it lacks are ignored, as pandas ignores them. */
   rename(opts: { columns: Readonly<Record<string, string>> }): DataFrame {
     const to = opts.columns;
     const cols = new Map([...this.cols].map(([n, c]) => [Object.hasOwn(to, n) ? to[n]! : n, c]));
@@ -135,7 +135,9 @@ export class DataFrame {
 
   /** The frame without the named columns (KeyError for a name it lacks). */
   drop(columns: string | readonly string[] | { columns: string | readonly string[] }): DataFrame {
-    const names = typeof columns === 'string' ? [columns] : Array.isArray(columns) ? (columns as readonly string[]) : namesOf((columns as { columns: string | readonly string[] }).columns);
+    const names = typeof columns === 'object' && !Array.isArray(columns)
+      ? namesOf((columns as { columns: string | readonly string[] }).columns)
+      : namesOf(columns as string | readonly string[]);
     const missing = names.filter((n) => !this.cols.has(n));
     if (missing.length) throw new Error(`KeyError: ${JSON.stringify(missing)} not found in axis`);
     return new DataFrame(new Map([...this.cols].filter(([n]) => !names.includes(n))), {}, this.labels);
@@ -160,11 +162,13 @@ export class DataFrame {
     });
   }
 
-  /** The rows with no missing value among `subset` (every column by default); how 'all': the rows not missing in all of them. */
+  /** The rows with no missing value among `subset` (every column by default); how 'all': those not missing in all of them. */
   dropna(opts: { subset?: string | readonly string[]; how?: 'any' | 'all' } = {}): DataFrame {
     const names = opts.subset === undefined ? this.columns : namesOf(opts.subset);
     this.checkNames(names, 'dropna');
-    if (opts.how !== undefined && opts.how !== 'any' && opts.how !== 'all') throw new Error(`ValueError: invalid how option: ${String(opts.how)}`);
+    if (opts.how !== undefined && opts.how !== 'any' && opts.how !== 'all') {
+      throw new Error(`ValueError: invalid how option: ${String(opts.how)}`);
+    }
     if (!names.length) return this;
     const missing = names.map((n) => missingOf(this.cols.get(n)!));
     const drop = missing.reduce((a, b) => (opts.how === 'all' ? mt.logical_and(a, b) : mt.logical_or(a, b)));
@@ -191,18 +195,29 @@ export class DataFrame {
       return c ? c.values : mt.zeros_like(this.cols.get(n)!.values, { dtype: 'bool' });
     };
     const conds = cond instanceof Series ? [cond.column] : [...cond.cols.values()];
-    for (const c of conds) if (dtypeName(c) !== 'bool') throw new TypeError(`DataFrame.where: cond must be boolean, got dtype ${dtypeName(c)}`);
+    for (const c of conds) {
+      if (dtypeName(c) !== 'bool') throw new TypeError(`DataFrame.where: cond must be boolean, got dtype ${dtypeName(c)}`);
+    }
     return this.mapColumns((n, c) => {
       const keep = condOf(n);
       if (c.dict) {
-        if (other !== undefined && typeof other !== 'string') throw new TypeError(`DataFrame.where: other ${String(other)} for the string (object) column ${JSON.stringify(n)}`);
+        if (other !== undefined && typeof other !== 'string') {
+          throw new TypeError(`DataFrame.where: other ${other} for the string (object) column ${JSON.stringify(n)}`);
+        }
         const [d, code] = other === undefined ? [c, -1] as const : withString(c, other);
-        return { ...d, values: mt.where(keep, c.values, code), ...(other === undefined ? { missing: 'NaN' as const } : {}) };
+        const values = mt.where(keep, c.values, code);
+        return other === undefined ? { ...d, values, missing: 'NaN' } : { ...d, values };
       }
-      if (typeof other === 'string') throw new TypeError(`DataFrame.where: other ${JSON.stringify(other)} for the ${dtypeName(c)} column ${JSON.stringify(n)}`);
-      if (c.values.dtype === 'bool') throw new TypeError(`DataFrame.where: the bool column ${JSON.stringify(n)} would become object`);
+      if (typeof other === 'string') {
+        throw new TypeError(`DataFrame.where: other ${JSON.stringify(other)} for the ${dtypeName(c)} column ${JSON.stringify(n)}`);
+      }
+      if (c.values.dtype === 'bool') {
+        throw new TypeError(`DataFrame.where: the bool column ${JSON.stringify(n)} would become object`);
+      }
       const fill = other ?? NaN;
-      const dtype = Number.isInteger(fill) && !c.values.dtype.startsWith('float') ? c.values.dtype : c.values.dtype === 'float32' ? 'float32' : 'float64';
+      // an integer column stays one when the fill is an integer; NaN makes it float64
+      const floats = c.values.dtype === 'float32' ? 'float32' : 'float64';
+      const dtype = Number.isInteger(fill) && !c.values.dtype.startsWith('float') ? c.values.dtype : floats;
       return { values: mt.where(keep, mt.astype(c.values, dtype), mt.astype(fill, dtype)) };
     });
   }
@@ -218,7 +233,9 @@ export class DataFrame {
     const names = this.columns;
     const pick = cols === undefined ? undefined : (typeof cols === 'number' ? [cols] : [...cols]).map((i) => {
       const name = names[i < 0 ? names.length + i : i];
-      if (name === undefined) throw new RangeError(`IndexError: column position ${i} is out of bounds for ${names.length} columns`);
+      if (name === undefined) {
+        throw new RangeError(`IndexError: column position ${i} is out of bounds for ${names.length} columns`);
+      }
       return name;
     });
     return this.located(rows, pick, typeof cols === 'number', false);
@@ -234,12 +251,17 @@ export class DataFrame {
   loc(rows: Rows | string | readonly string[], cols?: string | readonly string[]): DataFrame | Series | mt.Tensor {
     if (cols !== undefined) this.checkNames(namesOf(cols), 'loc');
     const pick = cols === undefined ? undefined : namesOf(cols);
-    if (this.labels.kind === 'range' && typeof rows !== 'string' && !(Array.isArray(rows) && rows.some((r) => typeof r === 'string'))) {
+    const strings = typeof rows === 'string' || (Array.isArray(rows) && rows.some((r) => typeof r === 'string'));
+    if (this.labels.kind === 'range' && !strings) {
+      // a label is a position; a slice of labels includes its end
       const r = rows instanceof mt.Slice && rows.stop !== null ? mt.slice(rows.start, rows.stop + 1, rows.step) : (rows as Rows);
       return this.located(r, pick, typeof cols === 'string', true);
     }
     if (rows instanceof Series) return this.located(rows, pick, typeof cols === 'string', true);
-    if (this.labels.kind === 'range' || rows instanceof mt.Slice) throw new TypeError(`DataFrame.loc: ${rows instanceof mt.Slice ? 'a slice of labels over an index of keys' : 'string labels over a RangeIndex'} is not supported`);
+    if (this.labels.kind === 'range' || rows instanceof mt.Slice) {
+      const what = rows instanceof mt.Slice ? 'a slice of labels over an index of keys' : 'string labels over a RangeIndex';
+      throw new TypeError(`DataFrame.loc: ${what} is not supported`);
+    }
     // each row's place in the list of labels: the rows holding one, in the list's order
     const wanted = (Array.isArray(rows) ? rows : [rows]) as readonly (string | number)[];
     const place = new Series({ values: mapColumn(this.labels.cols[0]!, new Map(wanted.map((w, i) => [w, i]))).values });
@@ -276,7 +298,10 @@ export class DataFrame {
   agg(funcs: string | readonly string[]): Series | DataFrame {
     if (typeof funcs === 'string') return this.reduction(checkReduction(funcs), {});
     const fs = funcs.map(checkReduction);
-    const cols = new Map([...this.cols].filter(([, c]) => isNumber(c) || (c.values.dtype === 'bool' && fs.every((f) => f === 'count' || f === 'nunique' || f === 'sum')))
+    // (a bool column where every function counts, as pandas keeps it)
+    const counts = fs.every((f) => f === 'count' || f === 'nunique' || f === 'sum');
+    const cols = new Map([...this.cols]
+      .filter(([, c]) => isNumber(c) || (c.values.dtype === 'bool' && counts))
       .map(([n, c]) => [n, { values: mt.stack(fs.map((f) => reduceColumn(c, f))) }]));
     return new DataFrame(cols, {}, namesLabels(fs));
   }
@@ -289,17 +314,21 @@ export class DataFrame {
    */
   describe(): DataFrame {
     const numbers = [...this.cols].filter(([, c]) => isNumber(c));
-    if (numbers.length || !this.cols.size) return new DataFrame(new Map(numbers.map(([n, c]) => [n, { values: describeNumbers(c) }])), {}, namesLabels(DESCRIBE));
+    if (numbers.length || !this.cols.size) {
+      return new DataFrame(new Map(numbers.map(([n, c]) => [n, { values: describeNumbers(c) }])), {}, namesLabels(DESCRIBE));
+    }
     const strings = [...this.cols].filter(([, c]) => c.dict);
     return new DataFrame(new Map(strings.map(([n, c]) => [n, describeStrings(c)])), {}, namesLabels(DESCRIBE_STRINGS));
   }
 
-  /** Whether each row repeats an earlier one in `subset` (every column by default): keep 'first', 'last', or false (every repeated row). */
+  /** Whether each row repeats another in `subset` (every column by default): keep 'first', 'last', or false (every repeated row). */
   duplicated(opts: { subset?: string | readonly string[]; keep?: 'first' | 'last' | false } = {}): Series {
     const names = opts.subset === undefined ? this.columns : namesOf(opts.subset);
     this.checkNames(names, 'duplicated');
     const keep = opts.keep ?? 'first';
-    if (keep !== 'first' && keep !== 'last' && keep !== false) throw new Error(`ValueError: keep must be 'first', 'last' or false, got ${String(keep)}`);
+    if (keep !== 'first' && keep !== 'last' && keep !== false) {
+      throw new Error(`ValueError: keep must be 'first', 'last' or false, got ${String(keep)}`);
+    }
     if (!names.length) throw new Error('ValueError: duplicated of a frame with no columns');
     return new Series({ values: duplicatedOf(names.map((n) => this.cols.get(n)!), keep) }, null, this.labels);
   }
@@ -308,18 +337,26 @@ export class DataFrame {
     return this.selectRows(new Series({ values: mt.logical_not(this.duplicated(opts).values) }));
   }
 
-  /** The n rows with the largest values of `columns` (the first a tie-breaker for the next), in that order; ties in row order (keep='first'). */
-  nlargest(n: number, columns: string | readonly string[]): DataFrame { return this.ordered(n, namesOf(columns), true); }
+  /** The n rows with the largest values of `columns` (each next one breaking ties), in that order; ties in row order (keep='first'). */
+  nlargest(n: number, columns: string | readonly string[]): DataFrame {
+    return this.ordered(n, namesOf(columns), true);
+  }
   /** The n rows with the smallest values of `columns`, in that order. */
-  nsmallest(n: number, columns: string | readonly string[]): DataFrame { return this.ordered(n, namesOf(columns), false); }
+  nsmallest(n: number, columns: string | readonly string[]): DataFrame {
+    return this.ordered(n, namesOf(columns), false);
+  }
 
   private ordered(n: number, names: readonly string[], largest: boolean): DataFrame {
     this.checkNames(names, largest ? 'nlargest' : 'nsmallest');
     let perm: mt.Tensor | undefined;
     for (const name of [...names].reverse()) {
       const c = this.cols.get(name)!;
-      if (!isNumber(c)) throw new TypeError(`Column ${JSON.stringify(name)} has dtype ${dtypeName(c)}, cannot use method '${largest ? 'nlargest' : 'nsmallest'}' with this dtype`);
+      if (!isNumber(c)) {
+        const method = largest ? 'nlargest' : 'nsmallest';
+        throw new TypeError(`Column ${JSON.stringify(name)} has dtype ${dtypeName(c)}, cannot use method '${method}' with this dtype`);
+      }
       const key = largest ? mt.negative(mt.astype(c.values, 'float64')) : c.values;
+      // stable sorts from the last key to the first: the first key orders, the others break its ties
       perm = perm ? mt.take(perm, mt.argsort(mt.take(key, perm), { kind: 'stable' })) : mt.argsort(key, { kind: 'stable' });
     }
     return perm ? this.take(perm.get(mt.slice(0, Math.max(0, n)))) : this.head(n);
@@ -331,11 +368,13 @@ export class DataFrame {
     return new Series({ values }, null, namesLabels(parts.map(([n]) => n)));
   }
 
-  /** A reduction of each number column (pandas 1.5 leaves string columns out; numeric_only false with one is refused, naming its dtype). */
+  /** A reduction of each number column (pandas 1.5 leaves string columns out; numeric_only false refuses one, naming its dtype). */
   private reduction(f: Reduction, opts: NumericOnly): Series {
     const cols = [...this.cols].filter(([n, c]) => {
       if (!c.dict) return true;
-      if (opts.numeric_only === false) throw new TypeError(`DataFrame.${f}: column ${JSON.stringify(n)} of dtype ${dtypeName(c)} has no ${f}`);
+      if (opts.numeric_only === false) {
+        throw new TypeError(`DataFrame.${f}: column ${JSON.stringify(n)} of dtype ${dtypeName(c)} has no ${f}`);
+      }
       return false;
     });
     return this.reduced(cols.map(([n, c]) => [n, reduceColumn(c, f)]));
@@ -347,21 +386,28 @@ export class DataFrame {
 
   private checkNames(names: readonly string[], what: string): void {
     const missing = names.filter((n) => !this.cols.has(n));
-    if (missing.length) throw new Error(`KeyError: ${missing.map((n) => JSON.stringify(n)).join(', ')}: no such column for ${what} (the columns are ${this.columns.map((n) => JSON.stringify(n)).join(', ')})`);
+    if (missing.length) {
+      const list = (xs: readonly string[]): string => xs.map((n) => JSON.stringify(n)).join(', ');
+      throw new Error(`KeyError: ${list(missing)}: no such column for ${what} (the columns are ${list(this.columns)})`);
+    }
   }
 
   private chunk(): number { return this.cols.values().next().value?.values.node.chunk[0] ?? 1; }
 
   /** iloc and loc once the columns are names: rows selected, then one row or one column taken out. */
-  private located(rows: Rows, names: readonly string[] | undefined, oneColumn: boolean, byLabel: boolean): DataFrame | Series | mt.Tensor {
+  private located(
+    rows: Rows, names: readonly string[] | undefined, oneColumn: boolean, byLabel: boolean,
+  ): DataFrame | Series | mt.Tensor {
     const frame = names ? this.get(names) : this;
     if (typeof rows === 'number') {
       const n = frame.shape[0];
-      if (!Number.isNaN(n) && (rows >= n || rows < -n)) throw new RangeError(`IndexError: single positional indexer ${rows} is out-of-bounds for ${n} rows`);
+      if (!Number.isNaN(n) && (rows >= n || rows < -n)) {
+        throw new RangeError(`IndexError: single positional indexer ${rows} is out-of-bounds for ${n} rows`);
+      }
       const at = rows < 0 && !Number.isNaN(n) ? n + rows : rows;
       if (oneColumn) {
         const c = frame.cols.values().next().value!;
-        return c.dict ? new Series({ ...c, values: c.values.get(mt.slice(at, at + 1)) }, names![0]!) : c.values.get(at);
+        return c.dict ? new Series({ ...c, values: c.values.get(mt.slice(at, at === -1 ? null : at + 1)) }, names![0]!) : c.values.get(at);
       }
       return frame.row(at, this.labels.kind === 'range' ? String(at) : null);
     }
@@ -369,7 +415,10 @@ export class DataFrame {
     if (rows instanceof Series) out = frame.selectRows(rows);
     else if (rows instanceof mt.Slice) out = frame.rowsOf(rows);
     else if (Array.isArray(rows)) out = frame.take(rows as number[]);
-    else throw new TypeError(`DataFrame.${byLabel ? 'loc' : 'iloc'}: rows as a position, a list, mt.slice(a, b) or a boolean Series, got ${typeof rows}`);
+    else {
+      const fn = byLabel ? 'loc' : 'iloc';
+      throw new TypeError(`DataFrame.${fn}: rows as a position, a list, mt.slice(a, b) or a boolean Series, got ${typeof rows}`);
+    }
     return oneColumn ? out.get(names![0]!) : out;
   }
 
@@ -377,16 +426,24 @@ export class DataFrame {
   private row(at: number, name: string | null): Series {
     const cols = [...this.cols];
     const strings = cols.filter(([, c]) => c.dict);
-    if (strings.length && strings.length < cols.length) throw new TypeError(`DataFrame.iloc: a row of strings (object) and ${dtypeName(cols.find(([, c]) => !c.dict)![1])} values is pandas' object Series, not supported; select the columns of one kind`);
-    if (!strings.length) return new Series({ values: mt.stack(cols.map(([, c]) => c.values.get(at))) }, name, namesLabels(cols.map(([n]) => n)));
+    if (strings.length && strings.length < cols.length) {
+      const other = dtypeName(cols.find(([, c]) => !c.dict)![1]);
+      const what = `a row of strings (object) and ${other} values is pandas' object Series`;
+      throw new TypeError(`DataFrame.iloc: ${what}, not supported; select the columns of one kind`);
+    }
+    const labels = namesLabels(cols.map(([n]) => n));
+    if (!strings.length) return new Series({ values: mt.stack(cols.map(([, c]) => c.values.get(at))) }, name, labels);
     // strings: each column's code moved into the union of the dictionaries
     const dict: string[] = [];
     const codes = cols.map(([, c]) => {
-      const table = Int32Array.from(c.dict!, (s) => { const i = dict.indexOf(s); return i >= 0 ? i : dict.push(s) - 1; });
+      const table = Int32Array.from(c.dict!, (s) => {
+        const i = dict.indexOf(s);
+        return i >= 0 ? i : dict.push(s) - 1;
+      });
       const k = c.values.get(at);
       return mt.where(mt.less(k, 0), -1, mt.take(mt.tensor(table), mt.maximum(k, 0)));
     });
-    return new Series({ values: mt.astype(mt.stack(codes), 'int32'), dict }, name, namesLabels(cols.map(([n]) => n)));
+    return new Series({ values: mt.astype(mt.stack(codes), 'int32'), dict }, name, labels);
   }
 
   /** The rows of a slice, with their labels. */

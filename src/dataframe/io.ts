@@ -21,7 +21,9 @@ async function bytesOf(src: ArrowSource): Promise<Uint8Array> {
   if (typeof Blob !== 'undefined' && src instanceof Blob) return new Uint8Array(await src.arrayBuffer());
   if (typeof src === 'string' || src instanceof URL) {
     const fs = host.files();
-    if (!fs) throw new TypeError('read_arrow: reading a path needs Node\'s file system; in a browser pass bytes or a Blob');
+    if (!fs) {
+      throw new TypeError('read_arrow: reading a path needs Node\'s file system; in a browser pass bytes or a Blob');
+    }
     return fs.read(src);
   }
   throw new TypeError(`read_arrow: expected bytes, a Blob or a path, got ${typeof src}`);
@@ -39,7 +41,10 @@ export function pyFloat(x: number, float32 = false): string {
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
   let digits = x.toExponential();
   if (float32) {
-    for (let p = 1; p <= 9; p++) if (Math.fround(Number(x.toExponential(p - 1))) === x) { digits = x.toExponential(p - 1); break; }
+    // float32: the fewest digits that read back as the same float32, as NumPy's repr of it
+    for (let p = 0; p <= 8; p++) {
+      if (Math.fround(Number(x.toExponential(p))) === x) { digits = x.toExponential(p); break; }
+    }
   }
   const [mant, e] = digits.split('e') as [string, string];
   const exp = Number(e);
@@ -96,21 +101,24 @@ DataFrame.prototype.to_csv = async function (this: DataFrame, path?: string | UR
   const levelNames = this.labels.kind === 'range' ? [null] : this.labels.names;
   const levelTypes = this.labels.kind === 'range' ? ['int64'] : this.labels.cols.map(dtypeName);
   const index = local.index;
+  const cell = (v: unknown, dtype: string): string => quoted(field(typeof v === 'bigint' ? String(v) : v, dtype), sep);
   const line = (fields: string[]): string => (fields.length === 1 && fields[0] === '' ? '""' : fields.join(sep));
   const header = [...(withIndex ? levelNames.map((x) => quoted(x ?? '', sep)) : []), ...names.map((x) => quoted(x, sep))];
   const lines = names.length || withIndex ? [line(header)] : [];
   for (let r = 0; r < n; r++) {
     const label = levels === 1 ? [index[r]] : (index[r] as unknown[]);
     const fields = [
-      ...(withIndex ? label.map((v, j) => quoted(field(typeof v === 'bigint' ? String(v) : v, levelTypes[j]!), sep)) : []),
-      ...columns.map((col, j) => { const v = col[r]; return quoted(field(typeof v === 'bigint' ? String(v) : v, dtypes[names[j]!]!), sep); }),
+      ...(withIndex ? label.map((v, j) => cell(v, levelTypes[j]!)) : []),
+      ...columns.map((col, j) => cell(col[r], dtypes[names[j]!]!)),
     ];
     lines.push(line(fields));
   }
   const text = lines.length ? `${lines.join('\n')}\n` : '';
   if (path !== undefined && path !== null) {
     const fs = host.files();
-    if (!fs) throw new TypeError('to_csv: writing a path needs Node\'s file system; call it without a path for the text');
+    if (!fs) {
+      throw new TypeError('to_csv: writing a path needs Node\'s file system; call it without a path for the text');
+    }
     await fs.write(path, new TextEncoder().encode(text));
   }
   return text;

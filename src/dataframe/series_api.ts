@@ -14,7 +14,12 @@ import {
 import { type Column, Series, dtypeName } from './series.js';
 
 /** value_counts' options (pandas' keywords). */
-export interface ValueCountsOptions { readonly normalize?: boolean; readonly sort?: boolean; readonly ascending?: boolean; readonly dropna?: boolean }
+export interface ValueCountsOptions {
+  readonly normalize?: boolean;
+  readonly sort?: boolean;
+  readonly ascending?: boolean;
+  readonly dropna?: boolean;
+}
 
 /** Regular-expression characters: a pattern without them means the same with regex true or false. */
 const REGEX_CHARS = /[.^$*+?()[\]{}|\\]/;
@@ -28,7 +33,9 @@ const REGEX_CHARS = /[.^$*+?()[\]{}|\\]/;
  */
 export class StringMethods {
   constructor(private readonly s: Series) {
-    if (!s.column.dict) throw new Error(`AttributeError: Can only use .str accessor with string values, not ${s.dtype}`);
+    if (!s.column.dict) {
+      throw new Error(`AttributeError: Can only use .str accessor with string values, not ${s.dtype}`);
+    }
   }
 
   private bools(f: (x: string) => boolean): Series { return this.derive({ values: stringBools(this.s.column, f) }); }
@@ -38,7 +45,10 @@ export class StringMethods {
   endswith(suffix: string): Series { return this.bools((x) => x.endsWith(suffix)); }
   /** Whether each value contains `pat` as plain text (regex false; a pattern that only a regular expression reads differently is refused). */
   contains(pat: string, opts: { regex?: boolean; case?: boolean } = {}): Series {
-    if (opts.regex === true || (opts.regex === undefined && REGEX_CHARS.test(pat))) throw new Error(`Series.str.contains: regular expressions are not supported (pattern ${JSON.stringify(pat)}); pass { regex: false } to match it as text`);
+    if (opts.regex === true || (opts.regex === undefined && REGEX_CHARS.test(pat))) {
+      const why = `regular expressions are not supported (pattern ${JSON.stringify(pat)})`;
+      throw new Error(`Series.str.contains: ${why}; pass { regex: false } to match it as text`);
+    }
     if (opts.case === false) { const p = pat.toLowerCase(); return this.bools((x) => x.toLowerCase().includes(p)); }
     return this.bools((x) => x.includes(pat));
   }
@@ -93,7 +103,9 @@ Object.assign(Series.prototype, {
     return fromFrame(this, frameOf(this).get(new Series({ values: mt.logical_not(missingOf(this.column)) })));
   },
   map(this: Series, mapping: Readonly<Record<string, unknown>> | ReadonlyMap<unknown, unknown>): Series {
-    const m = mapping instanceof Map ? mapping : new Map(Object.entries(mapping).map(([k, v]) => [this.column.dict ? k : Number(k), v]));
+    // (a JS object's keys are strings: numbers for a number Series)
+    const key = (k: string): unknown => (this.column.dict ? k : Number(k));
+    const m = mapping instanceof Map ? mapping : new Map(Object.entries(mapping).map(([k, v]) => [key(k), v]));
     return new Series(mapColumn(this.column, m), this.name, this.labels);
   },
   value_counts(this: Series, opts: ValueCountsOptions = {}): Series {
@@ -107,7 +119,8 @@ Object.assign(Series.prototype, {
   quantile(this: Series, q: number | readonly number[] = 0.5): mt.Tensor | Series {
     const values = quantileOf(this.column, q, 'Series.quantile');
     if (typeof q === 'number') return values;
-    return new Series({ values }, this.name, { kind: 'index', names: [null], cols: [{ values: mt.tensor(Float64Array.from(q)) }] });
+    const index = { values: mt.tensor(Float64Array.from(q)) };
+    return new Series({ values }, this.name, { kind: 'index', names: [null], cols: [index] });
   },
   agg(this: Series, f: string | readonly string[]): mt.Tensor | Series {
     if (typeof f === 'string') return reduceColumn(this.column, checkReduction(f));
@@ -116,14 +129,18 @@ Object.assign(Series.prototype, {
   },
   describe(this: Series): Series {
     if (this.column.dict) return new Series(describeStrings(this.column), this.name, namesLabels(DESCRIBE_STRINGS));
-    if (!isNumber(this.column)) throw new TypeError(`Series.describe: a ${this.dtype} Series is not supported (number or string values)`);
+    if (!isNumber(this.column)) {
+      throw new TypeError(`Series.describe: a ${this.dtype} Series is not supported (number or string values)`);
+    }
     return new Series({ values: describeNumbers(this.column) }, this.name, namesLabels(DESCRIBE));
   },
 });
 
 /** nlargest / nsmallest: the values without NaN, in a stable order of the key, the first n. */
 function extremes(s: Series, n: number, largest: boolean): Series {
-  if (!isNumber(s.column)) throw new TypeError(`Cannot use method '${largest ? 'nlargest' : 'nsmallest'}' with dtype ${dtypeName(s.column)}`);
+  if (!isNumber(s.column)) {
+    throw new TypeError(`Cannot use method '${largest ? 'nlargest' : 'nsmallest'}' with dtype ${dtypeName(s.column)}`);
+  }
   const kept = s.values.dtype.startsWith('float') ? s.dropna() : s;
   const key = largest ? mt.negative(mt.astype(kept.values, 'float64')) : kept.values;
   const order = mt.argsort(key, { kind: 'stable' }).get(mt.slice(0, Math.max(0, n)));
