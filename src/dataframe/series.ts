@@ -8,6 +8,7 @@
 
 import * as mt from '../api/tensor.js';
 import type { DType, TypedArray } from '../graph/dtype.js';
+import * as G from '../graph/node.js';
 
 /** A column's data: a 1-d tensor, or a string column's codes and dictionary. */
 export interface Column {
@@ -71,6 +72,33 @@ export function toColumn(name: string, data: ColumnData, chunk: number | undefin
   const ints = !missing && arr.every((v) => Number.isInteger(v));
   if (ints) return { values: mt.tensor(BigInt64Array.from(arr, (v) => BigInt(v as number)), opts) };
   return { values: mt.tensor(Float64Array.from(arr, (v) => (v === null || v === undefined ? NaN : (v as number))), opts) };
+}
+
+const NON_FINITE = 'Cannot convert non-finite values (NA or inf) to integer';
+
+/** A string column's values as numbers of `dtype`, parsed once per dictionary entry as Python's float() and int() parse. */
+function parsed(c: Column, dtype: string): Column {
+  const ints = /^u?int/.test(dtype), bools = dtype === 'bool';
+  const number = (s: string): number => {
+    const t = s.trim().replace(/_(?=\d)/g, '');
+    if (ints && /^[+-]?\d+$/.test(t)) return Number(t);
+    if (!ints && /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t)) return Number(t);
+    if (!ints && /^[+-]?(nan|inf|infinity)$/i.test(t)) return t.toLowerCase().includes('nan') ? NaN : t.startsWith('-') ? -Infinity : Infinity;
+    throw new Error(ints ? `ValueError: invalid literal for int() with base 10: '${s}'` : `ValueError: could not convert string to float: '${s}'`);
+  };
+  if (bools) {
+    // Python's bool of a string: whether it is not empty
+    const table = Uint8Array.from(c.dict!, (s) => (s.length ? 1 : 0));
+    return { values: mt.logical_or(mt.less(c.values, 0), mt.astype(mt.take(mt.tensor(table), mt.maximum(c.values, 0)), 'bool')) };
+  }
+  const table = mt.tensor(Float64Array.from(c.dict!, number));
+  const values = mt.take(table, mt.maximum(c.values, 0));
+  if (ints) {
+    // a missing value has no integer: pandas' error, when the run finds one
+    const ok = new mt.Tensor(G.check(mt.logical_not(mt.any(mt.less(c.values, 0))).node, 'nonzero', 'ValueError', NON_FINITE));
+    return { values: mt.astype(mt.where(ok, values, values), dtype) };
+  }
+  return { values: mt.astype(mt.where(mt.less(c.values, 0), NaN, values), dtype) };
 }
 
 const FLEX = ['add', 'sub', 'mul', 'div', 'truediv', 'floordiv', 'mod', 'pow'] as const;
@@ -216,8 +244,16 @@ export class Series {
 
   logical_and(other: Series): Series { return this.derive(mt.logical_and(this.values, other.values)); }
   logical_or(other: Series): Series { return this.derive(mt.logical_or(this.values, other.values)); }
+  /**
+   * The values cast to `dtype`. Strings become numbers as Python parses
+   * them, once per dictionary entry (an entry that does not parse is
+   * pandas' ValueError, even where no row holds it any more); 'object' or
+   * 'str' keeps a string Series. Numbers do not become strings here.
+   */
   astype(dtype: DType | string): Series {
-    if (this.column.dict) throw new TypeError(`Series.astype: a string (object) Series cannot become ${dtype} yet`);
+    const text = dtype === 'object' || dtype === 'str';
+    if (this.column.dict) return text ? this : new Series(parsed(this.column, dtype), this.name, this.labels);
+    if (text) throw new TypeError(`Series.astype: ${this.dtype} to ${dtype} (numbers as strings) is not supported`);
     return this.derive(mt.astype(this.values, dtype));
   }
   rename(name: string): Series { return new Series(this.column, name, this.labels); }
