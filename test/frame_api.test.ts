@@ -368,6 +368,12 @@ describe('bad input is refused clearly', () => {
     expect(() => df.get('s').quantile(0.5)).toThrow(/quantile of a object/);
     expect(() => df.iloc(0)).toThrow(/strings \(object\) and int64/);
   });
+  it('parses strings as Python does, and says which one does not parse', async () => {
+    expect(() => new md.DataFrame({ p: ['1.5', 'one'] }).astype('float64')).toThrow(/could not convert string to float: 'one'/);
+    expect(() => new md.DataFrame({ p: ['1.5'] }).astype('int64')).toThrow(/invalid literal for int\(\) with base 10: '1.5'/);
+    expect(() => df.get('i').astype('str')).toThrow(/int64 to str/);
+    await expect(new md.DataFrame({ p: ['1', null] }).astype('int64').execute()).rejects.toThrow(/non-finite values/);
+  });
   it('refuses what it does not do', () => {
     expect(() => df.get('s').str.contains('p.')).toThrow(/regular expressions are not supported/);
     expect(() => df.get('s').str.contains('p', { regex: true })).toThrow(/regular expressions/);

@@ -227,6 +227,7 @@ export function quantileOf(c: Column, q: number | readonly number[], what: strin
 
 /** describe()'s statistics of a number column: count, mean, std, min, 25%, 50%, 75%, max, float64. */
 export const DESCRIBE = ['count', 'mean', 'std', 'min', '25%', '50%', '75%', 'max'];
+/** Those eight of a number column, a float64 tensor of 8 (NaN skipped; std with ddof 1). */
 export function describeNumbers(c: Column): mt.Tensor {
   // (no rows: a count of 0 and NaN, where a minimum of nothing would be NumPy's error)
   if (c.values.shape[0] === 0) return mt.tensor(Float64Array.from(DESCRIBE, (_, i) => (i ? NaN : 0)));
@@ -270,6 +271,7 @@ export function describeStrings(c: Column): Column {
 /** The reductions a frame's or a Series' agg takes by name. */
 export const REDUCTIONS = ['sum', 'mean', 'min', 'max', 'std', 'var', 'median', 'count', 'nunique'] as const;
 export type Reduction = (typeof REDUCTIONS)[number];
+/** `f` as a Reduction, or pandas' AttributeError naming the ones there are. */
 export function checkReduction(f: string): Reduction {
   if (!(REDUCTIONS as readonly string[]).includes(f)) {
     throw new Error(`AttributeError: '${f}' is not a valid function for agg (the functions are ${REDUCTIONS.join(', ')})`);

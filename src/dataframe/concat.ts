@@ -11,6 +11,7 @@ import * as mt from '../api/tensor.js';
 import { DataFrame } from './frame.js';
 import { type Column, type Labels, Series, dtypeName } from './series.js';
 
+/** concat's options (pandas' keywords). */
 export interface ConcatOptions {
   /** Only 0 (rows) is supported. */
   readonly axis?: 0 | 'index';

@@ -179,7 +179,9 @@ export class DataFrame {
   isna(): DataFrame { return this.mapColumns((_, c) => ({ values: missingOf(c) })); }
   /** A frame of booleans: where each value is present. */
   notna(): DataFrame { return this.mapColumns((_, c) => ({ values: mt.logical_not(missingOf(c)) })); }
+  /** isna's other name. */
   isnull(): DataFrame { return this.isna(); }
+  /** notna's other name. */
   notnull(): DataFrame { return this.notna(); }
 
   /**
@@ -281,13 +283,19 @@ export class DataFrame {
   nunique(): Series { return this.reduced([...this.cols].map(([n, c]) => [n, nuniqueOf(c)])); }
   /** How many values each column holds that are not missing. */
   count(): Series { return this.reduced([...this.cols].map(([n, c]) => [n, new Series(c).count()])); }
+  /** The sum of each number and bool column (NaN skipped): a Series over the column names. */
   sum(opts: NumericOnly = {}): Series { return this.reduction('sum', opts); }
+  /** The mean of each number column. */
   mean(opts: NumericOnly = {}): Series { return this.reduction('mean', opts); }
+  /** The least value of each number column. */
   min(opts: NumericOnly = {}): Series { return this.reduction('min', opts); }
+  /** The greatest value of each number column. */
   max(opts: NumericOnly = {}): Series { return this.reduction('max', opts); }
   /** Standard deviation of each number column (ddof 1). */
   std(opts: NumericOnly = {}): Series { return this.reduction('std', opts); }
+  /** Variance of each number column (ddof 1). */
   var(opts: NumericOnly = {}): Series { return this.reduction('var', opts); }
+  /** The median of each number column. */
   median(opts: NumericOnly = {}): Series { return this.reduction('median', opts); }
 
   /**
@@ -305,6 +313,7 @@ export class DataFrame {
       .map(([n, c]) => [n, { values: mt.stack(fs.map((f) => reduceColumn(c, f))) }]));
     return new DataFrame(cols, {}, namesLabels(fs));
   }
+  /** agg's other name. */
   aggregate(funcs: string | readonly string[]): Series | DataFrame { return this.agg(funcs); }
 
   /**

@@ -41,7 +41,9 @@ export class StringMethods {
   private bools(f: (x: string) => boolean): Series { return this.derive({ values: stringBools(this.s.column, f) }); }
   private derive(c: Column): Series { return new Series(c, this.s.name, this.s.labels); }
 
+  /** Whether each value starts with `prefix`. */
   startswith(prefix: string): Series { return this.bools((x) => x.startsWith(prefix)); }
+  /** Whether each value ends with `suffix`. */
   endswith(suffix: string): Series { return this.bools((x) => x.endsWith(suffix)); }
   /** Whether each value contains `pat` as plain text (regex false; a pattern that only a regular expression reads differently is refused). */
   contains(pat: string, opts: { regex?: boolean; case?: boolean } = {}): Series {
@@ -54,7 +56,9 @@ export class StringMethods {
   }
   /** Each value's length in code points, as Python counts them. */
   len(): Series { return this.derive({ values: stringNumbers(this.s.column, (x) => [...x].length) }); }
+  /** Each value in lower case (values that become equal share one code). */
   lower(): Series { return this.derive(stringStrings(this.s.column, (x) => x.toLowerCase())); }
+  /** Each value in upper case. */
   upper(): Series { return this.derive(stringStrings(this.s.column, (x) => x.toUpperCase())); }
   /** Each value without its leading and trailing whitespace. */
   strip(): Series { return this.derive(stringStrings(this.s.column, (x) => x.trim())); }
