@@ -59,6 +59,9 @@ const CALLS: Record<string, (f: (n: string) => md.DataFrame, chunk?: number) => 
   's map to floats': (f) => f('mixed').get('s').map({ pear: 1.5, apple: 2.0 }),
   't map to strings': (f) => f('mixed').get('t').map({ x: 'ex', y: 'why', z: 'zed' }),
   'i map to strings': (f) => f('mixed').get('i').map(new Map<unknown, unknown>([[5, 'five'], [-2, 'minus two'], [9, 'nine']])),
+  't map function': (f) => f('mixed').get('t').map((x) => x + x),
+  's map function, missing ignored': (f) => f('mixed').get('s').map((x) => [...x].slice(0, 2).join('')),
+  't map function to floats': (f) => f('mixed').get('t').map((x) => (x === 'w' ? 0.5 : 1.5)),
   'i map to floats': (f) => f('mixed').get('i').map({ 5: 50, '-2': 20.5, 100: 1 }),
   't str startswith': (f) => f('mixed').get('t').str.startswith('w'),
   't str endswith': (f) => f('mixed').get('t').str.endswith('y'),
@@ -99,6 +102,8 @@ const CALLS: Record<string, (f: (n: string) => md.DataFrame, chunk?: number) => 
   'i describe': (f) => f('mixed').get('i').describe(),
   's describe': (f) => f('mixed').get('s').describe(),
   't describe': (f) => f('mixed').get('t').describe(),
+  'b describe': (f) => f('mixed').get('b').describe(),
+  'describe bools and strings': (f) => { const m = f('mixed'); return new md.DataFrame({ b: m.get('b'), s: m.get('t') }).describe(); },
   'b value_counts': (f) => f('mixed').get('b').value_counts(),
   'f value_counts dropna False sort False': (f) => f('mixed').get('f').value_counts({ dropna: false, sort: false }),
   'b nunique': (f) => f('mixed').get('b').nunique(),
@@ -190,6 +195,7 @@ const CALLS: Record<string, (f: (n: string) => md.DataFrame, chunk?: number) => 
   'to_csv sep': (f) => f('quotes').to_csv(null, { sep: ';' }),
   'to_csv named index': (f) => f('nums').set_index('g').to_csv(),
   'to_csv after a selection': (f) => { const m = f('mixed'); return m.get(m.get('b')).get(['s', 'f']).to_csv(); },
+  'to_csv float32': () => new md.DataFrame({ h: new Float32Array([0.1, 1.5, 1e-7, 3e20, 16777216.0]) }).to_csv(),
   'to_csv one row': (f) => f('one').to_csv(),
   'to_csv empty': (f) => f('empty').to_csv(),
   'one describe': (f) => f('one').describe(),
@@ -225,9 +231,12 @@ const PRINTED: Record<string, string> = {
   'where rows': 'a string column with missing values set by where prints every one as NaN; pandas prints the None kept as None',
 };
 /** describe() of strings: an object column whose numbers are the strings of their digits here (they print the same). */
-const TEXT_VALUES = new Set(['s describe', 't describe', 'describe strings']);
+const TEXT_VALUES = new Set(['s describe', 't describe', 'b describe', 'describe strings', 'describe bools and strings']);
 /** The row Series of iloc(i): pandas names it by the label (an integer); here its string. */
 const SERIES_NAME: Record<string, string> = { 'iloc row': '1', 'iloc last row': '5', 'iloc strings row': '2', 'one iloc row': '0' };
+
+/** Python's str of a fixture value. */
+const pyStr = (v: V): string => (typeof v === 'boolean' ? (v ? 'True' : 'False') : String(v));
 
 const close = (got: unknown, want: V, what: string): void => {
   const w = num(want);
@@ -261,7 +270,7 @@ async function check(c: Case, result: Out): Promise<void> {
   f.columns.forEach((col, i) => {
     const got = f.get(col), want = c.values![i]!;
     expect(got.length, `${c.name}: ${col} length`).toBe(want.length);
-    got.forEach((v, r) => close(v, TEXT_VALUES.has(c.name) && want[r] !== null ? String(want[r]) : want[r]!, `${c.name}: ${col}[${r}]`));
+    got.forEach((v, r) => close(v, TEXT_VALUES.has(c.name) && want[r] !== null ? pyStr(want[r]!) : want[r]!, `${c.name}: ${col}[${r}]`));
   });
   if (c.index) {
     expect(f.indexNames, `${c.name}: index names`).toEqual(c.index.names);
@@ -366,6 +375,7 @@ describe('bad input is refused clearly', () => {
     expect(() => df.where(df.get('i'))).toThrow(/boolean, got dtype int64/);
     expect(() => md.concat([df.get(['i']), new md.DataFrame({ i: ['a'] })])).toThrow(/object.*int64/);
     expect(() => df.get('s').quantile(0.5)).toThrow(/quantile of a object/);
+    expect(() => df.get('i').map((x) => x)).toThrow(/function of a int64 Series/);
     expect(() => df.iloc(0)).toThrow(/strings \(object\) and int64/);
   });
   it('parses strings as Python does, and says which one does not parse', async () => {

@@ -239,7 +239,7 @@ export function describeNumbers(c: Column): mt.Tensor {
   return mt.concatenate([stat(count), stat(mean), stat(std), stat(min), q, stat(max)]);
 }
 
-/** describe()'s statistics of a string column: count, unique, top, freq (pandas' object describe). */
+/** describe()'s statistics of a string or bool column: count, unique, top, freq (pandas' object describe). */
 export const DESCRIBE_STRINGS = ['count', 'unique', 'top', 'freq'];
 /**
  * Those four as a string column (pandas shows an object column: numbers
@@ -248,8 +248,12 @@ export const DESCRIBE_STRINGS = ['count', 'unique', 'top', 'freq'];
  * value of a tie is the first in the dictionary's order (pandas': the first
  * of a sort that is not stable).
  */
-export function describeStrings(c: Column): Column {
-  const D = c.dict!.length;
+export function describeStrings(col: Column): Column {
+  // bools as the strings they print as (True first: pandas' top of a tie here)
+  const c = col.dict
+    ? { values: col.values, dict: col.dict }
+    : { values: mt.astype(mt.where(col.values, 0, 1), 'int32'), dict: ['True', 'False'] };
+  const D = c.dict.length;
   const counts = codeCounts(c);
   const present = counts.get(mt.slice(0, D));
   const stats = mt.stack([
@@ -261,7 +265,7 @@ export function describeStrings(c: Column): Column {
   const values = mt.onValues('describe', stats, [], 'int32', [4], ([count, unique, top, freq]) => {
     dict.length = 0;
     const codes = count
-      ? [codeOf(String(count)), codeOf(String(unique)), codeOf(c.dict![top!]!), codeOf(String(freq))]
+      ? [codeOf(String(count)), codeOf(String(unique)), codeOf(c.dict[top!]!), codeOf(String(freq))]
       : [codeOf('0'), codeOf('0'), -1, -1];
     return mt.tensor(Int32Array.from(codes));
   });

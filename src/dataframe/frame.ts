@@ -319,15 +319,14 @@ export class DataFrame {
   /**
    * pandas' describe: count, mean, std, min, quartiles and max of each
    * number column (bools left out, as pandas leaves them); a frame of no
-   * number column: count, unique, top and freq of each string column.
+   * number column: count, unique, top and freq of each column.
    */
   describe(): DataFrame {
     const numbers = [...this.cols].filter(([, c]) => isNumber(c));
     if (numbers.length || !this.cols.size) {
       return new DataFrame(new Map(numbers.map(([n, c]) => [n, { values: describeNumbers(c) }])), {}, namesLabels(DESCRIBE));
     }
-    const strings = [...this.cols].filter(([, c]) => c.dict);
-    return new DataFrame(new Map(strings.map(([n, c]) => [n, describeStrings(c)])), {}, namesLabels(DESCRIBE_STRINGS));
+    return new DataFrame(new Map([...this.cols].map(([n, c]) => [n, describeStrings(c)])), {}, namesLabels(DESCRIBE_STRINGS));
   }
 
   /** Whether each row repeats another in `subset` (every column by default): keep 'first', 'last', or false (every repeated row). */
@@ -377,7 +376,12 @@ export class DataFrame {
     return new Series({ values }, null, namesLabels(parts.map(([n]) => n)));
   }
 
-  /** A reduction of each number column (pandas 1.5 leaves string columns out; numeric_only false refuses one, naming its dtype). */
+  /**
+   * A reduction of each number and bool column. String columns are left
+   * out, as pandas 1.5 leaves them out of a mean (its sum, min and max keep
+   * one whose values all concatenate or compare: an object result, not
+   * here); numeric_only false refuses one, naming its dtype.
+   */
   private reduction(f: Reduction, opts: NumericOnly): Series {
     const cols = [...this.cols].filter(([n, c]) => {
       if (!c.dict) return true;

@@ -70,8 +70,13 @@ declare module './series.js' {
     fillna(value: number | string | boolean): Series;
     /** The values that are not missing, with their labels. */
     dropna(): Series;
-    /** Each value's entry in `mapping` (missing where it has none): numbers to float64, strings to strings. */
-    map(mapping: Readonly<Record<string, unknown>> | ReadonlyMap<unknown, unknown>): Series;
+    /**
+     * Each value's entry in `mapping` (missing where it has none): numbers
+     * to float64, strings to strings. A function maps a string Series, once
+     * per dictionary entry, missing values left missing (pandas'
+     * na_action='ignore'); over numbers it would run per row on the host: refused.
+     */
+    map(mapping: Readonly<Record<string, unknown>> | ReadonlyMap<unknown, unknown> | ((value: string) => unknown)): Series;
     /** String functions (a string Series only). */
     readonly str: StringMethods;
     /** Rows per distinct value: a Series named as this one, over the values (pandas 1.5). Ties keep the order of first appearance. */
@@ -88,7 +93,7 @@ declare module './series.js' {
     quantile(q?: number | readonly number[]): mt.Tensor | Series;
     /** A reduction by name (a 0-d tensor), or several: a Series over their names. */
     agg(f: string | readonly string[]): mt.Tensor | Series;
-    /** count, mean, std, min, quartiles, max (a number Series); count, unique, top, freq (a string Series). */
+    /** count, mean, std, min, quartiles, max (a number Series); count, unique, top, freq (a string or bool Series). */
     describe(): Series;
   }
 }
@@ -106,7 +111,17 @@ Object.assign(Series.prototype, {
   dropna(this: Series): Series {
     return fromFrame(this, frameOf(this).get(new Series({ values: mt.logical_not(missingOf(this.column)) })));
   },
-  map(this: Series, mapping: Readonly<Record<string, unknown>> | ReadonlyMap<unknown, unknown>): Series {
+  map(
+    this: Series, mapping: Readonly<Record<string, unknown>> | ReadonlyMap<unknown, unknown> | ((value: string) => unknown),
+  ): Series {
+    if (typeof mapping === 'function') {
+      const dict = this.column.dict;
+      if (!dict) throw new TypeError(`Series.map: a function of a ${this.dtype} Series runs per row on the host: use tensor operations`);
+      const mapped = mapColumn(this.column, new Map(dict.map((s) => [s, mapping(s)])));
+      // (missing strings stay as they were: None prints as None)
+      const { missing: _nan, ...kept } = mapped;
+      return new Series(mapped.dict && !this.column.missing ? kept : mapped, this.name, this.labels);
+    }
     // (a JS object's keys are strings: numbers for a number Series)
     const key = (k: string): unknown => (this.column.dict ? k : Number(k));
     const m = mapping instanceof Map ? mapping : new Map(Object.entries(mapping).map(([k, v]) => [key(k), v]));
@@ -132,10 +147,7 @@ Object.assign(Series.prototype, {
     return new Series({ values: mt.stack(fs.map((g) => reduceColumn(this.column, g))) }, this.name, namesLabels(fs));
   },
   describe(this: Series): Series {
-    if (this.column.dict) return new Series(describeStrings(this.column), this.name, namesLabels(DESCRIBE_STRINGS));
-    if (!isNumber(this.column)) {
-      throw new TypeError(`Series.describe: a ${this.dtype} Series is not supported (number or string values)`);
-    }
+    if (!isNumber(this.column)) return new Series(describeStrings(this.column), this.name, namesLabels(DESCRIBE_STRINGS));
     return new Series({ values: describeNumbers(this.column) }, this.name, namesLabels(DESCRIBE));
   },
 });
