@@ -37,14 +37,16 @@ export function fillColumn(c: Column, value: number | string | boolean, what: st
     const [d, code] = withString(c, value);
     return { ...d, values: mt.where(mt.less(c.values, 0), code, c.values) };
   }
+  // (integers and bools have no missing value to fill: pandas leaves them as they are, whatever the value)
+  if (!isFloat(c)) return c;
   if (typeof value === 'string') {
     const kind = `a ${dtypeName(c)} column filled with the string ${JSON.stringify(value)}`;
     throw new TypeError(`${what}: ${kind} would become object (fill it with a number)`);
   }
-  return isFloat(c) ? { values: mt.where(mt.isnan(c.values), mt.astype(value, c.values.dtype), c.values) } : c;
+  return { values: mt.where(mt.isnan(c.values), mt.astype(value, c.values.dtype), c.values) };
 }
 
-/** A string column's dictionary and a host table of what `f` gives for each entry, as a typed array. */
+/** A host table of one value per dictionary entry, taken at each row's code (a missing row's is the first entry's: callers mask it). */
 function perEntry<T extends Float64Array | Uint8Array>(c: Column, table: T): mt.Tensor {
   return mt.take(mt.tensor(table), mt.maximum(c.values, 0));
 }
