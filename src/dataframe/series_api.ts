@@ -109,6 +109,7 @@ Object.assign(Series.prototype, {
     return new Series(fillColumn(this.column, value, `Series.fillna (dtype ${this.dtype})`), this.name, this.labels);
   },
   dropna(this: Series): Series {
+    if (!this.column.dict && !this.dtype.startsWith('float')) return this;
     return fromFrame(this, frameOf(this).get(new Series({ values: mt.logical_not(missingOf(this.column)) })));
   },
   map(
