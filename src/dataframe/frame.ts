@@ -4,7 +4,9 @@
 // graph (on the local pool or a mesh session), `await df.fetch()` gives a
 // LocalFrame that prints as pandas prints it and converts to Arrow. A row
 // selection (`df.get(mask)`) compacts every column and the labels with the
-// chunked selection of the tensor API: nothing is gathered whole.
+// chunked selection of the tensor API: nothing is gathered whole. pandas'
+// frame methods (rename ... nlargest) work column by column through
+// ./columns.ts; an Arrow table converts in ./arrow.ts.
 
 import { type Table, tableFromArrays } from 'apache-arrow';
 import * as mt from '../api/tensor.js';

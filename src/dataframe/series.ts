@@ -4,7 +4,9 @@
 // -1 for a missing value, and the dictionary in first-seen order), so a
 // comparison with a literal is a comparison of codes. The index is a
 // RangeIndex (0..n) until rows are selected (then the labels of the rows
-// kept, computed with them) or keys become it (a groupby's).
+// kept, computed with them) or keys become it (a groupby's). JS data becomes
+// a column here (`toColumn`, as pandas infers dtypes), for a Series and a
+// frame alike; the methods built on a frame are ./series_api.ts's.
 
 import * as mt from '../api/tensor.js';
 import type { DType, TypedArray } from '../graph/dtype.js';
