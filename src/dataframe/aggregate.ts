@@ -56,7 +56,7 @@ export interface Request { readonly column: string; readonly agg: Agg | RowOp; r
 export type RowOp = 'cumcount' | 'cumsum';
 
 /** A groupby's options as the build reads them; `rows`: a result per row of the frame (transform, cumcount, cumsum), not per group. */
-export type AggOptions = Required<GroupByOptions> & { readonly rows?: boolean };
+export type AggOptions = Required<Pick<GroupByOptions, 'sort' | 'dropna' | 'as_index'>> & Pick<GroupByOptions, 'method'> & { readonly rows?: boolean };
 
 /** Group numbers past this are ranked among the composites present instead of used as they are. */
 const DENSE_GROUPS = 1 << 22;

@@ -67,9 +67,10 @@ function cells(c: FormatColumn): string[] {
 /** An index level's strings (left-aligned where shown): numbers as a column shows them less the spaces all share (pandas' trim_front), others as they are. */
 function labelCells(c: FormatColumn): string[] {
   if (c.dtype.startsWith('float') || c.dtype.startsWith('int') || c.dtype.startsWith('uint')) {
-    // (floats are justified right before the trim, integers left as they are)
-    const raw = cells(c), w = c.dtype.startsWith('float') ? Math.max(0, ...raw.map((x) => x.length)) : 0;
-    const xs = raw.map((x) => x.padStart(w));
+    // (floats are justified right before the trim, integers left as they are; NaN takes the sign's space and no more)
+    const raw = cells(c), nan = (x: string): boolean => x === 'NaN';
+    const w = c.dtype.startsWith('float') ? Math.max(0, ...raw.filter((x) => !nan(x)).map((x) => x.length)) : 0;
+    const xs = raw.map((x) => (nan(x) ? ' NaN' : x.padStart(w)));
     const lead = Math.min(...xs.map((x) => x.length - x.trimStart().length));
     return xs.map((x) => x.slice(lead));
   }
