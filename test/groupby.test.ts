@@ -18,6 +18,8 @@ interface Result { columns: string[]; series: boolean; dtypes: string[]; values:
 interface Case extends Partial<Result> {
   name: string; frame: string; by: string | string[]; opts: md.GroupByOptions; call: string;
   spec: string | string[] | Record<string, string | string[]> | { named: Record<string, [string, string]> } | null; select: string | string[] | null; error?: string;
+  /** A row selection first: pandas' df[df[column] > threshold]. */
+  where: [string, number] | null;
 }
 const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/groupby.json', import.meta.url), 'utf8')) as {
   frames: Record<string, { data: Record<string, V[]>; dtypes: Record<string, string> }>; cases: Case[];
@@ -36,7 +38,8 @@ function frameOf(name: string, chunkSize?: number): md.DataFrame {
   return new md.DataFrame(cols, opts);
 }
 
-function run(c: Case, df: md.DataFrame): md.DataFrame | md.Series {
+function run(c: Case, frame: md.DataFrame): md.DataFrame | md.Series {
+  const df = c.where ? frame.get(frame.get(c.where[0]).gt(c.where[1])) : frame;
   let g = df.groupby(c.by, c.opts);
   if (c.select !== null) g = g.get(c.select);
   if (c.call === 'transform') return g.transform(c.spec as string);

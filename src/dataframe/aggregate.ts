@@ -550,6 +550,15 @@ export function aggregate(keyCols: readonly Column[], cols: ReadonlyMap<string, 
     const d = k.values.dtype;
     if (!k.dict && d !== 'bool' && !isInt(d) && !d.startsWith('float')) throw new TypeError(`groupby: a key of dtype ${dtypeName(k)} is not supported`);
   }
+  // rows known only at run time (after a selection): built once their number is
+  const used = [...new Set([...keyCols, ...requests.map((r) => cols.get(r.column)!)].map((c) => c.values))];
+  if (used.some((t) => Number.isNaN(t.shape[0]!))) {
+    return lazily(templates(keyCols, cols, requests, opts.sort, opts.rows), keyCount(keyCols, opts), used, (ts) => {
+      const swap = new Map(used.map((t, i) => [t, ts[i]!]));
+      const sub = (c: Column): Column => ({ ...c, values: swap.get(c.values) ?? c.values });
+      return aggregate(keyCols.map(sub), new Map([...cols].map(([n, c]) => [n, sub(c)])), requests, opts);
+    });
+  }
   const ranked = keyCols.map((k) => (k.values.dtype.startsWith('float') ? (mt.unique(k.values, { return_inverse: true }) as [Tensor, Tensor]) : undefined));
   const ints = keyCols.map((k, j) => (!k.dict && isInt(k.values.dtype) ? j : -1)).filter((j) => j >= 0);
   const codesWith = (bounds: readonly number[], rankedNow: readonly ([Tensor, Tensor] | undefined)[]): KeyCode[] => keyCols.map((k, j) => {
