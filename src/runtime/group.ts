@@ -180,9 +180,14 @@ function initial(op: number): number {
 }
 
 /** One chunk's group numbers and value inputs, read once for every slot. */
-interface Block { gid: Int32Array; origin: number; values: (Nums | undefined)[]; regions: Region[] }
+/**
+ * One chunk's group numbers and the value inputs the slots read: as
+ * numbers, but a contiguous int64 region as its 32-bit words (`words`
+ * true), which the loop reads as a number itself (no converted copy).
+ */
+interface Block { gid: Int32Array; origin: number; values: (Nums | undefined)[]; words: boolean[]; regions: Region[] }
 
-/** The chunks of a call, each with the value inputs the slots read, as numbers. */
+/** The chunks of a call, each with the value inputs the slots read. */
 function blocks(L: Layout, inputs: readonly Region[], read: ReadonlySet<number>): Block[] {
   const out: Block[] = [];
   for (let p = L.E; p < inputs.length; p += 1 + L.m) {
@@ -190,13 +195,18 @@ function blocks(L: Layout, inputs: readonly Region[], read: ReadonlySet<number>)
     const regions = inputs.slice(p + 1, p + 1 + L.m) as Region[];
     let gid = contiguous(gr) as Int32Array;
     if (L.lo) gid = gid.map((g) => (g < 0 ? g : g - L.lo));
-    out.push({ gid, origin: gr.origin[0]!, regions, values: regions.map((r, v) => (read.has(v + 1) ? numbers(r) : undefined)) });
+    const wide = regions.map((r) => r.dtype === 'int64' && (r.strides[0] === 1 || r.shape[0]! <= 1));
+    const values = regions.map((r, v) => (!read.has(v + 1) ? undefined : wide[v] ? words(r.data).subarray(0, 2 * r.shape[0]!) : numbers(r)));
+    out.push({ gid, origin: gr.origin[0]!, regions, values, words: wide });
   }
   return out;
 }
 
-/** A slot as a fused loop folds it: its fold, its value input (1..m, 0 for none), whether a negative value is missing. */
-interface FusedSlot { op: number; v: number; neg: boolean }
+/** A value input of a block as numbers (an int64 region's words converted). */
+const numbersOf = (b: Block, v: number): Nums => (b.words[v - 1] ? numbers(b.regions[v - 1]!) : b.values[v - 1]!);
+
+/** A slot as a fused loop folds it: its fold, its value input (1..m, 0 for none), whether a negative value is missing, whether the input is int64 words. */
+interface FusedSlot { op: number; v: number; neg: boolean; w: boolean }
 type Fused = (gid: Int32Array, xs: readonly (Nums | undefined)[], accs: readonly Float64Array[], tables: readonly (Nums | undefined)[], origin: number) => void;
 
 /** The statement of each fold, over value `v`, its test `ok` (not missing), accumulator `a` and table `t`. */
@@ -223,17 +233,19 @@ const fusedLoops = new Map<string, Fused>();
  * only), so the text is one of finitely many, never data.
  */
 function fused(slots: readonly FusedSlot[]): Fused {
-  const key = slots.map((s) => `${s.op}:${s.v}:${s.neg ? 1 : 0}`).join(',');
+  const key = slots.map((s) => `${s.op}:${s.v}:${s.neg ? 1 : 0}:${s.w ? 1 : 0}`).join(',');
   let f = fusedLoops.get(key);
   if (f) return f;
   const inputs = [...new Set(slots.filter((s) => s.v > 0).map((s) => s.v))];
   const neg = (v: number): boolean => slots.some((s) => s.v === v && s.neg);
+  const wide = (v: number): boolean => slots.some((s) => s.v === v && s.w);
+  const load = (v: number): string => (wide(v) ? `x${v}[2 * i + 1] * 4294967296 + (x${v}[2 * i] >>> 0)` : `x${v}[i]`);
   const head = [
     ...inputs.map((v) => `const x${v} = xs[${v - 1}];`),
     ...slots.map((_, k) => `const a${k} = accs[${k}], t${k} = tables[${k}];`),
   ];
   const body = [
-    ...inputs.map((v) => `const v${v} = x${v}[i], ok${v} = v${v} === v${v}${neg(v) ? ` && v${v} >= 0` : ''};`),
+    ...inputs.map((v) => `const v${v} = ${load(v)}, ok${v} = v${v} === v${v}${neg(v) ? ` && v${v} >= 0` : ''};`),
     ...slots.map((s, k) => STATEMENT[s.op]!.replaceAll('a[', `a${k}[`).replaceAll('t[', `t${k}[`)
       .replace(/\bok\b/g, `ok${s.v}`).replace(/\bv\b/g, `v${s.v}`)),
   ];
@@ -254,9 +266,8 @@ function foldFloats(L: Layout, inputs: readonly Region[], out: Region): void {
   const whole = (op: number): boolean => op === FOLD.median || op === FOLD.nunique;
   const streamed = slots.map((_, s) => s).filter((s) => !whole(ops[s]!));
   if (streamed.length) {
-    const loop = fused(streamed.map((s) => slots[s]!));
     const mine = streamed.map((s) => accs[s]!), theirs = streamed.map((s) => tables[s]);
-    for (const b of bs) loop(b.gid, b.values, mine, theirs, b.origin);
+    for (const b of bs) fused(streamed.map((s) => ({ ...slots[s]!, w: slots[s]!.v > 0 && b.words[slots[s]!.v - 1]! })))(b.gid, b.values, mine, theirs, b.origin);
   }
   slots.forEach((sl, s) => { if (whole(sl.op)) foldSorted(sl.op, bs, sl.v, sl.neg, accs[s]!); });
   accs.forEach((acc, s) => { for (let g = 0; g < G; g++) o[s * os + g * og] = acc[g]!; });
@@ -270,16 +281,17 @@ function foldFloats(L: Layout, inputs: readonly Region[], out: Region): void {
 function foldSorted(op: number, bs: readonly Block[], v: number, neg: boolean, acc: Float64Array): void {
   const G = acc.length, at = new Float64Array(G + 1);
   const ok = (x: number): boolean => x === x && !(neg && x < 0);
-  for (const b of bs) {
-    const x = b.values[v - 1]!, g = b.gid;
+  const xs = bs.map((b) => numbersOf(b, v));
+  bs.forEach((b, k) => {
+    const x = xs[k]!, g = b.gid;
     for (let i = 0; i < g.length; i++) if (g[i]! >= 0 && ok(x[i]!)) at[g[i]! + 1]!++;
-  }
+  });
   for (let g = 0; g < G; g++) at[g + 1]! += at[g]!;
   const vals = new Float64Array(at[G]!), next = at.slice(0, G);
-  for (const b of bs) {
-    const x = b.values[v - 1]!, g = b.gid;
+  bs.forEach((b, k) => {
+    const x = xs[k]!, g = b.gid;
     for (let i = 0; i < g.length; i++) if (g[i]! >= 0 && ok(x[i]!)) vals[next[g[i]!]!++] = x[i]!;
-  }
+  });
   for (let g = 0; g < G; g++) {
     const k = at[g + 1]! - at[g]!;
     if (k === 0) { acc[g] = op === FOLD.median ? NaN : 0; continue; }
@@ -305,7 +317,14 @@ function foldInts(L: Layout, inputs: readonly Region[], out: Region): void {
   const os = out.strides[1]!, og = out.strides[2]!, o = out.data as BigInt64Array, ow = words(o);
   const rows = blockRows(L, inputs);
   // an int64 sum in doubles while it stays exact (values within 2^32, fewer than 2^20 rows), else by words into BigInts
-  const wordSum = (s: number): boolean => ops[s] === FOLD.sum && vals[s]! > 0 && inputs[L.E + vals[s]!]!.dtype === 'int64' && !(rows <= FLUSH && safeValues(inputs, L.E, L.m, vals[s]!, 1));
+  // each int64 input's widest high word, found once
+  const spans = new Map<number, number>();
+  const span = (v: number): number => {
+    let w = spans.get(v);
+    if (w === undefined) spans.set(v, (w = highSpan(inputs, L.E, L.m, v)));
+    return w;
+  };
+  const wordSum = (s: number): boolean => ops[s] === FOLD.sum && vals[s]! > 0 && inputs[L.E + vals[s]!]!.dtype === 'int64' && !(rows <= FLUSH && span(vals[s]!) < 1);
   const bs = blocks(L, inputs, new Set(vals.filter((v, s) => v > 0 && ops[s] !== FOLD.prod && !wordSum(s))));
   const accs = ops.map((op) => new Float64Array(G).fill(initial(op)));
   const bigs: (bigint[] | undefined)[] = [];
@@ -314,7 +333,7 @@ function foldInts(L: Layout, inputs: readonly Region[], out: Region): void {
     const op = ops[s]!, v = vals[s]!;
     const negMissing = v > 0 && na[v - 1] === 1;
     // mins and maxes in doubles unless a value lies past 2^53 (then in BigInts)
-    const exactly = (op === FOLD.min || op === FOLD.max) && !safeValues(inputs, L.E, L.m, v, 2 ** 21);
+    const exactly = (op === FOLD.min || op === FOLD.max) && span(v) >= 2 ** 21;
     const byWords = wordSum(s);
     if (op !== FOLD.prod && !exactly && !byWords) { plain.push(s); continue; }
     const big = new Array<bigint>(G).fill(op === FOLD.prod ? 1n : op === FOLD.min ? I64_MAX : op === FOLD.max ? I64_MIN : 0n);
@@ -326,9 +345,10 @@ function foldInts(L: Layout, inputs: readonly Region[], out: Region): void {
   }
   // the folds exact in doubles, in one loop
   if (plain.length) {
-    const loop = fused(plain.map((s) => ({ op: ops[s]!, v: vals[s]!, neg: vals[s]! > 0 && na[vals[s]! - 1] === 1 })));
     const mine = plain.map((s) => accs[s]!), none = plain.map(() => undefined);
-    for (const b of bs) loop(b.gid, b.values, mine, none, b.origin);
+    for (const b of bs) {
+      fused(plain.map((s) => ({ op: ops[s]!, v: vals[s]!, neg: vals[s]! > 0 && na[vals[s]! - 1] === 1, w: vals[s]! > 0 && b.words[vals[s]! - 1]! })))(b.gid, b.values, mine, none, b.origin);
+    }
   }
   for (let s = 0; s < ops.length; s++) {
     const acc = accs[s]!, big = bigs[s];
@@ -388,15 +408,24 @@ function foldExact(op: number, gid: Int32Array, r: Region, negMissing: boolean, 
   }
 }
 
-/** Whether every value of value input v (1..m) has its int64 high word within ±`bound` (2^21: exact in a double; 1: within 2^32). */
-function safeValues(inputs: readonly Region[], E: number, m: number, v: number, bound: number): boolean {
+/**
+ * The largest |high word| (a value's high 32 bits, as a signed number, -1
+ * counted as 0) over value input v's int64 regions: below 1, every value
+ * lies within ±2^32; below 2^21, every value is exact in a double. 0 for
+ * other dtypes (exact already).
+ */
+function highSpan(inputs: readonly Region[], E: number, m: number, v: number): number {
+  let most = 0;
   for (let p = E; p < inputs.length; p += 1 + m) {
     const r = inputs[p + v]!;
     if (r.dtype !== 'int64') continue;
-    const w = words(r.data), s = r.strides[0]!, n = r.shape[0]!;
-    for (let i = 0; i < n; i++) { const h = w[2 * i * s + 1]!; if (h >= bound || h < -bound) return false; }
+    const w = words(r.data), s = 2 * r.strides[0]!, n = r.shape[0]!;
+    for (let i = 0, at = 1; i < n; i++, at += s) {
+      const h = w[at]!, a = h < 0 ? -h - 1 : h;
+      if (a > most) most = a;
+    }
   }
-  return true;
+  return most;
 }
 
 /** Element i of an integer region as a BigInt, exactly. */
