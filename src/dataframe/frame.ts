@@ -13,6 +13,8 @@ import type { TypedArray } from '../graph/dtype.js';
 import { type Column, type Labels, Series, dtypeName } from './series.js';
 import { GroupBy, type GroupByOptions } from './groupby.js';
 import { type FormatColumn, formatFrame } from './format.js';
+import { type NaPosition, type SortOptions, directions, indexPermutation, naPosition, permuteLabels, sortPermutation } from './sort.js';
+import { type MergeOptions, howOf, mergeFrames, mergeKeys } from './merge.js';
 
 /** What a column may be given as: JS values, a typed array, a tensor or a Series. */
 export type ColumnData = readonly (number | boolean | string | null | undefined)[] | TypedArray | mt.Tensor | Series;
@@ -184,6 +186,53 @@ export class DataFrame {
     }
     const len = Number.isNaN(this.shape[0]) || !this.cols.size ? (columns.values().next().value?.values.length ?? 0) : this.shape[0];
     return new LocalFrame(columns, { names: [null], levels: [{ dtype: 'int64', values: BigInt64Array.from({ length: len }, (_, i) => BigInt(i)) }], range: true });
+  }
+
+  // sorts and merges (./sort.ts, ./merge.ts)
+
+  /** pandas' sort_values: the rows ordered by columns `by` (stably, as pandas' kind='stable'; missing values per na_position), with their labels. */
+  sort_values(by: string | readonly string[], opts: SortOptions = {}): DataFrame {
+    const names = typeof by === 'string' ? [by] : [...by];
+    const keys = names.map((n) => this.column(n));
+    return this.permuted(sortPermutation(keys, directions(opts.ascending, names.length), naPosition(opts.na_position)));
+  }
+
+  /** pandas' sort_index: the rows ordered by their labels (every level of a MultiIndex). */
+  sort_index(opts: { ascending?: boolean; na_position?: NaPosition } = {}): DataFrame {
+    const chunk = this.cols.values().next().value?.values.node.chunk[0] || 1;
+    return this.permuted(indexPermutation(this.labels, this.shape[0], chunk, opts.ascending ?? true, naPosition(opts.na_position)));
+  }
+
+  /** The rows through permutation `perm`, labels too. */
+  private permuted(perm: mt.Tensor): DataFrame {
+    const cols = new Map([...this.cols].map(([n, c]) => [n, { ...c, values: mt.take(c.values, perm) }]));
+    return new DataFrame(cols, {}, permuteLabels(this.labels, perm));
+  }
+
+  /** pandas' merge: the rows of this frame and `right` whose keys match (by `how`), over a RangeIndex. */
+  merge(right: DataFrame, opts: MergeOptions = {}): DataFrame {
+    const [ln, rn] = mergeKeys(this.cols, right.cols, opts);
+    const side = (f: DataFrame, names: string[]) => ({ cols: f.cols, keys: names.map((n) => f.column(n)), keyNames: names });
+    const m = mergeFrames(side(this, ln), side(right, rn), howOf(opts.how), opts.sort ?? false, opts.suffixes ?? ['_x', '_y'], true);
+    return new DataFrame(m.cols, {}, { kind: 'range' });
+  }
+
+  /**
+   * pandas' join: `other`'s rows matched by its index to this frame's
+   * columns `on` (else to this frame's index), every column of both kept
+   * (overlapping names take lsuffix and rsuffix), over this frame's labels;
+   * how is 'left' (default) or 'inner'.
+   */
+  join(other: DataFrame, opts: { on?: string | readonly string[]; how?: 'left' | 'inner'; lsuffix?: string; rsuffix?: string; sort?: boolean } = {}): DataFrame {
+    const how = opts.how ?? 'left';
+    if (how !== 'left' && how !== 'inner') throw new Error(`join: how=${JSON.stringify(how)} is not supported yet (left or inner; merge takes every how)`);
+    const index = (f: DataFrame): Column[] => (f.labels.kind === 'index' ? [...f.labels.cols] : [{ values: mt.arange(f.shape[0], { dtype: 'int64' }) }]);
+    const on = opts.on === undefined ? undefined : typeof opts.on === 'string' ? [opts.on] : [...opts.on];
+    const lk = on ? on.map((n) => this.column(n)) : index(this), rk = index(other);
+    if (lk.length !== rk.length) throw new Error(`ValueError: len(left_on) must equal the number of levels in the index of "right"`);
+    const names = (k: Column[]) => k.map((_, i) => on?.[i] ?? 'index');
+    const m = mergeFrames({ cols: this.cols, keys: lk, keyNames: names(lk) }, { cols: other.cols, keys: rk, keyNames: names(rk) }, how, opts.sort ?? false, [opts.lsuffix ?? '', opts.rsuffix ?? ''], false);
+    return new DataFrame(m.cols, {}, permuteLabels(this.labels, m.leftRows));
   }
 }
 

@@ -1,0 +1,350 @@
+// pandas 1.5's merge and join over chunked columns, by sort and search with
+// nothing gathered whole (the only strategy for now: no broadcast of a small
+// side, no shuffle by key between peers). Each row's key tuple becomes one
+// code in a space both sides share: a string its rank in the union of the
+// two dictionaries (code-point order, built on the host: dictionaries are
+// small; a missing string ranks last), an integer or a float its value, a
+// bool 0 or 1; several keys fold into one int64 composite of dense codes (a
+// non-string key's inverse in np.unique of both sides' values), ranked again
+// among the composites present when the next key would overflow it. Missing
+// keys match each other, as pandas matches NaN with NaN. For inner and outer
+// merges the code is then replaced by its group's rank in the order of first
+// appearance over the left rows, then the right (np.unique's first indices,
+// sorted), which is pandas 1.5's row order there: groups in that order, the
+// left rows of a group in order, each with its matches in the right's order;
+// a left merge keeps the left's rows in order, a right merge the right's;
+// an outer merge appends the right rows no left row matched, by group; with
+// sort=True a final stable sort by key orders any of these. The matching is
+// the same for every how: the other side's codes sorted (a stable chunked
+// argsort), each driving row's range of matches found by two searchsorted
+// calls, counts = hi - lo. When no row matches more than once (decided at run
+// time over [sum(counts), max(counts)] with `onValues`), the result's rows
+// are a selection of the driving rows and a gather of the other side's at
+// sorted_perm[lo]; otherwise each driving row is repeated by its count
+// through the counts' cumulative sum (a searchsorted of each output position
+// in it): chunked as well, the host reading only the two numbers. The result
+// is a pair of int64 row positions into each side (-1: no row), through which
+// every column is taken; a side that may miss rows (the right in a left merge,
+// both in an outer one) gives its integer columns as float64 with NaN and its
+// strings missing, whether or not a row is missed in the end (pandas decides
+// this from the data; a lazy graph's dtypes are set before it runs), and
+// refuses a bool column there (pandas' object column). This module knows a
+// frame only as a map of columns, so that ./frame.ts may import it.
+
+import * as mt from '../api/tensor.js';
+import { deferredAll, onValues } from '../api/core.js';
+import { type Column, dtypeName } from './series.js';
+import { codePointOrder, dictRanks } from './sort.js';
+
+/** The hows of a merge. */
+export type How = 'inner' | 'left' | 'right' | 'outer';
+const HOWS: readonly How[] = ['inner', 'left', 'right', 'outer'];
+
+/** What DataFrame.merge takes besides the right frame. */
+export interface MergeOptions {
+  /** Key columns both frames hold. */
+  readonly on?: string | readonly string[];
+  /** The left frame's key columns (with right_on). */
+  readonly left_on?: string | readonly string[];
+  /** The right frame's key columns (with left_on). */
+  readonly right_on?: string | readonly string[];
+  /** Which rows are kept: those matched (default), every left row, every right row, or both sides' rows. */
+  readonly how?: How;
+  /** What overlapping non-key names end with: the left's and the right's (default ['_x', '_y']). */
+  readonly suffixes?: readonly [string | null, string | null];
+  /** Rows ordered by key (stably), not as the how orders them. */
+  readonly sort?: boolean;
+}
+
+/** One side of a merge: its columns by name, and its key columns (names, or columns outside the frame: join's index). */
+export interface MergeSide {
+  readonly cols: ReadonlyMap<string, Column>;
+  readonly keys: readonly Column[];
+  /** The keys' names, for errors and to tell keys the two sides share. */
+  readonly keyNames: readonly string[];
+}
+
+/** The result: its columns in pandas' order, and each result row's position in the left frame (-1: none). */
+export interface Merged {
+  readonly cols: Map<string, Column>;
+  readonly leftRows: mt.Tensor;
+}
+
+const isInt = (d: string): boolean => d.startsWith('int') || d.startsWith('uint');
+const isFloat = (d: string): boolean => d.startsWith('float');
+const I64 = (t: mt.Tensor): mt.Tensor => mt.astype(t, 'int64');
+/** Composite codes stay below this. */
+const COMPOSITE_LIMIT = 2 ** 62;
+
+/** One key pair in the shared code space: each side's codes (or values) and how many codes there may be. */
+interface KeyPair {
+  readonly left: mt.Tensor;
+  readonly right: mt.Tensor;
+  /** The number of codes when they are dense from 0 (strings, bools); undefined for values. */
+  readonly size?: number;
+  /** The two sides' columns in one value space (a string: the union dictionary's codes, -1 missing), for a combined key column. */
+  readonly combined: readonly [Column, Column];
+}
+
+/** The dtype family of a key, for pandas' check. */
+function kind(c: Column): 'string' | 'bool' | 'number' | 'other' {
+  if (c.dict) return 'string';
+  const d = c.values.dtype;
+  if (d === 'bool') return 'bool';
+  return isInt(d) || isFloat(d) ? 'number' : 'other';
+}
+
+/** Key columns `l` and `r` in one code space; pandas' error when their dtypes do not merge. */
+function keyPair(l: Column, r: Column, ln: string, rn: string): KeyPair {
+  const kl = kind(l), kr = kind(r);
+  if (kl !== kr || kl === 'other') {
+    throw new TypeError(`ValueError: You are trying to merge on ${dtypeName(l)} and ${dtypeName(r)} columns (${JSON.stringify(ln)} and ${JSON.stringify(rn)}). If you wish to proceed you should use pd.concat`);
+  }
+  if (kl === 'string') {
+    // the union of the dictionaries in code-point order: each side's codes mapped through a small table
+    const union = [...new Set([...l.dict!, ...r.dict!])].sort(codePointOrder);
+    const at = new Map(union.map((s, i) => [s, i]));
+    const D = union.length;
+    const table = (dict: readonly string[]): mt.Tensor => mt.tensor(Int32Array.from(dict, (s) => at.get(s)!));
+    const mapped = (c: Column): mt.Tensor => mt.astype(mt.where(mt.less(c.values, 0), -1, mt.take(table(c.dict!), mt.maximum(c.values, 0))), 'int32');
+    const ml = mapped(l), mr = mapped(r);
+    const missing = l.missing ?? r.missing;
+    const col = (v: mt.Tensor): Column => ({ values: v, dict: union, ...(missing ? { missing } : {}) });
+    // a missing key is a code of its own, last
+    const code = (v: mt.Tensor): mt.Tensor => I64(mt.where(mt.less(v, 0), D, v));
+    return { left: code(ml), right: code(mr), size: D + 1, combined: [col(ml), col(mr)] };
+  }
+  if (kl === 'bool') return { left: I64(l.values), right: I64(r.values), size: 2, combined: [l, r] };
+  const dl = l.values.dtype, dr = r.values.dtype;
+  if (isInt(dl) && isInt(dr)) {
+    const same = dl === dr;
+    const as = (c: Column): Column => (same ? c : { values: I64(c.values) });
+    return { left: I64(l.values), right: I64(r.values), combined: [as(l), as(r)] };
+  }
+  // a float with anything numeric: compared as float64, zeros of both signs alike (-0.0 + 0 is 0.0)
+  const f = (c: Column): mt.Tensor => mt.add(mt.astype(c.values, 'float64'), 0);
+  return { left: f(l), right: f(r), combined: [{ values: mt.astype(l.values, 'float64') }, { values: mt.astype(r.values, 'float64') }] };
+}
+
+/** Each side's rows as one int64 code per key tuple, in key order. */
+function composite(pairs: readonly KeyPair[], nL: number): [mt.Tensor, mt.Tensor] {
+  if (pairs.length === 1) return [pairs[0]!.left, pairs[0]!.right];
+  const split = (both: mt.Tensor): [mt.Tensor, mt.Tensor] => [both.get(mt.slice(0, nL)), both.get(mt.slice(nL, null))];
+  const dense = (p: KeyPair): { both: mt.Tensor; size: number } => {
+    const both = mt.concatenate([p.left, p.right]);
+    if (p.size !== undefined) return { both, size: p.size };
+    // values: their rank among the distinct values of both sides (fewer than the rows)
+    const [, inverse] = mt.unique(both, { return_inverse: true }) as [mt.Tensor, mt.Tensor];
+    return { both: I64(inverse), size: Math.max(1, both.shape[0]!) };
+  };
+  let { both: code, size } = dense(pairs[0]!);
+  for (const p of pairs.slice(1)) {
+    const next = dense(p);
+    if (size * next.size > COMPOSITE_LIMIT) {
+      // rank the composite so far among those present before it takes another key
+      code = I64((mt.unique(code, { return_inverse: true }) as [mt.Tensor, mt.Tensor])[1]);
+      size = Math.max(1, code.shape[0]!);
+      if (size * next.size > COMPOSITE_LIMIT) throw new RangeError(`merge: ${pairs.length} keys over ${code.shape[0]} rows span more codes than int64 holds`);
+    }
+    code = mt.add(mt.multiply(code, next.size), next.both);
+    size *= next.size;
+  }
+  return split(code);
+}
+
+/** Codes replaced by their group's rank in the order of first appearance over the left rows, then the right. */
+function firstAppearance(cL: mt.Tensor, cR: mt.Tensor, nL: number): [mt.Tensor, mt.Tensor] {
+  const [, first, inverse] = mt.unique(mt.concatenate([cL, cR]), { return_index: true, return_inverse: true }) as mt.Tensor[];
+  // the rank of each distinct code's first index: argsort of the argsort
+  const rank = mt.argsort(mt.argsort(first!, { kind: 'stable' }), { kind: 'stable' });
+  const g = mt.take(rank, inverse!);
+  return [g.get(mt.slice(0, nL)), g.get(mt.slice(nL, null))];
+}
+
+/** Positions `rows` into a tensor of `n` rows, where a negative position takes nothing: -1 kept, others clipped into range. */
+const safe = (rows: mt.Tensor, n: number): mt.Tensor => mt.minimum(mt.maximum(rows, 0), Math.max(0, n - 1));
+
+/**
+ * The result's rows as positions into each side (-1 where a side has no row),
+ * from group codes `gL` and `gR` (lengths known).
+ */
+function matchRows(gL: mt.Tensor, gR: mt.Tensor, how: How, sort: boolean): [mt.Tensor, mt.Tensor] {
+  const nL = gL.shape[0]!, nR = gR.shape[0]!;
+  const rightDrives = how === 'right';
+  const [gD, gO] = rightDrives ? [gR, gL] : [gL, gR];
+  const nD = rightDrives ? nR : nL, nO = rightDrives ? nL : nR;
+  // inner and outer: the driving rows in group order (a stable sort); left and right: as they are
+  const grouped = how === 'inner' || how === 'outer';
+  const PD = grouped ? mt.argsort(gD, { kind: 'stable' }) : mt.arange(nD, { dtype: 'int64', chunkSize: gD.node.chunk[0] || 1 });
+  const dg = grouped ? mt.take(gD, PD) : gD;
+  const PO = mt.argsort(gO, { kind: 'stable' });
+  const SO = mt.take(gO, PO);
+  const lo = mt.searchsorted(SO, dg, { side: 'left' });
+  const cnt = mt.subtract(mt.searchsorted(SO, dg, { side: 'right' }), lo);
+  const emit = how === 'inner' ? cnt : mt.maximum(cnt, 1);
+  const stats = mt.stack([I64(mt.sum(emit)), I64(mt.max(cnt, { initial: 0 }))]);
+  const gathered = (at: mt.Tensor): mt.Tensor => (nO === 0 ? mt.full_like(at, -1, { dtype: 'int64' }) : mt.take(PO, safe(at, nO)));
+
+  const build = ([total, most]: number[]): [mt.Tensor, mt.Tensor] => {
+    let rowD: mt.Tensor, rowO: mt.Tensor;
+    if (most! <= 1) {
+      if (how === 'inner') {
+        const keep = mt.greater(cnt, 0);
+        rowD = mt.compress(keep, PD);
+        rowO = gathered(mt.compress(keep, lo));
+      } else {
+        rowD = PD;
+        rowO = mt.where(mt.greater(cnt, 0), gathered(lo), -1);
+      }
+    } else {
+      // each driving row repeated by its count: output position j belongs to the row whose end offset first passes j
+      const ends = mt.cumsum(emit);
+      const j = mt.arange(total!, { dtype: 'int64' });
+      const row = mt.searchsorted(ends, j, { side: 'right' });
+      const within = mt.subtract(j, mt.subtract(mt.take(ends, row), mt.take(emit, row)));
+      rowD = mt.take(PD, row);
+      rowO = mt.where(mt.greater(mt.take(cnt, row), 0), gathered(mt.add(mt.take(lo, row), within)), -1);
+    }
+    let [rowL, rowR] = rightDrives ? [rowO, rowD] : [rowD, rowO];
+    if (how === 'outer') {
+      // the right rows no left row matched, by group (their groups follow every left group's), after the rest
+      const SL = mt.take(gL, PD);
+      const unmatched = mt.equal(mt.searchsorted(SL, gR, { side: 'left' }), mt.searchsorted(SL, gR, { side: 'right' }));
+      const only = mt.compress(unmatched, mt.arange(nR, { dtype: 'int64', chunkSize: gR.node.chunk[0] || 1 }));
+      const byGroup = mt.take(only, mt.argsort(mt.take(gR, only), { kind: 'stable' }));
+      rowL = mt.concatenate([rowL, mt.full_like(byGroup, -1)]);
+      rowR = mt.concatenate([rowR, byGroup]);
+    }
+    if (sort && how !== 'inner') {
+      // by key, stably: the codes here are in key order
+      const codeL = nL === 0 ? undefined : mt.take(gL, safe(rowL, nL));
+      const codeR = nR === 0 ? undefined : mt.take(gR, safe(rowR, nR));
+      const code = !codeL ? codeR! : !codeR ? codeL : mt.where(mt.greater_equal(rowL, 0), codeL, codeR);
+      const order = mt.argsort(code, { kind: 'stable' });
+      rowL = mt.take(rowL, order);
+      rowR = mt.take(rowR, order);
+    }
+    return [rowL, rowR];
+  };
+  const done = new Map<string, [mt.Tensor, mt.Tensor]>();
+  const once = (v: number[]): [mt.Tensor, mt.Tensor] => {
+    const k = v.join(',');
+    let r = done.get(k);
+    if (!r) done.set(k, (r = build(v)));
+    return r;
+  };
+  return [0, 1].map((i) => onValues('merge', stats, [], 'int64', [NaN], (v) => once(v)[i]!)) as [mt.Tensor, mt.Tensor];
+}
+
+/**
+ * The result rows of merging on key pairs `pairs`: positions into each
+ * side (-1 where none), built once the sides' lengths are known.
+ */
+function rowsOf(pairs: readonly KeyPair[], how: How, sort: boolean): [mt.Tensor, mt.Tensor] {
+  const operands = pairs.flatMap((p) => [p.left, p.right]);
+  // (one build for both outputs: the run builds each deferred output over the same operands)
+  const done = new Map<string, [mt.Tensor, mt.Tensor]>();
+  return deferredAll('merge', operands, 2, (ts) => {
+    const key = ts.map((t) => t.node.id).join(',');
+    const hit = done.get(key);
+    if (hit) return hit;
+    const known = pairs.map((p, i) => ({ ...p, left: ts[2 * i]!, right: ts[2 * i + 1]! }));
+    const nL = known[0]!.left.shape[0]!;
+    let [cL, cR] = composite(known, nL);
+    if ((how === 'inner' || how === 'outer') && !sort) [cL, cR] = firstAppearance(cL, cR, nL);
+    const rows = matchRows(cL, cR, how, sort);
+    done.set(key, rows);
+    return rows;
+  }) as [mt.Tensor, mt.Tensor];
+}
+
+/** Column `c` through positions `rows`; where a side may miss rows, with its missing value there. */
+function taken(c: Column, rows: mt.Tensor, mayMiss: boolean, name: string, side: string, how: How): Column {
+  if (!mayMiss) return { ...c, values: mt.take(c.values, rows) };
+  const n = c.values.shape[0]!;
+  const none = mt.less(rows, 0);
+  if (c.dict) {
+    const v = n === 0 ? mt.full_like(rows, -1, { dtype: 'int32' }) : mt.take(c.values, safe(rows, n));
+    return { values: mt.astype(mt.where(none, -1, v), 'int32'), dict: c.dict, missing: c.missing ?? 'NaN' };
+  }
+  const d = c.values.dtype;
+  if (d === 'bool') {
+    throw new TypeError(`merge: the bool column ${JSON.stringify(name)} of the ${side} frame may get missing values in a ${how} merge (pandas' object column), which is not supported: cast it first`);
+  }
+  const v = n === 0 ? mt.full_like(rows, NaN, { dtype: 'float64' }) : mt.astype(mt.take(c.values, safe(rows, n)), isFloat(d) ? d : 'float64');
+  return { values: mt.where(none, NaN, v) };
+}
+
+/** A key column both sides share, combined: the left's value where a left row is, else the right's. */
+function combinedKey(p: KeyPair, rowL: mt.Tensor, rowR: mt.Tensor): Column {
+  const [l, r] = p.combined;
+  const nL = l.values.shape[0]!, nR = r.values.shape[0]!;
+  const vl = nL === 0 ? undefined : mt.take(l.values, safe(rowL, nL));
+  const vr = nR === 0 ? undefined : mt.take(r.values, safe(rowR, nR));
+  const values = !vl ? vr! : !vr ? vl : mt.where(mt.greater_equal(rowL, 0), vl, vr);
+  return { ...l, values: l.dict ? mt.astype(values, 'int32') : values };
+}
+
+/** Names as a list. */
+const list = (x: string | readonly string[] | undefined): string[] | undefined => (x === undefined ? undefined : typeof x === 'string' ? [x] : [...x]);
+
+/** The key names of each side, checked as pandas checks them. */
+export function mergeKeys(left: ReadonlyMap<string, Column>, right: ReadonlyMap<string, Column>, opts: MergeOptions): [string[], string[]] {
+  const extra = Object.keys(opts).filter((k) => !['on', 'left_on', 'right_on', 'how', 'suffixes', 'sort'].includes(k));
+  if (extra.length) throw new TypeError(`merge: unknown option ${extra[0]} (the options are on, left_on, right_on, how, suffixes, sort)`);
+  const on = list(opts.on), lo = list(opts.left_on), ro = list(opts.right_on);
+  let ln: string[], rn: string[];
+  if (on) {
+    if (lo || ro) throw new Error('MergeError: Can only pass argument "on" OR "left_on" and "right_on", not a combination of both.');
+    ln = rn = on;
+  } else if (lo || ro) {
+    if (!lo || !ro) throw new Error(`MergeError: Must pass "${lo ? 'right_on' : 'left_on'}" OR "${lo ? 'right_index' : 'left_index'}".`);
+    if (lo.length !== ro.length) throw new Error('ValueError: len(right_on) must equal len(left_on)');
+    ln = lo; rn = ro;
+  } else {
+    // pandas: the columns both frames hold
+    ln = rn = [...left.keys()].filter((n) => right.has(n));
+    if (!ln.length) throw new Error('MergeError: No common columns to perform merge on. Merge options: left_on=None, right_on=None, left_index=False, right_index=False');
+  }
+  if (!ln.length) throw new Error('MergeError: no key columns to merge on');
+  for (const n of ln) if (!left.has(n)) throw new Error(`KeyError: ${JSON.stringify(n)}: no such column in the left frame (the columns are ${[...left.keys()].map((c) => JSON.stringify(c)).join(', ')})`);
+  for (const n of rn) if (!right.has(n)) throw new Error(`KeyError: ${JSON.stringify(n)}: no such column in the right frame (the columns are ${[...right.keys()].map((c) => JSON.stringify(c)).join(', ')})`);
+  return [ln, rn];
+}
+
+/** `how`, checked. */
+export function howOf(how: unknown): How {
+  if (how === undefined) return 'inner';
+  if (!HOWS.includes(how as How)) throw new Error(`KeyError: ${JSON.stringify(how)}: merge's how is one of ${HOWS.join(', ')}`);
+  return how as How;
+}
+
+/**
+ * pandas' merge of sides `L` and `R`: the left's columns (a key both sides
+ * share once, combined in an outer merge), then the right's others;
+ * overlapping names take `suffixes`. `shareKeys`: keys of one name on both
+ * sides appear once (merge), else every column is kept (join on an index).
+ */
+export function mergeFrames(L: MergeSide, R: MergeSide, how: How, sort: boolean, suffixes: readonly [string | null, string | null], shareKeys: boolean): Merged {
+  const pairs = L.keys.map((k, i) => keyPair(k, R.keys[i]!, L.keyNames[i]!, R.keyNames[i]!));
+  const [rowL, rowR] = rowsOf(pairs, how, sort);
+  const shared = new Map<string, number>();
+  if (shareKeys) L.keyNames.forEach((n, i) => { if (R.keyNames[i] === n && L.cols.has(n)) shared.set(n, i); });
+  const leftNames = [...L.cols.keys()], rightNames = [...R.cols.keys()].filter((n) => !shared.has(n));
+  const overlap = new Set(leftNames.filter((n) => !shared.has(n) && rightNames.includes(n)));
+  const [sl, sr] = [suffixes[0] ?? '', suffixes[1] ?? ''];
+  if (overlap.size && !sl && !sr) throw new Error(`ValueError: columns overlap but no suffix specified: Index([${[...overlap].map((n) => `'${n}'`).join(', ')}], dtype='object')`);
+  const missL = how === 'right' || how === 'outer', missR = how === 'left' || how === 'outer';
+  const cols = new Map<string, Column>();
+  for (const n of leftNames) {
+    const i = shared.get(n);
+    let c: Column;
+    if (i === undefined) c = taken(L.cols.get(n)!, rowL, missL, n, 'left', how);
+    else if (how === 'outer') c = combinedKey(pairs[i]!, rowL, rowR);
+    else if (how === 'right') c = taken(R.cols.get(n)!, rowR, false, n, 'right', how);
+    else c = taken(L.cols.get(n)!, rowL, false, n, 'left', how);
+    cols.set(overlap.has(n) ? n + sl : n, c);
+  }
+  for (const n of rightNames) cols.set(overlap.has(n) ? n + sr : n, taken(R.cols.get(n)!, rowR, missR, n, 'right', how));
+  return { cols, leftRows: rowL };
+}
