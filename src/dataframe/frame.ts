@@ -14,7 +14,7 @@ import { type Column, type Labels, Series, dtypeName } from './series.js';
 import { GroupBy, type GroupByOptions } from './groupby.js';
 import { type FormatColumn, formatFrame } from './format.js';
 import { type NaPosition, type SortOptions, directions, indexPermutation, naPosition, permuteLabels, sortPermutation } from './sort.js';
-import { type MergeOptions, howOf, mergeFrames, mergeKeys } from './merge.js';
+import { type JoinOptions, type MergeOptions, howOf, joinFrames, mergeFrames, mergeKeys } from './merge.js';
 
 /** What a column may be given as: JS values, a typed array, a tensor or a Series. */
 export type ColumnData = readonly (number | boolean | string | null | undefined)[] | TypedArray | mt.Tensor | Series;
@@ -217,22 +217,11 @@ export class DataFrame {
     return new DataFrame(m.cols, {}, { kind: 'range' });
   }
 
-  /**
-   * pandas' join: `other`'s rows matched by its index to this frame's
-   * columns `on` (else to this frame's index), every column of both kept
-   * (overlapping names take lsuffix and rsuffix), over this frame's labels;
-   * how is 'left' (default) or 'inner'.
-   */
-  join(other: DataFrame, opts: { on?: string | readonly string[]; how?: 'left' | 'inner'; lsuffix?: string; rsuffix?: string; sort?: boolean } = {}): DataFrame {
-    const how = opts.how ?? 'left';
-    if (how !== 'left' && how !== 'inner') throw new Error(`join: how=${JSON.stringify(how)} is not supported yet (left or inner; merge takes every how)`);
-    const index = (f: DataFrame): Column[] => (f.labels.kind === 'index' ? [...f.labels.cols] : [{ values: mt.arange(f.shape[0], { dtype: 'int64' }) }]);
-    const on = opts.on === undefined ? undefined : typeof opts.on === 'string' ? [opts.on] : [...opts.on];
-    const lk = on ? on.map((n) => this.column(n)) : index(this), rk = index(other);
-    if (lk.length !== rk.length) throw new Error(`ValueError: len(left_on) must equal the number of levels in the index of "right"`);
-    const names = (k: Column[]) => k.map((_, i) => on?.[i] ?? 'index');
-    const m = mergeFrames({ cols: this.cols, keys: lk, keyNames: names(lk) }, { cols: other.cols, keys: rk, keyNames: names(rk) }, how, opts.sort ?? false, [opts.lsuffix ?? '', opts.rsuffix ?? ''], false);
-    return new DataFrame(m.cols, {}, permuteLabels(this.labels, m.leftRows));
+  /** pandas' join: `other`'s rows matched by its index to this frame's columns `on` (else to this frame's index), over this frame's labels. */
+  join(other: DataFrame, opts: JoinOptions = {}): DataFrame {
+    const side = (f: DataFrame) => ({ cols: f.cols, labels: f.labels, length: f.shape[0] });
+    const j = joinFrames(side(this), side(other), opts);
+    return new DataFrame(j.cols, {}, j.labels);
   }
 }
 

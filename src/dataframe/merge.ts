@@ -32,9 +32,9 @@
 // frame only as a map of columns, so that ./frame.ts may import it.
 
 import * as mt from '../api/tensor.js';
-import { deferredAll, onValues } from '../api/core.js';
-import { type Column, dtypeName } from './series.js';
-import { codePointOrder, dictRanks } from './sort.js';
+import { deferred, deferredAll, onValues } from '../api/core.js';
+import { type Column, type Labels, dtypeName } from './series.js';
+import { codePointOrder, permuteLabels } from './sort.js';
 
 /** The hows of a merge. */
 export type How = 'inner' | 'left' | 'right' | 'outer';
@@ -64,10 +64,11 @@ export interface MergeSide {
   readonly keyNames: readonly string[];
 }
 
-/** The result: its columns in pandas' order, and each result row's position in the left frame (-1: none). */
+/** The result: its columns in pandas' order, each result row's position in the left frame (-1: none), and the names that took suffixes. */
 export interface Merged {
   readonly cols: Map<string, Column>;
   readonly leftRows: mt.Tensor;
+  readonly overlap: ReadonlySet<string>;
 }
 
 const isInt = (d: string): boolean => d.startsWith('int') || d.startsWith('uint');
@@ -258,30 +259,33 @@ function rowsOf(pairs: readonly KeyPair[], how: How, sort: boolean): [mt.Tensor,
   }) as [mt.Tensor, mt.Tensor];
 }
 
+/** Values `v` at positions `rows`, `fill` where a position is negative (undefined: none is). */
+function gather(v: mt.Tensor, rows: mt.Tensor, fill: number | undefined): mt.Tensor {
+  if (fill === undefined) return mt.take(v, rows);
+  // a side's length the run will know: gathered once it does (an empty side gives only the fill)
+  if (Number.isNaN(v.shape[0])) return deferred('merge', [v, rows], ([u, r]) => gather(u!, r!, fill));
+  const n = v.shape[0]!;
+  if (n === 0) return mt.full_like(rows, fill, { dtype: v.dtype });
+  return mt.where(mt.less(rows, 0), fill, mt.take(v, safe(rows, n)));
+}
+
 /** Column `c` through positions `rows`; where a side may miss rows, with its missing value there. */
 function taken(c: Column, rows: mt.Tensor, mayMiss: boolean, name: string, side: string, how: How): Column {
   if (!mayMiss) return { ...c, values: mt.take(c.values, rows) };
-  const n = c.values.shape[0]!;
-  const none = mt.less(rows, 0);
-  if (c.dict) {
-    const v = n === 0 ? mt.full_like(rows, -1, { dtype: 'int32' }) : mt.take(c.values, safe(rows, n));
-    return { values: mt.astype(mt.where(none, -1, v), 'int32'), dict: c.dict, missing: c.missing ?? 'NaN' };
-  }
+  if (c.dict) return { values: gather(c.values, rows, -1), dict: c.dict, missing: c.missing ?? 'NaN' };
   const d = c.values.dtype;
   if (d === 'bool') {
     throw new TypeError(`merge: the bool column ${JSON.stringify(name)} of the ${side} frame may get missing values in a ${how} merge (pandas' object column), which is not supported: cast it first`);
   }
-  const v = n === 0 ? mt.full_like(rows, NaN, { dtype: 'float64' }) : mt.astype(mt.take(c.values, safe(rows, n)), isFloat(d) ? d : 'float64');
-  return { values: mt.where(none, NaN, v) };
+  return { values: gather(isFloat(d) ? c.values : mt.astype(c.values, 'float64'), rows, NaN) };
 }
 
-/** A key column both sides share, combined: the left's value where a left row is, else the right's. */
+/** A key column both sides share, combined as pandas combines it: the left's value where a left row is, else the right's. */
 function combinedKey(p: KeyPair, rowL: mt.Tensor, rowR: mt.Tensor): Column {
   const [l, r] = p.combined;
-  const nL = l.values.shape[0]!, nR = r.values.shape[0]!;
-  const vl = nL === 0 ? undefined : mt.take(l.values, safe(rowL, nL));
-  const vr = nR === 0 ? undefined : mt.take(r.values, safe(rowR, nR));
-  const values = !vl ? vr! : !vr ? vl : mt.where(mt.greater_equal(rowL, 0), vl, vr);
+  // (each side's value, or a stand-in where it has no row: the other side's is taken there)
+  const stand = l.dict ? -1 : 0;
+  const values = mt.where(mt.greater_equal(rowL, 0), gather(l.values, rowL, stand), gather(r.values, rowR, stand));
   return { ...l, values: l.dict ? mt.astype(values, 'int32') : values };
 }
 
@@ -325,7 +329,9 @@ export function howOf(how: unknown): How {
  * overlapping names take `suffixes`. `shareKeys`: keys of one name on both
  * sides appear once (merge), else every column is kept (join on an index).
  */
-export function mergeFrames(L: MergeSide, R: MergeSide, how: How, sort: boolean, suffixes: readonly [string | null, string | null], shareKeys: boolean): Merged {
+export function mergeFrames(L: MergeSide, R: MergeSide, how_: How, sort: boolean, suffixes: readonly [string | null, string | null], shareKeys: boolean): Merged {
+  // pandas: an outer merge with a side known to be empty is the other side's left or right merge (its rows in order, its dtypes kept)
+  const how = how_ !== 'outer' ? how_ : R.keys[0]!.values.shape[0] === 0 ? 'left' : L.keys[0]!.values.shape[0] === 0 ? 'right' : how_;
   const pairs = L.keys.map((k, i) => keyPair(k, R.keys[i]!, L.keyNames[i]!, R.keyNames[i]!));
   const [rowL, rowR] = rowsOf(pairs, how, sort);
   const shared = new Map<string, number>();
@@ -340,11 +346,58 @@ export function mergeFrames(L: MergeSide, R: MergeSide, how: How, sort: boolean,
     const i = shared.get(n);
     let c: Column;
     if (i === undefined) c = taken(L.cols.get(n)!, rowL, missL, n, 'left', how);
-    else if (how === 'outer') c = combinedKey(pairs[i]!, rowL, rowR);
-    else if (how === 'right') c = taken(R.cols.get(n)!, rowR, false, n, 'right', how);
+    else if (missL) c = combinedKey(pairs[i]!, rowL, rowR);
     else c = taken(L.cols.get(n)!, rowL, false, n, 'left', how);
     cols.set(overlap.has(n) ? n + sl : n, c);
   }
   for (const n of rightNames) cols.set(overlap.has(n) ? n + sr : n, taken(R.cols.get(n)!, rowR, missR, n, 'right', how));
-  return { cols, leftRows: rowL };
+  return { cols, leftRows: rowL, overlap };
+}
+
+/** What DataFrame.join takes besides the other frame. */
+export interface JoinOptions {
+  /** This frame's columns matched to the other's index (else this frame's index is). */
+  readonly on?: string | readonly string[];
+  /** 'left' (default): every row of this frame; 'inner': those matched. */
+  readonly how?: 'left' | 'inner';
+  /** What overlapping names end with on this frame's side and the other's. */
+  readonly lsuffix?: string;
+  readonly rsuffix?: string;
+  /** Rows ordered by key. */
+  readonly sort?: boolean;
+}
+
+/** A frame as join reads it: its columns, labels and length. */
+export interface JoinSide {
+  readonly cols: ReadonlyMap<string, Column>;
+  readonly labels: Labels;
+  readonly length: number;
+}
+
+/**
+ * pandas' join: `R`'s rows matched by its index to `L`'s columns `on` (else
+ * to L's index), every column of both kept, over L's labels. As pandas 1.5
+ * does, an inner join on a column whose name both frames hold also gives
+ * the key itself, unsuffixed, at the key's place among the first columns.
+ */
+export function joinFrames(L: JoinSide, R: JoinSide, opts: JoinOptions): { cols: Map<string, Column>; labels: Labels } {
+  const extra = Object.keys(opts).filter((k) => !['on', 'how', 'lsuffix', 'rsuffix', 'sort'].includes(k));
+  if (extra.length) throw new TypeError(`join: unknown option ${extra[0]} (the options are on, how, lsuffix, rsuffix, sort)`);
+  const how = opts.how ?? 'left';
+  if (how !== 'left' && how !== 'inner') throw new Error(`join: how=${JSON.stringify(how)} is not supported yet (left or inner; merge takes every how)`);
+  const index = (f: JoinSide): Column[] => (f.labels.kind === 'index' ? [...f.labels.cols] : [{ values: mt.arange(f.length, { dtype: 'int64' }) }]);
+  const on = list(opts.on);
+  for (const n of on ?? []) if (!L.cols.has(n)) throw new Error(`KeyError: ${JSON.stringify(n)}: no such column to join on (the columns are ${[...L.cols.keys()].map((c) => JSON.stringify(c)).join(', ')})`);
+  const lk = on ? on.map((n) => L.cols.get(n)!) : index(L), rk = index(R);
+  if (lk.length !== rk.length) throw new Error('ValueError: len(left_on) must equal the number of levels in the index of "right"');
+  const names = (k: Column[]): string[] => k.map((_, i) => on?.[i] ?? 'index');
+  const m = mergeFrames({ cols: L.cols, keys: lk, keyNames: names(lk) }, { cols: R.cols, keys: rk, keyNames: names(rk) }, how, opts.sort ?? false, [opts.lsuffix ?? '', opts.rsuffix ?? ''], false);
+  let cols = m.cols;
+  const keysBack = how === 'inner' ? (on ?? []).map((n, i) => [n, i] as const).filter(([n]) => m.overlap.has(n)) : [];
+  if (keysBack.length) {
+    const entries = [...cols];
+    for (const [n, i] of keysBack) entries.splice(i, 0, [n, { ...L.cols.get(n)!, values: mt.take(L.cols.get(n)!.values, m.leftRows) }]);
+    cols = new Map(entries);
+  }
+  return { cols, labels: permuteLabels(L.labels, m.leftRows) };
 }
