@@ -69,7 +69,7 @@ function labelCells(c: FormatColumn): string[] {
     const lead = Math.min(...xs.map((x) => x.length - x.trimStart().length));
     return xs.map((x) => x.slice(lead));
   }
-  return c.values.map((v) => (v === null ? 'NaN' : c.dtype === 'bool' ? (v ? 'True' : 'False') : String(v)));
+  return c.values.map((v) => (v === null ? (c.missing ?? 'None') : c.dtype === 'bool' ? (v ? 'True' : 'False') : String(v)));
 }
 
 /**

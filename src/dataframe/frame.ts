@@ -198,7 +198,7 @@ export class DataFrame {
   }
 
   /** pandas' sort_index: the rows ordered by their labels (every level of a MultiIndex). */
-  sort_index(opts: { ascending?: boolean; na_position?: NaPosition } = {}): DataFrame {
+  sort_index(opts: { ascending?: boolean; na_position?: NaPosition; kind?: string } = {}): DataFrame {
     const chunk = this.cols.values().next().value?.values.node.chunk[0] || 1;
     return this.permuted(indexPermutation(this.labels, this.shape[0], chunk, opts.ascending ?? true, naPosition(opts.na_position)));
   }

@@ -72,7 +72,7 @@ export function naPosition(p: string | undefined): NaPosition {
   throw new RangeError(`ValueError: invalid na_position: ${p}`);
 }
 
-/** The stable passes one key takes, last pass first: codes whose stable ascending order is the key's order. */
+/** The stable passes one key takes, most significant first: codes whose stable ascending order is the key's order. */
 function passes(k: SortKey, ascending: boolean, na: NaPosition): mt.Tensor[] {
   const v = k.values;
   if (k.dict) {
@@ -86,8 +86,8 @@ function passes(k: SortKey, ascending: boolean, na: NaPosition): mt.Tensor[] {
   if (d.startsWith('float')) {
     // -0.0 + 0 is 0.0: zeros of either sign tie, as pandas' comparison has them
     const code = ascending ? v : mt.add(mt.negative(v), 0);
-    // argsort puts NaN last; first: one more (outer) pass on whether the value is NaN
-    return na === 'last' ? [code] : [code, mt.logical_not(mt.isnan(v))];
+    // argsort puts NaN last; first: one more pass before it (more significant) on whether the value is NaN
+    return na === 'last' ? [code] : [mt.logical_not(mt.isnan(v)), code];
   }
   if (d.startsWith('int') || d.startsWith('uint')) return [ascending ? v : mt.invert(v)];
   throw new TypeError(`sort_values: a column of dtype ${d} does not sort`);
