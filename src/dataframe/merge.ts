@@ -76,6 +76,8 @@ const isFloat = (d: string): boolean => d.startsWith('float');
 const I64 = (t: mt.Tensor): mt.Tensor => mt.astype(t, 'int64');
 /** Composite codes stay below this. */
 const COMPOSITE_LIMIT = 2 ** 62;
+/** Key codes spanning at most this many values match through tables indexed by code, not by searches. */
+const DENSE_CODES = 1 << 22;
 
 /** One key pair in the shared code space: each side's codes (or values) and how many codes there may be. */
 interface KeyPair {
@@ -127,9 +129,10 @@ function keyPair(l: Column, r: Column, ln: string, rn: string): KeyPair {
   return { left: f(l), right: f(r), combined: [{ values: mt.astype(l.values, 'float64') }, { values: mt.astype(r.values, 'float64') }] };
 }
 
-/** Each side's rows as one int64 code per key tuple, in key order. */
-function composite(pairs: readonly KeyPair[], nL: number): [mt.Tensor, mt.Tensor] {
-  if (pairs.length === 1) return [pairs[0]!.left, pairs[0]!.right];
+/** Each side's rows as one int64 code per key tuple, in key order, and the size of the code space where it is small enough for tables. */
+function composite(pairs: readonly KeyPair[], nL: number): [mt.Tensor, mt.Tensor, number | undefined] {
+  const small = (n: number | undefined): number | undefined => (n !== undefined && n <= DENSE_CODES ? n : undefined);
+  if (pairs.length === 1) return [pairs[0]!.left, pairs[0]!.right, small(pairs[0]!.size)];
   const split = (both: mt.Tensor): [mt.Tensor, mt.Tensor] => [both.get(mt.slice(0, nL)), both.get(mt.slice(nL, null))];
   const dense = (p: KeyPair): { both: mt.Tensor; size: number } => {
     const both = mt.concatenate([p.left, p.right]);
@@ -150,16 +153,49 @@ function composite(pairs: readonly KeyPair[], nL: number): [mt.Tensor, mt.Tensor
     code = mt.add(mt.multiply(code, next.size), next.both);
     size *= next.size;
   }
-  return split(code);
+  return [...split(code), small(size)];
 }
 
-/** Codes replaced by their group's rank in the order of first appearance over the left rows, then the right. */
-function firstAppearance(cL: mt.Tensor, cR: mt.Tensor, nL: number): [mt.Tensor, mt.Tensor] {
+/**
+ * How rows find their matches and in which order: each side's match codes
+ * (equal keys, equal codes), each side's order codes (sorting by them gives
+ * the how's group order), and, where the match codes are dense in [0, size),
+ * that size.
+ */
+interface Keyed {
+  readonly cL: mt.Tensor;
+  readonly cR: mt.Tensor;
+  readonly oL: mt.Tensor;
+  readonly oR: mt.Tensor;
+  readonly size?: number;
+}
+
+/**
+ * Codes `cL` and `cR` (in key order) as a Keyed: order codes that are the
+ * rank of each group's first appearance over the left rows, then the right,
+ * where `firstOrder` (else the codes themselves). Dense codes find their
+ * first rows by a scatter of minimum positions into a table of `size`; others
+ * by np.unique's first indices (a chunked sort), whose inverse then serves as
+ * the match code too.
+ */
+function keyed(cL: mt.Tensor, cR: mt.Tensor, size: number | undefined, firstOrder: boolean): Keyed {
+  const nL = cL.shape[0]!, nR = cR.shape[0]!;
+  if (size !== undefined) {
+    const c32L = mt.astype(cL, 'int32'), c32R = mt.astype(cR, 'int32');
+    if (!firstOrder) return { cL: c32L, cR: c32R, oL: c32L, oR: c32R, size };
+    const none = nL + nR;
+    const firstOf = (c: mt.Tensor, n: number, from: number): mt.Tensor => mt.full([size], none, { dtype: 'int64' }).at(c).minimum(mt.arange(from, from + n, { dtype: 'int64', chunkSize: c.node.chunk[0] || 1 }));
+    const first = mt.minimum(firstOf(c32L, nL, 0), firstOf(c32R, nR, nL));
+    // each code's rank among the first rows (codes without rows rank last, unused)
+    const rank = mt.astype(mt.argsort(mt.argsort(first, { kind: 'stable' }), { kind: 'stable' }), 'int32');
+    return { cL: c32L, cR: c32R, oL: mt.take(rank, c32L), oR: mt.take(rank, c32R), size };
+  }
+  if (!firstOrder) return { cL, cR, oL: cL, oR: cR };
   const [, first, inverse] = mt.unique(mt.concatenate([cL, cR]), { return_index: true, return_inverse: true }) as mt.Tensor[];
-  // the rank of each distinct code's first index: argsort of the argsort
   const rank = mt.argsort(mt.argsort(first!, { kind: 'stable' }), { kind: 'stable' });
   const g = mt.take(rank, inverse!);
-  return [g.get(mt.slice(0, nL)), g.get(mt.slice(nL, null))];
+  const gL = g.get(mt.slice(0, nL)), gR = g.get(mt.slice(nL, null));
+  return { cL: gL, cR: gR, oL: gL, oR: gR };
 }
 
 /** Positions `rows` into a tensor of `n` rows, where a negative position takes nothing: -1 kept, others clipped into range. */
@@ -167,21 +203,30 @@ const safe = (rows: mt.Tensor, n: number): mt.Tensor => mt.minimum(mt.maximum(ro
 
 /**
  * The result's rows as positions into each side (-1 where a side has no row),
- * from group codes `gL` and `gR` (lengths known).
+ * from keyed codes `k` (lengths known).
  */
-function matchRows(gL: mt.Tensor, gR: mt.Tensor, how: How, sort: boolean): [mt.Tensor, mt.Tensor] {
-  const nL = gL.shape[0]!, nR = gR.shape[0]!;
+function matchRows(k: Keyed, how: How, sort: boolean): [mt.Tensor, mt.Tensor] {
+  const nL = k.cL.shape[0]!, nR = k.cR.shape[0]!;
   const rightDrives = how === 'right';
-  const [gD, gO] = rightDrives ? [gR, gL] : [gL, gR];
+  const [cD, cO, oD] = rightDrives ? [k.cR, k.cL, k.oR] : [k.cL, k.cR, k.oL];
   const nD = rightDrives ? nR : nL, nO = rightDrives ? nL : nR;
+  const positions = (n: number, like: mt.Tensor): mt.Tensor => mt.arange(n, { dtype: 'int64', chunkSize: like.node.chunk[0] || 1 });
   // inner and outer: the driving rows in group order (a stable sort); left and right: as they are
   const grouped = how === 'inner' || how === 'outer';
-  const PD = grouped ? mt.argsort(gD, { kind: 'stable' }) : mt.arange(nD, { dtype: 'int64', chunkSize: gD.node.chunk[0] || 1 });
-  const dg = grouped ? mt.take(gD, PD) : gD;
-  const PO = mt.argsort(gO, { kind: 'stable' });
-  const SO = mt.take(gO, PO);
-  const lo = mt.searchsorted(SO, dg, { side: 'left' });
-  const cnt = mt.subtract(mt.searchsorted(SO, dg, { side: 'right' }), lo);
+  const PD = grouped ? mt.argsort(oD, { kind: 'stable' }) : positions(nD, cD);
+  const dc = grouped ? mt.take(cD, PD) : cD;
+  // the other side's rows by code, and each driving row's first match and count there
+  const PO = mt.argsort(cO, { kind: 'stable' });
+  let lo: mt.Tensor, cnt: mt.Tensor;
+  if (k.size !== undefined) {
+    const counts = mt.bincount(cO, { minlength: k.size });
+    lo = mt.take(mt.subtract(mt.cumsum(counts), counts), dc);
+    cnt = mt.take(counts, dc);
+  } else {
+    const SO = mt.take(cO, PO);
+    lo = mt.searchsorted(SO, dc, { side: 'left' });
+    cnt = mt.subtract(mt.searchsorted(SO, dc, { side: 'right' }), lo);
+  }
   const emit = how === 'inner' ? cnt : mt.maximum(cnt, 1);
   const stats = mt.stack([I64(mt.sum(emit)), I64(mt.max(cnt, { initial: 0 }))]);
   const gathered = (at: mt.Tensor): mt.Tensor => (nO === 0 ? mt.full_like(at, -1, { dtype: 'int64' }) : mt.take(PO, safe(at, nO)));
@@ -209,17 +254,22 @@ function matchRows(gL: mt.Tensor, gR: mt.Tensor, how: How, sort: boolean): [mt.T
     let [rowL, rowR] = rightDrives ? [rowO, rowD] : [rowD, rowO];
     if (how === 'outer') {
       // the right rows no left row matched, by group (their groups follow every left group's), after the rest
-      const SL = mt.take(gL, PD);
-      const unmatched = mt.equal(mt.searchsorted(SL, gR, { side: 'left' }), mt.searchsorted(SL, gR, { side: 'right' }));
-      const only = mt.compress(unmatched, mt.arange(nR, { dtype: 'int64', chunkSize: gR.node.chunk[0] || 1 }));
-      const byGroup = mt.take(only, mt.argsort(mt.take(gR, only), { kind: 'stable' }));
+      let unmatched: mt.Tensor;
+      if (k.size !== undefined) {
+        unmatched = mt.equal(mt.take(mt.bincount(k.cL, { minlength: k.size }), k.cR), 0);
+      } else {
+        const SL = mt.take(k.cL, PD);
+        unmatched = mt.equal(mt.searchsorted(SL, k.cR, { side: 'left' }), mt.searchsorted(SL, k.cR, { side: 'right' }));
+      }
+      const only = mt.compress(unmatched, positions(nR, k.cR));
+      const byGroup = mt.take(only, mt.argsort(mt.take(k.oR, only), { kind: 'stable' }));
       rowL = mt.concatenate([rowL, mt.full_like(byGroup, -1)]);
       rowR = mt.concatenate([rowR, byGroup]);
     }
     if (sort && how !== 'inner') {
-      // by key, stably: the codes here are in key order
-      const codeL = nL === 0 ? undefined : mt.take(gL, safe(rowL, nL));
-      const codeR = nR === 0 ? undefined : mt.take(gR, safe(rowR, nR));
+      // by key, stably: the match codes are in key order when sorting
+      const codeL = nL === 0 ? undefined : mt.take(k.cL, safe(rowL, nL));
+      const codeR = nR === 0 ? undefined : mt.take(k.cR, safe(rowR, nR));
       const code = !codeL ? codeR! : !codeR ? codeL : mt.where(mt.greater_equal(rowL, 0), codeL, codeR);
       const order = mt.argsort(code, { kind: 'stable' });
       rowL = mt.take(rowL, order);
@@ -229,9 +279,9 @@ function matchRows(gL: mt.Tensor, gR: mt.Tensor, how: How, sort: boolean): [mt.T
   };
   const done = new Map<string, [mt.Tensor, mt.Tensor]>();
   const once = (v: number[]): [mt.Tensor, mt.Tensor] => {
-    const k = v.join(',');
-    let r = done.get(k);
-    if (!r) done.set(k, (r = build(v)));
+    const key = v.join(',');
+    let r = done.get(key);
+    if (!r) done.set(key, (r = build(v)));
     return r;
   };
   return [0, 1].map((i) => onValues('merge', stats, [], 'int64', [NaN], (v) => once(v)[i]!)) as [mt.Tensor, mt.Tensor];
@@ -251,9 +301,8 @@ function rowsOf(pairs: readonly KeyPair[], how: How, sort: boolean): [mt.Tensor,
     if (hit) return hit;
     const known = pairs.map((p, i) => ({ ...p, left: ts[2 * i]!, right: ts[2 * i + 1]! }));
     const nL = known[0]!.left.shape[0]!;
-    let [cL, cR] = composite(known, nL);
-    if ((how === 'inner' || how === 'outer') && !sort) [cL, cR] = firstAppearance(cL, cR, nL);
-    const rows = matchRows(cL, cR, how, sort);
+    const [cL, cR, size] = composite(known, nL);
+    const rows = matchRows(keyed(cL, cR, size, (how === 'inner' || how === 'outer') && !sort), how, sort);
     done.set(key, rows);
     return rows;
   }) as [mt.Tensor, mt.Tensor];
