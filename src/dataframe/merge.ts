@@ -7,29 +7,38 @@
 // bool 0 or 1; several keys fold into one int64 composite of dense codes (a
 // non-string key's inverse in np.unique of both sides' values), ranked again
 // among the composites present when the next key would overflow it. Missing
-// keys match each other, as pandas matches NaN with NaN. For inner and outer
-// merges the code is then replaced by its group's rank in the order of first
-// appearance over the left rows, then the right (np.unique's first indices,
-// sorted), which is pandas 1.5's row order there: groups in that order, the
-// left rows of a group in order, each with its matches in the right's order;
-// a left merge keeps the left's rows in order, a right merge the right's;
-// an outer merge appends the right rows no left row matched, by group; with
-// sort=True a final stable sort by key orders any of these. The matching is
-// the same for every how: the other side's codes sorted (a stable chunked
-// argsort), each driving row's range of matches found by two searchsorted
-// calls, counts = hi - lo. When no row matches more than once (decided at run
-// time over [sum(counts), max(counts)] with `onValues`), the result's rows
-// are a selection of the driving rows and a gather of the other side's at
-// sorted_perm[lo]; otherwise each driving row is repeated by its count
-// through the counts' cumulative sum (a searchsorted of each output position
-// in it): chunked as well, the host reading only the two numbers. The result
-// is a pair of int64 row positions into each side (-1: no row), through which
-// every column is taken; a side that may miss rows (the right in a left merge,
-// both in an outer one) gives its integer columns as float64 with NaN and its
-// strings missing, whether or not a row is missed in the end (pandas decides
-// this from the data; a lazy graph's dtypes are set before it runs), and
-// refuses a bool column there (pandas' object column). This module knows a
-// frame only as a map of columns, so that ./frame.ts may import it.
+// keys match each other, as pandas matches NaN with NaN.
+//
+// Row order, as pandas 1.5 gives it (checked against it, not its docs):
+// inner and outer merges order groups by their first appearance over the
+// left rows, then the right; within a group the left rows in order, each with
+// its matches in the right's order; an outer merge appends the right rows no
+// left row matched, by group (their groups come after every left one). A
+// left merge keeps the left's rows in order, a right merge the right's; an
+// outer merge with a side known to be empty is the other side's left or
+// right merge, as pandas makes it. sort=True: a final stable sort by key.
+//
+// Matching: the driving side's rows (the left, or the right in a right
+// merge; for inner and outer, stably sorted by group: a chunked argsort)
+// each find the first of their matches in the other side's rows sorted by
+// code, and their count: by two searchsorted calls, or, where the codes span
+// a small space (strings, bools), by tables of the other side's counts per
+// code and their cumulative sum (bincount), first appearances then coming
+// from a scatter of minimum positions (ufunc.at) rather than np.unique. When
+// no row matches more than once (decided at run time over [sum(counts),
+// max(counts)] with `onValues`), the result's rows are a selection of the
+// driving rows and a gather of the other side's at sorted_perm[lo];
+// otherwise each driving row is repeated by its count through the counts'
+// cumulative sum (a searchsorted of each output position in it): chunked as
+// well, the host reading only the two numbers. The result is a pair of int64
+// row positions into each side (-1: no row), through which every column is
+// taken (an inner merge's shared key from the shorter side). A side that may
+// miss rows (the right in a left merge, both in an outer one) gives its
+// integer columns as float64 with NaN and its strings missing whether or not
+// a row is missed in the end (pandas decides this from the data; a lazy
+// graph's dtypes are set before it runs), and refuses a bool column there
+// (pandas' object column). This module knows a frame only as a map of
+// columns, so that ./frame.ts may import it.
 
 import * as mt from '../api/tensor.js';
 import { deferred, deferredAll, onValues } from '../api/core.js';
@@ -76,8 +85,12 @@ const isFloat = (d: string): boolean => d.startsWith('float');
 const I64 = (t: mt.Tensor): mt.Tensor => mt.astype(t, 'int64');
 /** Composite codes stay below this. */
 const COMPOSITE_LIMIT = 2 ** 62;
-/** Key codes spanning at most this many values match through tables indexed by code, not by searches. */
-const DENSE_CODES = 1 << 22;
+/**
+ * Key codes spanning at most this many values match through tables indexed
+ * by code, not by searches (each chunk folds a partial table of this length:
+ * bincount's and ufunc.at's routines).
+ */
+const DENSE_CODES = 1 << 16;
 
 /** One key pair in the shared code space: each side's codes (or values) and how many codes there may be. */
 interface KeyPair {
