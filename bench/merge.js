@@ -3,9 +3,12 @@
 // x of n rows (a string key of 100 distinct values, id1, another of 1e4,
 // id2, and a float v1) inner-joined on a string key with a small table
 // (100 rows, unique keys, 90 of them among x's) and a medium one (1e4 rows,
-// unique keys, about 90% among x's), as `await x.merge(y, {on}).execute()`.
-// The tables are computed before the clock starts; each time is the fastest
-// of `runs`. Prints one JSON line per case.
+// unique keys, about 90% among x's), as `await x.merge(y, {on, how}).execute()`
+// with how 'inner' (db-benchmark's questions; pandas 1.5's order of groups
+// costs a sort of x's rows) and 'left' (x's rows in order: no sort). The
+// tables are computed before the clock starts; each time is the fastest of
+// `runs`. Prints one JSON line per case. bench/merge_pandas.py times pandas
+// on the same shapes.
 //
 //   npm run build && node bench/merge.js [--n 1e7] [--runs 3] [--workers N]
 
@@ -30,11 +33,12 @@ const table = (key, k) => new md.DataFrame({ [key]: new md.Series({ values: mt.a
 const small = table('id1', 100), medium = table('id2', 10_000);
 await md.execute(x, small, medium);
 
-for (const [name, y, on] of [['small (1e2 rows) inner on a string key', small, 'id1'], ['medium (1e4 rows) inner on a string key', medium, 'id2']]) {
+const cases = [['small', small, 'id1'], ['medium', medium, 'id2']].flatMap(([size, y, on]) => ['inner', 'left'].map((how) => [`${size} (${y.shape[0]} rows) ${how} on a string key`, y, on, how]));
+for (const [name, y, on, how] of cases) {
   let best = Infinity, rows = 0;
   for (let r = 0; r < runs; r++) {
     const t0 = performance.now();
-    const m = await x.merge(y, { on }).execute();
+    const m = await x.merge(y, { on, how }).execute();
     best = Math.min(best, performance.now() - t0);
     rows = m.column('v2').values.shape[0];
     if (Number.isNaN(rows)) rows = (await m.column('v2').values.fetch()).data.length;

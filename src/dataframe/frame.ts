@@ -194,6 +194,7 @@ export class DataFrame {
   sort_values(by: string | readonly string[], opts: SortOptions = {}): DataFrame {
     const names = typeof by === 'string' ? [by] : [...by];
     const keys = names.map((n) => this.column(n));
+    if (!keys.length) return this;
     return this.permuted(sortPermutation(keys, directions(opts.ascending, names.length), naPosition(opts.na_position)));
   }
 

@@ -7,14 +7,15 @@
 // the order asked for: a number itself (descending: its negation, an
 // integer's bitwise complement, which neither overflows nor breaks ties'
 // order), a string its dictionary's rank in code-point order (Python's str
-// order), a bool 0 or 1. Missing values (NaN, a missing string) go where
-// na_position says whatever the direction: a missing string's code is past
-// either end, a float key with na_position='first' takes one more stable pass
-// on whether it is NaN. Tessera's sort is always stable: pandas' default kind
-// ('quicksort') is not, so where a single key has ties their order may differ
-// from pandas' (it equals kind='stable''s). This module knows columns by
-// their shape only (a tensor and an optional dictionary), so that
-// ./series.ts may import it.
+// order), a bool 0 or 1; adjacent keys of such small dense codes (strings,
+// bools) fold into one composite code, one sort for them all. Missing values
+// (NaN, a missing string) go where na_position says whatever the direction:
+// a missing string's code is past either end, a float key with
+// na_position='first' takes one more stable pass on whether it is NaN.
+// Tessera's sort is always stable: pandas' default kind ('quicksort') is
+// not, so where a single key has ties their order may differ from pandas'
+// (it equals kind='stable''s). This module knows columns by their shape only
+// (a tensor and an optional dictionary), so that ./series.ts may import it.
 
 import * as mt from '../api/tensor.js';
 
@@ -72,37 +73,55 @@ export function naPosition(p: string | undefined): NaPosition {
   throw new RangeError(`ValueError: invalid na_position: ${p}`);
 }
 
-/** The stable passes one key takes, most significant first: codes whose stable ascending order is the key's order. */
-function passes(k: SortKey, ascending: boolean, na: NaPosition): mt.Tensor[] {
+/** One stable pass: codes whose ascending order is the order asked for, and their count where they are dense in [0, size). */
+interface Pass { readonly code: mt.Tensor; readonly size?: number }
+
+/** The stable passes one key takes, most significant first. */
+function passes(k: SortKey, ascending: boolean, na: NaPosition): Pass[] {
   const v = k.values;
   if (k.dict) {
+    // ranks in [0, D), missing at D (last) or the ranks shifted past a missing 0 (first)
     const D = k.dict.length;
     const rank = dictRanks(k.dict);
-    const r = mt.take(mt.tensor(ascending ? rank : rank.map((x) => D - 1 - x)), mt.maximum(v, 0));
-    return [mt.where(mt.less(v, 0), na === 'last' ? D : -1, r)];
+    const shift = na === 'first' ? 1 : 0;
+    const table = Int32Array.from(rank, (r) => (ascending ? r : D - 1 - r) + shift);
+    const code = mt.where(mt.less(v, 0), na === 'last' ? D : 0, mt.take(mt.tensor(table), mt.maximum(v, 0)));
+    return [{ code: mt.astype(code, 'int32'), size: D + 1 }];
   }
   const d = v.dtype;
-  if (d === 'bool') return [ascending ? mt.astype(v, 'int8') : mt.subtract(1, mt.astype(v, 'int8'))];
+  if (d === 'bool') return [{ code: ascending ? mt.astype(v, 'int32') : mt.subtract(1, mt.astype(v, 'int32')), size: 2 }];
   if (d.startsWith('float')) {
     // -0.0 + 0 is 0.0: zeros of either sign tie, as pandas' comparison has them
     const code = ascending ? v : mt.add(mt.negative(v), 0);
     // argsort puts NaN last; first: one more pass before it (more significant) on whether the value is NaN
-    return na === 'last' ? [code] : [mt.logical_not(mt.isnan(v)), code];
+    return na === 'last' ? [{ code }] : [{ code: mt.astype(mt.logical_not(mt.isnan(v)), 'int32'), size: 2 }, { code }];
   }
-  if (d.startsWith('int') || d.startsWith('uint')) return [ascending ? v : mt.invert(v)];
+  if (d.startsWith('int') || d.startsWith('uint')) return [{ code: ascending ? v : mt.invert(v) }];
   throw new TypeError(`sort_values: a column of dtype ${d} does not sort`);
+}
+
+/** Adjacent passes over dense codes folded into one (a composite in their order) while it fits in int32: fewer sorts. */
+function folded(ps: readonly Pass[]): Pass[] {
+  const out: Pass[] = [];
+  for (const p of ps) {
+    const last = out[out.length - 1];
+    if (last?.size !== undefined && p.size !== undefined && last.size * p.size < 2 ** 31) {
+      out[out.length - 1] = { code: mt.add(mt.multiply(last.code, p.size), p.code), size: last.size * p.size };
+    } else {
+      out.push(p);
+    }
+  }
+  return out;
 }
 
 /** The int64 permutation that sorts rows by `keys` (first key first), stably. */
 export function sortPermutation(keys: readonly SortKey[], ascending: readonly boolean[], na: NaPosition): mt.Tensor {
-  const codes = keys.flatMap((k, i) => passes(k, ascending[i]!, na));
+  if (!keys.length) throw new RangeError('sort_values: no key to sort by');
+  const codes = folded(keys.flatMap((k, i) => passes(k, ascending[i]!, na))).map((p) => p.code);
   // the least significant pass first; each later pass sorts stably what the earlier ones ordered
-  let perm: mt.Tensor | undefined;
-  for (let i = codes.length - 1; i >= 0; i--) {
-    const c = codes[i]!;
-    perm = perm === undefined ? mt.argsort(c, { kind: 'stable' }) : mt.take(perm, mt.argsort(mt.take(c, perm), { kind: 'stable' }));
-  }
-  return perm!;
+  let perm = mt.argsort(codes[codes.length - 1]!, { kind: 'stable' });
+  for (let i = codes.length - 2; i >= 0; i--) perm = mt.take(perm, mt.argsort(mt.take(codes[i]!, perm), { kind: 'stable' }));
+  return perm;
 }
 
 /** Row labels (a RangeIndex or levels of columns) in the shape ./series.ts gives them. */
