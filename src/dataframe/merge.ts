@@ -240,20 +240,23 @@ function matchRows(k: Keyed, how: How, sort: boolean): [mt.Tensor, mt.Tensor] {
     lo = mt.searchsorted(SO, dc, { side: 'left' });
     cnt = mt.subtract(mt.searchsorted(SO, dc, { side: 'right' }), lo);
   }
-  const emit = how === 'inner' ? cnt : mt.maximum(cnt, 1);
-  const stats = mt.stack([I64(mt.sum(emit)), I64(mt.max(cnt, { initial: 0 }))]);
-  const gathered = (at: mt.Tensor): mt.Tensor => (nO === 0 ? mt.full_like(at, -1, { dtype: 'int64' }) : mt.take(PO, safe(at, nO)));
+  const emitOf = (c: mt.Tensor): mt.Tensor => (how === 'inner' ? c : mt.maximum(c, 1));
+  const stats = mt.stack([I64(mt.sum(emitOf(cnt))), I64(mt.max(cnt, { initial: 0 }))]);
 
-  const build = ([total, most]: number[]): [mt.Tensor, mt.Tensor] => {
+  // (what the first stage computed comes back as operands, so that the rest reads it rather than computing it again)
+  const operands = [PD, lo, cnt, PO, k.cL, k.cR, k.oR];
+  const build = ([total, most]: number[], [PD, lo, cnt, PO, cL, cR, oR]: mt.Tensor[]): [mt.Tensor, mt.Tensor] => {
+    const emit = emitOf(cnt!);
+    const gathered = (at: mt.Tensor): mt.Tensor => (nO === 0 ? mt.full_like(at, -1, { dtype: 'int64' }) : mt.take(PO!, safe(at, nO)));
     let rowD: mt.Tensor, rowO: mt.Tensor;
     if (most! <= 1) {
       if (how === 'inner') {
-        const keep = mt.greater(cnt, 0);
-        rowD = mt.compress(keep, PD);
-        rowO = gathered(mt.compress(keep, lo));
+        const keep = mt.greater(cnt!, 0);
+        rowD = mt.compress(keep, PD!);
+        rowO = gathered(mt.compress(keep, lo!));
       } else {
-        rowD = PD;
-        rowO = mt.where(mt.greater(cnt, 0), gathered(lo), -1);
+        rowD = PD!;
+        rowO = mt.where(mt.greater(cnt!, 0), gathered(lo!), -1);
       }
     } else {
       // each driving row repeated by its count: output position j belongs to the row whose end offset first passes j
@@ -261,28 +264,28 @@ function matchRows(k: Keyed, how: How, sort: boolean): [mt.Tensor, mt.Tensor] {
       const j = mt.arange(total!, { dtype: 'int64' });
       const row = mt.searchsorted(ends, j, { side: 'right' });
       const within = mt.subtract(j, mt.subtract(mt.take(ends, row), mt.take(emit, row)));
-      rowD = mt.take(PD, row);
-      rowO = mt.where(mt.greater(mt.take(cnt, row), 0), gathered(mt.add(mt.take(lo, row), within)), -1);
+      rowD = mt.take(PD!, row);
+      rowO = mt.where(mt.greater(mt.take(cnt!, row), 0), gathered(mt.add(mt.take(lo!, row), within)), -1);
     }
     let [rowL, rowR] = rightDrives ? [rowO, rowD] : [rowD, rowO];
     if (how === 'outer') {
       // the right rows no left row matched, by group (their groups follow every left group's), after the rest
       let unmatched: mt.Tensor;
       if (k.size !== undefined) {
-        unmatched = mt.equal(mt.take(mt.bincount(k.cL, { minlength: k.size }), k.cR), 0);
+        unmatched = mt.equal(mt.take(mt.bincount(cL!, { minlength: k.size }), cR!), 0);
       } else {
-        const SL = mt.take(k.cL, PD);
-        unmatched = mt.equal(mt.searchsorted(SL, k.cR, { side: 'left' }), mt.searchsorted(SL, k.cR, { side: 'right' }));
+        const SL = mt.take(cL!, PD!);
+        unmatched = mt.equal(mt.searchsorted(SL, cR!, { side: 'left' }), mt.searchsorted(SL, cR!, { side: 'right' }));
       }
-      const only = mt.compress(unmatched, positions(nR, k.cR));
-      const byGroup = mt.take(only, mt.argsort(mt.take(k.oR, only), { kind: 'stable' }));
+      const only = mt.compress(unmatched, positions(nR, cR!));
+      const byGroup = mt.take(only, mt.argsort(mt.take(oR!, only), { kind: 'stable' }));
       rowL = mt.concatenate([rowL, mt.full_like(byGroup, -1)]);
       rowR = mt.concatenate([rowR, byGroup]);
     }
     if (sort && how !== 'inner') {
       // by key, stably: the match codes are in key order when sorting
-      const codeL = nL === 0 ? undefined : mt.take(k.cL, safe(rowL, nL));
-      const codeR = nR === 0 ? undefined : mt.take(k.cR, safe(rowR, nR));
+      const codeL = nL === 0 ? undefined : mt.take(cL!, safe(rowL, nL));
+      const codeR = nR === 0 ? undefined : mt.take(cR!, safe(rowR, nR));
       const code = !codeL ? codeR! : !codeR ? codeL : mt.where(mt.greater_equal(rowL, 0), codeL, codeR);
       const order = mt.argsort(code, { kind: 'stable' });
       rowL = mt.take(rowL, order);
@@ -291,13 +294,13 @@ function matchRows(k: Keyed, how: How, sort: boolean): [mt.Tensor, mt.Tensor] {
     return [rowL, rowR];
   };
   const done = new Map<string, [mt.Tensor, mt.Tensor]>();
-  const once = (v: number[]): [mt.Tensor, mt.Tensor] => {
-    const key = v.join(',');
+  const once = (v: number[], ts: mt.Tensor[]): [mt.Tensor, mt.Tensor] => {
+    const key = `${v.join(',')}|${ts.map((t) => t.node.id).join(',')}`;
     let r = done.get(key);
-    if (!r) done.set(key, (r = build(v)));
+    if (!r) done.set(key, (r = build(v, ts)));
     return r;
   };
-  return [0, 1].map((i) => onValues('merge', stats, [], 'int64', [NaN], (v) => once(v)[i]!)) as [mt.Tensor, mt.Tensor];
+  return [0, 1].map((i) => onValues('merge', stats, operands, 'int64', [NaN], (v, ts) => once(v, ts)[i]!)) as [mt.Tensor, mt.Tensor];
 }
 
 /**
