@@ -465,7 +465,11 @@ export function joinFrames(L: JoinSide, R: JoinSide, opts: JoinOptions): { cols:
   if (extra.length) throw new TypeError(`join: unknown option ${extra[0]} (the options are on, how, lsuffix, rsuffix, sort)`);
   const how = opts.how ?? 'left';
   if (how !== 'left' && how !== 'inner') throw new Error(`join: how=${JSON.stringify(how)} is not supported yet (left or inner; merge takes every how)`);
-  const index = (f: JoinSide): Column[] => (f.labels.kind === 'index' ? [...f.labels.cols] : [{ values: mt.arange(f.length, { dtype: 'int64' }) }]);
+  const index = (f: JoinSide): Column[] => {
+    if (f.labels.kind === 'index') return [...f.labels.cols];
+    if (Number.isNaN(f.length)) throw new RangeError('join: a RangeIndex over a length known only at run time (after a selection, its labels are the positions kept): execute() the frame first');
+    return [{ values: mt.arange(f.length, { dtype: 'int64' }) }];
+  };
   const on = list(opts.on);
   for (const n of on ?? []) if (!L.cols.has(n)) throw new Error(`KeyError: ${JSON.stringify(n)}: no such column to join on (the columns are ${[...L.cols.keys()].map((c) => JSON.stringify(c)).join(', ')})`);
   const lk = on ? on.map((n) => L.cols.get(n)!) : index(L), rk = index(R);
