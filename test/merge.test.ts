@@ -4,10 +4,13 @@
 // matching NaN), missing keys, many-to-many and many-to-one, empty results,
 // suffixes, left_on/right_on, sort=True, join on the other's index, and the
 // db-benchmark join questions on small tables; columns, dtypes, values,
-// index and printed text. The same over chunks of 3 rows and on the
-// simulated mesh; bad input.
+// index and printed text. The same over chunks of 3 rows, after selections
+// and on the simulated mesh; random frames (fast-check) against a plain
+// reference of the row orders the fixtures show, over random chunkings;
+// bad input.
 
 import { readFileSync } from 'node:fs';
+import * as fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import * as md from '../src/dataframe/index.js';
@@ -107,6 +110,59 @@ describe('merge against pandas 1.5', () => {
       const all = (f: md.DataFrame) => f.get(f.get(f.columns[0]!).isna().logical_or(f.get(f.columns[0]!).notna())).reset_index({ drop: true });
       await check(c, all(l).merge(all(r), c.opts as MergeOptions));
     }
+  }, 120_000);
+});
+
+type Key = string | number | null;
+type How = 'inner' | 'left' | 'right' | 'outer';
+
+/** pandas 1.5's rows of a merge on one key, as (left row, right row) pairs (-1: none): the orders the fixtures show, written plainly. */
+function reference(lk: readonly Key[], rk: readonly Key[], how_: How, sort: boolean): [number, number][] {
+  // an outer merge with an empty side is the other side's left or right merge (fixtures 'outer empty left/right')
+  const how = how_ !== 'outer' ? how_ : !rk.length ? 'left' : !lk.length ? 'right' : how_;
+  const same = (a: Key, b: Key): boolean => a === b;
+  const matches = (k: Key, ks: readonly Key[]): number[] => ks.flatMap((x, j) => (same(x, k) ? [j] : []));
+  let out: [number, number][] = [];
+  if (how === 'left') out = lk.flatMap((k, i): [number, number][] => { const m = matches(k, rk); return m.length ? m.map((j) => [i, j]) : [[i, -1]]; });
+  else if (how === 'right') out = rk.flatMap((k, j): [number, number][] => { const m = matches(k, lk); return m.length ? m.map((i) => [i, j]) : [[-1, j]]; });
+  else {
+    const groups: Key[] = [];
+    for (const k of [...lk, ...rk]) if (!groups.some((g) => same(g, k))) groups.push(k);
+    for (const g of groups) {
+      const ls = matches(g, lk), rs = matches(g, rk);
+      for (const i of ls) {
+        if (rs.length) for (const j of rs) out.push([i, j]);
+        else if (how === 'outer') out.push([i, -1]);
+      }
+      if (!ls.length && how === 'outer') for (const j of rs) out.push([-1, j]);
+    }
+  }
+  if (!sort) return out;
+  const keyOf = ([i, j]: [number, number]): Key => (i >= 0 ? lk[i]! : rk[j]!);
+  const order = (a: Key, b: Key): number => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
+  return out.map((p, n) => [p, n] as const).sort((a, b) => order(keyOf(a[0]), keyOf(b[0])) || a[1] - b[1]).map(([p]) => p);
+}
+
+describe('merge of random frames against a plain reference', () => {
+  const keys = (strings: boolean) => fc.array(strings ? fc.constantFrom('a', 'b', 'c', 'dd', null) : fc.integer({ min: -2, max: 3 }), { maxLength: 14 });
+  it('gives the rows pandas 1.5 gives, over any chunking', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.constantFrom<How>('inner', 'left', 'right', 'outer'), fc.boolean(), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 6 }),
+      fc.boolean().chain((strings) => fc.tuple(fc.constant(strings), keys(strings), keys(strings))),
+      async (how, sort, cl, cr, [strings, lk, rk]) => {
+        // a string key column as codes into its dictionary (first-seen order, -1 missing); integer keys as int64
+        const column = (k: readonly Key[], chunkSize: number): md.ColumnData => {
+          if (!strings) return BigInt64Array.from(k, (v) => BigInt(v as number));
+          const dict = [...new Set(k.filter((v): v is string => v !== null))];
+          return new md.Series({ values: mt.tensor(Int32Array.from(k, (v) => (v === null ? -1 : dict.indexOf(v as string))), { chunkSize }), dict });
+        };
+        const frame = (k: readonly Key[], id: string, chunkSize: number) => new md.DataFrame({ k: column(k, chunkSize), [id]: Float64Array.from(k, (_, i) => i) }, { chunkSize });
+        const f = await frame(lk, 'li', cl).merge(frame(rk, 'ri', cr), { on: 'k', how, sort }).fetch();
+        const at = (v: unknown): number => (Number.isNaN(v) ? -1 : (v as number));
+        const got = f.get('li').map((v, n) => [at(v), at(f.get('ri')[n])]);
+        expect(got, `${how} sort=${sort} ${JSON.stringify([lk, rk])}`).toEqual(reference(lk, rk, how, sort));
+      },
+    ), { numRuns: Number(process.env.PROP_RUNS ?? 40) });
   }, 120_000);
 });
 

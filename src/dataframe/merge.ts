@@ -282,7 +282,7 @@ function matchRows(k: Keyed, how: How, sort: boolean): [mt.Tensor, mt.Tensor] {
       rowL = mt.concatenate([rowL, mt.full_like(byGroup, -1)]);
       rowR = mt.concatenate([rowR, byGroup]);
     }
-    if (sort && how !== 'inner') {
+    if (sort && how !== 'inner' && nL + nR > 0) {
       // by key, stably: the match codes are in key order when sorting
       const codeL = nL === 0 ? undefined : mt.take(cL!, safe(rowL, nL));
       const codeR = nR === 0 ? undefined : mt.take(cR!, safe(rowR, nR));
