@@ -4,10 +4,12 @@
 // with NaN and both zeros, strings with missing values and non-ASCII
 // letters, bools), ascending flags and lists, na_position, sort_index, the
 // labels kept; columns, dtypes, values, index and printed text. The same
-// over chunks of 3 and 7 rows and on the simulated mesh; bad input.
+// over chunks of 3 and 7 rows and on the simulated mesh; random frames
+// (fast-check) against a plain stable sort over random chunkings; bad input.
 // (test/sort.test.ts is the tensor sort's.)
 
 import { readFileSync } from 'node:fs';
+import * as fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import * as md from '../src/dataframe/index.js';
@@ -86,6 +88,46 @@ describe('sort_values against pandas 1.5', () => {
     }
   }, 120_000);
 });
+
+describe('sort_values of random frames against a plain stable sort', () => {
+  it('orders rows as a stable sort by the keys does, over any chunking', async () => {
+    const row = fc.record({ i: fc.integer({ min: -3, max: 3 }), f: fc.constantFrom(NaN, -1.5, 0, 2, Infinity), s: fc.constantFrom('b', 'a', 'ä', 'B', null), b: fc.boolean() });
+    const keysArb = fc.uniqueArray(fc.constantFrom('i', 'f', 's', 'b'), { minLength: 1, maxLength: 4 });
+    await fc.assert(fc.asyncProperty(fc.array(row, { maxLength: 25 }), keysArb, fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }), fc.constantFrom<'last' | 'first'>('last', 'first'), fc.integer({ min: 1, max: 8 }),
+      async (rows, by, asc, na, chunkSize) => {
+        const dict = [...new Set(rows.map((r) => r.s).filter((v): v is string => v !== null))];
+        const df = new md.DataFrame({
+          i: BigInt64Array.from(rows, (r) => BigInt(r.i)), f: Float64Array.from(rows, (r) => r.f), b: rows.map((r) => r.b),
+          s: new md.Series({ values: mt.tensor(Int32Array.from(rows, (r) => (r.s === null ? -1 : dict.indexOf(r.s))), { chunkSize }), dict }),
+        }, { chunkSize });
+        const ascending = by.map((_, k) => asc[k]!);
+        const f = await df.sort_values(by, { ascending, na_position: na }).fetch();
+        // the reference: a stable sort (Array.prototype.sort is stable) by each key, missing values where na_position says
+        const missing = (v: unknown): boolean => v === null || (typeof v === 'number' && Number.isNaN(v));
+        const cmp = (a: unknown, b: unknown): number => (a === b ? 0 : (a as number | string) < (b as number | string) ? -1 : 1);
+        const want = rows.map((r, n) => [r, n] as const).sort(([x], [y]) => {
+          for (const [k, key] of by.entries()) {
+            const a = x[key as keyof typeof x], b = y[key as keyof typeof y];
+            if (missing(a) || missing(b)) {
+              if (missing(a) && missing(b)) continue;
+              return (missing(a) ? 1 : -1) * (na === 'last' ? 1 : -1);
+            }
+            const c = key === 's' ? codePoint(a as string, b as string) : cmp(Number(a), Number(b));
+            if (c) return ascending[k] ? c : -c;
+          }
+          return 0;
+        }).map(([, n]) => n);
+        expect(f.index, `${JSON.stringify(by)} ${JSON.stringify(ascending)} ${na}`).toEqual(want);
+      }), { numRuns: Number(process.env.PROP_RUNS ?? 40) });
+  }, 120_000);
+});
+
+/** Python's str order (code points). */
+function codePoint(a: string, b: string): number {
+  const x = [...a].map((c) => c.codePointAt(0)!), y = [...b].map((c) => c.codePointAt(0)!);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+}
 
 describe('sort_values on the simulated mesh', () => {
   it('gives pandas\' results with every task on mesh workers', async () => {
