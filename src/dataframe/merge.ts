@@ -368,6 +368,12 @@ function fromRight(p: KeyPair, l: Column): boolean {
   return same && nR < nL && !(Number.isNaN(nL) || Number.isNaN(nR));
 }
 
+/** Shared key `p` of an inner merge taken from the right side's rows `rowR`, printing as the left's column `l` would (a missing string as it shows there). */
+function rightKey(p: KeyPair, l: Column, rowR: mt.Tensor): Column {
+  const r = p.combined[1];
+  return { values: mt.take(r.values, rowR), ...(r.dict ? { dict: r.dict } : {}), ...(l.missing ? { missing: l.missing } : {}) };
+}
+
 /** Names as a list. */
 const list = (x: string | readonly string[] | undefined): string[] | undefined => (x === undefined ? undefined : typeof x === 'string' ? [x] : [...x]);
 
@@ -426,7 +432,7 @@ export function mergeFrames(L: MergeSide, R: MergeSide, how_: How, sort: boolean
     let c: Column;
     if (i === undefined) c = taken(L.cols.get(n)!, rowL, missL, n, 'left', how);
     else if (missL) c = combinedKey(pairs[i]!, rowL, rowR);
-    else if (how === 'inner' && fromRight(pairs[i]!, L.cols.get(n)!)) c = { ...pairs[i]!.combined[1], values: mt.take(pairs[i]!.combined[1].values, rowR) };
+    else if (how === 'inner' && fromRight(pairs[i]!, L.cols.get(n)!)) c = rightKey(pairs[i]!, L.cols.get(n)!, rowR);
     else c = taken(L.cols.get(n)!, rowL, false, n, 'left', how);
     cols.set(overlap.has(n) ? n + sl : n, c);
   }
