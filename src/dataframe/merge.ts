@@ -446,8 +446,9 @@ export interface JoinOptions {
   readonly on?: string | readonly string[];
   /** 'left' (default): every row of this frame; 'inner': those matched. */
   readonly how?: 'left' | 'inner';
-  /** What overlapping names end with on this frame's side and the other's. */
+  /** What overlapping names end with on this frame's side. */
   readonly lsuffix?: string;
+  /** What overlapping names end with on the other's side. */
   readonly rsuffix?: string;
   /** Rows ordered by key. */
   readonly sort?: boolean;
