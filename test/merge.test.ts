@@ -166,6 +166,37 @@ describe('merge of random frames against a plain reference', () => {
   }, 120_000);
 });
 
+/**
+ * The rows of a merge are chunked as the driving side's; arrays whose
+ * lengths only the run knows (an outer merge's right rows that no left row
+ * matched, sorted by group) take the runtime's default chunking, so the
+ * bound is a quarter of a column (a gather of one would be four times it).
+ */
+describe('merge gathers nothing: over 64 chunks the largest allocation stays within a quarter of a column', () => {
+  const n = 64 * 4096;
+  const rng = mt.random.default_rng(3);
+  const names = Array.from({ length: 100 }, (_, i) => `id${i}`);
+  const x = new md.DataFrame({
+    s: new md.Series({ values: mt.astype(rng.integers(0, 100, [n], { chunkSize: 4096 }), 'int32'), dict: names }),
+    i: rng.integers(0, 5000, [n], { chunkSize: 4096 }), v: rng.random([n], { chunkSize: 4096 }),
+  });
+  const small = new md.DataFrame({ s: new md.Series({ values: mt.arange(90, { dtype: 'int32' }), dict: names.slice(5, 95) }), w: mt.arange(90) });
+  const wide = new md.DataFrame({ i: rng.integers(0, 6000, [n], { chunkSize: 4096 }), w: rng.random([n], { chunkSize: 4096 }) });
+  it('the inputs', async () => {
+    await md.execute(x, small, wide);
+  });
+  for (const how of ['inner', 'left', 'right', 'outer'] as const) {
+    it(`${how} on a string key with a small table, and on an integer key many-to-many`, async () => {
+      for (const m of [x.merge(small, { on: 's', how }), x.merge(wide, { on: 'i', how })]) {
+        await m.execute({ workers: 2 });
+        const largest = mt.lastReport()!.largestAllocation;
+        expect(largest, how).toBeGreaterThan(0);
+        expect(largest, how).toBeLessThanOrEqual((n * 8) / 4);
+      }
+    }, 120_000);
+  }
+});
+
 describe('merge on the simulated mesh', () => {
   it('gives pandas\' results with every task on mesh workers', async () => {
     const mesh = simMesh(['w1', 'w2', 'w3']);

@@ -129,6 +129,19 @@ function codePoint(a: string, b: string): number {
   return x.length - y.length;
 }
 
+describe('sort_values gathers nothing: over 64 chunks the largest allocation stays within a few chunks', () => {
+  it('on several keys of every kind', async () => {
+    const n = 64 * 4096, rng = mt.random.default_rng(4);
+    const df = new md.DataFrame({
+      s: new md.Series({ values: mt.astype(rng.integers(-1, 50, [n], { chunkSize: 4096 }), 'int32'), dict: Array.from({ length: 50 }, (_, i) => `k${i}`) }),
+      b: mt.greater(rng.random([n], { chunkSize: 4096 }), 0.5), i: rng.integers(0, 1000, [n], { chunkSize: 4096 }), f: rng.random([n], { chunkSize: 4096 }),
+    });
+    await df.execute();
+    await df.sort_values(['s', 'b', 'i', 'f'], { ascending: [true, false, false, true], na_position: 'first' }).execute({ workers: 2 });
+    expect(mt.lastReport()!.largestAllocation).toBeLessThanOrEqual(4 * 4096 * 8);
+  }, 120_000);
+});
+
 describe('sort_values on the simulated mesh', () => {
   it('gives pandas\' results with every task on mesh workers', async () => {
     const mesh = simMesh(['w1', 'w2', 'w3']);

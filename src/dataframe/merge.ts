@@ -261,7 +261,7 @@ function matchRows(k: Keyed, how: How, sort: boolean): [mt.Tensor, mt.Tensor] {
     } else {
       // each driving row repeated by its count: output position j belongs to the row whose end offset first passes j
       const ends = mt.cumsum(emit);
-      const j = mt.arange(total!, { dtype: 'int64' });
+      const j = mt.arange(total!, { dtype: 'int64', chunkSize: PD!.node.chunk[0] || 1 });
       const row = mt.searchsorted(ends, j, { side: 'right' });
       const within = mt.subtract(j, mt.subtract(mt.take(ends, row), mt.take(emit, row)));
       rowD = mt.take(PD!, row);
