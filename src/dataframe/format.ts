@@ -24,7 +24,8 @@ const DIGITS = 6, MAX_ROWS = 60, MIN_ROWS = 10;
 function fixed(v: number, digits: number): string {
   if (Number.isNaN(v)) return 'NaN';
   if (!Number.isFinite(v)) return v > 0 ? ' inf' : '-inf';
-  const s = v.toFixed(digits);
+  // JS writes -0 without its sign; Python keeps it
+  const s = Object.is(v, -0) ? `-${(0).toFixed(digits)}` : v.toFixed(digits);
   return s.startsWith('-') ? s : ` ${s}`;
 }
 function scientific(v: number, digits: number): string {
@@ -74,7 +75,7 @@ function labelCells(c: FormatColumn): string[] {
     const lead = Math.min(...xs.map((x) => x.length - x.trimStart().length));
     return xs.map((x) => x.slice(lead));
   }
-  return c.values.map((v) => (v === null ? 'NaN' : c.dtype === 'bool' ? (v ? 'True' : 'False') : String(v)));
+  return c.values.map((v) => (v === null ? (c.missing ?? 'None') : c.dtype === 'bool' ? (v ? 'True' : 'False') : String(v)));
 }
 
 /**

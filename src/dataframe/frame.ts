@@ -20,6 +20,8 @@ import {
   mapColumn, namesLabels, nuniqueOf, reduceColumn, withString,
 } from './columns.js';
 import { columnsFromArrow, isArrowTable } from './arrow.js';
+import { type NaPosition, type SortOptions, directions, indexPermutation, naPosition, permuteLabels, sortPermutation } from './sort.js';
+import { type JoinOptions, type MergeOptions, howOf, joinFrames, mergeFrames, mergeKeys } from './merge.js';
 
 export interface FrameOptions {
   /** Rows per chunk (the default chunking of a column's length otherwise). */
@@ -506,6 +508,43 @@ export class DataFrame {
     }
     const len = Number.isNaN(this.shape[0]) || !this.cols.size ? (columns.values().next().value?.values.length ?? 0) : this.shape[0];
     return new LocalFrame(columns, { names: [null], levels: [{ dtype: 'int64', values: BigInt64Array.from({ length: len }, (_, i) => BigInt(i)) }], range: true });
+  }
+
+  // sorts and merges (./sort.ts, ./merge.ts)
+
+  /** pandas' sort_values: the rows ordered by columns `by` (stably, as pandas' kind='stable'; missing values per na_position), with their labels. */
+  sort_values(by: string | readonly string[], opts: SortOptions = {}): DataFrame {
+    const names = typeof by === 'string' ? [by] : [...by];
+    const keys = names.map((n) => this.column(n));
+    if (!keys.length) return this;
+    return this.permuted(sortPermutation(keys, directions(opts.ascending, names.length), naPosition(opts.na_position)));
+  }
+
+  /** pandas' sort_index: the rows ordered by their labels (every level of a MultiIndex). */
+  sort_index(opts: { ascending?: boolean; na_position?: NaPosition; kind?: string } = {}): DataFrame {
+    const chunk = this.cols.values().next().value?.values.node.chunk[0] || 1;
+    return this.permuted(indexPermutation(this.labels, this.shape[0], chunk, opts.ascending ?? true, naPosition(opts.na_position)));
+  }
+
+  /** The rows through permutation `perm`, labels too. */
+  private permuted(perm: mt.Tensor): DataFrame {
+    const cols = new Map([...this.cols].map(([n, c]) => [n, { ...c, values: mt.take(c.values, perm) }]));
+    return new DataFrame(cols, {}, permuteLabels(this.labels, perm));
+  }
+
+  /** pandas' merge: the rows of this frame and `right` whose keys match (by `how`), over a RangeIndex. */
+  merge(right: DataFrame, opts: MergeOptions = {}): DataFrame {
+    const [ln, rn] = mergeKeys(this.cols, right.cols, opts);
+    const side = (f: DataFrame, names: string[]) => ({ cols: f.cols, keys: names.map((n) => f.column(n)), keyNames: names });
+    const m = mergeFrames(side(this, ln), side(right, rn), howOf(opts.how), opts.sort ?? false, opts.suffixes ?? ['_x', '_y'], true);
+    return new DataFrame(m.cols, {}, { kind: 'range' });
+  }
+
+  /** pandas' join: `other`'s rows matched by its index to this frame's columns `on` (else to this frame's index), over this frame's labels. */
+  join(other: DataFrame, opts: JoinOptions = {}): DataFrame {
+    const side = (f: DataFrame) => ({ cols: f.cols, labels: f.labels, length: f.shape[0] });
+    const j = joinFrames(side(this), side(other), opts);
+    return new DataFrame(j.cols, {}, j.labels);
   }
 }
 

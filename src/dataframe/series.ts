@@ -11,6 +11,7 @@
 import * as mt from '../api/tensor.js';
 import type { DType, TypedArray } from '../graph/dtype.js';
 import * as G from '../graph/node.js';
+import { type SortOptions, naPosition, permuteLabels, sortPermutation } from './sort.js';
 
 /** A column's data: a 1-d tensor, or a string column's codes and dictionary. */
 export interface Column {
@@ -259,6 +260,13 @@ export class Series {
     return this.derive(mt.astype(this.values, dtype));
   }
   rename(name: string): Series { return new Series(this.column, name, this.labels); }
+
+  /** pandas' sort_values: the values in order (stably; missing ones per na_position), with their labels. */
+  sort_values(opts: Pick<SortOptions, 'na_position' | 'kind'> & { ascending?: boolean } = {}): Series {
+    if (opts.ascending !== undefined && typeof opts.ascending !== 'boolean') throw new TypeError(`Series.sort_values: ascending takes a boolean, got ${JSON.stringify(opts.ascending)}`);
+    const perm = sortPermutation([this.column], [opts.ascending ?? true], naPosition(opts.na_position));
+    return new Series({ ...this.column, values: mt.take(this.values, perm) }, this.name, permuteLabels(this.labels, perm));
+  }
 
   // reductions: lazy 0-d tensors (`await s.sum().item()`), NaN skipped as pandas skips it
   private numeric(op: string): mt.Tensor {
