@@ -133,6 +133,18 @@ describe('groupby on the simulated mesh', () => {
   }, 120_000);
 });
 
+describe('a pending read_csv takes method calls (Mars\' lazy md.read_csv)', () => {
+  it('md.read_csv(...).groupby(...).agg(...).execute() resolves to the frame a step-by-step program gives', async () => {
+    const csv = new TextEncoder().encode('k,v\nb,1\na,2\nb,3.5\nc,4\n');
+    const chained = await md.read_csv(csv).groupby('k').agg({ v: ['sum', 'max'] }).execute();
+    const stepwise = (await md.read_csv(csv)).groupby('k').agg({ v: ['sum', 'max'] }) as md.DataFrame;
+    expect(String(await (chained as md.DataFrame).fetch())).toBe(String(await stepwise.fetch()));
+    expect((await (chained as md.DataFrame).fetch()).get("('v', 'sum')")).toEqual([2, 4.5, 4]);
+    // a property needs the value: the pending frame says so
+    await expect((md.read_csv(csv) as unknown as { columns: () => Promise<unknown> }).columns()).rejects.toThrow(/not a method.*await the value first/);
+  });
+});
+
 describe('groupby refuses bad input clearly', () => {
   const df = frameOf('mixed');
   it('names an unknown key or column', () => {
