@@ -13,11 +13,11 @@ import { tableFromArrays, tableToIPC, vectorFromArray, Dictionary, Utf8, Int32, 
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import * as md from '../src/dataframe/index.js';
+import { type V, frameFrom, num } from './pandas-fixtures.js';
 import { simMesh } from './sim-mesh.js';
 
 afterAll(() => mt.shutdown());
 
-type V = number | boolean | string | null;
 interface Case {
   name: string; kind: 'frame' | 'series' | 'scalar' | 'text';
   series_name?: string | null; columns?: string[]; dtypes?: string[]; values?: V[][];
@@ -26,19 +26,8 @@ interface Case {
 const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/frame_api.json', import.meta.url), 'utf8')) as {
   frames: Record<string, { data: Record<string, V[]>; dtypes: Record<string, string> }>; cases: Case[];
 };
-const num = (v: V): V => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
 
-function frameOf(name: string, chunkSize?: number): md.DataFrame {
-  const { data, dtypes } = FIXTURE.frames[name]!;
-  const opts = chunkSize ? { chunkSize } : {};
-  const cols: Record<string, md.ColumnData> = {};
-  for (const [k, vs] of Object.entries(data)) {
-    if (dtypes[k] === 'float64') cols[k] = Float64Array.from(vs.map((v) => (v === null ? NaN : (num(v) as number))));
-    else if (dtypes[k] === 'int64' && vs.length === 0) cols[k] = new BigInt64Array(0);
-    else cols[k] = vs as md.ColumnData;
-  }
-  return new md.DataFrame(cols, opts);
-}
+const frameOf = (name: string, chunkSize?: number): md.DataFrame => frameFrom(FIXTURE.frames[name]!, chunkSize);
 
 type Out = md.DataFrame | md.Series | mt.Tensor | Promise<string>;
 /** Each fixture case as Tessera writes it (`f`: a frame of the fixture by name). */

@@ -9,11 +9,11 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import * as md from '../src/dataframe/index.js';
+import { type V, frameFrom, num } from './pandas-fixtures.js';
 import { simMesh } from './sim-mesh.js';
 
 afterAll(() => mt.shutdown());
 
-type V = number | boolean | string | null;
 interface Result { columns: string[]; series: boolean; dtypes: string[]; values: V[][]; index: { names: (string | null)[]; levels: V[][] } | null; repr: string | null }
 interface Case extends Partial<Result> {
   name: string; frame: string; by: string | string[]; opts: md.GroupByOptions; call: string;
@@ -24,19 +24,8 @@ interface Case extends Partial<Result> {
 const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/groupby.json', import.meta.url), 'utf8')) as {
   frames: Record<string, { data: Record<string, V[]>; dtypes: Record<string, string> }>; cases: Case[];
 };
-const num = (v: V): V => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
 
-function frameOf(name: string, chunkSize?: number): md.DataFrame {
-  const { data, dtypes } = FIXTURE.frames[name]!;
-  const opts = chunkSize ? { chunkSize } : {};
-  const cols: Record<string, md.ColumnData> = {};
-  for (const [k, vs] of Object.entries(data)) {
-    if (dtypes[k] === 'float64') cols[k] = Float64Array.from(vs.map((v) => (v === null ? NaN : (num(v) as number))));
-    else if (dtypes[k] === 'object' && vs.length === 0) cols[k] = new md.Series({ values: mt.tensor(new Int32Array(0), opts), dict: [] });
-    else cols[k] = vs as md.ColumnData;
-  }
-  return new md.DataFrame(cols, opts);
-}
+const frameOf = (name: string, chunkSize?: number): md.DataFrame => frameFrom(FIXTURE.frames[name]!, chunkSize);
 
 function run(c: Case, frame: md.DataFrame): md.DataFrame | md.Series {
   const df = c.where ? frame.get(frame.get(c.where[0]).gt(c.where[1])) : frame;

@@ -13,11 +13,11 @@ import * as fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import * as md from '../src/dataframe/index.js';
+import { type V, frameFrom, num } from './pandas-fixtures.js';
 import { simMesh } from './sim-mesh.js';
 
 afterAll(() => mt.shutdown());
 
-type V = number | boolean | string | null;
 interface Case {
   name: string; frame: string; call: 'sort_values' | 'sort_index' | 'series'; by: string | string[] | null;
   opts: Record<string, unknown>; set_index: string | null; then: Record<string, unknown> | null;
@@ -26,18 +26,8 @@ interface Case {
 const FIXTURE = JSON.parse(readFileSync(new URL('./fixtures/sort_values.json', import.meta.url), 'utf8')) as {
   frames: Record<string, { data: Record<string, V[]>; dtypes: Record<string, string> }>; cases: Case[];
 };
-const num = (v: V): V => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v === '-0' ? -0 : v);
 
-function frameOf(name: string, chunkSize?: number): md.DataFrame {
-  const { data, dtypes } = FIXTURE.frames[name]!;
-  const opts = chunkSize ? { chunkSize } : {};
-  const cols: Record<string, md.ColumnData> = {};
-  for (const [k, vs] of Object.entries(data)) {
-    if (dtypes[k] === 'float64') cols[k] = Float64Array.from(vs.map((v) => (v === null ? NaN : (num(v) as number))));
-    else cols[k] = vs as md.ColumnData;
-  }
-  return new md.DataFrame(cols, opts);
-}
+const frameOf = (name: string, chunkSize?: number): md.DataFrame => frameFrom(FIXTURE.frames[name]!, chunkSize);
 
 function run(c: Case, chunkSize?: number): md.DataFrame {
   let df = frameOf(c.frame, chunkSize);
