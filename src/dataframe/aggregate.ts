@@ -35,9 +35,10 @@ export interface GroupByOptions {
    * How partial aggregates meet: 'tree' (each block of chunks folds every
    * group, the rows of partials reduced in a tree), 'shuffle' (rows moved
    * to the partition of their group first, each partition folding its
-   * groups alone), or 'auto' (default): the tree unless its partials would
-   * outgrow PARTIAL_BYTES, as with many groups. A median or nunique needs
-   * each group's rows together: it always folds by the shuffle.
+   * groups alone), or 'auto' (default): the tree unless fewer than
+   * TREE_CALLS calls' partials fit PARTIAL_BYTES, as with many groups. A
+   * median or nunique needs each group's rows together: it always folds
+   * by the shuffle.
    */
   readonly method?: 'tree' | 'shuffle' | 'auto';
 }
@@ -60,8 +61,10 @@ export type AggOptions = Required<Pick<GroupByOptions, 'sort' | 'dropna' | 'as_i
 
 /** Group numbers past this are ranked among the composites present instead of used as they are. */
 const DENSE_GROUPS = 1 << 22;
-/** Partial bytes one fold call's row may take: with many groups, a call folds more chunks (fewer rows to combine). */
+/** Partial bytes a tree's calls may take together: with many groups, a call folds more chunks (fewer rows to combine). */
 const PARTIAL_BYTES = 1 << 26;
+/** Calls a tree keeps at least (or one per chunk): fewer would leave cores idle, and the shuffle runs instead. */
+const TREE_CALLS = 8;
 
 /** What a key contributes: per-row codes in [0, size), -1 for a missing key, and the key's values back from a code. */
 interface KeyCode { code: Tensor; size: number; decode: (code: Tensor) => Column }
@@ -166,11 +169,13 @@ function fold(gid: Tensor, G_: number, values: readonly Tensor[], na: readonly n
   const n = gid.shape[0]!, c = Math.max(1, gid.node.chunk[0]!);
   const chunks = Math.max(1, Math.ceil(n / c));
   const S = slots.ops.length;
-  // a block of chunks per call such that a call's partials fit PARTIAL_BYTES
-  const per = Math.max(1, Math.ceil(chunks / Math.max(1, Math.floor(PARTIAL_BYTES / (8 * S * Math.max(1, G_))))));
+  // calls whose partials fit PARTIAL_BYTES together: a block of chunks per call
+  const fit = Math.floor(PARTIAL_BYTES / (8 * S * Math.max(1, G_)));
+  const per = Math.max(1, Math.ceil(chunks / Math.max(1, fit)));
   // a median or a count of distinct values needs each group's rows in one call: only a shuffle gives that
   const whole = slots.ops.some((op) => op === FOLD.median || op === FOLD.nunique);
-  const shuffle = chunks > 1 && (whole || method === 'shuffle' || (method !== 'tree' && per > 1));
+  // the tree while it keeps TREE_CALLS calls in parallel (or one per chunk), else the shuffle
+  const shuffle = chunks > 1 && (whole || method === 'shuffle' || (method !== 'tree' && fit < Math.min(chunks, TREE_CALLS)));
   if (shuffle) return foldShuffled(gid, G_, values, na, slots, tables);
   const calls: G.RoutineCall[] = [];
   const E = tables.length, m = values.length;
@@ -430,8 +435,9 @@ function grouped(
         break;
       }
       case 'mean': {
-        const s = floats.add('sum', v), n = floats.add('count', v);
-        plans.push((get) => ({ values: mt.divide(get(false, s), get(false, n)) }));
+        // (an integer column's count is its group's size: no slot of its own)
+        const s = floats.add('sum', v), n = counted ? floats.add('count', v) : size;
+        plans.push((get) => ({ values: mt.divide(get(false, s), counted ? get(false, n) : mt.astype(get(true, size), 'float64')) }));
         break;
       }
       case 'var': case 'std': {
