@@ -165,7 +165,9 @@ class Slots {
  * in [0, G), value inputs `values`, [G] tables `tables`), one [G] tensor
  * per slot: by a tree of partials or by a shuffle (GroupByOptions.method).
  */
-function fold(gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[], method: AggOptions['method']): Tensor[] {
+function fold(
+  gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[], method: AggOptions['method'],
+): Tensor[] {
   const n = gid.shape[0]!, c = Math.max(1, gid.node.chunk[0]!);
   const chunks = Math.max(1, Math.ceil(n / c));
   const S = slots.ops.length;
@@ -225,10 +227,15 @@ function foldShuffled(gid: Tensor, G_: number, values: readonly Tensor[], na: re
     ops[s] = op === FOLD.first ? FOLD.min : FOLD.max;
   });
   const chunkCalls = (routine: string, params: G.RoutineParams, inputs: number, extent: (j: number) => number): G.RoutineCall[] =>
-    Array.from({ length: k }, (_, j) => ({ routine, params, chunk: j, reads: Array.from({ length: inputs }, (_, i) => ({ input: i, box: [[j * c, j * c + extent(j)]] as [number, number][] })) }));
+    Array.from({ length: k }, (_, j) => ({
+      routine, params, chunk: j,
+      reads: Array.from({ length: inputs }, (_, i) => ({ input: i, box: [[j * c, j * c + extent(j)]] as [number, number][] })),
+    }));
   const rowsOf = (j: number): number => Math.min(n, (j + 1) * c) - j * c;
   const counts = new Tensor(G.routine('groupby.count', [gid.node], chunkCalls('gcount', { P, Gp }, 1, rowsOf), 'int64', [k, P + 1], [1, P + 1]));
-  const bucketed = [gid, ...vals].map((x) => new Tensor(G.routine('groupby.bucket', [gid.node, x.node], chunkCalls('gbucket', { P, Gp }, 2, rowsOf), x.dtype, [n], [c])));
+  const bucket = (x: Tensor): Tensor =>
+    new Tensor(G.routine('groupby.bucket', [gid.node, x.node], chunkCalls('gbucket', { P, Gp }, 2, rowsOf), x.dtype, [n], [c]));
+  const bucketed = [gid, ...vals].map(bucket);
   const padded = tables.map((t) => (P * Gp > G_ ? mt.concatenate([t, mt.zeros([P * Gp - G_], { dtype: t.dtype })]) : t));
   const S = ops.length, E = padded.length, m = vals.length;
   const params = { G: Gp, E, m, ops, vals: vs, aux: slots.aux, na: nas };
@@ -296,7 +303,9 @@ interface Built { keys: Column[]; aggs: Column[] }
  * each integer key's [min, max] and each ranked key's distinct values and
  * inverse, as the caller knows them now.
  */
-function build(keyCols: readonly Column[], keyCodes: readonly KeyCode[], cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: AggOptions): Built {
+function build(
+  keyCols: readonly Column[], keyCodes: readonly KeyCode[], cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: AggOptions,
+): Built {
   // the composite code, in the keys' lexicographic order
   let space = 1;
   for (const k of keyCodes) space *= Math.max(1, k.size);
@@ -318,7 +327,9 @@ function build(keyCols: readonly Column[], keyCodes: readonly KeyCode[], cols: R
     missing = mt.logical_or(missing, mt.less(keyCodes[j]!.code, 0));
   }
   if (keyCodes.length > 1) composite = mt.where(missing, -1, composite);
-  if (space <= DENSE_GROUPS) return grouped(I32(composite), space, mt.arange(space, { dtype: wide ? 'int64' : 'int32' }), keyCodes, strides, keyCols, cols, requests, opts);
+  if (space <= DENSE_GROUPS) {
+    return grouped(I32(composite), space, mt.arange(space, { dtype: wide ? 'int64' : 'int32' }), keyCodes, strides, keyCols, cols, requests, opts);
+  }
   // too many possible groups: rank the composites present (a chunked sort), and group by rank
   const [distinct, inverse] = mt.unique(composite, { return_inverse: true }) as [Tensor, Tensor];
   const groups = (d: Tensor, inv: Tensor): Built => {
@@ -326,7 +337,8 @@ function build(keyCols: readonly Column[], keyCodes: readonly KeyCode[], cols: R
     const gid = I32(mt.where(mt.less(composite, 0), -1, inv));
     return grouped(gid, d.shape[0]!, d, keyCodes, strides, keyCols, cols, requests, opts);
   };
-  return lazily(templates(keyCols, cols, requests, opts.sort, opts.rows), keyCount(keyCols, opts), [distinct, inverse], (ts) => groups(ts[0]!, ts[1]!), resultLength(keyCols, opts));
+  const tpl = templates(keyCols, cols, requests, opts.sort, opts.rows);
+  return lazily(tpl, keyCount(keyCols, opts), [distinct, inverse], (ts) => groups(ts[0]!, ts[1]!), resultLength(keyCols, opts));
 }
 
 /** A result column's dtype and dictionary, known before the build: what a deferred column promises. */
@@ -342,7 +354,8 @@ function lazily(templates: readonly Template[], keys: number, operands: readonly
   const once = memo((ts: Tensor[]) => ts.map((t) => t.node.id).join(','), make);
   return split(templates.map((c, i) => ({
     ...(c.dict ? { dict: c.dict } : {}), ...(c.missing ? { missing: c.missing } : {}),
-    values: new Tensor(G.defer('groupby', operands.map((t) => t.node), (ins) => columnOf(once(ins.map((n) => new Tensor(n))), i, keys).values.node, c.dtype, [length])),
+    values: new Tensor(G.defer('groupby', operands.map((t) => t.node),
+      (ins) => columnOf(once(ins.map((n) => new Tensor(n))), i, keys).values.node, c.dtype, [length])),
   })), keys);
 }
 
@@ -368,7 +381,9 @@ const split = (cols: Column[], k: number): Built => ({ keys: cols.slice(0, k), a
 function templates(keyCols: readonly Column[], cols: ReadonlyMap<string, Column>, requests: readonly Request[], sort: boolean, rows = false): Template[] {
   const sorted = (d: readonly string[]): string[] => [...d].sort(codePointOrder);
   return [
-    ...(rows ? [] : keyCols).map((k) => (k.dict ? { dtype: 'int32' as DType, dict: sort ? sorted(k.dict) : k.dict, missing: 'NaN' as const } : { dtype: k.values.dtype })),
+    ...(rows ? [] : keyCols).map((k): Template => (k.dict
+      ? { dtype: 'int32', dict: sort ? sorted(k.dict) : k.dict, missing: 'NaN' }
+      : { dtype: k.values.dtype })),
     ...requests.map((r): Template => {
       const c = cols.get(r.column)!;
       if (r.agg === 'cumcount') return { dtype: 'int64' };
@@ -582,7 +597,8 @@ export function aggregate(keyCols: readonly Column[], cols: ReadonlyMap<string, 
   const known = ints.map((j) => boundsOf.get(keyCols[j]!.values));
   if (known.every((b) => b !== undefined)) {
     const b = known.flatMap((x) => [...x!]);
-    return lazily(tpl, keyCount(keyCols, opts), rankedTs, (ts) => build(keyCols, codesWith(b, regroup(ranked, ts)), cols, requests, opts), resultLength(keyCols, opts));
+    const make = (ts: Tensor[]): Built => build(keyCols, codesWith(b, regroup(ranked, ts)), cols, requests, opts);
+    return lazily(tpl, keyCount(keyCols, opts), rankedTs, make, resultLength(keyCols, opts));
   }
   // the integer keys' bounds, computed first (an empty column's: the initial values, lo > hi)
   const bounds = mt.stack(ints.flatMap((j) => {

@@ -50,11 +50,20 @@ export class GroupBy<F> {
     private readonly selection?: string | readonly string[],
   ) {
     if (!keys.length) throw new Error('groupby: No group keys passed!');
-    for (const k of keys) if (!src.cols.has(k)) throw new Error(`KeyError: ${JSON.stringify(k)}: no such column to group by (the columns are ${[...src.cols.keys()].map((n) => JSON.stringify(n)).join(', ')})`);
+    for (const k of keys) {
+      if (!src.cols.has(k)) {
+        const names = [...src.cols.keys()].map((n) => JSON.stringify(n)).join(', ');
+        throw new Error(`KeyError: ${JSON.stringify(k)}: no such column to group by (the columns are ${names})`);
+      }
+    }
     const extra = Object.keys(opts).filter((k) => !['sort', 'dropna', 'as_index', 'method', 'observed'].includes(k));
     if (extra.length) throw new TypeError(`groupby: unknown option ${extra[0]} (the options are sort, dropna, as_index, observed, method)`);
-    if (opts.observed === false) throw new TypeError('groupby: observed=false (every category of a categorical key) is not supported: the groups are the key values present');
-    if (opts.method !== undefined && !['tree', 'shuffle', 'auto'].includes(opts.method)) throw new TypeError(`groupby: method must be 'tree', 'shuffle' or 'auto', got ${JSON.stringify(opts.method)}`);
+    if (opts.observed === false) {
+      throw new TypeError('groupby: observed=false (every category of a categorical key) is not supported: the groups are the key values present');
+    }
+    if (opts.method !== undefined && !['tree', 'shuffle', 'auto'].includes(opts.method)) {
+      throw new TypeError(`groupby: method must be 'tree', 'shuffle' or 'auto', got ${JSON.stringify(opts.method)}`);
+    }
     this.opts = { sort: opts.sort ?? true, dropna: opts.dropna ?? true, as_index: opts.as_index ?? true, method: opts.method ?? 'auto', observed: true };
     for (const c of typeof selection === 'string' ? [selection] : selection ?? []) {
       if (!src.cols.has(c)) throw new Error(`KeyError: ${JSON.stringify(c)}: Column not found`);
@@ -87,14 +96,19 @@ export class GroupBy<F> {
       const fs = (spec as readonly string[]).map(checkAgg);
       if (single) return this.run(fs.map((f) => ({ column: this.selection as string, agg: f, name: f })), []);
       const cols = this.valueColumns();
-      return this.run(cols.flatMap((c) => fs.filter((f) => !(numericOnly(f) && this.src.cols.get(c)!.dict)).map((f) => ({ column: c, agg: f, name: tupleName(c, f) }))), []);
+      const takes = (c: string, f: Agg): boolean => !(numericOnly(f) && this.src.cols.get(c)!.dict);
+      return this.run(cols.flatMap((c) => fs.filter((f) => takes(c, f)).map((f) => ({ column: c, agg: f, name: tupleName(c, f) }))), []);
     }
     const entries = Object.entries(spec as Record<string, string | readonly string[] | NamedAgg>);
-    const named = entries.some(([, v]) => v instanceof NamedAgg || (Array.isArray(v) && v.length === 2 && this.src.cols.has(v[0]!) && !isAgg(v[0]) && isAgg(v[1])));
+    // named aggregations: { out: [column, aggfunc] } (a column that is no aggregation's name) or md.NamedAgg
+    const pair = (v: unknown): boolean => Array.isArray(v) && v.length === 2 && this.src.cols.has(v[0]) && !isAgg(v[0]) && isAgg(v[1]);
+    const named = entries.some(([, v]) => v instanceof NamedAgg || pair(v));
     if (named) {
       return this.run(entries.map(([name, v]) => {
         const [column, f] = v instanceof NamedAgg ? [v.column, v.aggfunc] : Array.isArray(v) ? v : [undefined, undefined];
-        if (typeof column !== 'string' || typeof f !== 'string') throw new TypeError(`groupby.agg: named aggregation ${JSON.stringify(name)} takes [column, aggfunc] or md.NamedAgg(column, aggfunc)`);
+        if (typeof column !== 'string' || typeof f !== 'string') {
+          throw new TypeError(`groupby.agg: named aggregation ${JSON.stringify(name)} takes [column, aggfunc] or md.NamedAgg(column, aggfunc)`);
+        }
         this.checkColumn(column);
         return { column, agg: checkAgg(f), name };
       }), []);
@@ -178,7 +192,9 @@ export class GroupBy<F> {
   private run(requests: readonly Request[], extra: readonly Request[]): F {
     for (const r of requests) {
       const c = this.src.cols.get(r.column)!;
-      if (r.agg !== 'cumcount' && r.agg !== 'cumsum' && numericOnly(r.agg) && c.dict) throw new TypeError(`groupby: '${r.agg}' of the string column ${JSON.stringify(r.column)} (dtype ${dtypeName(c)})`);
+      if (r.agg !== 'cumcount' && r.agg !== 'cumsum' && numericOnly(r.agg) && c.dict) {
+        throw new TypeError(`groupby: '${r.agg}' of the string column ${JSON.stringify(r.column)} (dtype ${dtypeName(c)})`);
+      }
     }
     const all = [...requests, ...extra];
     const keyCols = this.keys.map((k) => this.src.cols.get(k)!);

@@ -19,7 +19,9 @@ export function pending<T>(promise: Promise<T>): Pending<T> {
       if (typeof prop === 'symbol') return (target as unknown as Record<symbol, unknown>)[prop];
       return (...args: unknown[]) => pending(target.then((v) => {
         const m = (v as Record<string, unknown>)[prop];
-        if (typeof m !== 'function') throw new TypeError(`${String(prop)} is not a method of ${(v as object)?.constructor?.name ?? typeof v}: await the value first for a property`);
+        if (typeof m !== 'function') {
+          throw new TypeError(`${String(prop)} is not a method of ${(v as object)?.constructor?.name ?? typeof v}: await the value first for a property`);
+        }
         return (m as (...a: unknown[]) => unknown).apply(v, args);
       }));
     },

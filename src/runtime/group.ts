@@ -78,10 +78,16 @@ function layout(params: RoutineParams): Layout {
   onlyParams(params, ['G', 'E', 'm', 'ops', 'vals', 'aux', 'na', 'lo']);
   const G = int(params, 'G'), E = int(params, 'E'), m = int(params, 'm'), lo = params.lo === undefined ? 0 : int(params, 'lo');
   const ops = nums(params, 'ops'), vals = nums(params, 'vals'), aux = nums(params, 'aux'), na = nums(params, 'na');
-  if (vals.length !== ops.length || aux.length !== ops.length || na.length !== m) throw new TypeError('gfold: ops, vals and aux give one entry per slot, na one per value input');
+  if (vals.length !== ops.length || aux.length !== ops.length || na.length !== m) {
+    throw new TypeError('gfold: ops, vals and aux give one entry per slot, na one per value input');
+  }
   if (ops.some((o) => o < 0 || o >= FOLDS)) throw new TypeError('gfold: an unknown fold');
-  if (vals.some((v, s) => v < 0 || v > m || (v === 0) !== (ops[s] === FOLD.size))) throw new TypeError('gfold: every slot but a size reads one of the m value inputs');
-  if (aux.some((a, s) => a < -1 || a >= E || (a >= 0) !== (ops[s] === FOLD.dev2))) throw new TypeError('gfold: a dev2 slot, and only it, reads one of the E tables');
+  if (vals.some((v, s) => v < 0 || v > m || (v === 0) !== (ops[s] === FOLD.size))) {
+    throw new TypeError('gfold: every slot but a size reads one of the m value inputs');
+  }
+  if (aux.some((a, s) => a < -1 || a >= E || (a >= 0) !== (ops[s] === FOLD.dev2))) {
+    throw new TypeError('gfold: a dev2 slot, and only it, reads one of the E tables');
+  }
   return { G, E, m, ops, vals, aux, na, lo };
 }
 
@@ -99,8 +105,12 @@ export const GROUP_ROUTINES: Readonly<Record<'gfold' | 'gcount' | 'gbucket', Rou
   gcount: {
     check(params, inputs, output) {
       const { P } = partitions(params);
-      if (inputs.length !== 1 || inputs[0]!.dtype !== 'int32' || inputs[0]!.shape.length !== 1) throw new TypeError('gcount reads one 1-d int32 region of group numbers');
-      if (output.dtype !== 'int64' || output.shape.length !== 2 || output.shape[0] !== 1 || output.shape[1] !== P + 1) throw new TypeError(`gcount writes one [1, ${P + 1}] int64 row`);
+      if (inputs.length !== 1 || inputs[0]!.dtype !== 'int32' || inputs[0]!.shape.length !== 1) {
+        throw new TypeError('gcount reads one 1-d int32 region of group numbers');
+      }
+      if (output.dtype !== 'int64' || output.shape.length !== 2 || output.shape[0] !== 1 || output.shape[1] !== P + 1) {
+        throw new TypeError(`gcount writes one [1, ${P + 1}] int64 row`);
+      }
     },
     run(params, [gid], out) {
       const { P, Gp } = partitions(params);
@@ -117,7 +127,9 @@ export const GROUP_ROUTINES: Readonly<Record<'gfold' | 'gcount' | 'gbucket', Rou
       if (inputs.length !== 2 || gid!.dtype !== 'int32' || gid!.shape.length !== 1 || x!.shape.length !== 1 || x!.shape[0] !== gid!.shape[0]) {
         throw new TypeError('gbucket reads a 1-d int32 region of group numbers and a column region of its length');
       }
-      if (output.dtype !== x!.dtype || output.shape.length !== 1 || output.shape[0] !== x!.shape[0] || x!.dtype === 'float16') throw new TypeError('gbucket writes the column region reordered');
+      if (output.dtype !== x!.dtype || output.shape.length !== 1 || output.shape[0] !== x!.shape[0] || x!.dtype === 'float16') {
+        throw new TypeError('gbucket writes the column region reordered');
+      }
     },
     run(params, [gid, x], out) {
       const { P, Gp } = partitions(params);
@@ -139,7 +151,11 @@ export const GROUP_ROUTINES: Readonly<Record<'gfold' | 'gcount' | 'gbucket', Rou
       const int64 = output.dtype === 'int64';
       if (!int64 && output.dtype !== 'float64') throw new TypeError('gfold writes float64 or int64 partials');
       if (inputs.length < E || (inputs.length - E) % (1 + m) !== 0) throw new TypeError(`gfold reads ${E} tables, then groups of ${1 + m} regions per chunk`);
-      for (let e = 0; e < E; e++) if (inputs[e]!.dtype !== 'float64' || inputs[e]!.shape.length !== 1 || inputs[e]!.shape[0] !== G) throw new TypeError('gfold: a table is a [G] float64 region');
+      for (let e = 0; e < E; e++) {
+        if (inputs[e]!.dtype !== 'float64' || inputs[e]!.shape.length !== 1 || inputs[e]!.shape[0] !== G) {
+          throw new TypeError('gfold: a table is a [G] float64 region');
+        }
+      }
       for (let p = E; p < inputs.length; p += 1 + m) {
         const gid = inputs[p]!;
         if (gid.dtype !== 'int32' || gid.shape.length !== 1) throw new TypeError('gfold: group numbers are a 1-d int32 region');
@@ -149,7 +165,9 @@ export const GROUP_ROUTINES: Readonly<Record<'gfold' | 'gcount' | 'gbucket', Rou
           if (int64 && vals.includes(v) && !INT.has(x.dtype)) throw new TypeError(`gfold: int64 partials fold integer values, not ${x.dtype}`);
         }
       }
-      if (int64 && ops.some((o) => o === FOLD.dev2 || o === FOLD.median || o === FOLD.nunique)) throw new TypeError('gfold: dev2, median and nunique fold into float64 partials');
+      if (int64 && ops.some((o) => o === FOLD.dev2 || o === FOLD.median || o === FOLD.nunique)) {
+        throw new TypeError('gfold: dev2, median and nunique fold into float64 partials');
+      }
     },
     run(params, inputs, out) {
       const L = layout(params);
@@ -233,6 +251,12 @@ const fusedLoops = new Map<string, Fused>();
  * only), so the text is one of finitely many, never data.
  */
 function fused(slots: readonly FusedSlot[]): Fused {
+  // the text below is made of these numbers and flags alone, each checked again here: no peer's text reaches it
+  for (const s of slots) {
+    if (STATEMENT[s.op] === undefined || !Number.isSafeInteger(s.v) || s.v < 0 || typeof s.neg !== 'boolean' || typeof s.w !== 'boolean') {
+      throw new TypeError('gfold: a slot outside the folds');
+    }
+  }
   const key = slots.map((s) => `${s.op}:${s.v}:${s.neg ? 1 : 0}:${s.w ? 1 : 0}`).join(',');
   let f = fusedLoops.get(key);
   if (f) return f;
@@ -255,21 +279,28 @@ function fused(slots: readonly FusedSlot[]): Fused {
   return f;
 }
 
+/** The fused loop of slots `ss` of a call's layout, over block b (whose int64 inputs it reads by their words). */
+function loopFor(L: Layout, b: Block, ss: readonly number[]): Fused {
+  return fused(ss.map((s) => {
+    const v = L.vals[s]!;
+    return { op: L.ops[s]!, v, neg: v > 0 && L.na[v - 1] === 1, w: v > 0 && b.words[v - 1]! };
+  }));
+}
+
 /** Float64 partials: every slot in one loop over each block's rows. */
 function foldFloats(L: Layout, inputs: readonly Region[], out: Region): void {
   const { G, ops, vals, aux, na } = L;
   const os = out.strides[1]!, og = out.strides[2]!, o = out.data as Float64Array;
   const bs = blocks(L, inputs, new Set(vals));
-  const slots = ops.map((op, s) => ({ op, v: vals[s]!, neg: vals[s]! > 0 && na[vals[s]! - 1] === 1 }));
   const accs = ops.map((op) => new Float64Array(G).fill(initial(op)));
   const tables = aux.map((e) => (e >= 0 ? numbers(inputs[e]!) : undefined));
   const whole = (op: number): boolean => op === FOLD.median || op === FOLD.nunique;
-  const streamed = slots.map((_, s) => s).filter((s) => !whole(ops[s]!));
+  const streamed = ops.map((_, s) => s).filter((s) => !whole(ops[s]!));
   if (streamed.length) {
     const mine = streamed.map((s) => accs[s]!), theirs = streamed.map((s) => tables[s]);
-    for (const b of bs) fused(streamed.map((s) => ({ ...slots[s]!, w: slots[s]!.v > 0 && b.words[slots[s]!.v - 1]! })))(b.gid, b.values, mine, theirs, b.origin);
+    for (const b of bs) loopFor(L, b, streamed)(b.gid, b.values, mine, theirs, b.origin);
   }
-  slots.forEach((sl, s) => { if (whole(sl.op)) foldSorted(sl.op, bs, sl.v, sl.neg, accs[s]!); });
+  ops.forEach((op, s) => { if (whole(op)) foldSorted(op, bs, vals[s]!, vals[s]! > 0 && na[vals[s]! - 1] === 1, accs[s]!); });
   accs.forEach((acc, s) => { for (let g = 0; g < G; g++) o[s * os + g * og] = acc[g]!; });
 }
 
@@ -324,7 +355,8 @@ function foldInts(L: Layout, inputs: readonly Region[], out: Region): void {
     if (w === undefined) spans.set(v, (w = highSpan(inputs, L.E, L.m, v)));
     return w;
   };
-  const wordSum = (s: number): boolean => ops[s] === FOLD.sum && vals[s]! > 0 && inputs[L.E + vals[s]!]!.dtype === 'int64' && !(rows <= FLUSH && span(vals[s]!) < 1);
+  const wordSum = (s: number): boolean => ops[s] === FOLD.sum && vals[s]! > 0 && inputs[L.E + vals[s]!]!.dtype === 'int64'
+    && !(rows <= FLUSH && span(vals[s]!) < 1);
   const bs = blocks(L, inputs, new Set(vals.filter((v, s) => v > 0 && ops[s] !== FOLD.prod && !wordSum(s))));
   const accs = ops.map((op) => new Float64Array(G).fill(initial(op)));
   const bigs: (bigint[] | undefined)[] = [];
@@ -347,7 +379,7 @@ function foldInts(L: Layout, inputs: readonly Region[], out: Region): void {
   if (plain.length) {
     const mine = plain.map((s) => accs[s]!), none = plain.map(() => undefined);
     for (const b of bs) {
-      fused(plain.map((s) => ({ op: ops[s]!, v: vals[s]!, neg: vals[s]! > 0 && na[vals[s]! - 1] === 1, w: vals[s]! > 0 && b.words[vals[s]! - 1]! })))(b.gid, b.values, mine, none, b.origin);
+      loopFor(L, b, plain)(b.gid, b.values, mine, none, b.origin);
     }
   }
   for (let s = 0; s < ops.length; s++) {
