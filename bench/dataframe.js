@@ -28,7 +28,7 @@
 // the first read_csv and at the end.
 //
 //   npm run build && node bench/dataframe.js [--quick] [--rows 1e7] [--k 100] [--ratings 2e7]
-//                     [--systems pandas,dask,duckdb,arquero,tessera] [--threads 2]
+//                     [--queries q1,j5,...] [--systems pandas,dask,duckdb,arquero,tessera] [--threads 2]
 //                     [--timeout 300] [--cheap 5] [--max-rss 14] [--render dataframe.json]
 //
 // Output: one JSON line per system, then one per row, then the Markdown
@@ -531,7 +531,8 @@ function runChild(system, cfg, o, on) {
 async function runSystem(system, cfg, o) {
   const cells = {};
   const info = { system, status: 'ok' };
-  let todo = QUERIES.map((q) => q.id);
+  const chosen = (q) => !cfg.only || cfg.only.includes(q.id) || (q.load && QUERIES.some((p) => p.data === q.data && cfg.only.includes(p.id)));
+  let todo = QUERIES.filter(chosen).map((q) => q.id);
   process.stderr.write(`dataframe: ${LABEL[system]}\n`);
   while (todo.length) {
     const r = await runChild(system, { ...cfg, system, todo }, o, (e) => {
@@ -649,11 +650,11 @@ function ratioOf(systems, k, other) {
 
 async function main(args) {
   const flag = (name, def) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : def; };
-  const known = ['rows', 'k', 'ratings', 'systems', 'threads', 'timeout', 'cheap', 'max-rss', 'render'];
+  const known = ['rows', 'k', 'ratings', 'queries', 'systems', 'threads', 'timeout', 'cheap', 'max-rss', 'render'];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--quick') continue;
     if (!args[i].startsWith('--') || !known.includes(args[i].slice(2))) {
-      process.stderr.write(`dataframe: unknown argument ${args[i]}\nusage: node bench/dataframe.js [--quick] [--rows 1e7] [--k 100] [--ratings 2e7] [--systems ${SYSTEMS.join(',')}] [--threads 2] [--timeout 300] [--cheap 5] [--max-rss 14] [--render dataframe.json]\n`);
+      process.stderr.write(`dataframe: unknown argument ${args[i]}\nusage: node bench/dataframe.js [--quick] [--rows 1e7] [--k 100] [--ratings 2e7] [--queries q1,j5,...] [--systems ${SYSTEMS.join(',')}] [--threads 2] [--timeout 300] [--cheap 5] [--max-rss 14] [--render dataframe.json]\n`);
       process.exit(2);
     }
     i++;
@@ -685,13 +686,16 @@ async function main(args) {
   process.stderr.write(made.made.length ? ` wrote ${made.made.length} files in ${made.seconds} s\n` : ' present\n');
   const cfg = {
     paths: { groupby: made.groupby, join: made.join, ratings: made.ratings }, queries: QUERIES, threads: meta.threads, cheap: meta.cheap,
+    only: flag('queries')?.split(','),
   };
+  const unknown = (cfg.only ?? []).filter((id) => !BY_ID[id]);
+  if (unknown.length) { process.stderr.write(`dataframe: unknown query ${unknown.join(', ')} (know ${QUERIES.map((q) => q.id).join(', ')})\n`); process.exit(2); }
   const results = {};
   for (const s of systems) {
     results[s] = await runSystem(s, cfg, o);
     process.stdout.write(`${JSON.stringify({ type: 'dataframe_system', ...results[s].info })}\n`);
   }
-  const rows = rowsOf(results, systems);
+  const rows = rowsOf(results, systems).filter((r) => Object.values(r.cells).some((c) => c.status !== 'not run'));
   for (const r of rows) process.stdout.write(`${JSON.stringify(r)}\n`);
   meta.total_s = (performance.now() - t0) / 1000;
   const infos = systems.map((s) => results[s].info);
