@@ -208,6 +208,7 @@ def main():
     ap.add_argument("--rows", type=float, default=1e7)
     ap.add_argument("--k", type=int, default=100)
     ap.add_argument("--ratings", type=float, default=2e7)
+    ap.add_argument("--only", default="groupby,join,ratings", help="the data sets to write (comma-separated)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
     a = ap.parse_args()
     n, m = int(a.rows), int(a.ratings)
@@ -221,15 +222,15 @@ def main():
         "join": {"x": at(jn), **{k: at(jn.replace("NA", pretty_sci(max(1, n // d)))) for k, d in ydiv.items()}},
         "ratings": at(f"ML_{pretty_sci(m)}"),
     }
-    made = []
-    if not os.path.exists(paths["groupby"]):
+    made, only = [], set(a.only.split(","))
+    if "groupby" in only and not os.path.exists(paths["groupby"]):
         write_csv(paths["groupby"], *groupby_data(np.random.default_rng(SEED), n, a.k))
         made.append(paths["groupby"])
-    if not all(os.path.exists(p) for p in paths["join"].values()):
+    if "join" in only and not all(os.path.exists(p) for p in paths["join"].values()):
         for name, (header, fields) in join_data(np.random.default_rng(SEED), n).items():
             write_csv(paths["join"][name], header, fields)
             made.append(paths["join"][name])
-    if not os.path.exists(paths["ratings"]):
+    if "ratings" in only and not os.path.exists(paths["ratings"]):
         write_csv(paths["ratings"], *ratings_data(np.random.default_rng(SEED), m))
         made.append(paths["ratings"])
     print(json.dumps({**paths, "made": made, "seconds": round(time.perf_counter() - t0, 1)}))
