@@ -1,13 +1,14 @@
-// Tessera's root export: the NumPy-like namespace `mt`, the pandas-like `md`, session `options`,
+// Tessera's root export: the NumPy-like namespace `mt`, the pandas-like `md`, the scikit-learn-like `learn`, session `options`,
 // and `session`: this machine's cores, or, given a signaling server, a room
 // and a token, a mesh of peers (mesh/session.ts). `volunteer` lends this
 // process or tab to a room as a worker; `observe` watches a room (dashboards).
 
 import * as mt from './api/tensor.js';
 import * as md from './dataframe/index.js';
+import * as learn from './learn/index.js';
 import type { Session, SessionOptions } from './mesh/session.js';
 
-export { mt, md };
+export { mt, md, learn };
 export const options = mt.options;
 
 export interface LocalSession { execute: typeof mt.execute; close: () => Promise<void> }

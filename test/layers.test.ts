@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { expect, it } from 'vitest';
 
-const ORDER = ['host', 'graph', 'ir', 'numerics', 'fuse', 'tile', 'wasm', 'wgsl', 'runtime', 'api', 'dataframe', 'mesh', 'cli'];
+const ORDER = ['host', 'graph', 'ir', 'numerics', 'fuse', 'tile', 'wasm', 'wgsl', 'runtime', 'api', 'dataframe', 'learn', 'mesh', 'cli'];
 const ROOT = join(__dirname, '..');
 const SRC = join(ROOT, 'src');
 

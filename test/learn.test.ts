@@ -1,0 +1,274 @@
+// learn's preprocessing, metrics, splits, generators and least squares
+// against scikit-learn 1.2 (test/fixtures/gen_learn.py, Debian's
+// python3-sklearn): fitted attributes, transforms, scores and error messages
+// on seeded data, each over one chunk and over chunks of 7 rows (the
+// chunked passes and the tree combines must give the same answers);
+// datasets and splits by their laws and their seed-determinism across
+// chunkings (their data is Tessera's own, not scikit-learn's for a seed).
+
+import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import * as mt from '../src/api/tensor.js';
+import * as md from '../src/dataframe/index.js';
+import * as learn from '../src/learn/index.js';
+
+const F = JSON.parse(readFileSync(new URL('./fixtures/learn.json', import.meta.url), 'utf8'));
+afterAll(() => mt.shutdown());
+
+type V = number | string | null | V[];
+const num = (v: V): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : (v as number));
+const deep = (v: V): unknown => (Array.isArray(v) ? v.map(deep) : num(v));
+/** A fixture matrix or vector as a float64 tensor over chunks of `c` rows. */
+const T = (v: V, c?: number): mt.Tensor => mt.tensor(deep(v) as number[], c ? { chunkSize: c } : {});
+
+/** Values equal within a relative (and absolute, near 0) tolerance; NaN matches NaN. */
+function close(got: unknown, want: unknown, tol: number, at = ''): void {
+  if (Array.isArray(want)) {
+    expect(Array.isArray(got), `${at}: an array`).toBe(true);
+    expect((got as unknown[]).length, `${at}: length`).toBe(want.length);
+    want.forEach((w, i) => close((got as unknown[])[i], w, tol, `${at}[${i}]`));
+    return;
+  }
+  const w = num(want as V), g = Number(got);
+  if (Number.isNaN(w)) { expect(Number.isNaN(g), `${at}: NaN, got ${g}`).toBe(true); return; }
+  expect(Math.abs(g - w), `${at}: ${g} vs ${w}`).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(w)));
+}
+const list = async (t: mt.Tensor | number | undefined | null): Promise<unknown> => (t instanceof mt.Tensor ? t.tolist() : t);
+
+/** The first line of the error `f` rejects with. */
+async function firstLine(f: () => unknown): Promise<string> {
+  try { await f(); } catch (e) { return String((e as Error).message).split('\n')[0]!; }
+  throw new Error('no error');
+}
+const messageOf = (fixture: string): string => fixture.replace(/^(ValueError|NotFittedError): /, (m) => (m.startsWith('Value') ? m : ''));
+
+for (const chunk of [undefined, 7]) {
+  const tag = chunk ? `chunks of ${chunk}` : 'one chunk';
+
+  describe(`learn.preprocessing (${tag})`, () => {
+    it.each(F.standard_scaler.map((c: { name: string }) => [c.name, c]))('StandardScaler %s', async (_n, c) => {
+      const s = await new learn.preprocessing.StandardScaler(c.opts).fit(T(c.X, chunk));
+      for (const k of ['mean_', 'var_', 'scale_']) close(await list((s as never)[k]), c[k], 1e-12, k);
+      close(await list(s.n_samples_seen_ as mt.Tensor | number), c.n_samples_seen_, 0, 'n_samples_seen_');
+      close(await (await s.transform(T(c.Xt))).tolist(), c.transform, 1e-12, 'transform');
+      close(await (await s.inverse_transform(T(c.Xt))).tolist(), c.inverse, 1e-12, 'inverse');
+    });
+    it.each(F.minmax_scaler.map((c: { name: string }) => [c.name, c]))('MinMaxScaler %s', async (_n, c) => {
+      const s = await new learn.preprocessing.MinMaxScaler(c.opts).fit(T(c.X, chunk));
+      for (const k of ['data_min_', 'data_max_', 'data_range_', 'scale_', 'min_']) close(await list((s as never)[k]), c[k], 1e-12, k);
+      close(await (await s.transform(T(c.Xt))).tolist(), c.transform, 1e-12, 'transform');
+      close(await (await s.inverse_transform(T(c.Xt))).tolist(), c.inverse, 1e-12, 'inverse');
+    });
+    it('normalize: l1, l2 and max over rows and columns, a zero row left as it is', async () => {
+      for (const c of F.normalize) {
+        const got = await learn.preprocessing.normalize(T(c.X, chunk), { norm: c.norm, axis: c.axis });
+        close(await (got as mt.Tensor).tolist(), c.out, 1e-12, `${c.norm} axis ${c.axis}`);
+      }
+    });
+    it('LabelEncoder: numbers and strings, inverse, unseen labels', async () => {
+      const { num: n, str: s } = F.label_encoder;
+      const e = await new learn.preprocessing.LabelEncoder().fit(T(n.y, chunk));
+      close(await (e.classes_ as mt.Tensor).tolist(), n.classes_, 0, 'classes_');
+      close(await (await e.transform(T(n.y, chunk))).tolist(), n.transform, 0, 'transform');
+      close(await ((await e.inverse_transform([0, 3, 1])) as mt.Tensor).tolist(), n.inverse, 0, 'inverse');
+      expect(await firstLine(() => e.transform([3, 5, 8]))).toBe(n.unseen);
+      const es = await new learn.preprocessing.LabelEncoder().fit(s.y);
+      expect(es.classes_).toEqual(s.classes_);
+      close(await (await es.transform(new md.Series(s.y))).tolist(), s.transform, 0, 'transform of a Series');
+      expect(await es.inverse_transform([2, 0])).toEqual(s.inverse);
+      expect(await firstLine(() => es.transform(['fig', 'plum']))).toBe(s.unseen);
+    });
+    it('OneHotEncoder: numbers and strings, drop, handle_unknown, feature names', async () => {
+      for (const c of F.one_hot.mixed) {
+        const e = await new learn.preprocessing.OneHotEncoder({ sparse_output: false, ...c.opts }).fit(c.X);
+        expect(e.categories_).toEqual(c.categories_);
+        close(await (await e.transform(c.test)).tolist(), c.transform, 0, JSON.stringify(c.opts));
+        expect(e.get_feature_names_out(['a', 'b'])).toEqual(c.names);
+      }
+      const e = await new learn.preprocessing.OneHotEncoder().fit(T(F.one_hot.numeric.X, chunk));
+      close(e.categories_, [deep(F.one_hot.numeric.categories_)], 0, 'categories_');
+      const six = T(F.one_hot.numeric.X).get(mt.slice(0, 6));
+      close(await (await e.transform(six)).tolist(), F.one_hot.numeric.transform, 0, 'numeric');
+      const fitted = await new learn.preprocessing.OneHotEncoder().fit(F.one_hot.mixed[0].X);
+      expect(await firstLine(() => fitted.transform([[9, 'x']]))).toBe(F.one_hot.unknown);
+    });
+  });
+
+  describe(`learn.metrics (${tag})`, () => {
+    const c = F.classification;
+    it('accuracy, confusion matrix (labels, normalize)', async () => {
+      expect(await learn.metrics.accuracy_score(T(c.yt, chunk), T(c.yp, chunk))).toBeCloseTo(c.accuracy, 14);
+      expect(await learn.metrics.accuracy_score(T(c.yt, chunk), T(c.yp, chunk), { normalize: false })).toBe(c.accuracy_count);
+      close(await (await learn.metrics.confusion_matrix(T(c.yt, chunk), T(c.yp, chunk))).tolist(), c.confusion, 0, 'confusion');
+      close(await (await learn.metrics.confusion_matrix(T(c.yt, chunk), T(c.yp, chunk), { labels: [2, 0] })).tolist(), c.confusion_labels, 0, 'labels');
+      close(await (await learn.metrics.confusion_matrix(T(c.yt, chunk), T(c.yp, chunk), { normalize: 'true' })).tolist(), c.confusion_true, 1e-15, 'normalize');
+    });
+    it('precision, recall and F1: micro, macro, weighted, per class, binary', async () => {
+      for (const s of c.scores) {
+        for (const [k, f] of [['precision', learn.metrics.precision_score], ['recall', learn.metrics.recall_score], ['f1', learn.metrics.f1_score]] as const) {
+          close(await list(await f(T(c.yt, chunk), T(c.yp, chunk), { average: s.average }) as mt.Tensor), s[k], 1e-14, `${k} ${s.average}`);
+        }
+      }
+      expect(await learn.metrics.precision_score(T(c.bt, chunk), T(c.bp, chunk))).toBeCloseTo(c.binary.precision, 14);
+      expect(await learn.metrics.recall_score(T(c.bt, chunk), T(c.bp, chunk))).toBeCloseTo(c.binary.recall, 14);
+      expect(await learn.metrics.f1_score(T(c.bt, chunk), T(c.bp, chunk))).toBeCloseTo(c.binary.f1, 14);
+      expect(await learn.metrics.f1_score(T(c.bt, chunk), T(c.bp, chunk), { pos_label: 0 })).toBeCloseTo(c.binary.pos0, 14);
+      expect(await firstLine(() => learn.metrics.f1_score(T(c.yt), T(c.yp)))).toBe(c.binary_error);
+    });
+    it('string labels', async () => {
+      close(await (await learn.metrics.confusion_matrix(c.str.yt, c.str.yp)).tolist(), c.str.confusion, 0, 'confusion');
+      expect(await learn.metrics.f1_score(new md.Series(c.str.yt), c.str.yp, { average: 'macro' })).toBeCloseTo(c.str.macro_f1, 14);
+    });
+    it('roc_auc_score with tied scores', async () => {
+      expect(await learn.metrics.roc_auc_score(T(c.auc.y, chunk), T(c.auc.score, chunk))).toBeCloseTo(c.auc.auc, 14);
+      expect(await firstLine(() => learn.metrics.roc_auc_score([1, 1, 1, 1, 1], [0, 1, 2, 3, 4]))).toBe(c.auc_one_class);
+    });
+    it('r2, mean squared and absolute errors, multioutput', async () => {
+      const r = F.regression;
+      for (const mo of ['uniform_average', 'raw_values', 'variance_weighted'] as const) {
+        close(await list(await learn.metrics.r2_score(T(r.yt, chunk), T(r.yp, chunk), { multioutput: mo }) as mt.Tensor), r[mo].r2, 1e-13, `r2 ${mo}`);
+        if (mo === 'variance_weighted') continue;
+        close(await list(await learn.metrics.mean_squared_error(T(r.yt, chunk), T(r.yp, chunk), { multioutput: mo }) as mt.Tensor), r[mo].mse, 1e-13, `mse ${mo}`);
+        close(await list(await learn.metrics.mean_absolute_error(T(r.yt, chunk), T(r.yp, chunk), { multioutput: mo }) as mt.Tensor), r[mo].mae, 1e-13, `mae ${mo}`);
+      }
+      close(await learn.metrics.r2_score(T(r.yt1, chunk), T(r.yp1, chunk)), r.r2_1, 1e-13, 'r2 1-d');
+      close(await learn.metrics.mean_squared_error(T(r.yt1, chunk), T(r.yp1, chunk), { squared: false }), r.rmse_1, 1e-13, 'rmse');
+      close(await learn.metrics.r2_score([2, 2, 2], [2, 2, 1]), r.r2_const, 0, 'constant y_true');
+      expect(await firstLine(() => learn.metrics.r2_score([1, 2, 3], [1, 2]))).toBe(r.inconsistent);
+    });
+    it('euclidean and pairwise distances', async () => {
+      const d = F.distances;
+      const A = T(d.A, chunk), B = T(d.B, chunk);
+      close(await (await learn.metrics.euclidean_distances(A, B)).tolist(), d.euclidean_AB, 1e-12, 'AB');
+      close(await (await learn.metrics.euclidean_distances(A)).tolist(), d.euclidean_AA, 1e-12, 'AA');
+      close(await (await learn.metrics.euclidean_distances(A, B, { squared: true })).tolist(), d.squared_AB, 1e-12, 'squared');
+      for (const m of ['manhattan', 'cosine', 'chebyshev'] as const) {
+        close(await (await learn.metrics.pairwise_distances(A, B, { metric: m })).tolist(), d.metrics[m], 1e-12, m);
+      }
+      close(await (await learn.metrics.pairwise_distances(A, B, { metric: 'minkowski', p: 3 })).tolist(), d.minkowski3, 1e-12, 'minkowski');
+      close(await (await learn.metrics.pairwise_distances(A, null, { metric: 'cosine' })).tolist(), d.cosine_AA, 1e-12, 'cosine AA');
+      expect(await firstLine(() => learn.metrics.euclidean_distances(A, T(d.B).get(mt.slice(null), mt.slice(0, 2))))).toBe(d.mismatch);
+    });
+  });
+
+  describe(`learn.linear_model (${tag})`, () => {
+    const fitOf = async (Est: typeof learn.linear_model.LinearRegression | typeof learn.linear_model.Ridge, c: Record<string, never>) => {
+      const est = new Est(c.opts as never);
+      return est.fit(T(c.X, chunk), T(c.y, chunk), c.sample_weight ? T(c.sample_weight, chunk) : undefined);
+    };
+    it.each(F.linear_regression.map((c: { name: string }) => [c.name, c]))('LinearRegression %s: coefficients within 1e-8', async (_n, c) => {
+      const m = await fitOf(learn.linear_model.LinearRegression, c) as learn.linear_model.LinearRegression;
+      close(await m.coef_!.tolist(), c.coef_, 1e-8, 'coef_');
+      close(await list(m.intercept_ as mt.Tensor), c.intercept_, 1e-8, 'intercept_');
+      expect(m.rank_).toBe(c.rank_);
+      close(await (await m.predict(T(c.X).get(mt.slice(0, 5)))).tolist(), c.predict, 1e-8, 'predict');
+      close(await m.score(T(c.X, chunk), T(c.y, chunk)), c.score, 1e-10, 'score');
+    });
+    it.each(F.ridge.map((c: { name: string }) => [c.name, c]))('Ridge %s', async (_n, c) => {
+      const m = await fitOf(learn.linear_model.Ridge, c);
+      close(await m.coef_!.tolist(), c.coef_, 1e-8, 'coef_');
+      close(await list(m.intercept_ as mt.Tensor), c.intercept_, 1e-8, 'intercept_');
+      close(await (await m.predict(T(c.X).get(mt.slice(0, 5)))).tolist(), c.predict, 1e-8, 'predict');
+    });
+    it("bad input gives scikit-learn's errors", async () => {
+      const e = F.errors;
+      const X = T(e.X, chunk), y = T(e.y, chunk);
+      const LR = learn.linear_model.LinearRegression;
+      expect(await firstLine(() => new LR().fit(X, y.get(mt.slice(0, -1))))).toBe(e.inconsistent);
+      expect(await firstLine(() => new LR().fit(T(e.Xnan, chunk), y))).toBe(e.nan);
+      expect('NotFittedError: ' + await firstLine(() => new LR().predict(X))).toBe(e.not_fitted);
+      await expect(new LR().predict(X)).rejects.toBeInstanceOf(learn.NotFittedError);
+      expect(await firstLine(() => new LR().fit(X.get(mt.slice(null), 0), y))).toBe(e.one_d);
+      const m = await new LR().fit(X, y);
+      expect(await firstLine(() => m.predict(X.get(mt.slice(null), mt.slice(0, 3))))).toBe(e.features);
+      expect(() => new LR({ fit_intercep: false } as never)).toThrow(/unexpected keyword argument 'fit_intercep'/);
+      void messageOf;
+    });
+    it('a DataFrame and a Series fit as their tensors do', async () => {
+      const c = F.linear_regression[0];
+      const X = T(c.X, chunk);
+      const cols = Object.fromEntries(Array.from({ length: X.shape[1]! }, (_, j) => [`f${j}`, X.get(mt.slice(null), j)]));
+      const df = new md.DataFrame(cols);
+      const m = await new learn.linear_model.LinearRegression().fit(df, new md.Series(T(c.y, chunk)));
+      close(await m.coef_!.tolist(), c.coef_, 1e-8, 'coef_ from a frame');
+    });
+  });
+}
+
+describe('learn.model_selection', () => {
+  it('train_test_split: sizes as scikit-learn rounds them, disjoint parts covering the rows, the same split on any chunking', async () => {
+    const X = mt.arange(0, 103 * 2).reshape([103, 2]);
+    const y = mt.arange(103);
+    const [a, b, ya, yb] = learn.model_selection.train_test_split(X, y, { test_size: 0.3, random_state: 4 }) as mt.Tensor[];
+    expect([a!.shape, b!.shape, ya!.shape, yb!.shape]).toEqual([[72, 2], [31, 2], [72], [31]]);
+    const rows = [...(await ya!.tolist()) as number[], ...(await yb!.tolist()) as number[]];
+    expect([...rows].sort((p, q) => p - q)).toEqual(Array.from({ length: 103 }, (_, i) => i));
+    expect(await a!.get(mt.slice(null), 0).tolist()).toEqual(((await ya!.tolist()) as number[]).map((v) => 2 * v));
+    const [, , , yb7] = learn.model_selection.train_test_split(mt.arange(0, 206, { chunkSize: 7 }).reshape([103, 2]), mt.arange(103, { chunkSize: 7 }), { test_size: 0.3, random_state: 4 }) as mt.Tensor[];
+    expect(await yb7!.tolist()).toEqual(await yb!.tolist());
+    const [, t2] = learn.model_selection.train_test_split(y, { train_size: 10, shuffle: false }) as mt.Tensor[];
+    expect(await t2!.tolist()).toEqual(Array.from({ length: 93 }, (_, i) => i + 10));
+    expect(() => learn.model_selection.train_test_split(y, { test_size: 1.5 })).toThrow(/test_size=1.5 should be either positive/);
+    expect(() => learn.model_selection.train_test_split(y, mt.arange(5))).toThrow(/inconsistent numbers of samples: \[103, 5\]/);
+  });
+  it('train_test_split of a DataFrame keeps its kind', async () => {
+    const df = new md.DataFrame({ a: [1, 2, 3, 4, 5, 6, 7, 8], s: ['p', 'q', 'r', 's', 't', 'u', 'v', 'w'] });
+    const [tr, te] = learn.model_selection.train_test_split(df, { test_size: 0.25, random_state: 1 }) as md.DataFrame[];
+    expect(tr).toBeInstanceOf(md.DataFrame);
+    const [ltr, lte] = [await tr!.fetch(), await te!.fetch()];
+    expect(ltr.shape).toEqual([6, 2]);
+    expect(lte.shape).toEqual([2, 2]);
+    const letters = [...ltr.get('s') as string[], ...lte.get('s') as string[]].sort();
+    expect(letters).toEqual(['p', 'q', 'r', 's', 't', 'u', 'v', 'w']);
+  });
+  it("KFold: scikit-learn's fold sizes, every row tested once", async () => {
+    const folds = new learn.model_selection.KFold({ n_splits: 4 }).split(mt.zeros([10, 2]));
+    const tests = await Promise.all(folds.map(([, te]) => te.tolist()));
+    expect(tests).toEqual([[0, 1, 2], [3, 4, 5], [6, 7], [8, 9]]);
+    expect(await folds[1]![0].tolist()).toEqual([0, 1, 2, 6, 7, 8, 9]);
+    const shuffled = new learn.model_selection.KFold({ n_splits: 3, shuffle: true, random_state: 2 }).split(mt.zeros([11, 1]));
+    const all = (await Promise.all(shuffled.map(([, te]) => te.tolist()))).flat() as number[];
+    expect(all.sort((p, q) => p - q)).toEqual(Array.from({ length: 11 }, (_, i) => i));
+    expect(() => new learn.model_selection.KFold({ n_splits: 1 })).toThrow(/requires at least one train\/test split/);
+  });
+});
+
+describe('learn.datasets', () => {
+  it('make_blobs: counts per center, points around their centers, the same data for a seed', async () => {
+    const [X, y, C] = await learn.datasets.make_blobs({ n_samples: 3001, centers: 4, n_features: 3, cluster_std: 0.5, random_state: 9, return_centers: true });
+    expect(X!.shape).toEqual([3001, 3]);
+    const counts = (await mt.bincount(y!).tolist()) as number[];
+    expect(counts).toEqual([751, 750, 750, 750]);
+    // each blob's mean within 4 standard errors of its center, its spread 0.5
+    for (let k = 0; k < 4; k++) {
+      const rows = mt.compress(mt.equal(y!, k), X!, { axis: 0 });
+      const m = (await mt.mean(rows, { axis: 0 }).tolist()) as number[];
+      const c = (await C!.get(k).tolist()) as number[];
+      m.forEach((v, j) => expect(Math.abs(v - c[j]!)).toBeLessThan((4 * 0.5) / Math.sqrt(750)));
+      const s = (await mt.std(rows, { axis: 0 }).tolist()) as number[];
+      s.forEach((v) => expect(Math.abs(v - 0.5)).toBeLessThan(0.05));
+    }
+    const [X2] = await learn.datasets.make_blobs({ n_samples: 3001, centers: 4, n_features: 3, cluster_std: 0.5, random_state: 9 });
+    expect(await X2!.tolist()).toEqual(await X!.tolist());
+  });
+  it('make_regression: y is X·coef + bias exactly without noise, n_informative nonzero coefficients', async () => {
+    const [X, y, coef] = await learn.datasets.make_regression({ n_samples: 200, n_features: 8, n_informative: 3, bias: 2.5, coef: true, random_state: 1 });
+    const c = (await coef!.tolist()) as number[];
+    expect(c.filter((v) => v !== 0).length).toBe(3);
+    close(await y!.tolist(), await mt.add(mt.matmul(X!, coef!), 2.5).tolist() as V, 1e-12, 'y');
+    const m = await new learn.linear_model.LinearRegression().fit(X!, y!);
+    close(await m.coef_!.tolist(), c, 1e-9, 'recovered coef');
+  });
+  it('make_classification: shapes, classes, informative features that separate them', async () => {
+    const [X, y] = await learn.datasets.make_classification({ n_samples: 500, n_features: 6, n_informative: 3, n_redundant: 1, n_repeated: 1, n_classes: 3, n_clusters_per_class: 1, flip_y: 0, class_sep: 2, random_state: 5 });
+    expect(X!.shape).toEqual([500, 6]);
+    const counts = (await mt.bincount(y!).tolist()) as number[];
+    expect(counts).toEqual([167, 167, 166]);
+    // a least-squares fit of one-vs-rest indicators classifies well above chance
+    const onehot = await new learn.preprocessing.OneHotEncoder({ sparse_output: false }).fit_transform(mt.reshape(y!, [-1, 1]));
+    const m = await new learn.linear_model.LinearRegression().fit(X!, onehot);
+    const pred = mt.argmax(await m.predict(X!), { axis: 1 });
+    expect(await learn.metrics.accuracy_score(y!, pred)).toBeGreaterThan(0.8);
+    await expect(learn.datasets.make_classification({ n_informative: 1, n_classes: 3 })).rejects.toThrow(/must be smaller or equal 2\*\*n_informative/);
+  });
+});
