@@ -1,4 +1,4 @@
-// learn's preprocessing, metrics, splits, generators and least squares
+// learn's preprocessing, metrics, splits, generators, k-means and least squares
 // against scikit-learn 1.2 (test/fixtures/gen_learn.py, Debian's
 // python3-sklearn): fitted attributes, transforms, scores and error messages
 // on seeded data, each over one chunk and over chunks of 7 rows (the
@@ -148,6 +148,27 @@ for (const chunk of [undefined, 7]) {
       close(await (await learn.metrics.pairwise_distances(A, B, { metric: 'minkowski', p: 3 })).tolist(), d.minkowski3, 1e-12, 'minkowski');
       close(await (await learn.metrics.pairwise_distances(A, null, { metric: 'cosine' })).tolist(), d.cosine_AA, 1e-12, 'cosine AA');
       expect(await firstLine(() => learn.metrics.euclidean_distances(A, T(d.B).get(mt.slice(null), mt.slice(0, 2))))).toBe(d.mismatch);
+    });
+  });
+
+  describe(`learn.cluster (${tag})`, () => {
+    const K = F.kmeans;
+    it.each(K.cases.map((c: { name: string }) => [c.name, c]))('KMeans from a given init (%s): centers, labels, inertia, n_iter_', async (_n, c) => {
+      const m = await new learn.cluster.KMeans({ n_clusters: 4, n_init: 1, init: T(c.init), ...c.opts })
+        .fit(T(K.X, chunk), undefined, c.sample_weight ? T(c.sample_weight, chunk) : undefined);
+      close(await m.cluster_centers_!.tolist(), c.cluster_centers_, 1e-10, 'cluster_centers_');
+      expect(await m.labels_!.tolist()).toEqual(c.labels_);
+      close(m.inertia_, c.inertia_, 1e-10, 'inertia_');
+      expect(m.n_iter_).toBe(c.n_iter_);
+      expect(await (await m.predict(T(K.Xq))).tolist()).toEqual(c.predict);
+      close(await (await m.transform(T(K.Xq))).tolist(), c.transform, 1e-10, 'transform');
+      close(await m.score(T(K.Xq)), c.score, 1e-10, 'score');
+    });
+    it("KMeans with k-means++ and n_init 10 reaches scikit-learn's inertia", async () => {
+      const m = await new learn.cluster.KMeans({ n_clusters: 4, n_init: 10, random_state: 0 }).fit(T(K.X, chunk));
+      expect(m.inertia_!).toBeLessThanOrEqual(K.plusplus_inertia * 1.001);
+      expect(await firstLine(() => new learn.cluster.KMeans({ n_clusters: 4 }).fit(T(K.X).get(mt.slice(0, 3))))).toBe(K.too_few);
+      await expect(new learn.cluster.KMeans().predict(T(K.Xq))).rejects.toBeInstanceOf(learn.NotFittedError);
     });
   });
 

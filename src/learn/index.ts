@@ -9,3 +9,4 @@ export * as model_selection from './model_selection.js';
 export * as datasets from './datasets.js';
 export * as linear_model from './linear_model.js';
 export { NotFittedError, type Input } from './base.js';
+export * as cluster from './cluster.js';
