@@ -172,6 +172,55 @@ for (const chunk of [undefined, 7]) {
     });
   });
 
+  describe(`learn.decomposition (${tag})`, () => {
+    const Dc = F.decomposition;
+    /** Components equal up to each row's sign (scikit-learn's svd_flip fixes it; so must we). */
+    it.each(Dc.pca.map((c: { opts: object }) => [JSON.stringify(c.opts), c]))('PCA %s', async (_n, c) => {
+      const m = await new learn.decomposition.PCA(c.opts).fit(T(Dc.X, chunk));
+      close(await m.components_!.tolist(), c.components_, 1e-9, 'components_');
+      for (const k of ['explained_variance_', 'explained_variance_ratio_', 'singular_values_', 'mean_']) close(await list((m as never)[k]), c[k], 1e-10, k);
+      expect(m.n_components_).toBe(c.n_components_);
+      close(m.noise_variance_, c.noise_variance_, 1e-9, 'noise_variance_');
+      const t = await m.transform(T(Dc.Xt));
+      close(await t.tolist(), c.transform, 1e-9, 'transform');
+      close(await (await m.inverse_transform(t)).tolist(), c.inverse, 1e-9, 'inverse_transform');
+    });
+    it('PCA: bad n_components; TruncatedSVD', async () => {
+      expect(await firstLine(() => new learn.decomposition.PCA({ n_components: 9 }).fit(T(Dc.X)))).toBe(Dc.pca_bad);
+      const t = new learn.decomposition.TruncatedSVD({ n_components: 3 });
+      await t.fit(T(Dc.X, chunk));
+      for (const k of ['components_', 'explained_variance_', 'explained_variance_ratio_', 'singular_values_']) close(await list((t as never)[k]), Dc.tsvd[k], 1e-9, k);
+      close(await (await t.transform(T(Dc.Xt))).tolist(), Dc.tsvd.transform, 1e-9, 'transform');
+    });
+  });
+
+  describe(`learn.linear_model.LogisticRegression (${tag})`, () => {
+    const L = F.logistic;
+    it.each(L.cases.map((c: { name: string }) => [c.name, c]))('%s: the optimum (scikit-learn\'s, refined by Newton until its gradient vanishes), within 1e-3 of its defaults', async (_n, c) => {
+      const m = await new learn.linear_model.LogisticRegression(c.opts).fit(T(L.X, chunk), T(c.y, chunk), c.sample_weight ? T(c.sample_weight, chunk) : undefined);
+      close(await m.coef_!.tolist(), c.coef_, 1e-7, 'coef_');
+      close(await m.intercept_!.tolist(), c.intercept_, 1e-7, 'intercept_');
+      close(await m.coef_!.tolist(), c.default_coef_, 1e-3, 'coef_ vs the defaults');
+      close(await m.intercept_!.tolist(), c.default_intercept_, 1e-3, 'intercept_ vs the defaults');
+      close(await (m.classes_ as mt.Tensor).tolist(), c.classes_, 0, 'classes_');
+      const X6 = T(L.X).get(mt.slice(0, 6));
+      close(await (await m.predict_proba(X6)).tolist(), c.proba, 1e-7, 'predict_proba');
+      close(await (await m.decision_function(X6)).tolist(), c.decision, 1e-7, 'decision_function');
+      close(await ((await m.predict(X6)) as mt.Tensor).tolist(), c.predict, 0, 'predict');
+      close(await m.score(T(L.X, chunk), T(c.y, chunk)), c.score, 1e-12, 'score');
+    });
+    it('one class is refused; string labels', async () => {
+      const msg = await firstLine(() => new learn.linear_model.LogisticRegression().fit(T(L.X), mt.zeros([200])));
+      expect(msg.replace(/: 0(\.0)?$/, '')).toBe(L.one_class.replace(/: 0(\.0)?$/, ''));
+      const c = L.cases[0];
+      const names = (c.y as number[]).map((v) => (v ? 'yes' : 'no'));
+      const m = await new learn.linear_model.LogisticRegression().fit(T(L.X, chunk), names);
+      expect(m.classes_).toEqual(['no', 'yes']);
+      close(await m.coef_!.tolist(), c.coef_, 1e-7, 'coef_ with string labels');
+      expect((await m.predict(T(L.X).get(mt.slice(0, 6)))) as string[]).toEqual((c.predict as number[]).map((v) => (v ? 'yes' : 'no')));
+    });
+  });
+
   describe(`learn.linear_model (${tag})`, () => {
     const fitOf = async (Est: typeof learn.linear_model.LinearRegression | typeof learn.linear_model.Ridge, c: Record<string, never>) => {
       const est = new Est(c.opts as never);

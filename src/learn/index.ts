@@ -10,3 +10,4 @@ export * as datasets from './datasets.js';
 export * as linear_model from './linear_model.js';
 export { NotFittedError, type Input } from './base.js';
 export * as cluster from './cluster.js';
+export * as decomposition from './decomposition.js';

@@ -182,3 +182,5 @@ export class Ridge extends LinearModel {
     return mt.concatenate(alphas.map((a, j) => solveOne(a, n.xty.get(mt.slice(null), mt.slice(j, j + 1)))), { axis: 1 });
   }
 }
+
+export { LogisticRegression, type LogisticRegressionOptions } from './logistic.js';
