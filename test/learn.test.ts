@@ -221,6 +221,38 @@ for (const chunk of [undefined, 7]) {
     });
   });
 
+  describe(`learn.neighbors (${tag})`, () => {
+    const N = F.neighbors;
+    it.each(N.nn.map((c: { metric: string }) => [c.metric, c]))('NearestNeighbors %s: the same neighbours and distances', async (_n, c) => {
+      const m = await new learn.neighbors.NearestNeighbors({ n_neighbors: 5, metric: c.metric, ...c.opts }).fit(T(N.X, chunk));
+      const [d, i] = await m.kneighbors(T(N.Q, chunk));
+      expect(await i!.tolist()).toEqual(c.ind);
+      close(await d!.tolist(), c.dist, 1e-12, 'distances');
+      const [ds, is] = await m.kneighbors();
+      expect(await is!.tolist()).toEqual(c.self_ind);
+      close(await ds!.tolist(), c.self_dist, 1e-12, 'distances without X');
+    });
+    it('kd_tree answers as brute force; too many neighbours', async () => {
+      const m = await new learn.neighbors.NearestNeighbors({ algorithm: 'kd_tree' }).fit(T(N.X, chunk));
+      const [ind] = await m.kneighbors(T(N.Q, chunk), { return_distance: false });
+      expect(await ind!.tolist()).toEqual(N.kd_ind);
+      const big = await new learn.neighbors.NearestNeighbors({ n_neighbors: 151 }).fit(T(N.X, chunk));
+      expect(await firstLine(() => big.kneighbors(T(N.Q)))).toBe(N.too_many);
+      const all = await new learn.neighbors.NearestNeighbors({ n_neighbors: 150 }).fit(T(N.X, chunk));
+      expect(await firstLine(() => all.kneighbors())).toBe(N.too_many_self);
+      await expect(new learn.neighbors.NearestNeighbors().kneighbors(T(N.Q))).rejects.toBeInstanceOf(learn.NotFittedError);
+    });
+    it.each([['uniform'], ['distance']])('KNeighborsClassifier and KNeighborsRegressor, weights %s', async (w) => {
+      const c = N.classifier[w];
+      const clf = await new learn.neighbors.KNeighborsClassifier({ n_neighbors: 7, weights: w as 'uniform' }).fit(T(N.X, chunk), T(N.y, chunk));
+      close(await (await clf.predict_proba(T(N.Q))).tolist(), c.proba, 1e-12, 'predict_proba');
+      close(await ((await clf.predict(T(N.Q))) as mt.Tensor).tolist(), c.predict, 0, 'predict');
+      close(await clf.score(T(N.Q), T(N.y).get(mt.slice(0, 20))), c.score, 1e-12, 'score');
+      const reg = await new learn.neighbors.KNeighborsRegressor({ n_neighbors: 7, weights: w as 'uniform' }).fit(T(N.X, chunk), T(N.t, chunk));
+      close(await (await reg.predict(T(N.Q))).tolist(), c.regress, 1e-12, 'regressor');
+    });
+  });
+
   describe(`learn.linear_model (${tag})`, () => {
     const fitOf = async (Est: typeof learn.linear_model.LinearRegression | typeof learn.linear_model.Ridge, c: Record<string, never>) => {
       const est = new Est(c.opts as never);

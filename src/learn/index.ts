@@ -11,3 +11,4 @@ export * as linear_model from './linear_model.js';
 export { NotFittedError, type Input } from './base.js';
 export * as cluster from './cluster.js';
 export * as decomposition from './decomposition.js';
+export * as neighbors from './neighbors.js';

@@ -1,0 +1,247 @@
+// sklearn.neighbors: NearestNeighbors, KNeighborsClassifier and
+// KNeighborsRegressor by exact brute force. In: the indexed rows X (fit),
+// queries, labels or targets. Out: [distances, indices] (float64, int64),
+// predictions and class probabilities.
+//
+// A query is one `knn` routine call per block of query rows
+// (runtime/neighbors.ts): it reads its block and every block of the
+// indexed rows, each as its own region (a peer is sent the indexed rows
+// once, as a small side), and keeps each query's k nearest in float64 with
+// the exact distance, ties to the lower index. Euclidean, manhattan,
+// chebyshev and minkowski rank by a monotone image of the distance (the
+// host's pass takes the root); cosine ranks by the euclidean distance of
+// the rows scaled to unit norm (1 − cos = ‖x̂ − ŷ‖²/2). scikit-learn's
+// 'auto', 'kd_tree' and 'ball_tree' give the same neighbours (ties aside);
+// every algorithm runs as brute force here.
+
+import * as mt from '../api/tensor.js';
+import * as G from '../graph/node.js';
+import { accuracy_score, r2_score } from './metrics.js';
+import { type Input, asTensor, checkFinite, checkX, fitted, labelsOf, numbers, options, sameFeatures, sameSamples, stringCategories, valueError } from './base.js';
+
+export type NeighborMetric = 'euclidean' | 'l2' | 'sqeuclidean' | 'manhattan' | 'cityblock' | 'l1' | 'chebyshev' | 'minkowski' | 'cosine';
+
+export interface NeighborsOptions {
+  n_neighbors?: number;
+  radius?: number;
+  algorithm?: 'auto' | 'ball_tree' | 'kd_tree' | 'brute';
+  leaf_size?: number;
+  metric?: NeighborMetric;
+  p?: number;
+  metric_params?: null;
+  n_jobs?: number | null;
+}
+
+/** The routine's metric, its exponent, and the map from its value to the distance. */
+function metricOf(metric: NeighborMetric, p: number): { kind: string; p: number; finish: (t: mt.Tensor) => mt.Tensor; unit: boolean } {
+  switch (metric) {
+    case 'euclidean': case 'l2': return { kind: 'sqeuclidean', p: 2, finish: mt.sqrt, unit: false };
+    case 'sqeuclidean': return { kind: 'sqeuclidean', p: 2, finish: (t) => t, unit: false };
+    case 'manhattan': case 'cityblock': case 'l1': return { kind: 'manhattan', p: 1, finish: (t) => t, unit: false };
+    case 'chebyshev': return { kind: 'chebyshev', p: 1, finish: (t) => t, unit: false };
+    case 'cosine': return { kind: 'sqeuclidean', p: 2, finish: (t) => mt.divide(t, 2), unit: true };
+    case 'minkowski':
+      if (!(p >= 1)) throw valueError(`p must be greater or equal to one for minkowski metric`);
+      if (p === 2) return { kind: 'sqeuclidean', p: 2, finish: mt.sqrt, unit: false };
+      if (p === 1) return { kind: 'manhattan', p: 1, finish: (t) => t, unit: false };
+      return { kind: 'minkowski', p, finish: (t) => mt.power(t, 1 / p), unit: false };
+    default: throw valueError(`Metric '${String(metric)}' not valid. learn's neighbours know euclidean, sqeuclidean, manhattan, chebyshev, minkowski and cosine.`);
+  }
+}
+
+/** Rows scaled to unit euclidean norm (a zero row stays zero). */
+function unitRows(x: mt.Tensor): mt.Tensor {
+  const nrm = mt.sqrt(mt.sum(mt.multiply(x, x), { axis: 1, keepdims: true }));
+  return mt.divide(x, mt.where(mt.equal(nrm, 0), 1, nrm));
+}
+
+/** Blocks of whole rows: [start, end) per chunk of x. */
+function rowBlocks(x: mt.Tensor): [number, number][] {
+  const n = x.shape[0]!, c = Math.max(1, x.node.chunk[0]!);
+  return Array.from({ length: Math.ceil(n / c) }, (_, j) => [j * c, Math.min(n, (j + 1) * c)]);
+}
+
+/** The k nearest indexed rows of every query: (n_q, 2k) = distances' images, then indices. */
+function knn(q: mt.Tensor, x: mt.Tensor, k: number, self: boolean, kind: string, p: number): mt.Tensor {
+  const d = q.shape[1]!;
+  const qb = rowBlocks(q), xb = rowBlocks(x);
+  const calls = qb.map(([a, b], j): G.RoutineCall => ({
+    routine: 'knn', chunk: j, params: { k, d, m: xb.length, self, metric: kind, p },
+    reads: [{ input: 0, box: [[a, b], [0, d]] }, ...xb.map(([u, v]) => ({ input: 1, box: [[u, v], [0, d]] as [number, number][] }))],
+  }));
+  const rows = Math.max(1, q.node.chunk[0]!);
+  return new mt.Tensor(G.routine('neighbors.knn', [q.node, x.node], calls, 'float64', [q.shape[0]!, 2 * k], [rows, 2 * k]));
+}
+
+/** The shared state of the k-neighbours estimators: the indexed rows and the search. */
+abstract class NeighborsBase {
+  readonly n_neighbors: number;
+  readonly radius: number;
+  readonly algorithm: string;
+  readonly leaf_size: number;
+  readonly metric: NeighborMetric;
+  readonly p: number;
+  n_samples_fit_?: number;
+  n_features_in_?: number;
+  effective_metric_?: string;
+  protected fitX?: mt.Tensor;
+  protected abstract get estName(): string;
+
+  protected constructor(est: string, opts: object, extra: object = {}) {
+    const o = options(est, opts, {
+      n_neighbors: 5, radius: 1, algorithm: 'auto' as string, leaf_size: 30, metric: 'minkowski' as NeighborMetric, p: 2,
+      metric_params: null as null, n_jobs: null as number | null, ...extra,
+    });
+    if (!Number.isInteger(o.n_neighbors) || o.n_neighbors < 1) throw valueError(`Expected n_neighbors > 0. Got ${o.n_neighbors}`);
+    if (!['auto', 'ball_tree', 'kd_tree', 'brute'].includes(o.algorithm)) throw valueError(`The 'algorithm' parameter of ${est} must be a str among {'auto', 'ball_tree', 'kd_tree', 'brute'}. Got '${o.algorithm}' instead.`);
+    metricOf(o.metric, o.p);
+    this.n_neighbors = o.n_neighbors; this.radius = o.radius; this.algorithm = o.algorithm; this.leaf_size = o.leaf_size;
+    this.metric = o.metric; this.p = o.p;
+  }
+
+  protected async fitRows(X: Input): Promise<mt.Tensor> {
+    const x = checkX(X, this.estName);
+    await checkFinite([[x, 'X']], this.estName);
+    const m = metricOf(this.metric, this.p);
+    this.fitX = await (m.unit ? unitRows(x) : x).execute();
+    this.n_samples_fit_ = x.shape[0];
+    this.n_features_in_ = x.shape[1];
+    this.effective_metric_ = this.metric === 'minkowski' ? (this.p === 2 ? 'euclidean' : this.p === 1 ? 'manhattan' : 'minkowski') : this.metric;
+    return x;
+  }
+
+  /**
+   * kneighbors(X=None, n_neighbors, return_distance): [distances, indices]
+   * of each query's nearest indexed rows, nearest first; without X, each
+   * indexed row's neighbours other than itself.
+   */
+  async kneighbors(X?: Input | null, opts: { n_neighbors?: number; return_distance?: boolean } = {}): Promise<mt.Tensor[]> {
+    const fx = fitted(this.fitX, this.estName);
+    const k = opts.n_neighbors ?? this.n_neighbors;
+    if (!Number.isInteger(k) || k < 1) throw valueError(`Expected n_neighbors > 0. Got ${k}`);
+    const self = X === undefined || X === null;
+    const n = this.n_samples_fit_!;
+    if (k > n - (self ? 1 : 0)) {
+      throw valueError(`Expected n_neighbors <= n_samples,  but n_samples = ${n}, n_neighbors = ${k + (self ? 1 : 0)}`);
+    }
+    const m = metricOf(this.metric, this.p);
+    let q = fx;
+    if (!self) {
+      q = checkX(X, this.estName);
+      sameFeatures(q, this.n_features_in_!, this.estName);
+      await checkFinite([[q, 'X']], this.estName);
+      if (m.unit) q = unitRows(q);
+    }
+    const r = knn(q, fx, k, self, m.kind, m.p);
+    const ind = mt.astype(r.get(mt.slice(null), mt.slice(k, 2 * k)), 'int64');
+    if (opts.return_distance === false) return [await ind.execute()];
+    const dist = m.finish(r.get(mt.slice(null), mt.slice(0, k)));
+    await mt.execute(dist, ind);
+    return [dist, ind];
+  }
+}
+
+/** sklearn.neighbors.NearestNeighbors (unsupervised). */
+export class NearestNeighbors extends NeighborsBase {
+  constructor(opts: NeighborsOptions = {}) { super('NearestNeighbors', opts); }
+  protected get estName(): string { return 'NearestNeighbors'; }
+  async fit(X: Input, _y?: unknown): Promise<this> { await this.fitRows(X); return this; }
+
+  /** radius_neighbors needs ragged results (a list of arrays per query), which learn has no type for yet. */
+  radius_neighbors(): never { throw valueError('NearestNeighbors.radius_neighbors is not supported by learn yet'); }
+}
+
+export interface KNeighborsOptions extends NeighborsOptions { weights?: 'uniform' | 'distance' }
+
+/** Neighbour weights per query: uniform ones, or 1/d (a zero distance takes all the weight, as scikit-learn gives it). */
+function neighborWeights(dist: mt.Tensor, weights: 'uniform' | 'distance'): mt.Tensor {
+  if (weights === 'uniform') return mt.ones_like(dist);
+  const zero = mt.equal(dist, 0);
+  const anyZero = mt.any(zero, { axis: 1, keepdims: true });
+  return mt.where(anyZero, mt.astype(zero, 'float64'), mt.divide(1, mt.where(zero, 1, dist)));
+}
+
+/** sklearn.neighbors.KNeighborsClassifier: the weighted vote of the k nearest (ties to the smallest class). */
+export class KNeighborsClassifier extends NeighborsBase {
+  readonly weights: 'uniform' | 'distance';
+  classes_?: mt.Tensor | string[];
+  private codes?: mt.Tensor;
+  constructor(opts: KNeighborsOptions = {}) {
+    super('KNeighborsClassifier', opts, { weights: 'uniform' });
+    this.weights = opts.weights ?? 'uniform';
+    if (this.weights !== 'uniform' && this.weights !== 'distance') throw valueError(`weights not recognized: should be 'uniform', 'distance'`);
+  }
+  protected get estName(): string { return 'KNeighborsClassifier'; }
+
+  async fit(X: Input, y: Input | readonly string[]): Promise<this> {
+    const x = await this.fitRows(X);
+    const l = labelsOf(y, 'y');
+    if (l.kind === 'str') {
+      const classes = await stringCategories(l.codes, l.dict);
+      const rank = new Map(classes.map((c, i) => [c, i]));
+      this.codes = await mt.take(mt.tensor(Float64Array.from(l.dict, (s) => rank.get(s) ?? -1)), l.codes).execute();
+      this.classes_ = classes;
+    } else {
+      const classes = await (mt.unique(l.t) as mt.Tensor).execute();
+      this.codes = await mt.astype(mt.searchsorted(classes, l.t), 'float64').execute();
+      this.classes_ = classes;
+    }
+    sameSamples([x, this.codes]);
+    return this;
+  }
+
+  async predict_proba(X?: Input | null): Promise<mt.Tensor> {
+    const codes = fitted(this.codes, 'KNeighborsClassifier');
+    const [dist, ind] = await this.kneighbors(X);
+    const K = Array.isArray(this.classes_) ? this.classes_.length : (this.classes_ as mt.Tensor).shape[0]!;
+    const votes = mt.take(codes, ind!); // n_q × k class indices
+    const w = neighborWeights(dist!, this.weights);
+    const per = mt.stack(Array.from({ length: K }, (_, c) => mt.sum(mt.multiply(w, mt.equal(votes, c)), { axis: 1 })), { axis: 1 });
+    return mt.divide(per, mt.sum(per, { axis: 1, keepdims: true })).execute();
+  }
+
+  async predict(X?: Input | null): Promise<mt.Tensor | string[]> {
+    const idx = mt.argmax(await this.predict_proba(X), { axis: 1 });
+    const classes = this.classes_!;
+    if (Array.isArray(classes)) return (await numbers(idx)).map((i) => classes[i]!);
+    return mt.take(classes, idx).execute();
+  }
+
+  async score(X: Input, y: Input | readonly string[]): Promise<number> {
+    return accuracy_score(y, (await this.predict(X)) as Input);
+  }
+}
+
+/** sklearn.neighbors.KNeighborsRegressor: the (weighted) mean target of the k nearest. */
+export class KNeighborsRegressor extends NeighborsBase {
+  readonly weights: 'uniform' | 'distance';
+  private targets?: mt.Tensor;
+  constructor(opts: KNeighborsOptions = {}) {
+    super('KNeighborsRegressor', opts, { weights: 'uniform' });
+    this.weights = opts.weights ?? 'uniform';
+    if (this.weights !== 'uniform' && this.weights !== 'distance') throw valueError(`weights not recognized: should be 'uniform', 'distance'`);
+  }
+  protected get estName(): string { return 'KNeighborsRegressor'; }
+
+  async fit(X: Input, y: Input): Promise<this> {
+    const x = await this.fitRows(X);
+    const t = mt.astype(asTensor(y, 'y'), 'float64');
+    sameSamples([x, t]);
+    this.targets = await t.execute();
+    return this;
+  }
+
+  async predict(X?: Input | null): Promise<mt.Tensor> {
+    const t = fitted(this.targets, 'KNeighborsRegressor');
+    const [dist, ind] = await this.kneighbors(X);
+    const w = neighborWeights(dist!, this.weights);
+    const wsum = mt.sum(w, { axis: 1, keepdims: true });
+    if (t.ndim === 1) return mt.divide(mt.sum(mt.multiply(w, mt.take(t, ind!)), { axis: 1 }), mt.reshape(wsum, [-1])).execute();
+    const vals = mt.take(t, ind!, { axis: 0 }); // n_q × k × outputs
+    return mt.divide(mt.sum(mt.multiply(mt.expand_dims(w, 2), vals), { axis: 1 }), wsum).execute();
+  }
+
+  async score(X: Input, y: Input): Promise<number> {
+    return (await r2_score(y, await this.predict(X))) as number;
+  }
+}
