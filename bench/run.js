@@ -14,6 +14,8 @@
 // `--only dataframe` runs the h2o db-benchmark's groupby and join queries
 // beside pandas, Dask, DuckDB and arquero (bench/dataframe.js, a process per
 // system; 1e7 rows, or 1e6 with --quick), alone: never part of another run.
+// `--only learn` runs learn beside scikit-learn (bench/learn.js: the seed's
+// KNN, KMeans, LogisticRegression, PCA), alone as well.
 //
 // This process only orchestrates. For each case it starts one fresh process
 // per implementation (bench/child.js for the JavaScript libraries, python3
@@ -25,7 +27,7 @@
 // answer is reported as WRONG, never as a time. Output: JSON lines on stdout,
 // then a Markdown table (and a second one, "Mesh"); bench/results/latest.{md,json}.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -329,6 +331,13 @@ async function main() {
   // the routines compare Tessera with NumPy, and only when asked for by name
   const routines = !!only?.includes('routines') && impls.includes('numpy') && impls.includes('tessera');
   if (only?.includes('routines') && !routines) log('bench: the routines need numpy and tessera in --impls: skipped\n');
+  // the learn section (bench/learn.js) runs alone, only when asked for by name
+  if (only?.includes('learn')) {
+    if (only.length > 1) { log('bench: --only learn runs alone\n'); process.exit(2); }
+    const args = [path.join(HERE, 'learn.js'), ...(has('--quick') ? ['--quick'] : []), ...(opt('--timeout') ? ['--timeout', opt('--timeout')] : [])];
+    const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
+    process.exit(r.status ?? 1);
+  }
   // the dataframe section runs alone, only when asked for by name
   const dataframe = !!only?.includes('dataframe');
   if (dataframe && only.length > 1) { log('bench: --only dataframe runs alone\n'); process.exit(2); }
