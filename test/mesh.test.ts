@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import * as md from '../src/dataframe/index.js';
+import * as learn from '../src/learn/index.js';
 import { session } from '../src/index.js';
 import type { Session } from '../src/mesh/session.js';
 import { type SignalServer, startSignalServer } from '../signaling-server/server.js';
@@ -215,6 +216,54 @@ describe('a groupby on 3 workers by a shuffle, one worker killed mid-shuffle', (
       await s.close();
     }
   }, 180_000);
+});
+
+describe('learn on 3 workers: KMeans with one worker killed mid-fit, then kneighbors', () => {
+  /** 300,000 rows of 4 features in 12 chunks, around 5 centers; the init is the first 5 rows. */
+  const data = (): mt.Tensor => {
+    mt.random.seed(21);
+    const n = 300_000, c = 25_000;
+    const centers = mt.random.uniform(-6, 6, [5, 4]);
+    const which = mt.random.randint(0, 5, [n], { chunkSize: c });
+    return mt.add(mt.take(centers, which, { axis: 0 }), mt.random.normal(0, 1.5, [n, 4], { chunkSize: [c, 4] }));
+  };
+  const fit = async (X: mt.Tensor) => new learn.cluster.KMeans({ n_clusters: 5, init: X.get(mt.slice(0, 5)), n_init: 1 }).fit(X);
+
+  it("gives the local fit bit for bit, a lost worker's blocks recomputed; the neighbours are the local ones", async () => {
+    const X = await data().execute();
+    const local = await fit(X);
+    const Q = X.get(mt.slice(0, 6000));
+    const nnLocal = await (await new learn.neighbors.NearestNeighbors({ n_neighbors: 4 }).fit(Q)).kneighbors();
+    const s = await mesh('learn', 3);
+    const victim = children.at(-1)!;
+    let killed = false, steps = 0;
+    const runner = {
+      runNodes: (nodes: Parameters<Session['runNodes']>[0], onProgress?: Parameters<Session['runNodes']>[1], job?: Parameters<Session['runNodes']>[2]) => {
+        const step = nodes.some(function reaches(n: (typeof nodes)[number]): boolean {
+          return (n.op === 'routine' && (n.attrs as { name: string }).name === 'kmeans.step') || n.inputs.some(reaches);
+        });
+        if (step) steps++;
+        // the third Lloyd step: the worker dies once it has run a task of it
+        const kill = (p: { done: number }) => { if (step && steps === 3 && !killed && p.done >= 1) { killed = true; victim.kill('SIGKILL'); } };
+        return s.runNodes(nodes, (p) => { onProgress?.(p); kill(p); }, job);
+      },
+    };
+    mt.options.session = runner;
+    try {
+      const m = await fit(X);
+      expect(killed).toBe(true);
+      expect(m.n_iter_).toBe(local.n_iter_);
+      expect(m.inertia_).toBe(local.inertia_);
+      expect(await m.cluster_centers_!.tolist()).toEqual(await local.cluster_centers_!.tolist());
+      expect(await m.labels_!.tolist()).toEqual(await local.labels_!.tolist());
+      const [d, i] = await (await new learn.neighbors.NearestNeighbors({ n_neighbors: 4 }).fit(Q)).kneighbors();
+      expect(await i!.tolist()).toEqual(await nnLocal[1]!.tolist());
+      expect(await d!.tolist()).toEqual(await nnLocal[0]!.tolist());
+    } finally {
+      mt.options.session = undefined;
+      await s.close();
+    }
+  }, 240_000);
 });
 
 describe('a lying worker', () => {

@@ -46,6 +46,13 @@ export const options = {
    */
   debug: undefined as number | undefined,
   /**
+   * The mesh session every execution runs on unless its own options name one
+   * (Mars' default session): learn's estimators and md's frames, which
+   * execute inside their methods, then run on the mesh too. Undefined: this
+   * machine's cores.
+   */
+  session: undefined as RunOptions['session'],
+  /**
    * Partial results one combine task folds at most (default 64): a reduction
    * split into more partials (one per chunk of the reduced axes) combines in
    * a tree of levels, each folding this many rows of the one below, as Dask's
@@ -240,11 +247,12 @@ async function realizeIn(ts: readonly Tensor[], opts: RunOptions): Promise<void>
 
 function withDefaults(o: RunOptions): RunOptions {
   const debug = o.debug ?? options.debug;
+  const session = o.session ?? options.session;
   return {
     workers: o.workers ?? options.workers,
     onProgress: o.onProgress ?? options.onProgress,
     device: o.device ?? options.device,
-    ...(o.session ? { session: o.session } : {}),
+    ...(session ? { session } : {}),
     ...(o.name ? { name: o.name } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(debug !== undefined ? { debug } : {}),
