@@ -274,7 +274,12 @@ describe('a lying worker', () => {
     const s = await session({ signal: server.url, room, token: mintToken(SECRET, room, 600), verify: 'sample' });
     try {
       await s.waitForWorkers(4, 60_000);
-      const liarId = /\[worker\] (\S+) joined/.exec(liar.log)?.[1];
+      // the liar's "joined" line may reach its stderr pipe after the room shows it (a loaded machine)
+      let liarId: string | undefined;
+      for (let t = 0; t < 100 && !liarId; t++) {
+        liarId = /\[worker\] (\S+) joined/.exec(liar.log)?.[1];
+        if (!liarId) await sleep(100);
+      }
       expect(liarId).toBeDefined();
       // 200 partial sums: the liar runs dozens of them
       const local = (await pi(100_000, 500).fetch()).item();
