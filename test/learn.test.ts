@@ -297,6 +297,27 @@ for (const chunk of [undefined, 7]) {
   });
 }
 
+describe('progress of long fits', () => {
+  it('KMeans reports each Lloyd iteration with its inertia, LogisticRegression each Newton step with a falling loss', async () => {
+    const stages: Record<string, string | number>[] = [];
+    mt.options.onProgress = (p: { stage?: Record<string, string | number> }) => { if (p.stage) stages.push(p.stage); };
+    try {
+      const K = F.kmeans, c = K.cases[0];
+      const m = await new learn.cluster.KMeans({ n_clusters: 4, n_init: 1, init: T(c.init) }).fit(T(K.X));
+      const km = stages.filter((s) => s.estimator === 'KMeans');
+      expect(km.map((s) => s.iteration)).toEqual(Array.from({ length: m.n_iter_! }, (_, i) => i + 1));
+      expect(km.every((s) => typeof s.inertia === 'number' && s.inertia > 0)).toBe(true);
+      const L = F.logistic;
+      await new learn.linear_model.LogisticRegression().fit(T(L.X), T(L.cases[0].y));
+      const losses = stages.filter((s) => s.estimator === 'LogisticRegression').map((s) => s.loss as number);
+      expect(losses.length).toBeGreaterThan(1);
+      losses.slice(1).forEach((v, i) => expect(v).toBeLessThanOrEqual(losses[i]!));
+    } finally {
+      mt.options.onProgress = undefined;
+    }
+  });
+});
+
 describe('learn.model_selection', () => {
   it('train_test_split: sizes as scikit-learn rounds them, disjoint parts covering the rows, the same split on any chunking', async () => {
     const X = mt.arange(0, 103 * 2).reshape([103, 2]);

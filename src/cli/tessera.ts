@@ -9,6 +9,7 @@
 //   tessera worker --signal ws://127.0.0.1:8787 --room R --token T [--device auto|webgpu|wasm] [--memory 2GiB] [--verbose]
 //   tessera demo [--peers 3] [--points 1e9] [--seed 0]
 //   tessera pages [--port 8080] [--host 127.0.0.1] [--room demo] [--peers 0] [--secret S]
+//   tessera knn --csv data.csv [--k 10] [--out prefix] [--workers N]
 //   tessera [COMMAND] --help | -h    (usage; starts nothing)
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -19,6 +20,8 @@ import { networkInterfaces } from 'node:os';
 import sirv from 'sirv';
 import { fileURLToPath } from 'node:url';
 import * as mt from '../api/tensor.js';
+import * as md from '../dataframe/index.js';
+import * as learn from '../learn/index.js';
 import { progressBar } from './progress.js';
 import { Session } from '../mesh/session.js';
 import { volunteer } from '../mesh/volunteer.js';
@@ -53,6 +56,11 @@ const HELP = {
   page's link with the room and a 24 h token, and the \`tessera worker\` command
   that joins a Node peer to the same room. --host 0.0.0.0 prints links for
   other machines too; --peers starts that many headless workers as well.`,
+  knn: `tessera knn --csv data.csv [--k 10] [--out prefix] [--workers N]
+  Mars' nearest-neighbour example: reads the CSV (its number columns), fits
+  NearestNeighbors(n_neighbors=k) and queries every row, with a progress bar;
+  prints the first rows of the indices and distances, and with --out writes
+  them as prefix_indices.npy and prefix_distances.npy.`,
 } as const;
 type Command = keyof typeof HELP;
 
@@ -252,6 +260,35 @@ async function pages(f: Map<string, string>): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+/** `tessera knn`: the seed's KNN program on a CSV, with a progress bar. */
+async function knn(f: Map<string, string>): Promise<void> {
+  const file = need(f, 'csv');
+  const k = Number(f.get('k') ?? '10');
+  if (!Number.isInteger(k) || k < 1) throw new UsageError(`--k must be a positive integer, got ${f.get('k')}`);
+  if (f.has('workers')) mt.options.workers = Number(f.get('workers'));
+  const t0 = performance.now();
+  const df = await md.read_csv(file);
+  const [rows, cols] = df.shape;
+  console.log(`read ${file}: ${rows} rows x ${cols} columns in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+  const bar = progressBar();
+  mt.options.onProgress = bar.update;
+  const t1 = performance.now();
+  const nn = await new learn.neighbors.NearestNeighbors({ n_neighbors: k }).fit(df);
+  const [dist, ind] = await nn.kneighbors(df);
+  bar.end();
+  mt.options.onProgress = undefined;
+  console.log(`kneighbors of ${rows} rows, k = ${k}: ${((performance.now() - t1) / 1000).toFixed(2)} s`);
+  console.log(`indices:\n${String(await ind!.get(mt.slice(0, 3)).fetch())}`);
+  console.log(`distances:\n${String(await dist!.get(mt.slice(0, 3)).fetch())}`);
+  const out = f.get('out');
+  if (out && out !== 'true') {
+    await mt.save(`${out}_indices.npy`, ind!);
+    await mt.save(`${out}_distances.npy`, dist!);
+    console.log(`wrote ${out}_indices.npy and ${out}_distances.npy`);
+  }
+  await mt.shutdown();
+}
+
 const wantsHelp = (a: string) => a === '--help' || a === '-h';
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -270,6 +307,7 @@ async function main(argv: readonly string[]): Promise<void> {
     case 'worker': return worker(f);
     case 'demo': case undefined: return demo(f);
     case 'pages': return pages(f);
+    case 'knn': return knn(f);
     default: throw new UsageError(`unknown command ${JSON.stringify(cmd)}`);
   }
 }

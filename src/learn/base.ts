@@ -165,3 +165,12 @@ export async function stringCategories(codes: mt.Tensor, dict: readonly string[]
   return present.filter((c) => c >= 0).map((c) => dict[c]!).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+
+/**
+ * A fit's progress, through the executions' progress callback
+ * (mt.options.onProgress): `done` of `total` iterations, and the stage's
+ * figures (the estimator, the iteration, its loss or inertia).
+ */
+export function report(stage: Record<string, string | number>, done: number, total: number): void {
+  mt.options.onProgress?.({ done, total, stage });
+}

@@ -20,7 +20,7 @@
 
 import * as mt from '../api/tensor.js';
 import * as G from '../graph/node.js';
-import { type Input, asTensor, checkFinite, checkX, fitted, numbers, options, sameFeatures, sameSamples, valueError } from './base.js';
+import { type Input, asTensor, checkFinite, checkX, fitted, numbers, options, report, sameFeatures, sameSamples, valueError } from './base.js';
 
 type Init = 'k-means++' | 'random' | Input;
 
@@ -77,7 +77,7 @@ function dist2(X: mt.Tensor, C: mt.Tensor): mt.Tensor {
 const matrix = (v: ArrayLike<number>, k: number, d: number): mt.Tensor => mt.tensor(Float64Array.from(v)).reshape([k, d]);
 
 /** One k-means run from `centers` (k × d, on the centered X): scikit-learn's _kmeans_single_lloyd. */
-async function lloyd(X: mt.Tensor, w: mt.Tensor | null, init: Float64Array, k: number, maxIter: number, tol: number) {
+async function lloyd(X: mt.Tensor, w: mt.Tensor | null, init: Float64Array, k: number, maxIter: number, tol: number, run = '1/1') {
   const d = X.shape[1]!;
   let centers = init;
   let prev: [number, number] | null = null;
@@ -93,6 +93,7 @@ async function lloyd(X: mt.Tensor, w: mt.Tensor | null, init: Float64Array, k: n
     let shift = 0;
     for (let i = 0; i < k * d; i++) shift += (next[i]! - centers[i]!) ** 2;
     centers = next;
+    report({ estimator: 'KMeans', run, iteration: iter + 1, inertia: acc[k * d + k]! }, iter + 1, maxIter);
     const h: [number, number] = [acc[k * d + k + 1]!, acc[k * d + k + 2]!];
     if (prev && prev[0] === h[0] && prev[1] === h[1]) break; // strict convergence: no label changed
     if (shift <= tol) break;
@@ -241,7 +242,7 @@ export class KMeans {
     for (let run = 0; run < this.runs(); run++) {
       const seed = seed0 + 7919 * run;
       const init = given ?? (this.init === 'random' ? await randomRows(x, k, seed) : await plusPlus(x, w, k, seed));
-      const r = await lloyd(x, w, init, k, this.max_iter, tol);
+      const r = await lloyd(x, w, init, k, this.max_iter, tol, `${run + 1}/${this.runs()}`);
       if (!best || r.inertia < best.inertia) best = r;
     }
     const C = matrix(best!.centers, k, d);

@@ -18,7 +18,7 @@
 import * as mt from '../api/tensor.js';
 import { accuracy_score } from './metrics.js';
 import {
-  type Input, asTensor, checkFinite, checkX, fitted, labelsOf, numbers, options, sameFeatures, sameSamples, stringCategories, valueError,
+  type Input, asTensor, checkFinite, checkX, fitted, labelsOf, numbers, options, report, sameFeatures, sameSamples, stringCategories, valueError,
 } from './base.js';
 
 export interface LogisticRegressionOptions {
@@ -132,6 +132,7 @@ async function newton(p: Problem, maxIter: number, tol: number): Promise<{ theta
     theta = next;
     const done = f - fn <= 1e-15 * Math.max(1, Math.abs(f)) && moved <= 1e-12 * Math.max(1, ...theta.map(Math.abs));
     f = fn;
+    report({ estimator: 'LogisticRegression', iteration: it + 1, loss: f }, it + 1, maxIter);
     if (done) { it++; break; }
   }
   return { theta, iters: it };

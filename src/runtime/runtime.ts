@@ -49,7 +49,12 @@ export interface Stored {
  */
 export interface Remote { release(): void }
 
-export interface Progress { readonly done: number; readonly total: number }
+export interface Progress {
+  readonly done: number;
+  readonly total: number;
+  /** A computation of many executions (a learn fit) says where it stands: its name and figures (iteration, loss, inertia). */
+  readonly stage?: Readonly<Record<string, string | number>>;
+}
 
 export interface Report {
   tasks: number;
