@@ -36,10 +36,22 @@ export interface KMeansOptions {
   algorithm?: 'lloyd' | 'elkan' | 'auto' | 'full';
 }
 
-/** Rows per routine call: whole chunks of X's rows. */
-function blocks(X: mt.Tensor): [number, number][] {
+/** Routine calls a pass over the rows is cut into at least: enough for every core to take a share. */
+const MIN_BLOCKS = 16;
+
+/**
+ * Rows per routine call: equal blocks, at least MIN_BLOCKS of them, and no
+ * longer than X's row chunks (a block across two chunks reads a copy of its
+ * rows; the rest read views). Their length is the chunk of a per-row result.
+ */
+export function blockRows(X: mt.Tensor): number {
   const n = X.shape[0]!, c = Math.max(1, X.node.chunk[0]!);
-  return Array.from({ length: Math.ceil(n / c) }, (_, j) => [j * c, Math.min(n, (j + 1) * c)]);
+  return Math.max(1, Math.min(c, Math.ceil(n / MIN_BLOCKS)));
+}
+
+function blocks(X: mt.Tensor): [number, number][] {
+  const n = X.shape[0]!, L = blockRows(X);
+  return Array.from({ length: Math.ceil(n / L) }, (_, j) => [j * L, Math.min(n, (j + 1) * L)]);
 }
 
 /** One Lloyd step's combined row: [k·d sums | k weights | inertia | h1 | h2]. */
@@ -61,7 +73,7 @@ function assign(X: mt.Tensor, C: mt.Tensor): mt.Tensor {
   const calls = bs.map(([a, b], j): G.RoutineCall => ({
     routine: 'kassign', params: { k, d }, chunk: j, reads: [{ input: 0, box: [[a, b], [0, d]] }, { input: 1, box: [[0, k], [0, d]] }],
   }));
-  return new mt.Tensor(G.routine('kmeans.assign', [X.node, C.node], calls, 'int32', [X.shape[0]!], [Math.max(1, X.node.chunk[0]!)]));
+  return new mt.Tensor(G.routine('kmeans.assign', [X.node, C.node], calls, 'int32', [X.shape[0]!], [blockRows(X)]));
 }
 
 /** The squared distances of each row to each of a few centers: (n, k), by the kdist routine. */
@@ -71,7 +83,7 @@ function dist2(X: mt.Tensor, C: mt.Tensor): mt.Tensor {
   const calls = bs.map(([a, b], j): G.RoutineCall => ({
     routine: 'kdist', params: { k, d }, chunk: j, reads: [{ input: 0, box: [[a, b], [0, d]] }, { input: 1, box: [[0, k], [0, d]] }],
   }));
-  return new mt.Tensor(G.routine('kmeans.dist', [X.node, C.node], calls, 'float64', [X.shape[0]!, k], [Math.max(1, X.node.chunk[0]!), k]));
+  return new mt.Tensor(G.routine('kmeans.dist', [X.node, C.node], calls, 'float64', [X.shape[0]!, k], [blockRows(X), k]));
 }
 
 const matrix = (v: ArrayLike<number>, k: number, d: number): mt.Tensor => mt.tensor(Float64Array.from(v)).reshape([k, d]);
@@ -143,21 +155,28 @@ async function plusPlus(X: mt.Tensor, w: mt.Tensor | null, k: number, seed: numb
   const out = new Float64Array(k * d);
   const weights = w ?? null;
   const first = weights ? (await draw(weights, 1, Number(await mt.sum(weights).item())))[0]! : Number(await rng.integers(0, n, [1]).get(0).item());
-  out.set(await numbers(X.get(first)), 0);
-  let closest = await mt.reshape(dist2(X, mt.reshape(X.get(first), [1, d])), [n]).execute();
+  const row0 = X.get(first);
   const weigh = (t: mt.Tensor): mt.Tensor => (weights ? mt.multiply(t, weights) : t);
-  let pot = Number(await mt.sum(weigh(closest)).item());
+  // each step is two executions: the draw of the candidates, then their potentials (with their rows);
+  // the chosen column of distances stays lazy and runs inside the next step's draw
+  let closest = mt.reshape(dist2(X, mt.reshape(row0, [1, d])), [n]);
+  const [first0, pot0] = [row0, mt.sum(weigh(closest))];
+  await mt.execute(first0, pot0, closest);
+  out.set(await numbers(first0), 0);
+  let pot = Number(await pot0.item());
   for (let c = 1; c < k; c++) {
     const ids = await draw(weigh(closest), trials, pot);
     // rows by slices: a take along axis 0 would gather every chunk of X into one block
     const cand = mt.stack(ids.map((i) => X.get(i)));
-    const D = await mt.minimum(mt.expand_dims(closest, 1), dist2(X, cand)).execute(); // n × trials, once
-    const pots = await numbers(mt.sum(weights ? mt.multiply(D, mt.expand_dims(weights, 1)) : D, { axis: 0 }));
+    const D = mt.minimum(mt.expand_dims(closest, 1), dist2(X, cand)); // n × trials
+    const potT = mt.sum(weights ? mt.multiply(D, mt.expand_dims(weights, 1)) : D, { axis: 0 });
+    await mt.execute(D, potT, cand);
+    const pots = await numbers(potT);
     let best = 0;
     for (let t = 1; t < trials; t++) if (pots[t]! < pots[best]!) best = t;
     pot = pots[best]!;
-    closest = await D.get(mt.slice(null), best).execute();
-    out.set(await numbers(X.get(ids[best]!)), c * d);
+    closest = D.get(mt.slice(null), best);
+    out.set((await numbers(cand)).slice(best * d, (best + 1) * d), c * d);
   }
   return out;
 }
