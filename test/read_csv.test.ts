@@ -148,14 +148,15 @@ describe('string dictionaries of many distinct values', () => {
   it('a column of mostly distinct strings over many ranges: first-seen order and codes as the single-thread parse', async () => {
     const next = rng(7);
     const lines = ['u,k,x'];
-    for (let r = 0; r < 20_000; r++) {
+    // ranges of ~2000 rows, mostly distinct: a thread's later ranges send their values undeduped (raw)
+    for (let r = 0; r < 60_000; r++) {
       const u = r % 7 === 0 ? `id${Math.floor(next() * 5000)}` : `id${r}-${'x'.repeat(r % 15)}`;
       lines.push(`${u},k${r % 3},${r % 11 === 0 ? 'b\ufffd' : 'c'}`);
     }
     const bytes = enc.encode(lines.join('\n') + '\n');
     const ref = parseCsv(bytes);
     for (const threads of [0, 2]) {
-      const df = await md.read_csv(bytes, { chunk_bytes: 16 << 10, chunkSize: 3000, threads });
+      const df = await md.read_csv(bytes, { chunk_bytes: 48 << 10, chunkSize: 7000, threads });
       const f = await df.fetch();
       for (const c of ref.columns) {
         if (c.dtype !== 'string') throw new Error('expected a string column');

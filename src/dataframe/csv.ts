@@ -469,9 +469,12 @@ class Builder {
   u8 = new Uint8Array(0);
   missing = new Uint8Array(0);
   readonly strings: Strings;
-  /** `expect`: the distinct strings expected (the column's count in the range parsed before, on this thread). */
+  /**
+   * `expect`: the distinct strings expected (the column's count in the range parsed before, on this thread), or
+   * -1 where nearly every value was distinct: spellings are then not looked up (raw, see Strings).
+   */
   constructor(public state: ColumnState, private readonly spellings = false, expect = 0) {
-    this.strings = new Strings(!spellings, expect);
+    this.strings = new Strings(!spellings, Math.max(0, expect), spellings && expect < 0);
   }
 
   reserve(n: number): void {
@@ -566,10 +569,19 @@ export interface ParseOptions {
 }
 
 /**
- * Per column position, the distinct strings of the last parse: a range's tables start at that size rather than
- * growing to it again (the ranges of one file on one thread look alike).
+ * Per column position, the distinct strings of the last parse on this thread (the ranges of one file look alike):
+ * a range's table starts at that size rather than growing to it again, or, -1, is not made where most values were
+ * distinct (the driver dedupes them). Every RAW_RUN raw ranges, one is looked up again to check.
  */
 const distinct: number[] = [];
+const rawRuns: number[] = [];
+const RAW_RUN = 8;
+
+function nextHint(c: number, strings: Strings, rows: number): number {
+  if (strings.raw) return (rawRuns[c] = (rawRuns[c] ?? 0) + 1) % RAW_RUN === 0 ? Math.ceil(rows / 2) : -1;
+  rawRuns[c] = 0;
+  return rows >= 1024 && strings.size > 0.75 * rows ? -1 : strings.size;
+}
 
 /**
  * Parses the rows whose first byte lies in [start, end); `start` must be a row start (schema.dataStart or a
@@ -672,7 +684,7 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
     for (let c = 0; c < cols.length; c++) if (!store(c, rows)) widen(c, rows);
     rows++;
   }
-  cols.forEach((b, c) => (distinct[c] = b.strings.size));
+  cols.forEach((b, c) => (distinct[c] = raw ? nextHint(c, b.strings, rows) : 0));
   return {
     columns: cols.map((b, c) => b.finish(schema.names[c]!, rows, schema.forced[c]!)),
     states: cols.map((b) => ({ ...b.state })),

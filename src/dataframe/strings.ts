@@ -57,7 +57,8 @@ export function grow<T extends Float64Array | Int32Array | Uint8Array>(a: T, n: 
  * A string column's dictionary, looked up by the value's bytes (see the file's header). With `texts`, ids are
  * entries of `dict` (in first-seen order; a new spelling is decoded once, and spellings that decode alike, invalid
  * UTF-8, share one); without, ids are spellings and nothing is decoded (a read_csv thread's range: the driver
- * merges the spellings).
+ * merges the spellings). `raw` (without texts): every value is a spelling of its own, not looked up (a range of
+ * mostly distinct values, which the driver's merge dedupes anyway).
  */
 export class Strings {
   readonly dict: string[] = [];
@@ -66,116 +67,145 @@ export class Strings {
    * U+FFFD; valid UTF-8 decodes one to one), so only they are looked up by text.
    */
   private readonly replaced = new Map<string, number>();
-  private n = 0; // spellings
-  private table: Int32Array; // per slot: the hash, and the spelling + 1 (0: empty)
+  private n = 0; // distinct values in the table (spellings when raw)
+  // per slot: the hash, the id + 1 (0: empty; -(k + 1) while a merge's new value k has no id yet), and the bytes'
+  // offset in pool and length, so that a probe reads one cache line before the bytes
+  private table: Int32Array;
   private pool = new Uint8Array(1024);
-  private ends = new Int32Array(64); // spelling k is pool[ends[k - 1] (or 0) .. ends[k])
+  private used = 0; // bytes of pool
+  private ends = new Int32Array(64); // without texts: spelling k is pool[ends[k - 1] (or 0) .. ends[k])
   private hashes = new Int32Array(64);
-  private ids: Int32Array | null; // spelling → dict entry, where they differ (texts)
-  private text: string | null = null; // a whole ASCII pool being merged, decoded once (merge)
 
   /** `expect`: the distinct values expected (a table sized for them grows no more). */
-  constructor(private readonly texts: boolean, expect = 0) {
-    this.table = new Int32Array(2 * slotsFor(expect));
-    this.ids = null;
+  constructor(private readonly texts: boolean, expect = 0, readonly raw = false) {
+    this.table = new Int32Array(4 * slotsFor(raw ? 0 : expect));
   }
 
+  /** Distinct values (values, when raw). */
   get size(): number { return this.n; }
 
   /** Room for `n` distinct values of `bytes` bytes in all, so that a table expected to grow large grows once. */
   reserve(n: number, bytes: number): void {
-    if (slotsFor(n) > this.table.length >> 1) this.rehash(slotsFor(n));
+    if (slotsFor(n) > this.table.length >> 2) this.rehash(slotsFor(n));
     if (bytes > this.pool.length) this.pool = grow(this.pool, bytes);
-    if (n > this.ends.length) {
-      this.ends = grow(this.ends, n);
-      this.hashes = grow(this.hashes, n);
-      if (this.ids) this.ids = grow(this.ids, n);
-    }
   }
 
   id(buf: Uint8Array, s: number, e: number): number {
-    return this.find(buf, s, e, hashBytes(buf, s, e));
+    const h = hashBytes(buf, s, e);
+    if (this.raw) return this.spelling(h, buf, s, e);
+    const t = this.table;
+    const mask = (t.length >> 2) - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const q = i << 2;
+      if (t[q + 1] === 0) {
+        const id = this.texts ? this.entry(buf, s, e, null) : this.spelling(h, buf, s, e);
+        this.insert(q, h, buf, s, e, id + 1);
+        if (this.n > FULL * (t.length >> 2)) this.rehash(t.length >> 1);
+        return id;
+      }
+      if (t[q] === h && t[q + 3] === e - s && this.same(t[q + 2]!, buf, s, e)) return t[q + 1]! - 1;
+    }
   }
 
-  /** The ids of a range's spellings (a thread's Strings.spellings), in their order. */
+  /**
+   * With texts: the ids of a range's spellings (a thread's Strings.spellings, which repeat when raw), in order. The
+   * spellings are looked up in the order of their slots (so that a large table is read front to back, not at
+   * random), then the new ones get their ids in the range's order (first-seen).
+   */
   merge(sp: Spellings): Int32Array {
+    if (!this.texts) throw new Error('Strings.merge: a dictionary of texts merges ranges');
     const { bytes, ends, hashes } = sp;
-    const out = new Int32Array(ends.length);
-    this.text = null;
-    let ascii: boolean | null = null;
-    for (let k = 0, s = 0; k < ends.length; s = ends[k++]!) {
+    const m = ends.length;
+    this.reserve(this.n + m, this.used + bytes.length);
+    const t = this.table;
+    const mask = (t.length >> 2) - 1;
+    const out = new Int32Array(m); // an id, or -(k + 1): the value first seen at k in this range
+    const slot = new Int32Array(m); // where a value new at k went
+    const order = bySlot(hashes, mask);
+    for (let j = 0; j < m; j++) {
+      const k = order ? order[j]! : j;
+      const h = hashes[k]!;
+      const s = k ? ends[k - 1]! : 0;
       const e = ends[k]!;
-      const known = this.lookup(bytes, s, e, hashes[k]!);
-      if (known >= 0) {
-        out[k] = known;
-        continue;
+      for (let i = h & mask; ; i = (i + 1) & mask) {
+        const q = i << 2;
+        if (t[q + 1] === 0) {
+          this.insert(q, h, bytes, s, e, -(k + 1));
+          out[k] = -(k + 1);
+          slot[k] = q;
+          break;
+        }
+        if (t[q] === h && t[q + 3] === e - s && this.same(t[q + 2]!, bytes, s, e)) {
+          out[k] = t[q + 1]! > 0 ? t[q + 1]! - 1 : t[q + 1]!;
+          break;
+        }
       }
-      // a first new spelling: the pool decoded whole if ASCII (each new one is then a slice of it)
-      if (ascii === null && this.texts && (ascii = isAscii(bytes))) this.text = utf8.decode(bytes);
-      out[k] = this.add(~known, hashes[k]!, bytes, s, e);
     }
-    this.text = null;
+    let text: string | null | undefined; // the range's bytes decoded once when ASCII: a new value is a slice
+    for (let k = 0, s = 0; k < m; s = ends[k++]!) {
+      const v = out[k]!;
+      if (v >= 0) continue;
+      if (v === -(k + 1)) {
+        if (text === undefined) text = isAscii(bytes) ? utf8.decode(bytes) : null;
+        out[k] = this.entry(bytes, s, ends[k]!, text);
+        t[slot[k]! + 1] = out[k]! + 1;
+      } else {
+        out[k] = out[-v - 1]!;
+      }
+    }
     return out;
   }
 
-  /** The spellings, in id order when ids are spellings. */
+  /** The spellings (without texts), in id order. */
   spellings(): Spellings {
-    const n = this.n;
-    return { bytes: this.pool.slice(0, n ? this.ends[n - 1] : 0), ends: this.ends.slice(0, n), hashes: this.hashes.slice(0, n) };
+    const n = this.texts ? 0 : this.n;
+    return { bytes: this.pool.slice(0, this.used), ends: this.ends.slice(0, n), hashes: this.hashes.slice(0, n) };
   }
 
-  private find(buf: Uint8Array, s: number, e: number, h: number): number {
-    const known = this.lookup(buf, s, e, h);
-    return known >= 0 ? known : this.add(~known, h, buf, s, e);
+  private same(o: number, buf: Uint8Array, s: number, e: number): boolean {
+    const pool = this.pool;
+    let p = s;
+    while (p < e && pool[o++] === buf[p]) p++;
+    return p === e;
   }
 
-  /** The id of bytes [s, e) with hash h, or ~slot of the empty slot where they would go. */
-  private lookup(buf: Uint8Array, s: number, e: number, h: number): number {
+  /** Bytes [s, e) into pool and slot q. */
+  private insert(q: number, h: number, buf: Uint8Array, s: number, e: number, id1: number): void {
     const t = this.table;
-    const mask = (t.length >> 1) - 1;
-    const len = e - s;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
-      const k = t[2 * i + 1]! - 1;
-      if (k < 0) return ~i;
-      if (t[2 * i] !== h) continue;
-      const o = k ? this.ends[k - 1]! : 0;
-      if (this.ends[k]! - o !== len) continue;
-      const pool = this.pool;
-      let p = 0;
-      while (p < len && pool[o + p] === buf[s + p]) p++;
-      if (p === len) return this.ids ? this.ids[k]! : k;
-    }
+    t[q] = h;
+    t[q + 1] = id1;
+    t[q + 2] = this.used;
+    t[q + 3] = e - s;
+    this.append(buf, s, e);
+    if (this.texts) this.n++;
   }
 
-  private add(i: number, h: number, buf: Uint8Array, s: number, e: number): number {
-    const k = this.n;
-    let id = k;
-    if (this.texts) id = this.entry(buf, s, e);
-    const at = k ? this.ends[k - 1]! : 0;
-    if (at + e - s > this.pool.length) this.pool = grow(this.pool, at + e - s);
-    this.pool.set(buf.subarray(s, e), at);
+  private append(buf: Uint8Array, s: number, e: number): void {
+    if (this.used + e - s > this.pool.length) this.pool = grow(this.pool, this.used + e - s);
+    const pool = this.pool;
+    let o = this.used;
+    // a byte loop: most values are short, and a subarray per value would allocate
+    for (let p = s; p < e; p++) pool[o++] = buf[p]!;
+    this.used = o;
+  }
+
+  /** A new spelling's id (without texts): its hash and end recorded for spellings(). */
+  private spelling(h: number, buf: Uint8Array, s: number, e: number): number {
+    const k = this.n++;
     if (k === this.ends.length) {
       this.ends = grow(this.ends, k + 1);
       this.hashes = grow(this.hashes, k + 1);
     }
-    this.ends[k] = at + e - s;
+    if (this.raw) this.append(buf, s, e);
+    this.ends[k] = this.raw ? this.used : this.used + e - s; // (a looked-up one's bytes go to pool in insert)
     this.hashes[k] = h;
-    if (id !== k || this.ids) {
-      if (!this.ids) this.ids = Int32Array.from({ length: this.ends.length }, (_, j) => j);
-      if (this.ids.length <= k) this.ids = grow(this.ids, this.ends.length);
-      this.ids[k] = id;
-    }
-    this.n++;
-    this.table[2 * i] = h;
-    this.table[2 * i + 1] = k + 1;
-    if (this.n > FULL * (this.table.length >> 1)) this.rehash(this.table.length);
-    return id;
+    return k;
   }
 
-  /** The dict entry of a new spelling: decoded (a slice of the merged pool's text when ASCII). */
-  private entry(buf: Uint8Array, s: number, e: number): number {
-    const text = this.text !== null ? this.text.slice(s, e) : decode(buf, s, e);
-    if (this.text !== null || !text.includes('\uFFFD')) return this.dict.push(text) - 1;
+  /** The dict entry of a new value: decoded (a slice of its range's text when that is ASCII). */
+  private entry(buf: Uint8Array, s: number, e: number, ascii: string | null): number {
+    const text = ascii !== null ? ascii.slice(s, e) : decode(buf, s, e);
+    if (ascii !== null || !text.includes('\uFFFD')) return this.dict.push(text) - 1;
     const known = this.replaced.get(text);
     if (known !== undefined) return known;
     const id = this.dict.push(text) - 1;
@@ -185,14 +215,34 @@ export class Strings {
 
   private rehash(slots: number): void {
     const old = this.table;
-    const t = (this.table = new Int32Array(2 * slots));
-    const mask = (t.length >> 1) - 1;
-    for (let j = 0; j < old.length; j += 2) {
+    const t = (this.table = new Int32Array(4 * slots));
+    const mask = slots - 1;
+    for (let j = 0; j < old.length; j += 4) {
       if (old[j + 1] === 0) continue;
       let i = old[j]! & mask;
-      while (t[2 * i + 1] !== 0) i = (i + 1) & mask;
-      t[2 * i] = old[j]!;
-      t[2 * i + 1] = old[j + 1]!;
+      while (t[(i << 2) + 1] !== 0) i = (i + 1) & mask;
+      const q = i << 2;
+      t[q] = old[j]!;
+      t[q + 1] = old[j + 1]!;
+      t[q + 2] = old[j + 2]!;
+      t[q + 3] = old[j + 3]!;
     }
   }
+}
+
+/**
+ * The indices of `hashes` in the order of their slots' top 16 bits (a stable counting sort), or null where the
+ * table is small enough to stay in cache or the values few.
+ */
+function bySlot(hashes: Int32Array, mask: number): Int32Array | null {
+  const m = hashes.length;
+  const bits = 31 - Math.clz32(mask + 1);
+  if (bits <= 16 || m < 4096) return null;
+  const shift = bits - 16;
+  const counts = new Int32Array((1 << 16) + 1);
+  for (let k = 0; k < m; k++) counts[((hashes[k]! & mask) >>> shift) + 1]!++;
+  for (let b = 1; b < counts.length; b++) counts[b]! += counts[b - 1]!;
+  const order = new Int32Array(m);
+  for (let k = 0; k < m; k++) order[counts[(hashes[k]! & mask) >>> shift]!++] = k;
+  return order;
 }
