@@ -33,6 +33,8 @@ export function decode(buf: Uint8Array, s: number, e: number): string {
 
 /** The load past which a table doubles: linear probing stays short to 0.7, and a smaller table misses less. */
 const FULL = 0.7;
+/** Values a merge touches ahead of looking them up: their lines fit in L2. */
+const BLOCK = 512;
 
 /** The slots (a power of two, 256 at least) that hold n values under FULL. */
 function slotsFor(n: number): number {
@@ -75,6 +77,7 @@ export class Strings {
   private used = 0; // bytes of pool
   private ends = new Int32Array(64); // without texts: spelling k is pool[ends[k - 1] (or 0) .. ends[k])
   private hashes = new Int32Array(64);
+  private touched = 0; // what merge's loads read, kept so that they are not optimised away
 
   /** `expect`: the distinct values expected (a table sized for them grows no more). */
   constructor(private readonly texts: boolean, expect = 0, readonly raw = false) {
@@ -108,9 +111,10 @@ export class Strings {
   }
 
   /**
-   * With texts: the ids of a range's spellings (a thread's Strings.spellings, which repeat when raw), in order. The
-   * spellings are looked up in the order of their slots (so that a large table is read front to back, not at
-   * random), then the new ones get their ids in the range's order (first-seen).
+   * With texts: the ids of a range's spellings (a thread's Strings.spellings, which repeat when raw), in order.
+   * A large table is out of cache, so each block of values first touches its slots (and the bytes of the entries
+   * whose hash matches) in loops of independent loads, which the processor overlaps, before the block is looked
+   * up in order (a lookup's branches wait on its load; a touch does not).
    */
   merge(sp: Spellings): Int32Array {
     if (!this.texts) throw new Error('Strings.merge: a dictionary of texts merges ranges');
@@ -119,41 +123,46 @@ export class Strings {
     this.reserve(this.n + m, this.used + bytes.length);
     const t = this.table;
     const mask = (t.length >> 2) - 1;
-    const out = new Int32Array(m); // an id, or -(k + 1): the value first seen at k in this range
-    const slot = new Int32Array(m); // where a value new at k went
-    const order = bySlot(hashes, mask);
-    for (let j = 0; j < m; j++) {
-      const k = order ? order[j]! : j;
-      const h = hashes[k]!;
-      const s = k ? ends[k - 1]! : 0;
-      const e = ends[k]!;
-      for (let i = h & mask; ; i = (i + 1) & mask) {
-        const q = i << 2;
-        if (t[q + 1] === 0) {
-          this.insert(q, h, bytes, s, e, -(k + 1));
-          out[k] = -(k + 1);
-          slot[k] = q;
-          break;
-        }
-        if (t[q] === h && t[q + 3] === e - s && this.same(t[q + 2]!, bytes, s, e)) {
-          out[k] = t[q + 1]! > 0 ? t[q + 1]! - 1 : t[q + 1]!;
-          break;
-        }
-      }
-    }
+    const out = new Int32Array(m);
+    const cold = t.length > 1 << 18; // past 1 MiB
     let text: string | null | undefined; // the range's bytes decoded once when ASCII: a new value is a slice
-    for (let k = 0, s = 0; k < m; s = ends[k++]!) {
-      const v = out[k]!;
-      if (v >= 0) continue;
-      if (v === -(k + 1)) {
-        if (text === undefined) text = isAscii(bytes) ? utf8.decode(bytes) : null;
-        out[k] = this.entry(bytes, s, ends[k]!, text);
-        t[slot[k]! + 1] = out[k]! + 1;
-      } else {
-        out[k] = out[-v - 1]!;
+    for (let b = 0; b < m; b += BLOCK) {
+      const end = Math.min(m, b + BLOCK);
+      if (cold) this.touch(hashes, b, end, mask);
+      for (let k = b; k < end; k++) {
+        const h = hashes[k]!;
+        const s = k ? ends[k - 1]! : 0;
+        const e = ends[k]!;
+        for (let i = h & mask; ; i = (i + 1) & mask) {
+          const q = i << 2;
+          if (t[q + 1] === 0) {
+            if (text === undefined) text = isAscii(bytes) ? utf8.decode(bytes) : null;
+            const id = this.entry(bytes, s, e, text);
+            this.insert(q, h, bytes, s, e, id + 1);
+            out[k] = id;
+            break;
+          }
+          if (t[q] === h && t[q + 3] === e - s && this.same(t[q + 2]!, bytes, s, e)) {
+            out[k] = t[q + 1]! - 1;
+            break;
+          }
+        }
       }
     }
     return out;
+  }
+
+  /** Loads the first slot of values [b, end) and the bytes of a matching entry, so that their lines are cached. */
+  private touch(hashes: Int32Array, b: number, end: number, mask: number): void {
+    const t = this.table;
+    let x = 0;
+    for (let k = b; k < end; k++) x |= t[(hashes[k]! & mask) << 2]!;
+    const pool = this.pool;
+    for (let k = b; k < end; k++) {
+      const q = (hashes[k]! & mask) << 2;
+      if (t[q] === hashes[k]) x |= pool[t[q + 2]!]!;
+    }
+    this.touched = x;
   }
 
   /** The spellings (without texts), in id order. */
@@ -228,21 +237,4 @@ export class Strings {
       t[q + 3] = old[j + 3]!;
     }
   }
-}
-
-/**
- * The indices of `hashes` in the order of their slots' top 16 bits (a stable counting sort), or null where the
- * table is small enough to stay in cache or the values few.
- */
-function bySlot(hashes: Int32Array, mask: number): Int32Array | null {
-  const m = hashes.length;
-  const bits = 31 - Math.clz32(mask + 1);
-  if (bits <= 16 || m < 4096) return null;
-  const shift = bits - 16;
-  const counts = new Int32Array((1 << 16) + 1);
-  for (let k = 0; k < m; k++) counts[((hashes[k]! & mask) >>> shift) + 1]!++;
-  for (let b = 1; b < counts.length; b++) counts[b]! += counts[b - 1]!;
-  const order = new Int32Array(m);
-  for (let k = 0; k < m; k++) order[counts[(hashes[k]! & mask) >>> shift]!++] = k;
-  return order;
 }
