@@ -167,6 +167,21 @@ describe('string dictionaries of many distinct values', () => {
   });
 });
 
+describe('string dictionaries of a large table', () => {
+  it('a range of 60k distinct values, quoted ones among them: lookups in blocks keep first-seen order', async () => {
+    const lines = ['u'];
+    for (let r = 0; r < 150_000; r++) lines.push(r % 13 === 0 ? `"q${r % 7000}"` : `v${(r * 7919) % 60_000}`);
+    const bytes = enc.encode(lines.join('\n') + '\n');
+    const ref = parseCsv(bytes).columns[0]!;
+    if (ref.dtype !== 'string') throw new Error('expected a string column');
+    for (const threads of [0, 2]) {
+      const df = await md.read_csv(bytes, { chunk_bytes: 4 << 20, threads });
+      expect(df.get('u').column.dict).toEqual(ref.dict);
+      expect((await df.fetch()).get('u')).toEqual(Array.from(ref.codes, (k) => ref.dict[k]!));
+    }
+  });
+});
+
 describe('forced integer dtypes', () => {
   it('narrower integers wrap the int64 as NumPy does, beyond 2^53 too', async () => {
     const text = 'a,b,c\n300,-1,1099511627781\n-129,4294967297,9007199254740993\n';

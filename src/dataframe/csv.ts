@@ -469,6 +469,8 @@ class Builder {
   u8 = new Uint8Array(0);
   missing = new Uint8Array(0);
   readonly strings: Strings;
+  /** The range's bytes, which outlive a row (a string in them may be looked up later, in a block; see Strings). */
+  stable: Uint8Array | null = null;
   /**
    * `expect`: the distinct strings expected (the column's count in the range parsed before, on this thread), or
    * -1 where nearly every value was distinct: spellings are then not looked up (raw, see Strings).
@@ -478,6 +480,7 @@ class Builder {
   }
 
   reserve(n: number): void {
+    this.strings.flush(this.i32);
     const k = this.state.kind;
     if ((k === 'float' || k === 'none') && this.f64.length < n) this.f64 = grow(this.f64, n);
     if (k === 'int' && this.i32.length < 2 * n) this.i32 = grow(this.i32, 2 * n);
@@ -512,7 +515,8 @@ class Builder {
       }
       case 'string': {
         if (isNA) return (this.i32[i] = -1), (this.state.hasNA = true);
-        this.i32[i] = this.strings.id(buf, s, e);
+        if (buf === this.stable) this.strings.later(buf, s, e, this.i32, i);
+        else this.strings.later(buf, s, e, this.i32, i), this.strings.flush(this.i32);
         return true;
       }
     }
@@ -520,6 +524,7 @@ class Builder {
 
   finish(name: string, n: number, forced: DType | 'string' | null): Column {
     const { kind, hasNA } = this.state;
+    this.strings.flush(this.i32);
     if (kind === 'string') {
       const codes = fit(this.i32, n);
       return this.spellings ? { name, dtype: 'string', codes, dict: [], spellings: this.strings.spellings() }
@@ -605,6 +610,7 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
     e === s || (e - s <= naMax && naLead[buf[s]!] === 1 && na.has(latin1(buf, s, e)));
   const raw = opts.spellings ?? false;
   const cols = schema.names.map((_, c) => new Builder(stateOf(schema.forced[c]!, schema.states[c]!), raw, distinct[c]));
+  if (raw) for (const b of cols) b.stable = bytes;
   const warnings: string[] = [];
   const rowBase = opts.rowBase ?? schema.headerRows;
   const maxRows = opts.maxRows ?? Infinity;
@@ -652,6 +658,7 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
         + `${pandasDtype(before)}; the column is read as ${pandasDtype(after)}`);
     }
     const next = new Builder(after, raw);
+    next.stable = raw ? bytes : null;
     next.reserve(starts.length);
     cols[c] = next;
     const keep = row.n;
@@ -684,9 +691,10 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
     for (let c = 0; c < cols.length; c++) if (!store(c, rows)) widen(c, rows);
     rows++;
   }
+  const columns = cols.map((b, c) => b.finish(schema.names[c]!, rows, schema.forced[c]!));
   cols.forEach((b, c) => (distinct[c] = raw ? nextHint(c, b.strings, rows) : 0));
   return {
-    columns: cols.map((b, c) => b.finish(schema.names[c]!, rows, schema.forced[c]!)),
+    columns,
     states: cols.map((b) => ({ ...b.state })),
     rows,
     records,

@@ -78,6 +78,13 @@ export class Strings {
   private ends = new Int32Array(64); // without texts: spelling k is pool[ends[k - 1] (or 0) .. ends[k])
   private hashes = new Int32Array(64);
   private touched = 0; // what merge's loads read, kept so that they are not optimised away
+  // values queued by `later`: their row, and bytes [s, e) of qbuf, with their hashes when flushed
+  private queued = 0;
+  private qbuf: Uint8Array | null = null;
+  private readonly qrow = new Int32Array(BLOCK);
+  private readonly qs = new Int32Array(BLOCK);
+  private readonly qe = new Int32Array(BLOCK);
+  private readonly qh = new Int32Array(BLOCK);
 
   /** `expect`: the distinct values expected (a table sized for them grows no more). */
   constructor(private readonly texts: boolean, expect = 0, readonly raw = false) {
@@ -95,7 +102,10 @@ export class Strings {
 
   id(buf: Uint8Array, s: number, e: number): number {
     const h = hashBytes(buf, s, e);
-    if (this.raw) return this.spelling(h, buf, s, e);
+    return this.raw ? this.spelling(h, buf, s, e) : this.find(buf, s, e, h);
+  }
+
+  private find(buf: Uint8Array, s: number, e: number, h: number): number {
     const t = this.table;
     const mask = (t.length >> 2) - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
@@ -108,6 +118,38 @@ export class Strings {
       }
       if (t[q] === h && t[q + 3] === e - s && this.same(t[q + 2]!, buf, s, e)) return t[q + 1]! - 1;
     }
+  }
+
+  /**
+   * The id of bytes [s, e) of `buf` into out[i], now or with a block of others (flush), in order either way: a
+   * large table's lookups are made in blocks that touch their slots first (see merge). `buf` must hold the bytes
+   * until the block is flushed, and `out` must not be replaced before (the caller flushes before it grows out).
+   */
+  later(buf: Uint8Array, s: number, e: number, out: Int32Array, i: number): void {
+    if (this.raw || this.table.length <= 1 << 18) {
+      if (this.queued) this.flush(out);
+      out[i] = this.id(buf, s, e);
+      return;
+    }
+    if (this.queued && buf !== this.qbuf) this.flush(out);
+    this.qbuf = buf;
+    const j = this.queued++;
+    this.qrow[j] = i;
+    this.qs[j] = s;
+    this.qe[j] = e;
+    if (this.queued === BLOCK) this.flush(out);
+  }
+
+  /** Looks up the values `later` queued, their ids into out. */
+  flush(out: Int32Array): void {
+    const m = this.queued;
+    if (m === 0) return;
+    this.queued = 0;
+    const buf = this.qbuf!;
+    const hs = this.qh;
+    for (let j = 0; j < m; j++) hs[j] = hashBytes(buf, this.qs[j]!, this.qs[j]! + (this.qe[j]! - this.qs[j]!));
+    this.touch(hs, 0, m, (this.table.length >> 2) - 1);
+    for (let j = 0; j < m; j++) out[this.qrow[j]!] = this.find(buf, this.qs[j]!, this.qe[j]!, hs[j]!);
   }
 
   /**
