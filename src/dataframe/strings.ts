@@ -3,10 +3,13 @@
 // spellings with their hashes (a parse thread's, merged here by read.ts in file
 // order). Out: ids in first-seen order, and either the spellings (a thread's
 // range: nothing decoded) or the decoded dictionary (the frame's column).
-// Design: one open-addressing table of (hash, id + 1) over a pool of the
-// distinct byte strings, so a value seen before costs no JS string and no Map;
-// a new entry is decoded once, from one decode of its range's whole pool when
-// that pool is ASCII (a slice of a string is cheaper than a decode per value).
+// Design: one open-addressing table of (hash, id + 1, offset, length) over a
+// pool of the distinct byte strings, so a value seen before costs no JS string
+// and no Map; a new entry is decoded once, a slice of one decode of its range's
+// whole pool when that pool is ASCII. A table out of cache is looked up in
+// blocks whose slots are touched first (independent loads overlap; a lookup's
+// branches wait on each). A thread whose ranges hold mostly distinct values
+// sends them undeduped (raw): the driver's merge dedupes them anyway.
 
 /** Distinct byte strings, in order: string k is bytes[ends[k - 1] (or 0) .. ends[k]), its FNV-1a hash hashes[k]. */
 export interface Spellings { bytes: Uint8Array; ends: Int32Array; hashes: Int32Array }
