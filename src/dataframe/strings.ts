@@ -11,7 +11,10 @@
 // branches wait on each). A thread whose ranges hold mostly distinct values
 // sends them undeduped (raw): the driver's merge dedupes them anyway.
 
-/** Byte strings (distinct unless raw), in order: string k is bytes[ends[k - 1] (or 0) .. ends[k]), its FNV-1a hash hashes[k]. */
+/**
+ * Byte strings (distinct unless raw), in order: string k is bytes[ends[k - 1] (or 0) .. ends[k]), its FNV-1a hash
+ * hashes[k].
+ */
 export interface Spellings { bytes: Uint8Array; ends: Int32Array; hashes: Int32Array }
 
 /** FNV-1a over bytes [s, e): the hash every table here agrees on (a thread's hashes are reused by the merge). */
