@@ -144,6 +144,55 @@ describe('string dictionaries', () => {
   });
 });
 
+describe('string dictionaries of many distinct values', () => {
+  it('a column of mostly distinct strings over many ranges: first-seen order and codes as the single-thread parse', async () => {
+    const next = rng(7);
+    const lines = ['u,k,x'];
+    // ranges of ~2000 rows, mostly distinct: a thread's later ranges send their values undeduped (raw)
+    for (let r = 0; r < 60_000; r++) {
+      const u = r % 7 === 0 ? `id${Math.floor(next() * 5000)}` : `id${r}-${'x'.repeat(r % 15)}`;
+      lines.push(`${u},k${r % 3},${r % 11 === 0 ? 'b\ufffd' : 'c'}`);
+    }
+    const bytes = enc.encode(lines.join('\n') + '\n');
+    const ref = parseCsv(bytes);
+    for (const threads of [0, 2]) {
+      const df = await md.read_csv(bytes, { chunk_bytes: 48 << 10, chunkSize: 7000, threads });
+      const f = await df.fetch();
+      for (const c of ref.columns) {
+        if (c.dtype !== 'string') throw new Error('expected a string column');
+        expect(df.get(c.name).column.dict, c.name).toEqual(c.dict);
+        expect(f.get(c.name), c.name).toEqual(Array.from(c.codes, (k) => (k < 0 ? null : c.dict[k]!)));
+      }
+    }
+  });
+});
+
+describe('string dictionaries of a large table', () => {
+  it('a range of 60k distinct values, quoted ones among them: lookups in blocks keep first-seen order', async () => {
+    const lines = ['u'];
+    for (let r = 0; r < 150_000; r++) lines.push(r % 13 === 0 ? `"q${r % 7000}"` : `v${(r * 7919) % 60_000}`);
+    const bytes = enc.encode(lines.join('\n') + '\n');
+    const ref = parseCsv(bytes).columns[0]!;
+    if (ref.dtype !== 'string') throw new Error('expected a string column');
+    for (const threads of [0, 2]) {
+      const df = await md.read_csv(bytes, { chunk_bytes: 4 << 20, threads });
+      expect(df.get('u').column.dict).toEqual(ref.dict);
+      expect((await df.fetch()).get('u')).toEqual(Array.from(ref.codes, (k) => ref.dict[k]!));
+    }
+  });
+});
+
+describe('forced integer dtypes', () => {
+  it('narrower integers wrap the int64 as NumPy does, beyond 2^53 too', async () => {
+    const text = 'a,b,c\n300,-1,1099511627781\n-129,4294967297,9007199254740993\n';
+    const df = await md.read_csv(enc.encode(text), { dtype: { a: 'int8', b: 'uint32', c: 'int32' } });
+    const f = await df.fetch();
+    expect(f.get('a')).toEqual([44, 127]);
+    expect(f.get('b')).toEqual([4294967295, 1]);
+    expect(f.get('c')).toEqual([5, 1]);
+  });
+});
+
 describe('read_csv in many ranges on threads', () => {
   const text = generated(200_000, 180_000);
   const bytes = enc.encode(text);

@@ -25,6 +25,9 @@
 // dtype=str (object).
 
 import { ARRAY_CTOR, type DType, type TypedArray } from '../graph/dtype.js';
+import { type Spellings, Strings, decode, grow, latin1 } from './strings.js';
+
+export { type Spellings, Strings } from './strings.js';
 
 /** pandas 1.5's default NA strings (pandas._libs.parsers.STR_NA_VALUES). */
 export const DEFAULT_NA = [
@@ -81,8 +84,6 @@ export type Column =
    */
   | { name: string; dtype: 'string'; codes: Int32Array; dict: string[]; spellings?: Spellings };
 
-/** Distinct byte strings, in order: string k is bytes[ends[k - 1] (or 0) .. ends[k]). */
-export interface Spellings { bytes: Uint8Array; ends: Int32Array }
 
 export interface Parsed {
   columns: Column[];
@@ -292,12 +293,22 @@ class Row {
 
 const isBlank = (b: number, sep: number): boolean => (b === 32 || b === 9) && b !== sep;
 
+/** The bytes that end an unquoted field (the separator, \n and \r): one load per byte in the hot loop. */
+const stop = new Uint8Array(256);
+let stopSep = -1;
+function stopAt(sep: number): void {
+  stop.fill(0);
+  stop[sep] = stop[10] = stop[13] = 1;
+  stopSep = sep;
+}
+
 /**
  * Reads the row starting at p into `row`; returns the offset after its terminator. A line of only spaces and
  * tabs (not the separator) is blank, as in pandas (skip_blank_lines): row.n is then 0.
  */
 function readRow(bytes: Uint8Array, p: number, sep: number, quote: number, row: Row): number {
   const n = bytes.length;
+  if (sep !== stopSep) stopAt(sep);
   row.n = 0;
   row.used = 0;
   let q = p;
@@ -320,7 +331,7 @@ function readRow(bytes: Uint8Array, p: number, sep: number, quote: number, row: 
       row.add(s0, row.used, 1);
     } else {
       const s0 = p;
-      while (p < n && bytes[p] !== sep && bytes[p] !== 10 && bytes[p] !== 13) p++;
+      while (p < n && stop[bytes[p]!] === 0) p++;
       row.add(s0, p, 0);
     }
     if (p >= n) return n;
@@ -434,19 +445,6 @@ function parseBool(buf: Uint8Array, s: number, e: number): number {
   return t === 'true' ? 1 : t === 'false' ? 0 : -1;
 }
 
-function latin1(buf: Uint8Array, s: number, e: number): string {
-  let t = '';
-  for (let p = s; p < e; p++) t += String.fromCharCode(buf[p]!);
-  return t;
-}
-
-const utf8 = new TextDecoder();
-function decode(buf: Uint8Array, s: number, e: number): string {
-  if (e - s > 32) return utf8.decode(buf.subarray(s, e));
-  for (let p = s; p < e; p++) if (buf[p]! >= 128) return utf8.decode(buf.subarray(s, e));
-  return latin1(buf, s, e);
-}
-
 /** The kind of one non-NA value: the narrowest converter pandas would accept it with. */
 function kindOf(buf: Uint8Array, s: number, e: number): Kind {
   if (parseInt64(buf, s, e)) return 'int';
@@ -481,11 +479,18 @@ class Builder {
   u8 = new Uint8Array(0);
   missing = new Uint8Array(0);
   readonly strings: Strings;
-  constructor(public state: ColumnState, private readonly spellings = false) {
-    this.strings = new Strings(!spellings);
+  /** The range's bytes, which outlive a row (a string in them may be looked up later, in a block; see Strings). */
+  stable: Uint8Array | null = null;
+  /**
+   * `expect`: the distinct strings expected (the column's count in the range parsed before, on this thread), or
+   * -1 where nearly every value was distinct: spellings are then not looked up (raw, see Strings).
+   */
+  constructor(public state: ColumnState, private readonly spellings = false, expect = 0) {
+    this.strings = new Strings(!spellings, Math.max(0, expect), spellings && expect < 0);
   }
 
   reserve(n: number): void {
+    this.strings.flush(this.i32);
     const k = this.state.kind;
     if ((k === 'float' || k === 'none') && this.f64.length < n) this.f64 = grow(this.f64, n);
     if (k === 'int' && this.i32.length < 2 * n) this.i32 = grow(this.i32, 2 * n);
@@ -520,7 +525,8 @@ class Builder {
       }
       case 'string': {
         if (isNA) return (this.i32[i] = -1), (this.state.hasNA = true);
-        this.i32[i] = this.strings.id(buf, s, e);
+        if (buf === this.stable) this.strings.later(buf, s, e, this.i32, i);
+        else this.strings.later(buf, s, e, this.i32, i), this.strings.flush(this.i32);
         return true;
       }
     }
@@ -528,6 +534,7 @@ class Builder {
 
   finish(name: string, n: number, forced: DType | 'string' | null): Column {
     const { kind, hasNA } = this.state;
+    this.strings.flush(this.i32);
     if (kind === 'string') {
       const codes = fit(this.i32, n);
       return this.spellings ? { name, dtype: 'string', codes, dict: [], spellings: this.strings.spellings() }
@@ -543,95 +550,20 @@ class Builder {
     // pandas: astype from int64, wrapping as NumPy does; a typed array's store wraps the same way.
     const out = new ARRAY_CTOR[forced](n);
     if (out instanceof BigInt64Array) throw new Error(`read_csv: cannot read column '${name}' as ${forced}`);
-    for (let i = 0; i < n; i++) out[i] = Number(base.values[i]!);
+    if (kind === 'int') {
+      // the low words (a typed array's store wraps them as NumPy wraps the int64: modulo 2^8, 2^16 or 2^32)
+      const words = this.i32;
+      for (let i = 0; i < n; i++) out[i] = words[2 * i]!;
+    } else {
+      for (let i = 0; i < n; i++) out[i] = Number(base.values[i]!);
+    }
     return { name, dtype: forced as Exclude<DType, 'float64' | 'float32' | 'int64' | 'bool'>, values: out };
-  }
-}
-
-/**
- * A string column's dictionary, looked up by the value's bytes (a hash table over a pool of the distinct byte
- * strings, its spellings), so a value seen before costs no JS string. With `texts`, ids are entries of `dict` (in
- * first-seen order; a new spelling is decoded once, and spellings that decode alike, invalid UTF-8, share one);
- * without, ids are spellings and nothing is decoded (a read_csv thread's range: the driver merges the spellings).
- */
-export class Strings {
-  readonly dict: string[] = [];
-  private readonly byText = new Map<string, number>();
-  private n = 0; // spellings
-  // per slot, so that a lookup reads one place and then the bytes: the hash, the id + 1 (0: empty), and the
-  // spelling's offset and length in pool
-  private table = new Int32Array(4 * 256);
-  private pool = new Uint8Array(1024);
-  private ends = new Int32Array(64); // spelling k is pool[ends[k - 1] (or 0) .. ends[k])
-
-  constructor(private readonly texts: boolean) {}
-
-  id(buf: Uint8Array, s: number, e: number): number {
-    let h = 0x811c9dc5 | 0;
-    for (let p = s; p < e; p++) h = Math.imul(h ^ buf[p]!, 0x01000193);
-    const t = this.table;
-    const mask = (t.length >> 2) - 1;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
-      const j = i << 2;
-      const id = t[j + 1]! - 1;
-      if (id < 0) return this.add(i, h, buf, s, e);
-      if (t[j] !== h || t[j + 3] !== e - s) continue;
-      const o = t[j + 2]!;
-      let p = 0;
-      while (p < e - s && this.pool[o + p] === buf[s + p]) p++;
-      if (p === e - s) return id;
-    }
-  }
-
-  /** The spellings, in id order when ids are spellings. */
-  spellings(): Spellings {
-    return { bytes: this.pool.slice(0, this.n ? this.ends[this.n - 1] : 0), ends: this.ends.slice(0, this.n) };
-  }
-
-  private add(i: number, h: number, buf: Uint8Array, s: number, e: number): number {
-    let id = this.n;
-    if (this.texts) {
-      const text = decode(buf, s, e);
-      const known = this.byText.get(text);
-      if (known === undefined) this.byText.set(text, (id = this.dict.push(text) - 1));
-      else id = known;
-    }
-    const at = this.n ? this.ends[this.n - 1]! : 0;
-    if (at + e - s > this.pool.length) this.pool = grow(this.pool, at + e - s);
-    this.pool.set(buf.subarray(s, e), at);
-    if (this.n === this.ends.length) this.ends = grow(this.ends, this.n + 1);
-    this.ends[this.n++] = at + e - s;
-    const t = this.table;
-    t[i << 2] = h;
-    t[(i << 2) + 1] = id + 1;
-    t[(i << 2) + 2] = at;
-    t[(i << 2) + 3] = e - s;
-    if (2 * this.n > t.length >> 2) this.rehash();
-    return id;
-  }
-
-  private rehash(): void {
-    const old = this.table;
-    const t = (this.table = new Int32Array(old.length * 2));
-    const mask = (t.length >> 2) - 1;
-    for (let j = 0; j < old.length; j += 4) {
-      if (old[j + 1] === 0) continue;
-      let i = old[j]! & mask;
-      while (t[(i << 2) + 1] !== 0) i = (i + 1) & mask;
-      t.set(old.subarray(j, j + 4), i << 2);
-    }
   }
 }
 
 /** The first n values: a view when they fill most of the array (a range's arrays are sized to fit), else a copy. */
 function fit<T extends Float64Array | Int32Array | Uint8Array>(a: T, n: number): T {
   return (a.length - n <= a.length / 8 ? a.subarray(0, n) : a.slice(0, n)) as T;
-}
-
-function grow<T extends Float64Array | Int32Array | Uint8Array>(a: T, n: number): T {
-  const b = new (a.constructor as new (n: number) => T)(Math.max(n, a.length * 2, 64));
-  b.set(a);
-  return b;
 }
 
 function stateOf(forced: DType | 'string' | null, base: ColumnState): ColumnState {
@@ -649,6 +581,21 @@ export interface ParseOptions {
   maxRows?: number;
   /** String columns as undecoded spellings (Column), for a driver that merges ranges' dictionaries by bytes. */
   spellings?: boolean;
+}
+
+/**
+ * Per column position, the distinct strings of the last parse on this thread (the ranges of one file look alike):
+ * a range's table starts at that size rather than growing to it again, or, -1, is not made where most values were
+ * distinct (the driver dedupes them). Every RAW_RUN raw ranges, one is looked up again to check.
+ */
+const distinct: number[] = [];
+const rawRuns: number[] = [];
+const RAW_RUN = 8;
+
+function nextHint(c: number, strings: Strings, rows: number): number {
+  if (strings.raw) return (rawRuns[c] = (rawRuns[c] ?? 0) + 1) % RAW_RUN === 0 ? Math.ceil(rows / 2) : -1;
+  rawRuns[c] = 0;
+  return rows >= 1024 && strings.size > 0.75 * rows ? -1 : strings.size;
 }
 
 /**
@@ -672,7 +619,8 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
   const isNA = (buf: Uint8Array, s: number, e: number): boolean =>
     e === s || (e - s <= naMax && naLead[buf[s]!] === 1 && na.has(latin1(buf, s, e)));
   const raw = opts.spellings ?? false;
-  const cols = schema.names.map((_, c) => new Builder(stateOf(schema.forced[c]!, schema.states[c]!), raw));
+  const cols = schema.names.map((_, c) => new Builder(stateOf(schema.forced[c]!, schema.states[c]!), raw, distinct[c]));
+  if (raw) for (const b of cols) b.stable = bytes;
   const warnings: string[] = [];
   const rowBase = opts.rowBase ?? schema.headerRows;
   const maxRows = opts.maxRows ?? Infinity;
@@ -720,6 +668,7 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
         + `${pandasDtype(before)}; the column is read as ${pandasDtype(after)}`);
     }
     const next = new Builder(after, raw);
+    next.stable = raw ? bytes : null;
     next.reserve(starts.length);
     cols[c] = next;
     const keep = row.n;
@@ -752,8 +701,10 @@ export function parseRows(bytes: Uint8Array, start: number, end: number, schema:
     for (let c = 0; c < cols.length; c++) if (!store(c, rows)) widen(c, rows);
     rows++;
   }
+  const columns = cols.map((b, c) => b.finish(schema.names[c]!, rows, schema.forced[c]!));
+  cols.forEach((b, c) => (distinct[c] = raw ? nextHint(c, b.strings, rows) : 0));
   return {
-    columns: cols.map((b, c) => b.finish(schema.names[c]!, rows, schema.forced[c]!)),
+    columns,
     states: cols.map((b) => ({ ...b.state })),
     rows,
     records,

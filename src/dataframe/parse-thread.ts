@@ -19,7 +19,10 @@ export type ParseReply =
 function buffers(r: RangeResult): ArrayBuffer[] {
   if (r.kind === 'scan') return [];
   return r.parsed.columns.flatMap((c) => {
-    if (c.dtype === 'string') return [c.codes.buffer, c.spellings!.bytes.buffer, c.spellings!.ends.buffer] as ArrayBuffer[];
+    if (c.dtype === 'string') {
+      const { bytes, ends, hashes } = c.spellings!;
+      return [c.codes.buffer, bytes.buffer, ends.buffer, hashes.buffer] as ArrayBuffer[];
+    }
     if (c.dtype === 'bool' && c.missing) return [c.values.buffer as ArrayBuffer, c.missing.buffer as ArrayBuffer];
     return [c.values.buffer as ArrayBuffer];
   });

@@ -323,8 +323,11 @@ class Writer {
 
   constructor(private readonly chunk: number) {}
 
-  /** Appends a range's column; false (and broken) if it is stored otherwise than the column so far. */
-  append(c: RangeColumn): boolean {
+  /**
+   * Appends a range's column; false (and broken) if it is stored otherwise than the column so far. `share`: the
+   * range's part of the file's bytes (which sizes the dictionary of a column of mostly distinct strings).
+   */
+  append(c: RangeColumn, share: number): boolean {
     const layout = layoutOf(c);
     if (this.broken || (this.layout !== null && layout !== this.layout)) return !(this.broken = true);
     if (this.layout === null) {
@@ -336,9 +339,13 @@ class Writer {
     let put: (view: TypedArray, at: number, from: number, to: number) => void;
     if (c.dtype === 'string') {
       // the range's spellings, by their bytes, to entries of the frame's dictionary (decoded once each)
-      const { bytes, ends } = c.spellings!;
-      const map = new Int32Array(ends.length);
-      for (let k = 0, s = 0; k < ends.length; s = ends[k++]!) map[k] = this.strings.id(bytes, s, ends[k]!);
+      const fresh = this.strings.size === 0;
+      const map = this.strings.merge(c.spellings!);
+      // a first range of mostly distinct strings: room for as many in every range, so the table grows once
+      if (fresh && map.length > c.codes.length / 2 && share > 0) {
+        const scale = Math.min(1 / share, 1 << 10);
+        this.strings.reserve(Math.ceil(map.length * scale * 1.05), Math.ceil(c.spellings!.bytes.length * scale * 1.05));
+      }
       const codes = c.codes;
       put = (view, at, from, to) => {
         for (let r = from; r < to; r++) {
@@ -429,7 +436,7 @@ async function readCsv(source: CsvSource, opts: ReadCsvOptions): Promise<DataFra
   try {
     const ranges = new Placer(runner, src.size, schema, step, Math.max(4, 2 * n * PER_THREAD));
     const write = (cs: number[]) => (p: Parsed): void => {
-      p.columns.forEach((col, j) => writers[cs[j]!]!.append(col));
+      p.columns.forEach((col, j) => writers[cs[j]!]!.append(col, p.end / Math.max(1, src.size - schema.dataStart)));
     };
     const all = schema.names.map((_, c) => c);
     const parts = await parseAll(runner, schema, ranges, write(all));
