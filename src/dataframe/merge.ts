@@ -378,9 +378,10 @@ function rowsOf(pairs: readonly KeyPair[], how: How, sort: boolean): Rows {
  * match through tables and sort by counting; else by value.
  */
 function intRows(cL: mt.Tensor, cR: mt.Tensor, how: How, sort: boolean, firstOrder: boolean): Rows {
+  // (an infinity joins each side rather than min's and max's initial, which a length known only at run time loses)
   const span = (c: mt.Tensor): mt.Tensor[] => {
-    const f = mt.concatenate([mt.astype(c, 'float64'), mt.tensor([Infinity, -Infinity])]);
-    return [mt.min(f), mt.max(f)];
+    const f = mt.astype(c, 'float64');
+    return [mt.min(mt.concatenate([f, mt.tensor([Infinity])])), mt.max(mt.concatenate([f, mt.tensor([-Infinity])]))];
   };
   const stats = mt.stack([...span(cL), ...span(cR)]);
   return rowsOnValues(stats, [cL, cR], ([l0, l1, r0, r1], [cL, cR]) => {
