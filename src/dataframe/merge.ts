@@ -189,10 +189,12 @@ interface Keyed {
  * rank of each group's first appearance over the left rows, then the right,
  * where `firstOrder` (else the codes themselves). Dense codes find their
  * first rows by a scatter of minimum positions into a table of `size`; others
- * by np.unique's first indices (a chunked sort), whose inverse then serves as
- * the match code too.
+ * by np.unique's first indices (a chunked sort): each row's group's first row
+ * is its order code, and the match code too (`innerOnly`: over the left rows
+ * alone, an inner merge's groups being the left's; the codes then match as
+ * they are).
  */
-function keyed(cL: mt.Tensor, cR: mt.Tensor, size: number | undefined, firstOrder: boolean): Keyed {
+function keyed(cL: mt.Tensor, cR: mt.Tensor, size: number | undefined, firstOrder: boolean, innerOnly = false): Keyed {
   const nL = cL.shape[0]!, nR = cR.shape[0]!;
   if (size !== undefined) {
     const c32L = mt.astype(cL, 'int32'), c32R = mt.astype(cR, 'int32');
@@ -205,9 +207,14 @@ function keyed(cL: mt.Tensor, cR: mt.Tensor, size: number | undefined, firstOrde
     return { cL: c32L, cR: c32R, oL: mt.take(rank, c32L), oR: mt.take(rank, c32R), size };
   }
   if (!firstOrder) return { cL, cR, oL: cL, oR: cR };
+  // (a group's first row is an order code as good as its rank among the first rows: no sort of them)
+  if (innerOnly) {
+    // an inner merge's groups all have left rows: their first appearance over the left alone orders them
+    const [, first, inverse] = mt.unique(cL, { return_index: true, return_inverse: true }) as mt.Tensor[];
+    return { cL, cR, oL: mt.take(first!, inverse!), oR: cR };
+  }
   const [, first, inverse] = mt.unique(mt.concatenate([cL, cR]), { return_index: true, return_inverse: true }) as mt.Tensor[];
-  const rank = mt.argsort(mt.argsort(first!, { kind: 'stable' }), { kind: 'stable' });
-  const g = mt.take(rank, inverse!);
+  const g = mt.take(first!, inverse!);
   const gL = g.get(mt.slice(0, nL)), gR = g.get(mt.slice(nL, null));
   return { cL: gL, cR: gR, oL: gL, oR: gR };
 }
@@ -362,7 +369,7 @@ function rowsOf(pairs: readonly KeyPair[], how: How, sort: boolean): Rows {
     const [cL, cR, size] = composite(known, nL);
     const firstOrder = (how === 'inner' || how === 'outer') && !sort;
     const ints = known.length === 1 && isInt(cL.dtype) && size === undefined;
-    const rows = ints ? intRows(cL, cR, how, sort, firstOrder) : matchRows(keyed(cL, cR, size, firstOrder), how, sort);
+    const rows = ints ? intRows(cL, cR, how, sort, firstOrder) : matchRows(keyed(cL, cR, size, firstOrder, how === 'inner'), how, sort);
     done.set(key, rows);
     return rows;
   };
@@ -387,7 +394,9 @@ function intRows(cL: mt.Tensor, cR: mt.Tensor, how: How, sort: boolean, firstOrd
   return rowsOnValues(stats, [cL, cR], ([l0, l1, r0, r1], [cL, cR]) => {
     const lo = Math.min(l0!, r0!), hi = Math.max(l1!, r1!);
     // (hi - lo is exact: both are int64s read as doubles, and a span this small has them within 2^53 of each other)
-    if (!(hi - lo < DENSE_CODES) || !Number.isSafeInteger(lo)) return matchRows(keyed(cL!, cR!, undefined, firstOrder), how, sort);
+    if (!(hi - lo < DENSE_CODES) || !Number.isSafeInteger(lo)) {
+      return matchRows(keyed(cL!, cR!, undefined, firstOrder, how === 'inner'), how, sort);
+    }
     const code = (c: mt.Tensor): mt.Tensor => mt.subtract(c, lo);
     return matchRows(keyed(code(cL!), code(cR!), hi - lo + 1, firstOrder), how, sort);
   });
