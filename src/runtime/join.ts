@@ -44,7 +44,7 @@ export const JOIN_ROUTINES: Readonly<Record<'jorder', Routine>> = {
         total += g.shape[0]!;
       }
       if (output.shape.length !== 1 || skip + output.shape[0]! > total) {
-        throw new TypeError(`jorder writes at most the ${Math.max(0, total - skip)} rows its boxes hold after skipping ${skip}`);
+        throw new TypeError(`jorder: its boxes hold ${total} rows, fewer than skip ${skip} and the output's ${output.shape[0]}`);
       }
     },
     run(params, inputs, out) {
