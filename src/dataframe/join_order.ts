@@ -43,7 +43,7 @@ function boxesOf(cv: readonly number[], k: number, P: number, c: number): Boxes 
 export interface Grouping {
   /** Column `x` (of the group numbers' length and chunking): its rows in some group, stably by group. */
   order(x: mt.Tensor): mt.Tensor;
-  /** What it is made of (the group numbers, their counts per chunk and partition, and bucketed), to pass through a stage. */
+  /** Its tensors (the group numbers, their counts per chunk and partition, bucketed), to pass through a stage. */
   readonly parts: readonly mt.Tensor[];
   /** The same grouping over `parts` as a later stage has them (computed). */
   over(parts: readonly mt.Tensor[]): Grouping;
@@ -59,18 +59,20 @@ export interface Grouping {
 export function grouping(gid: mt.Tensor, size: number): Grouping {
   const n = gid.shape[0]!, c = Math.max(1, gid.node.chunk[0]!), k = Math.ceil(n / c);
   if (n === 0) {
-    const g: Grouping = { order: (x) => mt.compress(mt.greater_equal(gid, 0), x), parts: [gid], over: ([gid]) => grouping(gid!, size) };
-    return g;
+    const order = (x: mt.Tensor): mt.Tensor => mt.compress(mt.greater_equal(gid, 0), x);
+    return { order, parts: [gid], over: ([g]) => grouping(g!, size) };
   }
   const P = Math.min(MAX_PARTITIONS, k), Gp = Math.ceil(Math.max(1, size) / P);
   const rowsOf = (j: number): number => Math.min(n, (j + 1) * c) - j * c;
+  const box = (j: number): [number, number] => [j * c, j * c + rowsOf(j)];
   const chunkCalls = (routine: string, inputs: number): G.RoutineCall[] => Array.from({ length: k }, (_, j) => ({
     routine, params: { P, Gp }, chunk: j,
-    reads: Array.from({ length: inputs }, (_, i) => ({ input: i, box: [[j * c, j * c + rowsOf(j)]] as [number, number][] })),
+    reads: Array.from({ length: inputs }, (_, i) => ({ input: i, box: [box(j)] })),
   }));
   const bucketOf = (gid: mt.Tensor) => (x: mt.Tensor): mt.Tensor =>
     new Tensor(G.routine('merge.bucket', [gid.node, x.node], chunkCalls('gbucket', 2), x.dtype, [n], [c]));
-  const counts = new Tensor(G.routine('merge.count', [gid.node], chunkCalls('gcount', 1), 'int64', [k, P + 1], [1, P + 1]));
+  const calls = chunkCalls('gcount', 1);
+  const counts = new Tensor(G.routine('merge.count', [gid.node], calls, 'int64', [k, P + 1], [1, P + 1]));
   return ordering(gid, counts, bucketOf(gid)(gid), { n, c, k, P, Gp }, bucketOf);
 }
 
@@ -79,11 +81,13 @@ interface Layout { readonly n: number; readonly c: number; readonly k: number; r
 
 /** The Grouping of group numbers `gid`, with their `counts` per chunk and partition and `gb` bucketed. */
 function ordering(
-  gid: mt.Tensor, counts: mt.Tensor, gb: mt.Tensor, { c, k, P, Gp }: Layout, bucketOf: (gid: mt.Tensor) => (x: mt.Tensor) => mt.Tensor,
+  gid: mt.Tensor, counts: mt.Tensor, gb: mt.Tensor, { c, k, P, Gp }: Layout,
+  bucketOf: (gid: mt.Tensor) => (x: mt.Tensor) => mt.Tensor,
 ): Grouping {
   const layout = { n: gid.shape[0]!, c, k, P, Gp };
   const bucket = bucketOf(gid);
-  const order = (x: mt.Tensor): mt.Tensor => onValues('merge', counts, [gb, bucket(x)], x.dtype, [NaN], (cv, [g, v]) => {
+  const order = (x: mt.Tensor): mt.Tensor => onValues('merge', counts, [gb, bucket(x)], x.dtype, [NaN], (cv, ts) => {
+    const [g, v] = ts;
     const b = boxesOf(cv, k, P, c);
     // the rows in some group: partition P holds the others
     const m = b.start[P]!;

@@ -19,12 +19,16 @@
 // right merge, as pandas makes it. sort=True: a final stable sort by key.
 //
 // Matching: the driving side's rows (the left, or the right in a right
-// merge; for inner and outer, stably sorted by group: a chunked argsort)
-// each find the first of their matches in the other side's rows sorted by
-// code, and their count: by two searchsorted calls, or, where the codes span
-// a small space (strings, bools), by tables of the other side's counts per
-// code and their cumulative sum (bincount), first appearances then coming
-// from a scatter of minimum positions (ufunc.at) rather than np.unique. When
+// merge; for inner and outer, stably sorted by group) each find the first
+// of their matches in the other side's rows sorted by code, and their
+// count: by two searchsorted calls, or, where the codes span a small space
+// (strings, bools, an integer key whose values span at most 2^16, read at
+// run time), by tables of the other side's counts per code and their
+// cumulative sum (bincount), first appearances then coming from a scatter
+// of minimum positions (ufunc.at) rather than np.unique. Small codes sort by
+// counting (./join_order.ts), others by a chunked argsort; an inner merge
+// over small codes drops the unmatched rows in that counting sort and
+// orders the left's columns by it too, rather than gathering them. When
 // no row matches more than once (decided at run time over [sum(counts),
 // max(counts)] with `onValues`), the result's rows are a selection of the
 // driving rows and a gather of the other side's at sorted_perm[lo];
@@ -32,7 +36,8 @@
 // cumulative sum (a searchsorted of each output position in it): chunked as
 // well, the host reading only the two numbers. The result is a pair of int64
 // row positions into each side (-1: no row), through which every column is
-// taken (an inner merge's shared key from the shorter side). A side that may
+// taken (an inner merge's shared key from the shorter side; a left merge
+// without repeats keeps the left's columns as they are). A side that may
 // miss rows (the right in a left merge, both in an outer one) gives its
 // integer columns as float64 with NaN and its strings missing whether or not
 // a row is missed in the end (pandas decides this from the data; a lazy

@@ -16,7 +16,9 @@ import { type Region, type Routine, contiguous, onlyParams } from './region.js';
 
 function int(params: RoutineParams, name: string): number {
   const v = params[name];
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new TypeError(`routine parameter ${name} must be a count`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+    throw new TypeError(`routine parameter ${name} must be a count`);
+  }
   return v;
 }
 
@@ -34,17 +36,22 @@ export const JOIN_ROUTINES: Readonly<Record<'jorder', Routine>> = {
       onlyParams(params, ['G', 'lo', 'skip']);
       const G = int(params, 'G'), skip = int(params, 'skip');
       int(params, 'lo');
-      if (G < 1 || inputs.length % 2 !== 0) throw new TypeError('jorder reads pairs of boxes (group numbers, values) over at least one group');
+      if (G < 1 || inputs.length % 2 !== 0) {
+        throw new TypeError('jorder reads pairs of boxes (group numbers, values) over at least one group');
+      }
       let total = 0;
       for (let i = 0; i < inputs.length; i += 2) {
         const g = inputs[i]!, x = inputs[i + 1]!;
-        if (g.dtype !== 'int32' || g.shape.length !== 1 || x.shape.length !== 1 || x.shape[0] !== g.shape[0] || x.dtype !== output.dtype) {
-          throw new TypeError('jorder: each pair is a 1-d int32 box of group numbers and a box of the output\'s dtype of its length');
+        const ok = g.dtype === 'int32' && g.shape.length === 1 && x.shape.length === 1 && x.shape[0] === g.shape[0];
+        if (!ok || x.dtype !== output.dtype) {
+          throw new TypeError('jorder: each pair is a 1-d int32 box of group numbers and a box of its length '
+            + 'of the output\'s dtype');
         }
         total += g.shape[0]!;
       }
       if (output.shape.length !== 1 || skip + output.shape[0]! > total) {
-        throw new TypeError(`jorder: its boxes hold ${total} rows, fewer than skip ${skip} and the output's ${output.shape[0]}`);
+        const n = output.shape[0];
+        throw new TypeError(`jorder: its boxes hold ${total} rows, fewer than skip ${skip} and the output's ${n}`);
       }
     },
     run(params, inputs, out) {
