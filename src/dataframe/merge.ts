@@ -19,12 +19,16 @@
 // right merge, as pandas makes it. sort=True: a final stable sort by key.
 //
 // Matching: the driving side's rows (the left, or the right in a right
-// merge; for inner and outer, stably sorted by group: a chunked argsort)
-// each find the first of their matches in the other side's rows sorted by
-// code, and their count: by two searchsorted calls, or, where the codes span
-// a small space (strings, bools), by tables of the other side's counts per
-// code and their cumulative sum (bincount), first appearances then coming
-// from a scatter of minimum positions (ufunc.at) rather than np.unique. When
+// merge; for inner and outer, stably sorted by group) each find the first
+// of their matches in the other side's rows sorted by code, and their
+// count: by two searchsorted calls, or, where the codes span a small space
+// (strings, bools, an integer key whose values span at most 2^16, read at
+// run time), by tables of the other side's counts per code and their
+// cumulative sum (bincount), first appearances then coming from a scatter
+// of minimum positions (ufunc.at) rather than np.unique. Small codes sort by
+// counting (./join_order.ts), others by a chunked argsort; an inner merge
+// over small codes drops the unmatched rows in that counting sort and
+// orders the left's columns by it too, rather than gathering them. When
 // no row matches more than once (decided at run time over [sum(counts),
 // max(counts)] with `onValues`), the result's rows are a selection of the
 // driving rows and a gather of the other side's at sorted_perm[lo];
@@ -32,7 +36,8 @@
 // cumulative sum (a searchsorted of each output position in it): chunked as
 // well, the host reading only the two numbers. The result is a pair of int64
 // row positions into each side (-1: no row), through which every column is
-// taken (an inner merge's shared key from the shorter side). A side that may
+// taken (an inner merge's shared key from the shorter side; a left merge
+// without repeats keeps the left's columns as they are). A side that may
 // miss rows (the right in a left merge, both in an outer one) gives its
 // integer columns as float64 with NaN and its strings missing whether or not
 // a row is missed in the end (pandas decides this from the data; a lazy
@@ -44,6 +49,7 @@ import * as mt from '../api/tensor.js';
 import { deferred, deferredAll, onValues } from '../api/core.js';
 import { type Column, type Labels, dtypeName } from './series.js';
 import { codePointOrder, permuteLabels } from './sort.js';
+import { grouping } from './join_order.js';
 
 /** The hows of a merge. */
 export type How = 'inner' | 'left' | 'right' | 'outer';
@@ -188,10 +194,12 @@ interface Keyed {
  * rank of each group's first appearance over the left rows, then the right,
  * where `firstOrder` (else the codes themselves). Dense codes find their
  * first rows by a scatter of minimum positions into a table of `size`; others
- * by np.unique's first indices (a chunked sort), whose inverse then serves as
- * the match code too.
+ * by np.unique's first indices (a chunked sort): each row's group's first row
+ * is its order code, and the match code too (`innerOnly`: over the left rows
+ * alone, an inner merge's groups being the left's; the codes then match as
+ * they are).
  */
-function keyed(cL: mt.Tensor, cR: mt.Tensor, size: number | undefined, firstOrder: boolean): Keyed {
+function keyed(cL: mt.Tensor, cR: mt.Tensor, size: number | undefined, firstOrder: boolean, innerOnly = false): Keyed {
   const nL = cL.shape[0]!, nR = cR.shape[0]!;
   if (size !== undefined) {
     const c32L = mt.astype(cL, 'int32'), c32R = mt.astype(cR, 'int32');
@@ -204,9 +212,14 @@ function keyed(cL: mt.Tensor, cR: mt.Tensor, size: number | undefined, firstOrde
     return { cL: c32L, cR: c32R, oL: mt.take(rank, c32L), oR: mt.take(rank, c32R), size };
   }
   if (!firstOrder) return { cL, cR, oL: cL, oR: cR };
+  // (a group's first row is an order code as good as its rank among the first rows: no sort of them)
+  if (innerOnly) {
+    // an inner merge's groups all have left rows: their first appearance over the left alone orders them
+    const [, first, inverse] = mt.unique(cL, { return_index: true, return_inverse: true }) as mt.Tensor[];
+    return { cL, cR, oL: mt.take(first!, inverse!), oR: cR };
+  }
   const [, first, inverse] = mt.unique(mt.concatenate([cL, cR]), { return_index: true, return_inverse: true }) as mt.Tensor[];
-  const rank = mt.argsort(mt.argsort(first!, { kind: 'stable' }), { kind: 'stable' });
-  const g = mt.take(rank, inverse!);
+  const g = mt.take(first!, inverse!);
   const gL = g.get(mt.slice(0, nL)), gR = g.get(mt.slice(nL, null));
   return { cL: gL, cR: gR, oL: gL, oR: gR };
 }
@@ -215,10 +228,39 @@ function keyed(cL: mt.Tensor, cR: mt.Tensor, size: number | undefined, firstOrde
 const safe = (rows: mt.Tensor, n: number): mt.Tensor => mt.minimum(mt.maximum(rows, 0), Math.max(0, n - 1));
 
 /**
- * The result's rows as positions into each side (-1 where a side has no row),
- * from keyed codes `k` (lengths known).
+ * The result's rows as positions into each side (-1 where a side has no
+ * row), and the left's columns in the result's order where its every row is
+ * a left row (inner and left merges): a gather through the left positions,
+ * or, where faster, the column itself (a left merge whose rows match at
+ * most once) or the counting sort that gave those positions, applied to the
+ * column (./join_order.ts: no gather from everywhere).
  */
-function matchRows(k: Keyed, how: How, sort: boolean): [mt.Tensor, mt.Tensor] {
+interface Rows {
+  readonly rows: [mt.Tensor, mt.Tensor];
+  left(x: mt.Tensor): mt.Tensor;
+}
+
+/** `build`'s Rows over values `stats` and `operands`, built once the run knows the values, once for every output. */
+function rowsOnValues(stats: mt.Tensor, operands: readonly mt.Tensor[], build: (v: number[], ts: mt.Tensor[]) => Rows): Rows {
+  const done = new Map<string, Rows>();
+  const once = (v: number[], ts: mt.Tensor[]): Rows => {
+    const key = `${v.join(',')}|${ts.map((t) => t.node.id).join(',')}`;
+    let r = done.get(key);
+    if (!r) done.set(key, (r = build(v, ts)));
+    return r;
+  };
+  const rows = [0, 1].map((i) => onValues('merge', stats, operands, 'int64', [NaN], (v, ts) => once(v, ts).rows[i]!));
+  const left = (x: mt.Tensor): mt.Tensor =>
+    onValues('merge', stats, [...operands, x], x.dtype, [NaN], (v, ts) => once(v, ts.slice(0, -1)).left(ts[ts.length - 1]!));
+  return { rows: rows as [mt.Tensor, mt.Tensor], left };
+}
+
+/**
+ * The result rows from keyed codes `k` (lengths known). Dense codes of an
+ * inner merge drop the driving rows without a match in the counting sort
+ * that groups them (group number -1), so that no selection follows.
+ */
+function matchRows(k: Keyed, how: How, sort: boolean): Rows {
   const nL = k.cL.shape[0]!, nR = k.cR.shape[0]!;
   const rightDrives = how === 'right';
   const [cD, cO, oD] = rightDrives ? [k.cR, k.cL, k.oR] : [k.cL, k.cR, k.oL];
@@ -226,37 +268,55 @@ function matchRows(k: Keyed, how: How, sort: boolean): [mt.Tensor, mt.Tensor] {
   const positions = (n: number, like: mt.Tensor): mt.Tensor => mt.arange(n, { dtype: 'int64', chunkSize: like.node.chunk[0] || 1 });
   // inner and outer: the driving rows in group order (a stable sort); left and right: as they are
   const grouped = how === 'inner' || how === 'outer';
-  const PD = grouped ? mt.argsort(oD, { kind: 'stable' }) : positions(nD, cD);
-  const dc = grouped ? mt.take(cD, PD) : cD;
+  const size = k.size;
+  const countsO = size === undefined ? undefined : mt.bincount(cO, { minlength: size });
+  const filtered = countsO !== undefined && how === 'inner';
+  const gidD = filtered ? mt.astype(mt.where(mt.greater(mt.take(countsO, cD), 0), oD, -1), 'int32') : oD;
+  // dense codes sort by counting (./join_order.ts), which carries the codes along rather than gathering them
+  const grp = grouped && size !== undefined ? grouping(gidD, size) : undefined;
+  const sortedD = (): [mt.Tensor, mt.Tensor] => {
+    const p = mt.argsort(oD, { kind: 'stable' });
+    return [p, mt.take(cD, p)];
+  };
+  const [PD, dc] = !grouped ? [positions(nD, cD), cD] : grp ? [grp.order(positions(nD, gidD)), grp.order(cD)] : sortedD();
   // the other side's rows by code, and each driving row's first match and count there
-  const PO = mt.argsort(cO, { kind: 'stable' });
+  const PO = size !== undefined ? grouping(cO, size).order(positions(nO, cO)) : mt.argsort(cO, { kind: 'stable' });
   let lo: mt.Tensor, cnt: mt.Tensor;
-  if (k.size !== undefined) {
-    const counts = mt.bincount(cO, { minlength: k.size });
-    lo = mt.take(mt.subtract(mt.cumsum(counts), counts), dc);
-    cnt = mt.take(counts, dc);
+  if (countsO !== undefined) {
+    lo = mt.take(mt.subtract(mt.cumsum(countsO), countsO), dc);
+    cnt = mt.take(countsO, dc);
   } else {
     const SO = mt.take(cO, PO);
     lo = mt.searchsorted(SO, dc, { side: 'left' });
     cnt = mt.subtract(mt.searchsorted(SO, dc, { side: 'right' }), lo);
   }
   const emitOf = (c: mt.Tensor): mt.Tensor => (how === 'inner' ? c : mt.maximum(c, 1));
-  const stats = mt.stack([I64(mt.sum(emitOf(cnt))), I64(mt.max(cnt, { initial: 0 }))]);
+  // (a 0 joins the counts rather than max's initial, which a length known only at run time loses)
+  const most = mt.max(mt.concatenate([I64(cnt), mt.zeros([1], { dtype: 'int64' })]));
+  const stats = mt.stack([I64(mt.sum(emitOf(cnt))), most]);
 
   // (what the first stage computed comes back as operands, so that the rest reads it rather than computing it again)
-  const operands = [PD, lo, cnt, PO, k.cL, k.cR, k.oR];
-  const build = ([total, most]: number[], [PD, lo, cnt, PO, cL, cR, oR]: mt.Tensor[]): [mt.Tensor, mt.Tensor] => {
+  const operands = [PD, lo, cnt, PO, k.cL, k.cR, k.oR, ...(grp ? grp.parts : [])];
+  const build = ([total, most]: number[], [PD, lo, cnt, PO, cL, cR, oR, ...parts]: mt.Tensor[]): Rows => {
     const emit = emitOf(cnt!);
     const gathered = (at: mt.Tensor): mt.Tensor => (nO === 0 ? mt.full_like(at, -1, { dtype: 'int64' }) : mt.take(PO!, safe(at, nO)));
     let rowD: mt.Tensor, rowO: mt.Tensor;
+    // the left's columns without a gather through rowL, where its rows allow
+    let fast: ((x: mt.Tensor) => mt.Tensor) | undefined;
     if (most! <= 1) {
-      if (how === 'inner') {
+      if (how === 'inner' && !filtered) {
         const keep = mt.greater(cnt!, 0);
         rowD = mt.compress(keep, PD!);
         rowO = gathered(mt.compress(keep, lo!));
+      } else if (how === 'inner') {
+        rowD = PD!;
+        rowO = gathered(lo!);
+        const g = grp!.over(parts);
+        fast = (x) => g.order(x);
       } else {
         rowD = PD!;
         rowO = mt.where(mt.greater(cnt!, 0), gathered(lo!), -1);
+        if (how === 'left' && !sort) fast = (x) => x;
       }
     } else {
       // each driving row repeated by its count: output position j belongs to the row whose end offset first passes j
@@ -291,37 +351,60 @@ function matchRows(k: Keyed, how: How, sort: boolean): [mt.Tensor, mt.Tensor] {
       rowL = mt.take(rowL, order);
       rowR = mt.take(rowR, order);
     }
-    return [rowL, rowR];
+    const rows: [mt.Tensor, mt.Tensor] = [rowL, rowR];
+    return { rows, left: fast ?? ((x) => mt.take(x, rows[0])) };
   };
-  const done = new Map<string, [mt.Tensor, mt.Tensor]>();
-  const once = (v: number[], ts: mt.Tensor[]): [mt.Tensor, mt.Tensor] => {
-    const key = `${v.join(',')}|${ts.map((t) => t.node.id).join(',')}`;
-    let r = done.get(key);
-    if (!r) done.set(key, (r = build(v, ts)));
-    return r;
-  };
-  return [0, 1].map((i) => onValues('merge', stats, operands, 'int64', [NaN], (v, ts) => once(v, ts)[i]!)) as [mt.Tensor, mt.Tensor];
+  return rowsOnValues(stats, operands, build);
 }
 
 /**
  * The result rows of merging on key pairs `pairs`: positions into each
  * side (-1 where none), built once the sides' lengths are known.
  */
-function rowsOf(pairs: readonly KeyPair[], how: How, sort: boolean): [mt.Tensor, mt.Tensor] {
+function rowsOf(pairs: readonly KeyPair[], how: How, sort: boolean): Rows {
   const operands = pairs.flatMap((p) => [p.left, p.right]);
-  // (one build for both outputs: the run builds each deferred output over the same operands)
-  const done = new Map<string, [mt.Tensor, mt.Tensor]>();
-  return deferredAll('merge', operands, 2, (ts) => {
+  // (one build for every output: the run builds each deferred output over the same operands)
+  const done = new Map<string, Rows>();
+  const build = (ts: mt.Tensor[]): Rows => {
     const key = ts.map((t) => t.node.id).join(',');
     const hit = done.get(key);
     if (hit) return hit;
     const known = pairs.map((p, i) => ({ ...p, left: ts[2 * i]!, right: ts[2 * i + 1]! }));
     const nL = known[0]!.left.shape[0]!;
     const [cL, cR, size] = composite(known, nL);
-    const rows = matchRows(keyed(cL, cR, size, (how === 'inner' || how === 'outer') && !sort), how, sort);
+    const firstOrder = (how === 'inner' || how === 'outer') && !sort;
+    const ints = known.length === 1 && isInt(cL.dtype) && size === undefined;
+    const rows = ints ? intRows(cL, cR, how, sort, firstOrder) : matchRows(keyed(cL, cR, size, firstOrder, how === 'inner'), how, sort);
     done.set(key, rows);
     return rows;
-  }) as [mt.Tensor, mt.Tensor];
+  };
+  if (!operands.some((t) => Number.isNaN(t.shape[0]))) return build(operands);
+  const rows = deferredAll('merge', operands, 2, (ts) => build(ts).rows) as [mt.Tensor, mt.Tensor];
+  return { rows, left: (x) => deferred('merge', [...operands, x], (ts) => build(ts.slice(0, -1)).left(ts[ts.length - 1]!)) };
+}
+
+/**
+ * The result rows of merging on one integer key, codes `cL` and `cR` (its
+ * values): where the values of both sides span at most DENSE_CODES, each
+ * value less the smallest is a dense code (key order kept), so that rows
+ * match through tables and sort by counting; else by value.
+ */
+function intRows(cL: mt.Tensor, cR: mt.Tensor, how: How, sort: boolean, firstOrder: boolean): Rows {
+  // (an infinity joins each side rather than min's and max's initial, which a length known only at run time loses)
+  const span = (c: mt.Tensor): mt.Tensor[] => {
+    const f = mt.astype(c, 'float64');
+    return [mt.min(mt.concatenate([f, mt.tensor([Infinity])])), mt.max(mt.concatenate([f, mt.tensor([-Infinity])]))];
+  };
+  const stats = mt.stack([...span(cL), ...span(cR)]);
+  return rowsOnValues(stats, [cL, cR], ([l0, l1, r0, r1], [cL, cR]) => {
+    const lo = Math.min(l0!, r0!), hi = Math.max(l1!, r1!);
+    // (hi - lo is exact: both are int64s read as doubles, and a span this small has them within 2^53 of each other)
+    if (!(hi - lo < DENSE_CODES) || !Number.isSafeInteger(lo)) {
+      return matchRows(keyed(cL!, cR!, undefined, firstOrder, how === 'inner'), how, sort);
+    }
+    const code = (c: mt.Tensor): mt.Tensor => mt.subtract(c, lo);
+    return matchRows(keyed(code(cL!), code(cR!), hi - lo + 1, firstOrder), how, sort);
+  });
 }
 
 /** Values `v` at positions `rows`, `fill` where a position is negative (undefined: none is). */
@@ -418,7 +501,7 @@ export function mergeFrames(L: MergeSide, R: MergeSide, how_: How, sort: boolean
   // pandas: an outer merge with a side known to be empty is the other side's left or right merge (its rows in order, its dtypes kept)
   const how = how_ !== 'outer' ? how_ : R.keys[0]!.values.shape[0] === 0 ? 'left' : L.keys[0]!.values.shape[0] === 0 ? 'right' : how_;
   const pairs = L.keys.map((k, i) => keyPair(k, R.keys[i]!, L.keyNames[i]!, R.keyNames[i]!));
-  const [rowL, rowR] = rowsOf(pairs, how, sort);
+  const { rows: [rowL, rowR], left } = rowsOf(pairs, how, sort);
   const shared = new Map<string, number>();
   if (shareKeys) L.keyNames.forEach((n, i) => { if (R.keyNames[i] === n && L.cols.has(n)) shared.set(n, i); });
   const leftNames = [...L.cols.keys()], rightNames = [...R.cols.keys()].filter((n) => !shared.has(n));
@@ -430,10 +513,11 @@ export function mergeFrames(L: MergeSide, R: MergeSide, how_: How, sort: boolean
   for (const n of leftNames) {
     const i = shared.get(n);
     let c: Column;
-    if (i === undefined) c = taken(L.cols.get(n)!, rowL, missL, n, 'left', how);
+    if (i === undefined && !missL) c = { ...L.cols.get(n)!, values: left(L.cols.get(n)!.values) };
+    else if (i === undefined) c = taken(L.cols.get(n)!, rowL, missL, n, 'left', how);
     else if (missL) c = combinedKey(pairs[i]!, rowL, rowR);
     else if (how === 'inner' && fromRight(pairs[i]!, L.cols.get(n)!)) c = rightKey(pairs[i]!, L.cols.get(n)!, rowR);
-    else c = taken(L.cols.get(n)!, rowL, false, n, 'left', how);
+    else c = { ...L.cols.get(n)!, values: left(L.cols.get(n)!.values) };
     cols.set(overlap.has(n) ? n + sl : n, c);
   }
   for (const n of rightNames) cols.set(overlap.has(n) ? n + sr : n, taken(R.cols.get(n)!, rowR, missR, n, 'right', how));

@@ -36,8 +36,9 @@
 // tiles, each writing one tile) and needs no other task kind: its DAG is a
 // routine node's calls reading the tiles earlier calls wrote (tile/tile.ts).
 // ./scatter.ts has the folds of ufunc.at and bincount in chunks, ./search.ts
-// searchsorted's search, ./group.ts a DataFrame groupby's fold into partials, ./cluster.ts k-means' assignment and
-// fold, ./neighbors.ts the brute-force k nearest neighbours; ./region.ts the contract every routine is written to.
+// searchsorted's search, ./group.ts a DataFrame groupby's fold into partials, ./join.ts a merge's counting sort,
+// ./cluster.ts k-means' assignment and fold, ./neighbors.ts the brute-force k nearest neighbours; ./region.ts the
+// contract every routine is written to.
 // In: parameters and heap views. Out: the output region written.
 
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
@@ -48,6 +49,7 @@ import { type Region, type RegionSpec, type Routine, contiguous, flag, len, only
 import { SCATTER_ROUTINES } from './scatter.js';
 import { GROUP_ROUTINES } from './group.js';
 import { SEARCH_ROUTINES } from './search.js';
+import { JOIN_ROUTINES } from './join.js';
 import { CLUSTER_ROUTINES } from './cluster.js';
 import { NEIGHBOR_ROUTINES } from './neighbors.js';
 
@@ -481,7 +483,9 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
 };
 
 /** Every routine a plan may name: the sort's, those of ufunc.at and bincount (./scatter.ts), searchsorted's (./search.ts) and a groupby's fold (./group.ts). */
-export const ROUTINES = { ...SORT_ROUTINES, ...SCATTER_ROUTINES, ...SEARCH_ROUTINES, ...GROUP_ROUTINES, ...CLUSTER_ROUTINES, ...NEIGHBOR_ROUTINES } as const;
+export const ROUTINES = {
+  ...SORT_ROUTINES, ...SCATTER_ROUTINES, ...SEARCH_ROUTINES, ...GROUP_ROUTINES, ...JOIN_ROUTINES, ...CLUSTER_ROUTINES, ...NEIGHBOR_ROUTINES,
+} as const;
 
 export type RoutineName = keyof typeof ROUTINES;
 export const isRoutine = (name: string): name is RoutineName => Object.hasOwn(ROUTINES, name);
