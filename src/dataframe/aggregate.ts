@@ -277,7 +277,11 @@ function inputOf(c: Column): Input {
  * makes such a result float64 with NaN there, a dtype that depends on the
  * data, which a lazy column cannot promise.
  */
-function perRow(op: RowOp, gid: Tensor, x: Tensor, size: Tensor): Tensor {
+function perRow(op: RowOp, gid: Tensor, G_: number, x: Tensor, size: Tensor): Tensor {
+  if (op === 'cumcount') {
+    const scanned = scannedCount(gid, G_);
+    if (scanned) return scanned;
+  }
   const order = mt.argsort(gid, { kind: 'stable' });
   const back = mt.argsort(order, { kind: 'stable' });
   const outside = mt.sum(mt.less(gid, 0));
@@ -293,6 +297,31 @@ function perRow(op: RowOp, gid: Tensor, x: Tensor, size: Tensor): Tensor {
   const before = mt.take(mt.concatenate([mt.zeros([1], { dtype: run.dtype }), run]), first);
   const sums = mt.take(mt.subtract(run, before), back);
   return floats ? mt.where(mt.logical_or(mt.isnan(x), none), NaN, sums) : mt.where(none, 0, sums);
+}
+
+/** Cells of the per-chunk counts a scanned cumcount may keep ([chunks, groups] int64): past it, the sort. */
+const SCAN_CELLS = 1 << 23;
+
+/**
+ * A cumcount without a sort: each chunk's rows counted per group (gfold's
+ * size, one call per chunk), their running sum over the chunks before each
+ * one (the tensor layer's cumsum), and each chunk's rows numbered from its
+ * groups' counts before it (gscan). Undefined where the counts would take
+ * more than SCAN_CELLS (many groups over many chunks).
+ */
+function scannedCount(gid: Tensor, G_: number): Tensor | undefined {
+  const n = gid.shape[0]!, c = Math.max(1, gid.node.chunk[0]!), k = Math.max(1, Math.ceil(n / c)), g = Math.max(1, G_);
+  if (n === 0 || k * g > SCAN_CELLS) return undefined;
+  const box = (j: number): [number, number][] => [[j * c, Math.min(n, (j + 1) * c)]];
+  const params = { G: g, E: 0, m: 0, ops: [FOLD.size], vals: [0], aux: [-1], na: [] };
+  const counts = new Tensor(G.routine('groupby.sizes', [gid.node], Array.from({ length: k }, (_, j) => ({
+    routine: 'gfold', params, chunk: j, reads: [{ input: 0, box: box(j) }],
+  })), 'int64', [k, 1, g], [1, 1, g]));
+  const before = mt.subtract(mt.cumsum(counts, { axis: 0 }), counts);
+  return new Tensor(G.routine('groupby.scan', [gid.node, before.node], Array.from({ length: k }, (_, j) => ({
+    routine: 'gscan', params: { G: g }, chunk: j,
+    reads: [{ input: 0, box: box(j) }, { input: 1, box: [[j, j + 1], [0, 1], [0, g]] as [number, number][] }],
+  })), 'int64', [n], [c]));
 }
 
 /** What a groupby computes, once the keys' ranges are known: the key columns and the aggregations', every one of the groups' length. */
@@ -424,7 +453,7 @@ function grouped(
     const c = cols.get(r.column)!;
     if (r.agg === 'cumcount' || r.agg === 'cumsum') {
       const op = r.agg;
-      plans.push((get) => ({ values: perRow(op, gid, c.values, get(true, size)) }));
+      plans.push((get) => ({ values: perRow(op, gid, G_, c.values, get(true, size)) }));
       continue;
     }
     const fl = isFloat(r.column);

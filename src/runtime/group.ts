@@ -13,6 +13,12 @@
 //   gbucket one column of one chunk, its rows stably ordered by their
 //          group's partition, so that partition p's rows of every chunk
 //          are one box the fold of p reads (from wherever the chunk is).
+//   gscan  each row's place in its group (a cumcount) over one chunk: the
+//          count of the group's rows in the chunks before it (a [G] row of
+//          int64, the exclusive running sum of the chunks' sizes per
+//          group, which gfold and the tensor layer's cumsum compute), then
+//          one more per row of the group in the chunk; -1 for a row in no
+//          group. No sort: a chunk's rows are read once, in their order.
 // A float64 output folds in doubles (NaN values skipped, as pandas skips
 // them). An int64 output folds integer inputs exactly: sums and products
 // wrap as NumPy's int64 does (a sum is kept as the sums of its values'
@@ -101,7 +107,34 @@ function partitions(params: RoutineParams): { P: number; Gp: number } {
 
 const partOf = (g: number, P: number, Gp: number): number => (g < 0 ? P : Math.min(P, Math.floor(g / Gp)));
 
-export const GROUP_ROUTINES: Readonly<Record<'gfold' | 'gcount' | 'gbucket', Routine>> = {
+export const GROUP_ROUTINES: Readonly<Record<'gfold' | 'gcount' | 'gbucket' | 'gscan', Routine>> = {
+  gscan: {
+    check(params, inputs, output) {
+      onlyParams(params, ['G']);
+      const G = int(params, 'G');
+      const [gid, before] = inputs;
+      if (inputs.length !== 2 || gid!.dtype !== 'int32' || gid!.shape.length !== 1) {
+        throw new TypeError('gscan reads a 1-d int32 region of group numbers, then the counts before it');
+      }
+      if (before!.dtype !== 'int64' || before!.shape.reduce((a, d) => a * d, 1) !== G || before!.shape[before!.shape.length - 1] !== G) {
+        throw new TypeError(`gscan: the counts before the chunk are one row of ${G} int64`);
+      }
+      if (output.dtype !== 'int64' || output.shape.length !== 1 || output.shape[0] !== gid!.shape[0]) {
+        throw new TypeError('gscan writes one int64 per row');
+      }
+    },
+    run(params, [gid, before], out) {
+      const G = int(params, 'G');
+      const g = contiguous(gid!) as Int32Array, bw = words(before!.data), bs = before!.strides[before!.shape.length - 1]!;
+      const seen = new Float64Array(G);
+      for (let k = 0; k < G; k++) seen[k] = bw[2 * k * bs + 1]! * 2 ** 32 + (bw[2 * k * bs]! >>> 0);
+      const ow = words(out.data), os = out.strides[0]!;
+      for (let i = 0; i < g.length; i++) {
+        const k = g[i]!;
+        putExact(ow, i * os, k < 0 ? -1 : seen[k]!++);
+      }
+    },
+  },
   gcount: {
     check(params, inputs, output) {
       const { P } = partitions(params);
@@ -326,12 +359,49 @@ function foldSorted(op: number, bs: readonly Block[], v: number, neg: boolean, a
   for (let g = 0; g < G; g++) {
     const k = at[g + 1]! - at[g]!;
     if (k === 0) { acc[g] = op === FOLD.median ? NaN : 0; continue; }
-    const part = vals.subarray(at[g]!, at[g + 1]!).sort();
-    if (op === FOLD.median) { acc[g] = (part[(k - 1) >> 1]! + part[k >> 1]!) / 2; continue; }
+    const part = vals.subarray(at[g]!, at[g + 1]!);
+    if (op === FOLD.median) { acc[g] = median(part); continue; }
+    part.sort();
     let d = 1;
     for (let i = 1; i < k; i++) if (part[i] !== part[i - 1]) d++;
     acc[g] = d;
   }
+}
+
+/**
+ * The median of `a` (no NaN), reordering it: the upper middle element by a
+ * selection (Hoare's partitions around a median of three, O(n) expected,
+ * where a sort is O(n log n)), the lower one the largest before it.
+ */
+export function median(a: Float64Array): number {
+  const n = a.length, h = n >> 1;
+  let l = 0, r = n - 1;
+  while (r - l >= 16) {
+    const x = a[l]!, y = a[(l + r) >> 1]!, z = a[r]!;
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+    let i = l, j = r;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) { const t = a[i]!; a[i++] = a[j]!; a[j--] = t; }
+    }
+    // [l, j] at most the pivot, [i, r] at least it, anything between equal to it
+    if (h <= j) r = j;
+    else if (h >= i) l = i;
+    else { l = r = h; break; }
+  }
+  // a short range: sorted by insertion (everything before it is at most its smallest)
+  for (let i = l + 1; i <= r; i++) {
+    const v = a[i]!;
+    let j = i - 1;
+    while (j >= l && a[j]! > v) { a[j + 1] = a[j]!; j--; }
+    a[j + 1] = v;
+  }
+  const hi = a[h]!;
+  if (n & 1) return hi;
+  let lo = -Infinity;
+  for (let i = 0; i < h; i++) if (a[i]! > lo) lo = a[i]!;
+  return (lo + hi) / 2;
 }
 
 const FLUSH = 1 << 20;
