@@ -59,8 +59,12 @@ export type RowOp = 'cumcount' | 'cumsum';
 /** A groupby's options as the build reads them; `rows`: a result per row of the frame (transform, cumcount, cumsum), not per group. */
 export type AggOptions = Required<Pick<GroupByOptions, 'sort' | 'dropna' | 'as_index'>> & Pick<GroupByOptions, 'method'> & { readonly rows?: boolean };
 
-/** Group numbers past this are ranked among the composites present instead of used as they are. */
-const DENSE_GROUPS = 1 << 22;
+/**
+ * Group numbers past `dense` are numbered among the composites present (a
+ * hash shuffle) instead of used as they are. Tests lower it to run that
+ * path over small frames.
+ */
+export const groupLimits = { dense: 1 << 22 };
 /** Partial bytes a tree's calls may take together: with many groups, a call folds more chunks (fewer rows to combine). */
 const PARTIAL_BYTES = 1 << 26;
 /** Calls a tree keeps at least (or one per chunk): fewer would leave cores idle, and the shuffle runs instead. */
@@ -356,18 +360,65 @@ function build(
     missing = mt.logical_or(missing, mt.less(keyCodes[j]!.code, 0));
   }
   if (keyCodes.length > 1) composite = mt.where(missing, -1, composite);
-  if (space <= DENSE_GROUPS) {
+  if (space <= groupLimits.dense) {
     return grouped(I32(composite), space, mt.arange(space, { dtype: wide ? 'int64' : 'int32' }), keyCodes, strides, keyCols, cols, requests, opts);
   }
-  // too many possible groups: rank the composites present (a chunked sort), and group by rank
-  const [distinct, inverse] = mt.unique(composite, { return_inverse: true }) as [Tensor, Tensor];
-  const groups = (d: Tensor, inv: Tensor): Built => {
-    // a missing key's composite is -1, the smallest: its rank is 0 when present, and the rows are in no group
-    const gid = I32(mt.where(mt.less(composite, 0), -1, inv));
-    return grouped(gid, d.shape[0]!, d, keyCodes, strides, keyCols, cols, requests, opts);
-  };
+  // too many possible groups: number the composites present by a hash shuffle, and group by number
+  const [codes, gid] = hashGroups(composite);
   const tpl = templates(keyCols, cols, requests, opts.sort, opts.rows);
-  return lazily(tpl, keyCount(keyCols, opts), [distinct, inverse], (ts) => groups(ts[0]!, ts[1]!), resultLength(keyCols, opts));
+  return lazily(tpl, keyCount(keyCols, opts), [codes, gid],
+    (ts) => grouped(ts[1]!, ts[0]!.shape[0]!, ts[0]!, keyCodes, strides, keyCols, cols, requests, opts, false), resultLength(keyCols, opts));
+}
+
+/**
+ * The composite codes present, numbered without a sort: every chunk's rows
+ * counted and stably ordered by the partition of their code's hash (P
+ * partitions, one per chunk up to MAX_PARTITIONS), each partition's codes
+ * numbered by first appearance with a hash table (hfactor: at most N rows,
+ * the largest partition's), and each row's group number p·N + its local
+ * number, back in row order (hunbucket). Returns the [P·N] codes by group
+ * number (-1 where a partition has fewer) and the rows' group numbers (-1
+ * for a missing key); the numbers follow no key order.
+ */
+function hashGroups(composite: Tensor): [Tensor, Tensor] {
+  const n = composite.shape[0]!, c = Math.max(1, composite.node.chunk[0]!), k = Math.max(1, Math.ceil(n / c));
+  const P = Math.min(MAX_PARTITIONS, k);
+  const box = (j: number): [number, number][] => [[j * c, Math.min(n, (j + 1) * c)]];
+  const perChunk = (routine: string, params: G.RoutineParams): G.RoutineCall[] =>
+    Array.from({ length: k }, (_, j) => ({ routine, params, chunk: j, reads: [{ input: 0, box: box(j) }] }));
+  const counts = new Tensor(G.routine('groupby.hcount', [composite.node], perChunk('hcount', { P }), 'int64', [k, P + 1], [1, P + 1]));
+  const bucketed = new Tensor(G.routine('groupby.hbucket', [composite.node], perChunk('hbucket', { P }), composite.dtype, [n], [c]));
+  // rows of partition p in chunks before j, and in chunk j
+  const before = (cv: number[], j: number, p: number): number => { let s = 0; for (let i = 0; i < j; i++) s += cv[i * (P + 1) + p]!; return s; };
+  const widest = (cv: number[]): number => Math.max(1, ...Array.from({ length: P }, (_, p) => before(cv, k, p)));
+  const factors = onValues('groupby', counts, [bucketed], 'int64', [NaN], (cv, [b]) => {
+    const N = widest(cv);
+    const calls = Array.from({ length: P }, (_, p): G.RoutineCall => ({
+      routine: 'hfactor', params: { P, N }, chunk: p,
+      reads: Array.from({ length: k }, (_, j) => {
+        let from = j * c;
+        for (let q = 0; q < p; q++) from += cv[j * (P + 1) + q]!;
+        return { input: 0, box: [[from, from + cv[j * (P + 1) + p]!]] as [number, number][] };
+      }),
+    }));
+    return new Tensor(G.routine('groupby.hfactor', [b!.node], calls, 'int64', [P * 2 * N], [2 * N]));
+  });
+  const gid = onValues('groupby', counts, [composite, factors], 'int32', [n], (cv, [code, f]) => {
+    const N = widest(cv);
+    const calls = Array.from({ length: k }, (_, j): G.RoutineCall => ({
+      routine: 'hunbucket', params: { P, N }, chunk: j,
+      reads: [{ input: 0, box: box(j) }, ...Array.from({ length: P }, (_, p) => {
+        const from = p * 2 * N + before(cv, j, p);
+        return { input: 1, box: [[from, from + cv[j * (P + 1) + p]!]] as [number, number][] };
+      })],
+    }));
+    return new Tensor(G.routine('groupby.hunbucket', [code!.node, f!.node], calls, 'int32', [n], [c]));
+  });
+  const codes = onValues('groupby', counts, [factors], 'int64', [NaN], (cv, [f]) => {
+    const N = widest(cv);
+    return mt.reshape(mt.reshape(f!, [P, 2, N]).get(mt.slice(null), 1, mt.slice(null)), [P * N]);
+  });
+  return [codes, gid];
 }
 
 /** A result column's dtype and dictionary, known before the build: what a deferred column promises. */
@@ -424,10 +475,10 @@ function templates(keyCols: readonly Column[], cols: ReadonlyMap<string, Column>
   ];
 }
 
-/** The aggregations over group numbers `gid` in [0, G) whose composite key codes are `codes`. */
+/** The aggregations over group numbers `gid` in [0, G) whose composite key codes are `codes` (in key order unless not `ordered`). */
 function grouped(
   gid: Tensor, G_: number, codes: Tensor, keyCodes: readonly KeyCode[], strides: readonly number[], keyCols: readonly Column[],
-  cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: AggOptions,
+  cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: AggOptions, ordered = true,
 ): Built {
   const inputs: Input[] = [];
   const inputOfCol = new Map<string, number>();
@@ -562,7 +613,8 @@ function grouped(
   const present = mt.greater(get(true, size), 0);
   const full = [codes, ...aggsFull.map((c) => c.values), ...(opts.sort ? [] : [get(true, firstRow)])];
   const kept = selectTogether(present, full);
-  const order = opts.sort ? undefined : mt.argsort(kept[kept.length - 1]!, { kind: 'stable' });
+  // group numbers in no key order (a hash's): sorted by their composite codes
+  const order = opts.sort ? (ordered ? undefined : mt.argsort(kept[0]!, { kind: 'stable' })) : mt.argsort(kept[kept.length - 1]!, { kind: 'stable' });
   const pick = (i: number): Tensor => (order ? mt.take(kept[i]!, order) : kept[i]!);
   const groupCodes = pick(0);
   const keys = keyCodes.map((k, j) => {

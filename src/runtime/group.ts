@@ -19,6 +19,16 @@
 //          group, which gfold and the tensor layer's cumsum compute), then
 //          one more per row of the group in the chunk; -1 for a row in no
 //          group. No sort: a chunk's rows are read once, in their order.
+// and, to number the groups of many keys without a sort (the composite
+// codes of a key space too large to index), a hash shuffle:
+//   hcount  one chunk's rows per partition of their code's hash (P, then
+//           the rows of a negative code: in no group);
+//   hbucket one chunk's codes stably ordered by that partition;
+//   hfactor the codes of one partition (its box of every chunk) numbered by
+//           first appearance with a hash table: [N] int64 of the rows' local
+//           numbers, then [N] of the distinct codes (-1 past them);
+//   hunbucket one chunk's group numbers in row order: a row of partition p
+//           takes p·N plus the next of p's local numbers for the chunk.
 // A float64 output folds in doubles (NaN values skipped, as pandas skips
 // them). An int64 output folds integer inputs exactly: sums and products
 // wrap as NumPy's int64 does (a sum is kept as the sums of its values'
@@ -28,7 +38,7 @@
 
 import type { TypedArray } from '../graph/dtype.js';
 import type { RoutineParams } from '../graph/node.js';
-import { type Region, type Routine, contiguous, onlyParams, words } from './region.js';
+import { type Region, type RegionSpec, type Routine, contiguous, onlyParams, words } from './region.js';
 
 /** The folds of a slot, by number (what `ops` holds). */
 export const FOLD = {
@@ -105,9 +115,154 @@ function partitions(params: RoutineParams): { P: number; Gp: number } {
   return { P, Gp };
 }
 
+/** Codes a hash shuffle reads: int32 or int64, 1-d. */
+const isCode = (r: RegionSpec | undefined): boolean => !!r && (r.dtype === 'int32' || r.dtype === 'int64') && r.shape.length === 1;
+
+/** A code's 32-bit hash from its high and low words (murmur3's finalizer over both). */
+function mix(hi: number, lo: number): number {
+  let h = lo ^ Math.imul(hi, 0x9e3779b1);
+  h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/** The words of a 1-d code region (high, low per element), read through `at(i)` into `hi` and `lo`. */
+function codeWords(r: Region): { n: number; hi: (i: number) => number; lo: (i: number) => number } {
+  const n = r.shape[0]!, s = r.strides[0]!;
+  if (r.dtype === 'int64') {
+    const w = words(r.data);
+    return { n, hi: (i) => w[2 * i * s + 1]!, lo: (i) => w[2 * i * s]! };
+  }
+  const d = r.data as Int32Array;
+  return { n, hi: (i) => (d[i * s]! < 0 ? -1 : 0), lo: (i) => d[i * s]! };
+}
+
+/** Each row's partition by its code's hash (its high bits, so that a partition's table indexes by the low ones); P for a negative code. */
+function hashParts(r: Region, P: number): Int32Array {
+  const { n, hi, lo } = codeWords(r);
+  const parts = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const h = hi(i);
+    parts[i] = h < 0 ? P : Math.floor(((mix(h, lo(i)) >>> 0) * P) / 2 ** 32);
+  }
+  return parts;
+}
+
+const HASH_ROUTINES: Readonly<Record<'hcount' | 'hbucket' | 'hfactor' | 'hunbucket', Routine>> = {
+  hcount: {
+    check(params, inputs, output) {
+      const { P } = hashParams(params);
+      if (inputs.length !== 1 || !isCode(inputs[0])) throw new TypeError('hcount reads one 1-d int32 or int64 region of codes');
+      if (output.dtype !== 'int64' || output.shape.length !== 2 || output.shape[0] !== 1 || output.shape[1] !== P + 1) {
+        throw new TypeError(`hcount writes one [1, ${P + 1}] int64 row`);
+      }
+    },
+    run(params, [code], out) {
+      const { P } = hashParams(params);
+      const parts = hashParts(code!, P), counts = new Float64Array(P + 1);
+      for (let i = 0; i < parts.length; i++) counts[parts[i]!]!++;
+      const w = words(out.data), s = out.strides[1]!;
+      for (let p = 0; p <= P; p++) putExact(w, p * s, counts[p]!);
+    },
+  },
+  hbucket: {
+    check(params, inputs, output) {
+      hashParams(params);
+      if (inputs.length !== 1 || !isCode(inputs[0])) throw new TypeError('hbucket reads one 1-d int32 or int64 region of codes');
+      if (output.dtype !== inputs[0]!.dtype || output.shape.length !== 1 || output.shape[0] !== inputs[0]!.shape[0]) {
+        throw new TypeError('hbucket writes the codes reordered');
+      }
+    },
+    run(params, [code], out) {
+      const { P } = hashParams(params);
+      const parts = hashParts(code!, P), n = parts.length, at = new Float64Array(P + 2);
+      for (let i = 0; i < n; i++) at[parts[i]! + 1]!++;
+      for (let p = 1; p <= P + 1; p++) at[p]! += at[p - 1]!;
+      const { hi, lo } = codeWords(code!);
+      const os = out.strides[0]!;
+      if (out.dtype === 'int64') {
+        const w = words(out.data);
+        for (let i = 0; i < n; i++) { const o = at[parts[i]!]!++ * os; w[2 * o] = lo(i); w[2 * o + 1] = hi(i); }
+      } else {
+        const o = out.data as Int32Array;
+        for (let i = 0; i < n; i++) o[at[parts[i]!]!++ * os] = lo(i);
+      }
+    },
+  },
+  hfactor: {
+    check(params, inputs, output) {
+      const { N } = hashParams(params);
+      if (!inputs.length || !inputs.every(isCode) || inputs.some((r) => r.dtype !== inputs[0]!.dtype)) {
+        throw new TypeError('hfactor reads 1-d code regions of one dtype');
+      }
+      if (inputs.reduce((a, r) => a + r.shape[0]!, 0) > N) throw new RangeError(`hfactor: a partition of more than ${N} rows`);
+      if (output.dtype !== 'int64' || output.shape.length !== 1 || output.shape[0] !== 2 * N) throw new TypeError(`hfactor writes [${2 * N}] int64`);
+    },
+    run(params, inputs, out) {
+      const { N } = hashParams(params);
+      const rows = inputs.reduce((a, r) => a + r.shape[0]!, 0);
+      // open addressing, at most half full: the codes' words and their local numbers (-1: empty)
+      let cap = 16;
+      while (cap < 2 * rows) cap *= 2;
+      const mask = cap - 1, kh = new Int32Array(cap), kl = new Int32Array(cap), id = new Int32Array(cap).fill(-1);
+      const w = words(out.data), os = out.strides[0]!;
+      let row = 0, D = 0;
+      for (const r of inputs) {
+        const { n, hi, lo } = codeWords(r);
+        for (let i = 0; i < n; i++, row++) {
+          const h = hi(i), l = lo(i);
+          let t = mix(h, l) & mask;
+          while (id[t]! >= 0 && (kh[t] !== h || kl[t] !== l)) t = (t + 1) & mask;
+          if (id[t]! < 0) {
+            id[t] = D; kh[t] = h; kl[t] = l;
+            const o = (N + D++) * os;
+            w[2 * o] = l; w[2 * o + 1] = h;
+          }
+          putExact(w, row * os, id[t]!);
+        }
+      }
+      for (let i = row; i < N; i++) putExact(w, i * os, -1);
+      for (let d = D; d < N; d++) putExact(w, (N + d) * os, -1);
+    },
+  },
+  hunbucket: {
+    check(params, inputs, output) {
+      const { P } = hashParams(params);
+      if (inputs.length !== P + 1 || !isCode(inputs[0]) || inputs.slice(1).some((r) => r.dtype !== 'int64' || r.shape.length !== 1)) {
+        throw new TypeError(`hunbucket reads a chunk's codes, then the local numbers of its rows in each of ${P} partitions`);
+      }
+      if (output.dtype !== 'int32' || output.shape.length !== 1 || output.shape[0] !== inputs[0]!.shape[0]) {
+        throw new TypeError('hunbucket writes one int32 group number per row');
+      }
+    },
+    run(params, [code, ...locals], out) {
+      const { P, N } = hashParams(params);
+      const parts = hashParts(code!, P), next = new Int32Array(P);
+      const ls = locals.map((r) => ({ w: words(r.data), s: r.strides[0]!, n: r.shape[0]! }));
+      const o = out.data as Int32Array, os = out.strides[0]!;
+      for (let i = 0; i < parts.length; i++) {
+        const p = parts[i]!;
+        if (p === P) { o[i * os] = -1; continue; }
+        const l = ls[p]!, k = next[p]!++;
+        if (k >= l.n) throw new RangeError('hunbucket: more rows of a partition than its local numbers');
+        o[i * os] = p * N + l.w[2 * k * l.s]!;
+      }
+    },
+  },
+};
+
+/** A hash shuffle's parameters: P partitions, N rows (and numbers) at most per partition. */
+function hashParams(params: RoutineParams): { P: number; N: number } {
+  onlyParams(params, ['P', 'N']);
+  const P = int(params, 'P'), N = params.N === undefined ? 0 : int(params, 'N');
+  if (P < 1 || P * N >= 2 ** 31) throw new RangeError('a hash shuffle takes at least one partition, P·N below 2^31');
+  return { P, N };
+}
+
 const partOf = (g: number, P: number, Gp: number): number => (g < 0 ? P : Math.min(P, Math.floor(g / Gp)));
 
-export const GROUP_ROUTINES: Readonly<Record<'gfold' | 'gcount' | 'gbucket' | 'gscan', Routine>> = {
+export const GROUP_ROUTINES: Readonly<Record<'gfold' | 'gcount' | 'gbucket' | 'gscan' | 'hcount' | 'hbucket' | 'hfactor' | 'hunbucket', Routine>> = {
+  ...HASH_ROUTINES,
   gscan: {
     check(params, inputs, output) {
       onlyParams(params, ['G']);
