@@ -171,6 +171,7 @@ class Slots {
  */
 function fold(
   gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[], method: AggOptions['method'],
+  shared: Map<number, Tensor> = new Map(),
 ): Tensor[] {
   const n = gid.shape[0]!, c = Math.max(1, gid.node.chunk[0]!);
   const chunks = Math.max(1, Math.ceil(n / c));
@@ -182,7 +183,7 @@ function fold(
   const whole = slots.ops.some((op) => op === FOLD.median || op === FOLD.nunique);
   // the tree while it keeps TREE_CALLS calls in parallel (or one per chunk), else the shuffle
   const shuffle = chunks > 1 && (whole || method === 'shuffle' || (method !== 'tree' && fit < Math.min(chunks, TREE_CALLS)));
-  if (shuffle) return foldShuffled(gid, G_, values, na, slots, tables);
+  if (shuffle) return foldShuffled(gid, G_, values, na, slots, tables, shared);
   const calls: G.RoutineCall[] = [];
   const E = tables.length, m = values.length;
   for (let p = 0, call = 0; p < chunks; p += per, call++) {
@@ -217,28 +218,40 @@ const MAX_PARTITIONS = 64;
  * A row's position is lost in the reordering, so first and last fold the
  * rows' positions as values (min and max; -1 where the value is missing).
  */
-function foldShuffled(gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[]): Tensor[] {
+function foldShuffled(
+  gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[], shared: Map<number, Tensor>,
+): Tensor[] {
   const n = gid.shape[0]!, c = Math.max(1, gid.node.chunk[0]!), k = Math.ceil(n / c);
   const P = Math.min(MAX_PARTITIONS, k), Gp = Math.ceil(Math.max(1, G_) / P);
-  const vals = [...values], nas = [...na], ops = [...slots.ops], vs = [...slots.vals];
+  const all = [...values], allNa = [...na], ops = [...slots.ops], vs = [...slots.vals];
   ops.forEach((op, s) => {
     if (op !== FOLD.first && op !== FOLD.last) return;
-    const x = vals[vs[s]! - 1]!;
-    const missing = nas[vs[s]! - 1] ? mt.less(x, 0) : x.dtype.startsWith('float') ? mt.isnan(x) : mt.zeros_like(x, { dtype: 'bool' });
-    vals.push(mt.where(missing, -1, mt.arange(n, { dtype: 'int64', chunkSize: c })));
-    nas.push(1);
-    vs[s] = vals.length;
+    const x = all[vs[s]! - 1]!;
+    const missing = allNa[vs[s]! - 1] ? mt.less(x, 0) : x.dtype.startsWith('float') ? mt.isnan(x) : mt.zeros_like(x, { dtype: 'bool' });
+    all.push(mt.where(missing, -1, mt.arange(n, { dtype: 'int64', chunkSize: c })));
+    allNa.push(1);
+    vs[s] = all.length;
     ops[s] = op === FOLD.first ? FOLD.min : FOLD.max;
   });
+  // only the inputs a slot reads move (each once per groupby: the float and the integer folds share them)
+  const used = [...new Set(vs.filter((v) => v > 0))].sort((a, b) => a - b);
+  const vals = used.map((v) => all[v - 1]!), nas = used.map((v) => allNa[v - 1]!);
+  vs.forEach((v, s) => { vs[s] = v > 0 ? used.indexOf(v) + 1 : 0; });
   const chunkCalls = (routine: string, params: G.RoutineParams, inputs: number, extent: (j: number) => number): G.RoutineCall[] =>
     Array.from({ length: k }, (_, j) => ({
       routine, params, chunk: j,
       reads: Array.from({ length: inputs }, (_, i) => ({ input: i, box: [[j * c, j * c + extent(j)]] as [number, number][] })),
     }));
   const rowsOf = (j: number): number => Math.min(n, (j + 1) * c) - j * c;
-  const counts = new Tensor(G.routine('groupby.count', [gid.node], chunkCalls('gcount', { P, Gp }, 1, rowsOf), 'int64', [k, P + 1], [1, P + 1]));
-  const bucket = (x: Tensor): Tensor =>
-    new Tensor(G.routine('groupby.bucket', [gid.node, x.node], chunkCalls('gbucket', { P, Gp }, 2, rowsOf), x.dtype, [n], [c]));
+  const once = (key: number, make: () => Tensor): Tensor => {
+    let t = shared.get(key);
+    if (!t) shared.set(key, (t = make()));
+    return t;
+  };
+  // (keyed by node: -1 for the counts, every fold of a groupby having one gid and so one partitioning)
+  const counts = once(-1, () => new Tensor(G.routine('groupby.count', [gid.node], chunkCalls('gcount', { P, Gp }, 1, rowsOf), 'int64', [k, P + 1], [1, P + 1])));
+  const bucket = (x: Tensor): Tensor => once(x.node.id, () =>
+    new Tensor(G.routine('groupby.bucket', [gid.node, x.node], chunkCalls('gbucket', { P, Gp }, 2, rowsOf), x.dtype, [n], [c])));
   const bucketed = [gid, ...vals].map(bucket);
   const padded = tables.map((t) => (P * Gp > G_ ? mt.concatenate([t, mt.zeros([P * Gp - G_], { dtype: t.dtype })]) : t));
   const S = ops.length, E = padded.length, m = vals.length;
@@ -579,8 +592,9 @@ function grouped(
     }
   }
   const vals = inputs.map((i) => i.values), na = inputs.map((i) => i.na);
-  const fOut = floats.ops.length ? fold(gid, G_, vals, na, floats, [], opts.method) : [];
-  const iOut = ints.ops.length ? fold(gid, G_, vals, na, ints, [], opts.method) : [];
+  const shared = new Map<number, Tensor>();
+  const fOut = floats.ops.length ? fold(gid, G_, vals, na, floats, [], opts.method, shared) : [];
+  const iOut = ints.ops.length ? fold(gid, G_, vals, na, ints, [], opts.method, shared) : [];
   const get = (int64: boolean, s: number): Tensor => (int64 ? iOut[s]! : fOut[s]!);
   // variances: a second fold of (x - mean)^2 around each group's mean
   const devs = new Map<string, Tensor>();
@@ -593,7 +607,7 @@ function grouped(
     });
     // (the first fold computed these sums and counts: slots added above, before it was built)
     const slotOf = names.map((name, e) => second.add('dev2', inputOfCol.get(name)! + 1, e));
-    const out = fold(gid, G_, vals, na, second, tables, opts.method);
+    const out = fold(gid, G_, vals, na, second, tables, opts.method, shared);
     names.forEach((name, e) => devs.set(name, out[slotOf[e]!]!));
   }
   const aggsFull = plans.map((p) => p(get, (name) => devs.get(name)!));
