@@ -488,6 +488,9 @@ function templates(keyCols: readonly Column[], cols: ReadonlyMap<string, Column>
   ];
 }
 
+/** Pseudo-slots of grouped's `get`: a group's size and first row, as int64. */
+const SIZE = -1, FIRST = -2;
+
 /** The aggregations over group numbers `gid` in [0, G) whose composite key codes are `codes` (in key order unless not `ordered`). */
 function grouped(
   gid: Tensor, G_: number, codes: Tensor, keyCodes: readonly KeyCode[], strides: readonly number[], keyCols: readonly Column[],
@@ -502,12 +505,15 @@ function grouped(
   };
   const floats = new Slots(false), ints = new Slots(true);
   const isFloat = (name: string): boolean => cols.get(name)!.values.dtype.startsWith('float');
-  const size = ints.add('size', 0);
+  // a group's size and first row are exact in doubles: float slots (one fold where no other integer slot is
+  // asked for), read as int64 through the pseudo-slots SIZE and FIRST
+  const sizeSlot = floats.add('size', 0), size = SIZE;
   // the order of first rows, for sort=False: the smallest row index in each group (read from the group numbers, never missing)
-  let firstRow = -1;
+  let firstSlot = -1;
+  const firstRow = FIRST;
   if (!opts.sort) {
     inputs.push({ values: gid, na: 1 });
-    firstRow = ints.add('first', inputs.length);
+    firstSlot = floats.add('first', inputs.length);
   }
   // slots, per request: where each result comes from
   type Plan = (get: (int64: boolean, s: number) => Tensor, dev: (name: string) => Tensor) => Column;
@@ -544,8 +550,8 @@ function grouped(
       }
       case 'mean': {
         // (an integer column's count is its group's size: no slot of its own)
-        const s = floats.add('sum', v), n = counted ? floats.add('count', v) : size;
-        plans.push((get) => ({ values: mt.divide(get(false, s), counted ? get(false, n) : mt.astype(get(true, size), 'float64')) }));
+        const s = floats.add('sum', v), n = counted ? floats.add('count', v) : sizeSlot;
+        plans.push((get) => ({ values: mt.divide(get(false, s), get(false, counted ? n : sizeSlot)) }));
         break;
       }
       case 'var': case 'std': {
@@ -595,7 +601,8 @@ function grouped(
   const shared = new Map<number, Tensor>();
   const fOut = floats.ops.length ? fold(gid, G_, vals, na, floats, [], opts.method, shared) : [];
   const iOut = ints.ops.length ? fold(gid, G_, vals, na, ints, [], opts.method, shared) : [];
-  const get = (int64: boolean, s: number): Tensor => (int64 ? iOut[s]! : fOut[s]!);
+  const get = (int64: boolean, s: number): Tensor =>
+    (s === SIZE || s === FIRST ? mt.astype(fOut[s === SIZE ? sizeSlot : firstSlot]!, 'int64') : int64 ? iOut[s]! : fOut[s]!);
   // variances: a second fold of (x - mean)^2 around each group's mean
   const devs = new Map<string, Tensor>();
   if (needsMean.size) {
