@@ -506,14 +506,17 @@ function grouped(
   const floats = new Slots(false), ints = new Slots(true);
   const isFloat = (name: string): boolean => cols.get(name)!.values.dtype.startsWith('float');
   // a group's size and first row are exact in doubles: float slots (one fold where no other integer slot is
-  // asked for), read as int64 through the pseudo-slots SIZE and FIRST
-  const sizeSlot = floats.add('size', 0), size = SIZE;
+  // asked for), read as int64 through the pseudo-slots SIZE and FIRST; but a median or nunique shuffles the
+  // float fold, where a first row would move every row's position: then they fold apart, by the tree
+  const whole = requests.some((r) => r.agg === 'median' || r.agg === 'nunique');
+  const counting = whole ? ints : floats;
+  const sizeSlot = counting.add('size', 0), size = SIZE;
   // the order of first rows, for sort=False: the smallest row index in each group (read from the group numbers, never missing)
   let firstSlot = -1;
   const firstRow = FIRST;
   if (!opts.sort) {
     inputs.push({ values: gid, na: 1 });
-    firstSlot = floats.add('first', inputs.length);
+    firstSlot = counting.add('first', inputs.length);
   }
   // slots, per request: where each result comes from
   type Plan = (get: (int64: boolean, s: number) => Tensor, dev: (name: string) => Tensor) => Column;
@@ -550,8 +553,8 @@ function grouped(
       }
       case 'mean': {
         // (an integer column's count is its group's size: no slot of its own)
-        const s = floats.add('sum', v), n = counted ? floats.add('count', v) : sizeSlot;
-        plans.push((get) => ({ values: mt.divide(get(false, s), get(false, counted ? n : sizeSlot)) }));
+        const s = floats.add('sum', v), n = counted ? floats.add('count', v) : -1;
+        plans.push((get) => ({ values: mt.divide(get(false, s), counted ? get(false, n) : mt.astype(get(true, size), 'float64')) }));
         break;
       }
       case 'var': case 'std': {
@@ -602,7 +605,7 @@ function grouped(
   const fOut = floats.ops.length ? fold(gid, G_, vals, na, floats, [], opts.method, shared) : [];
   const iOut = ints.ops.length ? fold(gid, G_, vals, na, ints, [], opts.method, shared) : [];
   const get = (int64: boolean, s: number): Tensor =>
-    (s === SIZE || s === FIRST ? mt.astype(fOut[s === SIZE ? sizeSlot : firstSlot]!, 'int64') : int64 ? iOut[s]! : fOut[s]!);
+    (s === SIZE || s === FIRST ? mt.astype((whole ? iOut : fOut)[s === SIZE ? sizeSlot : firstSlot]!, 'int64') : int64 ? iOut[s]! : fOut[s]!);
   // variances: a second fold of (x - mean)^2 around each group's mean
   const devs = new Map<string, Tensor>();
   if (needsMean.size) {
