@@ -404,7 +404,17 @@ function hashGroups(composite: Tensor): [Tensor, Tensor] {
   // rows of partition p in chunks before j, and in chunk j
   const before = (cv: number[], j: number, p: number): number => { let s = 0; for (let i = 0; i < j; i++) s += cv[i * (P + 1) + p]!; return s; };
   const widest = (cv: number[]): number => Math.max(1, ...Array.from({ length: P }, (_, p) => before(cv, k, p)));
-  const factors = onValues('groupby', counts, [bucketed], 'int64', [NaN], (cv, [b]) => {
+  // each deferred build once per counts and operands: the run resolves a deferred node once per consumer
+  const once = (make: (cv: number[], ts: Tensor[]) => Tensor) => {
+    const done = new Map<string, Tensor>();
+    return (cv: number[], ts: Tensor[]): Tensor => {
+      const key = `${cv.join(',')}|${ts.map((t) => t.node.id).join(',')}`;
+      let t = done.get(key);
+      if (!t) done.set(key, (t = make(cv, ts)));
+      return t;
+    };
+  };
+  const factors = onValues('groupby', counts, [bucketed], 'int64', [NaN], once((cv, [b]) => {
     const N = widest(cv);
     const calls = Array.from({ length: P }, (_, p): G.RoutineCall => ({
       routine: 'hfactor', params: { P, N }, chunk: p,
@@ -415,8 +425,8 @@ function hashGroups(composite: Tensor): [Tensor, Tensor] {
       }),
     }));
     return new Tensor(G.routine('groupby.hfactor', [b!.node], calls, 'int64', [P * 2 * N], [2 * N]));
-  });
-  const gid = onValues('groupby', counts, [composite, factors], 'int32', [n], (cv, [code, f]) => {
+  }));
+  const gid = onValues('groupby', counts, [composite, factors], 'int32', [n], once((cv, [code, f]) => {
     const N = widest(cv);
     const calls = Array.from({ length: k }, (_, j): G.RoutineCall => ({
       routine: 'hunbucket', params: { P, N }, chunk: j,
@@ -426,12 +436,15 @@ function hashGroups(composite: Tensor): [Tensor, Tensor] {
       })],
     }));
     return new Tensor(G.routine('groupby.hunbucket', [code!.node, f!.node], calls, 'int32', [n], [c]));
-  });
-  const codes = onValues('groupby', counts, [factors], 'int64', [NaN], (cv, [f]) => {
+  }));
+  const codes = onValues('groupby', counts, [factors], 'int64', [NaN], once((cv, [f]) => {
     const N = widest(cv);
     return mt.reshape(mt.reshape(f!, [P, 2, N]).get(mt.slice(null), 1, mt.slice(null)), [P * N]);
-  });
-  return [codes, gid];
+  }));
+  // the codes and group numbers kept once computed (a selection of every row is stored): the fold's shuffle and
+  // the selection of the groups present read them in later runs, which would each compute the hash shuffle again
+  const store = (t: Tensor): Tensor => mt.compress(mt.logical_or(mt.astype(t, 'bool'), true), t);
+  return [store(codes), store(gid)];
 }
 
 /** A result column's dtype and dictionary, known before the build: what a deferred column promises. */
