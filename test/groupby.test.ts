@@ -91,13 +91,16 @@ describe('groupby against pandas 1.5', () => {
       for (const c of CASES) await check(c, run({ ...c, opts: { ...c.opts, method } }, frameOf(c.frame, 5)));
     }
   }, 180_000);
-  it('is the same with the groups numbered by a hash shuffle (chunks of 5 and of 64)', async () => {
-    const dense = groupLimits.dense;
+  it('is the same with the groups numbered by a hash shuffle (chunks of 5 and of 64, partitions of 3 rows)', async () => {
+    const { dense, hashRows } = groupLimits;
     groupLimits.dense = 0;
     try {
       for (const size of [5, 64]) for (const c of CASES) await check(c, run(c, frameOf(c.frame, size)));
+      // more partitions than chunks
+      groupLimits.hashRows = 3;
+      for (const c of CASES) await check(c, run(c, frameOf(c.frame, 64)));
     } finally {
-      groupLimits.dense = dense;
+      Object.assign(groupLimits, { dense, hashRows });
     }
   }, 180_000);
   it('is the same with a combine fan-in of 2', async () => {

@@ -61,10 +61,11 @@ export type AggOptions = Required<Pick<GroupByOptions, 'sort' | 'dropna' | 'as_i
 
 /**
  * Group numbers past `dense` are numbered among the composites present (a
- * hash shuffle) instead of used as they are. Tests lower it to run that
- * path over small frames.
+ * hash shuffle) instead of used as they are; the shuffle's partitions take
+ * about `hashRows` rows each (at least one partition per chunk). Tests lower
+ * them to run these paths over small frames.
  */
-export const groupLimits = { dense: 1 << 22 };
+export const groupLimits = { dense: 1 << 22, hashRows: 1 << 17 };
 /** Partial bytes a tree's calls may take together: with many groups, a call folds more chunks (fewer rows to combine). */
 const PARTIAL_BYTES = 1 << 26;
 /** Calls a tree keeps at least (or one per chunk): fewer would leave cores idle, and the shuffle runs instead. */
@@ -383,10 +384,13 @@ function build(
     (ts) => grouped(ts[1]!, ts[0]!.shape[0]!, ts[0]!, keyCodes, strides, keyCols, cols, requests, opts, false), resultLength(keyCols, opts));
 }
 
+/** Partitions a hash shuffle makes at most (else more rows than groupLimits.hashRows each). */
+const MAX_HASH_PARTITIONS = 256;
+
 /**
  * The composite codes present, numbered without a sort: every chunk's rows
  * counted and stably ordered by the partition of their code's hash (P
- * partitions, one per chunk up to MAX_PARTITIONS), each partition's codes
+ * partitions: one per chunk, more for smaller tables), each partition's codes
  * numbered by first appearance with a hash table (hfactor: at most N rows,
  * the largest partition's), and each row's group number p·N + its local
  * number, back in row order (hunbucket). Returns the [P·N] codes by group
@@ -395,7 +399,8 @@ function build(
  */
 function hashGroups(composite: Tensor): [Tensor, Tensor] {
   const n = composite.shape[0]!, c = Math.max(1, composite.node.chunk[0]!), k = Math.max(1, Math.ceil(n / c));
-  const P = Math.min(MAX_PARTITIONS, k);
+  // partitions of about groupLimits.hashRows rows (a table of a few MiB, which the cache holds), at least one per chunk
+  const P = Math.max(Math.min(MAX_PARTITIONS, k), Math.min(MAX_HASH_PARTITIONS, Math.ceil(n / groupLimits.hashRows)));
   const box = (j: number): [number, number][] => [[j * c, Math.min(n, (j + 1) * c)]];
   const perChunk = (routine: string, params: G.RoutineParams): G.RoutineCall[] =>
     Array.from({ length: k }, (_, j) => ({ routine, params, chunk: j, reads: [{ input: 0, box: box(j) }] }));

@@ -201,28 +201,33 @@ const HASH_ROUTINES: Readonly<Record<'hcount' | 'hbucket' | 'hfactor' | 'hunbuck
     run(params, inputs, out) {
       const { N } = hashParams(params);
       const rows = inputs.reduce((a, r) => a + r.shape[0]!, 0);
-      // open addressing, at most half full: the codes' words and their local numbers (-1: empty)
+      // open addressing, at most half full, one slot of 4 words per entry (the code's high and low words, its
+      // local number + 1, 0 when empty): a probe touches one cache line, not one per array
       let cap = 16;
       while (cap < 2 * rows) cap *= 2;
-      const mask = cap - 1, kh = new Int32Array(cap), kl = new Int32Array(cap), id = new Int32Array(cap).fill(-1);
+      const mask = cap - 1, table = new Int32Array(4 * cap);
       const w = words(out.data), os = out.strides[0]!;
       let row = 0, D = 0;
       for (const r of inputs) {
-        const { n, hi, lo } = codeWords(r);
+        const n = r.shape[0]!, s = r.strides[0]!;
+        const wide = r.dtype === 'int64', cw = wide ? words(r.data) : (r.data as Int32Array);
         for (let i = 0; i < n; i++, row++) {
-          const h = hi(i), l = lo(i);
-          let t = mix(h, l) & mask;
-          while (id[t]! >= 0 && (kh[t] !== h || kl[t] !== l)) t = (t + 1) & mask;
-          if (id[t]! < 0) {
-            id[t] = D; kh[t] = h; kl[t] = l;
-            const o = (N + D++) * os;
-            w[2 * o] = l; w[2 * o + 1] = h;
+          const l = wide ? cw[2 * i * s]! : cw[i * s]!, h = wide ? cw[2 * i * s + 1]! : l < 0 ? -1 : 0;
+          let t = (mix(h, l) & mask) << 2;
+          while (table[t + 2] !== 0 && (table[t] !== h || table[t + 1] !== l)) t = (t + 4) & (4 * cap - 1);
+          let id = table[t + 2]! - 1;
+          if (id < 0) {
+            id = D++;
+            table[t] = h; table[t + 1] = l; table[t + 2] = id + 1;
+            const o = 2 * (N + id) * os;
+            w[o] = l; w[o + 1] = h;
           }
-          putExact(w, row * os, id[t]!);
+          const o = 2 * row * os;
+          w[o] = id; w[o + 1] = 0;
         }
       }
-      for (let i = row; i < N; i++) putExact(w, i * os, -1);
-      for (let d = D; d < N; d++) putExact(w, (N + d) * os, -1);
+      for (let i = row; i < N; i++) { w[2 * i * os] = -1; w[2 * i * os + 1] = -1; }
+      for (let d = D; d < N; d++) { w[2 * (N + d) * os] = -1; w[2 * (N + d) * os + 1] = -1; }
     },
   },
   hunbucket: {
