@@ -220,7 +220,8 @@ const MAX_PARTITIONS = 64;
  * rows' positions as values (min and max; -1 where the value is missing).
  */
 function foldShuffled(
-  gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[], shared: Map<number, Tensor>,
+  gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[],
+  shared: Map<number, Tensor>,
 ): Tensor[] {
   const n = gid.shape[0]!, c = Math.max(1, gid.node.chunk[0]!), k = Math.ceil(n / c);
   const P = Math.min(MAX_PARTITIONS, k), Gp = Math.ceil(Math.max(1, G_) / P);
@@ -228,7 +229,8 @@ function foldShuffled(
   ops.forEach((op, s) => {
     if (op !== FOLD.first && op !== FOLD.last) return;
     const x = all[vs[s]! - 1]!;
-    const missing = allNa[vs[s]! - 1] ? mt.less(x, 0) : x.dtype.startsWith('float') ? mt.isnan(x) : mt.zeros_like(x, { dtype: 'bool' });
+    const missing = allNa[vs[s]! - 1] ? mt.less(x, 0)
+      : x.dtype.startsWith('float') ? mt.isnan(x) : mt.zeros_like(x, { dtype: 'bool' });
     all.push(mt.where(missing, -1, mt.arange(n, { dtype: 'int64', chunkSize: c })));
     allNa.push(1);
     vs[s] = all.length;
@@ -250,9 +252,10 @@ function foldShuffled(
     return t;
   };
   // (keyed by node: -1 for the counts, every fold of a groupby having one gid and so one partitioning)
-  const counts = once(-1, () => new Tensor(G.routine('groupby.count', [gid.node], chunkCalls('gcount', { P, Gp }, 1, rowsOf), 'int64', [k, P + 1], [1, P + 1])));
-  const bucket = (x: Tensor): Tensor => once(x.node.id, () =>
-    new Tensor(G.routine('groupby.bucket', [gid.node, x.node], chunkCalls('gbucket', { P, Gp }, 2, rowsOf), x.dtype, [n], [c])));
+  const counts = once(-1, () => new Tensor(G.routine(
+    'groupby.count', [gid.node], chunkCalls('gcount', { P, Gp }, 1, rowsOf), 'int64', [k, P + 1], [1, P + 1])));
+  const bucket = (x: Tensor): Tensor => once(x.node.id, () => new Tensor(G.routine(
+    'groupby.bucket', [gid.node, x.node], chunkCalls('gbucket', { P, Gp }, 2, rowsOf), x.dtype, [n], [c])));
   const bucketed = [gid, ...vals].map(bucket);
   const padded = tables.map((t) => (P * Gp > G_ ? mt.concatenate([t, mt.zeros([P * Gp - G_], { dtype: t.dtype })]) : t));
   const S = ops.length, E = padded.length, m = vals.length;
@@ -381,7 +384,8 @@ function build(
   const [codes, gid] = hashGroups(composite);
   const tpl = templates(keyCols, cols, requests, opts.sort, opts.rows);
   return lazily(tpl, keyCount(keyCols, opts), [codes, gid],
-    (ts) => grouped(ts[1]!, ts[0]!.shape[0]!, ts[0]!, keyCodes, strides, keyCols, cols, requests, opts, false), resultLength(keyCols, opts));
+    (ts) => grouped(ts[1]!, ts[0]!.shape[0]!, ts[0]!, keyCodes, strides, keyCols, cols, requests, opts, false),
+    resultLength(keyCols, opts));
 }
 
 /** Partitions a hash shuffle makes at most (else more rows than groupLimits.hashRows each). */
@@ -404,10 +408,16 @@ function hashGroups(composite: Tensor): [Tensor, Tensor] {
   const box = (j: number): [number, number][] => [[j * c, Math.min(n, (j + 1) * c)]];
   const perChunk = (routine: string, params: G.RoutineParams): G.RoutineCall[] =>
     Array.from({ length: k }, (_, j) => ({ routine, params, chunk: j, reads: [{ input: 0, box: box(j) }] }));
-  const counts = new Tensor(G.routine('groupby.hcount', [composite.node], perChunk('hcount', { P }), 'int64', [k, P + 1], [1, P + 1]));
-  const bucketed = new Tensor(G.routine('groupby.hbucket', [composite.node], perChunk('hbucket', { P }), composite.dtype, [n], [c]));
-  // rows of partition p in chunks before j, and in chunk j
-  const before = (cv: number[], j: number, p: number): number => { let s = 0; for (let i = 0; i < j; i++) s += cv[i * (P + 1) + p]!; return s; };
+  const counts = new Tensor(G.routine('groupby.hcount', [composite.node], perChunk('hcount', { P }), 'int64', [k, P + 1],
+    [1, P + 1]));
+  const bucketed = new Tensor(G.routine('groupby.hbucket', [composite.node], perChunk('hbucket', { P }), composite.dtype,
+    [n], [c]));
+  // rows of partition p in the chunks before chunk j
+  const before = (cv: number[], j: number, p: number): number => {
+    let s = 0;
+    for (let i = 0; i < j; i++) s += cv[i * (P + 1) + p]!;
+    return s;
+  };
   const widest = (cv: number[]): number => Math.max(1, ...Array.from({ length: P }, (_, p) => before(cv, k, p)));
   // each deferred build once per counts and operands: the run resolves a deferred node once per consumer
   const once = (make: (cv: number[], ts: Tensor[]) => Tensor) => {
@@ -509,7 +519,10 @@ function templates(keyCols: readonly Column[], cols: ReadonlyMap<string, Column>
 /** Pseudo-slots of grouped's `get`: a group's size and first row, as int64. */
 const SIZE = -1, FIRST = -2;
 
-/** The aggregations over group numbers `gid` in [0, G) whose composite key codes are `codes` (in key order unless not `ordered`). */
+/**
+ * The aggregations over group numbers `gid` in [0, G) whose composite key
+ * codes are `codes` (in key order unless not `ordered`).
+ */
 function grouped(
   gid: Tensor, G_: number, codes: Tensor, keyCodes: readonly KeyCode[], strides: readonly number[], keyCols: readonly Column[],
   cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: AggOptions, ordered = true,
@@ -623,7 +636,8 @@ function grouped(
   const fOut = floats.ops.length ? fold(gid, G_, vals, na, floats, [], opts.method, shared) : [];
   const iOut = ints.ops.length ? fold(gid, G_, vals, na, ints, [], opts.method, shared) : [];
   const get = (int64: boolean, s: number): Tensor =>
-    (s === SIZE || s === FIRST ? mt.astype((whole ? iOut : fOut)[s === SIZE ? sizeSlot : firstSlot]!, 'int64') : int64 ? iOut[s]! : fOut[s]!);
+    (s === SIZE || s === FIRST ? mt.astype((whole ? iOut : fOut)[s === SIZE ? sizeSlot : firstSlot]!, 'int64')
+      : int64 ? iOut[s]! : fOut[s]!);
   // variances: a second fold of (x - mean)^2 around each group's mean
   const devs = new Map<string, Tensor>();
   if (needsMean.size) {
@@ -658,7 +672,8 @@ function grouped(
   // group numbers in no key order (a hash's): sorted by their composite codes
   // (first rows as int32 where they fit: the radix sort takes half the passes of int64's)
   const first = (): Tensor => (gid.shape[0]! < 2 ** 31 ? I32(kept[kept.length - 1]!) : kept[kept.length - 1]!);
-  const order = opts.sort ? (ordered ? undefined : mt.argsort(kept[0]!, { kind: 'stable' })) : mt.argsort(first(), { kind: 'stable' });
+  const stable = { kind: 'stable' } as const;
+  const order = opts.sort ? (ordered ? undefined : mt.argsort(kept[0]!, stable)) : mt.argsort(first(), stable);
   const pick = (i: number): Tensor => (order ? mt.take(kept[i]!, order) : kept[i]!);
   const groupCodes = pick(0);
   const keys = keyCodes.map((k, j) => {

@@ -116,7 +116,8 @@ function partitions(params: RoutineParams): { P: number; Gp: number } {
 }
 
 /** Codes a hash shuffle reads: int32 or int64, 1-d. */
-const isCode = (r: RegionSpec | undefined): boolean => !!r && (r.dtype === 'int32' || r.dtype === 'int64') && r.shape.length === 1;
+const isCode = (r: RegionSpec | undefined): boolean =>
+  !!r && (r.dtype === 'int32' || r.dtype === 'int64') && r.shape.length === 1;
 
 /** A code's 32-bit hash from its high and low words (murmur3's finalizer over both). */
 function mix(hi: number, lo: number): number {
@@ -137,7 +138,10 @@ function codeWords(r: Region): { n: number; hi: (i: number) => number; lo: (i: n
   return { n, hi: (i) => (d[i * s]! < 0 ? -1 : 0), lo: (i) => d[i * s]! };
 }
 
-/** Each row's partition by its code's hash (its high bits, so that a partition's table indexes by the low ones); P for a negative code. */
+/**
+ * Each row's partition by its code's hash (its high bits, so that a
+ * partition's table indexes by the low ones); P for a negative code.
+ */
 function hashParts(r: Region, P: number): Int32Array {
   const { n, hi, lo } = codeWords(r);
   const parts = new Int32Array(n);
@@ -196,7 +200,9 @@ const HASH_ROUTINES: Readonly<Record<'hcount' | 'hbucket' | 'hfactor' | 'hunbuck
         throw new TypeError('hfactor reads 1-d code regions of one dtype');
       }
       if (inputs.reduce((a, r) => a + r.shape[0]!, 0) > N) throw new RangeError(`hfactor: a partition of more than ${N} rows`);
-      if (output.dtype !== 'int64' || output.shape.length !== 1 || output.shape[0] !== 2 * N) throw new TypeError(`hfactor writes [${2 * N}] int64`);
+      if (output.dtype !== 'int64' || output.shape.length !== 1 || output.shape[0] !== 2 * N) {
+        throw new TypeError(`hfactor writes [${2 * N}] int64`);
+      }
     },
     run(params, inputs, out) {
       const { N } = hashParams(params);
