@@ -516,9 +516,6 @@ function templates(keyCols: readonly Column[], cols: ReadonlyMap<string, Column>
   ];
 }
 
-/** Pseudo-slots of grouped's `get`: a group's size and first row, as int64. */
-const SIZE = -1, FIRST = -2;
-
 /**
  * The aggregations over group numbers `gid` in [0, G) whose composite key
  * codes are `codes` (in key order unless not `ordered`).
@@ -536,18 +533,14 @@ function grouped(
   };
   const floats = new Slots(false), ints = new Slots(true);
   const isFloat = (name: string): boolean => cols.get(name)!.values.dtype.startsWith('float');
-  // a group's size and first row are exact in doubles: float slots (one fold where no other integer slot is
-  // asked for), read as int64 through the pseudo-slots SIZE and FIRST; but a median or nunique shuffles the
-  // float fold, where a first row would move every row's position: then they fold apart, by the tree
-  const whole = requests.some((r) => r.agg === 'median' || r.agg === 'nunique');
-  const counting = whole ? ints : floats;
-  const sizeSlot = counting.add('size', 0), size = SIZE;
+  // (size and first row fold apart from the float slots: one loop of every slot measured slower, and a median's
+  // shuffle of the floats would move every row's position for a first row)
+  const size = ints.add('size', 0);
   // the order of first rows, for sort=False: the smallest row index in each group (read from the group numbers, never missing)
-  let firstSlot = -1;
-  const firstRow = FIRST;
+  let firstRow = -1;
   if (!opts.sort) {
     inputs.push({ values: gid, na: 1 });
-    firstSlot = counting.add('first', inputs.length);
+    firstRow = ints.add('first', inputs.length);
   }
   // slots, per request: where each result comes from
   type Plan = (get: (int64: boolean, s: number) => Tensor, dev: (name: string) => Tensor) => Column;
@@ -635,9 +628,7 @@ function grouped(
   const shared = new Map<number, Tensor>();
   const fOut = floats.ops.length ? fold(gid, G_, vals, na, floats, [], opts.method, shared) : [];
   const iOut = ints.ops.length ? fold(gid, G_, vals, na, ints, [], opts.method, shared) : [];
-  const get = (int64: boolean, s: number): Tensor =>
-    (s === SIZE || s === FIRST ? mt.astype((whole ? iOut : fOut)[s === SIZE ? sizeSlot : firstSlot]!, 'int64')
-      : int64 ? iOut[s]! : fOut[s]!);
+  const get = (int64: boolean, s: number): Tensor => (int64 ? iOut[s]! : fOut[s]!);
   // variances: a second fold of (x - mean)^2 around each group's mean
   const devs = new Map<string, Tensor>();
   if (needsMean.size) {
