@@ -3,12 +3,15 @@
 // rank, an integer's offset from its minimum, a float's rank among its
 // distinct values), the codes of several keys one composite number in the
 // keys' lexicographic order, and that a group number: the composite itself
-// when the key space is small, else its rank among the composites present
-// (np.unique's inverse, a chunked sort). Then the runtime's `gfold` routine
-// (runtime/group.ts) folds each block of chunks into a row of partial
-// aggregates per group, and plain reductions over the rows combine them (a
-// tree of reductions, the tensor layer's). Groups with no row drop out by a
-// chunked selection; pandas' sort=False order is the groups' first rows'.
+// when the key space is small, else a number among the composites present
+// given by a hash shuffle (each partition's own hash table; no sort). Then
+// the runtime's `gfold` routine (runtime/group.ts) folds each block of
+// chunks into a row of partial aggregates per group, and plain reductions
+// over the rows combine them (a tree of reductions, the tensor layer's), or
+// a shuffle moves each group's rows to one partition. Groups with no row
+// drop out by a chunked selection; pandas' sort=False order is the groups'
+// first rows'. cumcount (and head) number each group's rows by a scan over
+// the chunks (per-chunk counts, their running sum), not a sort.
 // A variance takes a second fold around each group's mean (as NumPy's two
 // passes, not a sum of squares). Every result column is a lazy 1-d tensor
 // whose length (the number of groups) is known when it runs; a key whose
