@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import * as md from '../src/dataframe/index.js';
+import { groupLimits } from '../src/dataframe/aggregate.js';
 import { type V, frameFrom, num } from './pandas-fixtures.js';
 import { simMesh } from './sim-mesh.js';
 
@@ -88,6 +89,18 @@ describe('groupby against pandas 1.5', () => {
   it('is the same by a shuffle as by a tree (chunks of 5)', async () => {
     for (const method of ['shuffle', 'tree'] as const) {
       for (const c of CASES) await check(c, run({ ...c, opts: { ...c.opts, method } }, frameOf(c.frame, 5)));
+    }
+  }, 180_000);
+  it('is the same with the groups numbered by a hash shuffle (chunks of 5 and of 64, partitions of 3 rows)', async () => {
+    const { dense, hashRows } = groupLimits;
+    groupLimits.dense = 0;
+    try {
+      for (const size of [5, 64]) for (const c of CASES) await check(c, run(c, frameOf(c.frame, size)));
+      // more partitions than chunks
+      groupLimits.hashRows = 3;
+      for (const c of CASES) await check(c, run(c, frameOf(c.frame, 64)));
+    } finally {
+      Object.assign(groupLimits, { dense, hashRows });
     }
   }, 180_000);
   it('is the same with a combine fan-in of 2', async () => {

@@ -3,12 +3,15 @@
 // rank, an integer's offset from its minimum, a float's rank among its
 // distinct values), the codes of several keys one composite number in the
 // keys' lexicographic order, and that a group number: the composite itself
-// when the key space is small, else its rank among the composites present
-// (np.unique's inverse, a chunked sort). Then the runtime's `gfold` routine
-// (runtime/group.ts) folds each block of chunks into a row of partial
-// aggregates per group, and plain reductions over the rows combine them (a
-// tree of reductions, the tensor layer's). Groups with no row drop out by a
-// chunked selection; pandas' sort=False order is the groups' first rows'.
+// when the key space is small, else a number among the composites present
+// given by a hash shuffle (each partition's own hash table; no sort). Then
+// the runtime's `gfold` routine (runtime/group.ts) folds each block of
+// chunks into a row of partial aggregates per group, and plain reductions
+// over the rows combine them (a tree of reductions, the tensor layer's), or
+// a shuffle moves each group's rows to one partition. Groups with no row
+// drop out by a chunked selection; pandas' sort=False order is the groups'
+// first rows'. cumcount (and head) number each group's rows by a scan over
+// the chunks (per-chunk counts, their running sum), not a sort.
 // A variance takes a second fold around each group's mean (as NumPy's two
 // passes, not a sum of squares). Every result column is a lazy 1-d tensor
 // whose length (the number of groups) is known when it runs; a key whose
@@ -59,8 +62,13 @@ export type RowOp = 'cumcount' | 'cumsum';
 /** A groupby's options as the build reads them; `rows`: a result per row of the frame (transform, cumcount, cumsum), not per group. */
 export type AggOptions = Required<Pick<GroupByOptions, 'sort' | 'dropna' | 'as_index'>> & Pick<GroupByOptions, 'method'> & { readonly rows?: boolean };
 
-/** Group numbers past this are ranked among the composites present instead of used as they are. */
-const DENSE_GROUPS = 1 << 22;
+/**
+ * Group numbers past `dense` are numbered among the composites present (a
+ * hash shuffle) instead of used as they are; the shuffle's partitions take
+ * about `hashRows` rows each (at least one partition per chunk). Tests lower
+ * them to run these paths over small frames.
+ */
+export const groupLimits = { dense: 1 << 22, hashRows: 1 << 17 };
 /** Partial bytes a tree's calls may take together: with many groups, a call folds more chunks (fewer rows to combine). */
 const PARTIAL_BYTES = 1 << 26;
 /** Calls a tree keeps at least (or one per chunk): fewer would leave cores idle, and the shuffle runs instead. */
@@ -167,6 +175,7 @@ class Slots {
  */
 function fold(
   gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[], method: AggOptions['method'],
+  shared: Map<number, Tensor> = new Map(),
 ): Tensor[] {
   const n = gid.shape[0]!, c = Math.max(1, gid.node.chunk[0]!);
   const chunks = Math.max(1, Math.ceil(n / c));
@@ -178,7 +187,7 @@ function fold(
   const whole = slots.ops.some((op) => op === FOLD.median || op === FOLD.nunique);
   // the tree while it keeps TREE_CALLS calls in parallel (or one per chunk), else the shuffle
   const shuffle = chunks > 1 && (whole || method === 'shuffle' || (method !== 'tree' && fit < Math.min(chunks, TREE_CALLS)));
-  if (shuffle) return foldShuffled(gid, G_, values, na, slots, tables);
+  if (shuffle) return foldShuffled(gid, G_, values, na, slots, tables, shared);
   const calls: G.RoutineCall[] = [];
   const E = tables.length, m = values.length;
   for (let p = 0, call = 0; p < chunks; p += per, call++) {
@@ -213,28 +222,43 @@ const MAX_PARTITIONS = 64;
  * A row's position is lost in the reordering, so first and last fold the
  * rows' positions as values (min and max; -1 where the value is missing).
  */
-function foldShuffled(gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[]): Tensor[] {
+function foldShuffled(
+  gid: Tensor, G_: number, values: readonly Tensor[], na: readonly number[], slots: Slots, tables: readonly Tensor[],
+  shared: Map<number, Tensor>,
+): Tensor[] {
   const n = gid.shape[0]!, c = Math.max(1, gid.node.chunk[0]!), k = Math.ceil(n / c);
   const P = Math.min(MAX_PARTITIONS, k), Gp = Math.ceil(Math.max(1, G_) / P);
-  const vals = [...values], nas = [...na], ops = [...slots.ops], vs = [...slots.vals];
+  const all = [...values], allNa = [...na], ops = [...slots.ops], vs = [...slots.vals];
   ops.forEach((op, s) => {
     if (op !== FOLD.first && op !== FOLD.last) return;
-    const x = vals[vs[s]! - 1]!;
-    const missing = nas[vs[s]! - 1] ? mt.less(x, 0) : x.dtype.startsWith('float') ? mt.isnan(x) : mt.zeros_like(x, { dtype: 'bool' });
-    vals.push(mt.where(missing, -1, mt.arange(n, { dtype: 'int64', chunkSize: c })));
-    nas.push(1);
-    vs[s] = vals.length;
+    const x = all[vs[s]! - 1]!;
+    const missing = allNa[vs[s]! - 1] ? mt.less(x, 0)
+      : x.dtype.startsWith('float') ? mt.isnan(x) : mt.zeros_like(x, { dtype: 'bool' });
+    all.push(mt.where(missing, -1, mt.arange(n, { dtype: 'int64', chunkSize: c })));
+    allNa.push(1);
+    vs[s] = all.length;
     ops[s] = op === FOLD.first ? FOLD.min : FOLD.max;
   });
+  // only the inputs a slot reads move (each once per groupby: the float and the integer folds share them)
+  const used = [...new Set(vs.filter((v) => v > 0))].sort((a, b) => a - b);
+  const vals = used.map((v) => all[v - 1]!), nas = used.map((v) => allNa[v - 1]!);
+  vs.forEach((v, s) => { vs[s] = v > 0 ? used.indexOf(v) + 1 : 0; });
   const chunkCalls = (routine: string, params: G.RoutineParams, inputs: number, extent: (j: number) => number): G.RoutineCall[] =>
     Array.from({ length: k }, (_, j) => ({
       routine, params, chunk: j,
       reads: Array.from({ length: inputs }, (_, i) => ({ input: i, box: [[j * c, j * c + extent(j)]] as [number, number][] })),
     }));
   const rowsOf = (j: number): number => Math.min(n, (j + 1) * c) - j * c;
-  const counts = new Tensor(G.routine('groupby.count', [gid.node], chunkCalls('gcount', { P, Gp }, 1, rowsOf), 'int64', [k, P + 1], [1, P + 1]));
-  const bucket = (x: Tensor): Tensor =>
-    new Tensor(G.routine('groupby.bucket', [gid.node, x.node], chunkCalls('gbucket', { P, Gp }, 2, rowsOf), x.dtype, [n], [c]));
+  const once = (key: number, make: () => Tensor): Tensor => {
+    let t = shared.get(key);
+    if (!t) shared.set(key, (t = make()));
+    return t;
+  };
+  // (keyed by node: -1 for the counts, every fold of a groupby having one gid and so one partitioning)
+  const counts = once(-1, () => new Tensor(G.routine(
+    'groupby.count', [gid.node], chunkCalls('gcount', { P, Gp }, 1, rowsOf), 'int64', [k, P + 1], [1, P + 1])));
+  const bucket = (x: Tensor): Tensor => once(x.node.id, () => new Tensor(G.routine(
+    'groupby.bucket', [gid.node, x.node], chunkCalls('gbucket', { P, Gp }, 2, rowsOf), x.dtype, [n], [c])));
   const bucketed = [gid, ...vals].map(bucket);
   const padded = tables.map((t) => (P * Gp > G_ ? mt.concatenate([t, mt.zeros([P * Gp - G_], { dtype: t.dtype })]) : t));
   const S = ops.length, E = padded.length, m = vals.length;
@@ -277,7 +301,11 @@ function inputOf(c: Column): Input {
  * makes such a result float64 with NaN there, a dtype that depends on the
  * data, which a lazy column cannot promise.
  */
-function perRow(op: RowOp, gid: Tensor, x: Tensor, size: Tensor): Tensor {
+function perRow(op: RowOp, gid: Tensor, G_: number, x: Tensor, size: Tensor): Tensor {
+  if (op === 'cumcount') {
+    const scanned = scannedCount(gid, G_);
+    if (scanned) return scanned;
+  }
   const order = mt.argsort(gid, { kind: 'stable' });
   const back = mt.argsort(order, { kind: 'stable' });
   const outside = mt.sum(mt.less(gid, 0));
@@ -293,6 +321,31 @@ function perRow(op: RowOp, gid: Tensor, x: Tensor, size: Tensor): Tensor {
   const before = mt.take(mt.concatenate([mt.zeros([1], { dtype: run.dtype }), run]), first);
   const sums = mt.take(mt.subtract(run, before), back);
   return floats ? mt.where(mt.logical_or(mt.isnan(x), none), NaN, sums) : mt.where(none, 0, sums);
+}
+
+/** Cells of the per-chunk counts a scanned cumcount may keep ([chunks, groups] int64): past it, the sort. */
+const SCAN_CELLS = 1 << 23;
+
+/**
+ * A cumcount without a sort: each chunk's rows counted per group (gfold's
+ * size, one call per chunk), their running sum over the chunks before each
+ * one (the tensor layer's cumsum), and each chunk's rows numbered from its
+ * groups' counts before it (gscan). Undefined where the counts would take
+ * more than SCAN_CELLS (many groups over many chunks).
+ */
+function scannedCount(gid: Tensor, G_: number): Tensor | undefined {
+  const n = gid.shape[0]!, c = Math.max(1, gid.node.chunk[0]!), k = Math.max(1, Math.ceil(n / c)), g = Math.max(1, G_);
+  if (n === 0 || k * g > SCAN_CELLS) return undefined;
+  const box = (j: number): [number, number][] => [[j * c, Math.min(n, (j + 1) * c)]];
+  const params = { G: g, E: 0, m: 0, ops: [FOLD.size], vals: [0], aux: [-1], na: [] };
+  const counts = new Tensor(G.routine('groupby.sizes', [gid.node], Array.from({ length: k }, (_, j) => ({
+    routine: 'gfold', params, chunk: j, reads: [{ input: 0, box: box(j) }],
+  })), 'int64', [k, 1, g], [1, 1, g]));
+  const before = mt.subtract(mt.cumsum(counts, { axis: 0 }), counts);
+  return new Tensor(G.routine('groupby.scan', [gid.node, before.node], Array.from({ length: k }, (_, j) => ({
+    routine: 'gscan', params: { G: g }, chunk: j,
+    reads: [{ input: 0, box: box(j) }, { input: 1, box: [[j, j + 1], [0, 1], [0, g]] as [number, number][] }],
+  })), 'int64', [n], [c]));
 }
 
 /** What a groupby computes, once the keys' ranges are known: the key columns and the aggregations', every one of the groups' length. */
@@ -327,18 +380,89 @@ function build(
     missing = mt.logical_or(missing, mt.less(keyCodes[j]!.code, 0));
   }
   if (keyCodes.length > 1) composite = mt.where(missing, -1, composite);
-  if (space <= DENSE_GROUPS) {
+  if (space <= groupLimits.dense) {
     return grouped(I32(composite), space, mt.arange(space, { dtype: wide ? 'int64' : 'int32' }), keyCodes, strides, keyCols, cols, requests, opts);
   }
-  // too many possible groups: rank the composites present (a chunked sort), and group by rank
-  const [distinct, inverse] = mt.unique(composite, { return_inverse: true }) as [Tensor, Tensor];
-  const groups = (d: Tensor, inv: Tensor): Built => {
-    // a missing key's composite is -1, the smallest: its rank is 0 when present, and the rows are in no group
-    const gid = I32(mt.where(mt.less(composite, 0), -1, inv));
-    return grouped(gid, d.shape[0]!, d, keyCodes, strides, keyCols, cols, requests, opts);
-  };
+  // too many possible groups: number the composites present by a hash shuffle, and group by number
+  const [codes, gid] = hashGroups(composite);
   const tpl = templates(keyCols, cols, requests, opts.sort, opts.rows);
-  return lazily(tpl, keyCount(keyCols, opts), [distinct, inverse], (ts) => groups(ts[0]!, ts[1]!), resultLength(keyCols, opts));
+  return lazily(tpl, keyCount(keyCols, opts), [codes, gid],
+    (ts) => grouped(ts[1]!, ts[0]!.shape[0]!, ts[0]!, keyCodes, strides, keyCols, cols, requests, opts, false),
+    resultLength(keyCols, opts));
+}
+
+/** Partitions a hash shuffle makes at most (else more rows than groupLimits.hashRows each). */
+const MAX_HASH_PARTITIONS = 256;
+
+/**
+ * The composite codes present, numbered without a sort: every chunk's rows
+ * counted and stably ordered by the partition of their code's hash (P
+ * partitions: one per chunk, more for smaller tables), each partition's codes
+ * numbered by first appearance with a hash table (hfactor: at most N rows,
+ * the largest partition's), and each row's group number p·N + its local
+ * number, back in row order (hunbucket). Returns the [P·N] codes by group
+ * number (-1 where a partition has fewer) and the rows' group numbers (-1
+ * for a missing key); the numbers follow no key order.
+ */
+function hashGroups(composite: Tensor): [Tensor, Tensor] {
+  const n = composite.shape[0]!, c = Math.max(1, composite.node.chunk[0]!), k = Math.max(1, Math.ceil(n / c));
+  // partitions of about groupLimits.hashRows rows (a table of a few MiB, which the cache holds), at least one per chunk
+  const P = Math.max(Math.min(MAX_PARTITIONS, k), Math.min(MAX_HASH_PARTITIONS, Math.ceil(n / groupLimits.hashRows)));
+  const box = (j: number): [number, number][] => [[j * c, Math.min(n, (j + 1) * c)]];
+  const perChunk = (routine: string, params: G.RoutineParams): G.RoutineCall[] =>
+    Array.from({ length: k }, (_, j) => ({ routine, params, chunk: j, reads: [{ input: 0, box: box(j) }] }));
+  const counts = new Tensor(G.routine('groupby.hcount', [composite.node], perChunk('hcount', { P }), 'int64', [k, P + 1],
+    [1, P + 1]));
+  const bucketed = new Tensor(G.routine('groupby.hbucket', [composite.node], perChunk('hbucket', { P }), composite.dtype,
+    [n], [c]));
+  // rows of partition p in the chunks before chunk j
+  const before = (cv: number[], j: number, p: number): number => {
+    let s = 0;
+    for (let i = 0; i < j; i++) s += cv[i * (P + 1) + p]!;
+    return s;
+  };
+  const widest = (cv: number[]): number => Math.max(1, ...Array.from({ length: P }, (_, p) => before(cv, k, p)));
+  // each deferred build once per counts and operands: the run resolves a deferred node once per consumer
+  const once = (make: (cv: number[], ts: Tensor[]) => Tensor) => {
+    const done = new Map<string, Tensor>();
+    return (cv: number[], ts: Tensor[]): Tensor => {
+      const key = `${cv.join(',')}|${ts.map((t) => t.node.id).join(',')}`;
+      let t = done.get(key);
+      if (!t) done.set(key, (t = make(cv, ts)));
+      return t;
+    };
+  };
+  const factors = onValues('groupby', counts, [bucketed], 'int64', [NaN], once((cv, [b]) => {
+    const N = widest(cv);
+    const calls = Array.from({ length: P }, (_, p): G.RoutineCall => ({
+      routine: 'hfactor', params: { P, N }, chunk: p,
+      reads: Array.from({ length: k }, (_, j) => {
+        let from = j * c;
+        for (let q = 0; q < p; q++) from += cv[j * (P + 1) + q]!;
+        return { input: 0, box: [[from, from + cv[j * (P + 1) + p]!]] as [number, number][] };
+      }),
+    }));
+    return new Tensor(G.routine('groupby.hfactor', [b!.node], calls, 'int64', [P * 2 * N], [2 * N]));
+  }));
+  const gid = onValues('groupby', counts, [composite, factors], 'int32', [n], once((cv, [code, f]) => {
+    const N = widest(cv);
+    const calls = Array.from({ length: k }, (_, j): G.RoutineCall => ({
+      routine: 'hunbucket', params: { P, N }, chunk: j,
+      reads: [{ input: 0, box: box(j) }, ...Array.from({ length: P }, (_, p) => {
+        const from = p * 2 * N + before(cv, j, p);
+        return { input: 1, box: [[from, from + cv[j * (P + 1) + p]!]] as [number, number][] };
+      })],
+    }));
+    return new Tensor(G.routine('groupby.hunbucket', [code!.node, f!.node], calls, 'int32', [n], [c]));
+  }));
+  const codes = onValues('groupby', counts, [factors], 'int64', [NaN], once((cv, [f]) => {
+    const N = widest(cv);
+    return mt.reshape(mt.reshape(f!, [P, 2, N]).get(mt.slice(null), 1, mt.slice(null)), [P * N]);
+  }));
+  // the codes and group numbers kept once computed (a selection of every row is stored): the fold's shuffle and
+  // the selection of the groups present read them in later runs, which would each compute the hash shuffle again
+  const store = (t: Tensor): Tensor => mt.compress(mt.logical_or(mt.astype(t, 'bool'), true), t);
+  return [store(codes), store(gid)];
 }
 
 /** A result column's dtype and dictionary, known before the build: what a deferred column promises. */
@@ -395,10 +519,13 @@ function templates(keyCols: readonly Column[], cols: ReadonlyMap<string, Column>
   ];
 }
 
-/** The aggregations over group numbers `gid` in [0, G) whose composite key codes are `codes`. */
+/**
+ * The aggregations over group numbers `gid` in [0, G) whose composite key
+ * codes are `codes` (in key order unless not `ordered`).
+ */
 function grouped(
   gid: Tensor, G_: number, codes: Tensor, keyCodes: readonly KeyCode[], strides: readonly number[], keyCols: readonly Column[],
-  cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: AggOptions,
+  cols: ReadonlyMap<string, Column>, requests: readonly Request[], opts: AggOptions, ordered = true,
 ): Built {
   const inputs: Input[] = [];
   const inputOfCol = new Map<string, number>();
@@ -409,6 +536,8 @@ function grouped(
   };
   const floats = new Slots(false), ints = new Slots(true);
   const isFloat = (name: string): boolean => cols.get(name)!.values.dtype.startsWith('float');
+  // (size and first row fold apart from the float slots: one loop of every slot measured slower, and a median's
+  // shuffle of the floats would move every row's position for a first row)
   const size = ints.add('size', 0);
   // the order of first rows, for sort=False: the smallest row index in each group (read from the group numbers, never missing)
   let firstRow = -1;
@@ -424,7 +553,7 @@ function grouped(
     const c = cols.get(r.column)!;
     if (r.agg === 'cumcount' || r.agg === 'cumsum') {
       const op = r.agg;
-      plans.push((get) => ({ values: perRow(op, gid, c.values, get(true, size)) }));
+      plans.push((get) => ({ values: perRow(op, gid, G_, c.values, get(true, size)) }));
       continue;
     }
     const fl = isFloat(r.column);
@@ -451,7 +580,7 @@ function grouped(
       }
       case 'mean': {
         // (an integer column's count is its group's size: no slot of its own)
-        const s = floats.add('sum', v), n = counted ? floats.add('count', v) : size;
+        const s = floats.add('sum', v), n = counted ? floats.add('count', v) : -1;
         plans.push((get) => ({ values: mt.divide(get(false, s), counted ? get(false, n) : mt.astype(get(true, size), 'float64')) }));
         break;
       }
@@ -499,8 +628,9 @@ function grouped(
     }
   }
   const vals = inputs.map((i) => i.values), na = inputs.map((i) => i.na);
-  const fOut = floats.ops.length ? fold(gid, G_, vals, na, floats, [], opts.method) : [];
-  const iOut = ints.ops.length ? fold(gid, G_, vals, na, ints, [], opts.method) : [];
+  const shared = new Map<number, Tensor>();
+  const fOut = floats.ops.length ? fold(gid, G_, vals, na, floats, [], opts.method, shared) : [];
+  const iOut = ints.ops.length ? fold(gid, G_, vals, na, ints, [], opts.method, shared) : [];
   const get = (int64: boolean, s: number): Tensor => (int64 ? iOut[s]! : fOut[s]!);
   // variances: a second fold of (x - mean)^2 around each group's mean
   const devs = new Map<string, Tensor>();
@@ -513,7 +643,7 @@ function grouped(
     });
     // (the first fold computed these sums and counts: slots added above, before it was built)
     const slotOf = names.map((name, e) => second.add('dev2', inputOfCol.get(name)! + 1, e));
-    const out = fold(gid, G_, vals, na, second, tables, opts.method);
+    const out = fold(gid, G_, vals, na, second, tables, opts.method, shared);
     names.forEach((name, e) => devs.set(name, out[slotOf[e]!]!));
   }
   const aggsFull = plans.map((p) => p(get, (name) => devs.get(name)!));
@@ -533,7 +663,11 @@ function grouped(
   const present = mt.greater(get(true, size), 0);
   const full = [codes, ...aggsFull.map((c) => c.values), ...(opts.sort ? [] : [get(true, firstRow)])];
   const kept = selectTogether(present, full);
-  const order = opts.sort ? undefined : mt.argsort(kept[kept.length - 1]!, { kind: 'stable' });
+  // group numbers in no key order (a hash's): sorted by their composite codes
+  // (first rows as int32 where they fit: the radix sort takes half the passes of int64's)
+  const first = (): Tensor => (gid.shape[0]! < 2 ** 31 ? I32(kept[kept.length - 1]!) : kept[kept.length - 1]!);
+  const stable = { kind: 'stable' } as const;
+  const order = opts.sort ? (ordered ? undefined : mt.argsort(kept[0]!, stable)) : mt.argsort(first(), stable);
   const pick = (i: number): Tensor => (order ? mt.take(kept[i]!, order) : kept[i]!);
   const groupCodes = pick(0);
   const keys = keyCodes.map((k, j) => {

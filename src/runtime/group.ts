@@ -13,6 +13,22 @@
 //   gbucket one column of one chunk, its rows stably ordered by their
 //          group's partition, so that partition p's rows of every chunk
 //          are one box the fold of p reads (from wherever the chunk is).
+//   gscan  each row's place in its group (a cumcount) over one chunk: the
+//          count of the group's rows in the chunks before it (a [G] row of
+//          int64, the exclusive running sum of the chunks' sizes per
+//          group, which gfold and the tensor layer's cumsum compute), then
+//          one more per row of the group in the chunk; -1 for a row in no
+//          group. No sort: a chunk's rows are read once, in their order.
+// and, to number the groups of many keys without a sort (the composite
+// codes of a key space too large to index), a hash shuffle:
+//   hcount  one chunk's rows per partition of their code's hash (P, then
+//           the rows of a negative code: in no group);
+//   hbucket one chunk's codes stably ordered by that partition;
+//   hfactor the codes of one partition (its box of every chunk) numbered by
+//           first appearance with a hash table: [N] int64 of the rows' local
+//           numbers, then [N] of the distinct codes (-1 past them);
+//   hunbucket one chunk's group numbers in row order: a row of partition p
+//           takes p·N plus the next of p's local numbers for the chunk.
 // A float64 output folds in doubles (NaN values skipped, as pandas skips
 // them). An int64 output folds integer inputs exactly: sums and products
 // wrap as NumPy's int64 does (a sum is kept as the sums of its values'
@@ -22,7 +38,7 @@
 
 import type { TypedArray } from '../graph/dtype.js';
 import type { RoutineParams } from '../graph/node.js';
-import { type Region, type Routine, contiguous, onlyParams, words } from './region.js';
+import { type Region, type RegionSpec, type Routine, contiguous, onlyParams, words } from './region.js';
 
 /** The folds of a slot, by number (what `ops` holds). */
 export const FOLD = {
@@ -99,9 +115,192 @@ function partitions(params: RoutineParams): { P: number; Gp: number } {
   return { P, Gp };
 }
 
+/** Codes a hash shuffle reads: int32 or int64, 1-d. */
+const isCode = (r: RegionSpec | undefined): boolean =>
+  !!r && (r.dtype === 'int32' || r.dtype === 'int64') && r.shape.length === 1;
+
+/** A code's 32-bit hash from its high and low words (murmur3's finalizer over both). */
+function mix(hi: number, lo: number): number {
+  let h = lo ^ Math.imul(hi, 0x9e3779b1);
+  h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/** The words of a 1-d code region (high, low per element), read through `at(i)` into `hi` and `lo`. */
+function codeWords(r: Region): { n: number; hi: (i: number) => number; lo: (i: number) => number } {
+  const n = r.shape[0]!, s = r.strides[0]!;
+  if (r.dtype === 'int64') {
+    const w = words(r.data);
+    return { n, hi: (i) => w[2 * i * s + 1]!, lo: (i) => w[2 * i * s]! };
+  }
+  const d = r.data as Int32Array;
+  return { n, hi: (i) => (d[i * s]! < 0 ? -1 : 0), lo: (i) => d[i * s]! };
+}
+
+/**
+ * Each row's partition by its code's hash (its high bits, so that a
+ * partition's table indexes by the low ones); P for a negative code.
+ */
+function hashParts(r: Region, P: number): Int32Array {
+  const { n, hi, lo } = codeWords(r);
+  const parts = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const h = hi(i);
+    parts[i] = h < 0 ? P : Math.floor(((mix(h, lo(i)) >>> 0) * P) / 2 ** 32);
+  }
+  return parts;
+}
+
+const HASH_ROUTINES: Readonly<Record<'hcount' | 'hbucket' | 'hfactor' | 'hunbucket', Routine>> = {
+  hcount: {
+    check(params, inputs, output) {
+      const { P } = hashParams(params);
+      if (inputs.length !== 1 || !isCode(inputs[0])) throw new TypeError('hcount reads one 1-d int32 or int64 region of codes');
+      if (output.dtype !== 'int64' || output.shape.length !== 2 || output.shape[0] !== 1 || output.shape[1] !== P + 1) {
+        throw new TypeError(`hcount writes one [1, ${P + 1}] int64 row`);
+      }
+    },
+    run(params, [code], out) {
+      const { P } = hashParams(params);
+      const parts = hashParts(code!, P), counts = new Float64Array(P + 1);
+      for (let i = 0; i < parts.length; i++) counts[parts[i]!]!++;
+      const w = words(out.data), s = out.strides[1]!;
+      for (let p = 0; p <= P; p++) putExact(w, p * s, counts[p]!);
+    },
+  },
+  hbucket: {
+    check(params, inputs, output) {
+      hashParams(params);
+      if (inputs.length !== 1 || !isCode(inputs[0])) throw new TypeError('hbucket reads one 1-d int32 or int64 region of codes');
+      if (output.dtype !== inputs[0]!.dtype || output.shape.length !== 1 || output.shape[0] !== inputs[0]!.shape[0]) {
+        throw new TypeError('hbucket writes the codes reordered');
+      }
+    },
+    run(params, [code], out) {
+      const { P } = hashParams(params);
+      const parts = hashParts(code!, P), n = parts.length, at = new Float64Array(P + 2);
+      for (let i = 0; i < n; i++) at[parts[i]! + 1]!++;
+      for (let p = 1; p <= P + 1; p++) at[p]! += at[p - 1]!;
+      const { hi, lo } = codeWords(code!);
+      const os = out.strides[0]!;
+      if (out.dtype === 'int64') {
+        const w = words(out.data);
+        for (let i = 0; i < n; i++) { const o = at[parts[i]!]!++ * os; w[2 * o] = lo(i); w[2 * o + 1] = hi(i); }
+      } else {
+        const o = out.data as Int32Array;
+        for (let i = 0; i < n; i++) o[at[parts[i]!]!++ * os] = lo(i);
+      }
+    },
+  },
+  hfactor: {
+    check(params, inputs, output) {
+      const { N } = hashParams(params);
+      if (!inputs.length || !inputs.every(isCode) || inputs.some((r) => r.dtype !== inputs[0]!.dtype)) {
+        throw new TypeError('hfactor reads 1-d code regions of one dtype');
+      }
+      if (inputs.reduce((a, r) => a + r.shape[0]!, 0) > N) throw new RangeError(`hfactor: a partition of more than ${N} rows`);
+      if (output.dtype !== 'int64' || output.shape.length !== 1 || output.shape[0] !== 2 * N) {
+        throw new TypeError(`hfactor writes [${2 * N}] int64`);
+      }
+    },
+    run(params, inputs, out) {
+      const { N } = hashParams(params);
+      const rows = inputs.reduce((a, r) => a + r.shape[0]!, 0);
+      // open addressing, at most half full, one slot of 4 words per entry (the code's high and low words, its
+      // local number + 1, 0 when empty): a probe touches one cache line, not one per array
+      let cap = 16;
+      while (cap < 2 * rows) cap *= 2;
+      const mask = cap - 1, table = new Int32Array(4 * cap);
+      const w = words(out.data), os = out.strides[0]!;
+      let row = 0, D = 0;
+      for (const r of inputs) {
+        const n = r.shape[0]!, s = r.strides[0]!;
+        const wide = r.dtype === 'int64', cw = wide ? words(r.data) : (r.data as Int32Array);
+        for (let i = 0; i < n; i++, row++) {
+          const l = wide ? cw[2 * i * s]! : cw[i * s]!, h = wide ? cw[2 * i * s + 1]! : l < 0 ? -1 : 0;
+          let t = (mix(h, l) & mask) << 2;
+          while (table[t + 2] !== 0 && (table[t] !== h || table[t + 1] !== l)) t = (t + 4) & (4 * cap - 1);
+          let id = table[t + 2]! - 1;
+          if (id < 0) {
+            id = D++;
+            table[t] = h; table[t + 1] = l; table[t + 2] = id + 1;
+            const o = 2 * (N + id) * os;
+            w[o] = l; w[o + 1] = h;
+          }
+          const o = 2 * row * os;
+          w[o] = id; w[o + 1] = 0;
+        }
+      }
+      for (let i = row; i < N; i++) { w[2 * i * os] = -1; w[2 * i * os + 1] = -1; }
+      for (let d = D; d < N; d++) { w[2 * (N + d) * os] = -1; w[2 * (N + d) * os + 1] = -1; }
+    },
+  },
+  hunbucket: {
+    check(params, inputs, output) {
+      const { P } = hashParams(params);
+      if (inputs.length !== P + 1 || !isCode(inputs[0]) || inputs.slice(1).some((r) => r.dtype !== 'int64' || r.shape.length !== 1)) {
+        throw new TypeError(`hunbucket reads a chunk's codes, then the local numbers of its rows in each of ${P} partitions`);
+      }
+      if (output.dtype !== 'int32' || output.shape.length !== 1 || output.shape[0] !== inputs[0]!.shape[0]) {
+        throw new TypeError('hunbucket writes one int32 group number per row');
+      }
+    },
+    run(params, [code, ...locals], out) {
+      const { P, N } = hashParams(params);
+      const parts = hashParts(code!, P), next = new Int32Array(P);
+      const ls = locals.map((r) => ({ w: words(r.data), s: r.strides[0]!, n: r.shape[0]! }));
+      const o = out.data as Int32Array, os = out.strides[0]!;
+      for (let i = 0; i < parts.length; i++) {
+        const p = parts[i]!;
+        if (p === P) { o[i * os] = -1; continue; }
+        const l = ls[p]!, k = next[p]!++;
+        if (k >= l.n) throw new RangeError('hunbucket: more rows of a partition than its local numbers');
+        o[i * os] = p * N + l.w[2 * k * l.s]!;
+      }
+    },
+  },
+};
+
+/** A hash shuffle's parameters: P partitions, N rows (and numbers) at most per partition. */
+function hashParams(params: RoutineParams): { P: number; N: number } {
+  onlyParams(params, ['P', 'N']);
+  const P = int(params, 'P'), N = params.N === undefined ? 0 : int(params, 'N');
+  if (P < 1 || P * N >= 2 ** 31) throw new RangeError('a hash shuffle takes at least one partition, P·N below 2^31');
+  return { P, N };
+}
+
 const partOf = (g: number, P: number, Gp: number): number => (g < 0 ? P : Math.min(P, Math.floor(g / Gp)));
 
-export const GROUP_ROUTINES: Readonly<Record<'gfold' | 'gcount' | 'gbucket', Routine>> = {
+export const GROUP_ROUTINES: Readonly<Record<'gfold' | 'gcount' | 'gbucket' | 'gscan' | 'hcount' | 'hbucket' | 'hfactor' | 'hunbucket', Routine>> = {
+  ...HASH_ROUTINES,
+  gscan: {
+    check(params, inputs, output) {
+      onlyParams(params, ['G']);
+      const G = int(params, 'G');
+      const [gid, before] = inputs;
+      if (inputs.length !== 2 || gid!.dtype !== 'int32' || gid!.shape.length !== 1) {
+        throw new TypeError('gscan reads a 1-d int32 region of group numbers, then the counts before it');
+      }
+      if (before!.dtype !== 'int64' || before!.shape.reduce((a, d) => a * d, 1) !== G || before!.shape[before!.shape.length - 1] !== G) {
+        throw new TypeError(`gscan: the counts before the chunk are one row of ${G} int64`);
+      }
+      if (output.dtype !== 'int64' || output.shape.length !== 1 || output.shape[0] !== gid!.shape[0]) {
+        throw new TypeError('gscan writes one int64 per row');
+      }
+    },
+    run(params, [gid, before], out) {
+      const G = int(params, 'G');
+      const g = contiguous(gid!) as Int32Array, bw = words(before!.data), bs = before!.strides[before!.shape.length - 1]!;
+      const seen = new Float64Array(G);
+      for (let k = 0; k < G; k++) seen[k] = bw[2 * k * bs + 1]! * 2 ** 32 + (bw[2 * k * bs]! >>> 0);
+      const ow = words(out.data), os = out.strides[0]!;
+      for (let i = 0; i < g.length; i++) {
+        const k = g[i]!;
+        putExact(ow, i * os, k < 0 ? -1 : seen[k]!++);
+      }
+    },
+  },
   gcount: {
     check(params, inputs, output) {
       const { P } = partitions(params);
@@ -326,12 +525,49 @@ function foldSorted(op: number, bs: readonly Block[], v: number, neg: boolean, a
   for (let g = 0; g < G; g++) {
     const k = at[g + 1]! - at[g]!;
     if (k === 0) { acc[g] = op === FOLD.median ? NaN : 0; continue; }
-    const part = vals.subarray(at[g]!, at[g + 1]!).sort();
-    if (op === FOLD.median) { acc[g] = (part[(k - 1) >> 1]! + part[k >> 1]!) / 2; continue; }
+    const part = vals.subarray(at[g]!, at[g + 1]!);
+    if (op === FOLD.median) { acc[g] = median(part); continue; }
+    part.sort();
     let d = 1;
     for (let i = 1; i < k; i++) if (part[i] !== part[i - 1]) d++;
     acc[g] = d;
   }
+}
+
+/**
+ * The median of `a` (no NaN), reordering it: the upper middle element by a
+ * selection (Hoare's partitions around a median of three, O(n) expected,
+ * where a sort is O(n log n)), the lower one the largest before it.
+ */
+export function median(a: Float64Array): number {
+  const n = a.length, h = n >> 1;
+  let l = 0, r = n - 1;
+  while (r - l >= 16) {
+    const x = a[l]!, y = a[(l + r) >> 1]!, z = a[r]!;
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+    let i = l, j = r;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) { const t = a[i]!; a[i++] = a[j]!; a[j--] = t; }
+    }
+    // [l, j] at most the pivot, [i, r] at least it, anything between equal to it
+    if (h <= j) r = j;
+    else if (h >= i) l = i;
+    else { l = r = h; break; }
+  }
+  // a short range: sorted by insertion (everything before it is at most its smallest)
+  for (let i = l + 1; i <= r; i++) {
+    const v = a[i]!;
+    let j = i - 1;
+    while (j >= l && a[j]! > v) { a[j + 1] = a[j]!; j--; }
+    a[j + 1] = v;
+  }
+  const hi = a[h]!;
+  if (n & 1) return hi;
+  let lo = -Infinity;
+  for (let i = 0; i < h; i++) if (a[i]! > lo) lo = a[i]!;
+  return (lo + hi) / 2;
 }
 
 const FLUSH = 1 << 20;
