@@ -21,7 +21,7 @@
 import * as mt from '../api/tensor.js';
 import { Tensor, onValues } from '../api/core.js';
 import * as G from '../graph/node.js';
-import type { DType } from '../graph/dtype.js';
+import { type DType, INFO } from '../graph/dtype.js';
 import { FOLD, type Fold } from '../runtime/group.js';
 import { type Column, dtypeName } from './series.js';
 
@@ -39,7 +39,8 @@ export interface GroupByOptions {
    * group, the rows of partials reduced in a tree), 'shuffle' (rows moved
    * to the partition of their group first, each partition folding its
    * groups alone), or 'auto' (default): the tree unless fewer than
-   * TREE_CALLS calls' partials fit PARTIAL_BYTES, as with many groups. A
+   * TREE_CALLS calls' partials fit PARTIAL_BYTES, as with many groups, and the
+   * rows it would copy take less than SHUFFLE_BYTES. A
    * median or nunique needs each group's rows together: it always folds
    * by the shuffle.
    */
@@ -73,6 +74,14 @@ export const groupLimits = { dense: 1 << 22, hashRows: 1 << 17 };
 const PARTIAL_BYTES = 1 << 26;
 /** Calls a tree keeps at least (or one per chunk): fewer would leave cores idle, and the shuffle runs instead. */
 const TREE_CALLS = 8;
+/**
+ * Bytes of rows past which a shuffle's copy (the group numbers and every
+ * column it reorders) costs more memory than a tree whose partials take an
+ * eighth of it: 'auto' then folds by the tree, with fewer, longer calls (a
+ * 1e8-row groupby of 1e6 groups keeps to a few hundred MiB of partials
+ * instead of a 2 GB copy).
+ */
+const SHUFFLE_BYTES = 1 << 29;
 
 /** What a key contributes: per-row codes in [0, size), -1 for a missing key, and the key's values back from a code. */
 interface KeyCode { code: Tensor; size: number; decode: (code: Tensor) => Column }
@@ -181,12 +190,15 @@ function fold(
   const chunks = Math.max(1, Math.ceil(n / c));
   const S = slots.ops.length;
   // calls whose partials fit PARTIAL_BYTES together: a block of chunks per call
-  const fit = Math.floor(PARTIAL_BYTES / (8 * S * Math.max(1, G_)));
-  const per = Math.max(1, Math.ceil(chunks / Math.max(1, fit)));
+  const partialBytes = 8 * S * Math.max(1, G_);
   // a median or a count of distinct values needs each group's rows in one call: only a shuffle gives that
   const whole = slots.ops.some((op) => op === FOLD.median || op === FOLD.nunique);
-  // the tree while it keeps TREE_CALLS calls in parallel (or one per chunk), else the shuffle
-  const shuffle = chunks > 1 && (whole || method === 'shuffle' || (method !== 'tree' && fit < Math.min(chunks, TREE_CALLS)));
+  const moved = n * values.reduce((a, v) => a + INFO[v.dtype].bytes, 4);
+  const big = !whole && method !== 'shuffle' && moved > SHUFFLE_BYTES;
+  const fit = Math.floor((big ? Math.max(PARTIAL_BYTES, moved / 8) : PARTIAL_BYTES) / partialBytes);
+  const per = Math.max(1, Math.ceil(chunks / Math.max(1, fit)));
+  // the tree while it keeps TREE_CALLS calls in parallel (or one per chunk), else the shuffle, unless its copy is big
+  const shuffle = chunks > 1 && (whole || method === 'shuffle' || (method !== 'tree' && !big && fit < Math.min(chunks, TREE_CALLS)));
   if (shuffle) return foldShuffled(gid, G_, values, na, slots, tables, shared);
   const calls: G.RoutineCall[] = [];
   const E = tables.length, m = values.length;

@@ -299,6 +299,9 @@ async function parseAll(
   return states;
 }
 
+/** Dictionary entries a column reserves room for at most, whatever the file's size promises (2^25: a 512 MiB table). */
+const RESERVE_MAX = 1 << 25;
+
 /** How a parsed column is stored: its dtype, or a dictionary column's kind. */
 type Layout = 'string' | 'object-bool' | DType;
 const layoutOf = (c: RangeColumn): Layout =>
@@ -341,10 +344,13 @@ class Writer {
       // the range's spellings, by their bytes, to entries of the frame's dictionary (decoded once each)
       const fresh = this.strings.size === 0;
       const map = this.strings.merge(c.spellings!);
-      // a first range of mostly distinct strings: room for as many in every range, so the table grows once
-      if (fresh && map.length > c.codes.length / 2 && share > 0) {
+      // a first range of (nearly) all distinct strings, as a key column of a join table: room for as many in
+      // every range, so the table grows once. Not for a range only mostly distinct: draws from a million values
+      // fill 300k rows 86% distinct, and the file's 1e8 rows would reserve for 84M entries where 1e6 come.
+      if (fresh && map.length > 0.95 * c.codes.length && share > 0) {
         const scale = Math.min(1 / share, 1 << 10);
-        this.strings.reserve(Math.ceil(map.length * scale * 1.05), Math.ceil(c.spellings!.bytes.length * scale * 1.05));
+        const entries = Math.min(Math.ceil(map.length * scale * 1.05), RESERVE_MAX);
+        this.strings.reserve(entries, Math.ceil((c.spellings!.bytes.length / map.length) * entries));
       }
       const codes = c.codes;
       put = (view, at, from, to) => {
