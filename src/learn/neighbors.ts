@@ -61,15 +61,25 @@ function rowBlocks(x: mt.Tensor): [number, number][] {
   return Array.from({ length: Math.ceil(n / c) }, (_, j) => [j * c, Math.min(n, (j + 1) * c)]);
 }
 
+/** At least this many calls share the queries (so that every thread gets some), each of at least MIN_CALL_ROWS rows. */
+const MIN_CALLS = 4, MIN_CALL_ROWS = 1024;
+
+/** Blocks of query rows, one per call: the chunks of q, cut smaller where fewer than MIN_CALLS of them. */
+function queryBlocks(q: mt.Tensor): [number, number][] {
+  const n = q.shape[0]!, c = Math.max(1, q.node.chunk[0]!);
+  const r = Math.max(1, Math.min(c, Math.max(MIN_CALL_ROWS, Math.ceil(n / MIN_CALLS))));
+  return Array.from({ length: Math.ceil(n / r) }, (_, j) => [j * r, Math.min(n, (j + 1) * r)]);
+}
+
 /** The k nearest indexed rows of every query: (n_q, 2k) = distances' images, then indices. */
 function knn(q: mt.Tensor, x: mt.Tensor, k: number, self: boolean, kind: string, p: number): mt.Tensor {
   const d = q.shape[1]!;
-  const qb = rowBlocks(q), xb = rowBlocks(x);
+  const qb = queryBlocks(q), xb = rowBlocks(x);
   const calls = qb.map(([a, b], j): G.RoutineCall => ({
     routine: 'knn', chunk: j, params: { k, d, m: xb.length, self, metric: kind, p },
     reads: [{ input: 0, box: [[a, b], [0, d]] }, ...xb.map(([u, v]) => ({ input: 1, box: [[u, v], [0, d]] as [number, number][] }))],
   }));
-  const rows = Math.max(1, q.node.chunk[0]!);
+  const rows = qb.length ? qb[0]![1] - qb[0]![0] : 1;
   return new mt.Tensor(G.routine('neighbors.knn', [q.node, x.node], calls, 'float64', [q.shape[0]!, 2 * k], [rows, 2 * k]));
 }
 
