@@ -1,18 +1,20 @@
 // sklearn.neighbors: NearestNeighbors, KNeighborsClassifier and
-// KNeighborsRegressor by exact brute force. In: the indexed rows X (fit),
+// KNeighborsRegressor by an exact search. In: the indexed rows X (fit),
 // queries, labels or targets. Out: [distances, indices] (float64, int64),
 // predictions and class probabilities.
 //
-// A query is one `knn` routine call per block of query rows
-// (runtime/neighbors.ts): it reads its block and every block of the
-// indexed rows, each as its own region (a peer is sent the indexed rows
-// once, as a small side), and keeps each query's k nearest in float64 with
-// the exact distance, ties to the lower index. Euclidean, manhattan,
+// A query is one `knn` routine call per block of query rows (at least four
+// blocks, so that every thread works; runtime/neighbors.ts): it reads its
+// block and every block of the indexed rows, each as its own region (a peer
+// is sent the indexed rows once, as a small side), builds a kd-tree over
+// them, and keeps each query's k nearest in float64 with the exact
+// distance, ties to the lower index (the tree only skips rows that exact
+// bounds exclude). Euclidean, manhattan,
 // chebyshev and minkowski rank by a monotone image of the distance (the
 // host's pass takes the root); cosine ranks by the euclidean distance of
 // the rows scaled to unit norm (1 − cos = ‖x̂ − ŷ‖²/2). scikit-learn's
 // 'auto', 'kd_tree' and 'ball_tree' give the same neighbours (ties aside);
-// every algorithm runs as brute force here.
+// every algorithm runs as that one exact search here.
 
 import * as mt from '../api/tensor.js';
 import * as G from '../graph/node.js';
