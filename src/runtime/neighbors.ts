@@ -128,7 +128,8 @@ function search(q: Float64Array, a: number, xt: KdTree, o: KnnParams, best: Best
     const node = stack[--top]!;
     if (boxBound(q, a, xt, node, d, metric, p) > dist[last]!) continue;
     const l = xt.left[node]!, b0 = xt.start[node]!, b1 = xt.end[node]!;
-    if (l < 0 || b1 - b0 <= whole) { scan(a, node, b0, b1, best); continue; }
+    // until k rows are known, down to a single leaf: a first scan of a whole node would list all its rows
+    if (l < 0 || (b1 - b0 <= whole && dist[last]! < Infinity)) { scan(a, node, b0, b1, best); continue; }
     // the nearer child is searched first, to shrink the k-th distance early
     const leftFirst = q[a * d + xt.dim[node]!]! < xt.split[node]!;
     stack[top++] = leftFirst ? xt.right[node]! : l;
