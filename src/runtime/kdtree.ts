@@ -43,16 +43,26 @@ function gather(blocks: readonly Region[], d: number): { data: Float64Array; ind
   return { data, index };
 }
 
-/** Reorders perm[lo, hi) so that perm[mid] holds the row with the mid-th smallest value in `dim` (Hoare's select). */
-function select(perm: Int32Array, data: Float64Array, d: number, dim: number, lo: number, hi: number, mid: number): void {
+/** Swaps rows i and j of `data` (d wide) and their indices. */
+function swap(data: Float64Array, index: Float64Array, d: number, i: number, j: number): void {
+  for (let f = 0, a = i * d, b = j * d; f < d; f++) { const t = data[a + f]!; data[a + f] = data[b + f]!; data[b + f] = t; }
+  const t = index[i]!; index[i] = index[j]!; index[j] = t;
+}
+
+/**
+ * Reorders rows [lo, hi) so that row mid holds the mid-th smallest value in
+ * `dim`, none before it larger, none after it smaller (Hoare's select). The
+ * rows themselves move, so that every node's rows end up contiguous.
+ */
+function select(data: Float64Array, index: Float64Array, d: number, dim: number, lo: number, hi: number, mid: number): void {
   let l = lo, r = hi - 1;
   while (l < r) {
-    const pivot = data[perm[(l + r) >> 1]! * d + dim]!;
+    const pivot = data[((l + r) >> 1) * d + dim]!;
     let i = l, j = r;
     while (i <= j) {
-      while (data[perm[i]! * d + dim]! < pivot) i++;
-      while (data[perm[j]! * d + dim]! > pivot) j--;
-      if (i <= j) { const t = perm[i]!; perm[i] = perm[j]!; perm[j] = t; i++; j--; }
+      while (data[i * d + dim]! < pivot) i++;
+      while (data[j * d + dim]! > pivot) j--;
+      if (i <= j) { swap(data, index, d, i, j); i++; j--; }
     }
     if (mid <= j) r = j;
     else if (mid >= i) l = i;
@@ -62,9 +72,8 @@ function select(perm: Int32Array, data: Float64Array, d: number, dim: number, lo
 
 /** Builds the tree over every row of `blocks`, leaves of at most `leaf` rows. */
 export function kdTree(blocks: readonly Region[], d: number, leaf: number): KdTree {
-  const { data, index: gidx } = gather(blocks, d);
-  const n = gidx.length;
-  const perm = Int32Array.from({ length: n }, (_, i) => i);
+  const { data: rows, index } = gather(blocks, d);
+  const n = index.length;
   const cap = 4 * Math.max(1, Math.ceil(n / leaf)) + 2;
   const start = new Int32Array(cap), end = new Int32Array(cap), left = new Int32Array(cap), right = new Int32Array(cap);
   const dim = new Int32Array(cap), split = new Float64Array(cap), lo = new Float64Array(cap * d), hi = new Float64Array(cap * d);
@@ -72,27 +81,21 @@ export function kdTree(blocks: readonly Region[], d: number, leaf: number): KdTr
   const build = (s: number, e: number): number => {
     const node = nodes++;
     start[node] = s; end[node] = e; left[node] = right[node] = -1;
-    let widest = 0, width = -1;
-    for (let f = 0; f < d; f++) {
-      let a = Infinity, b = -Infinity;
-      for (let i = s; i < e; i++) { const v = data[perm[i]! * d + f]!; if (v < a) a = v; if (v > b) b = v; }
-      lo[node * d + f] = a; hi[node * d + f] = b;
-      if (b - a > width) { width = b - a; widest = f; }
+    const o = node * d;
+    lo.fill(Infinity, o, o + d); hi.fill(-Infinity, o, o + d);
+    for (let i = s; i < e; i++) {
+      for (let f = 0; f < d; f++) { const v = rows[i * d + f]!; if (v < lo[o + f]!) lo[o + f] = v; if (v > hi[o + f]!) hi[o + f] = v; }
     }
     if (e - s <= leaf) return node;
+    let widest = 0;
+    for (let f = 1; f < d; f++) if (hi[o + f]! - lo[o + f]! > hi[o + widest]! - lo[o + widest]!) widest = f;
     const mid = (s + e) >> 1;
-    select(perm, data, d, widest, s, e, mid);
-    dim[node] = widest; split[node] = data[perm[mid]! * d + widest]!;
+    select(rows, index, d, widest, s, e, mid);
+    dim[node] = widest; split[node] = rows[mid * d + widest]!;
     left[node] = build(s, mid);
     right[node] = build(mid, e);
     return node;
   };
   if (n > 0) build(0, n);
-  const rows = new Float64Array(n * d), index = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const p = perm[i]!;
-    rows.set(data.subarray(p * d, p * d + d), i * d);
-    index[i] = gidx[p]!;
-  }
   return { d, nodes, rows, index, start, end, left, right, dim, split, lo, hi };
 }
