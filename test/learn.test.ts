@@ -395,3 +395,76 @@ describe('learn.datasets', () => {
     await expect(learn.datasets.make_classification({ n_informative: 1, n_classes: 3 })).rejects.toThrow(/must be smaller or equal 2\*\*n_informative/);
   });
 });
+
+// The pruned search (kd-tree bounds, the WebAssembly leaf scan) against a plain exact computation: the same
+// float64 sums in the same order, sorted by (distance, index), so distances and indices must match exactly.
+describe('learn.neighbors: the exact search', () => {
+  type Kind = 'euclidean' | 'manhattan' | 'chebyshev' | 'minkowski';
+  const dist = (a: number[], b: number[], kind: Kind, p: number): number => {
+    let s = 0;
+    for (let f = 0; f < a.length; f++) {
+      const t = a[f]! - b[f]!;
+      if (kind === 'euclidean') s += t * t;
+      else if (kind === 'manhattan') s += Math.abs(t);
+      else if (kind === 'chebyshev') s = Math.max(s, Math.abs(t));
+      else s += Math.abs(t) ** p;
+    }
+    return kind === 'euclidean' ? Math.sqrt(s) : s;
+  };
+  /** Each query's k nearest rows of X (skipping its own row with `self`): [distances, indices]. */
+  const brute = (X: number[][], Q: number[][], k: number, self: boolean, kind: Kind, p = 2): [number[][], number[][]] => {
+    const out = Q.map((q, a) => X.map((x, b) => [dist(q, x, kind, p), b] as const)
+      .filter(([, b]) => !self || b !== a).sort((u, v) => u[0] - v[0] || u[1] - v[1]).slice(0, k));
+    return [out.map((r) => r.map(([v]) => v)), out.map((r) => r.map(([, b]) => b))];
+  };
+  /** A seeded stream of uniform draws (xorshift), so the cases need no fixture. */
+  const uniform = (seed: number) => () => {
+    seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32;
+  };
+  const matrix = (n: number, d: number, f: (i: number, j: number) => number): number[][] =>
+    Array.from({ length: n }, (_, i) => Array.from({ length: d }, (_, j) => f(i, j)));
+
+  async function agree(X: number[][], Q: number[][] | null, k: number, chunk: number, kind: Kind = 'euclidean', p = 2): Promise<void> {
+    const m = await new learn.neighbors.NearestNeighbors({ n_neighbors: k, metric: kind, p }).fit(mt.tensor(X, { chunkSize: chunk }));
+    const [d, i] = await m.kneighbors(Q ? mt.tensor(Q, { chunkSize: chunk }) : null);
+    const [wd, wi] = brute(X, Q ?? X, k, !Q, kind, p);
+    expect(await i!.tolist()).toEqual(wi);
+    if (kind === 'minkowski') close(await d!.tolist(), wd.map((r) => r.map((v) => v ** (1 / p))), 1e-12, 'minkowski');
+    else expect(await d!.tolist()).toEqual(wd);
+  }
+
+  it('random data over several chunks, with and without X, euclidean (the WebAssembly scan) and d = 10', async () => {
+    const r = uniform(7);
+    const X = matrix(1500, 10, () => r()), Q = matrix(300, 10, () => r() * 1.2 - 0.1);
+    await agree(X, Q, 10, 400);
+    await agree(X, null, 10, 333);
+    await agree(X, X.slice(0, 200), 10, 64);
+  });
+  it('other metrics, and other widths (1, 3, 70: past the kernel\'s registers)', async () => {
+    const r = uniform(11);
+    const X = matrix(700, 4, () => r() * 10 - 5);
+    for (const kind of ['manhattan', 'chebyshev', 'minkowski'] as const) await agree(X, null, 6, 250, kind, 3);
+    for (const d of [1, 3, 70]) await agree(matrix(300, d, () => r()), null, 5, 120);
+  });
+  it('exact duplicates and ties go to the lower index', async () => {
+    const r = uniform(3);
+    const X = matrix(600, 3, () => Math.floor(r() * 3));
+    await agree(X, null, 12, 128);
+    await agree(X, X.slice(100, 160), 12, 128, 'manhattan');
+    await agree(matrix(80, 2, () => 1), null, 10, 30);
+  });
+  it('points far from the origin (float32 would round them together)', async () => {
+    const r = uniform(5);
+    const X = matrix(800, 6, () => 1e8 + r() * 1e-3);
+    await agree(X, null, 8, 300);
+    await agree(matrix(400, 5, (i) => (i % 2 ? 1e9 : -1e9) + r()), null, 4, 150);
+  });
+  it('k near n, and huge values whose squares overflow', async () => {
+    const r = uniform(9);
+    const X = matrix(40, 10, () => r());
+    await agree(X, null, 39, 13);
+    await agree(X, X.slice(0, 5), 40, 13);
+    await agree(matrix(30, 3, () => (r() - 0.5) * 1e200), null, 5, 7);
+  });
+});

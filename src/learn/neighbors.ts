@@ -1,18 +1,20 @@
 // sklearn.neighbors: NearestNeighbors, KNeighborsClassifier and
-// KNeighborsRegressor by exact brute force. In: the indexed rows X (fit),
+// KNeighborsRegressor by an exact search. In: the indexed rows X (fit),
 // queries, labels or targets. Out: [distances, indices] (float64, int64),
 // predictions and class probabilities.
 //
-// A query is one `knn` routine call per block of query rows
-// (runtime/neighbors.ts): it reads its block and every block of the
-// indexed rows, each as its own region (a peer is sent the indexed rows
-// once, as a small side), and keeps each query's k nearest in float64 with
-// the exact distance, ties to the lower index. Euclidean, manhattan,
+// A query is one `knn` routine call per block of query rows (at least four
+// blocks, so that every thread works; runtime/neighbors.ts): it reads its
+// block and every block of the indexed rows, each as its own region (a peer
+// is sent the indexed rows once, as a small side), builds a kd-tree over
+// them, and keeps each query's k nearest in float64 with the exact
+// distance, ties to the lower index (the tree only skips rows that exact
+// bounds exclude). Euclidean, manhattan,
 // chebyshev and minkowski rank by a monotone image of the distance (the
 // host's pass takes the root); cosine ranks by the euclidean distance of
 // the rows scaled to unit norm (1 − cos = ‖x̂ − ŷ‖²/2). scikit-learn's
 // 'auto', 'kd_tree' and 'ball_tree' give the same neighbours (ties aside);
-// every algorithm runs as brute force here.
+// every algorithm runs as that one exact search here.
 
 import * as mt from '../api/tensor.js';
 import * as G from '../graph/node.js';
@@ -61,15 +63,25 @@ function rowBlocks(x: mt.Tensor): [number, number][] {
   return Array.from({ length: Math.ceil(n / c) }, (_, j) => [j * c, Math.min(n, (j + 1) * c)]);
 }
 
+/** At least this many calls share the queries (so that every thread gets some), each of at least MIN_CALL_ROWS rows. */
+const MIN_CALLS = 4, MIN_CALL_ROWS = 1024;
+
+/** Blocks of query rows, one per call: the chunks of q, cut smaller where fewer than MIN_CALLS of them. */
+function queryBlocks(q: mt.Tensor): [number, number][] {
+  const n = q.shape[0]!, c = Math.max(1, q.node.chunk[0]!);
+  const r = Math.max(1, Math.min(c, Math.max(MIN_CALL_ROWS, Math.ceil(n / MIN_CALLS))));
+  return Array.from({ length: Math.ceil(n / r) }, (_, j) => [j * r, Math.min(n, (j + 1) * r)]);
+}
+
 /** The k nearest indexed rows of every query: (n_q, 2k) = distances' images, then indices. */
 function knn(q: mt.Tensor, x: mt.Tensor, k: number, self: boolean, kind: string, p: number): mt.Tensor {
   const d = q.shape[1]!;
-  const qb = rowBlocks(q), xb = rowBlocks(x);
+  const qb = queryBlocks(q), xb = rowBlocks(x);
   const calls = qb.map(([a, b], j): G.RoutineCall => ({
     routine: 'knn', chunk: j, params: { k, d, m: xb.length, self, metric: kind, p },
     reads: [{ input: 0, box: [[a, b], [0, d]] }, ...xb.map(([u, v]) => ({ input: 1, box: [[u, v], [0, d]] as [number, number][] }))],
   }));
-  const rows = Math.max(1, q.node.chunk[0]!);
+  const rows = qb.length ? qb[0]![1] - qb[0]![0] : 1;
   return new mt.Tensor(G.routine('neighbors.knn', [q.node, x.node], calls, 'float64', [q.shape[0]!, 2 * k], [rows, 2 * k]));
 }
 
