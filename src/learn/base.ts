@@ -125,6 +125,14 @@ export function sameFeatures(X: mt.Tensor, nFeatures: number, est: string): void
   if (d !== nFeatures) throw valueError(`X has ${d} features, but ${est} is expecting ${nFeatures} features as input.`);
 }
 
+/** X for a fitted estimator's predict or transform: checked, with the features it was fitted on. */
+export function fittedInput(X: Input, nFeatures: number | undefined, est: string): mt.Tensor {
+  const d = fitted(nFeatures, est);
+  const x = checkX(X, est);
+  sameFeatures(x, d, est);
+  return x;
+}
+
 /** The options an estimator was given, checked against the names it knows (a misspelt option is an error, not a default). */
 export function options<T extends object>(est: string, given: object | undefined, defaults: T): T {
   const o = (given ?? {}) as Record<string, unknown>;

@@ -20,7 +20,9 @@
 
 import * as mt from '../api/tensor.js';
 import * as G from '../graph/node.js';
-import { type Input, asTensor, checkFinite, checkX, fitted, numbers, options, report, sameFeatures, sameSamples, valueError } from './base.js';
+import {
+  type Input, asTensor, checkFinite, checkX, fitted, fittedInput, numbers, options, report, sameSamples, valueError,
+} from './base.js';
 
 type Init = 'k-means++' | 'random' | Input;
 
@@ -276,8 +278,7 @@ export class KMeans {
   /** The nearest center of each row. */
   async predict(X: Input): Promise<mt.Tensor> {
     const C = fitted(this.cluster_centers_, 'KMeans');
-    const x = checkX(X, 'KMeans');
-    sameFeatures(x, this.n_features_in_!, 'KMeans');
+    const x = fittedInput(X, this.n_features_in_, 'KMeans');
     return assign(x, C).execute();
   }
 
@@ -288,8 +289,7 @@ export class KMeans {
   /** The euclidean distance of each row to each center: (n, k). */
   async transform(X: Input): Promise<mt.Tensor> {
     const C = fitted(this.cluster_centers_, 'KMeans');
-    const x = checkX(X, 'KMeans');
-    sameFeatures(x, this.n_features_in_!, 'KMeans');
+    const x = fittedInput(X, this.n_features_in_, 'KMeans');
     return mt.sqrt(dist2(x, C)).execute();
   }
 
@@ -300,8 +300,7 @@ export class KMeans {
   /** The opposite of the inertia of X on the fitted centers. */
   async score(X: Input, _y?: unknown, sample_weight?: Input | null): Promise<number> {
     const C = fitted(this.cluster_centers_, 'KMeans');
-    const x = checkX(X, 'KMeans');
-    sameFeatures(x, this.n_features_in_!, 'KMeans');
+    const x = fittedInput(X, this.n_features_in_, 'KMeans');
     const w = sample_weight === null || sample_weight === undefined ? null : mt.astype(mt.reshape(asTensor(sample_weight, 'sample_weight'), [-1]), 'float64');
     const k = this.n_clusters, d = this.n_features_in_!;
     return -(await numbers(step(x, C, w)))[k * d + k]!;

@@ -16,7 +16,7 @@
 // relative precision (scikit-learn's full SVD keeps them).
 
 import * as mt from '../api/tensor.js';
-import { type Input, checkFinite, checkX, fitted, numbers, options, sameFeatures, valueError } from './base.js';
+import { type Input, checkFinite, checkX, fitted, fittedInput, numbers, options, valueError } from './base.js';
 
 /** Eigen-pairs of the Gram matrix, largest first: values (length d) and vectors (d × d, columns). */
 async function gramEigen(x: mt.Tensor): Promise<{ w: number[]; V: number[][] }> {
@@ -109,8 +109,7 @@ export class PCA {
 
   async transform(X: Input): Promise<mt.Tensor> {
     const C = fitted(this.components_, 'PCA');
-    const x = checkX(X, 'PCA');
-    sameFeatures(x, this.n_features_in_!, 'PCA');
+    const x = fittedInput(X, this.n_features_in_, 'PCA');
     const y = mt.matmul(mt.subtract(x, this.mean_!), mt.transpose(C));
     return (this.whiten ? mt.divide(y, mt.sqrt(this.explained_variance_!)) : y).execute();
   }
@@ -164,8 +163,7 @@ export class TruncatedSVD {
 
   async transform(X: Input): Promise<mt.Tensor> {
     const C = fitted(this.components_, 'TruncatedSVD');
-    const x = checkX(X, 'TruncatedSVD');
-    sameFeatures(x, this.n_features_in_!, 'TruncatedSVD');
+    const x = fittedInput(X, this.n_features_in_, 'TruncatedSVD');
     return mt.matmul(x, mt.transpose(C)).execute();
   }
 

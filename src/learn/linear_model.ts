@@ -15,7 +15,9 @@
 
 import * as mt from '../api/tensor.js';
 import { r2_score } from './metrics.js';
-import { type Input, checkFinite, checkX, checkY, fitted, options, sameFeatures, sameSamples, valueError } from './base.js';
+import {
+  type Input, checkFinite, checkX, checkY, fitted, fittedInput, options, sameSamples, valueError,
+} from './base.js';
 
 /** Weighted centering statistics and the centered Gram blocks of X and y. */
 interface Normal { gram: mt.Tensor; xty: mt.Tensor; xMean: mt.Tensor; yMean: mt.Tensor }
@@ -95,8 +97,7 @@ abstract class LinearModel {
   async predict(X: Input): Promise<mt.Tensor> {
     const est = this.estName;
     const coef = fitted(this.coef_, est);
-    const x = checkX(X, est);
-    sameFeatures(x, this.n_features_in_!, est);
+    const x = fittedInput(X, this.n_features_in_, est);
     const out = coef.ndim === 1 ? mt.matmul(x, coef) : mt.matmul(x, mt.transpose(coef));
     return mt.add(out, this.intercept_!).execute();
   }

@@ -18,7 +18,7 @@
 import * as mt from '../api/tensor.js';
 import { accuracy_score } from './metrics.js';
 import {
-  type Input, asTensor, checkFinite, checkX, fitted, labelsOf, numbers, options, report, sameFeatures, sameSamples, stringCategories, valueError,
+  type Input, asTensor, checkFinite, checkX, fitted, fittedInput, labelsOf, numbers, options, report, sameSamples, stringCategories, valueError,
 } from './base.js';
 
 export interface LogisticRegressionOptions {
@@ -244,8 +244,7 @@ export class LogisticRegression {
   /** Scores per class (binary: one column, flattened as scikit-learn returns it). */
   async decision_function(X: Input): Promise<mt.Tensor> {
     const coef = fitted(this.coef_, 'LogisticRegression');
-    const x = checkX(X, 'LogisticRegression');
-    sameFeatures(x, this.n_features_in_!, 'LogisticRegression');
+    const x = fittedInput(X, this.n_features_in_, 'LogisticRegression');
     const z = mt.add(mt.matmul(x, mt.transpose(coef)), this.intercept_!);
     return (coef.shape[0] === 1 ? mt.reshape(z, [-1]) : z).execute();
   }

@@ -13,7 +13,9 @@
 
 import * as mt from '../api/tensor.js';
 import { DataFrame } from '../dataframe/frame.js';
-import { type Input, type Labels, checkX, fitted, labelsOf, numbers, options, sameFeatures, stringCategories, valueError } from './base.js';
+import {
+  type Input, type Labels, checkX, fitted, fittedInput, labelsOf, numbers, options, stringCategories, valueError,
+} from './base.js';
 
 /** _handle_zeros_in_scale: a scale below 10 ulp of its magnitude becomes 1 (a constant feature is left as it is). */
 function safeScale(scale: mt.Tensor): mt.Tensor {
@@ -60,18 +62,14 @@ export class StandardScaler {
   }
 
   async transform(X: Input): Promise<mt.Tensor> {
-    const d = fitted(this.n_features_in_, 'StandardScaler');
-    let x = checkX(X, 'StandardScaler');
-    sameFeatures(x, d, 'StandardScaler');
+    let x = fittedInput(X, this.n_features_in_, 'StandardScaler');
     if (this.with_mean) x = mt.subtract(x, this.mean_!);
     if (this.with_std) x = mt.divide(x, this.scale_!);
     return x.execute();
   }
 
   async inverse_transform(X: Input): Promise<mt.Tensor> {
-    const d = fitted(this.n_features_in_, 'StandardScaler');
-    let x = checkX(X, 'StandardScaler');
-    sameFeatures(x, d, 'StandardScaler');
+    let x = fittedInput(X, this.n_features_in_, 'StandardScaler');
     if (this.with_std) x = mt.multiply(x, this.scale_!);
     if (this.with_mean) x = mt.add(x, this.mean_!);
     return x.execute();
@@ -124,17 +122,13 @@ export class MinMaxScaler {
   }
 
   async transform(X: Input): Promise<mt.Tensor> {
-    const d = fitted(this.n_features_in_, 'MinMaxScaler');
-    const x = checkX(X, 'MinMaxScaler');
-    sameFeatures(x, d, 'MinMaxScaler');
+    const x = fittedInput(X, this.n_features_in_, 'MinMaxScaler');
     const y = mt.add(mt.multiply(x, this.scale_!), this.min_!);
     return (this.clip ? mt.clip(y, this.feature_range[0], this.feature_range[1]) : y).execute();
   }
 
   async inverse_transform(X: Input): Promise<mt.Tensor> {
-    const d = fitted(this.n_features_in_, 'MinMaxScaler');
-    const x = checkX(X, 'MinMaxScaler');
-    sameFeatures(x, d, 'MinMaxScaler');
+    const x = fittedInput(X, this.n_features_in_, 'MinMaxScaler');
     return mt.divide(mt.subtract(x, this.min_!), this.scale_!).execute();
   }
 
