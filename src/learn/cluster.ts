@@ -149,9 +149,11 @@ async function plusPlus(X: mt.Tensor, w: mt.Tensor | null, k: number, seed: numb
   const [n, d] = X.shape as [number, number];
   const rng = rngOf(seed);
   const trials = 2 + Math.floor(Math.log(k));
-  const draw = async (pot: mt.Tensor, count: number, total: number): Promise<number[]> => {
+  // `keep`: a lazy tensor to store in the same run (the kept distances, so the step before can be freed)
+  const draw = async (pot: mt.Tensor, count: number, total: number, keep?: mt.Tensor): Promise<number[]> => {
     const u = mt.multiply(rng.random([count]), total);
     const at = mt.minimum(mt.searchsorted(mt.cumsum(pot), u), n - 1);
+    if (keep) await mt.execute(at, keep);
     return numbers(at);
   };
   const out = new Float64Array(k * d);
@@ -167,7 +169,7 @@ async function plusPlus(X: mt.Tensor, w: mt.Tensor | null, k: number, seed: numb
   out.set(await numbers(first0), 0);
   let pot = Number(await pot0.item());
   for (let c = 1; c < k; c++) {
-    const ids = await draw(weigh(closest), trials, pot);
+    const ids = await draw(weigh(closest), trials, pot, closest);
     // rows by slices: a take along axis 0 would gather every chunk of X into one block
     const cand = mt.stack(ids.map((i) => X.get(i)));
     const D = mt.minimum(mt.expand_dims(closest, 1), dist2(X, cand)); // n × trials
