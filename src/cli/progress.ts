@@ -12,7 +12,8 @@ export function progressBar(width = 30): { update: (p: Step) => void; end: () =>
   let drawn = false, lastAt = 0, lastTenth = -1;
   const line = (done: number, total: number, stage?: Step['stage']) => {
     const k = total > 0 ? Math.round((done / total) * width) : width;
-    const what = stage ? Object.entries(stage).map(([n, v]) => `${n} ${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : v}`).join(', ') : `${done}/${total} tasks`;
+    const figure = (v: string | number): string => (typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : String(v));
+    const what = stage ? Object.entries(stage).map(([n, v]) => `${n} ${figure(v)}`).join(', ') : `${done}/${total} tasks`;
     return `[${'#'.repeat(k)}${'.'.repeat(width - k)}] ${what}`;
   };
   return {

@@ -219,9 +219,15 @@ export class KMeans {
       n_clusters: 8, init: 'k-means++' as Init, n_init: 'warn' as number | 'auto' | 'warn', max_iter: 300, tol: 1e-4, verbose: 0,
       random_state: undefined as number | undefined, copy_x: true, algorithm: 'lloyd' as string,
     });
-    if (!Number.isInteger(o.n_clusters) || o.n_clusters < 1) throw valueError(`The 'n_clusters' parameter of KMeans must be an int in the range [1, inf). Got ${o.n_clusters} instead.`);
-    if (!Number.isInteger(o.max_iter) || o.max_iter < 1) throw valueError(`The 'max_iter' parameter of KMeans must be an int in the range [1, inf). Got ${o.max_iter} instead.`);
-    if (!['lloyd', 'elkan', 'auto', 'full'].includes(o.algorithm)) throw valueError(`The 'algorithm' parameter of KMeans must be a str among {'lloyd', 'elkan', 'auto', 'full'}. Got '${o.algorithm}' instead.`);
+    if (!Number.isInteger(o.n_clusters) || o.n_clusters < 1) {
+      throw valueError(`The 'n_clusters' parameter of KMeans must be an int in the range [1, inf). Got ${o.n_clusters} instead.`);
+    }
+    if (!Number.isInteger(o.max_iter) || o.max_iter < 1) {
+      throw valueError(`The 'max_iter' parameter of KMeans must be an int in the range [1, inf). Got ${o.max_iter} instead.`);
+    }
+    if (!['lloyd', 'elkan', 'auto', 'full'].includes(o.algorithm)) {
+      throw valueError(`The 'algorithm' parameter of KMeans must be a str among {'lloyd', 'elkan', 'auto', 'full'}. Got '${o.algorithm}' instead.`);
+    }
     this.n_clusters = o.n_clusters; this.init = o.init; this.n_init = o.n_init; this.max_iter = o.max_iter; this.tol = o.tol;
     this.random_state = o.random_state; this.algorithm = o.algorithm;
   }
@@ -231,7 +237,9 @@ export class KMeans {
     const array = typeof this.init !== 'string';
     if (array) return 1;
     if (typeof this.n_init === 'number') {
-      if (!Number.isInteger(this.n_init) || this.n_init < 1) throw valueError(`The 'n_init' parameter of KMeans must be an int in the range [1, inf) or a str among {'auto', 'warn'}. Got ${this.n_init} instead.`);
+      if (!Number.isInteger(this.n_init) || this.n_init < 1) {
+        throw valueError(`The 'n_init' parameter of KMeans must be an int in the range [1, inf) or a str among {'auto', 'warn'}. Got ${this.n_init} instead.`);
+      }
       return this.n_init;
     }
     return this.n_init === 'auto' && this.init === 'k-means++' ? 1 : 10;

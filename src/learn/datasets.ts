@@ -141,7 +141,8 @@ export async function make_classification(opts: ClassificationOptions = {}): Pro
   const { n_samples: n, n_features: d, n_informative: ni, n_redundant: nr, n_repeated: np_, n_classes: nc } = o;
   if (ni + nr + np_ > d) throw valueError('Number of informative, redundant and repeated features must sum to less than the number of total features');
   if (ni > 30 || nc * o.n_clusters_per_class > 2 ** ni) {
-    throw valueError('n_classes(' + nc + ') * n_clusters_per_class(' + o.n_clusters_per_class + ') must be smaller or equal 2**n_informative(' + ni + ')=' + 2 ** ni);
+    throw valueError('n_classes(' + nc + ') * n_clusters_per_class(' + o.n_clusters_per_class + ') must be smaller or equal ' +
+      '2**n_informative(' + ni + ')=' + 2 ** ni);
   }
   const weights = o.weights ? [...o.weights] : Array.from({ length: nc }, () => 1 / nc);
   if (weights.length === nc - 1) weights.push(1 - weights.reduce((a, b) => a + b, 0));

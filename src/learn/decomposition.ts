@@ -124,7 +124,10 @@ export class PCA {
   }
 }
 
-export interface TruncatedSVDOptions { n_components?: number; algorithm?: 'randomized' | 'arpack'; n_iter?: number; n_oversamples?: number; power_iteration_normalizer?: string; random_state?: number; tol?: number }
+export interface TruncatedSVDOptions {
+  n_components?: number; algorithm?: 'randomized' | 'arpack'; n_iter?: number; n_oversamples?: number;
+  power_iteration_normalizer?: string; random_state?: number; tol?: number;
+}
 
 /** sklearn.decomposition.TruncatedSVD: the leading singular vectors of X itself (not centered). */
 export class TruncatedSVD {

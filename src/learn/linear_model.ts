@@ -149,7 +149,10 @@ export class LinearRegression extends LinearModel {
   }
 }
 
-export interface RidgeOptions { alpha?: number | readonly number[]; fit_intercept?: boolean; copy_X?: boolean; solver?: 'auto' | 'cholesky'; random_state?: number; tol?: number; max_iter?: number | null; positive?: boolean }
+export interface RidgeOptions {
+  alpha?: number | readonly number[]; fit_intercept?: boolean; copy_X?: boolean; solver?: 'auto' | 'cholesky';
+  random_state?: number; tol?: number; max_iter?: number | null; positive?: boolean;
+}
 
 /** sklearn.linear_model.Ridge: least squares with an L2 penalty α‖w‖², solved by Cholesky (its 'cholesky' solver). */
 export class Ridge extends LinearModel {
@@ -165,7 +168,9 @@ export class Ridge extends LinearModel {
     super(o.fit_intercept);
     const alphas = typeof o.alpha === 'number' ? [o.alpha] : [...o.alpha];
     if (alphas.some((a) => !(a >= 0))) throw valueError(`alpha == ${alphas.find((a) => !(a >= 0))}, must be >= 0.0.`);
-    if (o.solver !== 'auto' && o.solver !== 'cholesky') throw valueError(`Ridge: solver '${String(o.solver)}' is not supported by learn (it solves by Cholesky: 'auto' or 'cholesky')`);
+    if (o.solver !== 'auto' && o.solver !== 'cholesky') {
+      throw valueError(`Ridge: solver '${String(o.solver)}' is not supported by learn (it solves by Cholesky: 'auto' or 'cholesky')`);
+    }
     if (o.positive) throw valueError('Ridge: positive=True is not supported by learn yet');
     this.alpha = o.alpha; this.solver = o.solver; this.n_iter_ = null;
   }

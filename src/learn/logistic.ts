@@ -165,7 +165,8 @@ export class LogisticRegression {
       throw valueError(`LogisticRegression: penalty='${o.penalty}' is not supported by learn (it fits the L2 penalty, or none)`);
     }
     if (!['lbfgs', 'newton-cg', 'newton-cholesky'].includes(o.solver)) {
-      throw valueError(`LogisticRegression: solver '${o.solver}' is not supported by learn ('lbfgs', 'newton-cg' and 'newton-cholesky' reach the same optimum by Newton's method)`);
+      throw valueError(`LogisticRegression: solver '${o.solver}' is not supported by learn ('lbfgs', 'newton-cg' and ` +
+        `'newton-cholesky' reach the same optimum by Newton's method)`);
     }
     if (!(o.C > 0)) throw valueError(`The 'C' parameter of LogisticRegression must be a float in the range (0, inf). Got ${o.C} instead.`);
     if (o.dual) throw valueError(`Solver ${o.solver} supports only dual=False, got dual=True`);
@@ -192,14 +193,19 @@ export class LogisticRegression {
       yi = mt.astype(mt.searchsorted(classes, l.t), 'float64');
       this.classes_ = classes; K = classes.shape[0]!;
     }
-    if (K < 2) throw valueError(`This solver needs samples of at least 2 classes in the data, but the data contains only one class: ${(await this.classList())[0]}`);
-    let s = sample_weight === null || sample_weight === undefined ? mt.ones([n]) : mt.astype(mt.reshape(asTensor(sample_weight, 'sample_weight'), [-1]), 'float64');
+    if (K < 2) {
+      throw valueError(`This solver needs samples of at least 2 classes in the data, but the data contains only one class: ${(await this.classList())[0]}`);
+    }
+    let s = sample_weight === null || sample_weight === undefined
+      ? mt.ones([n]) : mt.astype(mt.reshape(asTensor(sample_weight, 'sample_weight'), [-1]), 'float64');
     sameSamples([x, s]);
     if (this.class_weight) s = mt.multiply(s, await this.classWeights(yi, K, n));
     s = await s.execute();
     const lam = this.penalty === 'l2' ? 1 / this.C : 0;
     const multinomial = this.multi_class === 'multinomial' || (this.multi_class === 'auto' && K > 2);
-    if (multinomial && K === 2) throw valueError("LogisticRegression: multi_class='multinomial' with two classes is not supported by learn yet (use 'auto' or 'ovr')");
+    if (multinomial && K === 2) {
+      throw valueError("LogisticRegression: multi_class='multinomial' with two classes is not supported by learn yet (use 'auto' or 'ovr')");
+    }
     const fits: { theta: number[]; iters: number }[] = [];
     if (multinomial) {
       const Y = mt.astype(mt.equal(mt.expand_dims(yi, 1), mt.arange(K)), 'float64');

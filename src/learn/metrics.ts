@@ -20,7 +20,9 @@ type Labels = Input | readonly string[];
 /** y_true and y_pred as float64 class values over one sorted set of classes (strings by their rank). */
 async function classPair(yTrue: Labels, yPred: Labels): Promise<{ t: mt.Tensor; p: mt.Tensor; classes: (number | string)[] }> {
   const a = labelsOf(yTrue, 'y_true'), b = labelsOf(yPred, 'y_pred');
-  if (a.kind !== b.kind) throw valueError('Labels in y_true and y_pred should be of the same type. Got y_true of numbers and y_pred of strings (or the reverse)');
+  if (a.kind !== b.kind) {
+    throw valueError('Labels in y_true and y_pred should be of the same type. Got y_true of numbers and y_pred of strings (or the reverse)');
+  }
   if (a.kind === 'num' && b.kind === 'num') {
     const t = mt.astype(a.t, 'float64'), p = mt.astype(b.t, 'float64');
     sameSamples([t, p]);
@@ -267,7 +269,8 @@ export function distances(x: mt.Tensor, y: mt.Tensor, same: boolean, metric: Met
       if (metric === 'manhattan' || metric === 'cityblock' || metric === 'l1') return mt.sum(diff, { axis: 2 });
       if (metric === 'chebyshev') return mt.max(diff, { axis: 2 });
       if (metric === 'minkowski') return mt.power(mt.sum(mt.power(diff, p), { axis: 2 }), 1 / p);
-      throw valueError(`Unknown metric ${String(metric)}. Valid metrics are euclidean, sqeuclidean, l2, manhattan, cityblock, l1, cosine, minkowski, chebyshev`);
+      throw valueError(`Unknown metric ${String(metric)}. Valid metrics are euclidean, sqeuclidean, l2, manhattan, cityblock, ` +
+        `l1, cosine, minkowski, chebyshev`);
     }
   }
 }

@@ -51,8 +51,14 @@ function sizes(n: number, test?: number | null, train?: number | null): [number,
   let nTrain = train === null || train === undefined ? null : frac(train) ? Math.floor(train * n) : train;
   nTrain ??= n - nTest!;
   nTest ??= n - nTrain;
-  if (nTrain + nTest > n) throw valueError(`The sum of train_size and test_size = ${nTrain + nTest}, should be smaller than the number of samples ${n}. Reduce test_size and/or train_size.`);
-  if (nTrain === 0) throw valueError(`With n_samples=${n}, test_size=${test} and train_size=${train}, the resulting train set will be empty. Adjust any of the aforementioned parameters.`);
+  if (nTrain + nTest > n) {
+    throw valueError(`The sum of train_size and test_size = ${nTrain + nTest}, should be smaller than the number of samples ` +
+      `${n}. Reduce test_size and/or train_size.`);
+  }
+  if (nTrain === 0) {
+    throw valueError(`With n_samples=${n}, test_size=${test} and train_size=${train}, the resulting train set will be empty. ` +
+      `Adjust any of the aforementioned parameters.`);
+  }
   return [nTrain, nTest];
 }
 
@@ -105,7 +111,8 @@ export class KFold {
     if (!Number.isInteger(k)) throw valueError(`The number of folds must be of Integral type. ${k} of type ${typeof k} was passed.`);
     if (k <= 1) throw valueError(`k-fold cross-validation requires at least one train/test split by setting n_splits=2 or more, got n_splits=${k}.`);
     if (!opts.shuffle && opts.random_state !== undefined) {
-      throw valueError('Setting a random_state has no effect since shuffle is False. You should leave random_state to its default (None), or set shuffle=True.');
+      throw valueError('Setting a random_state has no effect since shuffle is False. You should leave random_state to its ' +
+        'default (None), or set shuffle=True.');
     }
     this.n_splits = k; this.shuffle = opts.shuffle ?? false; this.random_state = opts.random_state;
   }

@@ -19,7 +19,9 @@
 import * as mt from '../api/tensor.js';
 import * as G from '../graph/node.js';
 import { accuracy_score, r2_score } from './metrics.js';
-import { type Input, asTensor, checkFinite, checkX, fitted, labelsOf, numbers, options, sameFeatures, sameSamples, stringCategories, valueError } from './base.js';
+import {
+  type Input, asTensor, checkFinite, checkX, fitted, labelsOf, numbers, options, sameFeatures, sameSamples, stringCategories, valueError,
+} from './base.js';
 
 export type NeighborMetric = 'euclidean' | 'l2' | 'sqeuclidean' | 'manhattan' | 'cityblock' | 'l1' | 'chebyshev' | 'minkowski' | 'cosine';
 
@@ -47,7 +49,8 @@ function metricOf(metric: NeighborMetric, p: number): { kind: string; p: number;
       if (p === 2) return { kind: 'sqeuclidean', p: 2, finish: mt.sqrt, unit: false };
       if (p === 1) return { kind: 'manhattan', p: 1, finish: (t) => t, unit: false };
       return { kind: 'minkowski', p, finish: (t) => mt.power(t, 1 / p), unit: false };
-    default: throw valueError(`Metric '${String(metric)}' not valid. learn's neighbours know euclidean, sqeuclidean, manhattan, chebyshev, minkowski and cosine.`);
+    default: throw valueError(`Metric '${String(metric)}' not valid. learn's neighbours know euclidean, sqeuclidean, ` +
+      `manhattan, chebyshev, minkowski and cosine.`);
   }
 }
 
@@ -105,7 +108,9 @@ abstract class NeighborsBase {
       metric_params: null as null, n_jobs: null as number | null, ...extra,
     });
     if (!Number.isInteger(o.n_neighbors) || o.n_neighbors < 1) throw valueError(`Expected n_neighbors > 0. Got ${o.n_neighbors}`);
-    if (!['auto', 'ball_tree', 'kd_tree', 'brute'].includes(o.algorithm)) throw valueError(`The 'algorithm' parameter of ${est} must be a str among {'auto', 'ball_tree', 'kd_tree', 'brute'}. Got '${o.algorithm}' instead.`);
+    if (!['auto', 'ball_tree', 'kd_tree', 'brute'].includes(o.algorithm)) {
+      throw valueError(`The 'algorithm' parameter of ${est} must be a str among {'auto', 'ball_tree', 'kd_tree', 'brute'}. Got '${o.algorithm}' instead.`);
+    }
     metricOf(o.metric, o.p);
     this.n_neighbors = o.n_neighbors; this.radius = o.radius; this.algorithm = o.algorithm; this.leaf_size = o.leaf_size;
     this.metric = o.metric; this.p = o.p;
@@ -165,6 +170,13 @@ export class NearestNeighbors extends NeighborsBase {
 
 export interface KNeighborsOptions extends NeighborsOptions { weights?: 'uniform' | 'distance' }
 
+/** The weights option of the k-neighbours estimators, checked. */
+function weightsOption(opts: KNeighborsOptions): 'uniform' | 'distance' {
+  const w = opts.weights ?? 'uniform';
+  if (w !== 'uniform' && w !== 'distance') throw valueError(`weights not recognized: should be 'uniform', 'distance'`);
+  return w;
+}
+
 /** Neighbour weights per query: uniform ones, or 1/d (a zero distance takes all the weight, as scikit-learn gives it). */
 function neighborWeights(dist: mt.Tensor, weights: 'uniform' | 'distance'): mt.Tensor {
   if (weights === 'uniform') return mt.ones_like(dist);
@@ -180,8 +192,7 @@ export class KNeighborsClassifier extends NeighborsBase {
   private codes?: mt.Tensor;
   constructor(opts: KNeighborsOptions = {}) {
     super('KNeighborsClassifier', opts, { weights: 'uniform' });
-    this.weights = opts.weights ?? 'uniform';
-    if (this.weights !== 'uniform' && this.weights !== 'distance') throw valueError(`weights not recognized: should be 'uniform', 'distance'`);
+    this.weights = weightsOption(opts);
   }
   protected get estName(): string { return 'KNeighborsClassifier'; }
 
@@ -230,8 +241,7 @@ export class KNeighborsRegressor extends NeighborsBase {
   private targets?: mt.Tensor;
   constructor(opts: KNeighborsOptions = {}) {
     super('KNeighborsRegressor', opts, { weights: 'uniform' });
-    this.weights = opts.weights ?? 'uniform';
-    if (this.weights !== 'uniform' && this.weights !== 'distance') throw valueError(`weights not recognized: should be 'uniform', 'distance'`);
+    this.weights = weightsOption(opts);
   }
   protected get estName(): string { return 'KNeighborsRegressor'; }
 

@@ -33,7 +33,9 @@ function dims(params: RoutineParams): { k: number; d: number; weighted: boolean 
 /** The rows and centers regions are float64 boxes of d columns. */
 function checkRows(x: { dtype: string; shape: readonly number[] }, c: { dtype: string; shape: readonly number[] }, k: number, d: number): void {
   if (x.dtype !== 'float64' || x.shape.length !== 2 || x.shape[1] !== d) throw new TypeError(`k-means reads rows as a float64 [n, ${d}] region`);
-  if (c.dtype !== 'float64' || c.shape.length !== 2 || c.shape[0] !== k || c.shape[1] !== d) throw new TypeError(`k-means reads centers as a float64 [${k}, ${d}] region`);
+  if (c.dtype !== 'float64' || c.shape.length !== 2 || c.shape[0] !== k || c.shape[1] !== d) {
+    throw new TypeError(`k-means reads centers as a float64 [${k}, ${d}] region`);
+  }
 }
 
 /** The centers as one dense k·d array. */
