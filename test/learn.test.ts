@@ -170,6 +170,28 @@ for (const chunk of [undefined, 7]) {
       expect(await firstLine(() => new learn.cluster.KMeans({ n_clusters: 4 }).fit(T(K.X).get(mt.slice(0, 3))))).toBe(K.too_few);
       await expect(new learn.cluster.KMeans().predict(T(K.Xq))).rejects.toBeInstanceOf(learn.NotFittedError);
     });
+    it('kmeans_plusplus draws distinct rows of X, the same rows on any chunking, never a row of weight 0', async () => {
+      const rowsOf = async (X: mt.Tensor, idx: number[]) => Promise.all(idx.map((i) => X.get(i).tolist()));
+      const [C, I] = await learn.cluster.kmeans_plusplus(T(K.X, chunk), 6, { random_state: 3 });
+      const idx = (await I.tolist()) as number[];
+      expect(new Set(idx).size).toBe(6);
+      expect(await C.tolist()).toEqual(await rowsOf(T(K.X), idx));
+      const [, I1] = await learn.cluster.kmeans_plusplus(T(K.X), 6, { random_state: 3 });
+      expect(await I1.tolist()).toEqual(idx);
+      // weight only on the second half of the rows: every draw lands there
+      const n = (K.X as unknown[]).length;
+      const w = Array.from({ length: n }, (_, i) => (i < n / 2 ? 0 : 1 + (i % 3)));
+      const [, Iw] = await learn.cluster.kmeans_plusplus(T(K.X, chunk), 5, { random_state: 1, sample_weight: T(w, chunk), n_local_trials: 3 });
+      for (const i of (await Iw.tolist()) as number[]) expect(i).toBeGreaterThanOrEqual(n / 2);
+      expect(await firstLine(() => learn.cluster.kmeans_plusplus(T(K.X), n + 1))).toBe(`ValueError: n_samples=${n} should be >= n_clusters=${n + 1}.`);
+    });
+    it('KMeans with every sample weight 2 draws the same centers as with none, at twice the inertia', async () => {
+      const n = (K.X as unknown[]).length;
+      const a = await new learn.cluster.KMeans({ n_clusters: 4, n_init: 3, random_state: 5 }).fit(T(K.X, chunk));
+      const b = await new learn.cluster.KMeans({ n_clusters: 4, n_init: 3, random_state: 5 }).fit(T(K.X, chunk), undefined, T(new Array(n).fill(2), chunk));
+      expect(await b.cluster_centers_!.tolist()).toEqual(await a.cluster_centers_!.tolist());
+      expect(b.inertia_).toBe(2 * a.inertia_!);
+    });
   });
 
   describe(`learn.decomposition (${tag})`, () => {

@@ -15,6 +15,7 @@
 import * as mt from '../api/tensor.js';
 import { DataFrame } from '../dataframe/frame.js';
 import { Series } from '../dataframe/series.js';
+import { runtime } from '../runtime/runtime.js';
 
 /** What an estimator takes as X or y. */
 export type Input = mt.Tensor | DataFrame | Series | ArrayLike<number> | readonly (readonly number[])[] | readonly number[];
@@ -181,4 +182,13 @@ export async function stringCategories(codes: mt.Tensor, dict: readonly string[]
  */
 export function report(stage: Record<string, string | number>, done: number, total: number): void {
   mt.options.onProgress?.({ done, total, stage });
+}
+
+/**
+ * Frees intermediates now rather than when the collector finalizes their
+ * tensors (a fit's loop of executions would otherwise hold every dead pass's
+ * chunks until a collection): only tensors the fit made and reads no more.
+ */
+export function free(...ts: mt.Tensor[]): void {
+  for (const t of ts) runtime.drop(t.node);
 }

@@ -21,7 +21,7 @@
 import * as mt from '../api/tensor.js';
 import * as G from '../graph/node.js';
 import {
-  type Input, asTensor, checkFinite, checkX, fitted, fittedInput, numbers, options, report, sameSamples, valueError,
+  type Input, asTensor, checkFinite, checkX, fitted, fittedInput, free, numbers, options, report, sameSamples, valueError,
 } from './base.js';
 
 type Init = 'k-means++' | 'random' | Input;
@@ -39,16 +39,20 @@ export interface KMeansOptions {
 }
 
 /** Routine calls a pass over the rows is cut into at least: enough for every core to take a share. */
-const MIN_BLOCKS = 16;
+const MIN_BLOCKS = 8;
 
 /**
- * Rows per routine call: equal blocks, at least MIN_BLOCKS of them, and no
- * longer than X's row chunks (a block across two chunks reads a copy of its
- * rows; the rest read views). Their length is the chunk of a per-row result.
+ * Rows per routine call: X's row chunks themselves where there are at least
+ * MIN_BLOCKS of them (a call then reads its rows in place; one across two
+ * chunks would read a copy of them on every pass), else each chunk cut
+ * into equal parts. The blocks depend on X's chunks only, never on the
+ * number of workers, so sums over them round the same way on any machine.
+ * Their length is the chunk of a per-row result.
  */
 export function blockRows(X: mt.Tensor): number {
   const n = X.shape[0]!, c = Math.max(1, X.node.chunk[0]!);
-  return Math.max(1, Math.min(c, Math.ceil(n / MIN_BLOCKS)));
+  const parts = Math.ceil(MIN_BLOCKS / Math.ceil(n / c));
+  return Math.max(1, Math.ceil(c / parts));
 }
 
 function blocks(X: mt.Tensor): [number, number][] {
@@ -144,45 +148,186 @@ async function relocate(X: mt.Tensor, w: mt.Tensor | null, centers: Float64Array
 /** A seeded generator for one init (Tessera's Philox streams). */
 const rngOf = (seed: number): ReturnType<typeof mt.random.default_rng> => mt.random.default_rng(seed);
 
-/** k-means++ (scikit-learn's greedy _kmeans_plusplus): centers drawn in proportion to the squared distance to the nearest. */
-async function plusPlus(X: mt.Tensor, w: mt.Tensor | null, k: number, seed: number): Promise<Float64Array> {
+/** A routine node of one call per block of X's rows, each writing a [1, width] row: the block's partial results. */
+function perBlock(name: string, routine: string, X: mt.Tensor, inputs: mt.Tensor[], params: G.RoutineParams, width: number,
+  box: (i: number, a: number, b: number) => [number, number][]): mt.Tensor {
+  const bs = blocks(X);
+  const calls = bs.map(([a, b], j): G.RoutineCall => ({
+    routine, params, chunk: j, reads: inputs.map((t, i) => ({ input: i, box: box(i, a, b) })),
+  }));
+  return new mt.Tensor(G.routine(name, inputs.map((t) => t.node), calls, 'float64', [bs.length, width], [1, width]));
+}
+
+/**
+ * k-means++ for every run at once (scikit-learn's greedy _kmeans_plusplus:
+ * 2 + ln k candidates a step, the one that lowers the potential most kept),
+ * so that a step is two passes over X whatever the number of runs. The
+ * closest distances of all runs are one (n, R) tensor; a step draws each
+ * run's candidates from the per-block potentials the previous pass
+ * returned (the host picks the block, `klocate` the row inside it), then
+ * one `kpp` pass gives every candidate's potential per block, and the kept
+ * candidates' distances fold into the next closest tensor (`kclose`), run
+ * with the next draw. Draws use Tessera's Philox streams, one per run's seed.
+ */
+async function plusPlus(X: mt.Tensor, w: mt.Tensor | null, k: number, seeds: number[], localTrials?: number): Promise<{ centers: Float64Array[]; indices: number[][] }> {
   const [n, d] = X.shape as [number, number];
-  const rng = rngOf(seed);
-  const trials = 2 + Math.floor(Math.log(k));
-  // `keep`: a lazy tensor to store in the same run (the kept distances, so the step before can be freed)
-  const draw = async (pot: mt.Tensor, count: number, total: number, keep?: mt.Tensor): Promise<number[]> => {
-    const u = mt.multiply(rng.random([count]), total);
-    const at = mt.minimum(mt.searchsorted(mt.cumsum(pot), u), n - 1);
-    if (keep) await mt.execute(at, keep);
-    return numbers(at);
+  const R = seeds.length, trials = localTrials ?? 2 + Math.floor(Math.log(k)), Tp = trials + (trials & 1);
+  const bs = blocks(X), B = bs.length;
+  const rows = (a: number, b: number): [number, number][] => [[a, b], [0, d]];
+  const whole = (m: number): [number, number][] => [[0, m], [0, d]];
+  const wBox = (a: number, b: number): [number, number][] => [[a, b]];
+  const rngs = seeds.map(rngOf);
+  // every uniform a run will use, drawn at once: its first row, then `trials` per step
+  const firstT = w ? rngs.map((r) => r.random([1])) : rngs.map((r) => r.integers(0, n, [1]));
+  const uT = rngs.map((r) => r.random([Math.max(1, (k - 1) * trials)]));
+  await mt.execute(...firstT, ...uT);
+  const us = await Promise.all(uT.map((t) => numbers(t)));
+  const out = seeds.map(() => new Float64Array(k * d));
+  const indices = seeds.map(() => new Array<number>(k).fill(0));
+  // per run and block, the potential of the run's closest distances (weighted)
+  let blockPot: number[][];
+  let closest: mt.Tensor | null = null, stale: mt.Tensor | null = null;
+  /**
+   * The rows each run's draws land on (fractions of the run's potential), by
+   * klocate over `source`'s blocks (column r, times the weights when `weigh`);
+   * `keep` is stored in the same run (the closest distances the draw reads).
+   */
+  const locate = async (fractions: number[][], source: mt.Tensor, weigh: boolean, keep?: mt.Tensor): Promise<{ ids: number[][]; rows: Float64Array[][] }> => {
+    const calls: G.RoutineCall[] = [];
+    const slots: [number, number][][] = []; // per call: (run, draw) of each target
+    fractions.forEach((fs, r) => {
+      const pots = blockPot[r]!, total = pots.reduce((s, v) => s + v, 0);
+      const byBlock = new Map<number, { targets: number[]; draws: number[] }>();
+      fs.forEach((f, i) => {
+        let u = f * total, b = 0;
+        while (b < B - 1 && !(u < pots[b]!)) { u -= pots[b]!; b++; }
+        if (!byBlock.has(b)) byBlock.set(b, { targets: [], draws: [] });
+        byBlock.get(b)!.targets.push(Math.max(0, u)); byBlock.get(b)!.draws.push(i);
+      });
+      for (const [b, { targets, draws }] of byBlock) {
+        const [a0, b0] = bs[b]!;
+        slots.push(draws.map((i) => [r, i]));
+        calls.push({
+          routine: 'klocate', params: { col: r, runs: R, d, targets, weighted: weigh }, chunk: calls.length,
+          reads: [{ input: 0, box: [[a0, b0], [0, R]] }, { input: 1, box: rows(a0, b0) }, ...(weigh ? [{ input: 2, box: wBox(a0, b0) }] : [])],
+        });
+      }
+    });
+    // every call writes a row of the same width: shorter target lists repeat their last target
+    const most = Math.max(...slots.map((sl) => sl.length)), width = most * (d + 1);
+    for (const c of calls) {
+      const t = c.params.targets as number[];
+      (c as { params: G.RoutineParams }).params = { ...c.params, targets: [...t, ...Array<number>(most - t.length).fill(t[t.length - 1]!)] };
+    }
+    const node = new mt.Tensor(G.routine('kmeans.locate', [source.node, X.node, ...(weigh ? [w!.node] : [])], calls, 'float64', [calls.length, width], [1, width]));
+    if (keep) await mt.execute(keep, node);
+    const found = await numbers(node);
+    free(node);
+    const ids = fractions.map((fs) => new Array<number>(fs.length).fill(0));
+    const got = fractions.map((fs) => new Array<Float64Array>(fs.length));
+    slots.forEach((sl, c) => sl.forEach(([r, i], j) => {
+      const at = c * width + j * (d + 1);
+      ids[r]![i] = found[at]!;
+      got[r]![i] = Float64Array.from(found.slice(at + 1, at + 1 + d));
+    }));
+    return { ids, rows: got };
   };
-  const out = new Float64Array(k * d);
-  const weights = w ?? null;
-  const first = weights ? (await draw(weights, 1, Number(await mt.sum(weights).item())))[0]! : Number(await rng.integers(0, n, [1]).get(0).item());
-  const row0 = X.get(first);
-  const weigh = (t: mt.Tensor): mt.Tensor => (weights ? mt.multiply(t, weights) : t);
-  // each step is two executions: the draw of the candidates, then their potentials (with their rows);
-  // the chosen column of distances stays lazy and runs inside the next step's draw
-  let closest = mt.reshape(dist2(X, mt.reshape(row0, [1, d])), [n]);
-  const [first0, pot0] = [row0, mt.sum(weigh(closest))];
-  await mt.execute(first0, pot0, closest);
-  out.set(await numbers(first0), 0);
-  let pot = Number(await pot0.item());
-  for (let c = 1; c < k; c++) {
-    const ids = await draw(weigh(closest), trials, pot, closest);
-    // rows by slices: a take along axis 0 would gather every chunk of X into one block
-    const cand = mt.stack(ids.map((i) => X.get(i)));
-    const D = mt.minimum(mt.expand_dims(closest, 1), dist2(X, cand)); // n × trials
-    const potT = mt.sum(weights ? mt.multiply(D, mt.expand_dims(weights, 1)) : D, { axis: 0 });
-    await mt.execute(D, potT, cand);
-    const pots = await numbers(potT);
-    let best = 0;
-    for (let t = 1; t < trials; t++) if (pots[t]! < pots[best]!) best = t;
-    pot = pots[best]!;
-    closest = D.get(mt.slice(null), best);
-    out.set((await numbers(cand)).slice(best * d, (best + 1) * d), c * d);
+  // the first center of each run: a row drawn uniformly (or by weight)
+  let firstRows: Float64Array[], firstIds: number[];
+  if (w) {
+    const sums = await numbers(mt.stack(bs.map(([a, b]) => mt.sum(w.get(mt.slice(a, b))))));
+    blockPot = seeds.map(() => sums);
+    const fr = await Promise.all(firstT.map((t) => numbers(t)));
+    const got = await locate(fr.map((f) => [f[0]!]), mt.broadcast_to(mt.reshape(w, [n, 1]), [n, R]), false);
+    firstRows = got.rows.map((r) => r[0]!); firstIds = got.ids.map((r) => r[0]!);
+  } else {
+    const firsts = await Promise.all(firstT.map(async (t) => (await numbers(t))[0]!));
+    firstIds = firsts;
+    const got = firsts.map((i) => X.get(i));
+    await mt.execute(...got);
+    firstRows = await Promise.all(got.map(async (t) => Float64Array.from(await numbers(t))));
   }
-  return out;
+  const matrixOf = (rs: Float64Array[]): mt.Tensor => matrix(rs.flatMap((r) => [...r]), rs.length, d);
+  let kept = matrixOf(firstRows); // R × d
+  for (let c = 0; c < k; c++) {
+    if (c > 0) {
+      const got = await locate(us.map((u) => Array.from(u.slice((c - 1) * trials, c * trials))), closest!, !!w, closest!);
+      if (stale) { free(stale); stale = null; }
+      // each run's candidates, padded to an even number with copies of its last
+      const candRows = got.rows.flatMap((rs) => [...rs, ...Array<Float64Array>(Tp - trials).fill(rs[trials - 1]!)]);
+      const cand = matrixOf(candRows); // R·Tp × d
+      const parts = perBlock('kmeans.pp', 'kpp', X, [X, closest!, cand, ...(w ? [w] : [])],
+        { k: R * Tp, d, runs: R, weighted: !!w, fresh: false }, R * Tp,
+        (i, a, b) => (i === 0 ? rows(a, b) : i === 1 ? [[a, b], [0, R]] : i === 2 ? whole(R * Tp) : wBox(a, b)));
+      const pv = await numbers(parts);
+      free(parts);
+      const best: Float64Array[] = [];
+      blockPot = [];
+      for (let r = 0; r < R; r++) {
+        let bt = 0, bestPot = Infinity;
+        for (let t = 0; t < trials; t++) {
+          let s = 0;
+          for (let b = 0; b < B; b++) s += pv[b * R * Tp + r * Tp + t]!;
+          if (s < bestPot) { bestPot = s; bt = t; }
+        }
+        best.push(candRows[r * Tp + bt]!);
+        blockPot.push(Array.from({ length: B }, (_, b) => pv[b * R * Tp + r * Tp + bt]!));
+        out[r]!.set(candRows[r * Tp + bt]!, c * d);
+        indices[r]![c] = got.ids[r]![bt]!;
+      }
+      kept = matrixOf(best);
+    } else {
+      // the first centers' potentials (kpp without closest distances, each center twice: an even number per run)
+      const two = mt.repeat(kept, 2, { axis: 0 });
+      const parts = perBlock('kmeans.pp', 'kpp', X, [X, two, ...(w ? [w] : [])], { k: 2 * R, d, runs: R, weighted: !!w, fresh: true }, 2 * R,
+        (i, a, b) => (i === 0 ? rows(a, b) : i === 1 ? whole(2 * R) : wBox(a, b)));
+      const pv = await numbers(parts);
+      free(parts);
+      blockPot = seeds.map((_, r) => Array.from({ length: B }, (_, b) => pv[b * 2 * R + 2 * r]!));
+      seeds.forEach((_, r) => { out[r]!.set(firstRows[r]!, 0); indices[r]![0] = firstIds[r]!; });
+    }
+    if (c === k - 1) break;
+    // the next closest distances: run (lazily) with the next step's draw
+    const prev = closest;
+    const inputs = prev ? [X, prev, kept] : [X, kept];
+    const calls = bs.map(([a, b], j): G.RoutineCall => ({
+      routine: 'kclose', params: { k: R, d, fresh: !prev }, chunk: j,
+      reads: inputs.map((_, i) => ({ input: i, box: i === 0 ? rows(a, b) : i === inputs.length - 1 ? whole(R) : [[a, b], [0, R]] as [number, number][] })),
+    }));
+    closest = new mt.Tensor(G.routine('kmeans.close', inputs.map((t) => t.node), calls, 'float64', [n, R], [blockRows(X), R]));
+    stale = prev;
+    report({ estimator: 'KMeans', stage: 'k-means++', center: c + 1 }, c + 1, k);
+  }
+  if (closest) free(closest);
+  return { centers: out, indices };
+}
+
+/**
+ * sklearn.cluster.kmeans_plusplus: the k-means++ centers of X and the rows
+ * they are, `[centers, indices]` (Tessera's draw for a seed, not
+ * scikit-learn's; the same on any chunking of X). Takes scikit-learn 1.3's
+ * `sample_weight` too.
+ */
+export async function kmeans_plusplus(X: Input, n_clusters: number, opts: {
+  random_state?: number; n_local_trials?: number | null; sample_weight?: Input | null; x_squared_norms?: Input | null;
+} = {}): Promise<[mt.Tensor, mt.Tensor]> {
+  const o = options('kmeans_plusplus', opts, {
+    random_state: undefined as number | undefined, n_local_trials: null as number | null, sample_weight: null as Input | null, x_squared_norms: null as Input | null,
+  });
+  const x = checkX(X, 'kmeans_plusplus');
+  const [n, d] = x.shape as [number, number];
+  if (!Number.isInteger(n_clusters) || n_clusters < 1) throw valueError(`n_clusters should be a positive integer, got ${n_clusters}.`);
+  if (n < n_clusters) throw valueError(`n_samples=${n} should be >= n_clusters=${n_clusters}.`);
+  if (o.n_local_trials !== null && (!Number.isInteger(o.n_local_trials) || o.n_local_trials < 1)) {
+    throw valueError(`n_local_trials is set to ${o.n_local_trials} but should be an integer value greater than zero.`);
+  }
+  const w = o.sample_weight === null ? null : mt.astype(mt.reshape(asTensor(o.sample_weight, 'sample_weight'), [-1]), 'float64');
+  if (w) sameSamples([x, w]);
+  await checkFinite([[x, 'X']], 'kmeans_plusplus');
+  const xs = await mt.astype(x, 'float64').execute();
+  const seed = o.random_state ?? Math.floor(Math.random() * 2 ** 31);
+  const { centers, indices } = await plusPlus(xs, w, n_clusters, [seed], o.n_local_trials ?? undefined);
+  return [matrix(centers[0]!, n_clusters, d), mt.tensor(Int32Array.from(indices[0]!))];
 }
 
 /** k rows drawn without replacement (scikit-learn's 'random' init), by Tessera's generator. */
@@ -269,16 +414,19 @@ export class KMeans {
       throw valueError(`init should be either 'k-means++', 'random', or an array-like, got '${this.init}' instead.`);
     }
     const seed0 = this.random_state ?? Math.floor(Math.random() * 2 ** 31);
+    const runs = this.runs();
+    const seeds = Array.from({ length: runs }, (_, run) => seed0 + 7919 * run);
+    // k-means++ draws every run's centers together (two passes a step); 'random' draws rows
+    const inits = given ? [given] : this.init === 'random' ? await Promise.all(seeds.map((s) => randomRows(x, k, s))) : (await plusPlus(x, w, k, seeds)).centers;
     let best: Awaited<ReturnType<typeof lloyd>> | null = null;
-    for (let run = 0; run < this.runs(); run++) {
-      const seed = seed0 + 7919 * run;
-      const init = given ?? (this.init === 'random' ? await randomRows(x, k, seed) : await plusPlus(x, w, k, seed));
-      const r = await lloyd(x, w, init, k, this.max_iter, tol, `${run + 1}/${this.runs()}`);
+    for (let run = 0; run < runs; run++) {
+      const r = await lloyd(x, w, inits[run]!, k, this.max_iter, tol, `${run + 1}/${runs}`);
       if (!best || r.inertia < best.inertia) best = r;
     }
     const C = matrix(best!.centers, k, d);
     this.labels_ = await mt.astype(assign(x, C), 'int32').execute();
     this.cluster_centers_ = await mt.add(C, mean).execute();
+    free(x);
     this.inertia_ = best!.inertia;
     this.n_iter_ = best!.n_iter;
     this.n_features_in_ = d;

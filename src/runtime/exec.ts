@@ -196,20 +196,28 @@ function scanStep(op: Exclude<ScanOp, 'sum' | 'prod'>, d: DType): (a: Scalar, b:
 /** Copies one box between strided regions of `memory` (the gathering a task's inputs may need). */
 export function copyBox(memory: WebAssembly.Memory, c: Copy): void {
   const u8 = new Uint8Array(memory.buffer);
-  const r = c.shape.length;
   const n = c.shape.reduce((a, b) => a * b, 1);
   if (n === 0) return;
-  // Copy rows along the last axis when it is contiguous on both sides.
-  const last = r ? c.shape[r - 1]! : 1;
-  const rowContig = r === 0 || (c.srcStrides[r - 1] === 1 && c.dstStrides[r - 1] === 1);
+  // Merge trailing axes that are contiguous on both sides (whole rows of a row-major box are one copy),
+  // then copy runs along the merged last axis.
+  const shape = [...c.shape], ss = [...c.srcStrides], ds = [...c.dstStrides];
+  while (shape.length > 1) {
+    const r = shape.length;
+    if (ss[r - 1] !== 1 || ds[r - 1] !== 1 || ss[r - 2] !== shape[r - 1] || ds[r - 2] !== shape[r - 1]) break;
+    shape.splice(r - 2, 2, shape[r - 2]! * shape[r - 1]!);
+    ss.splice(r - 2, 2, 1); ds.splice(r - 2, 2, 1);
+  }
+  const r = shape.length;
+  const last = r ? shape[r - 1]! : 1;
+  const rowContig = r === 0 || (ss[r - 1] === 1 && ds[r - 1] === 1);
   const inner = rowContig ? last : 1;
-  const outerDims = rowContig ? c.shape.slice(0, Math.max(0, r - 1)) : c.shape;
+  const outerDims = rowContig ? shape.slice(0, Math.max(0, r - 1)) : shape;
   const idx = new Array<number>(outerDims.length).fill(0);
   const count = outerDims.reduce((a, b) => a * b, 1);
   const b = c.itemBytes;
   for (let k = 0; k < count; k++) {
     let s = c.src, d = c.dst;
-    for (let i = 0; i < idx.length; i++) { s += idx[i]! * c.srcStrides[i]! * b; d += idx[i]! * c.dstStrides[i]! * b; }
+    for (let i = 0; i < idx.length; i++) { s += idx[i]! * ss[i]! * b; d += idx[i]! * ds[i]! * b; }
     u8.copyWithin(d, s, s + inner * b);
     for (let i = idx.length - 1; i >= 0; i--) { if (++idx[i]! < outerDims[i]!) break; idx[i] = 0; }
   }

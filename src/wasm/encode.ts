@@ -89,6 +89,27 @@ export interface FuncType { params: T[]; results: T[] }
 export interface Func { type: number; locals: T[]; code: Code; export?: string }
 export interface Import { module: string; name: string; type: number }
 
+/**
+ * A module of one exported function `name` over a plain (unshared) imported
+ * memory env.memory of at least one page: the hand-written kernels'
+ * (k-nearest neighbours, k-means), each instance owned by one thread.
+ */
+export function assembleOne(name: string, params: T[], results: T[], locals: T[], code: Code): Uint8Array<ArrayBuffer> {
+  const typeSec = section(1, vec([[0x60, ...vec(params.map((p) => [p])), ...vec(results.map((r) => [r]))]]));
+  const importSec = section(2, vec([[...str('env'), ...str('memory'), 0x02, 0x00, ...uleb(1)]]));
+  const funcSec = section(3, vec([uleb(0)]));
+  const exportSec = section(7, vec([[...str(name), 0x00, ...uleb(0)]]));
+  const groups: number[][] = [];
+  for (const t of locals) {
+    const last = groups[groups.length - 1];
+    if (last && last[1] === t) last[0]!++;
+    else groups.push([1, t]);
+  }
+  const body = [...vec(groups.map(([k, t]) => [...uleb(k!), t!])), ...code.bytes, 0x0b];
+  const codeSec = section(10, vec([[...uleb(body.length), ...body]]));
+  return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, ...typeSec, ...importSec, ...funcSec, ...exportSec, ...codeSec]);
+}
+
 /** Assembles a module that imports a shared memory as env.memory. */
 export function assemble(types: FuncType[], imports: Import[], funcs: Func[], maxPages: number): Uint8Array {
   const typeSec = section(1, vec(types.map((t) => [0x60, ...vec(t.params.map((p) => [p])), ...vec(t.results.map((r) => [r]))])));

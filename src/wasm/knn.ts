@@ -13,11 +13,8 @@
 // The module imports its memory (env.memory, not shared: one per thread).
 // In: d. Out: the module's bytes; export scan(q, x, leaves, kth, out) -> count.
 
-import { Code, T, V, uleb } from './encode.js';
+import { Code, T, V, assembleOne } from './encode.js';
 
-const str = (s: string): number[] => { const b = [...new TextEncoder().encode(s)]; return [...uleb(b.length), ...b]; };
-const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
-const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
 
 /** Rows per block of the leaf layout. */
 export const KNN_BLOCK = 4;
@@ -113,17 +110,5 @@ export const knnLeafBytes = (rows: number, d: number): number => 16 + 16 * d + M
 /** The module for rows of width d, importing a plain (unshared) memory of at least one page. */
 export function knnModule(d: number): Uint8Array<ArrayBuffer> {
   const { locals, code } = scanBody(d);
-  const typeSec = section(1, vec([[0x60, ...vec([[T.i32], [T.i32], [T.i32], [T.f64], [T.i32]]), ...vec([[T.i32]])]]));
-  const importSec = section(2, vec([[...str('env'), ...str('memory'), 0x02, 0x00, ...uleb(1)]]));
-  const funcSec = section(3, vec([uleb(0)]));
-  const exportSec = section(7, vec([[...str('scan'), 0x00, ...uleb(0)]]));
-  const groups: number[][] = [];
-  for (const t of locals) {
-    const last = groups[groups.length - 1];
-    if (last && last[1] === t) last[0]!++;
-    else groups.push([1, t]);
-  }
-  const body = [...vec(groups.map(([k, t]) => [...uleb(k!), t!])), ...code.bytes, 0x0b];
-  const codeSec = section(10, vec([[...uleb(body.length), ...body]]));
-  return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, ...typeSec, ...importSec, ...funcSec, ...exportSec, ...codeSec]);
+  return assembleOne('scan', [T.i32, T.i32, T.i32, T.f64, T.i32], [T.i32], locals, code);
 }
