@@ -94,32 +94,57 @@ function dist2(X: mt.Tensor, C: mt.Tensor): mt.Tensor {
 
 const matrix = (v: ArrayLike<number>, k: number, d: number): mt.Tensor => mt.tensor(Float64Array.from(v)).reshape([k, d]);
 
-/** One k-means run from `centers` (k × d, on the centered X): scikit-learn's _kmeans_single_lloyd. */
-async function lloyd(X: mt.Tensor, w: mt.Tensor | null, init: Float64Array, k: number, maxIter: number, tol: number, run = '1/1') {
-  const d = X.shape[1]!;
-  let centers = init;
-  let prev: [number, number] | null = null;
-  let iter = 0;
-  for (iter = 0; iter < maxIter; iter++) {
-    const acc = await numbers(step(X, matrix(centers, k, d), w));
-    const next = new Float64Array(k * d);
-    const weight = acc.slice(k * d, k * d + k);
-    const empty = weight.flatMap((v, j) => (v === 0 ? [j] : []));
-    const sums = acc.slice(0, k * d);
-    if (empty.length) await relocate(X, w, centers, k, empty, sums, weight);
-    for (let j = 0; j < k; j++) for (let f = 0; f < d; f++) next[j * d + f] = weight[j]! > 0 ? sums[j * d + f]! / weight[j]! : centers[j * d + f]!;
-    let shift = 0;
-    for (let i = 0; i < k * d; i++) shift += (next[i]! - centers[i]!) ** 2;
-    centers = next;
-    report({ estimator: 'KMeans', run, iteration: iter + 1, inertia: acc[k * d + k]! }, iter + 1, maxIter);
-    const h: [number, number] = [acc[k * d + k + 1]!, acc[k * d + k + 2]!];
-    if (prev && prev[0] === h[0] && prev[1] === h[1]) break; // strict convergence: no label changed
-    if (shift <= tol) break;
-    prev = h;
+/** One Lloyd step of several runs in one pass over X: per run its row [k·d sums | k weights | inertia | h1 | h2]. */
+async function stepRuns(X: mt.Tensor, Cs: readonly Float64Array[], w: mt.Tensor | null, k: number): Promise<number[][]> {
+  const d = X.shape[1]!, R = Cs.length;
+  const C = matrix(Cs.flatMap((c) => [...c]), R * k, d);
+  const calls = blocks(X).map(([a, b], j): G.RoutineCall => ({
+    routine: 'kstep', params: { k, d, weighted: !!w, runs: R }, chunk: j,
+    reads: [{ input: 0, box: [[a, b], [0, d]] }, { input: 1, box: [[0, R * k], [0, d]] }, ...(w ? [{ input: 2, box: [[a, b]] as [number, number][] }] : [])],
+  }));
+  const width = k * d + k + 3;
+  const parts = new mt.Tensor(G.routine('kmeans.step', [X.node, C.node, ...(w ? [w.node] : [])], calls, 'float64', [calls.length, R * width], [1, R * width]));
+  const sum = calls.length === 1 ? mt.reshape(parts, [R * width]) : mt.sum(parts, { axis: 0 });
+  const acc = await numbers(sum);
+  free(parts, sum);
+  return Cs.map((_, r) => acc.slice(r * width, (r + 1) * width));
+}
+
+interface Run { centers: Float64Array; inertia: number; n_iter: number }
+
+/**
+ * k-means runs from their initial centers (k × d each, on the centered X),
+ * each scikit-learn's _kmeans_single_lloyd, stepped together: every pass over
+ * X steps each run not yet converged, so n_init runs read X once a pass.
+ */
+async function lloyd(X: mt.Tensor, w: mt.Tensor | null, inits: readonly Float64Array[], k: number, maxIter: number, tol: number): Promise<Run[]> {
+  const d = X.shape[1]!, R = inits.length;
+  const state = inits.map((init) => ({ centers: init, prev: null as [number, number] | null, iter: 0, done: false }));
+  while (state.some((s) => !s.done)) {
+    const active = state.flatMap((s, r) => (s.done ? [] : [r]));
+    const accs = await stepRuns(X, active.map((r) => state[r]!.centers), w, k);
+    for (const [i, r] of active.entries()) {
+      const s = state[r]!, acc = accs[i]!;
+      const next = new Float64Array(k * d);
+      const weight = acc.slice(k * d, k * d + k);
+      const empty = weight.flatMap((v, j) => (v === 0 ? [j] : []));
+      const sums = acc.slice(0, k * d);
+      if (empty.length) await relocate(X, w, s.centers, k, empty, sums, weight);
+      for (let j = 0; j < k; j++) for (let f = 0; f < d; f++) next[j * d + f] = weight[j]! > 0 ? sums[j * d + f]! / weight[j]! : s.centers[j * d + f]!;
+      let shift = 0;
+      for (let q = 0; q < k * d; q++) shift += (next[q]! - s.centers[q]!) ** 2;
+      s.centers = next;
+      s.iter++;
+      report({ estimator: 'KMeans', run: `${r + 1}/${R}`, iteration: s.iter, inertia: acc[k * d + k]! }, s.iter, maxIter);
+      const h: [number, number] = [acc[k * d + k + 1]!, acc[k * d + k + 2]!];
+      // strict convergence (no label changed), the centers' shift within tol, or max_iter
+      if ((s.prev && s.prev[0] === h[0] && s.prev[1] === h[1]) || shift <= tol || s.iter >= maxIter) s.done = true;
+      s.prev = h;
+    }
   }
-  const C = matrix(centers, k, d);
-  const inertia = (await numbers(step(X, C, w)))[k * d + k]!;
-  return { centers, inertia, n_iter: Math.min(iter + 1, maxIter) };
+  // the inertia of each run's final centers, in one more pass
+  const last = await stepRuns(X, state.map((s) => s.centers), w, k);
+  return state.map((s, r) => ({ centers: s.centers, inertia: last[r]![k * d + k]!, n_iter: s.iter }));
 }
 
 /**
@@ -418,11 +443,9 @@ export class KMeans {
     const seeds = Array.from({ length: runs }, (_, run) => seed0 + 7919 * run);
     // k-means++ draws every run's centers together (two passes a step); 'random' draws rows
     const inits = given ? [given] : this.init === 'random' ? await Promise.all(seeds.map((s) => randomRows(x, k, s))) : (await plusPlus(x, w, k, seeds)).centers;
-    let best: Awaited<ReturnType<typeof lloyd>> | null = null;
-    for (let run = 0; run < runs; run++) {
-      const r = await lloyd(x, w, inits[run]!, k, this.max_iter, tol, `${run + 1}/${runs}`);
-      if (!best || r.inertia < best.inertia) best = r;
-    }
+    // the first run of least inertia wins, as scikit-learn keeps it
+    let best: Run | null = null;
+    for (const r of await lloyd(x, w, inits, k, this.max_iter, tol)) if (!best || r.inertia < best.inertia) best = r;
     const C = matrix(best!.centers, k, d);
     this.labels_ = await mt.astype(assign(x, C), 'int32').execute();
     this.cluster_centers_ = await mt.add(C, mean).execute();

@@ -10,7 +10,9 @@
 //            inertia), with two position-keyed sums of the labels by which
 //            the host sees that no label changed (scikit-learn's strict
 //            convergence) without storing them: one float64 row
-//            [k·d sums | k counts | inertia | h1 | h2].
+//            [k·d sums | k counts | inertia | h1 | h2] per run, for the
+//            `runs` sets of centers stepped together (n_init's runs: the
+//            rows are read once for all of them).
 // Centers are ranked by ‖c‖² − 2x·c, as scikit-learn's Lloyd step ranks
 // them (so near-ties fall the same way); the inertia sums the exact
 // Σ(x − c)² of each row's own center, as its _inertia does.
@@ -76,7 +78,8 @@ function dense(c: Region): Float64Array {
 /** Rows per sub-block copied into the kernel's memory. */
 const SUB = 4096;
 
-type NearFn = (x: number, n: number, C: number, cc: number, labels: number, dists: number, sums: number, counts: number, w: number) => number;
+type NearFn = (x: number, n: number, C: number, cc: number, labels: number, dists: number, sums: number, counts: number, w: number,
+  first: number, hashes: number) => number;
 type PotFn = (x: number, n: number, C: number, cl: number, cs: number, w: number, sums: number, out: number) => void;
 interface Kernel<F> { memory: WebAssembly.Memory; fn: F }
 
@@ -107,7 +110,7 @@ function memoryOf(k: Kernel<unknown> | null, bytes: number): ArrayBuffer {
 /** nearModule's function in TypeScript, on the same layout. */
 function nearTs(buf: ArrayBuffer, d: number, P: number): NearFn {
   const f64 = new Float64Array(buf), i32 = new Int32Array(buf);
-  return (x, n, C, cc, labels, dists, sums, counts, w) => {
+  return (x, n, C, cc, labels, dists, sums, counts, w, first, hashes) => {
     let inertia = 0;
     for (let r = 0; r < n; r++, x += 8 * d) {
       const xr = x / 8;
@@ -129,6 +132,9 @@ function nearTs(buf: ArrayBuffer, d: number, P: number): NearFn {
         for (let f = 0; f < d; f++) f64[sums / 8 + bj * d + f]! += wt * f64[xr + f]!;
         f64[counts / 8 + bj]! += wt;
         inertia += wt * dist;
+        const p = first + r;
+        f64[hashes / 8]! += (bj + 1) * (Math.imul(p, 0x9e3779b1) >>> 12);
+        f64[hashes / 8 + 1]! += (bj + 1) * (Math.imul(p ^ 0x5bd1e995, 0x85ebca6b) >>> 12);
       }
     }
     return inertia;
@@ -183,30 +189,50 @@ function copyVector(w: Region, r0: number, m: number, f64: Float64Array, at: num
   for (let r = 0; r < m; r++) f64[at + r] = data[(r0 + r) * s]!;
 }
 
-interface Near { labels: Int32Array; sums: Float64Array; counts: Float64Array; inertia: number }
+interface Near { labels: Int32Array; sums: Float64Array; counts: Float64Array; inertia: number; hashes: Float64Array }
 
-/** Each row's nearest of k centers, and with `fold` the Lloyd sums (weighted by w). */
-function near(x: Region, C: Float64Array, k: number, d: number, w: Region | null, fold: boolean): Near {
-  const n = x.shape[0]!, P = Math.ceil(k / 2);
+/**
+ * Each row's nearest of k centers for each of `runs` sets of centers (C holds
+ * runs·k rows), and with `fold` each run's Lloyd sums (weighted by w) and its
+ * two label sums; the rows are copied into the kernel's memory once for all
+ * runs. Labels are kept for the last run only (kassign has one).
+ */
+function near(x: Region, C: Float64Array, k: number, d: number, w: Region | null, fold: boolean, runs = 1): Near[] {
+  const n = x.shape[0]!, P = Math.ceil(k / 2), first = x.origin[0]!;
   const wk = d <= KMEANS_WASM_MAX_D ? kernel<NearFn>(`near ${d} ${P}`, () => nearModule(d, P), 'near') : null;
-  // layout (bytes): centers, norms, counts, sums, rows, weights, dists, labels
-  const oC = 0, oCC = oC + 16 * P * d, oN = oCC + 16 * P, oS = oN + 16 * P, oX = oS + 16 * P * d;
-  const oW = oX + 8 * SUB * d, oD = oW + 8 * SUB, oL = oD + 8 * SUB;
+  // layout (bytes), per run: centers, norms, counts, sums, label sums; then rows, weights, dists, labels
+  const per = 16 * P * d + 16 * P + 16 * P + 16 * P * d + 16;
+  const oX = runs * per, oW = oX + 8 * SUB * d, oD = oW + 8 * SUB, oL = oD + 8 * SUB;
+  const at = (r: number) => {
+    const oC = r * per, oCC = oC + 16 * P * d, oN = oCC + 16 * P, oS = oN + 16 * P, oH = oS + 16 * P * d;
+    return { oC, oCC, oN, oS, oH };
+  };
   const buf = memoryOf(wk, oL + 4 * SUB);
   const f64 = new Float64Array(buf), i32 = new Int32Array(buf);
   const fn = wk ? wk.fn : nearTs(buf, d, P);
-  pack(C, k, d, f64, oC / 8, oCC / 8);
-  f64.fill(0, oN / 8, oX / 8);
-  const labels = new Int32Array(n);
-  let inertia = 0;
+  for (let r = 0; r < runs; r++) {
+    const o = at(r);
+    pack(C.subarray(r * k * d, (r + 1) * k * d), k, d, f64, o.oC / 8, o.oCC / 8);
+    f64.fill(0, o.oN / 8, (o.oH + 16) / 8);
+  }
+  const labels = new Int32Array(n), inertia = new Float64Array(runs);
   for (let r0 = 0; r0 < n; r0 += SUB) {
     const m = Math.min(SUB, n - r0);
     copyRows(x, r0, m, d, f64, oX / 8);
     if (w) copyVector(w, r0, m, f64, oW / 8);
-    inertia += fn(oX, m, oC, oCC, oL, oD, fold ? oS : 0, oN, w ? oW : 0);
+    for (let r = 0; r < runs; r++) {
+      const o = at(r);
+      inertia[r]! += fn(oX, m, o.oC, o.oCC, oL, oD, fold ? o.oS : 0, o.oN, w ? oW : 0, first + r0, o.oH);
+    }
     labels.set(i32.subarray(oL / 4, oL / 4 + m), r0);
   }
-  return { labels, sums: f64.slice(oS / 8, oS / 8 + k * d), counts: f64.slice(oN / 8, oN / 8 + k), inertia };
+  return Array.from({ length: runs }, (_, r) => {
+    const o = at(r);
+    return {
+      labels, sums: f64.slice(o.oS / 8, o.oS / 8 + k * d), counts: f64.slice(o.oN / 8, o.oN / 8 + k), inertia: inertia[r]!,
+      hashes: f64.slice(o.oH / 8, o.oH / 8 + 2),
+    };
+  });
 }
 
 /**
@@ -294,32 +320,25 @@ export const CLUSTER_ROUTINES: Readonly<Record<'kassign' | 'kstep' | 'kdist' | '
     },
     run(params, [x, c], out) {
       const { k, d } = dims(params);
-      const { labels } = near(x!, dense(c!), k, d, null, false);
+      const [{ labels }] = near(x!, dense(c!), k, d, null, false) as [Near];
       const o = out.data as Int32Array, s = out.strides[0]!;
       for (let r = 0; r < labels.length; r++) o[r * s] = labels[r]!;
     },
   },
   kstep: {
     check(params, inputs, output) {
-      const { k, d, weighted } = dims(params);
+      const { k, d, weighted } = dims(params, ['runs']);
+      const runs = params.runs === undefined ? 1 : count(params, 'runs');
       if (inputs.length !== (weighted ? 3 : 2)) throw new TypeError('kstep reads the rows, the centers (and the weights)');
-      checkBlock(inputs[0], undefined, d, 'rows'); checkBlock(inputs[1], k, d, 'centers');
+      checkBlock(inputs[0], undefined, d, 'rows'); checkBlock(inputs[1], runs * k, d, 'centers');
       if (weighted) checkWeights(inputs[2], inputs[0]!.shape[0]!);
-      checkBlock(output, 1, k * d + k + 3, 'its output');
+      checkBlock(output, 1, runs * (k * d + k + 3), 'its output');
     },
     run(params, [x, c, w], out) {
-      const { k, d } = dims(params);
-      const { labels, sums, counts, inertia } = near(x!, dense(c!), k, d, w ?? null, true);
-      const first = x!.origin[0]!;
-      let h1 = 0, h2 = 0;
-      for (let r = 0; r < labels.length; r++) {
-        // two position-keyed sums of the labels, exact in float64 (below 2^53 for 2^31 rows): equal
-        // sums from two iterations mean the same labels but with odds of about 2^-40
-        const p = first + r, j = labels[r]!;
-        h1 += (j + 1) * (Math.imul(p, 0x9e3779b1) >>> 12);
-        h2 += (j + 1) * (Math.imul(p ^ 0x5bd1e995, 0x85ebca6b) >>> 12);
-      }
-      writeRow(out, [...sums, ...counts, inertia, h1, h2]);
+      const { k, d } = dims(params, ['runs']);
+      const runs = params.runs === undefined ? 1 : count(params, 'runs');
+      const res = near(x!, dense(c!), k, d, w ?? null, true, runs);
+      writeRow(out, res.flatMap(({ sums, counts, inertia, hashes }) => [...sums, ...counts, inertia, ...hashes]));
     },
   },
   kpp: {

@@ -11,7 +11,8 @@
 //         without branches), its exact
 //         squared distance Σ(x − c)², and, when `sums` is not 0, the Lloyd
 //         fold: sums[j·d + f] += w·x_f, counts[j] += w, inertia += w·dist
-//         (the return value); w is 1 when the weights pointer is 0;
+//         (the return value), and two position-keyed sums of the labels;
+//         w is 1 when the weights pointer is 0;
 //   pot   each row's exact squared distances Σ(x − c)² to every center,
 //         optionally min'd with the row's current closest distance (k-means++'s
 //         potential: a pair takes one column of `cl` for both lanes when the
@@ -25,25 +26,27 @@ import { Code, T, V, assembleOne } from './encode.js';
 
 const I32_ADD = 0x6a, I32_MUL = 0x6c, I32_SHL = 0x74, I32_SHR_U = 0x76, I32_AND = 0x71, I32_GE_S = 0x4e, I32_EQZ = 0x45;
 const I32_STORE = 0x36, F64_LOAD = 0x2b, F64_STORE = 0x39, F64_ADD = 0xa0, F64_SUB = 0xa1, F64_MUL = 0xa2, F64_LT = 0x63, F64_EQ = 0x61;
-const I32_WRAP = 0xa7, I32_LT_S = 0x48, I32_OR = 0x72, SELECT = 0x1b;
+const I32_WRAP = 0xa7, I32_LT_S = 0x48, I32_OR = 0x72, I32_XOR = 0x73, SELECT = 0x1b, F64_FROM_I32 = 0xb7, F64_FROM_U32 = 0xb8;
 
 /** The widest row the kernels are generated for (a v128 local per dimension). */
 export const KMEANS_WASM_MAX_D = 64;
 
 /**
- * near(x, n, C, cc, labels, dists, sums, counts, w) -> inertia. x: n rows of
- * d float64; cc: P v128s of the pairs' squared norms; labels: n int32;
- * dists: n float64.
+ * near(x, n, C, cc, labels, dists, sums, counts, w, first, hashes) -> inertia.
+ * x: n rows of d float64 (global rows first, first + 1, ...); cc: P v128s of
+ * the pairs' squared norms; labels: n int32; dists: n float64; hashes: two
+ * float64 sums the fold adds each row's position-keyed label terms to
+ * (runtime/cluster.ts kstep).
  */
 export function nearModule(d: number, P: number): Uint8Array<ArrayBuffer> {
   const c = new Code();
-  const [x, n, C, cc, labels, dists, sums, counts, w] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  const [x, n, C, cc, labels, dists, sums, counts, w, first, hashes] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
   const locals: T[] = [];
-  let next = 9;
+  let next = 11;
   const local = (t: T): number => { locals.push(t); return next++; };
   const xv = Array.from({ length: d }, () => local(T.v128));
   const [a, v, bestv, bidx, m] = [local(T.v128), local(T.v128), local(T.v128), local(T.v128), local(T.v128)];
-  const [r, bj, base, sp, j0, j1] = [local(T.i32), local(T.i32), local(T.i32), local(T.i32), local(T.i32), local(T.i32)];
+  const [r, bj, base, sp, j0, j1, pos] = [local(T.i32), local(T.i32), local(T.i32), local(T.i32), local(T.i32), local(T.i32), local(T.i32)];
   const [v0, v1, dist, t, wt, inertia] = [local(T.f64), local(T.f64), local(T.f64), local(T.f64), local(T.f64), local(T.f64)];
   c.block().loop();
   c.get(r).get(n).op(I32_GE_S).brIf(1);
@@ -85,12 +88,20 @@ export function nearModule(d: number, P: number): Uint8Array<ArrayBuffer> {
   c.get(counts).get(bj).i32(3).op(I32_SHL).op(I32_ADD).set(sp);
   c.get(sp).get(sp).mem(F64_LOAD, 3, 0).get(wt).op(F64_ADD).mem(F64_STORE, 3, 0);
   c.get(inertia).get(wt).get(dist).op(F64_MUL).op(F64_ADD).set(inertia);
+  // h1 += (j + 1)·(imul(p, 0x9e3779b1) >>> 12), h2 += (j + 1)·(imul(p ^ 0x5bd1e995, 0x85ebca6b) >>> 12)
+  c.get(first).get(r).op(I32_ADD).set(pos);
+  c.get(hashes).get(hashes).mem(F64_LOAD, 3, 0);
+  c.get(bj).i32(1).op(I32_ADD).op(F64_FROM_I32).get(pos).i32(0x9e3779b1).op(I32_MUL).i32(12).op(I32_SHR_U).op(F64_FROM_U32).op(F64_MUL);
+  c.op(F64_ADD).mem(F64_STORE, 3, 0);
+  c.get(hashes).get(hashes).mem(F64_LOAD, 3, 8);
+  c.get(bj).i32(1).op(I32_ADD).op(F64_FROM_I32).get(pos).i32(0x5bd1e995).op(I32_XOR).i32(0x85ebca6b).op(I32_MUL).i32(12).op(I32_SHR_U).op(F64_FROM_U32).op(F64_MUL);
+  c.op(F64_ADD).mem(F64_STORE, 3, 8);
   c.end();
   c.get(x).i32(8 * d).op(I32_ADD).set(x);
   c.get(r).i32(1).op(I32_ADD).set(r);
   c.br(0).end().end();
   c.get(inertia);
-  return assembleOne('near', [T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32], [T.f64], locals, c);
+  return assembleOne('near', [T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32], [T.f64], locals, c);
 }
 
 /** How pot's distances meet the closest ones: none, one column per lane, or one column per run of `ppr` pairs. */
