@@ -1,0 +1,144 @@
+// learn's MiniBatchKMeans, stratified splits and NearestNeighbors' radius and
+// graph queries against scikit-learn 1.2 (test/fixtures/gen_learn.py's
+// learn_more(), Debian's python3-sklearn), each over one chunk and over
+// chunks of 7 rows. MiniBatchKMeans: partial_fit from a given init draws
+// nothing, so its centers, labels and inertia are scikit-learn's; fit draws
+// its batches from Tessera's generator, so on well-separated blobs it is
+// held to scikit-learn's KMeans centers, the true partition and
+// scikit-learn's MiniBatchKMeans inertia within tolerances, and to its own
+// identities (n_iter_ from n_steps_, the same fit on any chunking).
+
+import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import * as mt from '../src/api/tensor.js';
+import * as learn from '../src/learn/index.js';
+
+const F = JSON.parse(readFileSync(new URL('./fixtures/learn_more.json', import.meta.url), 'utf8'));
+afterAll(() => mt.shutdown());
+
+type V = number | string | null | V[];
+const num = (v: V): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : (v as number));
+const deep = (v: V): unknown => (Array.isArray(v) ? v.map(deep) : num(v));
+/** A fixture matrix or vector as a float64 tensor over chunks of `c` rows. */
+const T = (v: V, c?: number): mt.Tensor => mt.tensor(deep(v) as number[], c ? { chunkSize: c } : {});
+
+/** Values equal within a relative (and absolute, near 0) tolerance. */
+function close(got: unknown, want: unknown, tol: number, at = ''): void {
+  if (Array.isArray(want)) {
+    expect(Array.isArray(got), `${at}: an array`).toBe(true);
+    expect((got as unknown[]).length, `${at}: length`).toBe(want.length);
+    want.forEach((w, i) => close((got as unknown[])[i], w, tol, `${at}[${i}]`));
+    return;
+  }
+  const w = num(want as V), g = Number(got);
+  expect(Math.abs(g - w), `${at}: ${g} vs ${w}`).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(w)));
+}
+
+/** The first line of the error `f` throws or rejects with. */
+async function firstLine(f: () => unknown): Promise<string> {
+  try { await f(); } catch (e) { return String((e as Error).message).split('\n')[0]!; }
+  throw new Error('no error');
+}
+/** scikit-learn's message as learn gives it: InvalidParameterError is a ValueError, NotFittedError's class is the error's. */
+const messageOf = (fixture: string): string => fixture.replace(/^InvalidParameterError: /, 'ValueError: ').replace(/^NotFittedError: /, '');
+
+/** Rows sorted lexicographically (centers compared up to their order). */
+const sortRows = (rows: number[][]): number[][] => [...rows].sort((a, b) => {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+});
+
+for (const chunk of [undefined, 7]) {
+  const tag = chunk ? `chunks of ${chunk}` : 'one chunk';
+
+  describe(`learn.cluster.MiniBatchKMeans (${tag})`, () => {
+    const M = F.minibatch;
+    it.each(M.partial_fit.map((c: { name: string }) => [c.name, c]))(
+      'partial_fit from a given init (%s): scikit-learn\'s centers, labels, inertia and n_steps_ after each batch', async (_n, c) => {
+        const m = new learn.cluster.MiniBatchKMeans({ n_clusters: 4, init: T(M.init), n_init: 1, ...c.opts });
+        for (const [s, want] of c.steps.entries()) {
+          const rows = T(M.X, chunk).get(mt.slice(200 * s, 200 * (s + 1)));
+          const sw = c.sw ? T(c.sw).get(mt.slice(200 * s, 200 * (s + 1))) : null;
+          await m.partial_fit(rows, undefined, sw);
+          close(await m.cluster_centers_!.tolist(), want.centers, 1e-12, `centers ${s}`);
+          expect(await m.labels_!.tolist(), `labels ${s}`).toEqual(want.labels);
+          close(m.inertia_, want.inertia, 1e-12, `inertia ${s}`);
+          expect(m.n_steps_).toBe(want.n_steps);
+        }
+      });
+
+    it('predict, transform and score on partial_fit\'s centers are scikit-learn\'s', async () => {
+      const m = new learn.cluster.MiniBatchKMeans({ n_clusters: 4, init: T(M.init), n_init: 1 });
+      for (let a = 0; a < 600; a += 200) await m.partial_fit(T(M.X, chunk).get(mt.slice(a, a + 200)));
+      expect(await (await m.predict(T(M.Xq, chunk))).tolist()).toEqual(M.predict);
+      close(await (await m.transform(T(M.Xq, chunk))).tolist(), M.transform, 1e-12, 'transform');
+      close(await m.score(T(M.Xq, chunk)), M.score, 1e-12, 'score');
+    });
+
+    it.each(M.fits.map((c: { opts: object }) => [JSON.stringify(c.opts), c]))(
+      'fit on blobs (%s): KMeans\'s centers, the true partition, scikit-learn\'s inertia', async (_n, c) => {
+        const m = await new learn.cluster.MiniBatchKMeans({ n_clusters: 4, random_state: 0, n_init: 3, ...c.opts }).fit(T(M.X, chunk));
+        const got = sortRows(await m.cluster_centers_!.tolist() as number[][]);
+        // a center is the mean of the rows it was given (drawn with replacement): within ~3 standard errors of its blob's mean
+        for (const [i, row] of (M.kmeans_centers as number[][]).entries()) {
+          for (const [f, v] of row.entries()) expect(Math.abs(got[i]![f]! - v), `center ${i}`).toBeLessThan(0.2);
+        }
+        const batch = Math.min(c.opts.batch_size, 600);
+        expect(m.n_iter_).toBe(Math.ceil((m.n_steps_! * batch) / 600));
+        expect(m.n_steps_).toBeLessThanOrEqual(Math.floor((100 * 600) / batch));
+        if (c.opts.compute_labels === false) {
+          expect(m.labels_).toBeUndefined();
+          close(m.inertia_, c.inertia, 0.2, 'ewa inertia'); // the smoothed batch inertia times n: noisy in both
+          return;
+        }
+        // the labels are the blobs up to names: one label per blob, and each blob's label its own
+        const labels = await m.labels_!.tolist() as number[];
+        const name = new Map<number, number>();
+        (M.y as number[]).forEach((b, i) => { if (!name.has(b)) name.set(b, labels[i]!); expect(labels[i]).toBe(name.get(b)); });
+        expect(new Set(name.values()).size).toBe(4);
+        close(m.inertia_, c.inertia, 0.03, 'inertia');
+        expect(m.inertia_!).toBeGreaterThanOrEqual(M.kmeans_inertia * (1 - 1e-12));
+        close(-(await m.score(T(M.X))), m.inertia_, 1e-12, 'score');
+      });
+
+    it('fit: the same seed gives the same centers on any chunking; weights weigh the inertia', async () => {
+      const a = await new learn.cluster.MiniBatchKMeans({ n_clusters: 4, random_state: 5, batch_size: 50, n_init: 3 }).fit(T(M.X, chunk));
+      const b = await new learn.cluster.MiniBatchKMeans({ n_clusters: 4, random_state: 5, batch_size: 50, n_init: 3 }).fit(T(M.X, 13));
+      expect(await a.cluster_centers_!.tolist()).toEqual(await b.cluster_centers_!.tolist());
+      expect(a.n_steps_).toBe(b.n_steps_);
+      const sw = T(M.partial_fit[1].sw);
+      const w = await new learn.cluster.MiniBatchKMeans({ n_clusters: 4, random_state: 5, batch_size: 50 }).fit(T(M.X, chunk), undefined, sw);
+      close(-(await w.score(T(M.X), undefined, sw)), w.inertia_, 1e-12, 'weighted inertia');
+      expect(await (await w.fit_predict(T(M.X, chunk), undefined, sw)).tolist()).toEqual(await (await w.predict(T(M.X))).tolist());
+    });
+
+    it('fit then partial_fit continues from the fitted counts', async () => {
+      const m = await new learn.cluster.MiniBatchKMeans({ n_clusters: 4, random_state: 1, batch_size: 64 }).fit(T(M.X, chunk));
+      const before = m.n_steps_!;
+      await m.partial_fit(T(M.X, chunk).get(mt.slice(0, 100)));
+      expect(m.n_steps_).toBe(before + 1);
+      expect((await m.labels_!.tolist() as number[]).length).toBe(100);
+    });
+  });
+}
+
+describe('learn.cluster.MiniBatchKMeans errors', () => {
+  const M = F.minibatch, E = learn.cluster.MiniBatchKMeans;
+  const X = (): mt.Tensor => T(M.X);
+  it.each([
+    ['batch_size', { batch_size: 0 }], ['max_no_improvement', { max_no_improvement: -1 }], ['init_size', { init_size: 0 }],
+    ['reassignment_ratio', { reassignment_ratio: -1 }], ['tol', { tol: -1 }], ['n_clusters', { n_clusters: 0 }], ['max_iter', { max_iter: 0 }],
+    ['n_init', { n_init: 0 }],
+  ])("scikit-learn's message for a bad %s", async (key, opts) => {
+    expect(await firstLine(async () => new E(opts as object).fit(X()))).toBe(messageOf(M.errors[key as string]));
+  });
+  it('the init array\'s shape, too few samples, other features, unfitted', async () => {
+    expect(await firstLine(() => new E({ n_clusters: 3, init: T(M.init), n_init: 1 }).fit(X()))).toBe(messageOf(M.errors.init_shape));
+    expect(await firstLine(() => new E({ n_clusters: 4 }).fit(X().get(mt.slice(0, 3))))).toBe(messageOf(M.errors.too_few));
+    const m = await new E({ n_clusters: 4, init: T(M.init), n_init: 1 }).fit(X());
+    expect(await firstLine(() => m.partial_fit(X().get(mt.slice(0, 5), mt.slice(0, 2))))).toBe(messageOf(M.errors.features));
+    expect(await firstLine(() => new E({ n_clusters: 4 }).predict(X()))).toBe(messageOf(M.errors.not_fitted));
+    await expect(new E({ n_clusters: 4 }).predict(X())).rejects.toBeInstanceOf(learn.NotFittedError);
+    expect(() => new E({ init: 'foo' as 'random' })).toThrow(/The 'init' parameter of MiniBatchKMeans must be a str among/);
+  });
+});
