@@ -122,6 +122,99 @@ for (const chunk of [undefined, 7]) {
   });
 }
 
+/** Each class's count among the rows `at` of labels y. */
+const countsOf = (y: number[], classes: number[], at: number[]): number[] => classes.map((c) => at.filter((i) => y[i] === c).length);
+
+/** _validate_shuffle_split's sizes for a fixture case (the default test share 0.25). */
+function splitSizes(n: number, o: { test_size?: number; train_size?: number }): [number, number] {
+  const test = o.test_size ?? (o.train_size === undefined ? 0.25 : undefined);
+  let nTest = test === undefined ? undefined : Number.isInteger(test) ? test : Math.ceil(test * n);
+  let nTrain = o.train_size === undefined ? undefined : Number.isInteger(o.train_size) ? o.train_size : Math.floor(o.train_size * n);
+  nTrain ??= n - nTest!;
+  nTest ??= n - nTrain;
+  return [nTrain, nTest];
+}
+
+for (const chunk of [undefined, 7]) {
+  const tag = chunk ? `chunks of ${chunk}` : 'one chunk';
+  describe(`learn.model_selection stratified (${tag})`, () => {
+    const S = F.stratify;
+    it.each(S.cases.map((c: { name: string }) => [c.name, c]))('train_test_split stratify (%s): scikit-learn\'s per-class counts', async (_n, c) => {
+      const y = c.y as number[], n = y.length;
+      const X = T(y.map((_, i) => [2 * i, 2 * i + 1]), chunk);
+      const [Xtr, Xte, ytr, yte] = await learn.model_selection.train_test_split(X, T(c.y, chunk), { ...c.opts, stratify: T(c.y, chunk), random_state: 3 });
+      const rowsOf = async (t: unknown): Promise<number[]> => ((await (t as mt.Tensor).tolist()) as number[][]).map((r) => r[0]! / 2);
+      const train = await rowsOf(Xtr), test = await rowsOf(Xte);
+      // every row at most once, and y split with its rows
+      expect(new Set([...train, ...test]).size).toBe(train.length + test.length);
+      expect(await (ytr as mt.Tensor).tolist()).toEqual(train.map((i) => y[i]));
+      expect(await (yte as mt.Tensor).tolist()).toEqual(test.map((i) => y[i]));
+      const [nTrain, nTest] = splitSizes(n, c.opts);
+      expect([train.length, test.length]).toEqual([nTrain, nTest]);
+      const gotTrain = countsOf(y, c.classes, train), gotTest = countsOf(y, c.classes, test);
+      if (c.fixed) {
+        expect(gotTrain).toEqual(c.train);
+        expect(gotTest).toEqual(c.test);
+      } else {
+        // a tie of remainders broken by a draw: each class gets its share's floor or ceiling (_approximate_mode)
+        const all = countsOf(y, c.classes, y.map((_, i) => i));
+        all.forEach((m, i) => {
+          const share = (m / n) * nTrain;
+          expect([Math.floor(share), Math.ceil(share)]).toContain(gotTrain[i]);
+        });
+      }
+    });
+
+    it('the same seed, the same split on any chunking; strings stratify as their classes', async () => {
+      const c = S.cases.find((v: { name: string }) => v.name === 'shuffled');
+      const parts = async (ch?: number): Promise<unknown[]> => Promise.all((await learn.model_selection.train_test_split(
+        T(c.y, ch), { test_size: 0.2, stratify: T(c.y, ch), random_state: 11 })).map((t) => (t as mt.Tensor).tolist()));
+      expect(await parts(chunk)).toEqual(await parts(5));
+      const names = (c.y as number[]).map((v) => `class ${v}`);
+      const [ytr, yte] = await learn.model_selection.train_test_split(T(c.y, chunk), { test_size: 0.2, stratify: names, random_state: 1 });
+      const tally = async (t: unknown): Promise<number[]> => {
+        const v = await (t as mt.Tensor).tolist() as number[];
+        return countsOf(v, c.classes, v.map((_, i) => i));
+      };
+      expect(await tally(ytr)).toEqual(c.train);
+      expect(await tally(yte)).toEqual(c.test);
+    });
+  });
+}
+
+describe('learn.model_selection stratified errors and StratifiedKFold', () => {
+  const S = F.stratify, K = F.stratified_kfold;
+  const tts = learn.model_selection.train_test_split;
+  const y = (counts: number[]): number[] => counts.flatMap((m, c) => new Array<number>(m).fill(c));
+  it("train_test_split stratify: scikit-learn's errors", async () => {
+    const X = mt.zeros([20, 2]);
+    expect(await firstLine(() => tts(X, { stratify: y([10, 1, 9]) }))).toBe(S.one_member);
+    expect(await firstLine(() => tts(X, { stratify: y([8, 6, 6]), test_size: 2 }))).toBe(S.few_test);
+    expect(await firstLine(() => tts(X, { stratify: y([8, 6, 6]), train_size: 2 }))).toBe(S.few_train);
+    expect(await firstLine(() => tts(X, { stratify: y([10, 10]), shuffle: false }))).toBe(S.no_shuffle);
+  });
+  it.each(K.cases.map((c: { n_splits: number }) => [c.n_splits, c]))("StratifiedKFold(%i): scikit-learn's folds, and its counts when shuffled", async (_n, c) => {
+    const ys = K.y as number[];
+    const folds = await new learn.model_selection.StratifiedKFold({ n_splits: c.n_splits }).split(mt.zeros([ys.length]), T(K.y));
+    expect(await Promise.all(folds.map(async ([tr, te]) => [await tr.tolist(), await te.tolist()]))).toEqual(c.folds);
+    const sk = new learn.model_selection.StratifiedKFold({ n_splits: c.n_splits, shuffle: true, random_state: 4 });
+    const shuffled = await sk.split(mt.zeros([ys.length]), ys.map(String));
+    const counts = await Promise.all(shuffled.map(async ([tr, te]) => {
+      const test = await te.tolist() as number[], train = await tr.tolist() as number[];
+      expect([...test, ...train].sort((a, b) => a - b)).toEqual(ys.map((_, i) => i));
+      return countsOf(ys, K.classes, test);
+    }));
+    expect(c.shuffled_fixed).toBe(true);
+    expect(counts).toEqual(c.shuffled_counts);
+  });
+  it("StratifiedKFold: scikit-learn's errors", async () => {
+    const SK = learn.model_selection.StratifiedKFold;
+    expect(await firstLine(() => new SK({ n_splits: 5 }).split(mt.zeros([8]), y([4, 4])))).toBe(K.too_many);
+    expect(await firstLine(() => new SK({ n_splits: 30 }).split(mt.zeros([20]), y([10, 10])))).toBe(K.more_than_samples);
+    expect(await firstLine(() => new SK({ n_splits: 2 }).split(mt.zeros([6]), [0.5, 1.5, 0.5, 1.5, 0.2, 0.1]))).toBe(K.continuous);
+  });
+});
+
 describe('learn.cluster.MiniBatchKMeans errors', () => {
   const M = F.minibatch, E = learn.cluster.MiniBatchKMeans;
   const X = (): mt.Tensor => T(M.X);
