@@ -193,7 +193,8 @@ describe('learn.model_selection stratified errors and StratifiedKFold', () => {
     expect(await firstLine(() => tts(X, { stratify: y([8, 6, 6]), train_size: 2 }))).toBe(S.few_train);
     expect(await firstLine(() => tts(X, { stratify: y([10, 10]), shuffle: false }))).toBe(S.no_shuffle);
   });
-  it.each(K.cases.map((c: { n_splits: number }) => [c.n_splits, c]))("StratifiedKFold(%i): scikit-learn's folds, and its counts when shuffled", async (_n, c) => {
+  const kcases = K.cases.map((c: { n_splits: number }) => [c.n_splits, c]);
+  it.each(kcases)("StratifiedKFold(%i): scikit-learn's folds, and its counts when shuffled", async (_n, c) => {
     const ys = K.y as number[];
     const folds = await new learn.model_selection.StratifiedKFold({ n_splits: c.n_splits }).split(mt.zeros([ys.length]), T(K.y));
     expect(await Promise.all(folds.map(async ([tr, te]) => [await tr.tolist(), await te.tolist()]))).toEqual(c.folds);
@@ -233,5 +234,67 @@ describe('learn.cluster.MiniBatchKMeans errors', () => {
     expect(await firstLine(() => new E({ n_clusters: 4 }).predict(X()))).toBe(messageOf(M.errors.not_fitted));
     await expect(new E({ n_clusters: 4 }).predict(X())).rejects.toBeInstanceOf(learn.NotFittedError);
     expect(() => new E({ init: 'foo' as 'random' })).toThrow(/The 'init' parameter of MiniBatchKMeans must be a str among/);
+  });
+});
+
+/** A CSR graph's rows as (column, value) pairs sorted by column (an unsorted row compared as a set). */
+async function csrRows(g: { data: mt.Tensor | V[]; indices: mt.Tensor | V[]; indptr: mt.Tensor | V[] }, sorted: boolean): Promise<[number, number][][]> {
+  const read = async (t: mt.Tensor | V[]): Promise<number[]> => (t instanceof mt.Tensor ? (await t.tolist()) as number[] : (t as number[]));
+  const [data, indices, indptr] = [await read(g.data), await read(g.indices), await read(g.indptr)];
+  return indptr.slice(1).map((end, i) => {
+    const row = indices.slice(indptr[i], end).map((c, j): [number, number] => [c, data[indptr[i]! + j]!]);
+    return sorted ? row : row.sort((a, b) => a[0] - b[0]);
+  });
+}
+
+for (const chunk of [undefined, 7]) {
+  const tag = chunk ? `chunks of ${chunk}` : 'one chunk';
+  describe(`learn.neighbors radius and graphs (${tag})`, () => {
+    const R = F.radius;
+    it.each(R.cases.map((c: { metric: string }) => [c.metric, c]))("radius_neighbors (%s): scikit-learn's neighbours and distances", async (_n, c) => {
+      const m = await new learn.neighbors.NearestNeighbors({ radius: c.radius, metric: c.metric, ...c.opts }).fit(T(R.X, chunk));
+      const [dist, ind] = await m.radius_neighbors(T(R.Q, chunk), { sort_results: true }) as [mt.Tensor[], mt.Tensor[]];
+      expect(ind.length).toBe(c.ind.length);
+      expect(await Promise.all(ind.map((t) => t.tolist()))).toEqual(c.ind);
+      close(await Promise.all(dist.map((t) => t.tolist())), c.dist, 1e-12, 'dist');
+      const [sd, si] = await m.radius_neighbors(null, { sort_results: true }) as [mt.Tensor[], mt.Tensor[]];
+      expect(await Promise.all(si.map((t) => t.tolist()))).toEqual(c.self_ind);
+      close(await Promise.all(sd.map((t) => t.tolist())), c.self_dist, 1e-12, 'self dist');
+      // unsorted: the same neighbours as sets, in ascending index; indices only when asked
+      const [only] = await m.radius_neighbors(T(R.Q, chunk), { return_distance: false });
+      const sets = await Promise.all(only!.map(async (t) => t.tolist() as Promise<number[]>));
+      expect(sets).toEqual((c.ind as number[][]).map((v) => [...v].sort((a, b) => a - b)));
+      expect(only![0]!.dtype).toBe('int64');
+    });
+
+    it.each(Object.keys(R.graphs).map((k) => [k]))("the graph %s is scikit-learn's CSR", async (name) => {
+      const m = await new learn.neighbors.NearestNeighbors({ n_neighbors: 4, radius: 1.3 }).fit(T(R.X, chunk));
+      const Q = T(R.Q, chunk);
+      const g = {
+        knn_conn: () => m.kneighbors_graph(Q), knn_dist: () => m.kneighbors_graph(Q, { n_neighbors: 3, mode: 'distance' }),
+        knn_self: () => m.kneighbors_graph(null, { mode: 'distance' }), radius_conn: () => m.radius_neighbors_graph(Q),
+        radius_dist: () => m.radius_neighbors_graph(Q, { radius: 1.6, mode: 'distance', sort_results: true }),
+        radius_self: () => m.radius_neighbors_graph(undefined, { mode: 'distance' }),
+      }[name as string]!;
+      const got = await g(), want = R.graphs[name as string];
+      expect(got.shape).toEqual(want.shape);
+      expect(await got.indptr.tolist()).toEqual(want.indptr);
+      const sorted = name.startsWith('knn') || name === 'radius_dist';
+      const [a, b] = [await csrRows(got, sorted), await csrRows(want, sorted)];
+      expect(a.map((r) => r.map(([col]) => col))).toEqual(b.map((r) => r.map(([col]) => col)));
+      close(a.map((r) => r.map(([, v]) => v)), b.map((r) => r.map(([, v]) => v)), 1e-12, 'data');
+    });
+  });
+}
+
+describe('learn.neighbors radius errors', () => {
+  const R = F.radius;
+  it("scikit-learn's messages", async () => {
+    const m = await new learn.neighbors.NearestNeighbors({ n_neighbors: 4, radius: 1.3 }).fit(T(R.X));
+    expect(await firstLine(() => m.kneighbors_graph(T(R.Q), { mode: 'foo' as 'distance' }))).toBe(R.bad_mode);
+    expect(await firstLine(() => m.radius_neighbors_graph(T(R.Q), { mode: 'foo' as 'distance' }))).toBe(R.bad_mode_radius);
+    expect(await firstLine(() => m.radius_neighbors(T(R.Q), { return_distance: false, sort_results: true }))).toBe(R.sort_without_distance);
+    expect(await firstLine(() => new learn.neighbors.NearestNeighbors().radius_neighbors(T(R.Q)))).toBe(messageOf(R.not_fitted));
+    expect(await firstLine(() => m.radius_neighbors(T(R.Q).get(mt.slice(null), mt.slice(0, 3))))).toBe(R.features);
   });
 });
