@@ -67,6 +67,16 @@ for (const chunk of [undefined, 7]) {
         }
       });
 
+    it("partial_fit reassigns a center no row is nearest to onto a row of the batch; the others move as scikit-learn's", async () => {
+      const m = new learn.cluster.MiniBatchKMeans({ n_clusters: 4, init: T(M.reassigned.init), n_init: 1, random_state: 2 });
+      const batch = T(M.X, chunk).get(mt.slice(0, 200));
+      await m.partial_fit(batch);
+      const centers = await m.cluster_centers_!.tolist() as number[][];
+      close(centers.slice(0, 3), M.reassigned.centers, 1e-12, 'kept centers');
+      const rows = await batch.tolist() as number[][];
+      expect(rows.some((r) => r.every((v, f) => v === centers[3]![f]))).toBe(true);
+    });
+
     it('predict, transform and score on partial_fit\'s centers are scikit-learn\'s', async () => {
       const m = new learn.cluster.MiniBatchKMeans({ n_clusters: 4, init: T(M.init), n_init: 1 });
       for (let a = 0; a < 600; a += 200) await m.partial_fit(T(M.X, chunk).get(mt.slice(a, a + 200)));

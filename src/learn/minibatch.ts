@@ -181,8 +181,8 @@ export class MiniBatchKMeans {
     const k = this.n_clusters;
     const w = sample_weight === null || sample_weight === undefined ? null : mt.astype(mt.reshape(asTensor(sample_weight, 'sample_weight'), [-1]), 'float64');
     if (w) sameSamples([x, w]);
-    if (typeof this.init !== 'string') await this.givenInit(d); // the shape error before the data's
     const { runs, batch, initSize } = this.sizes(n);
+    const given = typeof this.init !== 'string' ? await this.givenInit(d) : null;
     await checkFinite([[x, 'X']], EST);
     const tol = this.tol > 0 ? Number(await mt.mean(mt.var(x, { axis: 0 })).item()) * this.tol : 0;
     const rng = mt.random.default_rng(this.random_state ?? Math.floor(Math.random() * 2 ** 31));
@@ -194,7 +194,7 @@ export class MiniBatchKMeans {
     };
 
     let centers: Float64Array;
-    if (typeof this.init !== 'string') centers = await this.givenInit(d);
+    if (given) centers = given;
     else {
       const valid = runs > 1 ? await draw(initSize) : null;
       let best = Infinity;
@@ -330,7 +330,6 @@ export class MiniBatchKMeans {
     if (w) sameSamples([x, w]);
     await checkFinite([[x, 'X']], EST);
     if (!this.state) {
-      if (typeof this.init !== 'string') await this.givenInit(d);
       const { batch, initSize } = this.sizes(b);
       const rng = mt.random.default_rng(this.random_state ?? Math.floor(Math.random() * 2 ** 31));
       const centers = typeof this.init !== 'string' ? await this.givenInit(d) : await this.drawInit(x, rng, initSize);
