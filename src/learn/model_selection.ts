@@ -131,7 +131,7 @@ async function classCodes(y: Input | readonly string[], n: number): Promise<{ co
  * proportion to their counts, the floors first, the rest to the largest
  * remainders (ties broken by `u`, one uniform per class).
  */
-export function approximateMode(counts: readonly number[], draws: number, u: () => Promise<number[]>): Promise<number[]> {
+function approximateMode(counts: readonly number[], draws: number, u: () => Promise<number[]>): Promise<number[]> {
   const total = counts.reduce((a, b) => a + b, 0);
   const continuous = counts.map((c) => (c / total) * draws);
   const floored = continuous.map(Math.floor);
