@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import * as mt from '../src/api/tensor.js';
 import * as learn from '../src/learn/index.js';
+import { ROUTINES } from '../src/runtime/routines.js';
 
 const F = JSON.parse(readFileSync(new URL('./fixtures/learn_more.json', import.meta.url), 'utf8'));
 afterAll(() => mt.shutdown());
@@ -296,6 +297,21 @@ for (const chunk of [undefined, 7]) {
     });
   });
 }
+
+describe('the radius routine refuses a bad call (as a peer refuses a bad task)', () => {
+  const f64 = (...shape: number[]): { dtype: 'float64'; shape: number[] } => ({ dtype: 'float64', shape });
+  const ok = { d: 3, m: 1, self: false, metric: 'sqeuclidean', p: 2, bound: 1, count: false, width: 4 };
+  it('checks its parameters and regions', () => {
+    expect(() => ROUTINES.radius.check(ok, [f64(5, 3), f64(9, 3)], f64(1, 8))).not.toThrow();
+    expect(() => ROUTINES.radius.check({ ...ok, count: true }, [f64(5, 3), f64(9, 3)], f64(5))).not.toThrow();
+    expect(() => ROUTINES.radius.check(ok, [f64(5, 3), f64(9, 3)], f64(1, 6))).toThrow(/writes a float64 \[1, 8\]/);
+    expect(() => ROUTINES.radius.check({ ...ok, metric: 'cosine' }, [f64(5, 3), f64(9, 3)], f64(1, 8))).toThrow(/metric/);
+    expect(() => ROUTINES.radius.check({ ...ok, bound: -1 }, [f64(5, 3), f64(9, 3)], f64(1, 8))).toThrow(/bound/);
+    expect(() => ROUTINES.radius.check({ ...ok, m: 2 }, [f64(5, 3), f64(9, 3)], f64(1, 8))).toThrow(/2 blocks/);
+    expect(() => ROUTINES.radius.check({ ...ok, extra: 1 }, [f64(5, 3), f64(9, 3)], f64(1, 8))).toThrow(/unknown routine parameter/);
+    expect(() => ROUTINES.radius.check(ok, [f64(5, 2), f64(9, 3)], f64(1, 8))).toThrow(/float64 \[n, 3\]/);
+  });
+});
 
 describe('learn.neighbors radius errors', () => {
   const R = F.radius;
