@@ -487,3 +487,6 @@ export class KMeans {
     return -(await numbers(step(x, C, w)))[k * d + k]!;
   }
 }
+
+// What MiniBatchKMeans (./minibatch.ts) shares with KMeans: the chunked passes over the rows and the seeded inits.
+export { assign as kmeansAssign, dist2 as kmeansDist2, step as kmeansStep, plusPlus, randomRows };

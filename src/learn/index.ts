@@ -9,6 +9,6 @@ export * as model_selection from './model_selection.js';
 export * as datasets from './datasets.js';
 export * as linear_model from './linear_model.js';
 export { NotFittedError, type Input } from './base.js';
-export * as cluster from './cluster.js';
+export * as cluster from './clusters.js';
 export * as decomposition from './decomposition.js';
 export * as neighbors from './neighbors.js';

@@ -19,6 +19,7 @@
 import * as mt from '../api/tensor.js';
 import * as G from '../graph/node.js';
 import { accuracy_score, r2_score } from './metrics.js';
+import { type CsrGraph, graphMode, int64, radiusImage, radiusSearch } from './radius.js';
 import {
   type Input, asTensor, checkFinite, checkX, fitted, labelsOf, numbers, options, sameFeatures, sameSamples, stringCategories, valueError,
 } from './base.js';
@@ -156,6 +157,20 @@ abstract class NeighborsBase {
     await mt.execute(dist, ind);
     return [dist, ind];
   }
+  /**
+   * kneighbors_graph(X=None, n_neighbors, mode): the k-neighbours graph as
+   * CSR (./radius.ts's CsrGraph): each query's row holds its k nearest,
+   * nearest first, with ones ('connectivity') or the distances ('distance').
+   */
+  async kneighbors_graph(X?: Input | null, opts: { n_neighbors?: number; mode?: 'connectivity' | 'distance' } = {}): Promise<CsrGraph> {
+    fitted(this.fitX, this.estName);
+    const mode = graphMode(opts.mode ?? 'connectivity');
+    const k = opts.n_neighbors ?? this.n_neighbors;
+    const res = await this.kneighbors(X, { n_neighbors: k, return_distance: mode === 'distance' });
+    const ind = res.at(-1)!, nq = ind.shape[0]!;
+    const data = mode === 'distance' ? mt.reshape(res[0]!, [-1]) : mt.ones([nq * k]);
+    return { data, indices: mt.reshape(ind, [-1]), indptr: mt.arange(0, nq * k + 1, k, { dtype: 'int64' }), shape: [nq, this.n_samples_fit_!] };
+  }
 }
 
 /** sklearn.neighbors.NearestNeighbors (unsupervised). */
@@ -164,8 +179,72 @@ export class NearestNeighbors extends NeighborsBase {
   protected get estName(): string { return 'NearestNeighbors'; }
   async fit(X: Input, _y?: unknown): Promise<this> { await this.fitRows(X); return this; }
 
-  /** radius_neighbors needs ragged results (a list of arrays per query), which learn has no type for yet. */
-  radius_neighbors(): never { throw valueError('NearestNeighbors.radius_neighbors is not supported by learn yet'); }
+
+  /**
+   * radius_neighbors(X=None, radius, return_distance, sort_results):
+   * [distances, indices] (or [indices]), each a JS array with one tensor per
+   * query (float64 distances, int64 indices: scikit-learn's object arrays),
+   * the indexed rows within `radius` (distance <= radius); in ascending
+   * index order, or nearest first with sort_results. Without X, each
+   * indexed row's neighbours other than itself. Chunked over the queries
+   * (./radius.ts).
+   */
+  async radius_neighbors(X?: Input | null, opts: { radius?: number; return_distance?: boolean; sort_results?: boolean } = {}):
+    Promise<[mt.Tensor[], mt.Tensor[]] | [mt.Tensor[]]> {
+    const ret = opts.return_distance ?? true, sort = opts.sort_results ?? false;
+    const found = await this.within(X, opts.radius, ret, sort);
+    const ind = found.map((f) => int64(f.ind));
+    return ret ? [found.map((f) => mt.tensor(Float64Array.from(f.dist))), ind] : [ind];
+  }
+
+  /** The neighbours within the radius of each query, on the host: distances and indices per query. */
+  private async within(X: Input | null | undefined, r: number | undefined, withDistance: boolean, sort: boolean): Promise<{ dist: number[]; ind: number[] }[]> {
+    const fx = fitted(this.fitX, this.estName);
+    if (sort && !withDistance) throw valueError('return_distance must be True if sort_results is True.');
+    const radius = r ?? this.radius;
+    const self = X === undefined || X === null;
+    const m = metricOf(this.metric, this.p);
+    let q = fx;
+    if (!self) {
+      q = checkX(X, this.estName);
+      sameFeatures(q, this.n_features_in_!, this.estName);
+      await checkFinite([[q, 'X']], this.estName);
+      if (m.unit) q = await unitRows(q).execute();
+    }
+    const image = radiusImage(this.metric, this.p, radius);
+    const hit = await radiusSearch(q, fx, queryBlocks(q), rowBlocks(fx), { kind: m.kind, p: m.p, bound: image * (1 + 1e-9), self });
+    const dist = hit.images.length ? await numbers(m.finish(mt.tensor(Float64Array.from(hit.images)))) : [];
+    const out: { dist: number[]; ind: number[] }[] = [];
+    let at = 0;
+    for (const c of hit.counts) {
+      const keep: number[] = [];
+      for (let i = at; i < at + c; i++) if (dist[i]! <= radius) keep.push(i);
+      // nearest first, ties in index order (scikit-learn's stable sort of the brute search's index-ordered rows)
+      if (sort) keep.sort((a, b) => dist[a]! - dist[b]! || a - b);
+      out.push({ dist: keep.map((i) => dist[i]!), ind: keep.map((i) => hit.indices[i]!) });
+      at += c;
+    }
+    return out;
+  }
+
+  /**
+   * radius_neighbors_graph(X=None, radius, mode, sort_results): the graph
+   * of the neighbours within the radius as CSR (./radius.ts's CsrGraph):
+   * ones ('connectivity') or the distances ('distance').
+   */
+  async radius_neighbors_graph(X?: Input | null, opts: { radius?: number; mode?: 'connectivity' | 'distance'; sort_results?: boolean } = {}):
+    Promise<CsrGraph> {
+    fitted(this.fitX, this.estName);
+    const mode = graphMode(opts.mode ?? 'connectivity');
+    const found = await this.within(X, opts.radius, mode === 'distance', mode === 'distance' && (opts.sort_results ?? false));
+    const indptr = [0];
+    for (const f of found) indptr.push(indptr.at(-1)! + f.ind.length);
+    const nnz = indptr.at(-1)!;
+    return {
+      data: mode === 'distance' ? mt.tensor(Float64Array.from(found.flatMap((f) => f.dist))) : mt.ones([nnz]),
+      indices: int64(found.flatMap((f) => f.ind)), indptr: int64(indptr), shape: [found.length, this.n_samples_fit_!],
+    };
+  }
 }
 
 export interface KNeighborsOptions extends NeighborsOptions { weights?: 'uniform' | 'distance' }

@@ -248,3 +248,6 @@ export const NEIGHBOR_ROUTINES: Readonly<Record<'knn', Routine>> = {
     run(params, [q, ...blocks], out) { run(knnParams(params), q!, blocks, out); },
   },
 };
+
+// What the radius search (./radius.ts) shares with the k-nearest search: the metrics, their exact terms and box bounds.
+export { type Metric, METRICS, boxBound, distance };
