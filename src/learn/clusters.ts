@@ -1,5 +1,5 @@
 // sklearn.cluster as learn's namespace `learn.cluster`: KMeans (./cluster.ts)
-// and MiniBatchKMeans (./minibatch.ts), their public names only.
+// (and kmeans_plusplus) and MiniBatchKMeans (./minibatch.ts), their public names only.
 
-export { KMeans, type KMeansOptions } from './cluster.js';
+export { KMeans, type KMeansOptions, kmeans_plusplus } from './cluster.js';
 export { MiniBatchKMeans, type MiniBatchKMeansOptions } from './minibatch.js';

@@ -166,7 +166,7 @@ export class MiniBatchKMeans {
     const n = X.shape[0]!;
     const sample = initSize < n ? await mt.take(X, rng.integers(0, n, [initSize]), { axis: 0 }).execute() : X;
     const seed = Number(await rng.integers(0, 2 ** 31, [1]).get(0).item());
-    return this.init === 'random' ? randomRows(sample, this.n_clusters, seed) : plusPlus(sample, null, this.n_clusters, seed);
+    return this.init === 'random' ? randomRows(sample, this.n_clusters, seed) : (await plusPlus(sample, null, this.n_clusters, [seed])).centers[0]!;
   }
 
   /**
