@@ -202,8 +202,8 @@ function kfoldOptions(opts: KFoldOptions): [number, boolean, number | undefined]
   return [k, opts.shuffle ?? false, opts.random_state];
 }
 
-/** sklearn.model_selection.KFold: n_splits folds of consecutive (or permuted) rows, the first n % k one row longer. */
-export class KFold {
+/** What KFold and StratifiedKFold share: their options (scikit-learn's _BaseKFold). */
+abstract class BaseKFold {
   readonly n_splits: number;
   readonly shuffle: boolean;
   readonly random_state?: number;
@@ -213,6 +213,10 @@ export class KFold {
   }
 
   get_n_splits(): number { return this.n_splits; }
+}
+
+/** sklearn.model_selection.KFold: n_splits folds of consecutive (or permuted) rows, the first n % k one row longer. */
+export class KFold extends BaseKFold {
 
   /** The folds as [train indices, test indices] (int64 tensors), in order. */
   split(X: Splittable, y?: Splittable): [mt.Tensor, mt.Tensor][] {
@@ -243,16 +247,7 @@ export class KFold {
  * Tessera's seeded draws (the counts stay scikit-learn's). The labels are
  * read on the host (one number per row), so split is a Promise.
  */
-export class StratifiedKFold {
-  readonly n_splits: number;
-  readonly shuffle: boolean;
-  readonly random_state?: number;
-
-  constructor(opts: KFoldOptions = {}) {
-    [this.n_splits, this.shuffle, this.random_state] = kfoldOptions(opts);
-  }
-
-  get_n_splits(): number { return this.n_splits; }
+export class StratifiedKFold extends BaseKFold {
 
   /** The folds as [train indices, test indices] (int64 tensors, ascending), in order. */
   async split(X: Splittable, y: Splittable | readonly string[]): Promise<[mt.Tensor, mt.Tensor][]> {
