@@ -11,35 +11,13 @@ import { readFileSync } from 'node:fs';
 import * as mt from '../src/api/tensor.js';
 import * as md from '../src/dataframe/index.js';
 import * as learn from '../src/learn/index.js';
+import { T, type V, close, deep, firstLine } from './learn_helpers.js';
 
 const F = JSON.parse(readFileSync(new URL('./fixtures/learn.json', import.meta.url), 'utf8'));
 afterAll(() => mt.shutdown());
 
-type V = number | string | null | V[];
-const num = (v: V): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : (v as number));
-const deep = (v: V): unknown => (Array.isArray(v) ? v.map(deep) : num(v));
-/** A fixture matrix or vector as a float64 tensor over chunks of `c` rows. */
-const T = (v: V, c?: number): mt.Tensor => mt.tensor(deep(v) as number[], c ? { chunkSize: c } : {});
-
-/** Values equal within a relative (and absolute, near 0) tolerance; NaN matches NaN. */
-function close(got: unknown, want: unknown, tol: number, at = ''): void {
-  if (Array.isArray(want)) {
-    expect(Array.isArray(got), `${at}: an array`).toBe(true);
-    expect((got as unknown[]).length, `${at}: length`).toBe(want.length);
-    want.forEach((w, i) => close((got as unknown[])[i], w, tol, `${at}[${i}]`));
-    return;
-  }
-  const w = num(want as V), g = Number(got);
-  if (Number.isNaN(w)) { expect(Number.isNaN(g), `${at}: NaN, got ${g}`).toBe(true); return; }
-  expect(Math.abs(g - w), `${at}: ${g} vs ${w}`).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(w)));
-}
 const list = async (t: mt.Tensor | number | undefined | null): Promise<unknown> => (t instanceof mt.Tensor ? t.tolist() : t);
 
-/** The first line of the error `f` rejects with. */
-async function firstLine(f: () => unknown): Promise<string> {
-  try { await f(); } catch (e) { return String((e as Error).message).split('\n')[0]!; }
-  throw new Error('no error');
-}
 const messageOf = (fixture: string): string => fixture.replace(/^(ValueError|NotFittedError): /, (m) => (m.startsWith('Value') ? m : ''));
 
 for (const chunk of [undefined, 7]) {

@@ -12,35 +12,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import * as mt from '../src/api/tensor.js';
 import * as learn from '../src/learn/index.js';
+import { T, close, firstLine } from './learn_helpers.js';
 import { ROUTINES } from '../src/runtime/routines.js';
 
 const F = JSON.parse(readFileSync(new URL('./fixtures/learn_more.json', import.meta.url), 'utf8'));
 afterAll(() => mt.shutdown());
 
-type V = number | string | null | V[];
-const num = (v: V): number => (v === 'nan' ? NaN : v === 'inf' ? Infinity : v === '-inf' ? -Infinity : (v as number));
-const deep = (v: V): unknown => (Array.isArray(v) ? v.map(deep) : num(v));
-/** A fixture matrix or vector as a float64 tensor over chunks of `c` rows. */
-const T = (v: V, c?: number): mt.Tensor => mt.tensor(deep(v) as number[], c ? { chunkSize: c } : {});
-
-/** Values equal within a relative (and absolute, near 0) tolerance. */
-function close(got: unknown, want: unknown, tol: number, at = ''): void {
-  if (Array.isArray(want)) {
-    expect(Array.isArray(got), `${at}: an array`).toBe(true);
-    expect((got as unknown[]).length, `${at}: length`).toBe(want.length);
-    want.forEach((w, i) => close((got as unknown[])[i], w, tol, `${at}[${i}]`));
-    return;
-  }
-  const w = num(want as V), g = Number(got);
-  expect(Math.abs(g - w), `${at}: ${g} vs ${w}`).toBeLessThanOrEqual(tol * Math.max(1, Math.abs(w)));
-}
-
-/** The first line of the error `f` throws or rejects with. */
-async function firstLine(f: () => unknown): Promise<string> {
-  try { await f(); } catch (e) { return String((e as Error).message).split('\n')[0]!; }
-  throw new Error('no error');
-}
-/** scikit-learn's message as learn gives it: InvalidParameterError is a ValueError, NotFittedError's class is the error's. */
 const messageOf = (fixture: string): string => fixture.replace(/^InvalidParameterError: /, 'ValueError: ').replace(/^NotFittedError: /, '');
 
 /** Rows sorted lexicographically (centers compared up to their order). */
