@@ -174,6 +174,23 @@ for (const chunk of [undefined, 7]) {
 
   describe(`learn.decomposition (${tag})`, () => {
     const Dc = F.decomposition;
+    it("PCA's exact solver (TSQR) keeps a component 1e-7 the size of the largest to 1e-8", async () => {
+      // Sylvester-Hadamard columns 1, 2, 3 (±1, mean 0, exactly orthogonal) scaled by 1, 1e-4 and 1e-7: the singular
+      // values are exactly √64 times the scales; the Gram matrix would square the smallest to 1e-14 of the largest
+      const scales = [1, 1e-4, 1e-7], n = 64;
+      const had = (i: number, j: number): number => { let b = i & j, s = 1; while (b) { s = -s; b &= b - 1; } return s; };
+      // turned by the reflection I − 2vvᵀ/9, v = (1, 2, 2), so that no column holds one component alone
+      const v = [1, 2, 2], Q = v.map((a, r) => v.map((b, c) => (r === c ? 1 : 0) - (2 * a * b) / 9));
+      const X = Array.from({ length: n }, (_, i) => {
+        const row = scales.map((s, j) => s * had(i, j + 1));
+        return Q.map((q) => q.reduce((acc, qc, c) => acc + qc * row[c]!, 0));
+      });
+      const m = await new learn.decomposition.PCA({ n_components: 3, svd_solver: 'full' }).fit(T(X, chunk));
+      const sv = (await m.singular_values_!.tolist()) as number[];
+      sv.forEach((v, j) => expect(Math.abs(v - 8 * scales[j]!) / (8 * scales[j]!)).toBeLessThan(1e-8));
+      const ev = (await m.explained_variance_!.tolist()) as number[];
+      ev.forEach((v, j) => expect(Math.abs(v - (64 * scales[j]! ** 2) / (n - 1)) / ((64 * scales[j]! ** 2) / (n - 1))).toBeLessThan(1e-8));
+    });
     /** Components equal up to each row's sign (scikit-learn's svd_flip fixes it; so must we). */
     it.each(Dc.pca.map((c: { opts: object }) => [JSON.stringify(c.opts), c]))('PCA %s', async (_n, c) => {
       const m = await new learn.decomposition.PCA(c.opts).fit(T(Dc.X, chunk));

@@ -2,21 +2,56 @@
 // n_features) with a modest number of features. Out: components_,
 // explained variances, singular values, mean_, and projections.
 //
-// Both read X in two chunked passes whatever the solver asked for: the
-// Gram matrix of the (centered, for PCA) rows — the matrix product's
-// reduction over row chunks, d × d numbers per chunk combined by a tree —
-// then its symmetric eigendecomposition on the host (d × d), whose
-// eigenvalues are the squared singular values and whose eigenvectors are
-// the right singular vectors; the second pass finds each component's sign
-// as scikit-learn's svd_flip does (the largest |u| entry positive), from
-// the column maxima and minima of X·V. The answer is the exact
-// decomposition ('full'); for 'randomized' and 'arpack' scikit-learn
-// approximates the same values. The Gram matrix squares X's condition
-// number: components whose variance is below ~1e-8 of the largest lose
-// relative precision (scikit-learn's full SVD keeps them).
+// Both read X in two chunked passes. The first factors it by one of two
+// solvers, chosen as scikit-learn's 'auto' chooses between its exact SVD
+// and its randomized one (exact where X is small, or most components are
+// asked for, or svd_solver is 'full'):
+//   exact   a tall-skinny QR (TSQR): each block of rows' R factor (the
+//           `tsqr` routine, d × d numbers per block), the stack of them
+//           factored again on the host, then the SVD of the d × d R,
+//           whose singular values and right vectors are X's; QR never
+//           squares X's condition number, so small components keep their
+//           precision, as with scikit-learn's full SVD;
+//   fast    the Gram matrix of the rows — the matrix product's reduction
+//           over row chunks — and its symmetric eigendecomposition on the
+//           host: eigenvalues are the squared singular values. Faster, and
+//           more accurate than the randomized solver it stands for, but
+//           components whose variance is below ~1e-8 of the largest lose
+//           relative precision.
+// The second pass finds each component's sign as scikit-learn's svd_flip
+// does (the largest |u| entry positive), from the column maxima and minima
+// of X·V.
 
 import * as mt from '../api/tensor.js';
-import { type Input, checkFinite, checkX, fitted, fittedInput, numbers, options, valueError } from './base.js';
+import * as G from '../graph/node.js';
+import { stackedR } from '../numerics/tsqr.js';
+import { type Input, checkFinite, checkX, fitted, fittedInput, free, numbers, options, valueError } from './base.js';
+import { blockRows } from './cluster.js';
+
+/** scikit-learn's 'auto' rule: its exact SVD for small data or most of the components, else the randomized one. */
+function exactSolver(solver: string | undefined, n: number, d: number, k: number | null): boolean {
+  if (solver === 'full') return true;
+  if (solver === 'randomized' || solver === 'arpack') return false;
+  return Math.max(n, d) <= 500 || k === null || !Number.isInteger(k) || k >= 0.8 * Math.min(n, d);
+}
+
+/** Singular values squared (largest first) and right singular vectors of X (centered on `mean`), by TSQR. */
+async function tsqrEigen(x: mt.Tensor, mean: mt.Tensor | null): Promise<{ w: number[]; V: number[][] }> {
+  const [n, d] = x.shape as [number, number];
+  const L = blockRows(x), B = Math.ceil(n / L);
+  const calls = Array.from({ length: B }, (_, j): G.RoutineCall => ({
+    routine: 'tsqr', params: { d, centered: !!mean }, chunk: j,
+    reads: [{ input: 0, box: [[j * L, Math.min(n, (j + 1) * L)], [0, d]] }, ...(mean ? [{ input: 1, box: [[0, d]] as [number, number][] }] : [])],
+  }));
+  const xs = x.dtype === 'float64' ? x : mt.astype(x, 'float64');
+  const parts = new mt.Tensor(G.routine('pca.tsqr', [xs.node, ...(mean ? [mean.node] : [])], calls, 'float64', [B, d * d], [1, d * d]));
+  const pv = await numbers(parts);
+  free(parts);
+  const R = stackedR(Array.from({ length: B }, (_, b) => pv.slice(b * d * d, (b + 1) * d * d)), d);
+  const [, s, vh] = mt.linalg.svd(mt.tensor(R).reshape([d, d])) as [mt.Tensor, mt.Tensor, mt.Tensor];
+  const [sv, vv] = [await numbers(s), await numbers(vh)];
+  return { w: sv.map((v) => v * v), V: Array.from({ length: d }, (_, i) => vv.slice(i * d, (i + 1) * d)) };
+}
 
 /** Eigen-pairs of the Gram matrix, largest first: values (length d) and vectors (d × d, columns). */
 async function gramEigen(x: mt.Tensor): Promise<{ w: number[]; V: number[][] }> {
@@ -84,7 +119,7 @@ export class PCA {
     }
     const mean = await mt.mean(x, { axis: 0 }).execute();
     const xc = mt.subtract(x, mean);
-    const { w, V } = await gramEigen(xc);
+    const { w, V } = exactSolver(this.svd_solver, n, d, this.n_components) ? await tsqrEigen(x, mean) : await gramEigen(xc);
     const ev = w.slice(0, m).map((v) => v / (n - 1));
     const total = ev.reduce((a, b) => a + b, 0);
     const ratio = ev.map((v) => v / total);
@@ -132,6 +167,7 @@ export interface TruncatedSVDOptions {
 /** sklearn.decomposition.TruncatedSVD: the leading singular vectors of X itself (not centered). */
 export class TruncatedSVD {
   readonly n_components: number;
+  readonly algorithm: 'randomized' | 'arpack';
   components_?: mt.Tensor;
   explained_variance_?: mt.Tensor;
   explained_variance_ratio_?: mt.Tensor;
@@ -143,7 +179,7 @@ export class TruncatedSVD {
       n_components: 2, algorithm: 'randomized' as 'randomized' | 'arpack', n_iter: 5, n_oversamples: 10, power_iteration_normalizer: 'auto',
       random_state: undefined as number | undefined, tol: 0,
     });
-    this.n_components = o.n_components;
+    this.n_components = o.n_components; this.algorithm = o.algorithm;
   }
 
   async fit(X: Input): Promise<this> { await this.fit_transform(X); return this; }
@@ -153,7 +189,8 @@ export class TruncatedSVD {
     const d = x.shape[1]!, k = this.n_components;
     if (!Number.isInteger(k) || k < 1 || k > d) throw valueError(`n_components(${k}) must be <= n_features(${d}).`);
     await checkFinite([[x, 'X']], 'TruncatedSVD');
-    const { w, V } = await gramEigen(x);
+    const n = x.shape[0]!;
+    const { w, V } = exactSolver(this.algorithm === 'arpack' ? 'arpack' : 'auto', n, d, k) ? await tsqrEigen(x, null) : await gramEigen(x);
     const comps = await flipSigns(x, V.slice(0, k));
     this.components_ = mt.tensor(Float64Array.from(comps.flat())).reshape([k, d]);
     const Xt = await mt.matmul(x, mt.transpose(this.components_)).execute();

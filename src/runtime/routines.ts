@@ -36,8 +36,10 @@
 // tiles, each writing one tile) and needs no other task kind: its DAG is a
 // routine node's calls reading the tiles earlier calls wrote (tile/tile.ts).
 // ./scatter.ts has the folds of ufunc.at and bincount in chunks, ./search.ts
-// searchsorted's search, ./group.ts a DataFrame groupby's fold into partials, ./join.ts a merge's counting sort,
-// ./cluster.ts k-means' assignment and fold, ./neighbors.ts the brute-force k nearest neighbours, ./radius.ts the
+// searchsorted's search, ./group.ts a DataFrame groupby's fold into
+// partials, ./join.ts a merge's counting sort, ./cluster.ts k-means'
+// assignment and fold, ./tsqr.ts a tall-skinny QR's block factors,
+// ./neighbors.ts the brute-force k nearest neighbours, ./radius.ts the
 // neighbours within a radius; ./region.ts the
 // contract every routine is written to.
 // In: parameters and heap views. Out: the output region written.
@@ -52,6 +54,7 @@ import { GROUP_ROUTINES } from './group.js';
 import { SEARCH_ROUTINES } from './search.js';
 import { JOIN_ROUTINES } from './join.js';
 import { CLUSTER_ROUTINES } from './cluster.js';
+import { TSQR_ROUTINES } from './tsqr.js';
 import { NEIGHBOR_ROUTINES } from './neighbors.js';
 import { RADIUS_ROUTINES } from './radius.js';
 
@@ -486,7 +489,7 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
 
 /** Every routine a plan may name: the sort's, those of ufunc.at and bincount (./scatter.ts), searchsorted's (./search.ts) and a groupby's fold (./group.ts). */
 export const ROUTINES = {
-  ...SORT_ROUTINES, ...SCATTER_ROUTINES, ...SEARCH_ROUTINES, ...GROUP_ROUTINES, ...JOIN_ROUTINES, ...CLUSTER_ROUTINES, ...NEIGHBOR_ROUTINES,
+  ...SORT_ROUTINES, ...SCATTER_ROUTINES, ...SEARCH_ROUTINES, ...GROUP_ROUTINES, ...JOIN_ROUTINES, ...CLUSTER_ROUTINES, ...TSQR_ROUTINES, ...NEIGHBOR_ROUTINES,
   ...RADIUS_ROUTINES,
 } as const;
 
