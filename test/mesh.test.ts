@@ -218,7 +218,7 @@ describe('a groupby on 3 workers by a shuffle, one worker killed mid-shuffle', (
   }, 180_000);
 });
 
-describe('learn on 3 workers: KMeans with one worker killed mid-fit, then kneighbors', () => {
+describe('learn on 3 workers: KMeans with one worker killed mid-fit, then kneighbors and k-means++', () => {
   /** 300,000 rows of 4 features in 12 chunks, around 5 centers; the init is the first 5 rows. */
   const data = (): mt.Tensor => {
     mt.random.seed(21);
@@ -229,11 +229,14 @@ describe('learn on 3 workers: KMeans with one worker killed mid-fit, then kneigh
   };
   const fit = async (X: mt.Tensor) => new learn.cluster.KMeans({ n_clusters: 5, init: X.get(mt.slice(0, 5)), n_init: 1 }).fit(X);
 
-  it("gives the local fit bit for bit, a lost worker's blocks recomputed; the neighbours are the local ones", async () => {
+  it("gives the local fit bit for bit, a lost worker's blocks recomputed; the neighbours and k-means++'s centers are the local ones", async () => {
     const X = await data().execute();
     const local = await fit(X);
     const Q = X.get(mt.slice(0, 6000));
     const nnLocal = await (await new learn.neighbors.NearestNeighbors({ n_neighbors: 4 }).fit(Q)).kneighbors();
+    // k-means++ (its draws from per-block potentials and its located rows) for two runs at once
+    const plusPlus = async () => new learn.cluster.KMeans({ n_clusters: 5, n_init: 2, random_state: 4 }).fit(X);
+    const ppLocal = await plusPlus();
     const s = await mesh('learn', 3);
     const victim = children.at(-1)!;
     let killed = false, steps = 0;
@@ -259,6 +262,9 @@ describe('learn on 3 workers: KMeans with one worker killed mid-fit, then kneigh
       const [d, i] = await (await new learn.neighbors.NearestNeighbors({ n_neighbors: 4 }).fit(Q)).kneighbors();
       expect(await i!.tolist()).toEqual(await nnLocal[1]!.tolist());
       expect(await d!.tolist()).toEqual(await nnLocal[0]!.tolist());
+      const pp = await plusPlus();
+      expect(await pp.cluster_centers_!.tolist()).toEqual(await ppLocal.cluster_centers_!.tolist());
+      expect(pp.inertia_).toBe(ppLocal.inertia_);
     } finally {
       mt.options.session = undefined;
       await s.close();
