@@ -44,6 +44,7 @@ const OPS: readonly Op[] = [
   ['unique counts', ({ x, y, k }) => mt.unique(k, { return_counts: true }) as mt.Tensor[]],
   ['unique index', ({ x, y, k }) => mt.unique(k, { return_index: true }) as mt.Tensor[]],
   ['take', ({ x, y, k }) => mt.take(x, mt.argsort(y))],
+  ['take rows of a 2-d array', ({ x, y }) => mt.take(mt.reshape(x, [N / 8, 8]), mt.argsort(y.get(mt.slice(0, N / 8))), { axis: 0 })],
   ['median', ({ x, y, k }) => mt.median(x)],
   ['percentile', ({ x, y, k }) => mt.percentile(x, [1, 50, 99])],
   ['nanquantile', ({ x, y, k }) => mt.nanquantile(x, 0.3)],
@@ -92,6 +93,25 @@ describe('no operation gathers a whole array: 64 chunks, the largest allocation 
   it('the measure sees a gather: singular values, still computed on the host, read their matrix whole', async () => {
     await mt.linalg.svdvals(rng.random([256, 256], { chunkSize: 32 })).execute();
     expect(mt.lastReport()!.largestAllocation).toBeGreaterThanOrEqual(256 * 256 * 8);
+  });
+});
+
+describe('take along the first axis of an array chunked by rows', () => {
+  it("is NumPy's: negative and repeated indices, an index array of two axes, rows of two axes, every width of dtype", async () => {
+    const rows = 20, rest = [3, 2], w = 6;
+    const idx = [[-1, 0, 7], [5, 19, -20], [3, 3, 12]];
+    for (const dtype of ['float64', 'float32', 'int64', 'int16', 'uint8', 'bool'] as const) {
+      const flat = Array.from({ length: rows * w }, (_, i) => (dtype === 'bool' ? i % 3 === 0 : dtype === 'uint8' ? i % 251 : dtype.startsWith('float') ? i * 1.5 - 40 : i * 3 - 40));
+      const X = mt.reshape(mt.tensor(flat as number[], { dtype, chunkSize: 24 }), [rows, ...rest]);
+      const got = mt.take(X, mt.tensor(idx, { dtype: 'int64' }), { axis: 0 });
+      expect(got.shape).toEqual([3, 3, ...rest]);
+      const want = idx.map((r) => r.map((j) => {
+        const at = j < 0 ? j + rows : j;
+        return Array.from({ length: rest[0]! }, (_, a) => Array.from({ length: rest[1]! }, (_, b) => flat[at * w + a * rest[1]! + b]));
+      }));
+      const back = await got.tolist();
+      expect(JSON.stringify(back), dtype).toBe(JSON.stringify(want.map((r) => r.map((m) => m.map((v) => v.map((e) => (dtype === 'float32' ? Math.fround(e as number) : e)))))));
+    }
   });
 });
 

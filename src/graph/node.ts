@@ -319,6 +319,9 @@ export function concat(xs: readonly Node[], axis: number, dtype: DType): Node {
 export function gather(x: Node, indices: Node, axis: number): Node {
   const shape = [...x.shape.slice(0, axis), ...indices.shape, ...x.shape.slice(axis + 1)];
   if (x.shape.length === 1 && x.shape[0]! > x.chunk[0]! && !hasUnknown(indices.shape) && sizeOf(indices.shape) > 0) return takeChunks(x, indices);
+  // rows of an array chunked by rows only (a table of samples): the same, whole rows at a time
+  if (axis === 0 && x.shape.length > 1 && x.shape[0]! > x.chunk[0]! && x.shape.every((d, i) => i === 0 || x.chunk[i] === d)
+    && !hasUnknown(indices.shape) && !hasUnknown(x.shape) && sizeOf(indices.shape) > 0) return takeRows(x, indices);
   // chunked as the indices along their axes and as x along the others: the default grid could be the whole result
   const chunk = hasUnknown(shape) ? undefined : [...x.chunk.slice(0, axis), ...indices.chunk, ...x.chunk.slice(axis + 1)];
   return make('gather', [x, indices], { axis }, x.dtype, shape, chunk);
@@ -346,6 +349,17 @@ function takeChunks(x: Node, indices: Node): Node {
   const xs = gridBoxes(x.shape, x.chunk).map((box) => ({ input: 0, box }));
   const calls = gridBoxes(idx.shape, idx.chunk).map((box, c) => ({ routine: 'take', params: {}, reads: [{ input: 1, box }, ...xs], chunk: c }));
   return routine('take', [x, idx], calls, x.dtype, idx.shape, idx.chunk);
+}
+
+/** A gather of whole rows from an array chunked by rows only, as routine tasks ('takerows'): takeChunks' scheme, rows for elements. */
+function takeRows(x: Node, indices: Node): Node {
+  const idx = indices.dtype === 'int64' ? indices : cast(indices, 'int64');
+  const xs = gridBoxes(x.shape, x.chunk).map((box) => ({ input: 0, box }));
+  const rest = x.shape.slice(1);
+  // a result chunk holds as many rows as a chunk of x (not as many as a chunk of indices: a row is many elements)
+  const ichunk = idx.shape.length === 1 ? [Math.min(idx.chunk[0]!, x.chunk[0]!)] : idx.chunk;
+  const calls = gridBoxes(idx.shape, ichunk).map((box, c) => ({ routine: 'takerows', params: {}, reads: [{ input: 1, box }, ...xs], chunk: c }));
+  return routine('takerows', [x, idx], calls, x.dtype, [...idx.shape, ...rest], [...ichunk, ...rest]);
 }
 
 export function scan(op: ScanOp, x: Node, axis: number, dtype: DType): Node {

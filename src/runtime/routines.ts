@@ -26,6 +26,8 @@
 //            positions (np.flatnonzero: no index array is made to be compacted);
 //   take     a gather from a 1-d array of several chunks (graph/node.ts
 //            `gather`): each result chunk from its indices and every chunk;
+//   takerows the same along the first axis of an array chunked by rows
+//            only: whole rows, each result chunk from every chunk of rows;
 //   lines    every line along an axis of a region that holds whole lines,
 //            sorted on its own (radix for long lines), or its positions;
 //   quantiles  the quantiles of every line along the last axis of such a
@@ -121,7 +123,7 @@ const runLength = (r: RegionSpec): number => r.shape[r.shape.length - 1]!;
 const samplePos = (j: number, m: number, s: number, i: number, k: number): number => Math.floor(((j + (i + 0.5) / k) * m) / s);
 
 type SortRoutine =
-  'sort' | 'merge' | 'sample' | 'rank' | 'count' | 'compact' | 'positions' | 'take' | 'lines' | 'quantiles';
+  'sort' | 'merge' | 'sample' | 'rank' | 'count' | 'compact' | 'positions' | 'take' | 'takerows' | 'lines' | 'quantiles';
 
 const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
   sort: {
@@ -395,6 +397,43 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
         const q = Math.floor(j / c), from = units * (j - q * c) * strides[q]!, to = units * outAt[k]!;
         const v = views[q]!;
         ov[to] = v[from]!; if (units === 2) ov[to + 1] = v[from + 1]!;
+      }
+    },
+  },
+  takerows: {
+    check(params, inputs, output) {
+      onlyParams(params, []);
+      const [idx, ...xs] = inputs;
+      const rest = xs[0]?.shape.slice(1) ?? [];
+      if (!idx || idx.dtype !== 'int64' || output.shape.length !== idx.shape.length + rest.length || idx.shape.some((d, i) => d !== output.shape[i])) {
+        throw new TypeError('takerows reads an int64 index region of the output\'s leading extent first');
+      }
+      if (!xs.length || xs.some((r) => r.dtype !== output.dtype || r.shape.length !== rest.length + 1 || r.shape.slice(1).some((d, i) => d !== rest[i]))) {
+        throw new TypeError('takerows reads whole-row chunks of the output\'s dtype and row shape');
+      }
+      if (rest.some((d, i) => output.shape[idx.shape.length + i] !== d)) throw new TypeError('takerows writes rows of its chunks\' shape');
+      if (xs.some((r, i) => i + 1 < xs.length && r.shape[0] !== xs[0]!.shape[0])) throw new TypeError('takerows reads the chunks of a regular grid');
+    },
+    run(_params, [idx, ...xs], out) {
+      const rows = len(idx!), w = len(out) / Math.max(1, rows);
+      if (rows === 0 || w === 0) return;
+      const bytes = INFO[out.dtype].bytes, units = bytes === 8 ? 2 : 1;
+      const c = xs[0]!.shape[0]!, total = xs.reduce((a, r) => a + r.shape[0]!, 0);
+      const views = xs.map((r) => units2(r.data, bytes));
+      const within = xs.map((r) => offsets(r.shape.slice(1), r.strides.slice(1)));
+      const ov = units2(out.data, bytes), iw = words(idx!.data);
+      const outAt = offsets(out.shape, out.strides), idxAt = offsets(idx!.shape, idx!.strides);
+      for (let k = 0; k < rows; k++) {
+        const a = 2 * idxAt[k]!;
+        let j = iw[a + 1]! * 2 ** 32 + (iw[a]! >>> 0);
+        // as the gather kernel: a negative index counts from the end, and none reads outside the array
+        if (j < 0) j += total;
+        j = Math.min(Math.max(j, 0), total - 1);
+        const q = Math.floor(j / c), v = views[q]!, inRow = within[q]!, base = (j - q * c) * xs[q]!.strides[0]!;
+        for (let e = 0; e < w; e++) {
+          const from = units * (base + inRow[e]!), to = units * outAt[k * w + e]!;
+          ov[to] = v[from]!; if (units === 2) ov[to + 1] = v[from + 1]!;
+        }
       }
     },
   },
