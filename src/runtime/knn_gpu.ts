@@ -1,0 +1,160 @@
+// The exact k-nearest-neighbour search (squared euclidean) with its heavy
+// part on a GPU: float32 screening there, an exact float64 re-rank here.
+// In: the queries and the indexed rows as host float64 arrays (row-major,
+// d wide), k, and `self` (the queries are the indexed rows, each skipping
+// itself, as scikit-learn's kneighbors() without X). Out: [queries, 2k] as
+// the `knn` routine writes it (./neighbors.ts): k squared distances
+// ascending, then their k indices, ties to the lower index, bit for bit the
+// routine's answer.
+// Design: the shader (shaders/knn.wgsl) keeps per query the K = k + margin
+// rows of least float32 distance. Here each query's K candidates are
+// re-ranked by the routine's own float64 sums (the same terms in the same
+// order), and the result is certified: every row the GPU left out has a
+// float32 distance of at least τ, the K-th one, so by a rigorous bound on
+// float32 rounding (lowerBound) its float64 distance is at least L(τ); when
+// the k-th re-ranked distance lies strictly below L, no row left out could
+// displace it, and the k found are exactly the routine's. A query that
+// fails (ties or near-ties spanning the whole margin, duplicates) is
+// searched again exactly on this thread (knnRows, the routine's kd-tree
+// search). So the answer is always exact; the GPU only decides how fast.
+
+import { knnRows } from './neighbors.js';
+import type { GpuDevice } from './webgpu.js';
+
+/** Candidates kept per query beyond k: room for ties and for float32 rounding near the k-th distance. */
+export const KNN_MARGIN = 16;
+/** The widest rows and the most candidates per query the shader holds (its private arrays). */
+const MAX_D = 64, MAX_K = 64;
+/** Floats of one database tile in the shader's workgroup memory. */
+const TILE = 2048;
+/** Queries per dispatch: bounds the output buffers and the time of one dispatch (a GPU's watchdog). */
+const QUERIES_PER_RUN = 32768;
+/** The largest |value| screened: the squared float32 distances of such rows stay far below the shader's "no row" (3e38). */
+const MAX_ABS = 1e15;
+/** When more queries than this share fail their certificate, the caller's parallel search is the better one. */
+const MAX_FAILED_SHARE = 0.25;
+
+const U = 2 ** -24, TINY = 2 ** -126, E64 = 2 ** -53;
+
+/** What one search did: queries certified from the GPU's candidates and queries searched again here, and where the time went. */
+export interface KnnGpuReport {
+  readonly queries: number;
+  readonly certified: number;
+  readonly recomputed: number;
+  readonly gpuMs: number;
+  readonly rerankMs: number;
+  readonly exactMs: number;
+}
+
+/** Candidates per query for k neighbours, or 0 where the shader cannot hold them. */
+function kept(k: number): number {
+  const K = k + Math.min(KNN_MARGIN, MAX_K - k);
+  return K > k ? K : 0;
+}
+
+/** Whether the GPU search takes this shape: rows at most MAX_D wide, k + margin candidates, and more rows than candidates to choose among. */
+export function knnGpuFits(n: number, d: number, k: number, self: boolean): boolean {
+  const K = kept(k);
+  return K > 0 && d <= MAX_D && n - (self ? 1 : 0) > K;
+}
+
+/**
+ * A lower bound of the float64 squared distance (the routine's sums) from a
+ * query of norm `qn` to any row of norm at most `xn` whose float32 screening
+ * distance is at least `tau`. With u = 2^-24, data rounded to float32 and
+ * subnormals flushed (WGSL allows it): each difference the shader forms,
+ * t̂_f, is within u(1+u)(|q_f| + |x_f|) + u|t_f| + 4·2^-126 of the exact
+ * t_f, so ‖t̂‖ ≤ (1+u)‖t‖ + A with A = u(1+u)(‖q‖ + ‖x‖) + 4·2^-126·√d; its
+ * float32 sum of squares, in any order, with or without fused multiply-add,
+ * is at most (1+u)^(d+1)‖t̂‖² + 4d·2^-126. Inverted: ‖t‖ ≥ (√((τ − Z)/G) − A)/(1+u).
+ * The routine's float64 sum is at least ‖t‖²(1 − (d+4)·2^-53); a last
+ * factor covers this function's own rounding (and L > 0 needs ‖t‖ far above
+ * float64's underflow, A being at least 2^-124).
+ */
+export function lowerBound(tau: number, qn: number, xn: number, d: number): number {
+  const G = (1 + U) ** (d + 1), Z = 4 * d * TINY;
+  const A = U * (1 + U) * (qn + xn) + 4 * TINY * Math.sqrt(d);
+  const that = Math.sqrt(Math.max(0, tau - Z) / G);
+  const t = Math.max(0, that - A) / (1 + U);
+  return t * t * (1 - (d + 4) * E64) * (1 - 1e-12);
+}
+
+/** Euclidean norms of the rows of `a` (n × d), scaled up past their own rounding. */
+function norms(a: Float64Array, d: number): Float64Array {
+  const out = new Float64Array(a.length / d);
+  for (let i = 0; i < out.length; i++) {
+    let s = 0;
+    for (let f = 0; f < d; f++) s += a[i * d + f]! * a[i * d + f]!;
+    out[i] = Math.sqrt(s) * (1 + 1e-12);
+  }
+  return out;
+}
+
+/** Whether every value is finite and at most MAX_ABS in magnitude. */
+function screenable(a: Float64Array): boolean {
+  for (let i = 0; i < a.length; i++) if (!(Math.abs(a[i]!) <= MAX_ABS)) return false;
+  return true;
+}
+
+/**
+ * The k nearest rows of `x` for every row of `q` (or of `x` itself with
+ * `self`), through the GPU's screening: [queries, 2k] and a report, or
+ * undefined where the search is not one the shader takes (knnGpuFits, values
+ * too large to screen in float32) or where too many queries fail their
+ * certificate (the caller's search over every core then runs instead).
+ */
+export async function knnGpu(gpu: GpuDevice, q: Float64Array, x: Float64Array, d: number, k: number, self: boolean):
+  Promise<{ out: Float64Array; report: KnnGpuReport } | undefined> {
+  const n = x.length / d, nq = q.length / d, K = kept(k);
+  if (!knnGpuFits(n, d, k, self) || !screenable(x) || (!self && !screenable(q))) return undefined;
+  const x32 = Float32Array.from(x), q32 = self ? x32 : Float32Array.from(q);
+  const xn = norms(x, d).reduce((a, b) => Math.max(a, b), 0), qn = self ? norms(x, d) : norms(q, d);
+  const out = new Float64Array(nq * 2 * k);
+  const failed: number[] = [];
+  const resident = {}; // the database, uploaded once for every dispatch
+  const constants = { D: d, K, R: Math.floor(TILE / d) };
+  const cd = new Float64Array(K), ci = new Float64Array(K);
+  let gpuMs = 0, rerankMs = 0;
+  try {
+    for (let a = 0; a < nq; a += QUERIES_PER_RUN) {
+      const b = Math.min(nq, a + QUERIES_PER_RUN), rows = b - a;
+      const idx = new Uint32Array(rows * K), dst = new Float32Array(rows * K);
+      const groups = Math.ceil(rows / 64), gridX = Math.min(groups, gpu.info.maxComputeWorkgroupsPerDimension);
+      const t0 = performance.now();
+      await gpu.runShader('knn', Int32Array.from([rows, n, a, self ? 1 : 0, gridX]), [{ data: q32.subarray(a * d, b * d) }, { data: x32, key: resident }],
+        [idx, dst], [gridX, Math.ceil(groups / gridX)], constants);
+      const t1 = performance.now();
+      for (let i = 0; i < rows; i++) {
+        const g = a + i, qa = g * d;
+        // the candidates by the routine's float64 sums, sorted by (distance, index)
+        let ok = true;
+        for (let j = 0; j < K; j++) {
+          const r = idx[i * K + j]!;
+          if (r >= n) { ok = false; break; }
+          let s = 0;
+          for (let f = 0; f < d; f++) { const t = q[qa + f]! - x[r * d + f]!; s += t * t; }
+          let at = j;
+          while (at > 0 && (cd[at - 1]! > s || (cd[at - 1]! === s && ci[at - 1]! > r))) { cd[at] = cd[at - 1]!; ci[at] = ci[at - 1]!; at--; }
+          cd[at] = s; ci[at] = r;
+        }
+        if (!ok || !(cd[k - 1]! < lowerBound(dst[i * K + K - 1]!, qn[g]!, xn, d))) { failed.push(g); continue; }
+        out.set(cd.subarray(0, k), g * 2 * k);
+        out.set(ci.subarray(0, k), g * 2 * k + k);
+      }
+      gpuMs += t1 - t0;
+      rerankMs += performance.now() - t1;
+    }
+  } finally {
+    gpu.forget(resident);
+  }
+  if (failed.length > MAX_FAILED_SHARE * nq) return undefined;
+  const t2 = performance.now();
+  if (failed.length) {
+    const qf = new Float64Array(failed.length * d);
+    failed.forEach((g, i) => qf.set(q.subarray(g * d, g * d + d), i * d));
+    const res = knnRows(qf, x, d, k, self ? Float64Array.from(failed) : null);
+    failed.forEach((g, i) => out.set(res.subarray(i * 2 * k, (i + 1) * 2 * k), g * 2 * k));
+  }
+  const report = { queries: nq, certified: nq - failed.length, recomputed: failed.length, gpuMs, rerankMs, exactMs: performance.now() - t2 };
+  return { out, report };
+}
