@@ -47,8 +47,8 @@ const seconds = (performance.now() - t0) / 1000;
 const report = device !== 'wasm' ? gpuKnnReport() : undefined;
 if (report) {
   const ms = (v) => +v.toFixed(1);
-  gpu = { ...gpu, certified: report.certified, recomputed: report.recomputed,
-    gpu_ms: ms(report.gpuMs), rerank_ms: ms(report.rerankMs), exact_ms: ms(report.exactMs) };
+  gpu = { ...gpu, certified: report.certified, recomputed: report.recomputed, reranked_per_query: +(report.reranked / report.queries).toFixed(2),
+    prepare_ms: ms(report.prepareMs), gpu_ms: ms(report.gpuMs), rerank_ms: ms(report.rerankMs), exact_ms: ms(report.exactMs) };
 }
 console.log(JSON.stringify({ system: 'tessera', n, d, k, seconds: +seconds.toFixed(2), ...gpu }));
 

@@ -97,6 +97,18 @@ describe('learn.neighbors on WebGPU: the CPU search to the bit', () => {
     expect(report.certified).toBeGreaterThan(1500);
   }, 120_000);
 
+  it('rows all in groups of 40 copies: every certificate fails, and the CPU search answers', async () => {
+    const r = uniform(13);
+    const base = matrix(50, 4, () => r());
+    const X = matrix(2000, 4, (i, j) => base[(i % 50) * 4 + j]!);
+    const before = gpuKnnReport();
+    const [gd, gi] = await search('webgpu', T(X, 4, 700), null, 8);
+    expect(gpuKnnReport()).toBe(before);
+    const [cd, ci] = await search('wasm', T(X, 4, 700), null, 8);
+    expect(gi).toEqual(ci);
+    expect(gd).toEqual(cd);
+  }, 120_000);
+
   it('ties: integer grid rows (many equal distances), euclidean', async () => {
     const r = uniform(9);
     const X = matrix(1500, 3, () => Math.floor(r() * 12)), Q = matrix(200, 3, () => Math.floor(r() * 12) + 0.5);

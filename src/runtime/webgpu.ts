@@ -605,8 +605,14 @@ function widen(data: TypedArray, d: DType): Float32Array | Int32Array | Uint32Ar
 /** Copies the task's box of an output from the GPU's words into the region (narrowing to its dtype). */
 function writeBox(r: Region, words: Float32Array | Int32Array | Uint32Array, outer: readonly (readonly [number, number])[]): void {
   const big = r.dtype === 'int64', half = r.dtype === 'float16';
-  const dst = r.data as unknown as { [i: number]: number | bigint };
   const rank = outer.length;
+  if (rank === 1 && r.strides[0] === 1 && !big && !half) {
+    // a run of elements: one copy (converting as the assignments below would)
+    const lo = outer[0]![0] - r.origin[0]!, hi = outer[0]![1] - r.origin[0]!;
+    if (hi > lo) (r.data as Exclude<TypedArray, BigInt64Array | BigUint64Array>).set(words.subarray(lo, hi), lo);
+    return;
+  }
+  const dst = r.data as unknown as { [i: number]: number | bigint };
   const idx = outer.map(([lo]) => lo);
   const count = outer.reduce((a, [lo, hi]) => a * Math.max(0, hi - lo), 1);
   for (let c = 0; c < count; c++) {
