@@ -4,7 +4,9 @@
 // with duplicate rows and with ties (integer grids), with and without X,
 // the same indices and the same distances bit for bit; the queries the
 // certificate refuses are searched again exactly, and the report says how
-// many. Then scikit-learn's fixtures (test/fixtures/learn.json) with
+// many; where most fail, the CPU search answers instead; a search in many
+// dispatches against the CPU search directly; the certificate's bound
+// against float32 sums emulated here. Then scikit-learn's fixtures (test/fixtures/learn.json) with
 // device 'webgpu'. With no GPU here, the adapter is SwiftShader's (slow:
 // small data).
 
@@ -13,7 +15,8 @@ import { readFileSync } from 'node:fs';
 import * as mt from '../src/api/tensor.js';
 import * as learn from '../src/learn/index.js';
 import { gpuKnnReport } from '../src/learn/neighbors_gpu.js';
-import { lowerBound } from '../src/runtime/knn_gpu.js';
+import { knnGpu, lowerBound } from '../src/runtime/knn_gpu.js';
+import { knnRows } from '../src/runtime/neighbors.js';
 import { GpuDevice } from '../src/runtime/webgpu.js';
 
 const F = JSON.parse(readFileSync(new URL('./fixtures/learn.json', import.meta.url), 'utf8'));
@@ -116,6 +119,21 @@ describe('learn.neighbors on WebGPU: the CPU search to the bit', () => {
     // equal distances spanning the margin: some queries are searched again (14 of these 200)
     expect(report.certified + report.recomputed).toBe(200);
     expect(report.recomputed).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('many dispatches (each running while the one before is re-ranked) answer as the CPU search', async () => {
+    const r = uniform(17);
+    const x = matrix(1500, 10, () => r()), q = matrix(700, 10, () => r());
+    const gpu = (await GpuDevice.open())!;
+    try {
+      const self = (await knnGpu(gpu, x, x, 10, 10, true, 256))!;
+      expect(Array.from(self.out)).toEqual(Array.from(knnRows(x, x, 10, 10, Float64Array.from({ length: 1500 }, (_, i) => i))));
+      const other = (await knnGpu(gpu, q, x, 10, 6, false, 100))!;
+      expect(Array.from(other.out)).toEqual(Array.from(knnRows(q, x, 10, 6, null)));
+      expect(other.report.certified).toBe(700);
+    } finally {
+      gpu.destroy();
+    }
   }, 120_000);
 
   it('the bound: a row just past the K-th float32 distance is never below it', () => {

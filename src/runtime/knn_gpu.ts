@@ -46,7 +46,11 @@ export interface KnnGpuReport {
   readonly queries: number;
   readonly certified: number;
   readonly recomputed: number;
-  /** Candidates re-ranked in float64, over all queries (of K each). */
+  /**
+   * Candidates re-ranked in float64, over all queries (of K each). gpuMs:
+   * waiting for the GPU's candidates (each dispatch but the first runs
+   * while the one before is re-ranked).
+   */
   readonly reranked: number;
   /** The float32 copies and the norms. */
   readonly prepareMs: number;
@@ -119,8 +123,9 @@ function screenable(a: Float64Array): boolean {
  * undefined where the search is not one the shader takes (knnGpuFits, values
  * too large to screen in float32) or where too many queries fail their
  * certificate (the caller's search over every core then runs instead).
+ * `perRun`: queries per dispatch.
  */
-export async function knnGpu(gpu: GpuDevice, q: Float64Array, x: Float64Array, d: number, k: number, self: boolean):
+export async function knnGpu(gpu: GpuDevice, q: Float64Array, x: Float64Array, d: number, k: number, self: boolean, perRun = QUERIES_PER_RUN):
   Promise<{ out: Float64Array; report: KnnGpuReport } | undefined> {
   const n = x.length / d, nq = q.length / d, K = kept(k);
   if (!knnGpuFits(n, d, k, self) || !screenable(x) || (!self && !screenable(q))) return undefined;
@@ -134,14 +139,25 @@ export async function knnGpu(gpu: GpuDevice, q: Float64Array, x: Float64Array, d
   const cd = new Float64Array(K), ci = new Float64Array(K), bound = boundOf(d);
   const prepareMs = performance.now() - tp;
   let gpuMs = 0, rerankMs = 0, reranked = 0;
+  /** One dispatch: the candidates of queries [a, b). */
+  const screen = async (a: number) => {
+    const b = Math.min(nq, a + perRun), rows = b - a;
+    const idx = new Uint32Array(rows * K), dst = new Float32Array(rows * K);
+    const groups = Math.ceil(rows / 64), gridX = Math.min(groups, gpu.info.maxComputeWorkgroupsPerDimension);
+    await gpu.runShader('knn', Int32Array.from([rows, n, a, self ? 1 : 0, gridX]), [{ data: q32.subarray(a * d, b * d) }, { data: x32, key: resident }],
+      [idx, dst], [gridX, Math.ceil(groups / gridX)], constants);
+    return { rows, idx, dst };
+  };
+  /** Starts a dispatch, its failure handled where it is awaited (not an unhandled rejection meanwhile). */
+  const start = (a: number) => { const p = screen(a); p.catch(() => undefined); return p; };
+  let next: ReturnType<typeof screen> | undefined = start(0);
   try {
-    for (let a = 0; a < nq; a += QUERIES_PER_RUN) {
-      const b = Math.min(nq, a + QUERIES_PER_RUN), rows = b - a;
-      const idx = new Uint32Array(rows * K), dst = new Float32Array(rows * K);
-      const groups = Math.ceil(rows / 64), gridX = Math.min(groups, gpu.info.maxComputeWorkgroupsPerDimension);
+    for (let a = 0; a < nq; a += perRun) {
       const t0 = performance.now();
-      await gpu.runShader('knn', Int32Array.from([rows, n, a, self ? 1 : 0, gridX]), [{ data: q32.subarray(a * d, b * d) }, { data: x32, key: resident }],
-        [idx, dst], [gridX, Math.ceil(groups / gridX)], constants);
+      const { rows, idx, dst } = await next!;
+      // the next dispatch is submitted (a macrotask lets it reach the queue) and runs while these are re-ranked
+      next = a + perRun < nq ? start(a + perRun) : undefined;
+      if (next) await new Promise((r) => setTimeout(r, 0));
       const t1 = performance.now();
       for (let i = 0; i < rows; i++) {
         const p = a + i, qa = p * d, A = slack(qn[p]!, xn, d);
@@ -168,6 +184,8 @@ export async function knnGpu(gpu: GpuDevice, q: Float64Array, x: Float64Array, d
       rerankMs += performance.now() - t1;
     }
   } finally {
+    // a dispatch still in flight (after an error) must finish before its database goes
+    await next?.catch(() => undefined);
     gpu.forget(resident);
   }
   if (failed.length > MAX_FAILED_SHARE * nq) return undefined;
@@ -178,6 +196,7 @@ export async function knnGpu(gpu: GpuDevice, q: Float64Array, x: Float64Array, d
     const res = knnRows(qf, x, d, k, self ? Float64Array.from(failed) : null);
     failed.forEach((g, i) => out.set(res.subarray(i * 2 * k, (i + 1) * 2 * k), g * 2 * k));
   }
-  const report = { queries: nq, certified: nq - failed.length, recomputed: failed.length, reranked, prepareMs, gpuMs, rerankMs, exactMs: performance.now() - t2 };
+  const exactMs = performance.now() - t2;
+  const report = { queries: nq, certified: nq - failed.length, recomputed: failed.length, reranked, prepareMs, gpuMs, rerankMs, exactMs };
   return { out, report };
 }
