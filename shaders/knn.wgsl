@@ -53,6 +53,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   var bd: array<f32, 64>;
   var bi: array<u32, 64>;
   for (var j = 0u; j < K; j++) { bd[j] = EMPTY; bi[j] = 0xffffffffu; }
+  // the list's last distance, in a register (the list itself may live in slower memory: it is indexed at run time)
+  var worst = EMPTY;
   for (var t0 = 0u; t0 < nx; t0 += R) {
     let rows = min(R, nx - t0);
     workgroupBarrier();
@@ -65,7 +67,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
           let t = qv[f] - xs[r * D + f];
           s += t * t;
         }
-        if (s < bd[K - 1u] && t0 + r != skip) {
+        if (s < worst && t0 + r != skip) {
           var j = K - 1u;
           while (j > 0u && bd[j - 1u] > s) {
             bd[j] = bd[j - 1u];
@@ -74,6 +76,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
           }
           bd[j] = s;
           bi[j] = t0 + r;
+          worst = bd[K - 1u];
         }
       }
     }

@@ -6,9 +6,9 @@
 // certificate refuses are searched again exactly, and the report says how
 // many; where most fail, the CPU search answers instead; a search in many
 // dispatches against the CPU search directly; the certificate's bound
-// against float32 sums emulated here. Then scikit-learn's fixtures (test/fixtures/learn.json) with
-// device 'webgpu'. With no GPU here, the adapter is SwiftShader's (slow:
-// small data).
+// against float32 sums emulated here. Then scikit-learn's fixtures
+// (test/fixtures/learn.json) with device 'webgpu'. With no GPU here, the
+// adapter is SwiftShader's (slow: small data).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
