@@ -25,13 +25,16 @@ export async function gpuKnn(q: mt.Tensor, x: mt.Tensor, k: number, self: boolea
   const device = mt.options.device;
   const [n, d] = x.shape as [number, number];
   if (device === 'wasm' || kind !== 'sqeuclidean' || !knnGpuFits(n, d, k, self)) return undefined;
-  const xd = (await x.fetch()).data as Float64Array;
-  const qd = self ? xd : ((await q.fetch()).data as Float64Array);
   try {
-    const res = await runtime.withGpu((gpu) => knnGpu(gpu, qd, xd, d, k, self), device === 'auto');
+    // the rows are read only once a device is there
+    const res = await runtime.withGpu(async (gpu) => {
+      const xd = (await x.fetch()).data as Float64Array;
+      const qd = self ? xd : ((await q.fetch()).data as Float64Array);
+      return knnGpu(gpu, qd, xd, d, k, self);
+    }, device === 'auto');
     if (!res) return undefined;
     last = res.report;
-    return mt.reshape(mt.tensor(res.out), [qd.length / d, 2 * k]);
+    return mt.reshape(mt.tensor(res.out), [q.shape[0]!, 2 * k]);
   } catch (e) {
     // a device lost mid-search: the CPU search answers
     if (e instanceof Error && /WebGPU device lost/.test(e.message)) return undefined;
