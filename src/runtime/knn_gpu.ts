@@ -32,8 +32,12 @@ export const KNN_MARGIN = 16;
 const MAX_D = 64, MAX_K = 64;
 /** Floats of one database tile in the shader's workgroup memory. */
 const TILE = 2048;
-/** Queries per dispatch: bounds the output buffers and the time of one dispatch (a GPU's watchdog). */
-const QUERIES_PER_RUN = 32768;
+/**
+ * Queries per dispatch: at most QUERIES_PER_RUN (the output buffers), and
+ * about WORK_PER_RUN multiply-adds (tens of milliseconds on a large GPU;
+ * a dispatch that runs for seconds trips a desktop GPU's watchdog).
+ */
+const QUERIES_PER_RUN = 32768, WORK_PER_RUN = 2 ** 36;
 /** The largest |value| screened: the squared float32 distances of such rows stay far below the shader's "no row" (3e38). */
 const MAX_ABS = 1e15;
 /** When more queries than this share fail their certificate, the caller's parallel search is the better one. */
@@ -123,12 +127,15 @@ function screenable(a: Float64Array): boolean {
  * undefined where the search is not one the shader takes (knnGpuFits, values
  * too large to screen in float32) or where too many queries fail their
  * certificate (the caller's search over every core then runs instead).
- * `perRun`: queries per dispatch.
+ * `perRun`: queries per dispatch (a test makes it small).
  */
-export async function knnGpu(gpu: GpuDevice, q: Float64Array, x: Float64Array, d: number, k: number, self: boolean, perRun = QUERIES_PER_RUN):
+export async function knnGpu(gpu: GpuDevice, q: Float64Array, x: Float64Array, d: number, k: number, self: boolean,
+  perRun = Math.max(1024, Math.min(QUERIES_PER_RUN, Math.floor(WORK_PER_RUN / (x.length || 1) / 64) * 64))):
   Promise<{ out: Float64Array; report: KnnGpuReport } | undefined> {
   const n = x.length / d, nq = q.length / d, K = kept(k);
   if (!knnGpuFits(n, d, k, self) || !screenable(x) || (!self && !screenable(q))) return undefined;
+  // the rows in one binding
+  if (x.length * 4 > gpu.info.maxStorageBufferBindingSize) return undefined;
   const tp = performance.now();
   const x32 = new Float32Array(x), q32 = self ? x32 : new Float32Array(q);
   const qn = norms(q, d), xn = (self ? qn : norms(x, d)).reduce((a, b) => Math.max(a, b), 0);
