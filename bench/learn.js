@@ -16,10 +16,12 @@
 // row by row with scikit-learn brute force's: identical neighbours, ties
 // aside, is the target), KMeans' inertia, the logistic coefficients, the
 // PCA's explained variance ratios. A case is timed once (these take seconds
-// to minutes); --runs 3 takes the median of three.
+// to minutes); --runs 3 takes the median of three. --device webgpu sets
+// Tessera's options.device (the KNN then screens on the GPU: a GPU's first
+// run includes opening it and compiling the shader, so take --runs 3).
 //
 //   npm run build && node bench/learn.js [--quick] [--only knn,kmeans,logistic,pca]
-//                     [--systems sklearn,tessera] [--timeout 900] [--runs 1]
+//                     [--systems sklearn,tessera] [--timeout 900] [--runs 1] [--device webgpu]
 //
 // Output: one JSON line per cell, then the Markdown table; bench/results/learn.{json,md}.
 
@@ -115,6 +117,7 @@ print(json.dumps({'runs': runs, 'chk': chk, 'rss': resource.getrusage(resource.R
 /** Tessera's side (this script with --child): one case. */
 async function child(cfg) {
   const { mt, learn } = await import(pathToFileURL(path.join(ROOT, 'dist', 'index.js')).href);
+  mt.options.device = cfg.device ?? 'wasm';
   const X = await (await mt.load(cfg.X)).execute();
   const y = await (await mt.load(cfg.y)).execute();
   const run = async () => {
@@ -150,7 +153,7 @@ async function child(cfg) {
 /** Runs one (system, case) process; its JSON line, or {status, reason}. */
 function runOne(system, variant, c, paths, o) {
   const out = path.join(DATA, `out_${system}_${variant}_${c.id}`);
-  const cfg = { case: c.id, variant, X: paths.X, y: paths.y, out, runs: o.runs };
+  const cfg = { case: c.id, variant, X: paths.X, y: paths.y, out, runs: o.runs, device: o.device };
   const [cmd, args] = system === 'sklearn' ? [PY, ['-c', SKLEARN, JSON.stringify(cfg)]]
     : [process.execPath, [fileURLToPath(import.meta.url), '--child', JSON.stringify(cfg)]];
   return new Promise((resolve) => {
@@ -211,7 +214,7 @@ function table(rows, meta) {
 async function main(args) {
   const flag = (name, def) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : def; };
   const quick = args.includes('--quick');
-  const o = { timeout: Number(flag('timeout', '900')), runs: Number(flag('runs', '1')) };
+  const o = { timeout: Number(flag('timeout', '900')), runs: Number(flag('runs', '1')), device: flag('device', 'wasm') };
   const only = flag('only')?.split(',');
   const systems = flag('systems', 'sklearn,tessera').split(',');
   const cases = CASES(quick).filter((c) => !only || only.includes(c.id));

@@ -14,11 +14,15 @@
 // host's pass takes the root); cosine ranks by the euclidean distance of
 // the rows scaled to unit norm (1 − cos = ‖x̂ − ŷ‖²/2). scikit-learn's
 // 'auto', 'kd_tree' and 'ball_tree' give the same neighbours (ties aside);
-// every algorithm runs as that one exact search here.
+// every algorithm runs as that one exact search here. With options.device
+// 'webgpu' (or 'auto' on a hardware GPU), the metrics that rank by squared
+// euclidean distance search on the GPU instead (./neighbors_gpu.ts), with
+// the same answer to the bit.
 
 import * as mt from '../api/tensor.js';
 import * as G from '../graph/node.js';
 import { accuracy_score, r2_score } from './metrics.js';
+import { gpuKnn } from './neighbors_gpu.js';
 import { type CsrGraph, graphMode, int64, radiusImage, radiusSearch } from './radius.js';
 import {
   type Input, asTensor, checkFinite, checkX, fitted, labelsOf, numbers, options, sameFeatures, sameSamples, stringCategories, valueError,
@@ -150,7 +154,7 @@ abstract class NeighborsBase {
       await checkFinite([[q, 'X']], this.estName);
       if (m.unit) q = unitRows(q);
     }
-    const r = knn(q, fx, k, self, m.kind, m.p);
+    const r = (await gpuKnn(q, fx, k, self, m.kind)) ?? knn(q, fx, k, self, m.kind, m.p);
     const ind = mt.astype(r.get(mt.slice(null), mt.slice(k, 2 * k)), 'int64');
     if (opts.return_distance === false) return [await ind.execute()];
     const dist = m.finish(r.get(mt.slice(null), mt.slice(0, k)));

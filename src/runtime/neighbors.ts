@@ -233,6 +233,29 @@ function run(o: KnnParams, q: Region, blocks: readonly Region[], out: Region): v
   }
 }
 
+/**
+ * The same exact search on this thread for rows gathered by the host (the
+ * queries the GPU's screening could not certify, runtime/knn_gpu.ts): `q`
+ * (rows × d) against `x` (n × d), squared euclidean, query i skipping row
+ * skip[i] of x where given. Out: [rows, 2k] as the routine writes it.
+ */
+export function knnRows(q: Float64Array, x: Float64Array, d: number, k: number, skip: Float64Array | null): Float64Array {
+  const rows = q.length / d, n = x.length / d;
+  const region = (data: Float64Array, r: number): Region => ({ data, dtype: 'float64', shape: [r, d], strides: [d, 1], origin: [0, 0] });
+  const o: KnnParams = { k, d, m: 1, self: skip !== null, metric: 'sqeuclidean', p: 2 };
+  const qt = kdTree([region(q, rows)], d, QUERY_LEAF), xt = kdTree([region(x, n)], d, LEAF);
+  const out = new Float64Array(rows * 2 * k);
+  const best = newBest(k, xt);
+  const [scan, whole] = leafScan(qt.rows, xt, o, skip ? Float64Array.from(qt.index, (i) => skip[i]!) : null);
+  for (let a = 0; a < rows; a++) {
+    search(qt.rows, a, xt, o, best, scan, whole);
+    const row = qt.index[a]! * 2 * k;
+    out.set(best.dist, row);
+    out.set(best.idx, row + k);
+  }
+  return out;
+}
+
 export const NEIGHBOR_ROUTINES: Readonly<Record<'knn', Routine>> = {
   knn: {
     check(params, inputs, output) {

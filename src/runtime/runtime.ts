@@ -170,6 +170,8 @@ export class Runtime {
 
   private gpuIdle: ReturnType<typeof setTimeout> | undefined;
   private gpuRefused: string | undefined;
+  /** Callers of withGpu inside it now (the idle release waits for them). */
+  private gpuUsers = 0;
 
   /** The WebGPU device, opened on first use and again after a loss (undefined where there is no adapter). */
   async gpuDevice(): Promise<GpuDevice | undefined> {
@@ -190,12 +192,31 @@ export class Runtime {
     return this.gpuOpen;
   }
 
+  /**
+   * Runs `f` on the WebGPU device (a routine that is no kernel, as
+   * runtime/knn_gpu.ts), or answers undefined where there is none; the
+   * device is released after a while without work, as after a run.
+   * `hardware`: only a GPU, not a software adapter.
+   */
+  async withGpu<T>(f: (gpu: GpuDevice) => Promise<T>, hardware = false): Promise<T | undefined> {
+    const gpu = await this.gpuDevice();
+    if (!gpu || (hardware && gpu.software)) { this.idleGpu(); return undefined; }
+    this.gpuUsers++;
+    try {
+      return await f(gpu);
+    } finally {
+      this.gpuUsers--;
+      this.idleGpu();
+    }
+  }
+
   /** A Node WebGPU device keeps a core busy while it lives: destroy it after a while without work. */
   private idleGpu(): void {
     if (!this.gpuOpen) return;
     const open = this.gpuOpen;
+    if (this.gpuIdle) clearTimeout(this.gpuIdle);
     this.gpuIdle = setTimeout(() => {
-      if (this.gpuOpen !== open) return;
+      if (this.gpuOpen !== open || this.gpuUsers > 0) return;
       this.gpuOpen = undefined;
       void open.then((d) => d?.destroy());
     }, GPU_IDLE_MS);

@@ -48,7 +48,10 @@ export class DeviceCopyLost extends Error {
 }
 
 /** Inputs and outputs of each hand-written shader (after the params binding), as its header says. */
-const SHADER_IO: Record<string, readonly [number, number]> = { matmul: [2, 1], scan: [2, 1] };
+const SHADER_IO: Record<string, readonly [number, number]> = { matmul: [2, 1], scan: [2, 1], knn: [2, 2] };
+
+/** A hand-written shader's buffer of 32-bit words; an input named by `key` stays resident on the device (uploaded once, until `forget`). */
+export interface ShaderBuffer { readonly data: Float32Array | Int32Array | Uint32Array; readonly key?: object }
 
 /** Bytes of immutable chunks kept on the device between tasks and jobs (least recently used go first). */
 const RESIDENT_BYTES = 256 * 2 ** 20;
@@ -230,16 +233,43 @@ export class GpuDevice {
     return p;
   }
 
-  /** A hand-written shader from shaders/, compiled once. */
-  private async shader(name: string): Promise<GPUComputePipeline> {
-    let p = this.shaders.get(name);
+  /** A hand-written shader from shaders/, compiled once per set of values of its overridable constants. */
+  private async shader(name: string, constants: Readonly<Record<string, number>> = {}): Promise<GPUComputePipeline> {
+    const key = `${name}${JSON.stringify(constants)}`;
+    let p = this.shaders.get(key);
     if (!p) {
       const io = SHADER_IO[name];
       if (!io) throw new Error(`internal: no binding layout for shaders/${name}.wgsl`);
-      p = await this.compile(await loadShader(name), `shaders/${name}.wgsl`, io[0], io[1]);
-      this.shaders.set(name, p);
+      p = await this.compile(await loadShader(name), `shaders/${name}.wgsl`, io[0], io[1], constants);
+      this.shaders.set(key, p);
     }
     return p;
+  }
+
+  /**
+   * Runs the hand-written shader shaders/<name>.wgsl once on whole buffers
+   * (for routines that are no kernel, as runtime/knn_gpu.ts): `params` at
+   * binding 0, then `inputs`, then `outputs` (all of one length), which are
+   * read back whole; `constants` set its overridable constants; `grid`
+   * workgroups are dispatched.
+   */
+  async runShader(name: string, params: Int32Array, inputs: readonly ShaderBuffer[], outputs: readonly ShaderBuffer['data'][],
+    grid: readonly [number, number], constants: Readonly<Record<string, number>> = {}): Promise<void> {
+    if (this.lostReason) throw new Error(`WebGPU device lost: ${this.lostReason}`);
+    const n = outputs[0]?.length ?? 0;
+    if (outputs.some((o) => o.length !== n)) throw new Error('internal: the outputs of one shader run differ in length');
+    const dtype = (a: ShaderBuffer['data']): DType => (a instanceof Float32Array ? 'float32' : a instanceof Int32Array ? 'int32' : 'uint32');
+    const region = (b: ShaderBuffer): Region => ({ data: b.data, dtype: dtype(b.data), origin: [0], strides: [1], ...(b.key ? { key: b.key } : {}) });
+    const pipeline = await this.shader(name, constants);
+    const batch = this.batch();
+    try {
+      this.dispatch(batch, pipeline, params, inputs.map(region), outputs.map((o) => [region({ data: o }), wtype(dtype(o))] as const), grid, [[0, n]]);
+    } catch (e) {
+      await this.device.popErrorScope().catch(() => undefined);
+      this.settle(batch);
+      throw e;
+    }
+    await this.submit(batch);
   }
 
   /**
@@ -247,8 +277,10 @@ export class GpuDevice {
    * buffers, then `outputs` writable ones, with that layout spelled out: an
    * 'auto' layout drops bindings the code never reads (a kernel input that
    * only decides the task's shape), and binding them would be invalid.
+   * `constants` give the shader's `override` declarations their values.
    */
-  private async compile(code: string, what: string, inputs: number, outputs: number): Promise<GPUComputePipeline> {
+  private async compile(code: string, what: string, inputs: number, outputs: number,
+    constants: Readonly<Record<string, number>> = {}): Promise<GPUComputePipeline> {
     const dev = this.device;
     dev.pushErrorScope('validation');
     const module = dev.createShaderModule({ code });
@@ -256,7 +288,7 @@ export class GpuDevice {
       binding: i, visibility: GPUShaderStage.COMPUTE, buffer: { type: i <= inputs ? 'read-only-storage' : 'storage' },
     }));
     const layout = dev.createPipelineLayout({ bindGroupLayouts: [dev.createBindGroupLayout({ entries })] });
-    const pipeline = dev.createComputePipeline({ layout, compute: { module, entryPoint: 'main' } });
+    const pipeline = dev.createComputePipeline({ layout, compute: { module, entryPoint: 'main', constants: { ...constants } } });
     const error = await this.device.popErrorScope();
     if (error) throw new Error(`internal: ${what} does not compile: ${error.message}`);
     this.stats.compiled++;
@@ -573,8 +605,14 @@ function widen(data: TypedArray, d: DType): Float32Array | Int32Array | Uint32Ar
 /** Copies the task's box of an output from the GPU's words into the region (narrowing to its dtype). */
 function writeBox(r: Region, words: Float32Array | Int32Array | Uint32Array, outer: readonly (readonly [number, number])[]): void {
   const big = r.dtype === 'int64', half = r.dtype === 'float16';
-  const dst = r.data as unknown as { [i: number]: number | bigint };
   const rank = outer.length;
+  if (rank === 1 && r.strides[0] === 1 && !big && !half) {
+    // a run of elements: one copy (converting as the assignments below would)
+    const lo = outer[0]![0] - r.origin[0]!, hi = outer[0]![1] - r.origin[0]!;
+    if (hi > lo) (r.data as Exclude<TypedArray, BigInt64Array | BigUint64Array>).set(words.subarray(lo, hi), lo);
+    return;
+  }
+  const dst = r.data as unknown as { [i: number]: number | bigint };
   const idx = outer.map(([lo]) => lo);
   const count = outer.reduce((a, [lo, hi]) => a * Math.max(0, hi - lo), 1);
   for (let c = 0; c < count; c++) {
