@@ -132,6 +132,14 @@ abstract class NeighborsBase {
     return x;
   }
 
+  /** Query rows given to a fitted estimator: checked as its fit was (features, finite), unit rows for cosine. */
+  protected async queries(X: Input, unit: boolean): Promise<mt.Tensor> {
+    const q = checkX(X, this.estName);
+    sameFeatures(q, this.n_features_in_!, this.estName);
+    await checkFinite([[q, 'X']], this.estName);
+    return unit ? unitRows(q) : q;
+  }
+
   /**
    * kneighbors(X=None, n_neighbors, return_distance): [distances, indices]
    * of each query's nearest indexed rows, nearest first; without X, each
@@ -147,13 +155,7 @@ abstract class NeighborsBase {
       throw valueError(`Expected n_neighbors <= n_samples,  but n_samples = ${n}, n_neighbors = ${k + (self ? 1 : 0)}`);
     }
     const m = metricOf(this.metric, this.p);
-    let q = fx;
-    if (!self) {
-      q = checkX(X, this.estName);
-      sameFeatures(q, this.n_features_in_!, this.estName);
-      await checkFinite([[q, 'X']], this.estName);
-      if (m.unit) q = unitRows(q);
-    }
+    const q = self ? fx : await this.queries(X, m.unit);
     const r = (await gpuKnn(q, fx, k, self, m.kind)) ?? knn(q, fx, k, self, m.kind, m.p);
     const ind = mt.astype(r.get(mt.slice(null), mt.slice(k, 2 * k)), 'int64');
     if (opts.return_distance === false) return [await ind.execute()];
@@ -208,13 +210,7 @@ export class NearestNeighbors extends NeighborsBase {
     const radius = r ?? this.radius;
     const self = X === undefined || X === null;
     const m = metricOf(this.metric, this.p);
-    let q = fx;
-    if (!self) {
-      q = checkX(X, this.estName);
-      sameFeatures(q, this.n_features_in_!, this.estName);
-      await checkFinite([[q, 'X']], this.estName);
-      if (m.unit) q = await unitRows(q).execute();
-    }
+    const q = self ? fx : await (await this.queries(X, m.unit)).execute();
     const image = radiusImage(this.metric, this.p, radius);
     const hit = await radiusSearch(q, fx, queryBlocks(q), rowBlocks(fx), { kind: m.kind, p: m.p, bound: image * (1 + 1e-9), self });
     const dist = hit.images.length ? await numbers(m.finish(mt.tensor(Float64Array.from(hit.images)))) : [];
