@@ -9,6 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
+import { ROUTINES } from '../src/runtime/routines.js';
+import { gemmNT, potrfLower, trsmLeft, trsmRightLowerT } from '../src/runtime/tiles.js';
 
 afterAll(() => mt.shutdown());
 
@@ -69,8 +71,8 @@ const T = (a: number[][], chunkSize?: number | number[], dtype: 'float64' | 'flo
   mt.tensor(a, { dtype, ...(chunkSize === undefined ? {} : { chunkSize }) });
 
 describe('tiled cholesky', () => {
-  it('matches NumPy on 3x3 and 4x4 tiles with ragged edges (float64, float32)', async () => {
-    for (const [n, c] of [[40, 16], [100, 32]] as const) {
+  it('matches NumPy on 3x3 and 4x4 tiles with ragged edges, tiles past one NB block (float64, float32)', async () => {
+    for (const [n, c] of [[40, 16], [100, 32], [100, 48]] as const) {
       const L = mt.linalg.cholesky(T(spd(n), c));
       expect(L.node.op).toBe('routine');
       expect(L.shape).toEqual([n, n]);
@@ -173,5 +175,67 @@ describe('solve_triangular and cho_solve', () => {
     const err = await mt.linalg.solve_triangular(T(t, 16), T(b, 16), { lower: true }).fetch().then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(mt.linalg.LinAlgError);
     expect((err as Error).message).toBe('singular matrix: resolution failed at diagonal 17');
+  });
+});
+
+describe('tile kernels', () => {
+  /** n seeded values in [-1, 1). */
+  const rand = (n: number, seed: number): Float64Array => {
+    let s = seed >>> 0;
+    return Float64Array.from({ length: n }, () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 31 - 1; });
+  };
+  it('gemmNT against the plain sum, across register and K blocks, with offsets and leading dimensions', () => {
+    const [r, c, K, ld] = [7, 5, 300, 310];
+    const P = rand(r * ld, 1), Q = rand(c * ld, 2), C = rand(r * 9, 3);
+    const want = Float64Array.from(C);
+    for (let a = 0; a < r; a++) for (let b = 0; b < c; b++) {
+      let s = 0;
+      for (let k = 0; k < K; k++) s += P[a * ld + 3 + k]! * Q[b * ld + 3 + k]!;
+      want[a * 9 + 2 + b]! -= s;
+    }
+    gemmNT(C, 2, 9, r, c, P, 3, ld, Q, 3, ld, K);
+    expect(rel(C, want)).toBeLessThan(1e-14);
+  });
+  it('potrf, trsm and the left triangular solve across NB-column blocks', () => {
+    const n = 77;
+    const a = randomSpd(n, 5);
+    const C = Float64Array.from(a.flat());
+    expect(potrfLower(C, n)).toBe(-1);
+    const { res, lower } = residual(a, C);
+    expect(res).toBeLessThan(1e-14);
+    expect(lower).toBe(true);
+    // X Lᵀ == B
+    const r = 45, B = rand(r * n, 6), X = Float64Array.from(B);
+    trsmRightLowerT(X, r, n, C);
+    const XLt = new Float64Array(r * n);
+    for (let i = 0; i < r; i++) for (let j = 0; j < n; j++) { let s = 0; for (let k = 0; k <= j; k++) s += X[i * n + k]! * C[j * n + k]!; XLt[i * n + j] = s; }
+    expect(rel(XLt, B)).toBeLessThan(1e-13);
+    // L Y == B (forward), then Lᵀ stored as upper: U Z == B (backward)
+    const w = 3, B2 = rand(n * w, 7), Y = Float64Array.from(B2);
+    expect(trsmLeft(C, n, Y, w, true, false)).toBe(-1);
+    const LY = new Float64Array(n * w);
+    for (let i = 0; i < n; i++) for (let j = 0; j < w; j++) { let s = 0; for (let k = 0; k <= i; k++) s += C[i * n + k]! * Y[k * w + j]!; LY[i * w + j] = s; }
+    expect(rel(LY, B2)).toBeLessThan(1e-13);
+    const notPd = Float64Array.from(a.flat());
+    notPd[40 * n + 40] = -1;
+    expect(potrfLower(notPd, n)).toBe(40);
+  });
+  it('the routines\' checks refuse bad parameters and regions', () => {
+    const f64 = (...shape: number[]) => ({ dtype: 'float64' as const, shape });
+    expect(() => ROUTINES.potrf.check({ tile: [1, 1] }, [f64(4, 4), f64(4, 8)], f64(4, 4))).not.toThrow();
+    expect(() => ROUTINES.potrf.check({ tile: [1, 1] }, [f64(4, 4), f64(3, 8)], f64(4, 4))).toThrow(/panel must be a float64 \[4, 8\]/);
+    expect(() => ROUTINES.potrf.check({ tile: [1] }, [f64(4, 4)], f64(4, 4))).toThrow(/tile must be a \[row, column\] pair/);
+    expect(() => ROUTINES.potrf.check({ tile: [0, 0], x: 1 }, [f64(4, 4)], f64(4, 4))).toThrow(/unknown routine parameter x/);
+    expect(() => ROUTINES.potrf.check({ tile: [0, 0] }, [f64(4, 4)], f64(4, 3))).toThrow(/square tile/);
+    expect(() => ROUTINES.potrf.check({ tile: [0, 0] }, [{ dtype: 'float32', shape: [4, 4] }], f64(4, 4))).toThrow(/float64 \[4, 4\]/);
+    expect(() => ROUTINES.trsm.check({ tile: [2, 1] }, [f64(3, 4), f64(4, 4), f64(3, 8), f64(4, 8)], f64(3, 4))).not.toThrow();
+    expect(() => ROUTINES.trsm.check({ tile: [2, 1] }, [f64(3, 4), f64(4, 4), f64(3, 8)], f64(3, 4))).toThrow(/trsm reads/);
+    expect(() => ROUTINES.trsm.check({ tile: [2, 1] }, [f64(3, 4), f64(4, 4), f64(3, 8), f64(4, 7)], f64(3, 4))).toThrow(/diagonal row panel/);
+    expect(() => ROUTINES.zero.check({}, [f64(1, 1)], f64(3, 4))).toThrow(/zero reads nothing/);
+    expect(() => ROUTINES.zero.check({}, [], { dtype: 'int32', shape: [3, 4] })).toThrow(/float64 or float32 tile/);
+    const tri = { tile: [1, 0], lower: true, unit: false };
+    expect(() => ROUTINES.trsolve.check(tri, [f64(4, 2), f64(4, 4), f64(4, 8), f64(8, 2)], f64(4, 2))).not.toThrow();
+    expect(() => ROUTINES.trsolve.check({ ...tri, lower: 1 }, [f64(4, 2), f64(4, 4)], f64(4, 2))).toThrow(/lower must be a boolean/);
+    expect(() => ROUTINES.trsolve.check(tri, [f64(4, 2), f64(4, 4), f64(4, 8), f64(7, 2)], f64(4, 2))).toThrow(/rows of X/);
   });
 });
