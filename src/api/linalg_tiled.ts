@@ -5,11 +5,12 @@
 // the tile routines). A call reads tiles of the input and the tiles of its
 // own result that earlier calls wrote, so tile/tile.ts derives the DAG from
 // the reads and the pool (or the mesh) runs ready tiles as they come.
-// Cholesky: tile (i, j), i > j, is TRSM(A_ij − L_i,<j L_j,<jᵀ, L_jj) and the
-// diagonal tile POTRF(A_jj − L_j,<j L_j,<jᵀ): the SYRK and GEMM updates a
+// Cholesky: tile (i, j), i > j, is TRSM(A_ij − Σ_k<j L_ik L_jkᵀ, L_jj) and the
+// diagonal tile POTRF(A_jj − Σ_k<j L_jk L_jkᵀ), each tile read on its own (a
+// task holds a few tiles, never a panel): the SYRK and GEMM updates a
 // right-looking factorization applies to a tile one column at a time are
 // summed in the call that finishes it, because a node's tile is written once
-// (storing each updated A_ij would keep ~nt³/6 tiles). The calls come column
+// (each update writing its own A_ij would make ~nt³/6 tiles of one node). The calls come column
 // by column, the order of the right-looking algorithm: every tile of column
 // j is ready as soon as column j's diagonal tile is, as there.
 // Tile size: the input's chunk when it is square; otherwise the side of the
@@ -51,11 +52,12 @@ export function tiledCholesky(a: Tensor, T: number): Tensor {
   for (let i = 0; i < nt; i++) for (let j = i + 1; j < nt; j++) calls.push({ routine: 'zero', params: {}, reads: [], chunk: i * nt + j });
   for (let j = 0; j < nt; j++) {
     const cj = span(j, T, n);
-    const panel = (rows: [number, number]): { input: number; box: Box }[] => (j > 0 ? [{ input: SELF, box: [rows, [0, cj[0]]] }] : []);
-    calls.push({ routine: 'potrf', params: { tile: [j, j] }, reads: [{ input: 0, box: [cj, cj] }, ...panel(cj)], chunk: j * nt + j });
+    /** The tiles L_r0 .. L_r,j-1 of row block `rows`, one read each. */
+    const left = (rows: [number, number]): { input: number; box: Box }[] => Array.from({ length: j }, (_, k) => ({ input: SELF, box: [rows, span(k, T, n)] }));
+    calls.push({ routine: 'potrf', params: { tile: [j, j] }, reads: [{ input: 0, box: [cj, cj] }, ...left(cj)], chunk: j * nt + j });
     for (let i = j + 1; i < nt; i++) {
       const ri = span(i, T, n);
-      const reads = [{ input: 0, box: [ri, cj] }, { input: SELF, box: [cj, cj] }, ...panel(ri), ...panel(cj)];
+      const reads = [{ input: 0, box: [ri, cj] }, { input: SELF, box: [cj, cj] }, ...left(ri), ...left(cj)];
       calls.push({ routine: 'trsm', params: { tile: [i, j] }, reads, chunk: i * nt + j });
     }
   }
@@ -76,13 +78,16 @@ export function tiledTriangularSolve(t: Tensor, b: Tensor, lower: boolean, unit:
   for (let s = 0; s < nt; s++) {
     const i = lower ? s : nt - 1 - s;
     const ri = span(i, T, n);
-    const rest: [number, number] = lower ? [0, ri[0]] : [ri[1], n];
+    // the row tiles already solved: before i (lower), after it (upper)
+    const done = lower ? Array.from({ length: i }, (_, k) => k) : Array.from({ length: nt - 1 - i }, (_, k) => i + 1 + k);
     for (let c = 0; c < nc; c++) {
       const cc = span(c, W, k);
-      const more = rest[1] > rest[0] ? [{ input: 0, box: [ri, rest] as Box }, { input: SELF, box: [rest, cc] as Box }] : [];
       calls.push({
         routine: 'trsolve', params: { tile: [i, c], lower, unit }, chunk: i * nc + c,
-        reads: [{ input: 1, box: [ri, cc] }, { input: 0, box: [ri, ri] }, ...more],
+        reads: [
+          { input: 1, box: [ri, cc] }, { input: 0, box: [ri, ri] },
+          ...done.map((q) => ({ input: 0, box: [ri, span(q, T, n)] as Box })), ...done.map((q) => ({ input: SELF, box: [span(q, T, n), cc] as Box })),
+        ],
       });
     }
   }

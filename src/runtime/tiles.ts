@@ -7,16 +7,18 @@
 // copies of the tiles, blocked over K for the cache; a call folds the updates
 // its tile needs (SYRK or GEMM over the panel of earlier columns) into the
 // call that finishes it, since a node's chunk is written once:
-//   potrf    L_jj = chol(A_jj − L_j,<j · L_j,<jᵀ): reads A_jj (its lower
-//            triangle only, as LAPACK's potrf 'L') and, past the first
-//            column, the row panel L[j, 0:j] of the result;
-//   trsm     L_ij = (A_ij − L_i,<j · L_j,<jᵀ) · L_jj⁻ᵀ for i > j: reads A_ij,
-//            L_jj and, past the first column, the panels L[i, 0:j], L[j, 0:j];
+//   potrf    L_jj = chol(A_jj − Σ_k<j L_jk L_jkᵀ): reads A_jj (its lower
+//            triangle only, as LAPACK's potrf 'L'), then the tiles L_jk;
+//   trsm     L_ij = (A_ij − Σ_k<j L_ik L_jkᵀ) · L_jj⁻ᵀ for i > j: reads A_ij,
+//            L_jj, then the tiles L_ik, then the tiles L_jk;
 //   zero     a tile above the diagonal: zeros;
 //   trsolve  one tile of X in T X = B (T triangular, scipy's solve_triangular):
-//            X_ic = T_ii⁻¹ (B_ic − T_i,≠i · X_≠i,c), the panel of T left of the
-//            diagonal tile (lower) or right of it (upper) and the rows of X
-//            already solved.
+//            X_ic = T_ii⁻¹ (B_ic − Σ_k T_ik X_kc) over the tiles k left of the
+//            diagonal (lower) or right of it (upper): reads B_ic, T_ii, the
+//            tiles T_ik, then the tiles X_kc already solved.
+// Every read is one tile, so a task holds a few tiles however large the
+// matrix (a peer fetches just those), and on the local heap a float64 tile
+// is read in place, not copied.
 // float64 and float32 regions (float32 computed in float64 and rounded once
 // on store). A pivot that is not positive is NumPy's LinAlgError 'Matrix is
 // not positive definite', naming the tile; a NaN pivot gives NaNs, as LAPACK
@@ -28,7 +30,7 @@ import { LinAlgError } from '../graph/linalg.js';
 import type { RoutineParams } from '../graph/node.js';
 import { type Region, type RegionSpec, type Routine, flag, onlyParams } from './region.js';
 
-/** Columns of the K panel a GEMM update takes at a time: a block of the panel's rows stays in the L2 cache. */
+/** Columns of K a GEMM update takes at a time: a block of the rows of P and Q stays in the L2 cache. */
 const KB = 128;
 
 // ---------------------------------------------------------------------------
@@ -92,9 +94,6 @@ export function gemmNT(
 /** Columns of a block in the blocked POTRF and TRSM: its dot products go through gemmNT, the rest is NB-wide. */
 const NB = 32;
 
-/** C (c×c) −= P Pᵀ on C's lower triangle (SYRK; entries just above the diagonal may change too), P c×K. */
-export const syrkLower = (C: Float64Array, c: number, P: Float64Array, K: number): void => gemmNT(C, 0, c, c, c, P, 0, K, P, 0, K, K, true);
-
 /**
  * C's lower triangle (c×c) replaced by its Cholesky factor L (POTRF 'L',
  * blocked left-looking: each NB-column block updated by gemmNT from the
@@ -143,14 +142,14 @@ export function trsmRightLowerT(C: Float64Array, r: number, c: number, L: Float6
   }
 }
 
-/** C (r×w) −= P (r×K) · X (K×w) (GEMM NN, row-major rows of X as axpys). */
-export function gemmNN(C: Float64Array, r: number, w: number, P: Float64Array, X: Float64Array, K: number): void {
+/** C (r×w, dense) −= P (r×K, leading dimension ldp) · X (K×w, leading dimension ldx): GEMM NN, rows of X as axpys. */
+export function gemmNN(C: Float64Array, r: number, w: number, P: Float64Array, ldp: number, X: Float64Array, ldx: number, K: number): void {
   for (let a = 0; a < r; a++) {
-    const ca = a * w, pa = a * K;
+    const ca = a * w, pa = a * ldp;
     for (let k = 0; k < K; k++) {
       const p = P[pa + k]!;
       if (p === 0) continue;
-      const xk = k * w;
+      const xk = k * ldx;
       for (let b = 0; b < w; b++) C[ca + b] -= p * X[xk + b]!;
     }
   }
@@ -202,6 +201,12 @@ function dense(r: Region, slot: number): Float64Array {
   return out;
 }
 
+/** A region read in place when it is float64 rows (its leading dimension the row stride), else its dense copy in slot `slot`. */
+function rows(r: Region, slot: number): { a: Float64Array; ld: number } {
+  if (r.data instanceof Float64Array && (r.strides[1] === 1 || r.shape[1]! <= 1)) return { a: r.data, ld: r.strides[0]! };
+  return { a: dense(r, slot), ld: r.shape[1]! };
+}
+
 /** A dense row-major array written into the output region (float32 rounds here, once). */
 function store(src: Float64Array, out: Region): void {
   const [m, n] = out.shape as [number, number];
@@ -234,6 +239,13 @@ function floatOut(output: RegionSpec, name: string): string {
   return output.dtype;
 }
 
+/** The tiles after the first `skip` inputs, in `groups` runs of equal length (each a list of K tiles): their count per run. */
+function runs(inputs: readonly RegionSpec[], skip: number, groups: number, what: string): number {
+  const m = (inputs.length - skip) / groups;
+  if (!Number.isInteger(m) || m < 0) throw new TypeError(what);
+  return m;
+}
+
 export const TILE_ROUTINES: Readonly<Record<'potrf' | 'trsm' | 'zero' | 'trsolve', Routine>> = {
   potrf: {
     check(params, inputs, output) {
@@ -242,14 +254,17 @@ export const TILE_ROUTINES: Readonly<Record<'potrf' | 'trsm' | 'zero' | 'trsolve
       const dtype = floatOut(output, 'potrf');
       const c = output.shape[0]!;
       if (output.shape[1] !== c) throw new TypeError('potrf writes a square tile');
-      if (inputs.length !== 1 && inputs.length !== 2) throw new TypeError('potrf reads the diagonal tile of A, then the row panel of L left of it');
+      runs(inputs, 1, 1, 'potrf reads the diagonal tile of A, then the tiles of L left of it');
       checkTile(inputs[0], c, c, dtype, 'potrf\'s diagonal tile');
-      if (inputs[1]) checkTile(inputs[1], c, inputs[1].shape[1] ?? 0, dtype, 'potrf\'s panel');
+      for (const t of inputs.slice(1)) checkTile(t, c, t.shape[1] ?? 0, dtype, 'potrf\'s tiles of L');
     },
     run(params, inputs, out) {
       const c = out.shape[0]!;
       const C = dense(inputs[0]!, 0);
-      if (inputs[1] && inputs[1].shape[1]! > 0) syrkLower(C, c, dense(inputs[1], 1), inputs[1].shape[1]!);
+      for (const t of inputs.slice(1)) {
+        const p = rows(t, 1), K = t.shape[1]!;
+        gemmNT(C, 0, c, c, c, p.a, 0, p.ld, p.a, 0, p.ld, K, true);
+      }
       const bad = potrfLower(C, c);
       if (bad >= 0) {
         const [i] = tileOf(params);
@@ -265,20 +280,23 @@ export const TILE_ROUTINES: Readonly<Record<'potrf' | 'trsm' | 'zero' | 'trsolve
       tileOf(params);
       const dtype = floatOut(output, 'trsm');
       const [r, c] = output.shape as [number, number];
-      if (inputs.length !== 2 && inputs.length !== 4) throw new TypeError('trsm reads A\'s tile and L\'s diagonal tile, then the two row panels of L left of them');
+      const m = runs(inputs, 2, 2, 'trsm reads A\'s tile and L\'s diagonal tile, then the tiles of L left of each (as many for both)');
       checkTile(inputs[0], r, c, dtype, 'trsm\'s tile of A');
       checkTile(inputs[1], c, c, dtype, 'trsm\'s diagonal tile');
-      if (inputs.length === 4) {
-        const K = inputs[2]!.shape[1] ?? 0;
-        checkTile(inputs[2], r, K, dtype, 'trsm\'s row panel');
-        checkTile(inputs[3], c, K, dtype, 'trsm\'s diagonal row panel');
+      for (let k = 0; k < m; k++) {
+        const K = inputs[2 + k]!.shape[1] ?? 0;
+        checkTile(inputs[2 + k], r, K, dtype, 'trsm\'s row tile');
+        checkTile(inputs[2 + m + k], c, K, dtype, 'trsm\'s diagonal row tile');
       }
     },
     run(_params, inputs, out) {
       const [r, c] = out.shape as [number, number];
+      const m = (inputs.length - 2) / 2;
       const C = dense(inputs[0]!, 0);
-      const K = inputs.length === 4 ? inputs[2]!.shape[1]! : 0;
-      if (K > 0) gemmNT(C, 0, c, r, c, dense(inputs[2]!, 1), 0, K, dense(inputs[3]!, 2), 0, K, K);
+      for (let k = 0; k < m; k++) {
+        const p = rows(inputs[2 + k]!, 1), q = rows(inputs[2 + m + k]!, 2);
+        gemmNT(C, 0, c, r, c, p.a, 0, p.ld, q.a, 0, q.ld, inputs[2 + k]!.shape[1]!);
+      }
       trsmRightLowerT(C, r, c, dense(inputs[1]!, 3));
       store(C, out);
     },
@@ -301,19 +319,23 @@ export const TILE_ROUTINES: Readonly<Record<'potrf' | 'trsm' | 'zero' | 'trsolve
       flag(params, 'unit');
       const dtype = floatOut(output, 'trsolve');
       const [r, w] = output.shape as [number, number];
-      if (inputs.length !== 2 && inputs.length !== 4) throw new TypeError('trsolve reads B\'s tile and T\'s diagonal tile, then T\'s panel and the rows of X it multiplies');
+      const m = runs(inputs, 2, 2, 'trsolve reads B\'s tile and T\'s diagonal tile, then tiles of T and the tiles of X they multiply (as many of each)');
       checkTile(inputs[0], r, w, dtype, 'trsolve\'s tile of B');
       checkTile(inputs[1], r, r, dtype, 'trsolve\'s diagonal tile');
-      if (inputs.length === 4) {
-        const K = inputs[2]!.shape[1] ?? 0;
-        checkTile(inputs[2], r, K, dtype, 'trsolve\'s panel of T');
-        checkTile(inputs[3], K, w, dtype, 'trsolve\'s rows of X');
+      for (let k = 0; k < m; k++) {
+        const K = inputs[2 + k]!.shape[1] ?? 0;
+        checkTile(inputs[2 + k], r, K, dtype, 'trsolve\'s tile of T');
+        checkTile(inputs[2 + m + k], K, w, dtype, 'trsolve\'s tile of X');
       }
     },
     run(params, inputs, out) {
       const [r, w] = out.shape as [number, number];
+      const m = (inputs.length - 2) / 2;
       const C = dense(inputs[0]!, 0);
-      if (inputs.length === 4 && inputs[2]!.shape[1]! > 0) gemmNN(C, r, w, dense(inputs[2]!, 1), dense(inputs[3]!, 2), inputs[2]!.shape[1]!);
+      for (let k = 0; k < m; k++) {
+        const p = rows(inputs[2 + k]!, 1), x = rows(inputs[2 + m + k]!, 2);
+        gemmNN(C, r, w, p.a, p.ld, x.a, x.ld, inputs[2 + k]!.shape[1]!);
+      }
       const bad = trsmLeft(dense(inputs[1]!, 3), r, C, w, params.lower === true, params.unit === true);
       if (bad >= 0) throw new LinAlgError(`singular matrix: resolution failed at diagonal ${inputs[1]!.origin[0]! + bad}`);
       store(C, out);
