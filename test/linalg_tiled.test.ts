@@ -131,6 +131,14 @@ describe('tiled cholesky', () => {
     // the one-chunk path keeps NumPy's exact text
     await expect(mt.linalg.cholesky(T(a)).fetch()).rejects.toThrow(/^Matrix is not positive definite$/);
   });
+  it('a NaN pivot gives NaNs from its tile on, not an error (NumPy\'s LAPACK)', async () => {
+    const a = spd(40);
+    a[20]![20] = NaN;
+    const L = await flat(mt.linalg.cholesky(T(a, 16)));
+    expect(rel(L.subarray(0, 16 * 40), F.chol40!.slice(0, 16 * 40))).toBeLessThan(1e-13);
+    expect(Number.isNaN(L[20 * 40 + 20]!)).toBe(true);
+    expect(Number.isNaN(L[39 * 40 + 39]!)).toBe(true);
+  });
 });
 
 describe('solve_triangular and cho_solve', () => {
