@@ -1,29 +1,29 @@
 // The tile routines of the tiled factorizations (api/linalg_tiled.ts builds
-// their DAGs): each call writes one tile of the result once, reading tiles of
-// the input and tiles of the result that earlier calls wrote, so that a re-run
-// of any call gives the same bits and a lost tile is recomputed from its
-// lineage (numpywren's idempotent tasks). The LAPACK/BLAS tile kernels
-// (POTRF, TRSM, SYRK, GEMM) are plain TypeScript loops over dense float64
-// copies of the tiles, blocked over K for the cache; a call folds the updates
-// its tile needs (SYRK or GEMM over the panel of earlier columns) into the
-// call that finishes it, since a node's chunk is written once:
-//   potrf    L_jj = chol(A_jj − Σ_k<j L_jk L_jkᵀ): reads A_jj (its lower
-//            triangle only, as LAPACK's potrf 'L'), then the tiles L_jk;
-//   trsm     L_ij = (A_ij − Σ_k<j L_ik L_jkᵀ) · L_jj⁻ᵀ for i > j: reads A_ij,
-//            L_jj, then the tiles L_ik, then the tiles L_jk;
-//   zero     a tile above the diagonal: zeros;
+// their DAGs): each call writes one tile once, reading a few tiles of the
+// input and tiles that earlier calls of its node wrote, so that a re-run of
+// any call gives the same bits and a lost tile is recomputed from its lineage
+// (numpywren's idempotent tasks). Every read is one tile: a task holds a few
+// tiles however large the matrix (a peer fetches just those), and a float64
+// tile is read in place on the heap. The kernels are plain TypeScript loops
+// over dense float64 copies of the tiles, register-blocked and blocked over K
+// for the cache (one strided GEMM, gemmNT, does the arithmetic of all four):
+//   potrf    L_jj = chol(A_jj), from A_jj's lower triangle (LAPACK's potrf 'L');
+//   trsm     L_ij = A_ij · L_jj⁻ᵀ;
+//   syrk     A_jj − L_jk L_jkᵀ (its lower triangle);
+//   gemm     A_ij − L_ik L_jkᵀ;
+//   copy     one tile as it is (the factor's tiles out of the workspace);
+//   zero     a tile of zeros (above the factor's diagonal);
 //   trsolve  one tile of X in T X = B (T triangular, scipy's solve_triangular):
 //            X_ic = T_ii⁻¹ (B_ic − Σ_k T_ik X_kc) over the tiles k left of the
 //            diagonal (lower) or right of it (upper): reads B_ic, T_ii, the
 //            tiles T_ik, then the tiles X_kc already solved.
-// Every read is one tile, so a task holds a few tiles however large the
-// matrix (a peer fetches just those), and on the local heap a float64 tile
-// is read in place, not copied.
-// float64 and float32 regions (float32 computed in float64 and rounded once
-// on store). A pivot that is not positive is NumPy's LinAlgError 'Matrix is
-// not positive definite', naming the tile; a NaN pivot gives NaNs, as LAPACK
-// does. An exact zero on a triangular solve's diagonal is SciPy's
-// 'singular matrix: resolution failed at diagonal i'.
+// The Cholesky routines write their tile into the top-left of a workspace
+// chunk (zeros past a ragged tile's extent). float64 and float32 regions
+// (float32 computed in float64 and rounded once on store). A pivot that is
+// not positive is NumPy's LinAlgError 'Matrix is not positive definite',
+// naming the tile; a NaN pivot gives NaNs, as LAPACK does. An exact zero on a
+// triangular solve's diagonal is SciPy's 'singular matrix: resolution failed
+// at diagonal i'.
 // In: routine parameters and regions (./region.ts). Out: one tile written.
 
 import { LinAlgError } from '../graph/linalg.js';
@@ -207,12 +207,16 @@ function rows(r: Region, slot: number): { a: Float64Array; ld: number } {
   return { a: dense(r, slot), ld: r.shape[1]! };
 }
 
-/** A dense row-major array written into the output region (float32 rounds here, once). */
-function store(src: Float64Array, out: Region): void {
-  const [m, n] = out.shape as [number, number];
+/**
+ * A dense row-major m×n array written into the top-left of the output region
+ * (float32 rounds here, once), zeros in the rest of it: a version tile of the
+ * Cholesky workspace is a whole chunk, whatever the extent of its tile.
+ */
+function store(src: Float64Array, m: number, n: number, out: Region): void {
+  const [M, N] = out.shape as [number, number];
   const [s0, s1] = out.strides as [number, number];
   const d = out.data as Float64Array | Float32Array;
-  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) d[i * s0 + j * s1] = src[i * n + j]!;
+  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) d[i * s0 + j * s1] = i < m && j < n ? src[i * n + j]! : 0;
 }
 
 const FLOATS = new Set(['float64', 'float32']);
@@ -233,12 +237,6 @@ function tileOf(params: RoutineParams): [number, number] {
   return t as [number, number];
 }
 
-/** The output's dtype when it is a 2-d float region. */
-function floatOut(output: RegionSpec, name: string): string {
-  if (!FLOATS.has(output.dtype) || output.shape.length !== 2) throw new TypeError(`${name} writes a 2-d float64 or float32 tile`);
-  return output.dtype;
-}
-
 /** The tiles after the first `skip` inputs, in `groups` runs of equal length (each a list of K tiles): their count per run. */
 function runs(inputs: readonly RegionSpec[], skip: number, groups: number, what: string): number {
   const m = (inputs.length - skip) / groups;
@@ -246,69 +244,110 @@ function runs(inputs: readonly RegionSpec[], skip: number, groups: number, what:
   return m;
 }
 
-export const TILE_ROUTINES: Readonly<Record<'potrf' | 'trsm' | 'zero' | 'trsolve', Routine>> = {
+/** The output region of the float dtype of `first` holds an r×c tile (its top-left; a workspace chunk may be larger). */
+function checkOut(output: RegionSpec, first: RegionSpec | undefined, r: number, c: number, name: string): string {
+  if (!first || !FLOATS.has(first.dtype) || output.dtype !== first.dtype || output.shape.length !== 2 || output.shape[0]! < r || output.shape[1]! < c) {
+    throw new TypeError(`${name} writes a float64 or float32 tile of at least [${r}, ${c}], of its inputs' dtype`);
+  }
+  return first.dtype;
+}
+
+/** A 2-d region's extent. */
+const dims = (r: RegionSpec | undefined, name: string): [number, number] => {
+  if (!r || r.shape.length !== 2) throw new TypeError(`${name} reads 2-d tiles`);
+  return r.shape as [number, number];
+};
+
+export const TILE_ROUTINES: Readonly<Record<'potrf' | 'trsm' | 'syrk' | 'gemm' | 'copy' | 'zero' | 'trsolve', Routine>> = {
   potrf: {
     check(params, inputs, output) {
       onlyParams(params, ['tile']);
       tileOf(params);
-      const dtype = floatOut(output, 'potrf');
-      const c = output.shape[0]!;
-      if (output.shape[1] !== c) throw new TypeError('potrf writes a square tile');
-      runs(inputs, 1, 1, 'potrf reads the diagonal tile of A, then the tiles of L left of it');
+      if (inputs.length !== 1) throw new TypeError('potrf reads one diagonal tile');
+      const [c] = dims(inputs[0], 'potrf');
+      const dtype = checkOut(output, inputs[0], c, c, 'potrf');
       checkTile(inputs[0], c, c, dtype, 'potrf\'s diagonal tile');
-      for (const t of inputs.slice(1)) checkTile(t, c, t.shape[1] ?? 0, dtype, 'potrf\'s tiles of L');
     },
-    run(params, inputs, out) {
-      const c = out.shape[0]!;
-      const C = dense(inputs[0]!, 0);
-      for (const t of inputs.slice(1)) {
-        const p = rows(t, 1), K = t.shape[1]!;
-        gemmNT(C, 0, c, c, c, p.a, 0, p.ld, p.a, 0, p.ld, K, true);
-      }
+    run(params, [a], out) {
+      const c = a!.shape[0]!;
+      const C = dense(a!, 0);
       const bad = potrfLower(C, c);
       if (bad >= 0) {
+        // every tile before the last is as long as a workspace chunk is: tile i starts at row i·T
         const [i] = tileOf(params);
-        const at = inputs[0]!.origin[0]! + bad;
-        throw new LinAlgError(`Matrix is not positive definite (the leading minor of order ${at + 1} is not positive, in tile (${i}, ${i}))`);
+        throw new LinAlgError(`Matrix is not positive definite (the leading minor of order ${i * out.shape[0]! + bad + 1} is not positive, in tile (${i}, ${i}))`);
       }
-      store(C, out);
+      store(C, c, c, out);
     },
   },
   trsm: {
     check(params, inputs, output) {
       onlyParams(params, ['tile']);
       tileOf(params);
-      const dtype = floatOut(output, 'trsm');
-      const [r, c] = output.shape as [number, number];
-      const m = runs(inputs, 2, 2, 'trsm reads A\'s tile and L\'s diagonal tile, then the tiles of L left of each (as many for both)');
-      checkTile(inputs[0], r, c, dtype, 'trsm\'s tile of A');
+      if (inputs.length !== 2) throw new TypeError('trsm reads a tile of A, then L\'s diagonal tile of its column');
+      const [r, c] = dims(inputs[0], 'trsm');
+      const dtype = checkOut(output, inputs[0], r, c, 'trsm');
       checkTile(inputs[1], c, c, dtype, 'trsm\'s diagonal tile');
-      for (let k = 0; k < m; k++) {
-        const K = inputs[2 + k]!.shape[1] ?? 0;
-        checkTile(inputs[2 + k], r, K, dtype, 'trsm\'s row tile');
-        checkTile(inputs[2 + m + k], c, K, dtype, 'trsm\'s diagonal row tile');
-      }
     },
-    run(_params, inputs, out) {
-      const [r, c] = out.shape as [number, number];
-      const m = (inputs.length - 2) / 2;
-      const C = dense(inputs[0]!, 0);
-      for (let k = 0; k < m; k++) {
-        const p = rows(inputs[2 + k]!, 1), q = rows(inputs[2 + m + k]!, 2);
-        gemmNT(C, 0, c, r, c, p.a, 0, p.ld, q.a, 0, q.ld, inputs[2 + k]!.shape[1]!);
-      }
-      trsmRightLowerT(C, r, c, dense(inputs[1]!, 3));
-      store(C, out);
+    run(_params, [a, l], out) {
+      const [r, c] = a!.shape as [number, number];
+      const C = dense(a!, 0);
+      trsmRightLowerT(C, r, c, dense(l!, 3));
+      store(C, r, c, out);
+    },
+  },
+  syrk: {
+    check(params, inputs, output) {
+      onlyParams(params, []);
+      if (inputs.length !== 2) throw new TypeError('syrk reads a diagonal tile, then one tile of L of its row');
+      const [c] = dims(inputs[0], 'syrk');
+      const dtype = checkOut(output, inputs[0], c, c, 'syrk');
+      checkTile(inputs[0], c, c, dtype, 'syrk\'s diagonal tile');
+      checkTile(inputs[1], c, inputs[1]?.shape[1] ?? 0, dtype, 'syrk\'s tile of L');
+    },
+    run(_params, [a, p], out) {
+      const c = a!.shape[0]!, K = p!.shape[1]!;
+      const C = dense(a!, 0), P = rows(p!, 1);
+      gemmNT(C, 0, c, c, c, P.a, 0, P.ld, P.a, 0, P.ld, K, true);
+      store(C, c, c, out);
+    },
+  },
+  gemm: {
+    check(params, inputs, output) {
+      onlyParams(params, []);
+      if (inputs.length !== 3) throw new TypeError('gemm reads a tile C, then the tiles P and Q of C − P Qᵀ');
+      const [r, c] = dims(inputs[0], 'gemm');
+      const dtype = checkOut(output, inputs[0], r, c, 'gemm');
+      const K = inputs[1]?.shape[1] ?? 0;
+      checkTile(inputs[1], r, K, dtype, 'gemm\'s P');
+      checkTile(inputs[2], c, K, dtype, 'gemm\'s Q');
+    },
+    run(_params, [a, p, q], out) {
+      const [r, c] = a!.shape as [number, number];
+      const C = dense(a!, 0), P = rows(p!, 1), Q = rows(q!, 2);
+      gemmNT(C, 0, c, r, c, P.a, 0, P.ld, Q.a, 0, Q.ld, p!.shape[1]!);
+      store(C, r, c, out);
+    },
+  },
+  copy: {
+    check(params, inputs, output) {
+      onlyParams(params, []);
+      if (inputs.length !== 1) throw new TypeError('copy reads one tile');
+      const [r, c] = dims(inputs[0], 'copy');
+      checkOut(output, inputs[0], r, c, 'copy');
+    },
+    run(_params, [a], out) {
+      store(dense(a!, 0), a!.shape[0]!, a!.shape[1]!, out);
     },
   },
   zero: {
     check(params, inputs, output) {
       onlyParams(params, []);
-      floatOut(output, 'zero');
+      if (!FLOATS.has(output.dtype) || output.shape.length !== 2) throw new TypeError('zero writes a 2-d float64 or float32 tile');
       if (inputs.length) throw new TypeError('zero reads nothing');
     },
     run(_params, _inputs, out) {
-      store(scratch(0, out.shape[0]! * out.shape[1]!).fill(0), out);
+      store(scratch(0, 0), 0, 0, out);
     },
   },
   trsolve: {
@@ -317,10 +356,10 @@ export const TILE_ROUTINES: Readonly<Record<'potrf' | 'trsm' | 'zero' | 'trsolve
       tileOf(params);
       flag(params, 'lower');
       flag(params, 'unit');
-      const dtype = floatOut(output, 'trsolve');
-      const [r, w] = output.shape as [number, number];
       const m = runs(inputs, 2, 2, 'trsolve reads B\'s tile and T\'s diagonal tile, then tiles of T and the tiles of X they multiply (as many of each)');
-      checkTile(inputs[0], r, w, dtype, 'trsolve\'s tile of B');
+      const [r, w] = dims(inputs[0], 'trsolve');
+      const dtype = checkOut(output, inputs[0], r, w, 'trsolve');
+      checkTile(output, r, w, dtype, 'trsolve\'s output');
       checkTile(inputs[1], r, r, dtype, 'trsolve\'s diagonal tile');
       for (let k = 0; k < m; k++) {
         const K = inputs[2 + k]!.shape[1] ?? 0;
@@ -338,7 +377,7 @@ export const TILE_ROUTINES: Readonly<Record<'potrf' | 'trsm' | 'zero' | 'trsolve
       }
       const bad = trsmLeft(dense(inputs[1]!, 3), r, C, w, params.lower === true, params.unit === true);
       if (bad >= 0) throw new LinAlgError(`singular matrix: resolution failed at diagonal ${inputs[1]!.origin[0]! + bad}`);
-      store(C, out);
+      store(C, r, w, out);
     },
   },
 };
