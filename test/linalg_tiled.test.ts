@@ -94,6 +94,20 @@ describe('tiled cholesky', () => {
       expect(rel(L, await flat(whole))).toBeLessThan(1e-12);
     }
   });
+  it('the workspace frees each tile version once read: the peak stays near the factor\'s own size', async () => {
+    const n = 256, a = T(randomSpd(n, 11), 32);
+    await a.execute();
+    const L = mt.linalg.cholesky(a);
+    const work = L.node.inputs[0]!;
+    expect(work.attrs).toMatchObject({ name: 'linalg.cholesky.tiles' });
+    // nt = 8: 36 POTRF and TRSM, 84 SYRK and GEMM, each its own task
+    const calls = (work.attrs as { calls: { routine: string }[] }).calls.map((c) => c.routine);
+    expect(['potrf', 'trsm', 'syrk', 'gemm'].map((r) => calls.filter((c) => c === r).length)).toEqual([8, 28, 28, 56]);
+    await L.execute();
+    // the factor (n² float64) and the live versions; all 120 kept would be 2.9 times the factor
+    expect(mt.lastReport().peakBytes).toBeLessThan(1.75 * n * n * 8);
+    expect(residual(randomSpd(n, 11), await flat(L)).res).toBeLessThan(1e-12);
+  });
   it('float32: residual at float32 precision', async () => {
     const a = randomSpd(64, 7);
     const { res, lower } = residual(a, await flat(mt.linalg.cholesky(T(a, 16, 'float32'))));
