@@ -82,7 +82,8 @@ export function tiledCholesky(a: Tensor, T: number): Tensor {
   const out: G.RoutineCall[] = [];
   for (let i = 0; i < nt; i++) {
     for (let j = 0; j < nt; j++) {
-      out.push(j > i ? { routine: 'zero', params: {}, reads: [], chunk: i * nt + j } : { routine: 'copy', params: {}, reads: [{ ...cur(i, j), input: 0 }], chunk: i * nt + j });
+      const chunk = i * nt + j;
+      out.push(j > i ? { routine: 'zero', params: {}, reads: [], chunk } : { routine: 'copy', params: {}, reads: [{ ...cur(i, j), input: 0 }], chunk });
     }
   }
   return new Tensor(G.routine('linalg.cholesky', [work], out, a.dtype, [n, n], [T, T]));

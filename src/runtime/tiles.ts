@@ -275,7 +275,8 @@ export const TILE_ROUTINES: Readonly<Record<'potrf' | 'trsm' | 'syrk' | 'gemm' |
       if (bad >= 0) {
         // every tile before the last is as long as a workspace chunk is: tile i starts at row i·T
         const [i] = tileOf(params);
-        throw new LinAlgError(`Matrix is not positive definite (the leading minor of order ${i * out.shape[0]! + bad + 1} is not positive, in tile (${i}, ${i}))`);
+        const order = i * out.shape[0]! + bad + 1;
+        throw new LinAlgError(`Matrix is not positive definite (the leading minor of order ${order} is not positive, in tile (${i}, ${i}))`);
       }
       store(C, c, c, out);
     },
