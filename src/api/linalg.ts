@@ -21,6 +21,7 @@ import {
   max, min, moveaxis, multiply, not_equal, power, reshape, sqrt, sum, swapaxes, toTensor, transpose, where, zeros,
 } from './core.js';
 import { compress } from './indexing.js';
+import { spansChunks, tileSize, tiledCholesky, tiledCholeskyUpper, tiledTriangularSolve } from './linalg_tiled.js';
 
 type Args = unknown[];
 type NormOrd = number | 'fro' | 'f' | 'nuc' | null;
@@ -237,10 +238,46 @@ export const linalg = {
     const x = host('linalg.solve', { fn: 'solve' }, ta, tb)[0]!;
     return vector ? reshape(x, x.shape.slice(0, -1)) : x;
   },
-  /** np.linalg.cholesky: lower L with L @ L.T == a from a's lower triangle; upper=true gives U from the upper one. */
+  /**
+   * np.linalg.cholesky: lower L with L @ L.T == a from a's lower triangle; upper=true gives U from the upper one.
+   * A 2-d matrix of more than one chunk is factored over tiles, in tasks on the pool or the mesh (./linalg_tiled.ts); one chunk, or a stack, on the host.
+   */
   cholesky(a: Operand, ...args: Args): Tensor {
     const o = kwargs<{ upper?: boolean }>('linalg.cholesky', args, [], ['upper']);
-    return host('linalg.cholesky', { fn: 'cholesky', upper: o.upper ?? false }, toTensor(a))[0]!;
+    const t = toTensor(a);
+    const upper = o.upper ?? false;
+    if (spansChunks(t) && !hasUnknown(t.shape) && t.shape[0] === t.shape[1] && t.dtype !== 'float16') {
+      const f = floating(t);
+      const T = tileSize(f.shape[0]!, f.node.chunk);
+      return upper ? tiledCholeskyUpper(f, T) : tiledCholesky(f, T);
+    }
+    return host('linalg.cholesky', { fn: 'cholesky', upper }, t)[0]!;
+  },
+  /**
+   * scipy.linalg.solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False): x with a x = b (trans 0 or 'N'),
+   * aᵀ x = b (1, 'T', or 2, 'C': real), reading only a's lower or upper triangle (and not its diagonal with
+   * unit_diagonal), over tiles of a's chunks (./linalg_tiled.ts) in any case. b is (M,) or (M, K); float32 stays
+   * float32 when both are, else float64. An exact zero on the diagonal fails the run with SciPy's LinAlgError
+   * (the first zero the solve reaches: the last one of an upper triangle). check_finite is not checked.
+   */
+  solve_triangular(a: Operand, b: Operand, ...args: Args): Tensor {
+    const o = kwargs<{ trans?: number | string; lower?: boolean; unit_diagonal?: boolean; overwrite_b?: boolean; debug?: unknown; check_finite?: boolean }>(
+      'linalg.solve_triangular', args, ['trans', 'lower', 'unit_diagonal', 'overwrite_b', 'debug', 'check_finite']);
+    return solveTriangular(toTensor(a), toTensor(b), o.trans ?? 0, o.lower ?? false, o.unit_diagonal ?? false);
+  },
+  /**
+   * scipy.linalg.cho_solve((c, lower), b): x with A x = b from A's Cholesky factor c (lower L, or upper U), by
+   * two triangular solves (L y = b, Lᵀ x = y; or Uᵀ y = b, U x = y), each tiled as solve_triangular is.
+   */
+  cho_solve(cAndLower: readonly [Operand, boolean], b: Operand, ...args: Args): Tensor {
+    kwargs('linalg.cho_solve', args, ['overwrite_b', 'check_finite']);
+    if (!Array.isArray(cAndLower) || cAndLower.length !== 2) throw new TypeError('cho_solve() takes (c, lower) as its first argument');
+    const [cIn, lower] = cAndLower;
+    const c = toTensor(cIn), tb = toTensor(b);
+    if (c.ndim !== 2 || c.shape[0] !== c.shape[1]) throw new RangeError('The factored matrix c is not square.');
+    if (c.shape[1] !== tb.shape[0]) throw new RangeError(`incompatible dimensions (${pyShape(c.shape)} and ${pyShape(tb.shape)})`);
+    const y = solveTriangular(c, tb, lower ? 0 : 1, !!lower, false);
+    return solveTriangular(c, y, lower ? 1 : 0, !!lower, false);
   },
   /** np.linalg.qr: Householder; [Q, R] for mode 'reduced' (default) or 'complete', R alone for 'r'. */
   qr(a: Operand, ...args: Args): Tensor[] | Tensor {
@@ -396,6 +433,29 @@ export const linalg = {
     return where(logical_and(isnan(r), logical_not(any(isnan(t), { axis: [-2, -1] }))), Infinity, r);
   },
 };
+
+/** A shape as Python prints its tuple: (3,) or (3, 4). */
+const pyShape = (s: readonly number[]): string => (s.length === 1 ? `(${s[0]},)` : `(${s.join(', ')})`);
+
+/** scipy.linalg.solve_triangular's checks and casts, then the tiled solve. */
+function solveTriangular(a: Tensor, b: Tensor, trans: number | string, lower: boolean, unit: boolean): Tensor {
+  if (hasUnknown(a.shape) || hasUnknown(b.shape)) {
+    return deferred('linalg.solve_triangular', [a, b], ([u, v]) => solveTriangular(u!, v!, trans, lower, unit));
+  }
+  if (a.ndim !== 2 || a.shape[0] !== a.shape[1]) throw new RangeError('expected square matrix');
+  if (b.ndim < 1 || b.ndim > 2 || a.shape[0] !== b.shape[0]) throw new RangeError(`shapes of a ${pyShape(a.shape)} and b ${pyShape(b.shape)} are incompatible`);
+  const t = ({ N: 0, T: 1, C: 2 } as Record<string, number>)[String(trans)] ?? trans;
+  if (t !== 0 && t !== 1 && t !== 2) throw new RangeError(`illegal value in 7th argument of internal trtrs`);
+  for (const x of [a, b]) if (x.dtype === 'float16') throw new TypeError('array type float16 is unsupported in linalg');
+  const dtype = a.dtype === 'float32' && b.dtype === 'float32' ? 'float32' : 'float64';
+  const n = a.shape[0]!;
+  const b2 = astype(b.ndim === 1 ? reshape(b, [n, 1]) : b, dtype);
+  if (n === 0 || b2.shape[1] === 0) return zeros(b.shape, { dtype });
+  // aᵀ x = b is the solve with the transposed triangle (a lower triangle's transpose is upper)
+  const m = t === 0 ? astype(a, dtype) : transpose(astype(a, dtype));
+  const x = tiledTriangularSolve(m, b2, t === 0 ? lower : !lower, unit, tileSize(n, a.node.chunk));
+  return b.ndim === 1 ? reshape(x, [n]) : x;
+}
 
 function uplo(u: string | undefined): 'L' | 'U' {
   if (u === undefined || u === 'L' || u === 'l') return 'L';

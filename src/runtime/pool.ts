@@ -20,18 +20,19 @@
 
 import { host } from '#host';
 import type { Thread } from '../host/types.js';
+import { LinAlgError } from '../graph/linalg.js';
 import { now } from './debug.js';
 import type { Job } from './exec.js';
 
 /** A batch's answer: the indices of the jobs this worker ran, and each one's start and end (ms, ./debug.ts's clock). */
-interface Reply { type: 'done' | 'error'; message?: string; name?: 'RangeError' | 'TypeError'; ran?: number[]; times?: number[] }
+interface Reply { type: 'done' | 'error'; message?: string; name?: 'RangeError' | 'TypeError' | 'LinAlgError'; ran?: number[]; times?: number[] }
 interface Pending { resolve: (m: Reply) => void; reject: (e: Error) => void }
 interface Slot { worker: Thread; pending: Pending[]; programs: Set<string> }
 
-/** A thread's failure as the error it threw: a RangeError (an index outside its axis) stays one for the caller. */
+/** A thread's failure as the error it threw: a RangeError (an index outside its axis) stays one for the caller, and so does a tile's LinAlgError. */
 function errorOf(m: Reply): Error {
-  const Ctor = m.name === 'RangeError' ? RangeError : m.name === 'TypeError' ? TypeError : Error;
-  return new Ctor(m.message);
+  const Ctor = m.name === 'RangeError' ? RangeError : m.name === 'TypeError' ? TypeError : m.name === 'LinAlgError' ? LinAlgError : Error;
+  return new Ctor(m.message ?? '');
 }
 
 const DEPTH = 2;

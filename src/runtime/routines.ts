@@ -34,9 +34,9 @@
 //            region (numerics/quantile.ts's arithmetic, NumPy's bits).
 // The radix sort itself (radixKeys, radixLine) also serves the host's
 // operations on whole lines (quantiles, short sorts) in resolve.ts. A tiled
-// factorization adds its tile kernels here (POTRF, TRSM, SYRK, GEMM on
-// tiles, each writing one tile) and needs no other task kind: its DAG is a
-// routine node's calls reading the tiles earlier calls wrote (tile/tile.ts).
+// factorization adds its tile kernels here (./tiles.ts: POTRF, TRSM, SYRK,
+// GEMM on tiles, each call writing one tile) and needs no other task kind: its
+// DAG is a routine node's calls reading the tiles earlier calls wrote (tile/tile.ts).
 // ./scatter.ts has the folds of ufunc.at and bincount in chunks, ./search.ts
 // searchsorted's search, ./group.ts a DataFrame groupby's fold into
 // partials, ./join.ts a merge's counting sort, ./cluster.ts k-means'
@@ -59,6 +59,7 @@ import { CLUSTER_ROUTINES } from './cluster.js';
 import { TSQR_ROUTINES } from './tsqr.js';
 import { NEIGHBOR_ROUTINES } from './neighbors.js';
 import { RADIUS_ROUTINES } from './radius.js';
+import { TILE_ROUTINES } from './tiles.js';
 
 export { type Region, type RegionSpec, regionSpan };
 
@@ -529,7 +530,7 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
 /** Every routine a plan may name: the sort's, those of ufunc.at and bincount (./scatter.ts), searchsorted's (./search.ts) and a groupby's fold (./group.ts). */
 export const ROUTINES = {
   ...SORT_ROUTINES, ...SCATTER_ROUTINES, ...SEARCH_ROUTINES, ...GROUP_ROUTINES, ...JOIN_ROUTINES, ...CLUSTER_ROUTINES, ...TSQR_ROUTINES, ...NEIGHBOR_ROUTINES,
-  ...RADIUS_ROUTINES,
+  ...RADIUS_ROUTINES, ...TILE_ROUTINES,
 } as const;
 
 export type RoutineName = keyof typeof ROUTINES;

@@ -55,8 +55,9 @@ function batch(msg: Extract<Msg, { type: 'batch' }>): void {
   }
 }
 
-/** An error as a message can carry it: its text, and its class where the caller tells them apart (a bad index, a refused call). */
+/** An error as a message can carry it: its text, and its class where the caller tells them apart (a bad index, a refused call, a tile's LinAlgError). */
 function failure(e: unknown): { message: string; name?: string } {
   if (!(e instanceof Error)) return { message: String(e) };
-  return e.name === 'RangeError' || e.name === 'TypeError' ? { message: e.message, name: e.name } : { message: e.message };
+  const kept = e.name === 'RangeError' || e.name === 'TypeError' || e.name === 'LinAlgError';
+  return kept ? { message: e.message, name: e.name } : { message: e.message };
 }
