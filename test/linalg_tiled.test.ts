@@ -5,7 +5,9 @@
 // integer formulas, and by identities: the residual ‖A − LLᵀ‖/‖A‖ on random
 // SPD matrices of 1, 4 and many tiles (ragged edges too), agreement with the
 // one-chunk host path, independence of the tile size, only one triangle
-// read, and the LinAlgError a tile raises, naming it.
+// read, and the LinAlgError a tile raises, naming it. And the tall-skinny
+// QR of a matrix chunked by rows (TSQR) and the SVD through it, by their
+// identities and against the one-chunk (LAPACK-like) factorization.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
@@ -265,5 +267,52 @@ describe('tile kernels', () => {
     expect(() => ROUTINES.trsolve.check(tri, [f64(4, 2), f64(4, 4), f64(4, 8), f64(8, 2)], f64(4, 2))).not.toThrow();
     expect(() => ROUTINES.trsolve.check({ ...tri, lower: 1 }, [f64(4, 2), f64(4, 4)], f64(4, 2))).toThrow(/lower must be a boolean/);
     expect(() => ROUTINES.trsolve.check(tri, [f64(4, 2), f64(4, 4), f64(4, 8), f64(7, 2)], f64(4, 2))).toThrow(/tile of X/);
+  });
+});
+
+describe('the tall-skinny QR (TSQR) of a matrix chunked by rows, and its SVD', () => {
+  /** Seeded m × n normals, columns scaled apart (condition number about 1e6). */
+  const tall = (m: number, n: number, seed: number): number[][] => {
+    let s = seed >>> 0;
+    const u = (): number => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return (s + 0.5) / 2 ** 32; };
+    return Array.from({ length: m }, () => Array.from({ length: n }, (_, j) => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u()) * 10 ** (-j % 7)));
+  };
+  const matmulJs = (a: number[][], b: number[][]): number[][] => a.map((r) => b[0]!.map((_, c) => r.reduce((s, v, k) => s + v * b[k]![c]!, 0)));
+  const T = (a: number[][]): number[][] => a[0]!.map((_, c) => a.map((r) => r[c]!));
+  const maxAbs = (a: number[][]): number => Math.max(...a.flat().map(Math.abs));
+  const diff = (a: number[][], b: number[][]): number => Math.max(...a.flatMap((r, i) => r.map((v, j) => Math.abs(v - b[i]![j]!))));
+
+  // m = 300 over chunks of 64 (a last chunk of 44), and 100 over chunks of 24 (a last chunk of 4 rows, fewer than n = 8)
+  it.each([[300, 12, 64], [100, 8, 24], [2000, 40, 256]])("%i x %i over chunks of %i rows: Q orthonormal, QR = A, R NumPy's up to its rows' signs", async (m, n, c) => {
+    const A = tall(m, n, m + n);
+    const [q, r] = mt.linalg.qr(mt.tensor(A, { chunkSize: [c, n] })) as mt.Tensor[];
+    await mt.execute(q!, r!);
+    expect(mt.lastReport()!.largestAllocation).toBeLessThan(m * n * 8);
+    const [Q, R] = [(await q!.tolist()) as number[][], (await r!.tolist()) as number[][]];
+    R.forEach((row, i) => row.forEach((v, j) => { if (j < i) expect(v).toBe(0); }));
+    const I = matmulJs(T(Q), Q);
+    expect(diff(I, I.map((row, i) => row.map((_, j) => (i === j ? 1 : 0))))).toBeLessThan(1e-13);
+    expect(diff(matmulJs(Q, R), A) / maxAbs(A)).toBeLessThan(1e-14);
+    // the host path (one chunk) is LAPACK's Householder on the whole matrix: R equal up to each row's sign
+    const R1 = (await (mt.linalg.qr(mt.tensor(A), { mode: 'r' }) as mt.Tensor).tolist()) as number[][];
+    const signed = R.map((row, i) => row.map((v) => v * Math.sign(R1[i]![i]! * row[i]!)));
+    // (normwise: both are backward stable, so they agree to about eps·‖A‖ entry by entry)
+    expect(diff(signed, R1) / maxAbs(R1)).toBeLessThan(1e-13);
+  });
+  it("mode 'r', float32, and the SVD with full_matrices=false and compute_uv=false", async () => {
+    const A = tall(500, 6, 9);
+    const t = mt.tensor(A, { chunkSize: [128, 6] });
+    const r = mt.linalg.qr(t, { mode: 'r' }) as mt.Tensor;
+    expect(r.shape).toEqual([6, 6]);
+    const [q32] = mt.linalg.qr(mt.astype(t, 'float32')) as mt.Tensor[];
+    expect(q32!.dtype).toBe('float32');
+    const [u, s, vh] = mt.linalg.svd(t, { full_matrices: false }) as mt.Tensor[];
+    const s1 = (await (mt.linalg.svd(mt.tensor(A), { compute_uv: false }) as mt.Tensor).tolist()) as number[];
+    const sv = (await s!.tolist()) as number[];
+    sv.forEach((v, i) => expect(Math.abs(v - s1[i]!) / s1[i]!).toBeLessThan(1e-10));
+    expect((await (mt.linalg.svd(t, { compute_uv: false }) as mt.Tensor).tolist()) as number[]).toEqual(sv);
+    const U = (await u!.tolist()) as number[][], Vh = (await vh!.tolist()) as number[][];
+    const back = matmulJs(U.map((row) => row.map((v, j) => v * sv[j]!)), Vh);
+    expect(diff(back, A) / maxAbs(A)).toBeLessThan(1e-13);
   });
 });

@@ -21,7 +21,7 @@ import {
   max, min, moveaxis, multiply, not_equal, power, reshape, sqrt, sum, swapaxes, toTensor, transpose, where, zeros,
 } from './core.js';
 import { compress } from './indexing.js';
-import { spansChunks, tileSize, tiledCholesky, tiledCholeskyUpper, tiledTriangularSolve } from './linalg_tiled.js';
+import { spansChunks, tallSkinny, tileSize, tiledCholesky, tiledCholeskyUpper, tiledTriangularSolve, tsqr } from './linalg_tiled.js';
 
 type Args = unknown[];
 type NormOrd = number | 'fro' | 'f' | 'nuc' | null;
@@ -279,13 +279,23 @@ export const linalg = {
     const y = solveTriangular(c, tb, lower ? 0 : 1, !!lower, false);
     return solveTriangular(c, y, lower ? 1 : 0, !!lower, false);
   },
-  /** np.linalg.qr: Householder; [Q, R] for mode 'reduced' (default) or 'complete', R alone for 'r'. */
+  /**
+   * np.linalg.qr: Householder; [Q, R] for mode 'reduced' (default) or 'complete', R alone for 'r'. A tall-skinny
+   * matrix chunked by rows (at most 512 columns) is factored by TSQR over its chunks, except in mode 'complete';
+   * its R's rows (Q's columns) may differ in sign from NumPy's, as QR allows.
+   */
   qr(a: Operand, ...args: Args): Tensor[] | Tensor {
     const o = kwargs<{ mode?: string }>('linalg.qr', args, ['mode']);
     const mode = o.mode ?? 'reduced';
     if (mode === 'raw' || mode === 'full' || mode === 'economic') throw new TypeError(`linalg.qr(): mode '${mode}' is not supported (use 'reduced', 'complete' or 'r')`);
     if (mode !== 'reduced' && mode !== 'complete' && mode !== 'r') throw new RangeError(`Unrecognized mode '${mode}'`);
-    const parts = host('linalg.qr', { fn: 'qr', mode }, toTensor(a));
+    const t = toTensor(a);
+    // a tall-skinny matrix chunked by rows: TSQR over its chunks (./linalg_tiled.ts), never gathered
+    if (mode !== 'complete' && !hasUnknown(t.shape) && tallSkinny(t) && t.dtype !== 'float16') {
+      const [q, r] = tsqr(floating(t));
+      return mode === 'r' ? r : [q, r];
+    }
+    const parts = host('linalg.qr', { fn: 'qr', mode }, t);
     return mode === 'r' ? parts[0]! : parts;
   },
   /** np.linalg.eigh: [w, v], eigenvalues ascending and eigenvectors as columns, of the symmetric matrix in the UPLO triangle (Jacobi). */
@@ -314,10 +324,21 @@ export const linalg = {
     kwargs('linalg.eigvals', args, []);
     return host('linalg.eigvals', { fn: 'eig', vectors: false }, toTensor(a))[0]!;
   },
-  /** np.linalg.svd: [U, S, Vh] (one-sided Jacobi), S alone with compute_uv=false; hermitian=true is computed as a general matrix. */
+  /**
+   * np.linalg.svd: [U, S, Vh] (one-sided Jacobi), S alone with compute_uv=false; hermitian=true is computed as a
+   * general matrix. A tall-skinny matrix chunked by rows, with full_matrices=false or compute_uv=false: the SVD of
+   * its TSQR R on the host (n × n), U = Q·U_R over the chunks.
+   */
   svd(a: Operand, ...args: Args): Tensor[] | Tensor {
     const o = kwargs<{ full_matrices?: boolean; compute_uv?: boolean; hermitian?: boolean }>('linalg.svd', args, ['full_matrices', 'compute_uv', 'hermitian']);
     const t = toTensor(a);
+    // a tall-skinny matrix chunked by rows: the SVD of TSQR's R (U = Q·U_R), nothing gathered
+    if (!hasUnknown(t.shape) && tallSkinny(t) && t.dtype !== 'float16' && (o.compute_uv === false || o.full_matrices === false)) {
+      const [q, r] = tsqr(floating(t));
+      if (o.compute_uv === false) return new Tensor(G.svdvals(r.node));
+      const [ur, s, vh] = host('linalg.svd', { fn: 'svd', full: false }, r) as [Tensor, Tensor, Tensor];
+      return [matmul(q, ur), s, vh];
+    }
     if (o.compute_uv === false) return new Tensor(G.svdvals(t.node));
     return host('linalg.svd', { fn: 'svd', full: o.full_matrices ?? true }, t);
   },

@@ -27,7 +27,7 @@
 
 import * as G from '../graph/node.js';
 import { MAX_CHUNKS } from '../graph/shape.js';
-import { Tensor, transpose } from './core.js';
+import { Tensor, astype, transpose } from './core.js';
 
 /** The smallest tile side the tiled path uses (below it, tasks cost more than their arithmetic). */
 export const MIN_TILE = 16;
@@ -121,3 +121,38 @@ export function tiledTriangularSolve(t: Tensor, b: Tensor, lower: boolean, unit:
 
 /** The upper factor U = Lᵀ of a's upper triangle: the lower factor of aᵀ, transposed (NumPy's upper=True). */
 export const tiledCholeskyUpper = (a: Tensor, T: number): Tensor => transpose(tiledCholesky(transpose(a), T));
+
+/** The widest matrix the tall-skinny QR takes: its combine factors (blocks · n) × n on one thread, its R is n × n. */
+export const TSQR_MAX_COLS = 512;
+
+/** Whether a 2-d tensor is tall and skinny, chunked by rows only: what tsqr takes. */
+export const tallSkinny = (t: Tensor): boolean => t.ndim === 2 && t.shape[0]! >= t.shape[1]! && t.shape[1]! <= TSQR_MAX_COLS
+  && t.shape[0]! > t.node.chunk[0]! && t.node.chunk[1] === t.shape[1] && t.shape[1]! > 0;
+
+/**
+ * [Q, R] of a tall-skinny matrix chunked by rows (the reduced QR, m × n and
+ * n × n) by TSQR: each row chunk's R factor (`tsqr` routine tasks), their
+ * stack factored again in one task (`tsqrtop`: each chunk's slice of that
+ * Q, and R), then each chunk's rows of Q (`tsqrq`: the chunk factored
+ * again, its Q applied to its slice). Nothing but d × d factors moves
+ * between tasks; R's rows (Q's columns) may differ in sign from LAPACK's
+ * factorization of the whole matrix, as QR allows. float32 stays float32
+ * (computed in float64).
+ */
+export function tsqr(a: Tensor): [Tensor, Tensor] {
+  const [m, n] = a.shape as [number, number];
+  const x = a.dtype === 'float64' ? a : astype(a, 'float64');
+  const L = a.node.chunk[0]!, B = Math.ceil(m / L);
+  const rows = (b: number): [number, number] => [b * L, Math.min(m, (b + 1) * L)];
+  const parts = G.routine('linalg.tsqr.r', [x.node], Array.from({ length: B }, (_, b) => ({
+    routine: 'tsqr', params: { d: n, centered: false }, chunk: b, reads: [{ input: 0, box: [rows(b), [0, n]] as Box }],
+  })), 'float64', [B, n * n], [1, n * n]);
+  const top = G.routine('linalg.tsqr.top', [parts], [{
+    routine: 'tsqrtop', params: { d: n }, chunk: 0, reads: [{ input: 0, box: [[0, B], [0, n * n]] as Box }],
+  }], 'float64', [B * n + n, n], [B * n + n, n]);
+  const q = G.routine('linalg.tsqr.q', [x.node, top], Array.from({ length: B }, (_, b) => ({
+    routine: 'tsqrq', params: { d: n }, chunk: b, reads: [{ input: 0, box: [rows(b), [0, n]] as Box }, { input: 1, box: [[b * n, (b + 1) * n], [0, n]] as Box }],
+  })), 'float64', [m, n], [L, n]);
+  const Q = new Tensor(q), R = new Tensor(top).get(`${B * n}:`);
+  return a.dtype === 'float32' ? [astype(Q, 'float32'), astype(R, 'float32')] : [Q, R];
+}
