@@ -272,6 +272,35 @@ describe('learn on 3 workers: KMeans with one worker killed mid-fit, then kneigh
   }, 240_000);
 });
 
+describe('a tiled Cholesky on 3 workers, one worker killed mid-DAG', () => {
+  it('gives the local factor bit for bit, the lost tiles recomputed, and solves with it', async () => {
+    // an SPD matrix of 8 x 8 tiles of 64: B Bᵀ / n + I, B uniform
+    mt.random.seed(34);
+    const n = 512, c = 64;
+    const B = mt.random.uniform(-1, 1, [n, n], { chunkSize: [c, c] });
+    const A = await mt.add(mt.divide(mt.matmul(B, mt.transpose(B)), n), mt.eye(n)).execute();
+    const b = mt.ones([n, 1], { chunkSize: [c, 1] });
+    const local = mt.linalg.cholesky(A);
+    const want = (await local.fetch()).data;
+    const s = await mesh('cholesky', 3);
+    try {
+      const victim = children.at(-1)!;
+      let killed = false;
+      const L = mt.linalg.cholesky(A);
+      await L.execute({ session: s, onProgress: ({ done, total }) => { if (!killed && done >= total / 3) { killed = true; victim.kill('SIGKILL'); } } });
+      expect(killed).toBe(true);
+      expect(Array.from((await L.fetch()).data as Float64Array)).toEqual(Array.from(want as Float64Array));
+      // A x = b through the factor, on the two workers left: the residual is at rounding
+      const x = mt.linalg.cho_solve([L, true], b);
+      await x.execute({ session: s });
+      const r = Number(await mt.max(mt.abs(mt.subtract(mt.matmul(A, x), b))).item());
+      expect(r).toBeLessThan(1e-12);
+    } finally {
+      await s.close();
+    }
+  }, 180_000);
+});
+
 describe('a lying worker', () => {
   it("is caught with verify: 'sample', its results recomputed, and the answer is the local one", async () => {
     const room = 'liar';
