@@ -15,8 +15,9 @@
 // beside pandas, Dask, DuckDB and arquero (bench/dataframe.js, a process per
 // system; 1e7 rows, or 1e6 with --quick), alone: never part of another run.
 // `--only learn` runs learn beside scikit-learn (bench/learn.js: the seed's
-// KNN, KMeans, LogisticRegression, PCA), alone as well; `--only linalg`
-// the tiled factorizations beside NumPy (bench/linalg.js), alone too.
+// KNN, KMeans, LogisticRegression, PCA), alone as well; so do `--only
+// linalg` (the tiled factorizations beside NumPy, bench/linalg.js) and
+// `--only placement` (placement policies measured by simulation, bench/placement.js).
 //
 // This process only orchestrates. For each case it starts one fresh process
 // per implementation (bench/child.js for the JavaScript libraries, python3
@@ -344,6 +345,12 @@ async function main() {
     if (only.length > 1) { log('bench: --only linalg runs alone\n'); process.exit(2); }
     const args = [path.join(HERE, 'linalg.js'), ...(has('--quick') ? ['--quick'] : []), ...(has('--huge') ? ['--huge'] : [])];
     const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
+    process.exit(r.status ?? 1);
+  }
+  // the placement simulation (bench/placement.js) runs alone, only when asked for by name
+  if (only?.includes('placement')) {
+    if (only.length > 1) { log('bench: --only placement runs alone\n'); process.exit(2); }
+    const r = spawnSync(process.execPath, [path.join(HERE, 'placement.js'), ...(has('--quick') ? ['--quick'] : [])], { cwd: ROOT, stdio: 'inherit' });
     process.exit(r.status ?? 1);
   }
   // the dataframe section runs alone, only when asked for by name

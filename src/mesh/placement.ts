@@ -7,7 +7,10 @@
 // policy per job (`CoordinatorOptions.placement`), so a policy may keep state
 // across one job's decisions, as the locality rule keeps its ring; a new
 // policy (NumS's LSHS: simulate each peer's memory and network load, place to
-// minimise the largest) is one more file beside this one.
+// minimise the largest) is one more file beside this one (lshs.ts). A view
+// may carry two facts the locality rule ignores: the bytes the task writes and
+// where its source chunks lie (a caller that knows them, as the placement
+// simulator placesim.ts does with NumS's block-cyclic layout).
 
 import { fmtBytes } from '../runtime/debug.js';
 import { Ring } from './ring.js';
@@ -27,6 +30,10 @@ export interface TaskView {
   readonly inputs: readonly InputView[];
   /** How long it has been ready (ms): a policy may hold it back a while for a busy worker that holds its input. */
   readonly waitedMs?: number;
+  /** The bytes it writes, where known (a load-simulating policy adds them to its peer's memory). */
+  readonly outBytes?: number;
+  /** The source chunks it reads and who holds them, where a layout places them (the locality rule reads sources alike everywhere). */
+  readonly sources?: readonly InputView[];
 }
 
 export interface WorkerView {
@@ -78,25 +85,37 @@ export const LOCALITY_WAIT_MS = 1000;
 export class Locality implements Placement {
   private ring = new Ring(new Map());
   private ringPeers = '';
+  private ringIds: readonly string[] = [];
 
   place(task: TaskView, workers: readonly WorkerView[]): string | undefined {
     this.update(workers);
-    const candidates = workers.filter((w) => w.free);
-    if (!candidates.length) return undefined;
-    const order = this.ring.owners(task.key);
-    const rank = (w: WorkerView) => { const i = order.indexOf(w.id); return i < 0 ? order.length : i; };
+    const before = this.ring.order(task.key);
+    // each choice is the first in the workers' order among the best (one pass: this runs for every task, over every worker)
     if (computedBytes(task) === 0) {
-      const busy = (w: WorkerView) => w.leases / w.slots;
-      return candidates.sort((a, b) => busy(a) - busy(b) || rank(a) - rank(b))[0]!.id;
+      let best: WorkerView | undefined;
+      for (const w of workers) {
+        if (!w.free) continue;
+        const d = best ? w.leases / w.slots - best.leases / best.slots : -1;
+        if (d < 0 || (d === 0 && before(w.id, best!.id) < 0)) best = w;
+      }
+      return best?.id;
     }
     // bytes a candidate could only have through a relay; bytes it holds already
-    const far = new Map(workers.map((w) => [w.id, task.inputs.reduce((s, p) => (p.reachable.has(w.id) ? s : s + p.bytes), 0)]));
-    const local = new Map(workers.map((w) => [w.id, task.inputs.reduce((s, p) => (p.holders.has(w.id) ? s + p.bytes : s), 0)]));
-    const best = candidates.sort((a, b) => far.get(a.id)! - far.get(b.id)!
-      || local.get(b.id)! - local.get(a.id)! || a.leases - b.leases || rank(a) - rank(b))[0]!;
-    const holder = [...workers].sort((a, b) => local.get(b.id)! - local.get(a.id)!)[0]!;
-    const busy = task.waitedMs !== undefined && !holder.free && local.get(holder.id)! - local.get(best.id)! >= LOCALITY_BYTES;
-    const progressing = (task.waitedMs ?? Infinity) < LOCALITY_WAIT_MS || (holder.sinceLeaseMs ?? Infinity) < LOCALITY_WAIT_MS;
+    const held = new Map<string, number>();
+    for (const p of task.inputs) for (const h of p.holders) held.set(h, (held.get(h) ?? 0) + p.bytes);
+    let best: WorkerView | undefined, bestFar = 0, bestLocal = 0, holder = workers[0], holderLocal = holder ? held.get(holder.id) ?? 0 : 0;
+    for (const w of workers) {
+      const local = held.get(w.id) ?? 0;
+      if (local > holderLocal) { holder = w; holderLocal = local; }
+      if (!w.free) continue;
+      let far = 0;
+      for (const p of task.inputs) if (!p.reachable.has(w.id)) far += p.bytes;
+      const d = !best ? -1 : far - bestFar || bestLocal - local || w.leases - best.leases || before(w.id, best.id);
+      if (d < 0) { best = w; bestFar = far; bestLocal = local; }
+    }
+    if (!best) return undefined;
+    const busy = task.waitedMs !== undefined && !holder!.free && holderLocal - bestLocal >= LOCALITY_BYTES;
+    const progressing = (task.waitedMs ?? Infinity) < LOCALITY_WAIT_MS || (holder!.sinceLeaseMs ?? Infinity) < LOCALITY_WAIT_MS;
     return busy && progressing ? undefined : best.id;
   }
 
@@ -108,6 +127,10 @@ export class Locality implements Placement {
   }
 
   private update(workers: readonly WorkerView[]): void {
+    // the same ids in the same order as last call: nothing changed, and no sort (this runs for every task)
+    const last = this.ringIds;
+    if (last.length === workers.length && workers.every((w, i) => w.id === last[i])) return;
+    this.ringIds = workers.map((w) => w.id);
     const key = workers.map((w) => w.id).sort().join(',');
     if (key === this.ringPeers) return;
     this.ring = new Ring(new Map(workers.map((w) => [w.id, w.throughput])));

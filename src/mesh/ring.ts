@@ -16,6 +16,8 @@ export function hash32(s: string): number {
 export class Ring {
   private points: { at: number; peer: string }[] = [];
   private readonly count: number;
+  /** Each peer's points, ascending (for `order`). */
+  private readonly own = new Map<string, number[]>();
 
   /** `weights`: peer id -> relative throughput (the mean peer gets 64 virtual nodes). */
   constructor(weights: ReadonlyMap<string, number>) {
@@ -27,10 +29,35 @@ export class Ring {
     }
     this.points.sort((a, b) => a.at - b.at || (a.peer < b.peer ? -1 : 1));
     this.count = weights.size;
+    for (const { at, peer } of this.points) {
+      const a = this.own.get(peer);
+      if (a) a.push(at); else this.own.set(peer, [at]);
+    }
   }
 
   /** Every virtual node, in ring order (a dashboard draws them). */
   nodes(): readonly { readonly at: number; readonly peer: string }[] { return this.points; }
+
+  /**
+   * A comparator of peers in `owners(key)`'s order, without listing them all
+   * (a binary search among each one's points: a placement asks it for every
+   * task, and `owners` walks the whole ring). Peers not on the ring come last.
+   */
+  order(key: string): (a: string, b: string) => number {
+    const h = hash32(key);
+    const dist = (peer: string): number => {
+      const a = this.own.get(peer);
+      if (!a) return Infinity;
+      let lo = 0, hi = a.length;
+      while (lo < hi) { const mid = (lo + hi) >> 1; if (a[mid]! < h) lo = mid + 1; else hi = mid; }
+      return lo < a.length ? a[lo]! - h : a[0]! + 2 ** 32 - h;
+    };
+    return (a, b) => {
+      if (a === b) return 0;
+      const da = dist(a), db = dist(b);
+      return da !== db ? (da < db ? -1 : 1) : da === Infinity ? 0 : a < b ? -1 : 1;
+    };
+  }
 
   /** The peers that own `key`, in ring order (the owner first, then its successors). */
   owners(key: string): string[] {
