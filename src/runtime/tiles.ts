@@ -6,7 +6,8 @@
 // tiles however large the matrix (a peer fetches just those), and a float64
 // tile is read in place on the heap. The kernels are plain TypeScript loops
 // over dense float64 copies of the tiles, register-blocked and blocked over K
-// for the cache (one strided GEMM, gemmNT, does the arithmetic of all four):
+// for the cache (one strided GEMM, gemmNT, does the arithmetic of all four;
+// past 32³ multiply-adds it runs as WebAssembly SIMD, wasm/tilegemm.ts):
 //   potrf    L_jj = chol(A_jj), from A_jj's lower triangle (LAPACK's potrf 'L');
 //   trsm     L_ij = A_ij · L_jj⁻ᵀ;
 //   syrk     A_jj − L_jk L_jkᵀ (its lower triangle);
@@ -28,6 +29,7 @@
 
 import { LinAlgError } from '../graph/linalg.js';
 import type { RoutineParams } from '../graph/node.js';
+import { tileGemmModule } from '../wasm/tilegemm.js';
 import { type Region, type RegionSpec, type Routine, flag, onlyParams } from './region.js';
 
 /** Columns of K a GEMM update takes at a time: a block of the rows of P and Q stays in the L2 cache. */
@@ -39,12 +41,66 @@ const KB = 128;
 /**
  * C −= P Qᵀ over row-major blocks given by offset and leading dimension:
  * C[a, b] (r×c) −= Σ_k P[a, k] Q[b, k] (P r×K, Q c×K); `lower` updates
- * b <= a (SYRK, P = Q). Register blocks of 4×2 dot products over K blocks of
- * KB: each loaded value serves two or four products. With `lower` a
- * register block on the diagonal also updates the few entries just above it
- * (its callers' strict upper triangles are scratch).
+ * b <= a (SYRK, P = Q): the WebAssembly kernel past WASM_MIN_WORK, else the
+ * TypeScript loops. Either may also update entries just above the diagonal
+ * with `lower` (its callers' strict upper triangles are scratch).
  */
 export function gemmNT(
+  C: Float64Array, co: number, ldc: number, r: number, c: number,
+  P: Float64Array, po: number, ldp: number, Q: Float64Array, qo: number, ldq: number, K: number, lower = false,
+): void {
+  const w = r * c * K >= WASM_MIN_WORK ? tileGemm() : null;
+  if (w) gemmNTWasm(w, C, co, ldc, r, c, P, po, ldp, Q, qo, ldq, K, lower);
+  else gemmNTTs(C, co, ldc, r, c, P, po, ldp, Q, qo, ldq, K, lower);
+}
+
+/** Multiply-adds below which an update stays in TypeScript (the copies into the kernel's memory cost more than they save). */
+const WASM_MIN_WORK = 32 ** 3;
+
+interface TileGemm { memory: WebAssembly.Memory; fn: (C: number, P: number, Q: number, r: number, c: number, K: number) => void }
+let TILE_GEMM: TileGemm | null | undefined;
+
+/** This thread's instance of the WebAssembly tile GEMM (wasm/tilegemm.ts), made on first use; null where SIMD is missing. */
+function tileGemm(): TileGemm | null {
+  if (TILE_GEMM === undefined) {
+    try {
+      const memory = new WebAssembly.Memory({ initial: 1 });
+      const inst = new WebAssembly.Instance(new WebAssembly.Module(tileGemmModule()), { env: { memory } });
+      TILE_GEMM = { memory, fn: inst.exports.gemmnt as TileGemm['fn'] };
+    } catch { TILE_GEMM = null; }
+  }
+  return TILE_GEMM;
+}
+
+/**
+ * gemmNT by the WebAssembly kernel: the blocks copied into its memory,
+ * padded with zeros to its multiples (rows of P and C to 4, of Q to 2, K to
+ * 2), and C's rows copied back (with `lower`, only b <= a).
+ */
+function gemmNTWasm(
+  w: TileGemm, C: Float64Array, co: number, ldc: number, r: number, c: number,
+  P: Float64Array, po: number, ldp: number, Q: Float64Array, qo: number, ldq: number, K: number, lower: boolean,
+): void {
+  const R4 = Math.ceil(r / 4) * 4, C2 = Math.ceil(c / 2) * 2, K2 = Math.ceil(K / 2) * 2;
+  const oC = 0, oP = oC + 8 * R4 * C2, oQ = oP + 8 * R4 * K2, end = oQ + 8 * C2 * K2;
+  const pages = Math.ceil(end / 65536) - w.memory.buffer.byteLength / 65536;
+  if (pages > 0) w.memory.grow(pages);
+  const f = new Float64Array(w.memory.buffer, 0, end / 8);
+  f.fill(0);
+  for (let a = 0; a < r; a++) {
+    f.set(C.subarray(co + a * ldc, co + a * ldc + c), oC / 8 + a * C2);
+    f.set(P.subarray(po + a * ldp, po + a * ldp + K), oP / 8 + a * K2);
+  }
+  for (let b = 0; b < c; b++) f.set(Q.subarray(qo + b * ldq, qo + b * ldq + K), oQ / 8 + b * K2);
+  w.fn(oC, oP, oQ, R4, C2, K2);
+  for (let a = 0; a < r; a++) {
+    const n = lower ? Math.min(c, a + 1) : c;
+    C.set(f.subarray(oC / 8 + a * C2, oC / 8 + a * C2 + n), co + a * ldc);
+  }
+}
+
+/** gemmNT in TypeScript: register blocks of 4×2 dot products over K blocks of KB. */
+export function gemmNTTs(
   C: Float64Array, co: number, ldc: number, r: number, c: number,
   P: Float64Array, po: number, ldp: number, Q: Float64Array, qo: number, ldq: number, K: number, lower = false,
 ): void {
