@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import { ROUTINES } from '../src/runtime/routines.js';
-import { gemmNT, potrfLower, trsmLeft, trsmRightLowerT } from '../src/runtime/tiles.js';
+import { gemmNT, gemmNTTs, potrfLower, trsmLeft, trsmRightLowerT } from '../src/runtime/tiles.js';
 
 afterAll(() => mt.shutdown());
 
@@ -267,6 +267,27 @@ describe('tile kernels', () => {
     expect(() => ROUTINES.trsolve.check(tri, [f64(4, 2), f64(4, 4), f64(4, 8), f64(8, 2)], f64(4, 2))).not.toThrow();
     expect(() => ROUTINES.trsolve.check({ ...tri, lower: 1 }, [f64(4, 2), f64(4, 4)], f64(4, 2))).toThrow(/lower must be a boolean/);
     expect(() => ROUTINES.trsolve.check(tri, [f64(4, 2), f64(4, 4), f64(4, 8), f64(7, 2)], f64(4, 2))).toThrow(/tile of X/);
+  });
+});
+
+describe('the tile GEMM', () => {
+  it('in WebAssembly agrees with the TypeScript loops on strided blocks of odd sizes, full and lower', () => {
+    let seed = 7;
+    const rnd = (n: number): Float64Array => Float64Array.from({ length: n }, () => { seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; return seed / 2 ** 32 - 0.5; });
+    for (const [r, c, K, lower] of [[37, 45, 70, false], [64, 64, 64, true], [33, 33, 129, true], [96, 40, 33, false]] as const) {
+      const ldc = c + 3, ldp = K + 5, ldq = K + 1;
+      const C0 = rnd(5 + r * ldc), P = rnd(7 + r * ldp), Q = rnd(2 + c * ldq);
+      const [A, B] = [C0.slice(), C0.slice()];
+      const [q, qo, lq] = lower ? [P, 7, ldp] : [Q, 2, ldq];
+      gemmNT(A, 5, ldc, r, c, P, 7, ldp, q, qo, lq, K, lower);
+      gemmNTTs(B, 5, ldc, r, c, P, 7, ldp, q, qo, lq, K, lower);
+      for (let a = 0; a < r; a++) {
+        for (let b = 0; b < (lower ? Math.min(c, a + 1) : c); b++) expect(Math.abs(A[5 + a * ldc + b]! - B[5 + a * ldc + b]!)).toBeLessThan(1e-13);
+        // nothing outside the block is written
+        for (let b = c; b < ldc && 5 + a * ldc + b < A.length; b++) expect(A[5 + a * ldc + b]).toBe(C0[5 + a * ldc + b]);
+      }
+      expect(A[0]).toBe(C0[0]);
+    }
   });
 });
 
