@@ -16,6 +16,9 @@
 // solution, which keeps Σ intercepts = 0, where lbfgs started from zero stays.
 
 import * as mt from '../api/tensor.js';
+import * as G from '../graph/node.js';
+import { newtonWidth } from '../runtime/logit.js';
+import { blocks } from './cluster.js';
 import { accuracy_score } from './metrics.js';
 import {
   type Input, asTensor, checkFinite, checkX, fitted, fittedInput, labelsOf, numbers, options, report, sameSamples, stringCategories, valueError,
@@ -39,16 +42,12 @@ export interface LogisticRegressionOptions {
   l1_ratio?: number | null;
 }
 
-/** The problem one Newton solve sees: rows, K one-hot targets (K = 1: binary), weights, 1/C. */
-interface Problem { x: mt.Tensor; Y: mt.Tensor; s: mt.Tensor; K: number; lam: number; intercept: boolean }
-
-/** Scores z (n × K) of parameters theta (K × (d + 1), the intercept last). */
-function scores(p: Problem, theta: number[]): mt.Tensor {
-  const d = p.x.shape[1]!, K = p.K;
-  const W = mt.tensor(Float64Array.from({ length: K * d }, (_, i) => theta[Math.floor(i / d) * (d + 1) + (i % d)]!)).reshape([K, d]);
-  const b = mt.tensor(Float64Array.from({ length: K }, (_, k) => theta[k * (d + 1) + d]!));
-  return mt.add(mt.matmul(p.x, mt.transpose(W)), b);
-}
+/**
+ * The problem one Newton solve sees: rows, each row's class index, the class
+ * scored against the rest (K = 1) or K classes (multinomial), weights (null:
+ * all ones), 1/C.
+ */
+interface Problem { x: mt.Tensor; yi: mt.Tensor; s: mt.Tensor | null; K: number; target: number; lam: number; intercept: boolean }
 
 /** Probabilities from scores: the sigmoid (binary) or the softmax over the K columns. */
 function probabilities(z: mt.Tensor, K: number): mt.Tensor {
@@ -57,82 +56,114 @@ function probabilities(z: mt.Tensor, K: number): mt.Tensor {
   return mt.divide(e, mt.sum(e, { axis: 1, keepdims: true }));
 }
 
-/** The objective at theta: weighted log loss plus the penalty. */
-async function objective(p: Problem, theta: number[]): Promise<number> {
-  const z = scores(p, theta);
-  let loss: mt.Tensor;
-  if (p.K === 1) {
-    // log(1 + e^z) − y·z, stable for large |z|
-    const zz = mt.reshape(z, [-1]);
-    const softplus = mt.add(mt.maximum(zz, 0), mt.log1p(mt.exp(mt.negative(mt.abs(zz)))));
-    loss = mt.sum(mt.multiply(p.s, mt.subtract(softplus, mt.multiply(mt.reshape(p.Y, [-1]), zz))));
-  } else {
-    const m = mt.max(z, { axis: 1, keepdims: true });
-    const lse = mt.add(mt.reshape(m, [-1]), mt.log(mt.sum(mt.exp(mt.subtract(z, m)), { axis: 1 })));
-    loss = mt.sum(mt.multiply(p.s, mt.subtract(lse, mt.sum(mt.multiply(p.Y, z), { axis: 1 }))));
-  }
-  const d = p.x.shape[1]!;
-  const pen = theta.reduce((a, v, i) => (i % (d + 1) === d ? a : a + v * v), 0) * p.lam / 2;
-  return Number(await loss.item()) + pen;
+/**
+ * One pass of the `logit` routine over the blocks of rows, combined by the
+ * tree: 'newton' gives [loss | gradient | Hessian pairs] at theta; with
+ * `dir`, the losses at theta − t·dir for t = 1, 1/2, … (`steps` of them).
+ */
+function pass(p: Problem, theta: number[], dir?: number[], steps = 0): mt.Tensor {
+  const d = p.x.shape[1]!, KD = p.K * (d + 1);
+  const th = mt.tensor(Float64Array.from(dir ? [...theta, ...dir] : theta)).reshape([dir ? 2 : 1, KD]);
+  const width = dir ? steps : newtonWidth(p.K, d);
+  const params = { K: p.K, d, target: p.target, weighted: !!p.s, mode: dir ? 'loss' : 'newton', ...(dir ? { steps } : {}) };
+  const calls = blocks(p.x).map(([a, b], j): G.RoutineCall => ({
+    routine: 'logit', params, chunk: j,
+    reads: [
+      { input: 0, box: [[a, b], [0, d]] }, { input: 1, box: [[a, b]] }, { input: 2, box: [[0, dir ? 2 : 1], [0, KD]] },
+      ...(p.s ? [{ input: 3, box: [[a, b]] as [number, number][] }] : []),
+    ],
+  }));
+  const inputs = [p.x.node, p.yi.node, th.node, ...(p.s ? [p.s.node] : [])];
+  const parts = new mt.Tensor(G.routine(`logistic.${params.mode}`, inputs, calls, 'float64', [calls.length, width], [1, width]));
+  return calls.length === 1 ? mt.reshape(parts, [width]) : mt.sum(parts, { axis: 0 });
 }
 
-/** Gradient (K(d+1)) and Hessian (K(d+1))² at theta, from chunked passes. */
-async function derivatives(p: Problem, theta: number[]): Promise<{ g: number[]; H: number[]; n: number }> {
-  const d = p.x.shape[1]!, K = p.K, D = d + 1;
-  const P = probabilities(scores(p, theta), K);
-  const R = mt.multiply(mt.subtract(P, p.Y), mt.expand_dims(p.s, 1)); // n × K, weighted residuals
-  const xt = mt.transpose(p.x);
-  const parts: mt.Tensor[] = [mt.matmul(xt, R), mt.sum(R, { axis: 0 })];
-  // Hessian blocks (k, l): Xaᵀ diag(s·p_k(δ_kl − p_l)) Xa, the upper triangle of class pairs
-  const pairs: [number, number][] = [];
-  for (let k = 0; k < K; k++) for (let l = k; l < K; l++) pairs.push([k, l]);
-  for (const [k, l] of pairs) {
-    const pk = P.get(mt.slice(null), k), pl = P.get(mt.slice(null), l);
-    const w = mt.multiply(p.s, k === l ? mt.multiply(pk, mt.subtract(1, pk)) : mt.negative(mt.multiply(pk, pl)));
-    const xw = mt.multiply(p.x, mt.expand_dims(w, 1));
-    parts.push(mt.matmul(xt, xw), mt.sum(xw, { axis: 0 }), mt.sum(w));
-  }
-  await mt.execute(...parts);
-  const [XR, sR] = [await numbers(parts[0]!), await numbers(parts[1]!)];
-  const g = new Array<number>(K * D).fill(0);
+/** The penalty ‖W‖²λ/2 of theta (intercepts not penalized). */
+function penalty(p: Problem, theta: number[]): number {
+  const D = p.x.shape[1]! + 1;
+  return theta.reduce((a, v, i) => (i % D === D - 1 ? a : a + v * v), 0) * p.lam / 2;
+}
+
+/** The objective f, its gradient g (K·D) and Hessian H ((K·D)², dense) at theta: one pass. */
+async function derivatives(p: Problem, theta: number[]): Promise<{ f: number; g: number[]; H: number[]; n: number }> {
+  const d = p.x.shape[1]!, K = p.K, D = d + 1, n = K * D;
+  const row = await numbers(pass(p, theta));
+  const g = new Array<number>(n).fill(0);
   for (let k = 0; k < K; k++) {
-    for (let f = 0; f < d; f++) g[k * D + f] = XR[f * K + k]! + p.lam * theta[k * D + f]!;
-    g[k * D + d] = p.intercept ? sR[k]! : 0;
+    for (let f = 0; f < d; f++) g[k * D + f] = row[1 + k * D + f]! + p.lam * theta[k * D + f]!;
+    g[k * D + d] = p.intercept ? row[1 + k * D + d]! : 0;
   }
-  const H = new Array<number>(K * D * K * D).fill(0);
-  const at = (r: number, c: number, v: number): void => { H[r * K * D + c] = v; H[c * K * D + r] = v; };
-  for (const [i, [k, l]] of pairs.entries()) {
-    const [G, sx, sw] = [await numbers(parts[2 + 3 * i]!), await numbers(parts[3 + 3 * i]!), await numbers(parts[4 + 3 * i]!)];
-    for (let a = 0; a < d; a++) {
-      for (let b = 0; b < d; b++) at(k * D + a, l * D + b, G[a * d + b]! + (k === l && a === b ? p.lam : 0));
-      if (p.intercept) { at(k * D + a, l * D + d, sx[a]!); at(l * D + a, k * D + d, sx[a]!); }
+  const H = new Array<number>(n * n).fill(0);
+  const set = (r: number, c: number, v: number): void => { H[r * n + c] = v; H[c * n + r] = v; };
+  // the pairs (k ≤ l) in order, each the upper triangle (a ≤ b) of its D × D block, which is symmetric
+  let i = 1 + n;
+  for (let k = 0; k < K; k++) {
+    for (let l = k; l < K; l++) {
+      for (let a = 0; a < D; a++) {
+        for (let b = a; b < D; b++, i++) {
+          const v = row[i]! + (k === l && a === b && a < d ? p.lam : 0);
+          set(k * D + a, l * D + b, v);
+          set(k * D + b, l * D + a, v);
+        }
+      }
     }
-    at(k * D + d, l * D + d, p.intercept ? sw[0]! : k === l ? 1 : 0);
   }
-  return { g, H, n: K * D };
+  if (!p.intercept) {
+    // the intercepts stay at zero: their rows and columns are the identity's
+    for (let k = 0; k < K; k++) {
+      for (let c = 0; c < n; c++) set(k * D + d, c, 0);
+      H[(k * D + d) * n + k * D + d] = 1;
+    }
+  }
+  return { f: row[0]! + penalty(p, theta), g, H, n };
 }
 
-/** Newton's method with step halving; the number of iterations. */
+/** Step sizes a line-search pass tries: t, t/2, …, t/2⁷. */
+const STEPS = 8;
+
+/**
+ * Backtracking from the rejected full step: the first of t = 1/2, 1/4, …
+ * (down to 2⁻⁴⁰) at which the objective does not rise above f, each pass
+ * trying STEPS of them; the smallest when none does.
+ */
+async function backtrack(p: Problem, theta: number[], step: number[], f: number): Promise<number> {
+  let t = 1 / 2;
+  for (let tries = 0; tries < 5; tries++) {
+    const losses = await numbers(pass(p, theta, step.map((v) => v * t), STEPS));
+    for (let j = 0; j < STEPS; j++, t /= 2) {
+      if (losses[j]! + penalty(p, theta.map((v, i) => v - t * step[i]!)) <= f) return t;
+    }
+  }
+  return t;
+}
+
+/**
+ * Newton's method with backtracking; the number of iterations. Each
+ * iteration is one pass at the new point (its loss, gradient and Hessian),
+ * a line-search pass only when the full step raises the objective.
+ */
 async function newton(p: Problem, maxIter: number, tol: number): Promise<{ theta: number[]; iters: number }> {
   const D = p.x.shape[1]! + 1;
   let theta = new Array<number>(p.K * D).fill(0);
-  let f = await objective(p, theta);
+  let at = await derivatives(p, theta);
   let it = 0;
   for (; it < maxIter; it++) {
-    const { g, H, n } = await derivatives(p, theta);
+    const { f, g, H, n } = at;
     if (Math.max(...g.map(Math.abs)) <= tol) break;
     const step = await numbers(mt.linalg.lstsq(mt.tensor(Float64Array.from(H)).reshape([n, n]), mt.tensor(Float64Array.from(g)), { rcond: null })[0]!);
-    let t = 1, next = theta, fn = Infinity;
-    for (let h = 0; h < 40; h++, t /= 2) {
+    let next = theta.map((v, i) => v - step[i]!);
+    at = await derivatives(p, next);
+    if (!(at.f <= f)) {
+      const t = await backtrack(p, theta, step, f);
       next = theta.map((v, i) => v - t * step[i]!);
-      fn = await objective(p, next);
-      if (fn <= f) break;
+      at = await derivatives(p, next);
+      // no decrease even at a tiny step (rounding between the two passes' sums): theta is the optimum to their precision
+      if (!(at.f <= f)) { at = { ...at, f }; break; }
     }
     const moved = Math.max(...next.map((v, i) => Math.abs(v - theta[i]!)));
     theta = next;
-    const done = f - fn <= 1e-15 * Math.max(1, Math.abs(f)) && moved <= 1e-12 * Math.max(1, ...theta.map(Math.abs));
-    f = fn;
-    report({ estimator: 'LogisticRegression', iteration: it + 1, loss: f }, it + 1, maxIter);
+    const done = f - at.f <= 1e-15 * Math.max(1, Math.abs(f)) && moved <= 1e-12 * Math.max(1, ...theta.map(Math.abs));
+    report({ estimator: 'LogisticRegression', iteration: it + 1, loss: at.f }, it + 1, maxIter);
     if (done) { it++; break; }
   }
   return { theta, iters: it };
@@ -196,11 +227,13 @@ export class LogisticRegression {
     if (K < 2) {
       throw valueError(`This solver needs samples of at least 2 classes in the data, but the data contains only one class: ${(await this.classList())[0]}`);
     }
-    let s = sample_weight === null || sample_weight === undefined
-      ? mt.ones([n]) : mt.astype(mt.reshape(asTensor(sample_weight, 'sample_weight'), [-1]), 'float64');
-    sameSamples([x, s]);
-    if (this.class_weight) s = mt.multiply(s, await this.classWeights(yi, K, n));
-    s = await s.execute();
+    // the weights: null when every row weighs 1 (the routine then reads none)
+    let s: mt.Tensor | null = sample_weight === null || sample_weight === undefined
+      ? null : mt.astype(mt.reshape(asTensor(sample_weight, 'sample_weight'), [-1]), 'float64');
+    if (s) sameSamples([x, s]);
+    if (this.class_weight) { const cw = await this.classWeights(yi, K, n); s = s ? mt.multiply(s, cw) : cw; }
+    if (s) s = await s.execute();
+    yi = await yi.execute();
     const lam = this.penalty === 'l2' ? 1 / this.C : 0;
     const multinomial = this.multi_class === 'multinomial' || (this.multi_class === 'auto' && K > 2);
     if (multinomial && K === 2) {
@@ -208,12 +241,10 @@ export class LogisticRegression {
     }
     const fits: { theta: number[]; iters: number }[] = [];
     if (multinomial) {
-      const Y = mt.astype(mt.equal(mt.expand_dims(yi, 1), mt.arange(K)), 'float64');
-      fits.push(await newton({ x, Y, s, K, lam, intercept: this.fit_intercept }, this.max_iter, this.gradTol(n)));
+      fits.push(await newton({ x, yi, s, K, target: -1, lam, intercept: this.fit_intercept }, this.max_iter, this.gradTol(n)));
     } else {
       for (const k of K === 2 ? [1] : Array.from({ length: K }, (_, i) => i)) {
-        const Y = mt.reshape(mt.astype(mt.equal(yi, k), 'float64'), [-1, 1]);
-        fits.push(await newton({ x, Y, s, K: 1, lam, intercept: this.fit_intercept }, this.max_iter, this.gradTol(n)));
+        fits.push(await newton({ x, yi, s, K: 1, target: k, lam, intercept: this.fit_intercept }, this.max_iter, this.gradTol(n)));
       }
     }
     const theta = fits.flatMap((f) => f.theta);

@@ -37,8 +37,8 @@
 // routine node's calls reading the tiles earlier calls wrote (tile/tile.ts).
 // ./scatter.ts has the folds of ufunc.at and bincount in chunks, ./search.ts
 // searchsorted's search, ./group.ts a DataFrame groupby's fold into partials, ./join.ts a merge's counting sort,
-// ./cluster.ts k-means' assignment and fold, ./neighbors.ts the brute-force k nearest neighbours; ./region.ts the
-// contract every routine is written to.
+// ./cluster.ts k-means' assignment and fold, ./neighbors.ts the brute-force k nearest neighbours,
+// ./logit.ts logistic regression's Newton pass; ./region.ts the contract every routine is written to.
 // In: parameters and heap views. Out: the output region written.
 
 import { ARRAY_CTOR, type DType, INFO, type TypedArray } from '../graph/dtype.js';
@@ -52,6 +52,7 @@ import { SEARCH_ROUTINES } from './search.js';
 import { JOIN_ROUTINES } from './join.js';
 import { CLUSTER_ROUTINES } from './cluster.js';
 import { NEIGHBOR_ROUTINES } from './neighbors.js';
+import { LOGIT_ROUTINES } from './logit.js';
 
 export { type Region, type RegionSpec, regionSpan };
 
@@ -484,7 +485,7 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
 
 /** Every routine a plan may name: the sort's, those of ufunc.at and bincount (./scatter.ts), searchsorted's (./search.ts) and a groupby's fold (./group.ts). */
 export const ROUTINES = {
-  ...SORT_ROUTINES, ...SCATTER_ROUTINES, ...SEARCH_ROUTINES, ...GROUP_ROUTINES, ...JOIN_ROUTINES, ...CLUSTER_ROUTINES, ...NEIGHBOR_ROUTINES,
+  ...SORT_ROUTINES, ...SCATTER_ROUTINES, ...SEARCH_ROUTINES, ...GROUP_ROUTINES, ...JOIN_ROUTINES, ...CLUSTER_ROUTINES, ...NEIGHBOR_ROUTINES, ...LOGIT_ROUTINES,
 } as const;
 
 export type RoutineName = keyof typeof ROUTINES;

@@ -1,0 +1,190 @@
+// The routine of logistic regression (learn/logistic.ts): one pass over a
+// block of rows gives the block's share of everything a Newton step needs,
+// each call writing one float64 row, so that only those numbers travel to the
+// combine (a sum by the tree):
+//   logit  mode 'newton': at parameters theta (K × D, D = d + 1, the
+//          intercept last), the block's weighted log loss, gradient and
+//          Hessian: one row [loss | K·D gradient | K(K+1)/2 class pairs
+//          (k ≤ l) × the upper triangle of their D × D block, row-major];
+//          mode 'loss': the block's weighted log loss at theta − t·dir for
+//          t = 1, 1/2, 1/4, … (`steps` of them): one row of `steps` losses,
+//          so that a backtracking line search is one pass.
+// K = 1 is the binary loss (sigmoid) of the rows whose class is `target`
+// against the rest; K > 1 the multinomial one (softmax) over classes 0..K−1.
+// The loss is computed stably: log(1 + e^z) − y·z as max(z, 0) + log1p(e^−|z|)
+// − y·z, and the softmax's log-sum-exp after subtracting the largest score.
+// The Hessian of a row is c_kl · x xᵀ with c_kl = s·p_k(δ_kl − p_l) (binary:
+// s·p(1 − p)), so only the upper triangle of x xᵀ is accumulated, once per
+// class pair, from a buffer holding the row and its 1 (the intercept's
+// column). The order of the sums is fixed by the block: the result is
+// deterministic.
+// In: the rows (n × d float64, a box of whole rows), each row's class index
+// (n float64), theta (1 × K·D; 'loss': 2 × K·D, theta then dir), and, when
+// weighted, one float64 weight per row. Out: one partial row per call.
+
+import type { RoutineParams } from '../graph/node.js';
+import { type Region, type RegionSpec, type Routine, flag, onlyParams } from './region.js';
+
+interface Dims { K: number; d: number; D: number; target: number; weighted: boolean; mode: 'newton' | 'loss'; steps: number }
+
+function dims(params: RoutineParams): Dims {
+  onlyParams(params, ['K', 'd', 'target', 'weighted', 'mode', 'steps']);
+  const { K, d, target, mode, steps } = params;
+  const count = (v: unknown, name: string, min: number): number => {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) throw new TypeError(`routine parameter ${name} must be an integer of at least ${min}`);
+    return v;
+  };
+  if (mode !== 'newton' && mode !== 'loss') throw new TypeError("routine parameter mode must be 'newton' or 'loss'");
+  const k = count(K, 'K', 1), dd = count(d, 'd', 1);
+  return {
+    K: k, d: dd, D: dd + 1, target: k === 1 ? count(target, 'target', 0) : -1, weighted: flag(params, 'weighted'), mode,
+    steps: mode === 'loss' ? count(steps, 'steps', 1) : 0,
+  };
+}
+
+/** The width of a 'newton' row: loss, gradient, and the upper triangles of the class pairs' Hessian blocks. */
+export function newtonWidth(K: number, d: number): number {
+  const D = d + 1;
+  return 1 + K * D + ((K * (K + 1)) / 2) * ((D * (D + 1)) / 2);
+}
+
+function checkInputs(p: Dims, inputs: readonly RegionSpec[], output: RegionSpec): void {
+  if (inputs.length !== (p.weighted ? 4 : 3)) throw new TypeError('logit reads the rows, their classes, theta (and the weights)');
+  const [x, y, th, w] = inputs;
+  if (x!.dtype !== 'float64' || x!.shape.length !== 2 || x!.shape[1] !== p.d) throw new TypeError(`logit reads rows as a float64 [n, ${p.d}] region`);
+  const n = x!.shape[0];
+  if (y!.dtype !== 'float64' || y!.shape.length !== 1 || y!.shape[0] !== n) throw new TypeError('logit reads one float64 class index per row');
+  const rows = p.mode === 'loss' ? 2 : 1;
+  if (th!.dtype !== 'float64' || th!.shape.length !== 2 || th!.shape[0] !== rows || th!.shape[1] !== p.K * p.D) {
+    throw new TypeError(`logit reads theta as a float64 [${rows}, ${p.K * p.D}] region`);
+  }
+  if (w && (w.dtype !== 'float64' || w.shape.length !== 1 || w.shape[0] !== n)) throw new TypeError('logit reads one float64 weight per row');
+  const width = p.mode === 'loss' ? p.steps : newtonWidth(p.K, p.d);
+  if (output.dtype !== 'float64' || output.shape.length !== 2 || output.shape[0] !== 1 || output.shape[1] !== width) {
+    throw new TypeError(`logit writes one float64 [1, ${width}] row`);
+  }
+}
+
+/** Row `r` of theta's region as one dense array. */
+function paramRow(th: Region, r: number, len: number): Float64Array {
+  const out = new Float64Array(len);
+  for (let i = 0; i < len; i++) out[i] = th.data[r * th.strides[0]! + i * th.strides[1]!] as number;
+  return out;
+}
+
+/** The scores z_k = θ_k · (x, 1) of the row in `xr` (which holds its 1 last). */
+function score(xr: Float64Array, theta: Float64Array, K: number, D: number, z: Float64Array): void {
+  for (let k = 0; k < K; k++) {
+    let s = 0;
+    const o = k * D;
+    for (let f = 0; f < D; f++) s += xr[f]! * theta[o + f]!;
+    z[k] = s;
+  }
+}
+
+/** The softmax of z (into p) and its log-sum-exp, after subtracting the largest score. */
+function softmax(z: Float64Array, K: number, p: Float64Array): number {
+  let m = -Infinity;
+  for (let k = 0; k < K; k++) if (z[k]! > m) m = z[k]!;
+  let sum = 0;
+  for (let k = 0; k < K; k++) { const e = Math.exp(z[k]! - m); p[k] = e; sum += e; }
+  for (let k = 0; k < K; k++) p[k]! /= sum;
+  return m + Math.log(sum);
+}
+
+/** The block's loss, gradient and Hessian pairs at theta (mode 'newton'). */
+function newton(p: Dims, x: Region, y: Region, th: Region, w: Region | undefined, out: Float64Array): void {
+  const { K, d, D } = p;
+  const theta = paramRow(th, 0, K * D);
+  const n = x.shape[0]!, s0 = x.strides[0]!, s1 = x.strides[1]!, xd = x.data as Float64Array;
+  const yd = y.data as Float64Array, ys = y.strides[0]!;
+  const wd = w?.data as Float64Array | undefined, ws = w?.strides[0] ?? 0;
+  const G = 1, H = 1 + K * D;
+  const xr = new Float64Array(D), z = new Float64Array(K), pr = new Float64Array(K);
+  xr[d] = 1;
+  let loss = 0;
+  for (let r = 0; r < n; r++) {
+    const ro = r * s0;
+    for (let f = 0; f < d; f++) xr[f] = xd[ro + f * s1]!;
+    const s = wd ? wd[r * ws]! : 1;
+    if (s === 0) continue;
+    score(xr, theta, K, D, z);
+    if (K === 1) {
+      const zz = z[0]!, yv = yd[r * ys] === p.target ? 1 : 0;
+      const e = Math.exp(-Math.abs(zz));
+      const pp = zz >= 0 ? 1 / (1 + e) : e / (1 + e);
+      loss += s * ((zz > 0 ? zz : 0) + Math.log1p(e) - yv * zz);
+      const res = s * (pp - yv), c = s * pp * (1 - pp);
+      for (let f = 0; f < D; f++) out[G + f]! += res * xr[f]!;
+      let i = H;
+      for (let a = 0; a < D; a++) {
+        const ca = c * xr[a]!;
+        for (let b = a; b < D; b++) out[i++]! += ca * xr[b]!;
+      }
+      continue;
+    }
+    const cls = yd[r * ys]!;
+    const lse = softmax(z, K, pr);
+    loss += s * (lse - z[cls]!);
+    for (let k = 0; k < K; k++) {
+      const res = s * (pr[k]! - (k === cls ? 1 : 0));
+      for (let f = 0; f < D; f++) out[G + k * D + f]! += res * xr[f]!;
+    }
+    let i = H;
+    for (let k = 0; k < K; k++) {
+      for (let l = k; l < K; l++) {
+        const c = s * pr[k]! * ((k === l ? 1 : 0) - pr[l]!);
+        for (let a = 0; a < D; a++) {
+          const ca = c * xr[a]!;
+          for (let b = a; b < D; b++) out[i++]! += ca * xr[b]!;
+        }
+      }
+    }
+  }
+  out[0] = loss;
+}
+
+/** The block's loss at theta − t·dir for t = 1, 1/2, … (mode 'loss'). */
+function losses(p: Dims, x: Region, y: Region, th: Region, w: Region | undefined, out: Float64Array): void {
+  const { K, d, D, steps } = p;
+  const theta = paramRow(th, 0, K * D), dir = paramRow(th, 1, K * D);
+  const n = x.shape[0]!, s0 = x.strides[0]!, s1 = x.strides[1]!, xd = x.data as Float64Array;
+  const yd = y.data as Float64Array, ys = y.strides[0]!;
+  const wd = w?.data as Float64Array | undefined, ws = w?.strides[0] ?? 0;
+  const xr = new Float64Array(D), z0 = new Float64Array(K), zd = new Float64Array(K), z = new Float64Array(K), pr = new Float64Array(K);
+  xr[d] = 1;
+  for (let r = 0; r < n; r++) {
+    const ro = r * s0;
+    for (let f = 0; f < d; f++) xr[f] = xd[ro + f * s1]!;
+    const s = wd ? wd[r * ws]! : 1;
+    if (s === 0) continue;
+    score(xr, theta, K, D, z0);
+    score(xr, dir, K, D, zd);
+    const cls = yd[r * ys]!;
+    let t = 1;
+    for (let j = 0; j < steps; j++, t /= 2) {
+      if (K === 1) {
+        const zz = z0[0]! - t * zd[0]!, yv = cls === p.target ? 1 : 0;
+        out[j]! += s * ((zz > 0 ? zz : 0) + Math.log1p(Math.exp(-Math.abs(zz))) - yv * zz);
+      } else {
+        for (let k = 0; k < K; k++) z[k] = z0[k]! - t * zd[k]!;
+        out[j]! += s * (softmax(z, K, pr) - z[cls]!);
+      }
+    }
+  }
+}
+
+export const LOGIT_ROUTINES: Readonly<Record<'logit', Routine>> = {
+  logit: {
+    check(params, inputs, output) {
+      checkInputs(dims(params), inputs, output);
+    },
+    run(params, [x, y, th, w], out) {
+      const p = dims(params);
+      const acc = new Float64Array(out.shape[1]!);
+      if (p.mode === 'newton') newton(p, x!, y!, th!, w, acc); else losses(p, x!, y!, th!, w, acc);
+      const o = out.data as Float64Array, s = out.strides[1]!;
+      for (let i = 0; i < acc.length; i++) o[i * s] = acc[i]!;
+    },
+  },
+};
