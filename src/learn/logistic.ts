@@ -47,7 +47,11 @@ export interface LogisticRegressionOptions {
  * scored against the rest (K = 1) or K classes (multinomial), weights (null:
  * all ones), 1/C.
  */
-interface Problem { x: mt.Tensor; yi: mt.Tensor; s: mt.Tensor | null; K: number; target: number; lam: number; intercept: boolean }
+interface Problem {
+  x: mt.Tensor; yi: mt.Tensor; s: mt.Tensor | null; K: number; target: number; lam: number; intercept: boolean;
+  /** The routine reads every `every`-th batch of rows only (1: all), a sample whose sums are scaled to `total`, all rows' weight. */
+  every: number; total: number;
+}
 
 /** Probabilities from scores: the sigmoid (binary) or the softmax over the K columns. */
 function probabilities(z: mt.Tensor, K: number): mt.Tensor {
@@ -61,11 +65,11 @@ function probabilities(z: mt.Tensor, K: number): mt.Tensor {
  * tree: 'newton' gives [loss | gradient | Hessian pairs] at theta; with
  * `dir`, the losses at theta − t·dir for t = 1, 1/2, … (`steps` of them).
  */
-function pass(p: Problem, theta: number[], dir?: number[], steps = 0): mt.Tensor {
+function pass(p: Problem, theta: number[], dir?: number[], steps = 0, hstride = 1): mt.Tensor {
   const d = p.x.shape[1]!, KD = p.K * (d + 1);
   const th = mt.tensor(Float64Array.from(dir ? [...theta, ...dir] : theta)).reshape([dir ? 2 : 1, KD]);
-  const width = dir ? steps : newtonWidth(p.K, d);
-  const params = { K: p.K, d, target: p.target, weighted: !!p.s, mode: dir ? 'loss' : 'newton', ...(dir ? { steps } : {}) };
+  const width = dir ? steps + 1 : newtonWidth(p.K, d);
+  const params = { K: p.K, d, target: p.target, weighted: !!p.s, every: p.every, mode: dir ? 'loss' : 'newton', ...(dir ? { steps } : { hstride }) };
   const calls = blocks(p.x).map(([a, b], j): G.RoutineCall => ({
     routine: 'logit', params, chunk: j,
     reads: [
@@ -85,14 +89,19 @@ function penalty(p: Problem, theta: number[]): number {
 }
 
 /** The objective f, its gradient g (K·D) and Hessian H ((K·D)², dense) at theta: one pass. */
-async function derivatives(p: Problem, theta: number[]): Promise<{ f: number; g: number[]; H: number[]; n: number }> {
+async function derivatives(p: Problem, theta: number[], hstride: number): Promise<{ f: number; g: number[]; H: number[] | null }> {
   const d = p.x.shape[1]!, K = p.K, D = d + 1, n = K * D;
-  const row = await numbers(pass(p, theta));
+  const row = await numbers(pass(p, theta, undefined, 0, hstride));
+  // sums over a sample of the rows scaled by all rows' weight over the sample's (the routine's last two numbers:
+  // the weights of the rows read and of those the Hessian summed)
+  const c = p.every === 1 ? 1 : p.total / row.at(-2)!, scale = c * (row.at(-2)! / row.at(-1)!);
+  const f0 = c * row[0]! + penalty(p, theta);
   const g = new Array<number>(n).fill(0);
   for (let k = 0; k < K; k++) {
-    for (let f = 0; f < d; f++) g[k * D + f] = row[1 + k * D + f]! + p.lam * theta[k * D + f]!;
-    g[k * D + d] = p.intercept ? row[1 + k * D + d]! : 0;
+    for (let f = 0; f < d; f++) g[k * D + f] = c * row[1 + k * D + f]! + p.lam * theta[k * D + f]!;
+    g[k * D + d] = p.intercept ? c * row[1 + k * D + d]! : 0;
   }
+  if (hstride === 0) return { f: f0, g, H: null };
   const H = new Array<number>(n * n).fill(0);
   const set = (r: number, c: number, v: number): void => { H[r * n + c] = v; H[c * n + r] = v; };
   // the pairs (k ≤ l) in order, each the upper triangle (a ≤ b) of its D × D block, which is symmetric
@@ -101,7 +110,7 @@ async function derivatives(p: Problem, theta: number[]): Promise<{ f: number; g:
     for (let l = k; l < K; l++) {
       for (let a = 0; a < D; a++) {
         for (let b = a; b < D; b++, i++) {
-          const v = row[i]! + (k === l && a === b && a < d ? p.lam : 0);
+          const v = scale * row[i]! + (k === l && a === b && a < d ? p.lam : 0);
           set(k * D + a, l * D + b, v);
           set(k * D + b, l * D + a, v);
         }
@@ -115,7 +124,7 @@ async function derivatives(p: Problem, theta: number[]): Promise<{ f: number; g:
       H[(k * D + d) * n + k * D + d] = 1;
     }
   }
-  return { f: row[0]! + penalty(p, theta), g, H, n };
+  return { f: f0, g, H };
 }
 
 /** Step sizes a line-search pass tries: t, t/2, …, t/2⁷. */
@@ -130,41 +139,89 @@ async function backtrack(p: Problem, theta: number[], step: number[], f: number)
   let t = 1 / 2;
   for (let tries = 0; tries < 5; tries++) {
     const losses = await numbers(pass(p, theta, step.map((v) => v * t), STEPS));
+    const c = p.every === 1 ? 1 : p.total / losses[STEPS]!;
     for (let j = 0; j < STEPS; j++, t /= 2) {
-      if (losses[j]! + penalty(p, theta.map((v, i) => v - t * step[i]!)) <= f) return t;
+      if (c * losses[j]! + penalty(p, theta.map((v, i) => v - t * step[i]!)) <= f) return t;
     }
   }
   return t;
 }
 
+/** Rows a sample of X's batches holds at least: the warm start's and the Hessian's far from the optimum (X of 2× as many rows). */
+const SAMPLE_ROWS = 131072;
+
+/** The Newton decrement gᵀH⁻¹g (twice the predicted decrease), relative to f, below which theta is near the optimum. */
+const NEAR = 1e-3;
+
+/** The ratio of gradients above which a step with a kept Hessian counts as too slow and the next pass sums a new one. */
+const SLOW = 0.05;
+
 /**
- * Newton's method with backtracking; the number of iterations. Each
- * iteration is one pass at the new point (its loss, gradient and Hessian),
- * a line-search pass only when the full step raises the objective.
+ * Newton's method with backtracking from zero; the coefficients and the
+ * number of iterations. The Hessian only shapes the step (the gradient fixes
+ * the optimum) and costs most of a pass, and the first steps move far; so on
+ * X of more than 2·SAMPLE_ROWS rows the solve starts from the optimum of a
+ * sample of X's batches (every `sample`-th, their sums scaled to X's), found
+ * by passes over the sample alone, and continues on X.
  */
 async function newton(p: Problem, maxIter: number, tol: number): Promise<{ theta: number[]; iters: number }> {
-  const D = p.x.shape[1]! + 1;
-  let theta = new Array<number>(p.K * D).fill(0);
-  let at = await derivatives(p, theta);
+  const sample = Math.max(1, Math.floor(p.x.shape[0]! / SAMPLE_ROWS));
+  let theta = new Array<number>(p.K * (p.x.shape[1]! + 1)).fill(0), iters = 0;
+  if (sample > 1) {
+    const total = p.s ? Number(await mt.sum(p.s).item()) : p.x.shape[0]!;
+    ({ theta, iters } = await solve({ ...p, every: sample, total }, theta, maxIter, tol, { first: sample, far: sample, warm: true, done: 0 }));
+  }
+  const full = await solve(p, theta, maxIter - iters, tol, { first: iters ? 1 : sample, far: sample, warm: false, done: iters });
+  return { theta: full.theta, iters: iters + full.iters };
+}
+
+/**
+ * Newton's iterations on p from theta; the coefficients and the number of
+ * iterations. Each is one pass at the new point (its loss, gradient and,
+ * when asked, Hessian), and a line-search pass only when the full step
+ * raises the objective. Far from the optimum the Hessian is summed from a
+ * sample of the rows (every `sample`-th batch; the first pass's: `first`);
+ * near it (a small Newton decrement) from every row once, then kept for the
+ * following steps, which still converge almost as fast as Newton's while
+ * passing over X for the loss and the gradient alone, until one reduces the
+ * gradient too little. `warm`: a warm start's solve, which takes its last
+ * step unchecked once near (the sample's optimum only starts X's).
+ */
+async function solve(p: Problem, theta: number[], maxIter: number, tol: number, o: { first: number; far: number; warm: boolean; done: number }) {
+  const { far, warm, done: done0 } = o;
+  let at = await derivatives(p, theta, o.first);
+  let H = at.H!, exact = !warm && o.first === 1, slow = false;
   let it = 0;
   for (; it < maxIter; it++) {
-    const { f, g, H, n } = at;
-    if (Math.max(...g.map(Math.abs)) <= tol) break;
+    const { f, g } = at, n = g.length;
+    const gmax = Math.max(...g.map(Math.abs));
+    if (gmax <= tol) break;
     const step = await numbers(mt.linalg.lstsq(mt.tensor(Float64Array.from(H)).reshape([n, n]), mt.tensor(Float64Array.from(g)), { rcond: null })[0]!);
+    const dec = step.reduce((a, v, i) => a + v * g[i]!, 0);
+    const near = dec <= NEAR * Math.max(1, Math.abs(f));
+    if (warm && near) return { theta: theta.map((v, i) => v - step[i]!), iters: it + 1 };
+    // the next pass's Hessian: none (the exact one kept), every row's, or a sample's
+    let hs = warm ? far : near && exact && !slow ? 0 : near ? 1 : far;
     let next = theta.map((v, i) => v - step[i]!);
-    at = await derivatives(p, next);
-    if (!(at.f <= f)) {
+    at = await derivatives(p, next, hs);
+    // a decrement within the sums' rounding of f: the step is Newton's last, a rise of f only that rounding
+    if (!(at.f <= f) && dec > 1e-12 * Math.abs(f)) {
       const t = await backtrack(p, theta, step, f);
       next = theta.map((v, i) => v - t * step[i]!);
-      at = await derivatives(p, next);
+      hs = hs === 0 ? 1 : hs;
+      at = await derivatives(p, next, hs);
       // no decrease even at a tiny step (rounding between the two passes' sums): theta is the optimum to their precision
       if (!(at.f <= f)) { at = { ...at, f }; break; }
     }
+    if (hs > 0) { H = at.H!; exact = hs === 1; slow = false; } else slow = Math.max(...at.g.map(Math.abs)) > SLOW * gmax;
+    if (process.env.LDEBUG) console.log('it', it, 'warm', warm, 'dec', dec, 'hs', hs, 'f', at.f, 'gmax', Math.max(...at.g.map(Math.abs)));
     const moved = Math.max(...next.map((v, i) => Math.abs(v - theta[i]!)));
     theta = next;
-    const done = f - at.f <= 1e-15 * Math.max(1, Math.abs(f)) && moved <= 1e-12 * Math.max(1, ...theta.map(Math.abs));
-    report({ estimator: 'LogisticRegression', iteration: it + 1, loss: at.f }, it + 1, maxIter);
-    if (done) { it++; break; }
+    const fn = Math.min(f, at.f);
+    const stop = f - fn <= 1e-15 * Math.max(1, Math.abs(f)) && moved <= 1e-12 * Math.max(1, ...theta.map(Math.abs));
+    if (!warm) report({ estimator: 'LogisticRegression', iteration: done0 + it + 1, loss: fn }, done0 + it + 1, done0 + maxIter);
+    at = { ...at, f: fn };
+    if (stop) { it++; break; }
   }
   return { theta, iters: it };
 }
@@ -241,10 +298,10 @@ export class LogisticRegression {
     }
     const fits: { theta: number[]; iters: number }[] = [];
     if (multinomial) {
-      fits.push(await newton({ x, yi, s, K, target: -1, lam, intercept: this.fit_intercept }, this.max_iter, this.gradTol(n)));
+      fits.push(await newton({ x, yi, s, K, target: -1, lam, intercept: this.fit_intercept, every: 1, total: n }, this.max_iter, this.gradTol(n)));
     } else {
       for (const k of K === 2 ? [1] : Array.from({ length: K }, (_, i) => i)) {
-        fits.push(await newton({ x, yi, s, K: 1, target: k, lam, intercept: this.fit_intercept }, this.max_iter, this.gradTol(n)));
+        fits.push(await newton({ x, yi, s, K: 1, target: k, lam, intercept: this.fit_intercept, every: 1, total: n }, this.max_iter, this.gradTol(n)));
       }
     }
     const theta = fits.flatMap((f) => f.theta);

@@ -25,11 +25,11 @@
 import type { RoutineParams } from '../graph/node.js';
 import { type Region, type RegionSpec, type Routine, flag, onlyParams } from './region.js';
 
-interface Dims { K: number; d: number; D: number; target: number; weighted: boolean; mode: 'newton' | 'loss'; steps: number }
+interface Dims { K: number; d: number; D: number; target: number; weighted: boolean; mode: 'newton' | 'loss'; steps: number; hstride: number; every: number }
 
 function dims(params: RoutineParams): Dims {
-  onlyParams(params, ['K', 'd', 'target', 'weighted', 'mode', 'steps']);
-  const { K, d, target, mode, steps } = params;
+  onlyParams(params, ['K', 'd', 'target', 'weighted', 'mode', 'steps', 'hstride', 'every']);
+  const { K, d, target, mode, steps, hstride, every } = params;
   const count = (v: unknown, name: string, min: number): number => {
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) throw new TypeError(`routine parameter ${name} must be an integer of at least ${min}`);
     return v;
@@ -38,14 +38,15 @@ function dims(params: RoutineParams): Dims {
   const k = count(K, 'K', 1), dd = count(d, 'd', 1);
   return {
     K: k, d: dd, D: dd + 1, target: k === 1 ? count(target, 'target', 0) : -1, weighted: flag(params, 'weighted'), mode,
-    steps: mode === 'loss' ? count(steps, 'steps', 1) : 0,
+    steps: mode === 'loss' ? count(steps, 'steps', 1) : 0, hstride: mode === 'newton' ? count(hstride, 'hstride', 0) : 0,
+    every: count(every, 'every', 1),
   };
 }
 
 /** The width of a 'newton' row: loss, gradient, and the upper triangles of the class pairs' Hessian blocks. */
 export function newtonWidth(K: number, d: number): number {
   const D = d + 1;
-  return 1 + K * D + ((K * (K + 1)) / 2) * ((D * (D + 1)) / 2);
+  return 1 + K * D + ((K * (K + 1)) / 2) * ((D * (D + 1)) / 2) + 2;
 }
 
 function checkInputs(p: Dims, inputs: readonly RegionSpec[], output: RegionSpec): void {
@@ -59,7 +60,7 @@ function checkInputs(p: Dims, inputs: readonly RegionSpec[], output: RegionSpec)
     throw new TypeError(`logit reads theta as a float64 [${rows}, ${p.K * p.D}] region`);
   }
   if (w && (w.dtype !== 'float64' || w.shape.length !== 1 || w.shape[0] !== n)) throw new TypeError('logit reads one float64 weight per row');
-  const width = p.mode === 'loss' ? p.steps : newtonWidth(p.K, p.d);
+  const width = p.mode === 'loss' ? p.steps + 1 : newtonWidth(p.K, p.d);
   if (output.dtype !== 'float64' || output.shape.length !== 2 || output.shape[0] !== 1 || output.shape[1] !== width) {
     throw new TypeError(`logit writes one float64 [1, ${width}] row`);
   }
@@ -92,56 +93,109 @@ function softmax(z: Float64Array, K: number, p: Float64Array): number {
   return m + Math.log(sum);
 }
 
-/** The block's loss, gradient and Hessian pairs at theta (mode 'newton'). */
+/** Rows a 'newton' pass gathers before folding them into the gradient and the Hessian. */
+const BATCH = 64;
+
+/** Four sums of products Σ_j u[j]·xt[o + j] over one batch, for o = o0, o0 + BATCH, …: four columns side by side. */
+function dots(u: Float64Array, uo: number, xt: Float64Array, a: number, D: number, nb: number, out: Float64Array, at: number): void {
+  let b = a, i = at;
+  for (; b + 3 < D; b += 4, i += 4) {
+    let h0 = 0, h1 = 0, h2 = 0, h3 = 0;
+    const o0 = b * BATCH, o1 = o0 + BATCH, o2 = o1 + BATCH, o3 = o2 + BATCH;
+    for (let j = 0; j < nb; j++) {
+      const v = u[uo + j]!;
+      h0 += v * xt[o0 + j]!; h1 += v * xt[o1 + j]!; h2 += v * xt[o2 + j]!; h3 += v * xt[o3 + j]!;
+    }
+    out[i]! += h0; out[i + 1]! += h1; out[i + 2]! += h2; out[i + 3]! += h3;
+  }
+  for (; b < D; b++, i++) {
+    let h = 0;
+    const bo = b * BATCH;
+    for (let j = 0; j < nb; j++) h += u[uo + j]! * xt[bo + j]!;
+    out[i]! += h;
+  }
+}
+
+/**
+ * The block's loss, gradient and Hessian pairs at theta (mode 'newton'), and
+ * the sums of the weights of all rows and of the rows the Hessian summed.
+ * Rows are gathered BATCH at a time, column by column (the intercept's 1s
+ * last); their scores, residuals and Hessian weights are then computed per
+ * row, and each gradient and Hessian entry adds one dot product over the
+ * batch, four entries side by side, rather than a load and a store of every
+ * entry for every row. The Hessian sums only every `hstride`-th batch of the
+ * block (all of them at 1): a Newton step needs the Hessian only as the
+ * metric of its step, so a large X's may come from a sample of its rows (the
+ * host scales it by the weights' ratio) while the loss and the gradient,
+ * which fix the optimum, are exact.
+ */
 function newton(p: Dims, x: Region, y: Region, th: Region, w: Region | undefined, out: Float64Array): void {
-  const { K, d, D } = p;
+  const { K, d, D, hstride } = p;
   const theta = paramRow(th, 0, K * D);
   const n = x.shape[0]!, s0 = x.strides[0]!, s1 = x.strides[1]!, xd = x.data as Float64Array;
   const yd = y.data as Float64Array, ys = y.strides[0]!;
   const wd = w?.data as Float64Array | undefined, ws = w?.strides[0] ?? 0;
-  const G = 1, H = 1 + K * D;
-  const xr = new Float64Array(D), z = new Float64Array(K), pr = new Float64Array(K);
-  xr[d] = 1;
-  let loss = 0;
-  for (let r = 0; r < n; r++) {
-    const ro = r * s0;
-    for (let f = 0; f < d; f++) xr[f] = xd[ro + f * s1]!;
-    const s = wd ? wd[r * ws]! : 1;
-    if (s === 0) continue;
-    score(xr, theta, K, D, z);
-    if (K === 1) {
-      const zz = z[0]!, yv = yd[r * ys] === p.target ? 1 : 0;
-      const e = Math.exp(-Math.abs(zz));
-      const pp = zz >= 0 ? 1 / (1 + e) : e / (1 + e);
-      loss += s * ((zz > 0 ? zz : 0) + Math.log1p(e) - yv * zz);
-      const res = s * (pp - yv), c = s * pp * (1 - pp);
-      for (let f = 0; f < D; f++) out[G + f]! += res * xr[f]!;
-      let i = H;
-      for (let a = 0; a < D; a++) {
-        const ca = c * xr[a]!;
-        for (let b = a; b < D; b++) out[i++]! += ca * xr[b]!;
+  const pairs = (K * (K + 1)) / 2, G = 1, H = 1 + K * D, end = H + pairs * ((D * (D + 1)) / 2);
+  // xt: the batch's columns; zb: scores per class; res: s(p_k − y_k) per class; cw: s·p_k(δ_kl − p_l) per class pair (k ≤ l)
+  const xt = new Float64Array(D * BATCH), zb = new Float64Array(K * BATCH), res = new Float64Array(K * BATCH);
+  const cw = new Float64Array(pairs * BATCH), u = new Float64Array(BATCH), z = new Float64Array(K), pr = new Float64Array(K);
+  xt.fill(1, d * BATCH);
+  let loss = 0, weight = 0, sampled = 0;
+  for (let r0 = 0, batch = 0; r0 < n; r0 += BATCH, batch++) {
+    if (batch % p.every) continue;
+    const nb = Math.min(BATCH, n - r0), hess = hstride > 0 && batch % hstride === 0;
+    for (let j = 0; j < nb; j++) {
+      const ro = (r0 + j) * s0;
+      for (let f = 0; f < d; f++) xt[f * BATCH + j] = xd[ro + f * s1]!;
+    }
+    for (let k = 0; k < K; k++) {
+      const zo = k * BATCH;
+      zb.fill(theta[k * D + d]!, zo, zo + nb);
+      for (let a = 0; a < d; a++) {
+        const t = theta[k * D + a]!, xo = a * BATCH;
+        for (let j = 0; j < nb; j++) zb[zo + j]! += t * xt[xo + j]!;
       }
-      continue;
     }
-    const cls = yd[r * ys]!;
-    const lse = softmax(z, K, pr);
-    loss += s * (lse - z[cls]!);
-    for (let k = 0; k < K; k++) {
-      const res = s * (pr[k]! - (k === cls ? 1 : 0));
-      for (let f = 0; f < D; f++) out[G + k * D + f]! += res * xr[f]!;
+    let bw = 0;
+    for (let j = 0; j < nb; j++) {
+      const r = r0 + j, s = wd ? wd[r * ws]! : 1;
+      bw += s;
+      if (K === 1) {
+        const zz = zb[j]!, yv = yd[r * ys] === p.target ? 1 : 0;
+        const e = Math.exp(-Math.abs(zz));
+        const pp = zz >= 0 ? 1 / (1 + e) : e / (1 + e);
+        if (s !== 0) loss += s * ((zz > 0 ? zz : 0) + Math.log1p(e) - yv * zz);
+        res[j] = s * (pp - yv);
+        cw[j] = s * pp * (1 - pp);
+        continue;
+      }
+      const cls = yd[r * ys]!;
+      for (let k = 0; k < K; k++) z[k] = zb[k * BATCH + j]!;
+      const lse = softmax(z, K, pr);
+      if (s !== 0) loss += s * (lse - z[cls]!);
+      for (let k = 0, q = 0; k < K; k++) {
+        res[k * BATCH + j] = s * (pr[k]! - (k === cls ? 1 : 0));
+        for (let l = k; l < K; l++, q++) cw[q * BATCH + j] = s * pr[k]! * ((k === l ? 1 : 0) - pr[l]!);
+      }
     }
+    weight += bw;
+    for (let k = 0; k < K; k++) dots(res, k * BATCH, xt, 0, D, nb, out, G + k * D);
+    if (!hess) continue;
+    sampled += bw;
     let i = H;
-    for (let k = 0; k < K; k++) {
-      for (let l = k; l < K; l++) {
-        const c = s * pr[k]! * ((k === l ? 1 : 0) - pr[l]!);
-        for (let a = 0; a < D; a++) {
-          const ca = c * xr[a]!;
-          for (let b = a; b < D; b++) out[i++]! += ca * xr[b]!;
-        }
+    for (let q = 0; q < pairs; q++) {
+      const co = q * BATCH;
+      for (let a = 0; a < D; a++) {
+        const xo = a * BATCH;
+        for (let j = 0; j < nb; j++) u[j] = cw[co + j]! * xt[xo + j]!;
+        dots(u, 0, xt, a, D, nb, out, i);
+        i += D - a;
       }
     }
   }
   out[0] = loss;
+  out[end] = weight;
+  out[end + 1] = sampled;
 }
 
 /** The block's loss at theta − t·dir for t = 1, 1/2, … (mode 'loss'). */
@@ -153,10 +207,13 @@ function losses(p: Dims, x: Region, y: Region, th: Region, w: Region | undefined
   const wd = w?.data as Float64Array | undefined, ws = w?.strides[0] ?? 0;
   const xr = new Float64Array(D), z0 = new Float64Array(K), zd = new Float64Array(K), z = new Float64Array(K), pr = new Float64Array(K);
   xr[d] = 1;
+  let weight = 0;
   for (let r = 0; r < n; r++) {
+    if (((r / BATCH) | 0) % p.every) { r += BATCH - 1; continue; }
     const ro = r * s0;
     for (let f = 0; f < d; f++) xr[f] = xd[ro + f * s1]!;
     const s = wd ? wd[r * ws]! : 1;
+    weight += s;
     if (s === 0) continue;
     score(xr, theta, K, D, z0);
     score(xr, dir, K, D, zd);
@@ -172,6 +229,7 @@ function losses(p: Dims, x: Region, y: Region, th: Region, w: Region | undefined
       }
     }
   }
+  out[steps] = weight;
 }
 
 export const LOGIT_ROUTINES: Readonly<Record<'logit', Routine>> = {
