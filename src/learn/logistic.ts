@@ -147,8 +147,15 @@ async function backtrack(p: Problem, theta: number[], step: number[], f: number)
   return t;
 }
 
-/** Rows a sample of X's batches holds at least: the warm start's and the Hessian's far from the optimum (X of 2× as many rows). */
-const SAMPLE_ROWS = 131072;
+/**
+ * Rows of X's samples, at least (a sample is every so-many-th batch of rows
+ * of X): the warm start's and the Hessian's far from the optimum hold
+ * SAMPLE_ROWS (X of twice as many rows or more), the Hessian kept near it
+ * NEAR_ROWS. The Hessian only shapes a step, the gradient fixes the optimum:
+ * a sample's Hessian, off by about √(d / rows), slows a step's convergence by
+ * that factor, where it saves most of a pass.
+ */
+const SAMPLE_ROWS = 2 ** 17, NEAR_ROWS = 2 ** 18;
 
 /** The Newton decrement gᵀH⁻¹g (twice the predicted decrease), relative to f, below which theta is near the optimum. */
 const NEAR = 1e-3;
@@ -158,20 +165,19 @@ const SLOW = 0.05;
 
 /**
  * Newton's method with backtracking from zero; the coefficients and the
- * number of iterations. The Hessian only shapes the step (the gradient fixes
- * the optimum) and costs most of a pass, and the first steps move far; so on
- * X of more than 2·SAMPLE_ROWS rows the solve starts from the optimum of a
- * sample of X's batches (every `sample`-th, their sums scaled to X's), found
- * by passes over the sample alone, and continues on X.
+ * number of iterations. The first steps move far and need little precision:
+ * on X of 2·SAMPLE_ROWS rows or more the solve starts from the optimum of a
+ * sample of X's batches (their sums scaled to X's), found by passes over
+ * the sample alone, and continues on X.
  */
 async function newton(p: Problem, maxIter: number, tol: number): Promise<{ theta: number[]; iters: number }> {
-  const sample = Math.max(1, Math.floor(p.x.shape[0]! / SAMPLE_ROWS));
+  const rows = p.x.shape[0]!, far = Math.max(1, Math.floor(rows / SAMPLE_ROWS)), near = Math.max(1, Math.floor(rows / NEAR_ROWS));
   let theta = new Array<number>(p.K * (p.x.shape[1]! + 1)).fill(0), iters = 0;
-  if (sample > 1) {
-    const total = p.s ? Number(await mt.sum(p.s).item()) : p.x.shape[0]!;
-    ({ theta, iters } = await solve({ ...p, every: sample, total }, theta, maxIter, tol, { first: sample, far: sample, warm: true, done: 0 }));
+  if (far > 1) {
+    const total = p.s ? Number(await mt.sum(p.s).item()) : rows;
+    ({ theta, iters } = await solve({ ...p, every: far, total }, theta, maxIter, tol, { first: far, far, near: far, warm: true, done: 0 }));
   }
-  const full = await solve(p, theta, maxIter - iters, tol, { first: iters ? 1 : sample, far: sample, warm: false, done: iters });
+  const full = await solve(p, theta, maxIter - iters, tol, { first: iters ? near : far, far, near, warm: false, done: iters });
   return { theta: full.theta, iters: iters + full.iters };
 }
 
@@ -179,18 +185,19 @@ async function newton(p: Problem, maxIter: number, tol: number): Promise<{ theta
  * Newton's iterations on p from theta; the coefficients and the number of
  * iterations. Each is one pass at the new point (its loss, gradient and,
  * when asked, Hessian), and a line-search pass only when the full step
- * raises the objective. Far from the optimum the Hessian is summed from a
- * sample of the rows (every `sample`-th batch; the first pass's: `first`);
- * near it (a small Newton decrement) from every row once, then kept for the
- * following steps, which still converge almost as fast as Newton's while
- * passing over X for the loss and the gradient alone, until one reduces the
+ * raises the objective. The Hessian of a pass is summed from every `far`-th
+ * batch far from the optimum (the first pass's: every `first`-th); near it
+ * (a small Newton decrement) from every `near`-th once, then kept for the
+ * following steps, which converge almost as fast as Newton's while passing
+ * over X for the loss and the gradient alone, until one reduces the
  * gradient too little. `warm`: a warm start's solve, which takes its last
  * step unchecked once near (the sample's optimum only starts X's).
  */
-async function solve(p: Problem, theta: number[], maxIter: number, tol: number, o: { first: number; far: number; warm: boolean; done: number }) {
-  const { far, warm, done: done0 } = o;
+async function solve(p: Problem, theta: number[], maxIter: number, tol: number, o: { first: number; far: number; near: number; warm: boolean; done: number }) {
+  const { far, near: nearStride, warm, done: done0 } = o;
   let at = await derivatives(p, theta, o.first);
-  let H = at.H!, exact = !warm && o.first === 1, slow = false;
+  // H: the Hessian steps are solved with; kept: it was summed near the optimum, to be kept for the next steps
+  let H = at.H!, kept = !warm && o.first === nearStride, slow = false;
   let it = 0;
   for (; it < maxIter; it++) {
     const { f, g } = at, n = g.length;
@@ -200,20 +207,20 @@ async function solve(p: Problem, theta: number[], maxIter: number, tol: number, 
     const dec = step.reduce((a, v, i) => a + v * g[i]!, 0);
     const near = dec <= NEAR * Math.max(1, Math.abs(f));
     if (warm && near) return { theta: theta.map((v, i) => v - step[i]!), iters: it + 1 };
-    // the next pass's Hessian: none (the exact one kept), every row's, or a sample's
-    let hs = warm ? far : near && exact && !slow ? 0 : near ? 1 : far;
+    // the next pass's Hessian: none (H kept), or summed from every so-many-th batch
+    let hs = warm ? far : near && kept && !slow ? 0 : near ? nearStride : far;
     let next = theta.map((v, i) => v - step[i]!);
     at = await derivatives(p, next, hs);
     // a decrement within the sums' rounding of f: the step is Newton's last, a rise of f only that rounding
     if (!(at.f <= f) && dec > 1e-12 * Math.abs(f)) {
       const t = await backtrack(p, theta, step, f);
       next = theta.map((v, i) => v - t * step[i]!);
-      hs = hs === 0 ? 1 : hs;
+      hs = hs === 0 ? nearStride : hs;
       at = await derivatives(p, next, hs);
       // no decrease even at a tiny step (rounding between the two passes' sums): theta is the optimum to their precision
       if (!(at.f <= f)) { at = { ...at, f }; break; }
     }
-    if (hs > 0) { H = at.H!; exact = hs === 1; slow = false; } else slow = Math.max(...at.g.map(Math.abs)) > SLOW * gmax;
+    if (hs > 0) { H = at.H!; kept = !warm && hs === nearStride && near; slow = false; } else slow = Math.max(...at.g.map(Math.abs)) > SLOW * gmax;
     if (process.env.LDEBUG) console.log('it', it, 'warm', warm, 'dec', dec, 'hs', hs, 'f', at.f, 'gmax', Math.max(...at.g.map(Math.abs)));
     const moved = Math.max(...next.map((v, i) => Math.abs(v - theta[i]!)));
     theta = next;

@@ -117,6 +117,69 @@ function dots(u: Float64Array, uo: number, xt: Float64Array, a: number, D: numbe
 }
 
 /**
+ * Rows [r0, r1) folded into the loss and the gradient only (batches whose
+ * Hessian is not summed): row by row, as the gradient's K·D sums stay in L1
+ * and need no gathered columns; the binary loss two rows at a time, whose
+ * scores' sums then proceed side by side. acc: [loss, weight].
+ */
+function gradientRows(p: Dims, theta: Float64Array, x: Region, y: Region, w: Region | undefined, r0: number, r1: number, g: Float64Array, acc: Float64Array): void {
+  const { K, d, D } = p;
+  const s0 = x.strides[0]!, s1 = x.strides[1]!, xd = x.data as Float64Array;
+  const yd = y.data as Float64Array, ys = y.strides[0]!;
+  const wd = w?.data as Float64Array | undefined, ws = w?.strides[0] ?? 0;
+  let loss = 0, weight = 0;
+  if (K === 1) {
+    const b = theta[d]!;
+    let r = r0;
+    for (; r + 1 < r1; r += 2) {
+      const ra = r * s0, rb = ra + s0;
+      let za = b, zb = 0;
+      for (let f = 0; f < d; f++) { const t = theta[f]!; za += xd[ra + f * s1]! * t; zb += xd[rb + f * s1]! * t; }
+      zb += b;
+      const sa = wd ? wd[r * ws]! : 1, sb = wd ? wd[(r + 1) * ws]! : 1;
+      const ya = yd[r * ys] === p.target ? 1 : 0, yb = yd[(r + 1) * ys] === p.target ? 1 : 0;
+      const ea = Math.exp(-Math.abs(za)), eb = Math.exp(-Math.abs(zb));
+      const pa = za >= 0 ? 1 / (1 + ea) : ea / (1 + ea), pb = zb >= 0 ? 1 / (1 + eb) : eb / (1 + eb);
+      if (sa !== 0) loss += sa * ((za > 0 ? za : 0) + Math.log1p(ea) - ya * za);
+      if (sb !== 0) loss += sb * ((zb > 0 ? zb : 0) + Math.log1p(eb) - yb * zb);
+      weight += sa + sb;
+      const qa = sa * (pa - ya), qb = sb * (pb - yb);
+      for (let f = 0; f < d; f++) g[f]! += qa * xd[ra + f * s1]! + qb * xd[rb + f * s1]!;
+      g[d]! += qa + qb;
+    }
+    if (r < r1) {
+      const ra = r * s0;
+      let za = b;
+      for (let f = 0; f < d; f++) za += xd[ra + f * s1]! * theta[f]!;
+      const sa = wd ? wd[r * ws]! : 1, ya = yd[r * ys] === p.target ? 1 : 0;
+      const ea = Math.exp(-Math.abs(za)), pa = za >= 0 ? 1 / (1 + ea) : ea / (1 + ea);
+      if (sa !== 0) loss += sa * ((za > 0 ? za : 0) + Math.log1p(ea) - ya * za);
+      weight += sa;
+      const qa = sa * (pa - ya);
+      for (let f = 0; f < d; f++) g[f]! += qa * xd[ra + f * s1]!;
+      g[d]! += qa;
+    }
+  } else {
+    const xr = new Float64Array(D), z = new Float64Array(K), pr = new Float64Array(K);
+    xr[d] = 1;
+    for (let r = r0; r < r1; r++) {
+      const ro = r * s0, s = wd ? wd[r * ws]! : 1;
+      weight += s;
+      for (let f = 0; f < d; f++) xr[f] = xd[ro + f * s1]!;
+      score(xr, theta, K, D, z);
+      const cls = yd[r * ys]!;
+      const lse = softmax(z, K, pr);
+      if (s !== 0) loss += s * (lse - z[cls]!);
+      for (let k = 0; k < K; k++) {
+        const q = s * (pr[k]! - (k === cls ? 1 : 0));
+        for (let f = 0; f < D; f++) g[k * D + f]! += q * xr[f]!;
+      }
+    }
+  }
+  acc[0]! += loss; acc[1]! += weight;
+}
+
+/**
  * The block's loss, gradient and Hessian pairs at theta (mode 'newton'), and
  * the sums of the weights of all rows and of the rows the Hessian summed.
  * Rows are gathered BATCH at a time, column by column (the intercept's 1s
@@ -140,10 +203,12 @@ function newton(p: Dims, x: Region, y: Region, th: Region, w: Region | undefined
   const xt = new Float64Array(D * BATCH), zb = new Float64Array(K * BATCH), res = new Float64Array(K * BATCH);
   const cw = new Float64Array(pairs * BATCH), u = new Float64Array(BATCH), z = new Float64Array(K), pr = new Float64Array(K);
   xt.fill(1, d * BATCH);
+  const g = new Float64Array(K * D), acc = new Float64Array(2);
   let loss = 0, weight = 0, sampled = 0;
   for (let r0 = 0, batch = 0; r0 < n; r0 += BATCH, batch++) {
     if (batch % p.every) continue;
-    const nb = Math.min(BATCH, n - r0), hess = hstride > 0 && batch % hstride === 0;
+    const nb = Math.min(BATCH, n - r0);
+    if (!(hstride > 0 && batch % hstride === 0)) { gradientRows(p, theta, x, y, w, r0, r0 + nb, g, acc); continue; }
     for (let j = 0; j < nb; j++) {
       const ro = (r0 + j) * s0;
       for (let f = 0; f < d; f++) xt[f * BATCH + j] = xd[ro + f * s1]!;
@@ -180,7 +245,6 @@ function newton(p: Dims, x: Region, y: Region, th: Region, w: Region | undefined
     }
     weight += bw;
     for (let k = 0; k < K; k++) dots(res, k * BATCH, xt, 0, D, nb, out, G + k * D);
-    if (!hess) continue;
     sampled += bw;
     let i = H;
     for (let q = 0; q < pairs; q++) {
@@ -193,8 +257,9 @@ function newton(p: Dims, x: Region, y: Region, th: Region, w: Region | undefined
       }
     }
   }
-  out[0] = loss;
-  out[end] = weight;
+  for (let i = 0; i < K * D; i++) out[G + i]! += g[i]!;
+  out[0] = loss + acc[0]!;
+  out[end] = weight + acc[1]!;
   out[end + 1] = sampled;
 }
 
