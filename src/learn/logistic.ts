@@ -175,7 +175,7 @@ async function newton(p: Problem, maxIter: number, tol: number): Promise<{ theta
   let theta = new Array<number>(p.K * (p.x.shape[1]! + 1)).fill(0), iters = 0;
   if (far > 1) {
     const total = p.s ? Number(await mt.sum(p.s).item()) : rows;
-    ({ theta, iters } = await solve({ ...p, every: far, total }, theta, maxIter, tol, { first: far, far, near: far, warm: true, done: 0 }));
+    ({ theta, iters } = await solve({ ...p, every: far, total }, theta, maxIter, tol, { first: 2 * far, far: 2 * far, near: 2 * far, warm: true, done: 0 }));
   }
   const full = await solve(p, theta, maxIter - iters, tol, { first: iters ? near : far, far, near, warm: false, done: iters });
   return { theta: full.theta, iters: iters + full.iters };
@@ -233,6 +233,28 @@ async function solve(p: Problem, theta: number[], maxIter: number, tol: number, 
   return { theta, iters: it };
 }
 
+/** Integer labels spanning at most this many values are counted value by value rather than sorted. */
+const FEW_LABELS = 64;
+
+/**
+ * The sorted distinct labels of y: np.unique's, and its dtype. Integer labels
+ * of a small range, as classes mostly are, take two fused passes (the range,
+ * then one count per value in it; the counts adding up to every row proves
+ * that no label lies between them) instead of a sort of y.
+ */
+async function numericClasses(y: mt.Tensor): Promise<mt.Tensor> {
+  const [lo, hi] = [mt.min(y), mt.max(y)];
+  await mt.execute(lo, hi);
+  const [a, b] = [Number(await lo.item()), Number(await hi.item())];
+  if (Number.isInteger(a) && Number.isInteger(b) && b - a < FEW_LABELS) {
+    const counts = Array.from({ length: b - a + 1 }, (_, i) => mt.sum(mt.equal(y, a + i)));
+    await mt.execute(...counts);
+    const c = await Promise.all(counts.map(async (t) => Number(await t.item())));
+    if (c.reduce((u, v) => u + v, 0) === y.size) return mt.astype(mt.tensor(c.flatMap((v, i) => (v ? [a + i] : []))), y.dtype).execute();
+  }
+  return (mt.unique(y) as mt.Tensor).execute();
+}
+
 /** sklearn.linear_model.LogisticRegression (L2): binary, one-vs-rest or multinomial. */
 export class LogisticRegression {
   readonly penalty: 'l2' | 'none' | null;
@@ -284,7 +306,7 @@ export class LogisticRegression {
       yi = mt.take(mt.tensor(Float64Array.from(l.dict, (s) => rank.get(s) ?? -1)), l.codes);
       this.classes_ = classes; K = classes.length;
     } else {
-      const classes = await (mt.unique(l.t) as mt.Tensor).execute();
+      const classes = await numericClasses(l.t);
       yi = mt.astype(mt.searchsorted(classes, l.t), 'float64');
       this.classes_ = classes; K = classes.shape[0]!;
     }

@@ -129,6 +129,9 @@ function gradientRows(p: Dims, theta: Float64Array, x: Region, y: Region, w: Reg
   const wd = w?.data as Float64Array | undefined, ws = w?.strides[0] ?? 0;
   let loss = 0, weight = 0;
   if (K === 1) {
+    // unweighted, the rows' log1p(e^−|z|) sum as the log of the product of their 1 + e^−|z| (each in (1, 2], so
+    // 64 rows' product stays finite; its rounding, eps/2 a row, is the order of the sum's own): one log, not a log1p a row
+    let prod = 1;
     const b = theta[d]!;
     let r = r0;
     for (; r + 1 < r1; r += 2) {
@@ -140,8 +143,13 @@ function gradientRows(p: Dims, theta: Float64Array, x: Region, y: Region, w: Reg
       const ya = yd[r * ys] === p.target ? 1 : 0, yb = yd[(r + 1) * ys] === p.target ? 1 : 0;
       const ea = Math.exp(-Math.abs(za)), eb = Math.exp(-Math.abs(zb));
       const pa = za >= 0 ? 1 / (1 + ea) : ea / (1 + ea), pb = zb >= 0 ? 1 / (1 + eb) : eb / (1 + eb);
-      if (sa !== 0) loss += sa * ((za > 0 ? za : 0) + Math.log1p(ea) - ya * za);
-      if (sb !== 0) loss += sb * ((zb > 0 ? zb : 0) + Math.log1p(eb) - yb * zb);
+      if (!wd) {
+        loss += (za > 0 ? za : 0) - ya * za + (zb > 0 ? zb : 0) - yb * zb;
+        prod *= (1 + ea) * (1 + eb);
+      } else {
+        if (sa !== 0) loss += sa * ((za > 0 ? za : 0) + Math.log1p(ea) - ya * za);
+        if (sb !== 0) loss += sb * ((zb > 0 ? zb : 0) + Math.log1p(eb) - yb * zb);
+      }
       weight += sa + sb;
       const qa = sa * (pa - ya), qb = sb * (pb - yb);
       for (let f = 0; f < d; f++) g[f]! += qa * xd[ra + f * s1]! + qb * xd[rb + f * s1]!;
@@ -159,6 +167,7 @@ function gradientRows(p: Dims, theta: Float64Array, x: Region, y: Region, w: Reg
       for (let f = 0; f < d; f++) g[f]! += qa * xd[ra + f * s1]!;
       g[d]! += qa;
     }
+    loss += Math.log(prod);
   } else {
     const xr = new Float64Array(D), z = new Float64Array(K), pr = new Float64Array(K);
     xr[d] = 1;
