@@ -5,7 +5,8 @@
 // losses; then LogisticRegression on rows enough for its warm start from a
 // sample and its sampled Hessians (learn/logistic.ts): the fitted
 // coefficients satisfy the optimum's equation, Xᵀs(p − y) + θ/C = 0,
-// evaluated by plain tensor operations.
+// evaluated by plain tensor operations, also where the sample misses a class
+// (no warm start then, and no iterations lost to one).
 
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
@@ -69,7 +70,8 @@ function unpack(row: Float64Array, K: number, D: number) {
     for (let l = k; l < K; l++) {
       for (let a = 0; a < D; a++) {
         for (let b = a; b < D; b++, i++) {
-          for (const [r, c] of [[k * D + a, l * D + b], [k * D + b, l * D + a], [l * D + b, k * D + a], [l * D + a, k * D + b]] as const) H[r * n + c] = row[i]!;
+          const at = [[k * D + a, l * D + b], [k * D + b, l * D + a], [l * D + b, k * D + a], [l * D + a, k * D + b]] as const;
+          for (const [r, c] of at) H[r * n + c] = row[i]!;
         }
       }
     }
@@ -97,7 +99,8 @@ describe('the logit routine', () => {
     const newton = (params: Record<string, number | boolean | string>, weighted: boolean): Float64Array => {
       const width = 1 + K * D + ((K * (K + 1)) / 2) * ((D * (D + 1)) / 2) + 2;
       const out = region(new Float64Array(width), [1, width]);
-      runRoutine('logit', { K, d, target, weighted, mode: 'newton', ...params }, [xr, yr, region(Float64Array.from(theta), [1, K * D]), ...(weighted ? [sr] : [])], out);
+      const th = region(Float64Array.from(theta), [1, K * D]);
+      runRoutine('logit', { K, d, target, weighted, mode: 'newton', ...params }, [xr, yr, th, ...(weighted ? [sr] : [])], out);
       return out.data as Float64Array;
     };
 
@@ -122,7 +125,8 @@ describe('the logit routine', () => {
     it(`K = ${K}: the line-search mode's losses at θ − t·dir, and the gradient against central differences of them`, () => {
       const losses = (th: number[], dir: number[], steps: number): Float64Array => {
         const out = region(new Float64Array(steps + 1), [1, steps + 1]);
-        runRoutine('logit', { K, d, target, weighted: true, mode: 'loss', steps, every: 1 }, [xr, yr, region(Float64Array.from([...th, ...dir]), [2, K * D]), sr], out);
+        const both = region(Float64Array.from([...th, ...dir]), [2, K * D]);
+        runRoutine('logit', { K, d, target, weighted: true, mode: 'loss', steps, every: 1 }, [xr, yr, both, sr], out);
         return out.data as Float64Array;
       };
       const dir = theta.map(() => next() - 0.5);
@@ -142,9 +146,10 @@ describe('the logit routine', () => {
 
   it('refuses a bad call', () => {
     const out = region(new Float64Array(3), [1, 3]);
-    expect(() => runRoutine('logit', { K: 1, d, target: 1, weighted: false, mode: 'newton', hstride: 1, every: 1 }, [xr, yr, region(new Float64Array(D), [1, D])], out))
-      .toThrow(TypeError);
-    expect(() => runRoutine('logit', { K: 1, d, target: 1, weighted: false, mode: 'other', every: 1 }, [xr, yr, region(new Float64Array(D), [1, D])], out)).toThrow(TypeError);
+    const th = region(new Float64Array(D), [1, D]);
+    // an output row too short, then an unknown mode
+    expect(() => runRoutine('logit', { K: 1, d, target: 1, weighted: false, mode: 'newton', hstride: 1, every: 1 }, [xr, yr, th], out)).toThrow(TypeError);
+    expect(() => runRoutine('logit', { K: 1, d, target: 1, weighted: false, mode: 'other', every: 1 }, [xr, yr, th], out)).toThrow(TypeError);
   });
 });
 
@@ -160,7 +165,7 @@ describe('LogisticRegression on rows enough for its warm start and sampled Hessi
   const sw = mt.add(0.5, rng.random([n]));
 
   /** The largest entry of the objective's gradient at the fit, computed by plain tensor operations. */
-  async function gradient(m: learn.linear_model.LogisticRegression, y: mt.Tensor, s: mt.Tensor, multinomial: boolean, C: number): Promise<number> {
+  async function gradient(m: { coef_?: mt.Tensor; intercept_?: mt.Tensor }, y: mt.Tensor, s: mt.Tensor, multinomial: boolean, C: number): Promise<number> {
     const z = mt.add(mt.matmul(X, mt.transpose(m.coef_!)), m.intercept_!);
     let R: mt.Tensor;
     if (multinomial) {
@@ -179,6 +184,15 @@ describe('LogisticRegression on rows enough for its warm start and sampled Hessi
   it('binary, weighted, C = 0.5: the gradient vanishes at the fit', async () => {
     const m = await new learn.linear_model.LogisticRegression({ C: 0.5 }).fit(X, yb, sw);
     expect(await gradient(m, yb, sw, false, 0.5)).toBeLessThan(1e-4);
+  });
+
+  it('one-vs-rest with a class of 50 rows the warm start\'s sample misses (rows 64-113, the 2nd batch): no warm start for it', async () => {
+    const y = mt.tensor(Float64Array.from({ length: n }, (_, i) => (i >= 64 && i < 114 ? 2 : i % 2)));
+    const m = await new learn.linear_model.LogisticRegression({ multi_class: 'ovr' }).fit(X, y);
+    const rare = { coef_: m.coef_!.get(mt.slice(2, 3)), intercept_: m.intercept_!.get(mt.slice(2, 3)) };
+    expect(await gradient(rare, mt.astype(mt.equal(y, 2), 'float64'), mt.ones([n]), false, 1)).toBeLessThan(1e-4);
+    // Newton's iterations from zero alone (a dropped warm start's would add up to 10)
+    expect((await m.n_iter_!.tolist() as number[])[2]).toBeLessThan(20);
   });
 
   it('multinomial: the gradient vanishes at the fit', async () => {

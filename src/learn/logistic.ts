@@ -4,16 +4,22 @@
 //
 // The fit minimizes scikit-learn's objective, Σᵢ sᵢ·loss(xᵢ, yᵢ) + ‖W‖²/(2C)
 // (intercepts not penalized), by Newton's method on row-partitioned data:
-// each iteration is a few chunked passes that move only the gradient and
-// the Hessian — Xᵀ(s(p − y)) and the weighted Gram blocks Xᵀ diag(s·p(1−p)) X,
-// (d + 1)² numbers per class pair from each chunk, combined by the tree —
-// then a step solved on the host, halved until the objective decreases.
-// Newton converges to the optimum itself in a handful of iterations where
-// scikit-learn's lbfgs stops at tol = 1e-4 on the gradient: the two agree
-// to about 1e-3 at scikit-learn's defaults and to its precision at a tight
-// tol. The multinomial Hessian is singular along equal shifts of every
-// class's intercept (the softmax ignores them); the step is its minimum-norm
-// solution, which keeps Σ intercepts = 0, where lbfgs started from zero stays.
+// each iteration is one pass of the `logit` routine (runtime/logit.ts) over
+// blocks of rows, which moves per block only the loss, the gradient and the
+// upper triangles of the Hessian's class-pair blocks, combined by the tree;
+// the step is solved on the host, and a rejected step backtracks by one more
+// pass that prices eight step sizes at once. The Hessian only shapes the
+// step (the gradient fixes the optimum) and costs most of a pass, so on
+// large X the solve starts from the optimum of a sample of X's batches, sums
+// the Hessian from a sample of the rows, and near the optimum keeps one
+// Hessian for the last steps, whose passes then compute the loss and the
+// gradient alone. Newton converges to the optimum itself (its gradient
+// below ~1e-10 of n) where scikit-learn's lbfgs stops at tol = 1e-4 on the
+// gradient: the two agree to about 1e-3 at scikit-learn's defaults and to
+// its precision at a tight tol. The multinomial Hessian is singular along
+// equal shifts of every class's intercept (the softmax ignores them); the
+// step is its minimum-norm solution, which keeps Σ intercepts = 0, where
+// lbfgs started from zero stays.
 
 import * as mt from '../api/tensor.js';
 import * as G from '../graph/node.js';
@@ -89,7 +95,7 @@ function penalty(p: Problem, theta: number[]): number {
 }
 
 /** The objective f, its gradient g (K·D) and Hessian H ((K·D)², dense) at theta: one pass. */
-async function derivatives(p: Problem, theta: number[], hstride: number): Promise<{ f: number; g: number[]; H: number[] | null }> {
+async function derivatives(p: Problem, theta: number[], hstride: number): Promise<{ f: number; g: number[]; H: number[] | null; gb: number[] }> {
   const d = p.x.shape[1]!, K = p.K, D = d + 1, n = K * D;
   const row = await numbers(pass(p, theta, undefined, 0, hstride));
   // sums over a sample of the rows scaled by all rows' weight over the sample's (the routine's last two numbers:
@@ -101,7 +107,9 @@ async function derivatives(p: Problem, theta: number[], hstride: number): Promis
     for (let f = 0; f < d; f++) g[k * D + f] = c * row[1 + k * D + f]! + p.lam * theta[k * D + f]!;
     g[k * D + d] = p.intercept ? c * row[1 + k * D + d]! : 0;
   }
-  if (hstride === 0) return { f: f0, g, H: null };
+  // the intercepts' gradient, also without an intercept: the classes' weights at theta = 0
+  const gb = Array.from({ length: K }, (_, k) => c * row[1 + k * D + d]!);
+  if (hstride === 0) return { f: f0, g, H: null, gb };
   const H = new Array<number>(n * n).fill(0);
   const set = (r: number, c: number, v: number): void => { H[r * n + c] = v; H[c * n + r] = v; };
   // the pairs (k ≤ l) in order, each the upper triangle (a ≤ b) of its D × D block, which is symmetric
@@ -124,7 +132,7 @@ async function derivatives(p: Problem, theta: number[], hstride: number): Promis
       H[(k * D + d) * n + k * D + d] = 1;
     }
   }
-  return { f: f0, g, H };
+  return { f: f0, g, H, gb };
 }
 
 /** Step sizes a line-search pass tries: t, t/2, …, t/2⁷. */
@@ -163,6 +171,9 @@ const NEAR = 1e-3;
 /** The ratio of gradients above which a step with a kept Hessian counts as too slow and the next pass sums a new one. */
 const SLOW = 0.05;
 
+/** Steps the warm start may take to come near the sample's optimum. */
+const WARM_ITER = 10;
+
 /**
  * Newton's method with backtracking from zero; the coefficients and the
  * number of iterations. The first steps move far and need little precision:
@@ -174,10 +185,16 @@ async function newton(p: Problem, maxIter: number, tol: number): Promise<{ theta
   const rows = p.x.shape[0]!, far = Math.max(1, Math.floor(rows / SAMPLE_ROWS)), near = Math.max(1, Math.floor(rows / NEAR_ROWS));
   let theta = new Array<number>(p.K * (p.x.shape[1]! + 1)).fill(0), iters = 0;
   if (far > 1) {
+    // the sample's Hessians from every other batch of it; a start that is not near its optimum in WARM_ITER
+    // steps (a class the sample misses, its intercept running off) is dropped
     const total = p.s ? Number(await mt.sum(p.s).item()) : rows;
-    ({ theta, iters } = await solve({ ...p, every: far, total }, theta, maxIter, tol, { first: 2 * far, far: 2 * far, near: 2 * far, warm: true, done: 0 }));
+    const o = { first: 2 * far, far: 2 * far, near: 2 * far, warm: true, done: 0 };
+    const warm = await solve({ ...p, every: far, total }, theta, Math.min(maxIter, WARM_ITER), tol, o);
+    iters = warm.iters;
+    if (warm.near) theta = warm.theta;
   }
-  const full = await solve(p, theta, maxIter - iters, tol, { first: iters ? near : far, far, near, warm: false, done: iters });
+  const started = theta.some((v) => v !== 0);
+  const full = await solve(p, theta, maxIter - iters, tol, { first: started ? near : far, far, near, warm: false, done: iters });
   return { theta: full.theta, iters: iters + full.iters };
 }
 
@@ -196,17 +213,18 @@ async function newton(p: Problem, maxIter: number, tol: number): Promise<{ theta
 async function solve(p: Problem, theta: number[], maxIter: number, tol: number, o: { first: number; far: number; near: number; warm: boolean; done: number }) {
   const { far, near: nearStride, warm, done: done0 } = o;
   let at = await derivatives(p, theta, o.first);
+  if (warm && sparse(p, at.gb)) return { theta, iters: 0, near: false };
   // H: the Hessian steps are solved with; kept: it was summed near the optimum, to be kept for the next steps
   let H = at.H!, kept = !warm && o.first === nearStride, slow = false;
   let it = 0;
   for (; it < maxIter; it++) {
     const { f, g } = at, n = g.length;
     const gmax = Math.max(...g.map(Math.abs));
-    if (gmax <= tol) break;
+    if (gmax <= tol) return { theta, iters: it, near: true };
     const step = await numbers(mt.linalg.lstsq(mt.tensor(Float64Array.from(H)).reshape([n, n]), mt.tensor(Float64Array.from(g)), { rcond: null })[0]!);
     const dec = step.reduce((a, v, i) => a + v * g[i]!, 0);
     const near = dec <= NEAR * Math.max(1, Math.abs(f));
-    if (warm && near) return { theta: theta.map((v, i) => v - step[i]!), iters: it + 1 };
+    if (warm && near) return { theta: theta.map((v, i) => v - step[i]!), iters: it + 1, near };
     // the next pass's Hessian: none (H kept), or summed from every so-many-th batch
     let hs = warm ? far : near && kept && !slow ? 0 : near ? nearStride : far;
     let next = theta.map((v, i) => v - step[i]!);
@@ -221,16 +239,30 @@ async function solve(p: Problem, theta: number[], maxIter: number, tol: number, 
       if (!(at.f <= f)) { at = { ...at, f }; break; }
     }
     if (hs > 0) { H = at.H!; kept = !warm && hs === nearStride && near; slow = false; } else slow = Math.max(...at.g.map(Math.abs)) > SLOW * gmax;
-    if (process.env.LDEBUG) console.log('it', it, 'warm', warm, 'dec', dec, 'hs', hs, 'f', at.f, 'gmax', Math.max(...at.g.map(Math.abs)));
     const moved = Math.max(...next.map((v, i) => Math.abs(v - theta[i]!)));
     theta = next;
     const fn = Math.min(f, at.f);
     const stop = f - fn <= 1e-15 * Math.max(1, Math.abs(f)) && moved <= 1e-12 * Math.max(1, ...theta.map(Math.abs));
     if (!warm) report({ estimator: 'LogisticRegression', iteration: done0 + it + 1, loss: fn }, done0 + it + 1, done0 + maxIter);
     at = { ...at, f: fn };
-    if (stop) { it++; break; }
+    if (stop) return { theta, iters: it + 1, near: true };
   }
-  return { theta, iters: it };
+  return { theta, iters: it, near: false };
+}
+
+/** Rows of each class a warm start's sample holds at least. */
+const CLASS_ROWS = 100;
+
+/**
+ * Whether a sample (from the gradient of its intercepts at theta = 0, where
+ * each is W/2 − W_target, binary, or W/K − W_k, scaled to X) holds too few
+ * rows of some class for its optimum to start X's: a class it misses would
+ * send its intercept off, one it holds a few of far from X's.
+ */
+function sparse(p: Problem, gb: number[]): boolean {
+  const rows = p.x.shape[0]!, perRow = p.total / rows;
+  const weights = p.K === 1 ? [p.total / 2 - gb[0]!, p.total / 2 + gb[0]!] : gb.map((v) => p.total / p.K - v);
+  return weights.some((w) => (w / perRow) / p.every < CLASS_ROWS);
 }
 
 /** Integer labels spanning at most this many values are counted value by value rather than sorted. */

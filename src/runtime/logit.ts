@@ -5,19 +5,24 @@
 //   logit  mode 'newton': at parameters theta (K × D, D = d + 1, the
 //          intercept last), the block's weighted log loss, gradient and
 //          Hessian: one row [loss | K·D gradient | K(K+1)/2 class pairs
-//          (k ≤ l) × the upper triangle of their D × D block, row-major];
+//          (k ≤ l) × the upper triangle of their D × D block, row-major |
+//          the weight of the rows read | the weight of the rows the Hessian
+//          summed]; the Hessian sums every `hstride`-th batch of BATCH rows
+//          of the block (0: none), so that the host may take it from a
+//          sample, scaled by the two weights;
 //          mode 'loss': the block's weighted log loss at theta − t·dir for
-//          t = 1, 1/2, 1/4, … (`steps` of them): one row of `steps` losses,
-//          so that a backtracking line search is one pass.
+//          t = 1, 1/2, 1/4, … (`steps` of them), and the weight of the rows
+//          read: one row of steps + 1 numbers, so that a backtracking line
+//          search is one pass.
+//          Both read every `every`-th batch only (1: all): a sample of X.
 // K = 1 is the binary loss (sigmoid) of the rows whose class is `target`
 // against the rest; K > 1 the multinomial one (softmax) over classes 0..K−1.
 // The loss is computed stably: log(1 + e^z) − y·z as max(z, 0) + log1p(e^−|z|)
 // − y·z, and the softmax's log-sum-exp after subtracting the largest score.
 // The Hessian of a row is c_kl · x xᵀ with c_kl = s·p_k(δ_kl − p_l) (binary:
-// s·p(1 − p)), so only the upper triangle of x xᵀ is accumulated, once per
-// class pair, from a buffer holding the row and its 1 (the intercept's
-// column). The order of the sums is fixed by the block: the result is
-// deterministic.
+// s·p(1 − p)), so only the upper triangle of x xᵀ is summed, once per class
+// pair, over a batch's gathered columns (the intercept's column of 1s last).
+// The order of the sums is fixed by the block: the result is deterministic.
 // In: the rows (n × d float64, a box of whole rows), each row's class index
 // (n float64), theta (1 × K·D; 'loss': 2 × K·D, theta then dir), and, when
 // weighted, one float64 weight per row. Out: one partial row per call.
@@ -117,12 +122,14 @@ function dots(u: Float64Array, uo: number, xt: Float64Array, a: number, D: numbe
 }
 
 /**
- * Rows [r0, r1) folded into the loss and the gradient only (batches whose
- * Hessian is not summed): row by row, as the gradient's K·D sums stay in L1
- * and need no gathered columns; the binary loss two rows at a time, whose
+ * The rows [r0, r1) of one batch whose Hessian is not summed, folded into
+ * the loss and the gradient only: row by row, as the gradient's K·D sums
+ * stay in L1 and need no gathered columns; binary two rows at a time, whose
  * scores' sums then proceed side by side. acc: [loss, weight].
  */
-function gradientRows(p: Dims, theta: Float64Array, x: Region, y: Region, w: Region | undefined, r0: number, r1: number, g: Float64Array, acc: Float64Array): void {
+function gradientRows(
+  p: Dims, theta: Float64Array, x: Region, y: Region, w: Region | undefined, r0: number, r1: number, g: Float64Array, acc: Float64Array,
+): void {
   const { K, d, D } = p;
   const s0 = x.strides[0]!, s1 = x.strides[1]!, xd = x.data as Float64Array;
   const yd = y.data as Float64Array, ys = y.strides[0]!;
