@@ -122,18 +122,31 @@ function dots(u: Float64Array, uo: number, xt: Float64Array, a: number, D: numbe
 }
 
 /**
+ * A call's rows, classes and weights as plain arrays and strides, built in
+ * one place so that every loop meets one shape of object (the regions'
+ * objects vary with where their memory came from); without weights, wd is
+ * empty and ws 0.
+ */
+interface Rows { xd: Float64Array; s0: number; s1: number; yd: Float64Array; ys: number; wd: Float64Array; ws: number; weighted: boolean }
+
+function rowsOf(x: Region, y: Region, w: Region | undefined): Rows {
+  return {
+    xd: x.data as Float64Array, s0: x.strides[0]!, s1: x.strides[1]!, yd: y.data as Float64Array, ys: y.strides[0]!,
+    wd: (w?.data as Float64Array | undefined) ?? new Float64Array(0), ws: w?.strides[0] ?? 0, weighted: !!w,
+  };
+}
+
+/**
  * The rows [r0, r1) of one batch whose Hessian is not summed, folded into
  * the loss and the gradient only: row by row, as the gradient's K·D sums
  * stay in L1 and need no gathered columns; binary two rows at a time, whose
  * scores' sums then proceed side by side. acc: [loss, weight].
  */
 function gradientRows(
-  p: Dims, theta: Float64Array, x: Region, y: Region, w: Region | undefined, r0: number, r1: number, g: Float64Array, acc: Float64Array,
+  p: Dims, theta: Float64Array, rw: Rows, r0: number, r1: number, g: Float64Array, acc: Float64Array,
 ): void {
   const { K, d, D } = p;
-  const s0 = x.strides[0]!, s1 = x.strides[1]!, xd = x.data as Float64Array;
-  const yd = y.data as Float64Array, ys = y.strides[0]!;
-  const wd = w?.data as Float64Array | undefined, ws = w?.strides[0] ?? 0;
+  const { xd, s0, s1, yd, ys, wd, ws, weighted } = rw;
   let loss = 0, weight = 0;
   if (K === 1) {
     // unweighted, the rows' log1p(e^−|z|) sum as the log of the product of their 1 + e^−|z| (each in (1, 2], so
@@ -146,11 +159,11 @@ function gradientRows(
       let za = b, zb = 0;
       for (let f = 0; f < d; f++) { const t = theta[f]!; za += xd[ra + f * s1]! * t; zb += xd[rb + f * s1]! * t; }
       zb += b;
-      const sa = wd ? wd[r * ws]! : 1, sb = wd ? wd[(r + 1) * ws]! : 1;
+      const sa = weighted ? wd[r * ws]! : 1, sb = weighted ? wd[(r + 1) * ws]! : 1;
       const ya = yd[r * ys] === p.target ? 1 : 0, yb = yd[(r + 1) * ys] === p.target ? 1 : 0;
       const ea = Math.exp(-Math.abs(za)), eb = Math.exp(-Math.abs(zb));
       const pa = za >= 0 ? 1 / (1 + ea) : ea / (1 + ea), pb = zb >= 0 ? 1 / (1 + eb) : eb / (1 + eb);
-      if (!wd) {
+      if (!weighted) {
         loss += (za > 0 ? za : 0) - ya * za + (zb > 0 ? zb : 0) - yb * zb;
         prod *= (1 + ea) * (1 + eb);
       } else {
@@ -166,7 +179,7 @@ function gradientRows(
       const ra = r * s0;
       let za = b;
       for (let f = 0; f < d; f++) za += xd[ra + f * s1]! * theta[f]!;
-      const sa = wd ? wd[r * ws]! : 1, ya = yd[r * ys] === p.target ? 1 : 0;
+      const sa = weighted ? wd[r * ws]! : 1, ya = yd[r * ys] === p.target ? 1 : 0;
       const ea = Math.exp(-Math.abs(za)), pa = za >= 0 ? 1 / (1 + ea) : ea / (1 + ea);
       if (sa !== 0) loss += sa * ((za > 0 ? za : 0) + Math.log1p(ea) - ya * za);
       weight += sa;
@@ -179,7 +192,7 @@ function gradientRows(
     const xr = new Float64Array(D), z = new Float64Array(K), pr = new Float64Array(K);
     xr[d] = 1;
     for (let r = r0; r < r1; r++) {
-      const ro = r * s0, s = wd ? wd[r * ws]! : 1;
+      const ro = r * s0, s = weighted ? wd[r * ws]! : 1;
       weight += s;
       for (let f = 0; f < d; f++) xr[f] = xd[ro + f * s1]!;
       score(xr, theta, K, D, z);
@@ -198,94 +211,131 @@ function gradientRows(
 /**
  * The block's loss, gradient and Hessian pairs at theta (mode 'newton'), and
  * the sums of the weights of all rows and of the rows the Hessian summed.
- * Rows are gathered BATCH at a time, column by column (the intercept's 1s
- * last); their scores, residuals and Hessian weights are then computed per
- * row, and each gradient and Hessian entry adds one dot product over the
- * batch, four entries side by side, rather than a load and a store of every
- * entry for every row. The Hessian sums only every `hstride`-th batch of the
- * block (all of them at 1): a Newton step needs the Hessian only as the
- * metric of its step, so a large X's may come from a sample of its rows (the
- * host scales it by the weights' ratio) while the loss and the gradient,
- * which fix the optimum, are exact.
+ * The Hessian sums only every `hstride`-th batch of the block (all of them
+ * at 1, none at 0): a Newton step needs the Hessian only as the metric of
+ * its step, so a large X's may come from a sample of its rows (the host
+ * scales it by the weights' ratio) while the loss and the gradient, which
+ * fix the optimum, are exact. A batch with the Hessian is gathered column by
+ * column (hessianBatch), one without folded row by row (gradientRows).
  */
 function newton(p: Dims, x: Region, y: Region, th: Region, w: Region | undefined, out: Float64Array): void {
-  const { K, d, D, hstride } = p;
-  const theta = paramRow(th, 0, K * D);
-  const n = x.shape[0]!, s0 = x.strides[0]!, s1 = x.strides[1]!, xd = x.data as Float64Array;
-  const yd = y.data as Float64Array, ys = y.strides[0]!;
-  const wd = w?.data as Float64Array | undefined, ws = w?.strides[0] ?? 0;
-  const pairs = (K * (K + 1)) / 2, G = 1, H = 1 + K * D, end = H + pairs * ((D * (D + 1)) / 2);
-  // xt: the batch's columns; zb: scores per class; res: s(p_k − y_k) per class; cw: s·p_k(δ_kl − p_l) per class pair (k ≤ l)
-  const xt = new Float64Array(D * BATCH), zb = new Float64Array(K * BATCH), res = new Float64Array(K * BATCH);
-  const cw = new Float64Array(pairs * BATCH), u = new Float64Array(BATCH), z = new Float64Array(K), pr = new Float64Array(K);
-  xt.fill(1, d * BATCH);
-  const g = new Float64Array(K * D), acc = new Float64Array(2);
-  let loss = 0, weight = 0, sampled = 0;
+  const { K, D, hstride } = p;
+  const theta = paramRow(th, 0, K * D), n = x.shape[0]!;
+  const pairs = (K * (K + 1)) / 2, end = 1 + K * D + pairs * ((D * (D + 1)) / 2);
+  const b = batchOf(p), rw = rowsOf(x, y, w);
+  // acc: [loss, weight] of the rows folded without the Hessian, then [loss, weight, sampled weight] of the others
+  const g = new Float64Array(K * D), acc = new Float64Array(2), bacc = new Float64Array(3);
+  // each kind of batch in a function of its own, so that the JIT meets each with the types of its own loop
   for (let r0 = 0, batch = 0; r0 < n; r0 += BATCH, batch++) {
     if (batch % p.every) continue;
     const nb = Math.min(BATCH, n - r0);
-    if (!(hstride > 0 && batch % hstride === 0)) { gradientRows(p, theta, x, y, w, r0, r0 + nb, g, acc); continue; }
-    for (let j = 0; j < nb; j++) {
-      const ro = (r0 + j) * s0;
-      for (let f = 0; f < d; f++) xt[f * BATCH + j] = xd[ro + f * s1]!;
-    }
-    for (let k = 0; k < K; k++) {
-      const zo = k * BATCH;
-      zb.fill(theta[k * D + d]!, zo, zo + nb);
-      for (let a = 0; a < d; a++) {
-        const t = theta[k * D + a]!, xo = a * BATCH;
-        for (let j = 0; j < nb; j++) zb[zo + j]! += t * xt[xo + j]!;
-      }
-    }
-    let bw = 0;
-    for (let j = 0; j < nb; j++) {
-      const r = r0 + j, s = wd ? wd[r * ws]! : 1;
-      bw += s;
-      if (K === 1) {
-        const zz = zb[j]!, yv = yd[r * ys] === p.target ? 1 : 0;
-        const e = Math.exp(-Math.abs(zz));
-        const pp = zz >= 0 ? 1 / (1 + e) : e / (1 + e);
-        if (s !== 0) loss += s * ((zz > 0 ? zz : 0) + Math.log1p(e) - yv * zz);
-        res[j] = s * (pp - yv);
-        cw[j] = s * pp * (1 - pp);
-        continue;
-      }
-      const cls = yd[r * ys]!;
-      for (let k = 0; k < K; k++) z[k] = zb[k * BATCH + j]!;
-      const lse = softmax(z, K, pr);
-      if (s !== 0) loss += s * (lse - z[cls]!);
-      for (let k = 0, q = 0; k < K; k++) {
-        res[k * BATCH + j] = s * (pr[k]! - (k === cls ? 1 : 0));
-        for (let l = k; l < K; l++, q++) cw[q * BATCH + j] = s * pr[k]! * ((k === l ? 1 : 0) - pr[l]!);
-      }
-    }
-    weight += bw;
-    for (let k = 0; k < K; k++) dots(res, k * BATCH, xt, 0, D, nb, out, G + k * D);
-    sampled += bw;
-    let i = H;
-    for (let q = 0; q < pairs; q++) {
-      const co = q * BATCH;
-      for (let a = 0; a < D; a++) {
-        const xo = a * BATCH;
-        for (let j = 0; j < nb; j++) u[j] = cw[co + j]! * xt[xo + j]!;
-        dots(u, 0, xt, a, D, nb, out, i);
-        i += D - a;
-      }
+    if (hstride > 0 && batch % hstride === 0) hessianBatch(p, theta, rw, r0, nb, b, out, bacc);
+    else gradientRows(p, theta, rw, r0, r0 + nb, g, acc);
+  }
+  for (let i = 0; i < K * D; i++) out[1 + i]! += g[i]!;
+  out[0] = bacc[0]! + acc[0]!;
+  out[end] = bacc[1]! + acc[1]!;
+  out[end + 1] = bacc[2]!;
+}
+
+/**
+ * The arrays of a batch: xt its columns (column a at a·BATCH, the
+ * intercept's 1s last); zb scores per class; res s(p_k − y_k) per class; cw
+ * s·p_k(δ_kl − p_l) per class pair (k ≤ l); u a weighted column.
+ */
+interface Batch { xt: Float64Array; zb: Float64Array; res: Float64Array; cw: Float64Array; u: Float64Array; z: Float64Array; pr: Float64Array }
+
+function batchOf(p: Dims): Batch {
+  const { K, d, D } = p, pairs = (K * (K + 1)) / 2;
+  const xt = new Float64Array(D * BATCH);
+  xt.fill(1, d * BATCH);
+  return {
+    xt, zb: new Float64Array(K * BATCH), res: new Float64Array(K * BATCH), cw: new Float64Array(pairs * BATCH), u: new Float64Array(BATCH),
+    z: new Float64Array(K), pr: new Float64Array(K),
+  };
+}
+
+/**
+ * One batch of nb rows from r0 folded into the loss, gradient and Hessian:
+ * gathered column by column, scored and weighted per row, then each gradient
+ * and Hessian entry adds one dot product over the batch, four entries side
+ * by side, rather than a load and a store of every entry for every row.
+ */
+function hessianBatch(
+  p: Dims, theta: Float64Array, rw: Rows, r0: number, nb: number, b: Batch, out: Float64Array, acc: Float64Array,
+): void {
+  const { K, d, D } = p, pairs = (K * (K + 1)) / 2;
+  const { xt, zb, res, cw, u } = b;
+  const { xd, s0, s1 } = rw;
+  for (let j = 0; j < nb; j++) {
+    const ro = (r0 + j) * s0;
+    for (let f = 0; f < d; f++) xt[f * BATCH + j] = xd[ro + f * s1]!;
+  }
+  for (let k = 0; k < K; k++) {
+    const zo = k * BATCH;
+    zb.fill(theta[k * D + d]!, zo, zo + nb);
+    for (let a = 0; a < d; a++) {
+      const t = theta[k * D + a]!, xo = a * BATCH;
+      for (let j = 0; j < nb; j++) zb[zo + j]! += t * xt[xo + j]!;
     }
   }
-  for (let i = 0; i < K * D; i++) out[G + i]! += g[i]!;
-  out[0] = loss + acc[0]!;
-  out[end] = weight + acc[1]!;
-  out[end + 1] = sampled;
+  if (K === 1) weighBinary(p, rw, r0, nb, b, acc); else weighSoftmax(p, rw, r0, nb, b, acc);
+  for (let k = 0; k < K; k++) dots(res, k * BATCH, xt, 0, D, nb, out, 1 + k * D);
+  let i = 1 + K * D;
+  for (let q = 0; q < pairs; q++) {
+    const co = q * BATCH;
+    for (let a = 0; a < D; a++) {
+      const xo = a * BATCH;
+      for (let j = 0; j < nb; j++) u[j] = cw[co + j]! * xt[xo + j]!;
+      dots(u, 0, xt, a, D, nb, out, i);
+      i += D - a;
+    }
+  }
+}
+
+/** A binary batch's loss, residuals and Hessian weights from its scores; acc: [loss, weight, sampled weight]. */
+function weighBinary(p: Dims, rw: Rows, r0: number, nb: number, b: Batch, acc: Float64Array): void {
+  const { zb, res, cw } = b;
+  const { yd, ys, wd, ws, weighted } = rw;
+  let loss = 0, bw = 0;
+  for (let j = 0; j < nb; j++) {
+    const r = r0 + j, s = weighted ? wd[r * ws]! : 1;
+    bw += s;
+    const zz = zb[j]!, yv = yd[r * ys] === p.target ? 1 : 0;
+    const e = Math.exp(-Math.abs(zz));
+    const pp = zz >= 0 ? 1 / (1 + e) : e / (1 + e);
+    if (s !== 0) loss += s * ((zz > 0 ? zz : 0) + Math.log1p(e) - yv * zz);
+    res[j] = s * (pp - yv);
+    cw[j] = s * pp * (1 - pp);
+  }
+  acc[0]! += loss; acc[1]! += bw; acc[2]! += bw;
+}
+
+/** A multinomial batch's loss, residuals and Hessian weights from its scores; acc: [loss, weight, sampled weight]. */
+function weighSoftmax(p: Dims, rw: Rows, r0: number, nb: number, b: Batch, acc: Float64Array): void {
+  const { K } = p, { zb, res, cw, z, pr } = b;
+  const { yd, ys, wd, ws, weighted } = rw;
+  let loss = 0, bw = 0;
+  for (let j = 0; j < nb; j++) {
+    const r = r0 + j, s = weighted ? wd[r * ws]! : 1;
+    bw += s;
+    const cls = yd[r * ys]!;
+    for (let k = 0; k < K; k++) z[k] = zb[k * BATCH + j]!;
+    const lse = softmax(z, K, pr);
+    if (s !== 0) loss += s * (lse - z[cls]!);
+    for (let k = 0, q = 0; k < K; k++) {
+      res[k * BATCH + j] = s * (pr[k]! - (k === cls ? 1 : 0));
+      for (let l = k; l < K; l++, q++) cw[q * BATCH + j] = s * pr[k]! * ((k === l ? 1 : 0) - pr[l]!);
+    }
+  }
+  acc[0]! += loss; acc[1]! += bw; acc[2]! += bw;
 }
 
 /** The block's loss at theta − t·dir for t = 1, 1/2, … (mode 'loss'). */
 function losses(p: Dims, x: Region, y: Region, th: Region, w: Region | undefined, out: Float64Array): void {
   const { K, d, D, steps } = p;
   const theta = paramRow(th, 0, K * D), dir = paramRow(th, 1, K * D);
-  const n = x.shape[0]!, s0 = x.strides[0]!, s1 = x.strides[1]!, xd = x.data as Float64Array;
-  const yd = y.data as Float64Array, ys = y.strides[0]!;
-  const wd = w?.data as Float64Array | undefined, ws = w?.strides[0] ?? 0;
+  const n = x.shape[0]!, { xd, s0, s1, yd, ys, wd, ws, weighted } = rowsOf(x, y, w);
   const xr = new Float64Array(D), z0 = new Float64Array(K), zd = new Float64Array(K), z = new Float64Array(K), pr = new Float64Array(K);
   xr[d] = 1;
   let weight = 0;
@@ -293,7 +343,7 @@ function losses(p: Dims, x: Region, y: Region, th: Region, w: Region | undefined
     if (((r / BATCH) | 0) % p.every) { r += BATCH - 1; continue; }
     const ro = r * s0;
     for (let f = 0; f < d; f++) xr[f] = xd[ro + f * s1]!;
-    const s = wd ? wd[r * ws]! : 1;
+    const s = weighted ? wd[r * ws]! : 1;
     weight += s;
     if (s === 0) continue;
     score(xr, theta, K, D, z0);
