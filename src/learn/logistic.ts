@@ -100,7 +100,7 @@ async function derivatives(p: Problem, theta: number[], hstride: number): Promis
   const row = await numbers(pass(p, theta, undefined, 0, hstride));
   // sums over a sample of the rows scaled by all rows' weight over the sample's (the routine's last two numbers:
   // the weights of the rows read and of those the Hessian summed)
-  const c = p.every === 1 ? 1 : p.total / row.at(-2)!, scale = c * (row.at(-2)! / row.at(-1)!);
+  const c = p.every === 1 ? 1 : p.total / row.at(-2)!, scale = row.at(-1)! > 0 ? c * (row.at(-2)! / row.at(-1)!) : c;
   const f0 = c * row[0]! + penalty(p, theta);
   const g = new Array<number>(n).fill(0);
   for (let k = 0; k < K; k++) {
@@ -262,7 +262,7 @@ const CLASS_ROWS = 100;
 function sparse(p: Problem, gb: number[]): boolean {
   const rows = p.x.shape[0]!, perRow = p.total / rows;
   const weights = p.K === 1 ? [p.total / 2 - gb[0]!, p.total / 2 + gb[0]!] : gb.map((v) => p.total / p.K - v);
-  return weights.some((w) => (w / perRow) / p.every < CLASS_ROWS);
+  return weights.some((w) => !((w / perRow) / p.every >= CLASS_ROWS));
 }
 
 /** Integer labels spanning at most this many values are counted value by value rather than sorted. */
