@@ -23,6 +23,7 @@
 
 import * as mt from '../api/tensor.js';
 import * as G from '../graph/node.js';
+import { linalgCompute } from '../numerics/linalg.js';
 import { newtonWidth } from '../runtime/logit.js';
 import { blocks } from './cluster.js';
 import { accuracy_score } from './metrics.js';
@@ -221,7 +222,8 @@ async function solve(p: Problem, theta: number[], maxIter: number, tol: number, 
     const { f, g } = at, n = g.length;
     const gmax = Math.max(...g.map(Math.abs));
     if (gmax <= tol) return { theta, iters: it, near: true };
-    const step = await numbers(mt.linalg.lstsq(mt.tensor(Float64Array.from(H)).reshape([n, n]), mt.tensor(Float64Array.from(g)), { rcond: null })[0]!);
+    // the minimum-norm least-squares step, by np.linalg.lstsq's own host routine (rcond=None), without a graph to build
+    const step = Array.from(linalgCompute({ fn: 'lstsq', rcond: Number.EPSILON * n }, Float64Array.from(H), n, n, Float64Array.from(g), 1)[0]!);
     const dec = step.reduce((a, v, i) => a + v * g[i]!, 0);
     const near = dec <= NEAR * Math.max(1, Math.abs(f));
     if (warm && near) return { theta: theta.map((v, i) => v - step[i]!), iters: it + 1, near };
