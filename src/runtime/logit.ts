@@ -101,7 +101,11 @@ function softmax(z: Float64Array, K: number, p: Float64Array): number {
 /** Rows a 'newton' pass gathers before folding them into the gradient and the Hessian. */
 const BATCH = 64;
 
-/** Four sums of products Σ_j u[j]·xt[o + j] over one batch, for o = o0, o0 + BATCH, …: four columns side by side. */
+/**
+ * Adds Σ_j u[uo + j]·x_b[j] over the batch's nb rows to out[at + b − a] for
+ * the columns b = a … D − 1 of xt: four columns side by side, four sums in
+ * flight rather than one chain of dependent adds.
+ */
 function dots(u: Float64Array, uo: number, xt: Float64Array, a: number, D: number, nb: number, out: Float64Array, at: number): void {
   let b = a, i = at;
   for (; b + 3 < D; b += 4, i += 4) {
