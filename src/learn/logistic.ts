@@ -157,14 +157,16 @@ async function backtrack(p: Problem, theta: number[], step: number[], f: number)
 }
 
 /**
- * Rows of X's samples, at least (a sample is every so-many-th batch of rows
- * of X): the warm start's and the Hessian's far from the optimum hold
- * SAMPLE_ROWS (X of twice as many rows or more), the Hessian kept near it
- * NEAR_ROWS. The Hessian only shapes a step, the gradient fixes the optimum:
- * a sample's Hessian, off by about √(d / rows), slows a step's convergence by
- * that factor, where it saves most of a pass.
+ * Rows of a sample of X (every so-many-th batch of its rows), at least:
+ * SAMPLE_ROWS, and SAMPLE_ROWS_PER_COEF for each coefficient. The warm
+ * start's sample holds that many (X of twice as many rows or more), and so
+ * do the Hessians far from the optimum; the Hessian kept near it twice as
+ * many. The Hessian only shapes a step, the gradient fixes the optimum: a
+ * sample's Hessian, off by about √(coefficients / rows), slows a step's
+ * convergence by that factor where it saves most of a pass; the sample's
+ * optimum lies off X's by about as much, which the steps on X then remove.
  */
-const SAMPLE_ROWS = 2 ** 17, NEAR_ROWS = 2 ** 18;
+const SAMPLE_ROWS = 2 ** 15, SAMPLE_ROWS_PER_COEF = 2 ** 10;
 
 /** The Newton decrement gᵀH⁻¹g (twice the predicted decrease), relative to f, below which theta is near the optimum. */
 const NEAR = 1e-3;
@@ -178,12 +180,13 @@ const WARM_ITER = 10;
 /**
  * Newton's method with backtracking from zero; the coefficients and the
  * number of iterations. The first steps move far and need little precision:
- * on X of 2·SAMPLE_ROWS rows or more the solve starts from the optimum of a
+ * on X of twice a sample's rows or more the solve starts from the optimum of a
  * sample of X's batches (their sums scaled to X's), found by passes over
  * the sample alone, and continues on X.
  */
 async function newton(p: Problem, maxIter: number, tol: number): Promise<{ theta: number[]; iters: number }> {
-  const rows = p.x.shape[0]!, far = Math.max(1, Math.floor(rows / SAMPLE_ROWS)), near = Math.max(1, Math.floor(rows / NEAR_ROWS));
+  const rows = p.x.shape[0]!, sample = Math.max(SAMPLE_ROWS, SAMPLE_ROWS_PER_COEF * p.K * (p.x.shape[1]! + 1));
+  const far = Math.max(1, Math.floor(rows / sample)), near = Math.max(1, Math.floor(rows / (2 * sample)));
   let theta = new Array<number>(p.K * (p.x.shape[1]! + 1)).fill(0), iters = 0;
   if (far > 1) {
     // the sample's Hessians from every other batch of it; a start that is not near its optimum in WARM_ITER
