@@ -181,9 +181,12 @@ describe('LogisticRegression on rows enough for its warm start and sampled Hessi
     return Math.max(...((await mt.abs(mt.concatenate([mt.reshape(gw, [-1]), gb])).tolist()) as number[]));
   }
 
-  it('binary, weighted, C = 0.5: the gradient vanishes at the fit', async () => {
+  it('binary, weighted, C = 0.5: the gradient vanishes at the fit, and a second fit gives the same coefficients bit for bit', async () => {
     const m = await new learn.linear_model.LogisticRegression({ C: 0.5 }).fit(X, yb, sw);
     expect(await gradient(m, yb, sw, false, 0.5)).toBeLessThan(1e-4);
+    const again = await new learn.linear_model.LogisticRegression({ C: 0.5 }).fit(X, yb, sw);
+    expect(await again.coef_!.tolist()).toEqual(await m.coef_!.tolist());
+    expect(await again.intercept_!.tolist()).toEqual(await m.intercept_!.tolist());
   });
 
   it('one-vs-rest with a class of 50 rows the warm start\'s sample misses (rows 64-113, the 2nd batch): no warm start for it', async () => {
