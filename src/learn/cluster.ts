@@ -55,7 +55,8 @@ export function blockRows(X: mt.Tensor): number {
   return Math.max(1, Math.ceil(c / parts));
 }
 
-function blocks(X: mt.Tensor): [number, number][] {
+/** The row ranges of the routine calls of a pass over X (shared with learn/logistic.ts). */
+export function blocks(X: mt.Tensor): [number, number][] {
   const n = X.shape[0]!, L = blockRows(X);
   return Array.from({ length: Math.ceil(n / L) }, (_, j) => [j * L, Math.min(n, (j + 1) * L)]);
 }

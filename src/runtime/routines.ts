@@ -42,7 +42,8 @@
 // partials, ./join.ts a merge's counting sort, ./cluster.ts k-means'
 // assignment and fold, ./tsqr.ts a tall-skinny QR's block factors,
 // ./neighbors.ts the brute-force k nearest neighbours, ./radius.ts the
-// neighbours within a radius; ./region.ts the
+// neighbours within a radius, ./logit.ts logistic regression's Newton
+// pass, ./tiles.ts the tiled factorizations' tiles; ./region.ts the
 // contract every routine is written to.
 // In: parameters and heap views. Out: the output region written.
 
@@ -60,6 +61,7 @@ import { TSQR_ROUTINES } from './tsqr.js';
 import { NEIGHBOR_ROUTINES } from './neighbors.js';
 import { RADIUS_ROUTINES } from './radius.js';
 import { TILE_ROUTINES } from './tiles.js';
+import { LOGIT_ROUTINES } from './logit.js';
 
 export { type Region, type RegionSpec, regionSpan };
 
@@ -530,7 +532,7 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
 /** Every routine a plan may name: the sort's, those of ufunc.at and bincount (./scatter.ts), searchsorted's (./search.ts) and a groupby's fold (./group.ts). */
 export const ROUTINES = {
   ...SORT_ROUTINES, ...SCATTER_ROUTINES, ...SEARCH_ROUTINES, ...GROUP_ROUTINES, ...JOIN_ROUTINES, ...CLUSTER_ROUTINES, ...TSQR_ROUTINES, ...NEIGHBOR_ROUTINES,
-  ...RADIUS_ROUTINES, ...TILE_ROUTINES,
+  ...RADIUS_ROUTINES, ...TILE_ROUTINES, ...LOGIT_ROUTINES,
 } as const;
 
 export type RoutineName = keyof typeof ROUTINES;
