@@ -57,7 +57,7 @@ export function gemmNT(
 /** Multiply-adds below which an update stays in TypeScript (the copies into the kernel's memory cost more than they save). */
 const WASM_MIN_WORK = 32 ** 3;
 
-interface TileGemm { memory: WebAssembly.Memory; fn: (C: number, P: number, Q: number, r: number, c: number, K: number) => void }
+interface TileGemm { memory: WebAssembly.Memory; fn: (C: number, P: number, Q: number, r: number, c: number, K: number, lower: number) => void }
 let TILE_GEMM: TileGemm | null | undefined;
 
 /** This thread's instance of the WebAssembly tile GEMM (wasm/tilegemm.ts), made on first use; null where SIMD is missing. */
@@ -86,13 +86,21 @@ function gemmNTWasm(
   const pages = Math.ceil(end / 65536) - w.memory.buffer.byteLength / 65536;
   if (pages > 0) w.memory.grow(pages);
   const f = new Float64Array(w.memory.buffer, 0, end / 8);
-  f.fill(0);
+  // only the padding is zeroed: the rows past r (C, P) and c (Q), and the columns past c (C) and K (P, Q)
   for (let a = 0; a < r; a++) {
     f.set(C.subarray(co + a * ldc, co + a * ldc + c), oC / 8 + a * C2);
     f.set(P.subarray(po + a * ldp, po + a * ldp + K), oP / 8 + a * K2);
+    if (C2 > c) f[oC / 8 + a * C2 + c] = 0;
+    if (K2 > K) f[oP / 8 + a * K2 + K] = 0;
   }
-  for (let b = 0; b < c; b++) f.set(Q.subarray(qo + b * ldq, qo + b * ldq + K), oQ / 8 + b * K2);
-  w.fn(oC, oP, oQ, R4, C2, K2);
+  for (let b = 0; b < c; b++) {
+    f.set(Q.subarray(qo + b * ldq, qo + b * ldq + K), oQ / 8 + b * K2);
+    if (K2 > K) f[oQ / 8 + b * K2 + K] = 0;
+  }
+  f.fill(0, oC / 8 + r * C2, oP / 8);
+  f.fill(0, oP / 8 + r * K2, oQ / 8);
+  f.fill(0, oQ / 8 + c * K2, end / 8);
+  w.fn(oC, oP, oQ, R4, C2, K2, lower ? 1 : 0);
   for (let a = 0; a < r; a++) {
     const n = lower ? Math.min(c, a + 1) : c;
     C.set(f.subarray(oC / 8 + a * C2, oC / 8 + a * C2 + n), co + a * ldc);
@@ -149,6 +157,8 @@ export function gemmNTTs(
 
 /** Columns of a block in the blocked POTRF and TRSM: its dot products go through gemmNT, the rest is NB-wide. */
 const NB = 32;
+/** Columns of an outer block of the triangular solve (trsmRightLowerT). */
+const NB2 = 128;
 
 /**
  * C's lower triangle (c×c) replaced by its Cholesky factor L (POTRF 'L',
@@ -181,19 +191,29 @@ export function potrfLower(C: Float64Array, c: number): number {
   return -1;
 }
 
-/** X (r×c) = C · L⁻ᵀ in place (TRSM right, lower, transposed), by NB-column blocks: X[:, B] = (C[:, B] − X[:, <B] L[B, <B]ᵀ) L[B, B]⁻ᵀ. */
+/**
+ * X (r×c) = C · L⁻ᵀ in place (TRSM right, lower, transposed), by NB-column blocks: X[:, B] = (C[:, B] − X[:, <B]
+ * L[B, <B]ᵀ) L[B, B]⁻ᵀ, the update from the columns before B's block of NB2 in one GEMM per such block (each
+ * GEMM copies the solved columns it reads into the kernel's memory: fewer, larger ones copy less).
+ */
 export function trsmRightLowerT(C: Float64Array, r: number, c: number, L: Float64Array): void {
-  for (let jb = 0; jb < c; jb += NB) {
-    const nb = Math.min(NB, c - jb);
-    gemmNT(C, jb, c, r, nb, C, 0, c, L, jb * c, c, jb);
-    for (let a = 0; a < r; a++) {
-      const ra = a * c + jb;
-      for (let b = 0; b < nb; b++) {
-        const rb = (jb + b) * c + jb;
-        let v = C[ra + b]!;
-        for (let k = 0; k < b; k++) v -= C[ra + k]! * L[rb + k]!;
-        C[ra + b] = v / L[rb + b]!;
-      }
+  for (let ob = 0; ob < c; ob += NB2) {
+    const onb = Math.min(NB2, c - ob);
+    gemmNT(C, ob, c, r, onb, C, 0, c, L, ob * c, c, ob);
+    for (let jb = ob; jb < ob + onb; jb += NB) trsmBlock(C, r, c, L, ob, jb, Math.min(NB, ob + onb - jb));
+  }
+}
+
+/** trsmRightLowerT's columns [jb, jb + nb) of the outer block from ob: the update from the block's columns before jb, then the substitution. */
+function trsmBlock(C: Float64Array, r: number, c: number, L: Float64Array, ob: number, jb: number, nb: number): void {
+  gemmNT(C, jb, c, r, nb, C, ob, c, L, jb * c + ob, c, jb - ob);
+  for (let a = 0; a < r; a++) {
+    const ra = a * c + jb;
+    for (let b = 0; b < nb; b++) {
+      const rb = (jb + b) * c + jb;
+      let v = C[ra + b]!;
+      for (let k = 0; k < b; k++) v -= C[ra + k]! * L[rb + k]!;
+      C[ra + b] = v / L[rb + b]!;
     }
   }
 }

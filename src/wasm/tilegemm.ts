@@ -8,22 +8,25 @@
 // four products, and P's four rows (4 · K · 8 bytes) stay in the L1 cache
 // while Q's rows stream past. Separate multiply and add (no FMA in SIMD128).
 // The module imports its memory (env.memory, not shared: one per thread).
-// In: nothing. Out: the module's bytes; export gemmnt(C, P, Q, r, c, K).
+// With `lower` (a SYRK update of a diagonal tile, P = Q), a block of 4 rows
+// stops at the columns its last row reaches (b < a + 4): the blocks wholly
+// above the diagonal are not computed.
+// In: nothing. Out: the module's bytes; export gemmnt(C, P, Q, r, c, K, lower).
 
 import { Code, T, V, assembleOne } from './encode.js';
 
-const I32_ADD = 0x6a, I32_MUL = 0x6c, I32_GE_S = 0x4e, F64_LOAD = 0x2b, F64_STORE = 0x39, F64_ADD = 0xa0, F64_SUB = 0xa1;
+const I32_ADD = 0x6a, I32_MUL = 0x6c, I32_GE_S = 0x4e, I32_LT_S = 0x48, F64_LOAD = 0x2b, F64_STORE = 0x39, F64_ADD = 0xa0, F64_SUB = 0xa1;
 
-/** gemmnt(C, P, Q, r, c, K): C (r × c) −= P (r × K) Qᵀ (Q c × K), all row-major at byte offsets, r % 4 = c % 2 = K % 2 = 0. */
+/** gemmnt(C, P, Q, r, c, K, lower): C (r × c) −= P (r × K) Qᵀ (Q c × K), all row-major at byte offsets, r % 4 = c % 2 = K % 2 = 0. */
 export function tileGemmModule(): Uint8Array<ArrayBuffer> {
   const c = new Code();
-  const [C, P, Q, r, cc, K] = [0, 1, 2, 3, 4, 5];
+  const [C, P, Q, r, cc, K, lower] = [0, 1, 2, 3, 4, 5, 6];
   const locals: T[] = [];
-  let next = 6;
+  let next = 7;
   const local = (t: T): number => { locals.push(t); return next++; };
   const acc = Array.from({ length: 8 }, () => local(T.v128));
   const [p0, p1, p2, p3, q0, q1] = Array.from({ length: 6 }, () => local(T.v128));
-  const [a, b, k, pa, qb, pk, qk, ca, rowP, rowC] = Array.from({ length: 10 }, () => local(T.i32));
+  const [a, b, k, pa, qb, pk, qk, ca, rowP, rowC, bEnd] = Array.from({ length: 11 }, () => local(T.i32));
   // byte strides: a row of P or Q is 8K bytes, a row of C 8c
   c.get(K).i32(8).op(I32_MUL).set(rowP);
   c.get(cc).i32(8).op(I32_MUL).set(rowC);
@@ -32,9 +35,12 @@ export function tileGemmModule(): Uint8Array<ArrayBuffer> {
   c.get(a).get(r).op(I32_GE_S).brIf(1);
   c.get(P).get(a).get(rowP).op(I32_MUL).op(I32_ADD).set(pa);
   c.get(C).get(a).get(rowC).op(I32_MUL).op(I32_ADD).set(ca);
+  // bEnd = lower ? min(c, a + 4) : c
+  c.get(cc).set(bEnd);
+  c.get(lower).if().get(a).i32(4).op(I32_ADD).get(cc).op(I32_LT_S).if().get(a).i32(4).op(I32_ADD).set(bEnd).end().end();
   c.i32(0).set(b);
   c.block().loop(); // over pairs of columns
-  c.get(b).get(cc).op(I32_GE_S).brIf(1);
+  c.get(b).get(bEnd).op(I32_GE_S).brIf(1);
   c.get(Q).get(b).get(rowP).op(I32_MUL).op(I32_ADD).set(qb);
   for (const x of acc) c.vzero().set(x);
   c.get(pa).set(pk).get(qb).set(qk).i32(0).set(k);
@@ -75,5 +81,5 @@ export function tileGemmModule(): Uint8Array<ArrayBuffer> {
   c.br(0).end().end();
   c.get(a).i32(4).op(I32_ADD).set(a);
   c.br(0).end().end();
-  return assembleOne('gemmnt', [T.i32, T.i32, T.i32, T.i32, T.i32, T.i32], [], locals, c);
+  return assembleOne('gemmnt', [T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32], [], locals, c);
 }
