@@ -273,7 +273,8 @@ function dense(r: Region, slot: number): Float64Array {
   const [s0, s1] = r.strides as [number, number];
   const out = scratch(slot, m * n);
   const d = r.data as Float64Array | Float32Array;
-  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) out[i * n + j] = d[i * s0 + j * s1]!;
+  if (d instanceof Float64Array && s1 === 1) for (let i = 0; i < m; i++) out.set(d.subarray(i * s0, i * s0 + n), i * n);
+  else for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) out[i * n + j] = d[i * s0 + j * s1]!;
   return out;
 }
 
@@ -292,6 +293,14 @@ function store(src: Float64Array, m: number, n: number, out: Region): void {
   const [M, N] = out.shape as [number, number];
   const [s0, s1] = out.strides as [number, number];
   const d = out.data as Float64Array | Float32Array;
+  if (d instanceof Float64Array && s1 === 1) {
+    // row by row: the tile's row, then zeros to the chunk's width; zero rows past the tile
+    for (let i = 0; i < M; i++) {
+      if (i < m) { d.set(src.subarray(i * n, i * n + Math.min(n, N)), i * s0); d.fill(0, i * s0 + Math.min(n, N), i * s0 + N); }
+      else d.fill(0, i * s0, i * s0 + N);
+    }
+    return;
+  }
   for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) d[i * s0 + j * s1] = i < m && j < n ? src[i * n + j]! : 0;
 }
 
