@@ -300,8 +300,8 @@ describe('the tall-skinny QR (TSQR) of a matrix chunked by rows, and its SVD', (
   };
   const matmulJs = (a: number[][], b: number[][]): number[][] => a.map((r) => b[0]!.map((_, c) => r.reduce((s, v, k) => s + v * b[k]![c]!, 0)));
   const T = (a: number[][]): number[][] => a[0]!.map((_, c) => a.map((r) => r[c]!));
-  const maxAbs = (a: number[][]): number => Math.max(...a.flat().map(Math.abs));
-  const diff = (a: number[][], b: number[][]): number => Math.max(...a.flatMap((r, i) => r.map((v, j) => Math.abs(v - b[i]![j]!))));
+  const maxAbs = (a: number[][]): number => a.flat().reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  const diff = (a: number[][], b: number[][]): number => a.flatMap((r, i) => r.map((v, j) => Math.abs(v - b[i]![j]!))).reduce((m, v) => Math.max(m, v), 0);
 
   // m = 300 over chunks of 64 (a last chunk of 44), and 100 over chunks of 24 (a last chunk of 4 rows, fewer than n = 8)
   it.each([[300, 12, 64], [100, 8, 24], [2000, 40, 256]])("%i x %i over chunks of %i rows: Q orthonormal, QR = A, R NumPy's up to its rows' signs", async (m, n, c) => {
@@ -335,5 +335,39 @@ describe('the tall-skinny QR (TSQR) of a matrix chunked by rows, and its SVD', (
     const U = (await u!.tolist()) as number[][], Vh = (await vh!.tolist()) as number[][];
     const back = matmulJs(U.map((row) => row.map((v, j) => v * sv[j]!)), Vh);
     expect(diff(back, A) / maxAbs(A)).toBeLessThan(1e-13);
+  });
+});
+
+describe('randomized_svd (Mars, scikit-learn) over a matrix chunked by rows', () => {
+  /** A seeded m × n matrix of rank r: A (m × r) B (r × n), entries from an LCG. */
+  const lowRank = (m: number, n: number, r: number, seed: number): number[][] => {
+    let s = seed >>> 0;
+    const u = (): number => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32 - 0.5; };
+    const A = Array.from({ length: m }, () => Array.from({ length: r }, u)), B = Array.from({ length: r }, () => Array.from({ length: n }, u));
+    return A.map((row) => B[0]!.map((_, j) => row.reduce((acc, v, k) => acc + v * B[k]![j]!, 0)));
+  };
+  it.each([[3000, 80, 500], [60, 900, 20]])('%i x %i (chunks of %i rows): the exact triplets of a rank-5 matrix, signed as svd_flip', async (m, n, c) => {
+    const M = lowRank(m, n, 5, m + n);
+    const t = mt.tensor(M, { chunkSize: [c, n] });
+    const [u, s, vt] = mt.linalg.randomized_svd(t, 5, { random_state: 3 }) as mt.Tensor[];
+    expect([u!.shape, s!.shape, vt!.shape]).toEqual([[m, 5], [5], [5, n]]);
+    const exact = (await (mt.linalg.svd(mt.tensor(M), { compute_uv: false }) as mt.Tensor).tolist()) as number[];
+    const sv = (await s!.tolist()) as number[];
+    sv.forEach((v, i) => expect(Math.abs(v - exact[i]!) / exact[0]!).toBeLessThan(1e-12));
+    const U = (await u!.tolist()) as number[][], Vt = (await vt!.tolist()) as number[][];
+    const back = U.map((row) => Vt[0]!.map((_, j) => row.reduce((acc, v, k) => acc + v * sv[k]! * Vt[k]![j]!, 0)));
+    const scale = M.flat().reduce((a, v) => Math.max(a, Math.abs(v)), 0);
+    expect(back.flatMap((row, i) => row.map((v, j) => Math.abs(v - M[i]![j]!))).reduce((a, v) => Math.max(a, v), 0) / scale).toBeLessThan(1e-12);
+    for (let k = 0; k < 5; k++) {
+      const col = U.map((row) => row[k]!);
+      const big = col.reduce((b, v) => (Math.abs(v) > Math.abs(b) ? v : b), 0);
+      expect(big).toBeGreaterThan(0);
+    }
+    // the same seed, the same bits
+    const [, s2] = mt.linalg.randomized_svd(t, 5, { random_state: 3 }) as mt.Tensor[];
+    expect(await s2!.tolist()).toEqual(sv);
+  });
+  it('refuses a bad n_components', () => {
+    expect(() => mt.linalg.randomized_svd(mt.zeros([10, 4]), 5)).toThrow(/n_components=5 must be an integer in \[1, min\(M.shape\)=4\]/);
   });
 });

@@ -30,6 +30,7 @@ import { type IndexUpdate, at } from './at.js';
 import { argsort } from './statistics.js';
 import { diagonal, repeat } from './manipulate.js';
 import { linalg as linalgBase } from './linalg.js';
+import { randomized_svd } from './randomized.js';
 import { linalgArrayApi } from './aliases.js';
 import { type UFuncMethods, withMethods } from './ufunc_methods.js';
 
@@ -154,8 +155,8 @@ Object.defineProperty(Tensor.prototype, 'flat', {
 // ---------------------------------------------------------------------------
 // np.linalg lives in linalg.ts (norms, solvers, decompositions).
 export { LinAlgError } from './linalg.js';
-/** numpy.linalg, with NumPy 2's Array API functions (matrix_norm, vector_norm, vecdot, ...). */
-export const linalg = { ...linalgBase, ...linalgArrayApi };
+/** numpy.linalg, with NumPy 2's Array API functions (matrix_norm, vector_norm, vecdot, ...) and Mars's randomized_svd. */
+export const linalg = { ...linalgBase, ...linalgArrayApi, randomized_svd };
 export {
   concat, conj, conjugate, cumulative_prod, cumulative_sum, dsplit, fix, imag, isdtype, matrix_transpose, matvec, permute_dims, real, real_if_close, row_stack,
   unstack, vecdot, vecmat,
