@@ -371,3 +371,27 @@ describe('randomized_svd (Mars, scikit-learn) over a matrix chunked by rows', ()
     expect(() => mt.linalg.randomized_svd(mt.zeros([10, 4]), 5)).toThrow(/n_components=5 must be an integer in \[1, min\(M.shape\)=4\]/);
   });
 });
+
+describe('lstsq of a tall-skinny matrix chunked by rows (TSQR, then the small problem)', () => {
+  const data = (m: number, n: number, seed: number, dup: boolean): number[][] => {
+    let s = seed >>> 0;
+    const u = (): number => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32 - 0.5; };
+    return Array.from({ length: m }, () => { const r = Array.from({ length: n }, u); if (dup) r[n - 1] = r[0]!; return r; });
+  };
+  const near = (got: number[], want: number[], tol: number) => {
+    const scale = want.reduce((a, v) => Math.max(a, Math.abs(v)), 1e-300);
+    got.forEach((v, i) => expect(Math.abs(v - want[i]!) / scale).toBeLessThan(tol));
+  };
+  it.each([[false, 1], [false, 3], [true, 2]])('equals the one-chunk answer (a column repeated: %s, %i right-hand sides)', async (dup, k) => {
+    const A = data(1200, 9, 5, dup), B = data(1200, k, 6, false);
+    const one = mt.linalg.lstsq(mt.tensor(A), k === 1 ? mt.tensor(B.map((r) => r[0]!)) : mt.tensor(B));
+    const many = mt.linalg.lstsq(mt.tensor(A, { chunkSize: [128, 9] }), k === 1 ? mt.tensor(B.map((r) => r[0]!), { chunkSize: 128 }) : mt.tensor(B, { chunkSize: [128, k] }));
+    expect(many[0]!.shape).toEqual(one[0]!.shape);
+    near(((await many[0]!.tolist()) as number[] | number[][]).flat(), ((await one[0]!.tolist()) as number[] | number[][]).flat(), 1e-10);
+    expect(await many[2]!.tolist()).toEqual(await one[2]!.tolist());
+    expect(await many[2]!.tolist()).toBe(dup ? 8 : 9);
+    near((await many[1]!.tolist()) as number[], (await one[1]!.tolist()) as number[], 1e-10);
+    expect(((await many[1]!.tolist()) as number[]).length).toBe(dup ? 0 : k);
+    near((await many[3]!.tolist()) as number[], (await one[3]!.tolist()) as number[], 1e-12);
+  });
+});

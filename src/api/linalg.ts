@@ -18,7 +18,7 @@ import { broadcastShapes, hasUnknown, isUnknown, normalizeAxis, sizeOf } from '.
 import { kwargs } from './bind.js';
 import {
   type Operand, Tensor, abs, any, astype, broadcast_to, deferred, deferredAll, divide, equal, eye, greater, isnan, logical_and, logical_not, matmul,
-  max, min, moveaxis, multiply, not_equal, power, reshape, sqrt, sum, swapaxes, toTensor, transpose, where, zeros,
+  max, min, moveaxis, multiply, not_equal, power, reshape, sqrt, subtract, sum, swapaxes, toTensor, transpose, where, zeros,
 } from './core.js';
 import { compress } from './indexing.js';
 import { spansChunks, tallSkinny, tileSize, tiledCholesky, tiledCholeskyUpper, tiledTriangularSolve, tsqr } from './linalg_tiled.js';
@@ -342,7 +342,10 @@ export const linalg = {
     if (o.compute_uv === false) return new Tensor(G.svdvals(t.node));
     return host('linalg.svd', { fn: 'svd', full: o.full_matrices ?? true }, t);
   },
-  /** np.linalg.lstsq(a, b, rcond=None): [x, residuals, rank, s] through the SVD; residuals are empty unless rank == N < M. */
+  /**
+   * np.linalg.lstsq(a, b, rcond=None): [x, residuals, rank, s] through the SVD; residuals are empty unless rank == N < M.
+   * A tall-skinny a chunked by rows is factored by TSQR first (./linalg_tiled.ts), the small R x = Qᵀb solved on the host.
+   */
   lstsq(a: Operand, b: Operand, ...args: Args): Tensor[] {
     const o = kwargs<{ rcond?: number | null }>('linalg.lstsq', args, ['rcond']);
     const ta = toTensor(a);
@@ -356,9 +359,19 @@ export const linalg = {
     // NumPy computes in float64 whatever the inputs, and so takes float64's eps
     let rcond = o.rcond ?? EPS64 * Math.max(m, n);
     if (rcond < 0) rcond = EPS64;
+    const k = tb.shape[1]!;
+    if (m >= n && tallSkinny(ta) && ta.dtype !== 'float16' && tb.dtype !== 'float16') {
+      // a tall-skinny a chunked by rows: a = QR by TSQR, then the small problem R x = Qᵀb on the host (R has a's singular
+      // values, so rcond and the rank are a's); the residuals ‖b − a x‖² in one more chunked pass, never gathered
+      const [q, r] = tsqr(floating(ta));
+      const [x, , rank, s] = host('linalg.lstsq', { fn: 'lstsq', rcond }, r, matmul(transpose(q), astype(tb, q.dtype))) as [Tensor, Tensor, Tensor, Tensor];
+      const e = subtract(tb, matmul(ta, x));
+      const res = sum(multiply(e, e), { axis: 0 });
+      const residuals = m > n ? compress(broadcast_to(equal(rank, n), [k]), res, { axis: 0 }) : zeros([0], { dtype: res.dtype });
+      return [vector ? reshape(x, [n]) : x, residuals, astype(rank, 'int32'), s];
+    }
     const [x, res, rank, s] = host('linalg.lstsq', { fn: 'lstsq', rcond }, ta, tb) as [Tensor, Tensor, Tensor, Tensor];
     const rankInt = astype(rank, 'int32');
-    const k = tb.shape[1]!;
     const residuals = m > n ? compress(broadcast_to(equal(rank, n), [k]), res, { axis: 0 }) : zeros([0], { dtype: res.dtype });
     return [vector ? reshape(x, [n]) : x, residuals, rankInt, s];
   },
