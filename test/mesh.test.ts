@@ -273,7 +273,7 @@ describe('learn on 3 workers: KMeans with one worker killed mid-fit, then kneigh
 });
 
 describe('a tiled Cholesky on 3 workers, one worker killed mid-DAG', () => {
-  it('gives the local factor bit for bit, the lost tiles recomputed, and solves with it', async () => {
+  it('gives the local factor bit for bit, the lost tiles recomputed, and solves with it; a matrix not positive definite fails with LinAlgError', async () => {
     // an SPD matrix of 8 x 8 tiles of 64: B Bᵀ / n + I, B uniform
     mt.random.seed(34);
     const n = 512, c = 64;
@@ -295,6 +295,11 @@ describe('a tiled Cholesky on 3 workers, one worker killed mid-DAG', () => {
       await x.execute({ session: s });
       const r = Number(await mt.max(mt.abs(mt.subtract(mt.matmul(A, x), b))).item());
       expect(r).toBeLessThan(1e-12);
+      // a matrix that is not positive definite: the job fails with NumPy's LinAlgError naming the tile (two peers agreeing)
+      const bad = mt.linalg.cholesky(mt.subtract(A, mt.multiply(mt.eye(n, { chunkSize: c }), 2)));
+      const err = await bad.execute({ session: s }).then(() => undefined, (e: Error) => e);
+      expect(err?.name).toBe('LinAlgError');
+      expect(err?.message).toMatch(/Matrix is not positive definite .*in tile \(\d+, \d+\)/);
     } finally {
       await s.close();
     }

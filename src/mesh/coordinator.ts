@@ -26,6 +26,7 @@
 // fetch that fails for want of a link is no lost piece: nothing is recomputed.
 
 import { type DType, INFO, type TypedArray } from '../graph/dtype.js';
+import { LinAlgError } from '../graph/linalg.js';
 import type { Node } from '../graph/node.js';
 import { numChunks } from '../graph/shape.js';
 import { encodeKernel } from '../ir/wire.js';
@@ -397,6 +398,8 @@ class Job {
   private readonly attempts: Map<number, Attempt>[];
   private readonly nextAttempt: number[];
   private readonly failures: number[];
+  /** Per task, the peers that reported its data failed it (LinAlgError). */
+  private readonly dataErrors = new Map<number, { peers: Set<string>; reports: number }>();
   private readonly queue: number[] = [];
   private readonly load = new Map<string, number>();
   private readonly kernelText = new Map<number, string>();
@@ -1262,6 +1265,16 @@ class Job {
       return;
     }
     if (this.taskState[t] === 'done') return;
+    if (m.error === 'LinAlgError' && !m.missing) {
+      // the data failed the task (a tile not positive definite), not the peer: no strike; a second peer's word
+      // makes it the job's error (one peer's claim alone could end a job), or a third report where only one peer takes it
+      const e = this.dataErrors.get(t) ?? { peers: new Set<string>(), reports: 0 };
+      e.peers.add(from); e.reports++;
+      this.dataErrors.set(t, e);
+      if (e.peers.size >= 2 || e.reports >= 3) { this.fail(new LinAlgError(m.reason)); return; }
+      this.lapse(t, m.attempt);
+      return;
+    }
     if (m.missing && m.missing.from !== this.ep.id) this.strike(m.missing.from, 'it did not serve pieces it committed', true);
     else if (!m.missing) this.strike(from, 'its tasks failed');
     if (m.missing) {

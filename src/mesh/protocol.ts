@@ -102,6 +102,8 @@ export const Message = z.discriminatedUnion('t', [
     needKernel: z.literal(true).optional(),
     /** No holder of `missing` could be reached, directly or through a relay: the holder is not to blame (at first). */
     unreachable: peerId.optional(),
+    /** The task's data, not the peer, failed it (a tile that is not positive definite): the job's error, once a second peer agrees. */
+    error: z.literal('LinAlgError').optional(),
   }),
   z.strictObject({
     t: z.literal('hb'), running: z.array(z.strictObject(lease)).max(4096),

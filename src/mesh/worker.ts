@@ -325,7 +325,8 @@ export class MeshWorker {
       this.opts.log?.(`task ${m.job}/${m.task} failed: ${(e as Error).message}`);
       const reason = (e as Error).message.slice(0, 2000);
       const lease = { job: m.job, task: m.task, attempt: m.attempt };
-      const fail = { t: 'fail' as const, ...lease, reason, ...(missing ? { missing } : {}) };
+      const dataError = (e as Error).name === 'LinAlgError' ? { error: 'LinAlgError' as const } : {};
+      const fail = { t: 'fail' as const, ...lease, reason, ...(missing ? { missing } : {}), ...dataError };
       await this.ep.send(from, { ...fail, ...needKernel, ...unreachable }).catch(() => undefined);
     } finally {
       this.running.delete(lk);
