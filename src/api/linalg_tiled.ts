@@ -151,7 +151,8 @@ export function tsqr(a: Tensor): [Tensor, Tensor] {
     routine: 'tsqrtop', params: { d: n }, chunk: 0, reads: [{ input: 0, box: [[0, B], [0, n * n]] as Box }],
   }], 'float64', [B * n + n, n], [B * n + n, n]);
   const q = G.routine('linalg.tsqr.q', [x.node, top], Array.from({ length: B }, (_, b) => ({
-    routine: 'tsqrq', params: { d: n }, chunk: b, reads: [{ input: 0, box: [rows(b), [0, n]] as Box }, { input: 1, box: [[b * n, (b + 1) * n], [0, n]] as Box }],
+    routine: 'tsqrq', params: { d: n }, chunk: b,
+    reads: [{ input: 0, box: [rows(b), [0, n]] as Box }, { input: 1, box: [[b * n, (b + 1) * n], [0, n]] as Box }],
   })), 'float64', [m, n], [L, n]);
   const Q = new Tensor(q), R = new Tensor(top).get(`${B * n}:`);
   return a.dtype === 'float32' ? [astype(Q, 'float32'), astype(R, 'float32')] : [Q, R];

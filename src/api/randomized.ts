@@ -34,12 +34,15 @@ export function randomized_svd(M: Operand, n_components: number, ...args: Args):
   const o = kwargs<{
     n_oversamples?: number; n_iter?: number | 'auto'; power_iteration_normalizer?: string; transpose?: boolean | 'auto';
     flip_sign?: boolean; random_state?: number | null; svd_lapack_driver?: string;
-  }>('linalg.randomized_svd', args, [], ['n_oversamples', 'n_iter', 'power_iteration_normalizer', 'transpose', 'flip_sign', 'random_state', 'svd_lapack_driver']);
+  }>('linalg.randomized_svd', args, [],
+    ['n_oversamples', 'n_iter', 'power_iteration_normalizer', 'transpose', 'flip_sign', 'random_state', 'svd_lapack_driver']);
   const t = toTensor(M);
   if (t.ndim !== 2) throw new RangeError(`randomized_svd: M must be a 2-d matrix, got ${t.ndim} dimensions`);
   const [m, n] = t.shape as [number, number];
   const k = n_components;
-  if (!Number.isInteger(k) || k < 1 || k > Math.min(m, n)) throw new RangeError(`randomized_svd: n_components=${k} must be an integer in [1, min(M.shape)=${Math.min(m, n)}]`);
+  if (!Number.isInteger(k) || k < 1 || k > Math.min(m, n)) {
+    throw new RangeError(`randomized_svd: n_components=${k} must be an integer in [1, min(M.shape)=${Math.min(m, n)}]`);
+  }
   const p = o.n_oversamples ?? 10;
   if (!Number.isInteger(p) || p < 0) throw new RangeError(`randomized_svd: n_oversamples=${p} must be a non-negative integer`);
   const iters = o.n_iter === undefined || o.n_iter === 'auto' ? (k < 0.1 * Math.min(m, n) ? 7 : 4) : o.n_iter;

@@ -195,7 +195,9 @@ function perBlock(name: string, routine: string, X: mt.Tensor, inputs: mt.Tensor
  * candidates' distances fold into the next closest tensor (`kclose`), run
  * with the next draw. Draws use Tessera's Philox streams, one per run's seed.
  */
-async function plusPlus(X: mt.Tensor, w: mt.Tensor | null, k: number, seeds: number[], localTrials?: number): Promise<{ centers: Float64Array[]; indices: number[][] }> {
+async function plusPlus(
+  X: mt.Tensor, w: mt.Tensor | null, k: number, seeds: number[], localTrials?: number,
+): Promise<{ centers: Float64Array[]; indices: number[][] }> {
   const [n, d] = X.shape as [number, number];
   const R = seeds.length, trials = localTrials ?? 2 + Math.floor(Math.log(k)), Tp = trials + (trials & 1);
   const bs = blocks(X), B = bs.length;
@@ -245,7 +247,8 @@ async function plusPlus(X: mt.Tensor, w: mt.Tensor | null, k: number, seeds: num
       const t = c.params.targets as number[];
       (c as { params: G.RoutineParams }).params = { ...c.params, targets: [...t, ...Array<number>(most - t.length).fill(t[t.length - 1]!)] };
     }
-    const node = new mt.Tensor(G.routine('kmeans.locate', [source.node, X.node, ...(weigh ? [w!.node] : [])], calls, 'float64', [calls.length, width], [1, width]));
+    const inputs = [source.node, X.node, ...(weigh ? [w!.node] : [])];
+    const node = new mt.Tensor(G.routine('kmeans.locate', inputs, calls, 'float64', [calls.length, width], [1, width]));
     if (keep) await mt.execute(keep, node);
     const found = await numbers(node);
     free(node);
@@ -338,7 +341,8 @@ export async function kmeans_plusplus(X: Input, n_clusters: number, opts: {
   random_state?: number; n_local_trials?: number | null; sample_weight?: Input | null; x_squared_norms?: Input | null;
 } = {}): Promise<[mt.Tensor, mt.Tensor]> {
   const o = options('kmeans_plusplus', opts, {
-    random_state: undefined as number | undefined, n_local_trials: null as number | null, sample_weight: null as Input | null, x_squared_norms: null as Input | null,
+    random_state: undefined as number | undefined, n_local_trials: null as number | null,
+    sample_weight: null as Input | null, x_squared_norms: null as Input | null,
   });
   const x = checkX(X, 'kmeans_plusplus');
   const [n, d] = x.shape as [number, number];
@@ -443,7 +447,9 @@ export class KMeans {
     const runs = this.runs();
     const seeds = Array.from({ length: runs }, (_, run) => seed0 + 7919 * run);
     // k-means++ draws every run's centers together (two passes a step); 'random' draws rows
-    const inits = given ? [given] : this.init === 'random' ? await Promise.all(seeds.map((s) => randomRows(x, k, s))) : (await plusPlus(x, w, k, seeds)).centers;
+    const inits = given ? [given]
+      : this.init === 'random' ? await Promise.all(seeds.map((s) => randomRows(x, k, s)))
+      : (await plusPlus(x, w, k, seeds)).centers;
     // the first run of least inertia wins, as scikit-learn keeps it
     let best: Run | null = null;
     for (const r of await lloyd(x, w, inits, k, this.max_iter, tol)) if (!best || r.inertia < best.inertia) best = r;

@@ -142,7 +142,8 @@ export function simulate(dag: Dag, peers: readonly PeerModel[], policy: Placemen
   const decide = (t: number): number | undefined => {
     const task = tasks[t]!, inputs: InputView[] = [], sources: InputView[] = [];
     for (const r of new Set(task.reads)) (source(r) === undefined ? inputs : sources).push(views[r]!);
-    const view: TaskView = { key: task.key, inputs, sources, outBytes: bytes[task.write]!, ...(opts.dispatch === 'pull' ? { waitedMs: (now - readyAt[t]!) * 1000 } : {}) };
+    const waited = opts.dispatch === 'pull' ? { waitedMs: (now - readyAt[t]!) * 1000 } : {};
+    const view: TaskView = { key: task.key, inputs, sources, outBytes: bytes[task.write]!, ...waited };
     const t0 = performance.now();
     const id = policy.place(view, workers as readonly WorkerView[]);
     placeMs += performance.now() - t0;
@@ -257,7 +258,9 @@ export function simulate(dag: Dag, peers: readonly PeerModel[], policy: Placemen
     while (heap.size && heap.peek() === now) complete(heap.pop()[1]);
     schedule();
   }
-  if (done !== tasks.length) throw new Error(`placesim: ${tasks.length - done} of ${tasks.length} tasks never ran (a policy held them back with every worker free)`);
+  if (done !== tasks.length) {
+    throw new Error(`placesim: ${tasks.length - done} of ${tasks.length} tasks never ran (a policy held them back with every worker free)`);
+  }
   const perPeer = peers.map((_, p) => ({ in: netIn[p]!, out: netOut[p]!, peakMem: peak[p]! }));
   return {
     tasks: tasks.length, moved, maxNet: Math.max(...perPeer.map((q) => q.in + q.out)), peakMem: Math.max(...perPeer.map((q) => q.peakMem)),

@@ -85,7 +85,13 @@ function tiles(n: number, b: number): number {
 export function gemm(n: number, b: number, peers: number): Dag {
   const t = tiles(n, b), grid = peerGrid(peers), g = new Builder(), tile = b * b * F64;
   const A: number[][] = [], B: number[][] = [];
-  for (let i = 0; i < t; i++) { A.push([]); B.push([]); for (let j = 0; j < t; j++) { A[i]!.push(g.source(tile, blockCyclic(i, j, grid))); B[i]!.push(g.source(tile, blockCyclic(i, j, grid))); } }
+  for (let i = 0; i < t; i++) {
+    A.push([]); B.push([]);
+    for (let j = 0; j < t; j++) {
+      A[i]!.push(g.source(tile, blockCyclic(i, j, grid)));
+      B[i]!.push(g.source(tile, blockCyclic(i, j, grid)));
+    }
+  }
   for (let i = 0; i < t; i++) {
     for (let j = 0; j < t; j++) {
       const parts: number[] = [];

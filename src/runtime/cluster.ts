@@ -263,7 +263,8 @@ function pot(x: Region, C: Float64Array, m: number, d: number, min: PotMin, cl: 
       else {
         // one column per lane, padded to the pairs with +Infinity (the padded center's min is its distance)
         f64.fill(Infinity, oCl / 8, oCl / 8 + rows * cs);
-        for (let r = 0; r < rows; r++) for (let j = 0; j < c; j++) f64[oCl / 8 + r * cs + j] = cl.data[(r0 + r) * cl.strides[0]! + j * cl.strides[1]!] as number;
+        const [t0, t1] = cl.strides as [number, number];
+        for (let r = 0; r < rows; r++) for (let j = 0; j < c; j++) f64[oCl / 8 + r * cs + j] = cl.data[(r0 + r) * t0 + j * t1] as number;
       }
     }
     fn(oX, rows, oC, oCl, cs, w ? oW : 0, oS, store ? oO : 0);
@@ -289,7 +290,9 @@ function locateParams(params: RoutineParams): { col: number; runs: number; d: nu
   onlyParams(params, ['col', 'runs', 'd', 'targets', 'weighted']);
   const { col, targets } = params;
   const runs = count(params, 'runs'), d = count(params, 'd');
-  if (typeof col !== 'number' || !Number.isSafeInteger(col) || col < 0 || col >= runs) throw new TypeError('routine parameter col must be a column of the runs');
+  if (typeof col !== 'number' || !Number.isSafeInteger(col) || col < 0 || col >= runs) {
+    throw new TypeError('routine parameter col must be a column of the runs');
+  }
   if (!Array.isArray(targets) || targets.length < 1 || targets.some((t) => typeof t !== 'number' || !(t >= 0))) {
     throw new TypeError('routine parameter targets must be non-negative numbers');
   }
@@ -346,7 +349,9 @@ export const CLUSTER_ROUTINES: Readonly<Record<'kassign' | 'kstep' | 'kdist' | '
       const { k, d, weighted, fresh } = dims(params, ['runs']);
       const runs = count(params, 'runs');
       if (k % runs !== 0 || (k / runs) % 2 !== 0) throw new TypeError('kpp takes an even number of candidates per run');
-      if (inputs.length !== 2 + (fresh ? 0 : 1) + (weighted ? 1 : 0)) throw new TypeError('kpp reads the rows, the closest distances, the candidates (and the weights)');
+      if (inputs.length !== 2 + (fresh ? 0 : 1) + (weighted ? 1 : 0)) {
+        throw new TypeError('kpp reads the rows, the closest distances, the candidates (and the weights)');
+      }
       const n = inputs[0]!.shape[0]!;
       checkBlock(inputs[0], undefined, d, 'rows');
       if (!fresh) checkBlock(inputs[1], n, runs, 'closest distances');

@@ -49,7 +49,9 @@ export const TSQR_ROUTINES: Readonly<Record<'tsqr' | 'tsqrtop' | 'tsqrq', Routin
       const [x, mean] = inputs;
       if (inputs.length !== (centered ? 2 : 1)) throw new TypeError('tsqr reads the rows (and the mean)');
       if (!x || x.dtype !== 'float64' || x.shape.length !== 2 || x.shape[1] !== d) throw new TypeError(`tsqr reads rows as a float64 [n, ${d}] region`);
-      if (centered && (!mean || mean.dtype !== 'float64' || mean.shape.length !== 1 || mean.shape[0] !== d)) throw new TypeError(`tsqr reads a float64 [${d}] mean`);
+      if (centered && (!mean || mean.dtype !== 'float64' || mean.shape.length !== 1 || mean.shape[0] !== d)) {
+        throw new TypeError(`tsqr reads a float64 [${d}] mean`);
+      }
       if (output.dtype !== 'float64' || output.shape.length !== 2 || output.shape[0] !== 1 || output.shape[1] !== d * d) {
         throw new TypeError(`tsqr writes one float64 [1, ${d * d}] row`);
       }

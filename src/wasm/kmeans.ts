@@ -94,7 +94,8 @@ export function nearModule(d: number, P: number): Uint8Array<ArrayBuffer> {
   c.get(bj).i32(1).op(I32_ADD).op(F64_FROM_I32).get(pos).i32(0x9e3779b1).op(I32_MUL).i32(12).op(I32_SHR_U).op(F64_FROM_U32).op(F64_MUL);
   c.op(F64_ADD).mem(F64_STORE, 3, 0);
   c.get(hashes).get(hashes).mem(F64_LOAD, 3, 8);
-  c.get(bj).i32(1).op(I32_ADD).op(F64_FROM_I32).get(pos).i32(0x5bd1e995).op(I32_XOR).i32(0x85ebca6b).op(I32_MUL).i32(12).op(I32_SHR_U).op(F64_FROM_U32).op(F64_MUL);
+  c.get(bj).i32(1).op(I32_ADD).op(F64_FROM_I32);
+  c.get(pos).i32(0x5bd1e995).op(I32_XOR).i32(0x85ebca6b).op(I32_MUL).i32(12).op(I32_SHR_U).op(F64_FROM_U32).op(F64_MUL);
   c.op(F64_ADD).mem(F64_STORE, 3, 8);
   c.end();
   c.get(x).i32(8 * d).op(I32_ADD).set(x);
