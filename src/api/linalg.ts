@@ -22,6 +22,7 @@ import {
 } from './core.js';
 import { compress } from './indexing.js';
 import { spansChunks, tallSkinny, tileSize, tiledCholesky, tiledCholeskyUpper, tiledTriangularSolve, tsqr } from './linalg_tiled.js';
+import { qrTileSize, tiledQR } from './linalg_qr.js';
 
 type Args = unknown[];
 type NormOrd = number | 'fro' | 'f' | 'nuc' | null;
@@ -294,6 +295,12 @@ export const linalg = {
     if (mode !== 'complete' && !hasUnknown(t.shape) && tallSkinny(t) && t.dtype !== 'float16') {
       const [q, r] = tsqr(floating(t));
       return mode === 'r' ? r : [q, r];
+    }
+    // any other matrix of more than one chunk: PLASMA's tile QR over tiles (./linalg_qr.ts), never gathered
+    if (spansChunks(t) && !hasUnknown(t.shape) && t.dtype !== 'float16' && t.size > 0) {
+      const f = floating(t);
+      const parts = tiledQR(f, qrTileSize(t.shape[0]!, t.shape[1]!, f.node.chunk), mode);
+      return mode === 'r' ? parts[0]! : parts;
     }
     const parts = host('linalg.qr', { fn: 'qr', mode }, t);
     return mode === 'r' ? parts[0]! : parts;

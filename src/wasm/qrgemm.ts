@@ -1,0 +1,85 @@
+// The GEMM of the tiled QR's kernels (runtime/qrtiles.ts) as a WebAssembly
+// SIMD module: C −= P Qᵀ over row-major blocks that already lie in the
+// module's memory, each with its own leading dimension, so that a tile
+// QR task copies its tiles in once and runs every block-reflector update in
+// place (wasm/tilegemm.ts copies its blocks in and out on every call, which
+// costs as much as the arithmetic when K is an inner block of 32 or 64).
+// The loop nest is tilegemm's: each 4 × 2 register block of C keeps eight
+// f64x2 accumulators of partial dot products along K (even k in lane 0, odd
+// k in lane 1), adds the two lanes at the end and subtracts the sum from C;
+// separate multiply and add (no FMA in SIMD128). The caller keeps r a
+// multiple of 4 and c and K multiples of 2 (the QR pads its tiles to
+// multiples of 4 with zeros). The module imports its memory (env.memory,
+// not shared: one per thread).
+// In: nothing. Out: the module's bytes; export gemmnt(C, ldc, P, ldp, Q, ldq, r, c, K).
+
+import { Code, T, V, assembleOne } from './encode.js';
+
+const I32_ADD = 0x6a, I32_MUL = 0x6c, I32_GE_S = 0x4e, F64_LOAD = 0x2b, F64_STORE = 0x39, F64_ADD = 0xa0, F64_SUB = 0xa1;
+
+/**
+ * gemmnt(C, ldc, P, ldp, Q, ldq, r, c, K): C (r × c) −= P (r × K) Qᵀ (Q c × K), row-major at byte offsets C, P, Q
+ * with leading dimensions in elements; r % 4 = c % 2 = K % 2 = 0 and every row 16-byte aligned is not required.
+ */
+export function qrGemmModule(): Uint8Array<ArrayBuffer> {
+  const c = new Code();
+  const [C, ldc, P, ldp, Q, ldq, r, cc, K] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  const locals: T[] = [];
+  let next = 9;
+  const local = (t: T): number => { locals.push(t); return next++; };
+  const acc = Array.from({ length: 8 }, () => local(T.v128));
+  const [p0, p1, p2, p3, q0, q1] = Array.from({ length: 6 }, () => local(T.v128));
+  const [a, b, k, pa, qb, pk, qk, ca, rowP, rowQ, rowC] = Array.from({ length: 11 }, () => local(T.i32));
+  // byte strides of a row of P, Q and C
+  c.get(ldp).i32(8).op(I32_MUL).set(rowP);
+  c.get(ldq).i32(8).op(I32_MUL).set(rowQ);
+  c.get(ldc).i32(8).op(I32_MUL).set(rowC);
+  c.i32(0).set(a);
+  c.block().loop(); // over blocks of 4 rows
+  c.get(a).get(r).op(I32_GE_S).brIf(1);
+  c.get(P).get(a).get(rowP).op(I32_MUL).op(I32_ADD).set(pa);
+  c.get(C).get(a).get(rowC).op(I32_MUL).op(I32_ADD).set(ca);
+  c.i32(0).set(b);
+  c.block().loop(); // over pairs of columns
+  c.get(b).get(cc).op(I32_GE_S).brIf(1);
+  c.get(Q).get(b).get(rowQ).op(I32_MUL).op(I32_ADD).set(qb);
+  for (const x of acc) c.vzero().set(x);
+  c.get(pa).set(pk).get(qb).set(qk).i32(0).set(k);
+  c.block().loop(); // over K, two at a time
+  c.get(k).get(K).op(I32_GE_S).brIf(1);
+  const loadRow = (base: number, stride: number, row: number, into: number): void => {
+    c.get(base);
+    if (row) c.get(stride).i32(row).op(I32_MUL).op(I32_ADD);
+    c.vmem(V.load, 3, 0).set(into);
+  };
+  loadRow(pk, rowP, 0, p0); loadRow(pk, rowP, 1, p1); loadRow(pk, rowP, 2, p2); loadRow(pk, rowP, 3, p3);
+  loadRow(qk, rowQ, 0, q0); loadRow(qk, rowQ, 1, q1);
+  [p0, p1, p2, p3].forEach((p, i) => {
+    c.get(p).get(q0).v(V.f64x2_mul).get(acc[2 * i]!).v(V.f64x2_add).set(acc[2 * i]!);
+    c.get(p).get(q1).v(V.f64x2_mul).get(acc[2 * i + 1]!).v(V.f64x2_add).set(acc[2 * i + 1]!);
+  });
+  c.get(pk).i32(16).op(I32_ADD).set(pk);
+  c.get(qk).i32(16).op(I32_ADD).set(qk);
+  c.get(k).i32(2).op(I32_ADD).set(k);
+  c.br(0).end().end();
+  // C[a + i][b + j] −= lane 0 + lane 1
+  for (let i = 0; i < 4; i++) {
+    for (let j = 0; j < 2; j++) {
+      const x = acc[2 * i + j]!;
+      const addr = (): void => {
+        c.get(ca);
+        if (i) c.get(rowC).i32(i).op(I32_MUL).op(I32_ADD);
+        c.get(b).i32(8).op(I32_MUL).op(I32_ADD);
+      };
+      addr();
+      addr(); c.mem(F64_LOAD, 3, 8 * j);
+      c.get(x).v(V.f64x2_extract, 0).get(x).v(V.f64x2_extract, 1).op(F64_ADD).op(F64_SUB);
+      c.mem(F64_STORE, 3, 8 * j);
+    }
+  }
+  c.get(b).i32(2).op(I32_ADD).set(b);
+  c.br(0).end().end();
+  c.get(a).i32(4).op(I32_ADD).set(a);
+  c.br(0).end().end();
+  return assembleOne('gemmnt', [T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32], [], locals, c);
+}
