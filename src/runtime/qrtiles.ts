@@ -28,25 +28,27 @@
 // In: routine parameters and regions (./region.ts). Out: one chunk written.
 
 import type { RoutineParams } from '../graph/node.js';
-import { qrGemmModule } from '../wasm/qrgemm.js';
+import { qrGemmModule, qrGemmNNModule } from '../wasm/qrgemm.js';
 import { type Region, type RegionSpec, type Routine, flag, onlyParams } from './region.js';
 import { gemmNTTs } from './tiles.js';
 
 // ---------------------------------------------------------------------------
 // The arena: this thread's WebAssembly memory, the GEMM over element offsets into it
 
-interface Arena { f: Float64Array; gemm: (C: number, ldc: number, P: number, ldp: number, Q: number, ldq: number, r: number, c: number, K: number) => void }
+type Mul = (C: number, ldc: number, P: number, ldp: number, Q: number, ldq: number, r: number, c: number, K: number) => void;
+/** The arena's values and its two products over element offsets into them: nt, C −= P Qᵀ; nn, C −= P Q. */
+interface Arena { f: Float64Array; nt: Mul; nn: Mul }
 
-let MODULE: { memory: WebAssembly.Memory; fn: (...a: number[]) => void } | null | undefined;
+let MODULE: { memory: WebAssembly.Memory; nt: (...a: number[]) => void; nn: (...a: number[]) => void } | null | undefined;
 let PLAIN: Float64Array | null = null;
 
-/** An arena of at least `n` float64 values: the module's memory (grown as needed), or a plain array and the TypeScript GEMM where SIMD is missing. */
+/** An arena of at least `n` float64 values: the modules' memory (grown as needed), or a plain array and TypeScript loops where SIMD is missing. */
 function arena(n: number): Arena {
   if (MODULE === undefined) {
     try {
       const memory = new WebAssembly.Memory({ initial: 1 });
-      const inst = new WebAssembly.Instance(new WebAssembly.Module(qrGemmModule()), { env: { memory } });
-      MODULE = { memory, fn: inst.exports.gemmnt as (...a: number[]) => void };
+      const make = (bytes: Uint8Array<ArrayBuffer>): WebAssembly.Exports => new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
+      MODULE = { memory, nt: make(qrGemmModule()).gemmnt as (...a: number[]) => void, nn: make(qrGemmNNModule()).gemmnn as (...a: number[]) => void };
     } catch { MODULE = null; }
   }
   if (MODULE) {
@@ -54,18 +56,33 @@ function arena(n: number): Arena {
     const pages = Math.ceil((8 * n) / 65536) - m.memory.buffer.byteLength / 65536;
     if (pages > 0) m.memory.grow(pages);
     const f = new Float64Array(m.memory.buffer);
-    return { f, gemm: (C, ldc, P, ldp, Q, ldq, r, c, K) => { if (r && c && K) m.fn(8 * C, ldc, 8 * P, ldp, 8 * Q, ldq, r, c, K); } };
+    return {
+      f,
+      nt: (C, ldc, P, ldp, Q, ldq, r, c, K) => { if (r && c && K) m.nt(8 * C, ldc, 8 * P, ldp, 8 * Q, ldq, r, c, K); },
+      nn: (C, ldc, P, ldp, Q, ldq, r, c, K) => { if (r && c && K) m.nn(8 * C, ldc, 8 * P, ldp, 8 * Q, ldq, r, c, K); },
+    };
   }
   if (!PLAIN || PLAIN.length < n) PLAIN = new Float64Array(n);
   const f = PLAIN;
-  return { f, gemm: (C, ldc, P, ldp, Q, ldq, r, c, K) => gemmNTTs(f, C, ldc, r, c, f, P, ldp, f, Q, ldq, K) };
+  return {
+    f,
+    nt: (C, ldc, P, ldp, Q, ldq, r, c, K) => gemmNTTs(f, C, ldc, r, c, f, P, ldp, f, Q, ldq, K),
+    nn: (C, ldc, P, ldp, Q, ldq, r, c, K) => {
+      for (let a = 0; a < r; a++) {
+        for (let k = 0; k < K; k++) {
+          const p = f[P + a * ldp + k]!, q = Q + k * ldq, o = C + a * ldc;
+          for (let b = 0; b < c; b++) f[o + b] -= p * f[q + b]!;
+        }
+      }
+    },
+  };
 }
 
 /** Offsets of the arena's parts for tiles of side T and inner blocks of ib (all multiples of 4 values: 16-byte rows for SIMD). */
 function layout(T: number, ib: number) {
   const T2 = T * T;
-  const Y = 0, X = T2, Vt = 2 * T2, V = 3 * T2, W = 4 * T2, Z = W + T * ib, Tq = Z + T * ib, G = Tq + ib * ib, Tf = G + ib * ib;
-  return { Y, X, Vt, V, W, Z, Tq, G, Tf, end: Tf + ib * T };
+  const Y = 0, X = T2, Vt = 2 * T2, W = 3 * T2, Z = W + T * ib, Tq = Z + T * ib, G = Tq + ib * ib, Tf = G + ib * ib;
+  return { Y, X, Vt, W, Z, Tq, G, Tf, end: Tf + ib * T };
 }
 
 // ---------------------------------------------------------------------------
@@ -139,7 +156,7 @@ function larft(f: Float64Array, to: number, go: number, w: number): void {
 
 /** The block's T (w × w, from the factors at `tf`, ld T, columns kb…) into Tq as the GEMM's Q: Tᵀ's rows for Qᵀ (trans), T's for Q. */
 function tq(f: Float64Array, L: ReturnType<typeof layout>, T: number, kb: number, w: number, trans: boolean): void {
-  for (let a = 0; a < w; a++) for (let k = 0; k < w; k++) f[L.Tq + a * w + k] = trans ? f[L.Tf + k * T + kb + a]! : f[L.Tf + a * T + kb + k]!;
+  for (let a = 0; a < w; a++) for (let k = 0; k < w; k++) f[L.Tq + k * w + a] = trans ? f[L.Tf + k * T + kb + a]! : f[L.Tf + a * T + kb + k]!;
 }
 
 /**
@@ -149,10 +166,10 @@ function tq(f: Float64Array, L: ReturnType<typeof layout>, T: number, kb: number
 function applyGe(A: Arena, L: ReturnType<typeof layout>, T: number, xo: number, nr: number, kb: number, w: number): void {
   const f = A.f;
   f.fill(0, L.W, L.W + nr * w);
-  A.gemm(L.W, w, xo + kb, T, L.Vt + kb * T + kb, T, nr, w, T - kb);
+  A.nt(L.W, w, xo + kb, T, L.Vt + kb * T + kb, T, nr, w, T - kb);
   f.fill(0, L.Z, L.Z + nr * w);
-  A.gemm(L.Z, w, L.W, w, L.Tq, w, nr, w, w);
-  A.gemm(xo + kb, T, L.Z, w, L.V + kb * T + kb, T, nr, T - kb, w);
+  A.nn(L.Z, w, L.W, w, L.Tq, w, nr, w, w);
+  A.nn(xo + kb, T, L.Z, w, L.Vt + kb * T + kb, T, nr, T - kb, w);
 }
 
 /**
@@ -162,23 +179,18 @@ function applyGe(A: Arena, L: ReturnType<typeof layout>, T: number, xo: number, 
 function applyTs(A: Arena, L: ReturnType<typeof layout>, T: number, yo: number, xo: number, nr: number, kb: number, w: number): void {
   const f = A.f;
   for (let c = 0; c < nr; c++) for (let a = 0; a < w; a++) f[L.W + c * w + a] = -f[yo + c * T + kb + a]!;
-  A.gemm(L.W, w, xo, T, L.Vt + kb * T, T, nr, w, T);
+  A.nt(L.W, w, xo, T, L.Vt + kb * T, T, nr, w, T);
   f.fill(0, L.Z, L.Z + nr * w);
-  A.gemm(L.Z, w, L.W, w, L.Tq, w, nr, w, w);
+  A.nn(L.Z, w, L.W, w, L.Tq, w, nr, w, w);
   for (let c = 0; c < nr; c++) for (let a = 0; a < w; a++) f[yo + c * T + kb + a] -= f[L.Z + c * w + a]!;
-  A.gemm(xo, T, L.Z, w, L.V + kb, T, nr, T, w);
-}
-
-/** V's columns kb… (T × T, ld T) as the transpose of Vt's rows kb… (w of them). */
-function transposeBlock(f: Float64Array, L: ReturnType<typeof layout>, T: number, kb: number, w: number): void {
-  for (let i = 0; i < T; i++) for (let a = 0; a < w; a++) f[L.V + i * T + kb + a] = f[L.Vt + (kb + a) * T + i]!;
+  A.nn(xo, T, L.Z, w, L.Vt + kb * T, T, nr, T, w);
 }
 
 /** The block's T factor from the reflectors in Vt's rows kb… (from column c0) and the taus already on Tq's diagonal, stored into Tf's columns kb…. */
 function blockT(A: Arena, L: ReturnType<typeof layout>, T: number, kb: number, w: number, c0: number): void {
   const f = A.f;
   f.fill(0, L.G, L.G + w * w);
-  A.gemm(L.G, w, L.Vt + kb * T + c0, T, L.Vt + kb * T + c0, T, w, w, T - c0);
+  A.nt(L.G, w, L.Vt + kb * T + c0, T, L.Vt + kb * T + c0, T, w, w, T - c0);
   larft(f, L.Tq, L.G, w);
   for (let a = 0; a < w; a++) for (let j = 0; j < w; j++) f[L.Tf + a * T + kb + j] = f[L.Tq + a * w + j]!;
 }
@@ -188,7 +200,6 @@ function geqrt(A: Arena, L: ReturnType<typeof layout>, T: number, ib: number): v
   const f = A.f, X = L.X;
   f.fill(0, L.Tf, L.Tf + ib * T);
   f.fill(0, L.Vt, L.Vt + T * T);
-  f.fill(0, L.V, L.V + T * T);
   for (let kb = 0; kb < T; kb += ib) {
     const w = Math.min(ib, T - kb);
     f.fill(0, L.Tq, L.Tq + w * w);
@@ -210,7 +221,6 @@ function geqrt(A: Arena, L: ReturnType<typeof layout>, T: number, ib: number): v
       f[vj + j] = 1;
       for (let i = j + 1; i < T; i++) f[vj + i] = f[rj + i]!;
     }
-    transposeBlock(f, L, T, kb, w);
     blockT(A, L, T, kb, w, kb);
     if (kb + w < T) {
       tq(f, L, T, kb, w, true);
@@ -226,7 +236,6 @@ function explicitV(f: Float64Array, L: ReturnType<typeof layout>, T: number): vo
     f.fill(0, r, r + j);
     f[r + j] = 1;
   }
-  for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) f[L.V + i * T + j] = f[L.Vt + j * T + i]!;
 }
 
 /** tsqrt over the top tile at Y (R, transposed; below its diagonal ignored) and the square at X: X becomes V2's rows, Y the new R. */
@@ -252,7 +261,6 @@ function tsqrt(A: Arena, L: ReturnType<typeof layout>, T: number, ib: number): v
       }
     }
     f.copyWithin(L.Vt + kb * T, X + kb * T, X + (kb + w) * T);
-    transposeBlock(f, L, T, kb, w);
     blockT(A, L, T, kb, w, 0);
     if (kb + w < T) {
       tq(f, L, T, kb, w, true);
@@ -380,7 +388,6 @@ export const QR_TILE_ROUTINES: Readonly<Record<'qrgeqrt' | 'qrunmqr' | 'qrtsqrt'
       load(f, L.Y, T, a1!, raw.has(0));
       load(f, L.X, T, a2!, raw.has(1));
       load(f, L.Vt, T, v!, false);
-      for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) f[L.V + i * T + j] = f[L.Vt + j * T + i]!;
       load(f, L.Tf, T, t!, false);
       const nb = Math.ceil(T / ib);
       for (let s = 0; s < nb; s++) {

@@ -11,11 +11,15 @@
 // multiple of 4 and c and K multiples of 2 (the QR pads its tiles to
 // multiples of 4 with zeros). The module imports its memory (env.memory,
 // not shared: one per thread).
-// In: nothing. Out: the module's bytes; export gemmnt(C, ldc, P, ldp, Q, ldq, r, c, K).
+// gemmnn, C −= P Q with Q's rows along C's columns, keeps a 4 × 4 block of C
+// itself in eight f64x2 accumulators (loaded once, stored once) and adds, for
+// each k, four broadcast values of P times two vectors of Q's row k: no lane
+// sums, and a short K (the inner block) costs no more per k than a long one.
+// In: nothing. Out: the modules' bytes; gemmnt(C, ldc, P, ldp, Q, ldq, r, c, K) and gemmnn (the same arguments).
 
 import { Code, T, V, assembleOne } from './encode.js';
 
-const I32_ADD = 0x6a, I32_MUL = 0x6c, I32_GE_S = 0x4e, F64_LOAD = 0x2b, F64_STORE = 0x39, F64_ADD = 0xa0, F64_SUB = 0xa1;
+const I32_ADD = 0x6a, I32_SHL = 0x74, I32_MUL = 0x6c, I32_GE_S = 0x4e, F64_LOAD = 0x2b, F64_STORE = 0x39, F64_ADD = 0xa0, F64_SUB = 0xa1;
 
 /**
  * gemmnt(C, ldc, P, ldp, Q, ldq, r, c, K): C (r × c) −= P (r × K) Qᵀ (Q c × K), row-major at byte offsets C, P, Q
@@ -82,4 +86,58 @@ export function qrGemmModule(): Uint8Array<ArrayBuffer> {
   c.get(a).i32(4).op(I32_ADD).set(a);
   c.br(0).end().end();
   return assembleOne('gemmnt', [T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32], [], locals, c);
+}
+
+/**
+ * gemmnn(C, ldc, P, ldp, Q, ldq, r, c, K): C (r × c) −= P (r × K) Q (Q K × c), row-major at byte offsets with leading
+ * dimensions in elements; r % 4 = c % 4 = 0.
+ */
+export function qrGemmNNModule(): Uint8Array<ArrayBuffer> {
+  const c = new Code();
+  const [C, ldc, P, ldp, Q, ldq, r, cc, K] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  const locals: T[] = [];
+  let next = 9;
+  const local = (t: T): number => { locals.push(t); return next++; };
+  const acc = Array.from({ length: 8 }, () => local(T.v128));
+  const [p, q0, q1] = Array.from({ length: 3 }, () => local(T.v128));
+  const [a, b, k, pa, ca, cb, pk, qk, rowP, rowQ, rowC] = Array.from({ length: 11 }, () => local(T.i32));
+  c.get(ldp).i32(3).op(I32_SHL).set(rowP);
+  c.get(ldq).i32(3).op(I32_SHL).set(rowQ);
+  c.get(ldc).i32(3).op(I32_SHL).set(rowC);
+  c.i32(0).set(a);
+  c.block().loop(); // over blocks of 4 rows
+  c.get(a).get(r).op(I32_GE_S).brIf(1);
+  c.get(P).get(a).get(rowP).op(I32_MUL).op(I32_ADD).set(pa);
+  c.get(C).get(a).get(rowC).op(I32_MUL).op(I32_ADD).set(ca);
+  c.i32(0).set(b);
+  c.block().loop(); // over blocks of 4 columns
+  c.get(b).get(cc).op(I32_GE_S).brIf(1);
+  c.get(ca).get(b).i32(3).op(I32_SHL).op(I32_ADD).set(cb);
+  const rowAddr = (base: number, stride: number, i: number): void => {
+    c.get(base);
+    if (i) c.get(stride).i32(i).op(I32_MUL).op(I32_ADD);
+  };
+  for (let i = 0; i < 4; i++) for (let j = 0; j < 2; j++) { rowAddr(cb, rowC, i); c.vmem(V.load, 3, 16 * j).set(acc[2 * i + j]!); }
+  c.get(pa).set(pk);
+  c.get(Q).get(b).i32(3).op(I32_SHL).op(I32_ADD).set(qk);
+  c.i32(0).set(k);
+  c.block().loop(); // over K
+  c.get(k).get(K).op(I32_GE_S).brIf(1);
+  c.get(qk).vmem(V.load, 3, 0).set(q0);
+  c.get(qk).vmem(V.load, 3, 16).set(q1);
+  for (let i = 0; i < 4; i++) {
+    rowAddr(pk, rowP, i); c.vmem(V.load64_splat, 3, 0).set(p);
+    c.get(acc[2 * i]!).get(p).get(q0).v(V.f64x2_mul).v(V.f64x2_sub).set(acc[2 * i]!);
+    c.get(acc[2 * i + 1]!).get(p).get(q1).v(V.f64x2_mul).v(V.f64x2_sub).set(acc[2 * i + 1]!);
+  }
+  c.get(pk).i32(8).op(I32_ADD).set(pk);
+  c.get(qk).get(rowQ).op(I32_ADD).set(qk);
+  c.get(k).i32(1).op(I32_ADD).set(k);
+  c.br(0).end().end();
+  for (let i = 0; i < 4; i++) for (let j = 0; j < 2; j++) { rowAddr(cb, rowC, i); c.get(acc[2 * i + j]!).vmem(V.store, 3, 16 * j); }
+  c.get(b).i32(4).op(I32_ADD).set(b);
+  c.br(0).end().end();
+  c.get(a).i32(4).op(I32_ADD).set(a);
+  c.br(0).end().end();
+  return assembleOne('gemmnn', [T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32], [], locals, c);
 }
