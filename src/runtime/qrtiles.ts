@@ -32,6 +32,9 @@ import { qrGemmModule, qrGemmNNModule } from '../wasm/qrgemm.js';
 import { type Region, type RegionSpec, type Routine, flag, onlyParams } from './region.js';
 import { gemmNTTs } from './tiles.js';
 
+/** Columns of a sub-panel: the level-2 part of a block of ib columns (the rest of the block is updated by GEMMs). */
+const IB2 = 16;
+
 // ---------------------------------------------------------------------------
 // The arena: this thread's WebAssembly memory, the GEMM over element offsets into it
 
@@ -81,8 +84,8 @@ function arena(n: number): Arena {
 /** Offsets of the arena's parts for tiles of side T and inner blocks of ib (all multiples of 4 values: 16-byte rows for SIMD). */
 function layout(T: number, ib: number) {
   const T2 = T * T;
-  const Y = 0, X = T2, Vt = 2 * T2, W = 3 * T2, Z = W + T * ib, Tq = Z + T * ib, G = Tq + ib * ib, Tf = G + ib * ib;
-  return { Y, X, Vt, W, Z, Tq, G, Tf, end: Tf + ib * T };
+  const Y = 0, X = T2, Vt = 2 * T2, W = 3 * T2, Z = W + T * ib, Tq = Z + T * ib, G = Tq + ib * ib, Tf = G + ib * ib, tau = Tf + ib * T;
+  return { Y, X, Vt, W, Z, Tq, G, Tf, tau, end: tau + ib };
 }
 
 // ---------------------------------------------------------------------------
@@ -139,21 +142,21 @@ function reflector(f: Float64Array, ai: number, xo: number, n: number): number {
 
 /**
  * The w × w upper T of a block (LAPACK's dlarft, forward, columnwise) into f at `to` (ld w), from
- * G = −Vᵀ V (the block's Gram matrix, negated, at `go`) and the taus on `to`'s diagonal.
+ * G = −Vᵀ V (the block's Gram matrix, negated, at `go`) and the block's taus (at `tau`).
  */
-function larft(f: Float64Array, to: number, go: number, w: number): void {
+function larft(f: Float64Array, to: number, go: number, w: number, tau: number): void {
+  f.fill(0, to, to + w * w);
   for (let j = 0; j < w; j++) {
-    const tau = f[to + j * w + j]!;
-    for (let i = j + 1; i < w; i++) f[to + i * w + j] = 0;
+    const t = f[tau + j]!;
+    f[to + j * w + j] = t;
     // T[0:j, j] = −tau T[0:j, 0:j] Vᵀ v_j = tau T[0:j, 0:j] G[0:j, j]
     for (let i = 0; i < j; i++) {
       let s = 0;
       for (let l = i; l < j; l++) s += f[to + i * w + l]! * f[go + l * w + j]!;
-      f[to + i * w + j] = tau * s;
+      f[to + i * w + j] = t * s;
     }
   }
 }
-
 /** The block's T (w × w, from the factors at `tf`, ld T, columns kb…) into Tq as the GEMM's Q: Tᵀ's rows for Qᵀ (trans), T's for Q. */
 function tq(f: Float64Array, L: ReturnType<typeof layout>, T: number, kb: number, w: number, trans: boolean): void {
   for (let a = 0; a < w; a++) for (let k = 0; k < w; k++) f[L.Tq + k * w + a] = trans ? f[L.Tf + k * T + kb + a]! : f[L.Tf + a * T + kb + k]!;
@@ -186,49 +189,61 @@ function applyTs(A: Arena, L: ReturnType<typeof layout>, T: number, yo: number, 
   A.nn(xo, T, L.Z, w, L.Vt + kb * T, T, nr, T, w);
 }
 
-/** The block's T factor from the reflectors in Vt's rows kb… (from column c0) and the taus already on Tq's diagonal, stored into Tf's columns kb…. */
-function blockT(A: Arena, L: ReturnType<typeof layout>, T: number, kb: number, w: number, c0: number): void {
-  const f = A.f;
-  f.fill(0, L.G, L.G + w * w);
+/** The T of the block of w reflectors in Vt's rows kb… (zero before column c0), taus at L.tau + tau0, into Tq (ld w). */
+function blockT(A: Arena, L: ReturnType<typeof layout>, T: number, kb: number, w: number, c0: number, tau0: number): void {
+  A.f.fill(0, L.G, L.G + w * w);
   A.nt(L.G, w, L.Vt + kb * T + c0, T, L.Vt + kb * T + c0, T, w, w, T - c0);
-  larft(f, L.Tq, L.G, w);
-  for (let a = 0; a < w; a++) for (let j = 0; j < w; j++) f[L.Tf + a * T + kb + j] = f[L.Tq + a * w + j]!;
+  larft(A.f, L.Tq, L.G, w, L.tau + tau0);
 }
 
-/** geqrt over X (the tile, transposed) in place: R and V as LAPACK keeps them, the T factors in Tf; Vt and V left explicit. */
+/** Tq (ld w, the T of block kb) into the T factors' columns kb…. */
+function saveT(f: Float64Array, L: ReturnType<typeof layout>, T: number, kb: number, w: number): void {
+  for (let a = 0; a < w; a++) for (let j = 0; j < w; j++) f[L.Tf + a * T + kb + j] = f[L.Tq + a * w + j]!;
+}
+/**
+ * geqrt over X (the tile, transposed) in place: R and V as LAPACK keeps them, the T factors in Tf, Vt's rows the
+ * explicit reflectors. Each block of ib columns is factored by sub-panels of IB2 (Householder by dot products and
+ * axpys), each applied to the rest of its block as a block reflector, so only an IB2-wide part is level 2.
+ */
 function geqrt(A: Arena, L: ReturnType<typeof layout>, T: number, ib: number): void {
   const f = A.f, X = L.X;
   f.fill(0, L.Tf, L.Tf + ib * T);
   f.fill(0, L.Vt, L.Vt + T * T);
   for (let kb = 0; kb < T; kb += ib) {
     const w = Math.min(ib, T - kb);
-    f.fill(0, L.Tq, L.Tq + w * w);
-    for (let j = kb; j < kb + w; j++) {
-      const rj = X + j * T;
-      const tau = reflector(f, rj + j, rj + j + 1, T - j - 1);
-      f[L.Tq + (j - kb) * w + (j - kb)] = tau;
-      if (tau !== 0) {
-        for (let c = j + 1; c < kb + w; c++) {
-          const rc = X + c * T;
-          let s = f[rc + j]!;
-          for (let i = j + 1; i < T; i++) s += f[rj + i]! * f[rc + i]!;
-          s *= tau;
-          f[rc + j] -= s;
-          for (let i = j + 1; i < T; i++) f[rc + i] -= s * f[rj + i]!;
+    for (let sb = kb; sb < kb + w; sb += IB2) {
+      const w2 = Math.min(IB2, kb + w - sb);
+      for (let j = sb; j < sb + w2; j++) {
+        const rj = X + j * T;
+        const tau = reflector(f, rj + j, rj + j + 1, T - j - 1);
+        f[L.tau + j - kb] = tau;
+        if (tau !== 0) {
+          for (let c = j + 1; c < sb + w2; c++) {
+            const rc = X + c * T;
+            let s = f[rc + j]!;
+            for (let i = j + 1; i < T; i++) s += f[rj + i]! * f[rc + i]!;
+            s *= tau;
+            f[rc + j] -= s;
+            for (let i = j + 1; i < T; i++) f[rc + i] -= s * f[rj + i]!;
+          }
         }
+        const vj = L.Vt + j * T;
+        f[vj + j] = 1;
+        for (let i = j + 1; i < T; i++) f[vj + i] = f[rj + i]!;
       }
-      const vj = L.Vt + j * T;
-      f[vj + j] = 1;
-      for (let i = j + 1; i < T; i++) f[vj + i] = f[rj + i]!;
+      if (sb + w2 < kb + w) {
+        blockT(A, L, T, sb, w2, sb, sb - kb);
+        applyGe(A, L, T, X + (sb + w2) * T, kb + w - sb - w2, sb, w2);
+      }
     }
-    blockT(A, L, T, kb, w, kb);
+    blockT(A, L, T, kb, w, kb, 0);
+    saveT(f, L, T, kb, w);
     if (kb + w < T) {
       tq(f, L, T, kb, w, true);
       applyGe(A, L, T, X + (kb + w) * T, T - kb - w, kb, w);
     }
   }
 }
-
 /** Vt (explicit: zeros, the unit diagonal, v's) and V from a geqrt tile loaded at Vt's place (R and V mixed, transposed). */
 function explicitV(f: Float64Array, L: ReturnType<typeof layout>, T: number): void {
   for (let j = 0; j < T; j++) {
@@ -238,37 +253,46 @@ function explicitV(f: Float64Array, L: ReturnType<typeof layout>, T: number): vo
   }
 }
 
-/** tsqrt over the top tile at Y (R, transposed; below its diagonal ignored) and the square at X: X becomes V2's rows, Y the new R. */
+/**
+ * tsqrt over the top tile at Y (R, transposed; below its diagonal ignored) and the square at X: X becomes V2's rows,
+ * Y the new R; sub-panels of IB2 as in geqrt.
+ */
 function tsqrt(A: Arena, L: ReturnType<typeof layout>, T: number, ib: number): void {
   const f = A.f, Y = L.Y, X = L.X;
   for (let c = 0; c < T; c++) f.fill(0, Y + c * T + c + 1, Y + c * T + T);
   f.fill(0, L.Tf, L.Tf + ib * T);
   for (let kb = 0; kb < T; kb += ib) {
     const w = Math.min(ib, T - kb);
-    f.fill(0, L.Tq, L.Tq + w * w);
-    for (let j = kb; j < kb + w; j++) {
-      const rj = X + j * T;
-      const tau = reflector(f, Y + j * T + j, rj, T);
-      f[L.Tq + (j - kb) * w + (j - kb)] = tau;
-      if (tau === 0) continue;
-      for (let c = j + 1; c < kb + w; c++) {
-        const rc = X + c * T;
-        let s = f[Y + c * T + j]!;
-        for (let i = 0; i < T; i++) s += f[rj + i]! * f[rc + i]!;
-        s *= tau;
-        f[Y + c * T + j] -= s;
-        for (let i = 0; i < T; i++) f[rc + i] -= s * f[rj + i]!;
+    for (let sb = kb; sb < kb + w; sb += IB2) {
+      const w2 = Math.min(IB2, kb + w - sb);
+      for (let j = sb; j < sb + w2; j++) {
+        const rj = X + j * T;
+        const tau = reflector(f, Y + j * T + j, rj, T);
+        f[L.tau + j - kb] = tau;
+        if (tau === 0) continue;
+        for (let c = j + 1; c < sb + w2; c++) {
+          const rc = X + c * T;
+          let s = f[Y + c * T + j]!;
+          for (let i = 0; i < T; i++) s += f[rj + i]! * f[rc + i]!;
+          s *= tau;
+          f[Y + c * T + j] -= s;
+          for (let i = 0; i < T; i++) f[rc + i] -= s * f[rj + i]!;
+        }
+      }
+      f.copyWithin(L.Vt + sb * T, X + sb * T, X + (sb + w2) * T);
+      if (sb + w2 < kb + w) {
+        blockT(A, L, T, sb, w2, 0, sb - kb);
+        applyTs(A, L, T, Y + (sb + w2) * T, X + (sb + w2) * T, kb + w - sb - w2, sb, w2);
       }
     }
-    f.copyWithin(L.Vt + kb * T, X + kb * T, X + (kb + w) * T);
-    blockT(A, L, T, kb, w, 0);
+    blockT(A, L, T, kb, w, 0, 0);
+    saveT(f, L, T, kb, w);
     if (kb + w < T) {
       tq(f, L, T, kb, w, true);
       applyTs(A, L, T, Y + (kb + w) * T, X + (kb + w) * T, T - kb - w, kb, w);
     }
   }
 }
-
 // ---------------------------------------------------------------------------
 // Checks
 
