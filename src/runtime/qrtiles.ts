@@ -84,8 +84,8 @@ function arena(n: number): Arena {
 /** Offsets of the arena's parts for tiles of side T and inner blocks of ib (all multiples of 4 values: 16-byte rows for SIMD). */
 function layout(T: number, ib: number) {
   const T2 = T * T;
-  const Y = 0, X = T2, Vt = 2 * T2, W = 3 * T2, Z = W + T * ib, Tq = Z + T * ib, G = Tq + ib * ib, Tf = G + ib * ib, tau = Tf + ib * T;
-  return { Y, X, Vt, W, Z, Tq, G, Tf, tau, end: tau + ib };
+  const Y = 0, X = T2, Vt = 2 * T2, W = 3 * T2, Z = W + T * ib, Tq = Z + T * ib, G = Tq + ib * ib, Tf = G + ib * ib, Vb = Tf + ib * T, tau = Vb + T * ib;
+  return { Y, X, Vt, W, Z, Tq, G, Tf, Vb, tau, end: tau + ib };
 }
 
 // ---------------------------------------------------------------------------
@@ -163,6 +163,14 @@ function tq(f: Float64Array, L: ReturnType<typeof layout>, T: number, kb: number
 }
 
 /**
+ * The block's reflectors (Vt's rows kb…, from column c0) as V's columns, compact (T × w, ld w) at Vb: the third product's Q
+ * with short contiguous rows (reading Vt's rows down a column of V is slower, and a whole transposed V would cost T² strided writes).
+ */
+function compactV(f: Float64Array, L: ReturnType<typeof layout>, T: number, kb: number, w: number, c0: number): void {
+  for (let i = c0; i < T; i++) for (let a = 0; a < w; a++) f[L.Vb + i * w + a] = f[L.Vt + (kb + a) * T + i]!;
+}
+
+/**
  * The block reflector of geqrt's block (kb, w) applied to nr rows of X from `xo` (columns of A): with V's rows from kb
  * (Vt its rows, V = Vtᵀ, both T × T) and the block's T in Tq, X −= ((X V) T) Vᵀ, i.e. A ← (I − V Tᵀ Vᵀ) A (trans) or (I − V T Vᵀ) A.
  */
@@ -172,7 +180,8 @@ function applyGe(A: Arena, L: ReturnType<typeof layout>, T: number, xo: number, 
   A.nt(L.W, w, xo + kb, T, L.Vt + kb * T + kb, T, nr, w, T - kb);
   f.fill(0, L.Z, L.Z + nr * w);
   A.nn(L.Z, w, L.W, w, L.Tq, w, nr, w, w);
-  A.nn(xo + kb, T, L.Z, w, L.Vt + kb * T + kb, T, nr, T - kb, w);
+  compactV(f, L, T, kb, w, kb);
+  A.nt(xo + kb, T, L.Z, w, L.Vb + kb * w, w, nr, T - kb, w);
 }
 
 /**
@@ -186,7 +195,8 @@ function applyTs(A: Arena, L: ReturnType<typeof layout>, T: number, yo: number, 
   f.fill(0, L.Z, L.Z + nr * w);
   A.nn(L.Z, w, L.W, w, L.Tq, w, nr, w, w);
   for (let c = 0; c < nr; c++) for (let a = 0; a < w; a++) f[yo + c * T + kb + a] -= f[L.Z + c * w + a]!;
-  A.nn(xo, T, L.Z, w, L.Vt + kb * T, T, nr, T, w);
+  compactV(f, L, T, kb, w, 0);
+  A.nt(xo, T, L.Z, w, L.Vb, w, nr, T, w);
 }
 
 /** The T of the block of w reflectors in Vt's rows kb… (zero before column c0), taus at L.tau + tau0, into Tq (ld w). */
