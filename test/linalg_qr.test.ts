@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import { qrTileSize, tiledQR } from '../src/api/linalg_qr.js';
 import { ROUTINES } from '../src/runtime/routines.js';
-import { qrGemmModule, qrGemmNNModule } from '../src/wasm/qrgemm.js';
+import { qrBlockNegModule, qrGemmModule, qrGemmNNModule } from '../src/wasm/qrgemm.js';
 
 afterAll(() => mt.shutdown());
 
@@ -124,7 +124,7 @@ describe('tiled QR', () => {
       }
     }
   });
-  it('inner blocks and sub-panels past one block: tiles of 132 (ib 64, sub-panels of 16, a ragged last block)', async () => {
+  it('inner blocks and sub-panels past one block: tiles of 132 (inner blocks of 32, sub-panels of 16, a ragged last block of 4)', async () => {
     const a = normals(300, 280, 9);
     const { res, orth, upper } = await qr(a, 132, 132, 'reduced');
     expect(res).toBeLessThan(1e-14);
@@ -203,6 +203,21 @@ describe('the QR\'s GEMM kernels', () => {
         }
         expect(f[C - 1]).toBe(before[C - 1]);
         for (let i = P; i < end + 8; i++) if (f[i] !== before[i]) throw new Error(`wrote outside C at ${i}`);
+      }
+    }
+  });
+  it('blockneg: D = −S and D −= S over strided blocks', () => {
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    const neg = new WebAssembly.Instance(new WebAssembly.Module(qrBlockNegModule()), { env: { memory } }).exports.blockneg as (...a: number[]) => void;
+    const f = new Float64Array(memory.buffer);
+    for (let i = 0; i < 400; i++) f[i] = i % 7 - 3;
+    const before = f.slice(0, 400);
+    neg(8 * 10, 9, 8 * 200, 5, 3, 4, 0);
+    neg(8 * 100, 9, 8 * 200, 5, 3, 4, 1);
+    for (let a = 0; a < 3; a++) {
+      for (let b = 0; b < 9; b++) {
+        expect(f[10 + a * 9 + b]).toBe(b < 4 ? -before[200 + a * 5 + b]! : before[10 + a * 9 + b]);
+        expect(f[100 + a * 9 + b]).toBe(b < 4 ? before[100 + a * 9 + b]! - before[200 + a * 5 + b]! : before[100 + a * 9 + b]);
       }
     }
   });

@@ -24,7 +24,7 @@ import { Tensor } from './core.js';
 import { tileSize } from './linalg_tiled.js';
 
 /** Columns of an inner block: the panel is ib wide, the block-reflector GEMMs have ib as their K or their width. */
-export const QR_IB = 64;
+export const QR_IB = 32;
 
 type Box = readonly (readonly [number, number])[];
 type Read = { input: number; box: Box };

@@ -28,7 +28,7 @@
 // In: routine parameters and regions (./region.ts). Out: one chunk written.
 
 import type { RoutineParams } from '../graph/node.js';
-import { qrGemmModule, qrGemmNNModule } from '../wasm/qrgemm.js';
+import { qrBlockNegModule, qrGemmModule, qrGemmNNModule } from '../wasm/qrgemm.js';
 import { type Region, type RegionSpec, type Routine, flag, onlyParams } from './region.js';
 import { gemmNTTs } from './tiles.js';
 
@@ -40,9 +40,10 @@ const IB2 = 16;
 
 type Mul = (C: number, ldc: number, P: number, ldp: number, Q: number, ldq: number, r: number, c: number, K: number) => void;
 /** The arena's values and its two products over element offsets into them: nt, C −= P Qᵀ; nn, C −= P Q. */
-interface Arena { f: Float64Array; nt: Mul; nn: Mul }
+interface Arena { f: Float64Array; nt: Mul; nn: Mul; neg: (D: number, ldd: number, S: number, lds: number, r: number, c: number, sub: boolean) => void }
 
-let MODULE: { memory: WebAssembly.Memory; nt: (...a: number[]) => void; nn: (...a: number[]) => void } | null | undefined;
+type Fn = (...a: number[]) => void;
+let MODULE: { memory: WebAssembly.Memory; nt: Fn; nn: Fn; neg: Fn } | null | undefined;
 let PLAIN: Float64Array | null = null;
 
 /** An arena of at least `n` float64 values: the modules' memory (grown as needed), or a plain array and TypeScript loops where SIMD is missing. */
@@ -51,7 +52,7 @@ function arena(n: number): Arena {
     try {
       const memory = new WebAssembly.Memory({ initial: 1 });
       const make = (bytes: Uint8Array<ArrayBuffer>): WebAssembly.Exports => new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
-      MODULE = { memory, nt: make(qrGemmModule()).gemmnt as (...a: number[]) => void, nn: make(qrGemmNNModule()).gemmnn as (...a: number[]) => void };
+      MODULE = { memory, nt: make(qrGemmModule()).gemmnt as Fn, nn: make(qrGemmNNModule()).gemmnn as Fn, neg: make(qrBlockNegModule()).blockneg as Fn };
     } catch { MODULE = null; }
   }
   if (MODULE) {
@@ -63,6 +64,7 @@ function arena(n: number): Arena {
       f,
       nt: (C, ldc, P, ldp, Q, ldq, r, c, K) => { if (r && c && K) m.nt(8 * C, ldc, 8 * P, ldp, 8 * Q, ldq, r, c, K); },
       nn: (C, ldc, P, ldp, Q, ldq, r, c, K) => { if (r && c && K) m.nn(8 * C, ldc, 8 * P, ldp, 8 * Q, ldq, r, c, K); },
+      neg: (D, ldd, S, lds, r, c, sub) => m.neg(8 * D, ldd, 8 * S, lds, r, c, sub ? 1 : 0),
     };
   }
   if (!PLAIN || PLAIN.length < n) PLAIN = new Float64Array(n);
@@ -77,6 +79,9 @@ function arena(n: number): Arena {
           for (let b = 0; b < c; b++) f[o + b] -= p * f[q + b]!;
         }
       }
+    },
+    neg: (D, ldd, S, lds, r, c, sub) => {
+      for (let a = 0; a < r; a++) for (let b = 0; b < c; b++) f[D + a * ldd + b] = (sub ? f[D + a * ldd + b]! : 0) - f[S + a * lds + b]!;
     },
   };
 }
@@ -98,7 +103,8 @@ function load(f: Float64Array, o: number, T: number, r: Region, raw: boolean): v
   const d = r.data as Float64Array | Float32Array;
   f.fill(0, o, o + T * T);
   if (!raw) {
-    if (d instanceof Float64Array && s1 === 1) for (let i = 0; i < m; i++) f.set(d.subarray(i * s0, i * s0 + n), o + i * T);
+    if (d instanceof Float64Array && s1 === 1 && s0 === T && n === T) f.set(d.subarray(0, m * T), o);
+    else if (d instanceof Float64Array && s1 === 1) for (let i = 0; i < m; i++) f.set(d.subarray(i * s0, i * s0 + n), o + i * T);
     else for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) f[o + i * T + j] = d[i * s0 + j * s1]!;
     return;
   }
@@ -109,7 +115,8 @@ function load(f: Float64Array, o: number, T: number, r: Region, raw: boolean): v
 function put(f: Float64Array, o: number, T: number, out: Region, row0: number, rows: number): void {
   const [s0, s1] = out.strides as [number, number];
   const d = out.data as Float64Array;
-  if (s1 === 1) for (let i = 0; i < rows; i++) d.set(f.subarray(o + i * T, o + i * T + T), (row0 + i) * s0);
+  if (s1 === 1 && s0 === T) d.set(f.subarray(o, o + rows * T), row0 * T);
+  else if (s1 === 1) for (let i = 0; i < rows; i++) d.set(f.subarray(o + i * T, o + i * T + T), (row0 + i) * s0);
   else for (let i = 0; i < rows; i++) for (let j = 0; j < T; j++) d[(row0 + i) * s0 + j * s1] = f[o + i * T + j]!;
 }
 
@@ -190,11 +197,11 @@ function applyGe(A: Arena, L: ReturnType<typeof layout>, T: number, xo: number, 
  */
 function applyTs(A: Arena, L: ReturnType<typeof layout>, T: number, yo: number, xo: number, nr: number, kb: number, w: number): void {
   const f = A.f;
-  for (let c = 0; c < nr; c++) for (let a = 0; a < w; a++) f[L.W + c * w + a] = -f[yo + c * T + kb + a]!;
+  A.neg(L.W, w, yo + kb, T, nr, w, false);
   A.nt(L.W, w, xo, T, L.Vt + kb * T, T, nr, w, T);
   f.fill(0, L.Z, L.Z + nr * w);
   A.nn(L.Z, w, L.W, w, L.Tq, w, nr, w, w);
-  for (let c = 0; c < nr; c++) for (let a = 0; a < w; a++) f[yo + c * T + kb + a] -= f[L.Z + c * w + a]!;
+  A.neg(yo + kb, T, L.Z, w, nr, w, true);
   compactV(f, L, T, kb, w, 0);
   A.nt(xo, T, L.Z, w, L.Vb, w, nr, T, w);
 }

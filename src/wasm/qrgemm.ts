@@ -141,3 +141,34 @@ export function qrGemmNNModule(): Uint8Array<ArrayBuffer> {
   c.br(0).end().end();
   return assembleOne('gemmnn', [T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32], [], locals, c);
 }
+
+/**
+ * blockneg(D, ldd, S, lds, r, c, sub): D (r × c) = −S (sub = 0) or D −= S (sub = 1), row-major at byte offsets with
+ * leading dimensions in elements, c % 2 = 0: the block reflector's W = −Y_b and Y_b −= Z without a JavaScript loop.
+ */
+export function qrBlockNegModule(): Uint8Array<ArrayBuffer> {
+  const c = new Code();
+  const [D, ldd, S, lds, r, cc, sub] = [0, 1, 2, 3, 4, 5, 6];
+  const locals: T[] = [];
+  let next = 7;
+  const local = (t: T): number => { locals.push(t); return next++; };
+  const [a, d, s, end] = Array.from({ length: 4 }, () => local(T.i32));
+  c.i32(0).set(a);
+  c.block().loop(); // over rows
+  c.get(a).get(r).op(I32_GE_S).brIf(1);
+  c.get(D).get(a).get(ldd).op(I32_MUL).i32(3).op(I32_SHL).op(I32_ADD).set(d);
+  c.get(S).get(a).get(lds).op(I32_MUL).i32(3).op(I32_SHL).op(I32_ADD).set(s);
+  c.get(d).get(cc).i32(3).op(I32_SHL).op(I32_ADD).set(end);
+  c.block().loop(); // over pairs of columns
+  c.get(d).get(end).op(I32_GE_S).brIf(1);
+  c.get(d);
+  c.get(sub).if(T.v128).get(d).vmem(V.load, 3, 0).get(s).vmem(V.load, 3, 0).v(V.f64x2_sub)
+    .else().get(s).vmem(V.load, 3, 0).v(V.f64x2_neg).end();
+  c.vmem(V.store, 3, 0);
+  c.get(d).i32(16).op(I32_ADD).set(d);
+  c.get(s).i32(16).op(I32_ADD).set(s);
+  c.br(0).end().end();
+  c.get(a).i32(1).op(I32_ADD).set(a);
+  c.br(0).end().end();
+  return assembleOne('blockneg', [T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32], [], locals, c);
+}
