@@ -28,7 +28,7 @@
 // In: routine parameters and regions (./region.ts). Out: one chunk written.
 
 import type { RoutineParams } from '../graph/node.js';
-import { qrBlockNegModule, qrGemmModule, qrGemmNNModule } from '../wasm/qrgemm.js';
+import { qrBlockNegModule, qrGemmModule, qrGemmNNModule, qrLevel2Modules } from '../wasm/qrgemm.js';
 import { type Region, type RegionSpec, type Routine, flag, onlyParams } from './region.js';
 import { gemmNTTs } from './tiles.js';
 
@@ -40,10 +40,18 @@ const IB2 = 16;
 
 type Mul = (C: number, ldc: number, P: number, ldp: number, Q: number, ldq: number, r: number, c: number, K: number) => void;
 /** The arena's values and its two products over element offsets into them: nt, C −= P Qᵀ; nn, C −= P Q. */
-interface Arena { f: Float64Array; nt: Mul; nn: Mul; neg: (D: number, ldd: number, S: number, lds: number, r: number, c: number, sub: boolean) => void }
+interface Arena {
+  f: Float64Array; nt: Mul; nn: Mul;
+  /** D = −S, or D −= S (sub), r × c blocks. */
+  neg: (D: number, ldd: number, S: number, lds: number, r: number, c: number, sub: boolean) => void;
+  /** Σ f[x + k] f[y + k] over k < n. */
+  dot: (x: number, y: number, n: number) => number;
+  /** f[y + k] += a f[x + k] for k < n. */
+  axpy: (y: number, x: number, a: number, n: number) => void;
+}
 
 type Fn = (...a: number[]) => void;
-let MODULE: { memory: WebAssembly.Memory; nt: Fn; nn: Fn; neg: Fn } | null | undefined;
+let MODULE: { memory: WebAssembly.Memory; nt: Fn; nn: Fn; neg: Fn; dot: (...a: number[]) => number; axpy: Fn } | null | undefined;
 let PLAIN: Float64Array | null = null;
 
 /** An arena of at least `n` float64 values: the modules' memory (grown as needed), or a plain array and TypeScript loops where SIMD is missing. */
@@ -52,7 +60,11 @@ function arena(n: number): Arena {
     try {
       const memory = new WebAssembly.Memory({ initial: 1 });
       const make = (bytes: Uint8Array<ArrayBuffer>): WebAssembly.Exports => new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports;
-      MODULE = { memory, nt: make(qrGemmModule()).gemmnt as Fn, nn: make(qrGemmNNModule()).gemmnn as Fn, neg: make(qrBlockNegModule()).blockneg as Fn };
+      const l2 = qrLevel2Modules();
+      MODULE = {
+        memory, nt: make(qrGemmModule()).gemmnt as Fn, nn: make(qrGemmNNModule()).gemmnn as Fn, neg: make(qrBlockNegModule()).blockneg as Fn,
+        dot: make(l2.dot).dot as (...a: number[]) => number, axpy: make(l2.axpy).axpy as Fn,
+      };
     } catch { MODULE = null; }
   }
   if (MODULE) {
@@ -65,6 +77,8 @@ function arena(n: number): Arena {
       nt: (C, ldc, P, ldp, Q, ldq, r, c, K) => { if (r && c && K) m.nt(8 * C, ldc, 8 * P, ldp, 8 * Q, ldq, r, c, K); },
       nn: (C, ldc, P, ldp, Q, ldq, r, c, K) => { if (r && c && K) m.nn(8 * C, ldc, 8 * P, ldp, 8 * Q, ldq, r, c, K); },
       neg: (D, ldd, S, lds, r, c, sub) => m.neg(8 * D, ldd, 8 * S, lds, r, c, sub ? 1 : 0),
+      dot: (x, y, n) => m.dot(8 * x, 8 * y, n),
+      axpy: (y, x, a, n) => m.axpy(8 * y, 8 * x, a, n),
     };
   }
   if (!PLAIN || PLAIN.length < n) PLAIN = new Float64Array(n);
@@ -83,6 +97,8 @@ function arena(n: number): Arena {
     neg: (D, ldd, S, lds, r, c, sub) => {
       for (let a = 0; a < r; a++) for (let b = 0; b < c; b++) f[D + a * ldd + b] = (sub ? f[D + a * ldd + b]! : 0) - f[S + a * lds + b]!;
     },
+    dot: (x, y, n) => { let s = 0; for (let k = 0; k < n; k++) s += f[x + k]! * f[y + k]!; return s; },
+    axpy: (y, x, a, n) => { for (let k = 0; k < n; k++) f[y + k] += a * f[x + k]!; },
   };
 }
 
@@ -135,9 +151,8 @@ function clear(out: Region, row0: number, rows: number): void {
  * LAPACK's dlarfg over alpha = f[ai] and x = f[xo, xo + n): H (alpha; x) = (beta; 0) with
  * H = I − tau (1; v)(1; v)ᵀ; x becomes v, alpha beta. Returns tau (0 when x is zero: H = I).
  */
-function reflector(f: Float64Array, ai: number, xo: number, n: number): number {
-  let s = 0;
-  for (let k = xo; k < xo + n; k++) s += f[k]! * f[k]!;
+function reflector(A: Arena, ai: number, xo: number, n: number): number {
+  const f = A.f, s = A.dot(xo, xo, n);
   if (s === 0) return 0;
   const alpha = f[ai]!;
   const beta = (alpha >= 0 ? -1 : 1) * Math.sqrt(alpha * alpha + s);
@@ -232,16 +247,14 @@ function geqrt(A: Arena, L: ReturnType<typeof layout>, T: number, ib: number): v
       const w2 = Math.min(IB2, kb + w - sb);
       for (let j = sb; j < sb + w2; j++) {
         const rj = X + j * T;
-        const tau = reflector(f, rj + j, rj + j + 1, T - j - 1);
+        const tau = reflector(A, rj + j, rj + j + 1, T - j - 1);
         f[L.tau + j - kb] = tau;
         if (tau !== 0) {
           for (let c = j + 1; c < sb + w2; c++) {
             const rc = X + c * T;
-            let s = f[rc + j]!;
-            for (let i = j + 1; i < T; i++) s += f[rj + i]! * f[rc + i]!;
-            s *= tau;
+            const s = tau * (f[rc + j]! + A.dot(rj + j + 1, rc + j + 1, T - j - 1));
             f[rc + j] -= s;
-            for (let i = j + 1; i < T; i++) f[rc + i] -= s * f[rj + i]!;
+            A.axpy(rc + j + 1, rj + j + 1, -s, T - j - 1);
           }
         }
         const vj = L.Vt + j * T;
@@ -284,16 +297,14 @@ function tsqrt(A: Arena, L: ReturnType<typeof layout>, T: number, ib: number): v
       const w2 = Math.min(IB2, kb + w - sb);
       for (let j = sb; j < sb + w2; j++) {
         const rj = X + j * T;
-        const tau = reflector(f, Y + j * T + j, rj, T);
+        const tau = reflector(A, Y + j * T + j, rj, T);
         f[L.tau + j - kb] = tau;
         if (tau === 0) continue;
         for (let c = j + 1; c < sb + w2; c++) {
           const rc = X + c * T;
-          let s = f[Y + c * T + j]!;
-          for (let i = 0; i < T; i++) s += f[rj + i]! * f[rc + i]!;
-          s *= tau;
+          const s = tau * (f[Y + c * T + j]! + A.dot(rj, rc, T));
           f[Y + c * T + j] -= s;
-          for (let i = 0; i < T; i++) f[rc + i] -= s * f[rj + i]!;
+          A.axpy(rc, rj, -s, T);
         }
       }
       f.copyWithin(L.Vt + sb * T, X + sb * T, X + (sb + w2) * T);

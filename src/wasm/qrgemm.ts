@@ -172,3 +172,60 @@ export function qrBlockNegModule(): Uint8Array<ArrayBuffer> {
   c.br(0).end().end();
   return assembleOne('blockneg', [T.i32, T.i32, T.i32, T.i32, T.i32, T.i32, T.i32], [], locals, c);
 }
+
+const F64_MUL = 0xa2, I32_AND = 0x71, I32_LT_U = 0x49;
+
+/**
+ * The Householder panel's level-2 loops: dot(x, y, n) = Σ x[k] y[k], and axpy(y, x, a, n): y += a x, over n float64
+ * values at byte offsets (any alignment), four at a time in two f64x2 lanes, the rest one by one.
+ */
+export function qrLevel2Modules(): { dot: Uint8Array<ArrayBuffer>; axpy: Uint8Array<ArrayBuffer> } {
+  const dot = (() => {
+    const c = new Code();
+    const [x, y, n] = [0, 1, 2];
+    const [a0, a1, end4, end] = [3, 4, 5, 6];
+    const s = 7;
+    c.get(x).get(n).i32(-4).op(I32_AND).i32(3).op(I32_SHL).op(I32_ADD).set(end4);
+    c.get(x).get(n).i32(3).op(I32_SHL).op(I32_ADD).set(end);
+    c.block().loop();
+    c.get(x).get(end4).op(I32_LT_U).op(0x45).brIf(1); // i32.eqz: stop when x >= end4
+    c.get(x).vmem(V.load, 3, 0).get(y).vmem(V.load, 3, 0).v(V.f64x2_mul).get(a0).v(V.f64x2_add).set(a0);
+    c.get(x).vmem(V.load, 3, 16).get(y).vmem(V.load, 3, 16).v(V.f64x2_mul).get(a1).v(V.f64x2_add).set(a1);
+    c.get(x).i32(32).op(I32_ADD).set(x);
+    c.get(y).i32(32).op(I32_ADD).set(y);
+    c.br(0).end().end();
+    c.get(a0).get(a1).v(V.f64x2_add).set(a0);
+    c.get(a0).v(V.f64x2_extract, 0).get(a0).v(V.f64x2_extract, 1).op(F64_ADD).set(s);
+    c.block().loop();
+    c.get(x).get(end).op(I32_LT_U).op(0x45).brIf(1);
+    c.get(s).get(x).mem(F64_LOAD, 3, 0).get(y).mem(F64_LOAD, 3, 0).op(F64_MUL).op(F64_ADD).set(s);
+    c.get(x).i32(8).op(I32_ADD).set(x);
+    c.get(y).i32(8).op(I32_ADD).set(y);
+    c.br(0).end().end();
+    c.get(s);
+    return assembleOne('dot', [T.i32, T.i32, T.i32], [T.f64], [T.v128, T.v128, T.i32, T.i32, T.f64], c);
+  })();
+  const axpy = (() => {
+    const c = new Code();
+    const [y, x, a, n] = [0, 1, 2, 3];
+    const [av, end4, end] = [4, 5, 6];
+    c.get(a).v(V.f64x2_splat).set(av);
+    c.get(y).get(n).i32(-4).op(I32_AND).i32(3).op(I32_SHL).op(I32_ADD).set(end4);
+    c.get(y).get(n).i32(3).op(I32_SHL).op(I32_ADD).set(end);
+    c.block().loop();
+    c.get(y).get(end4).op(I32_LT_U).op(0x45).brIf(1);
+    c.get(y).get(y).vmem(V.load, 3, 0).get(x).vmem(V.load, 3, 0).get(av).v(V.f64x2_mul).v(V.f64x2_add).vmem(V.store, 3, 0);
+    c.get(y).get(y).vmem(V.load, 3, 16).get(x).vmem(V.load, 3, 16).get(av).v(V.f64x2_mul).v(V.f64x2_add).vmem(V.store, 3, 16);
+    c.get(x).i32(32).op(I32_ADD).set(x);
+    c.get(y).i32(32).op(I32_ADD).set(y);
+    c.br(0).end().end();
+    c.block().loop();
+    c.get(y).get(end).op(I32_LT_U).op(0x45).brIf(1);
+    c.get(y).get(y).mem(F64_LOAD, 3, 0).get(x).mem(F64_LOAD, 3, 0).get(a).op(F64_MUL).op(F64_ADD).mem(F64_STORE, 3, 0);
+    c.get(x).i32(8).op(I32_ADD).set(x);
+    c.get(y).i32(8).op(I32_ADD).set(y);
+    c.br(0).end().end();
+    return assembleOne('axpy', [T.i32, T.i32, T.f64, T.i32], [], [T.v128, T.i32, T.i32], c);
+  })();
+  return { dot, axpy };
+}
