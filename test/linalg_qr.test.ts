@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import { qrTileSize, tiledQR } from '../src/api/linalg_qr.js';
 import { ROUTINES } from '../src/runtime/routines.js';
-import { qrBlockNegModule, qrGemmModule, qrGemmNNModule } from '../src/wasm/qrgemm.js';
+import { qrBlockNegModule, qrGemmModule, qrGemmNNModule, qrLevel2Modules } from '../src/wasm/qrgemm.js';
 
 afterAll(() => mt.shutdown());
 
@@ -28,7 +28,8 @@ const gen = (m: number, n: number): number[][] =>
 function normals(m: number, n: number, seed: number, scale = 0): number[][] {
   let s = seed >>> 0;
   const u = (): number => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return (s + 0.5) / 2 ** 32; };
-  return Array.from({ length: m }, () => Array.from({ length: n }, (_, j) => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u()) * 10 ** (-(j % 7) * scale)));
+  const z = (): number => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
+  return Array.from({ length: m }, () => Array.from({ length: n }, (_, j) => z() * 10 ** (-(j % 7) * scale)));
 }
 
 const hilbert = (n: number): number[][] => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => 1 / (i + j + 1)));
@@ -169,8 +170,10 @@ describe('tiled QR', () => {
     expect(() => ROUTINES.qrgeqrt.check({ ...p, raw: [0] }, [f64(5, 8)], f64(19, 8))).toThrow(/writes a float64 \[20, 8\]/);
     expect(() => ROUTINES.qrgeqrt.check({ ...p, raw: [0], x: 1 }, [f64(5, 8)], f64(20, 8))).toThrow(/unknown routine parameter x/);
     expect(() => ROUTINES.qrtsmqr.check({ ...p, raw: [1], trans: true }, [f64(8, 8), f64(3, 8), f64(8, 8), f64(4, 8)], f64(20, 8))).not.toThrow();
-    expect(() => ROUTINES.qrtsmqr.check({ ...p, raw: [1], trans: 1 }, [f64(8, 8), f64(3, 8), f64(8, 8), f64(4, 8)], f64(20, 8))).toThrow(/trans must be a boolean/);
-    expect(() => ROUTINES.qrtsmqr.check({ ...p, raw: [], trans: true }, [f64(8, 8), f64(8, 8), f64(8, 8), f64(8, 8)], f64(20, 8))).toThrow(/read 3 must be a float64 \[4, 8\]/);
+    const pair = [f64(8, 8), f64(3, 8), f64(8, 8), f64(4, 8)];
+    expect(() => ROUTINES.qrtsmqr.check({ ...p, raw: [1], trans: 1 }, pair, f64(20, 8))).toThrow(/trans must be a boolean/);
+    expect(() => ROUTINES.qrtsmqr.check({ ...p, raw: [], trans: true }, [f64(8, 8), f64(8, 8), f64(8, 8), f64(8, 8)], f64(20, 8)))
+      .toThrow(/read 3 must be a float64 \[4, 8\]/);
     expect(() => ROUTINES.qrunmqr.check({ ...p, raw: [5], trans: true }, [f64(8, 8), f64(8, 8), f64(4, 8)], f64(20, 8))).toThrow(/raw must list read indices/);
     expect(() => ROUTINES.qrtsqrt.check({ ...p, raw: [] }, [f64(8, 8)], f64(20, 8))).toThrow(/reads 2 regions/);
     expect(() => ROUTINES.qreye.check({ ...p, diag: true }, [f64(8, 8)], f64(20, 8))).toThrow(/qreye reads nothing/);
@@ -204,6 +207,22 @@ describe('the QR\'s GEMM kernels', () => {
         expect(f[C - 1]).toBe(before[C - 1]);
         for (let i = P; i < end + 8; i++) if (f[i] !== before[i]) throw new Error(`wrote outside C at ${i}`);
       }
+    }
+  });
+  it('dot and axpy: any length, any alignment, exactly the plain sums on small integers', () => {
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    const m = qrLevel2Modules();
+    const dot = new WebAssembly.Instance(new WebAssembly.Module(m.dot), { env: { memory } }).exports.dot as (...a: number[]) => number;
+    const axpy = new WebAssembly.Instance(new WebAssembly.Module(m.axpy), { env: { memory } }).exports.axpy as (...a: number[]) => void;
+    const f = new Float64Array(memory.buffer);
+    for (let i = 0; i < 2000; i++) f[i] = (i % 13) - 6;
+    for (const [x, y, n] of [[1, 500, 0], [3, 700, 1], [5, 900, 7], [0, 1000, 64], [7, 1200, 131]] as const) {
+      let s = 0;
+      for (let k = 0; k < n; k++) s += f[x + k]! * f[y + k]!;
+      expect(dot(8 * x, 8 * y, n)).toBe(s);
+      const before = f.slice(0, 2000);
+      axpy(8 * y, 8 * x, 0.5, n);
+      for (let i = 0; i < 2000; i++) expect(f[i]).toBe(i >= y && i < y + n ? before[i]! + 0.5 * before[x + i - y]! : before[i]);
     }
   });
   it('blockneg: D = −S and D −= S over strided blocks', () => {

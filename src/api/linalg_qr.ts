@@ -32,7 +32,10 @@ type Read = { input: number; box: Box };
 /** [lo, hi) of tile k of side T along an axis of length n. */
 const span = (k: number, T: number, n: number): [number, number] => [k * T, Math.min(n, (k + 1) * T)];
 
-/** The QR's tile side for an m × n matrix over chunks `chunk`: the Cholesky's choice (./linalg_tiled.ts), a multiple of 4, doubled while the DAG's calls would pass half an array's chunk limit. */
+/**
+ * The QR's tile side for an m × n matrix over chunks `chunk`: the Cholesky's choice (./linalg_tiled.ts), a multiple of 4,
+ * doubled while the DAG's calls would pass half an array's chunk limit.
+ */
 export function qrTileSize(m: number, n: number, chunk: readonly number[]): number {
   let t = Math.ceil(tileSize(Math.max(m, n), chunk) / 4) * 4;
   const calls = (t: number): number => { const a = Math.ceil(m / t), b = Math.ceil(n / t), k = Math.min(a, b); return k * a * b + a * a; };

@@ -1,21 +1,25 @@
-// The GEMM of the tiled QR's kernels (runtime/qrtiles.ts) as a WebAssembly
-// SIMD module: C −= P Qᵀ over row-major blocks that already lie in the
-// module's memory, each with its own leading dimension, so that a tile
-// QR task copies its tiles in once and runs every block-reflector update in
-// place (wasm/tilegemm.ts copies its blocks in and out on every call, which
-// costs as much as the arithmetic when K is an inner block of 32 or 64).
-// The loop nest is tilegemm's: each 4 × 2 register block of C keeps eight
-// f64x2 accumulators of partial dot products along K (even k in lane 0, odd
-// k in lane 1), adds the two lanes at the end and subtracts the sum from C;
-// separate multiply and add (no FMA in SIMD128). The caller keeps r a
-// multiple of 4 and c and K multiples of 2 (the QR pads its tiles to
-// multiples of 4 with zeros). The module imports its memory (env.memory,
-// not shared: one per thread).
-// gemmnn, C −= P Q with Q's rows along C's columns, keeps a 4 × 4 block of C
-// itself in eight f64x2 accumulators (loaded once, stored once) and adds, for
-// each k, four broadcast values of P times two vectors of Q's row k: no lane
-// sums, and a short K (the inner block) costs no more per k than a long one.
-// In: nothing. Out: the modules' bytes; gemmnt(C, ldc, P, ldp, Q, ldq, r, c, K) and gemmnn (the same arguments).
+// The kernels of the tiled QR (runtime/qrtiles.ts) as WebAssembly SIMD
+// modules over blocks that already lie in the module's memory, each with its
+// own leading dimension, so that a tile QR task copies its tiles in once and
+// runs every block-reflector update in place (wasm/tilegemm.ts copies its
+// blocks in and out on every call, which costs as much as the arithmetic
+// when K is an inner block of 32).
+//   gemmnt    C −= P Qᵀ, tilegemm's loop nest: each 4 × 2 register block of C
+//             keeps eight f64x2 accumulators of partial dot products along K
+//             (even k in lane 0, odd k in lane 1), adds the two lanes at the
+//             end and subtracts the sum from C. r % 4 = c % 2 = K % 2 = 0
+//             (the QR pads its tiles to multiples of 4 with zeros). With V's
+//             columns compact (K = 32 contiguous values a row) it runs as fast
+//             with that short K as with a long one.
+//   gemmnn    C −= P Q (Q's rows along C's columns): a 4 × 4 block of C in
+//             eight f64x2 accumulators, four broadcast values of P times two
+//             vectors of Q's row k each step; for the small T-factor product.
+//   blockneg  D = −S, or D −= S: the block reflector's W = −Y_b and Y_b −= Z.
+//   dot, axpy the Householder panel's level-2 loops.
+// Separate multiply and add (no FMA in SIMD128). Each module imports its
+// memory (env.memory, not shared: one per thread; the QR instantiates all of
+// them over one memory).
+// In: nothing. Out: the modules' bytes.
 
 import { Code, T, V, assembleOne } from './encode.js';
 
@@ -23,7 +27,7 @@ const I32_ADD = 0x6a, I32_SHL = 0x74, I32_MUL = 0x6c, I32_GE_S = 0x4e, F64_LOAD 
 
 /**
  * gemmnt(C, ldc, P, ldp, Q, ldq, r, c, K): C (r × c) −= P (r × K) Qᵀ (Q c × K), row-major at byte offsets C, P, Q
- * with leading dimensions in elements; r % 4 = c % 2 = K % 2 = 0 and every row 16-byte aligned is not required.
+ * with leading dimensions in elements; r % 4 = c % 2 = K % 2 = 0 (rows need not be 16-byte aligned).
  */
 export function qrGemmModule(): Uint8Array<ArrayBuffer> {
   const c = new Code();
