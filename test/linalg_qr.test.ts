@@ -106,6 +106,18 @@ describe('tiled QR', () => {
     expect(relAbs(rc, F.rc70x45!)).toBeLessThan(1e-13);
     expect(res).toBeLessThan(1e-14);
   });
+  it('the DAG: PLASMA\'s tasks, each its own call; the workspace frees each tile version once read', async () => {
+    const n = 256, a = tensor(normals(n, n, 4), 32);
+    await a.execute();
+    const r = mt.linalg.qr(a, { mode: 'r' }) as mt.Tensor;
+    const work = r.node.inputs[0]!;
+    // nt = 8: 8 GEQRT, 28 UNMQR and TSQRT, Σ k² = 140 TSMQR
+    const calls = (work.attrs as { calls: { routine: string }[] }).calls.map((c) => c.routine);
+    expect(['qrgeqrt', 'qrunmqr', 'qrtsqrt', 'qrtsmqr'].map((x) => calls.filter((c) => c === x).length)).toEqual([8, 28, 28, 140]);
+    await r.execute();
+    // all 204 versions kept would be about 10 times the matrix; the input, R and the live versions stay below 4
+    expect(mt.lastReport().peakBytes).toBeLessThan(4 * n * n * 8);
+  });
   it('float32 stays float32, at float32 precision', async () => {
     for (const [m, n, T] of [[40, 40, 8], [50, 23, 12]] as const) {
       const { r, res, orth, upper } = await qr(gen(m, n), T, T, 'reduced', 'float32');
