@@ -163,6 +163,16 @@ describe('tiled QR', () => {
     expect(qrTileSize(100, 70, [30, 30]) % 4).toBe(0);
     expect(qrTileSize(37, 37, [8, 8])).toBe(16);
   });
+  it('values near overflow and underflow: R scales with the matrix (the norms computed with care)', async () => {
+    const a = normals(40, 30, 8);
+    const ref = await qr(a, 8, 8, 'reduced');
+    for (const k of [1e200, 1e-200]) {
+      const got = await qr(a.map((row) => row.map((v) => v * k)), 8, 8, 'reduced');
+      expect(relAbs(got.r.map((v) => v / k), ref.r)).toBeLessThan(1e-13);
+      expect(relAbs(got.q, ref.q)).toBeLessThan(1e-12);
+      expect(got.orth).toBeLessThan(1e-13);
+    }
+  });
   it('a NaN gives NaNs, not an error (NumPy\'s LAPACK); the columns of R before its tile stay finite', async () => {
     const a = gen(40, 40);
     a[10]![25] = NaN;

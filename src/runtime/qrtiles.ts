@@ -157,10 +157,21 @@ function clear(out: Region, row0: number, rows: number): void {
  * H = I − tau (1; v)(1; v)ᵀ; x becomes v, alpha beta. Returns tau (0 when x is zero: H = I).
  */
 function reflector(A: Arena, ai: number, xo: number, n: number): number {
-  const f = A.f, s = A.dot(xo, xo, n);
-  if (s === 0) return 0;
+  const f = A.f;
+  let xnorm = Math.sqrt(A.dot(xo, xo, n));
+  // a sum of squares that may have underflowed or overflowed: the norm again, scaled by the largest |x| (dnrm2's care)
+  if (!(xnorm > 1e-150 && xnorm < 1e150)) {
+    let m = 0;
+    for (let k = xo; k < xo + n; k++) m = Math.max(m, Math.abs(f[k]!));
+    if (m > 0 && m < Infinity) {
+      let t = 0;
+      for (let k = xo; k < xo + n; k++) t += (f[k]! / m) ** 2;
+      xnorm = m * Math.sqrt(t);
+    }
+  }
+  if (xnorm === 0) return 0;
   const alpha = f[ai]!;
-  const beta = (alpha >= 0 ? -1 : 1) * Math.sqrt(alpha * alpha + s);
+  const beta = (alpha >= 0 ? -1 : 1) * Math.hypot(alpha, xnorm);
   const scale = 1 / (alpha - beta);
   for (let k = xo; k < xo + n; k++) f[k] *= scale;
   f[ai] = beta;
