@@ -27,8 +27,9 @@
 // arithmetic of qrtsmqr, nearly all of the factorization's, is GEMM-shaped.
 // One thread at T = 512 (GFLOP/s of PLASMA's counts, CPU time): tsmqr 15.2
 // against 15.6 for the Cholesky's gemmNT on 512³, tsqrt 12.7, unmqr 13.5,
-// geqrt 11.7. Householder as LAPACK's dlarfg (R's
-// diagonal may be negative; a NaN spreads NaNs, as LAPACK's does).
+// geqrt 11.7. Householder as LAPACK's dlarfg (R's diagonal may be negative;
+// the norm rescaled where its sum of squares could underflow or overflow; a
+// NaN spreads NaNs, as LAPACK's does).
 // In: routine parameters and regions (./region.ts). Out: one chunk written.
 
 import type { RoutineParams } from '../graph/node.js';
@@ -129,7 +130,13 @@ function load(f: Float64Array, o: number, T: number, r: Region, raw: boolean): v
     else for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) f[o + i * T + j] = d[i * s0 + j * s1]!;
     return;
   }
-  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) f[o + j * T + i] = d[i * s0 + j * s1]!;
+  // transposed by 16 × 16 blocks: both the reads and the writes stay within a few cache lines
+  for (let i0 = 0; i0 < m; i0 += 16) {
+    for (let j0 = 0; j0 < n; j0 += 16) {
+      const i1 = Math.min(m, i0 + 16), j1 = Math.min(n, j0 + 16);
+      for (let i = i0; i < i1; i++) for (let j = j0; j < j1; j++) f[o + j * T + i] = d[i * s0 + j * s1]!;
+    }
+  }
 }
 
 /** Rows [row0, row0 + rows) of a workspace chunk from f at `o` (T values a row). */
