@@ -6,8 +6,8 @@
 // triangular on 1, 4 and many tiles, ragged edges, tall and wide matrices
 // with tile counts differing per axis, float64 and float32, well and
 // ill-conditioned; independence of the tile size (a property over random
-// shapes and tiles); NaN input; the routines' checks; the kernels against
-// plain loops.
+// shapes and tiles); NaN input; lstsq through it; the routines' checks; the
+// kernels against plain loops.
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -33,6 +33,20 @@ function normals(m: number, n: number, seed: number, scale = 0): number[][] {
 }
 
 const hilbert = (n: number): number[][] => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => 1 / (i + j + 1)));
+
+/** The routine names of a node's lineage. */
+function names(node: mt.Tensor['node']): Set<string> {
+  const out = new Set<string>(), seen = new Set<number>(), stack = [node];
+  while (stack.length) {
+    const x = stack.pop()!;
+    if (seen.has(x.id)) continue;
+    seen.add(x.id);
+    const name = (x.attrs as { name?: unknown }).name;
+    if (typeof name === 'string') out.add(name);
+    stack.push(...x.inputs);
+  }
+  return out;
+}
 
 const tensor = (a: number[][], chunkSize: number | number[], dtype: 'float64' | 'float32' = 'float64'): mt.Tensor => mt.tensor(a, { dtype, chunkSize });
 const flat = async (t: mt.Tensor): Promise<Float64Array> => Float64Array.from((await t.fetch()).data as ArrayLike<number>);
@@ -181,6 +195,21 @@ describe('tiled QR', () => {
     expect(q.some(Number.isNaN)).toBe(true);
     expect(r.some(Number.isNaN)).toBe(true);
     for (let i = 0; i < 40; i++) for (let j = 0; j < 24; j++) expect(Number.isNaN(r[i * 40 + j]!)).toBe(false);
+  });
+  it('lstsq of a matrix over several chunks goes through it: the one-chunk answer, tall, wide and rank-deficient', async () => {
+    const deficient = normals(50, 30, 12);
+    for (const row of deficient) row[7] = row[3]! - 2 * row[11]!;
+    for (const a of [normals(60, 40, 10), normals(30, 50, 11), deficient]) {
+      const b = normals(a.length, 3, 13);
+      const got = mt.linalg.lstsq(tensor(a, 16), mt.tensor(b, { chunkSize: 16 }));
+      expect(names(got[0]!.node)).toContain('linalg.qr.tiles');
+      const want = mt.linalg.lstsq(mt.tensor(a), mt.tensor(b));
+      for (let i = 0; i < 4; i++) {
+        const [g, w] = [await flat(got[i]!), await flat(want[i]!)];
+        expect(g.length).toBe(w.length);
+        if (w.length) expect(Math.max(...g.map((v, k) => Math.abs(v - w[k]!))) / Math.max(1, ...w.map(Math.abs))).toBeLessThan(1e-10);
+      }
+    }
   });
   it('the routines\' checks refuse bad parameters and regions', () => {
     const f64 = (...shape: number[]) => ({ dtype: 'float64' as const, shape });

@@ -367,10 +367,12 @@ export const linalg = {
     let rcond = o.rcond ?? EPS64 * Math.max(m, n);
     if (rcond < 0) rcond = EPS64;
     const k = tb.shape[1]!;
-    if (m >= n && tallSkinny(ta) && ta.dtype !== 'float16' && tb.dtype !== 'float16') {
+    const tiled = !tallSkinny(ta) && spansChunks(ta) && ta.size > 0;
+    if (((m >= n && tallSkinny(ta)) || tiled) && ta.dtype !== 'float16' && tb.dtype !== 'float16') {
       // a tall-skinny a chunked by rows: a = QR by TSQR, then the small problem R x = Qᵀb on the host (R has a's singular
-      // values, so rcond and the rank are a's); the residuals ‖b − a x‖² in one more chunked pass, never gathered
-      const [q, r] = tsqr(floating(ta));
+      // values, so rcond and the rank are a's); the residuals ‖b − a x‖² in one more chunked pass, never gathered. Any
+      // other a over several chunks: the tiled QR (./linalg_qr.ts), R (k × n, k = min(m, n)) and Qᵀb alone gathered.
+      const [q, r] = tiled ? tiledQR(floating(ta), qrTileSize(m, n, ta.node.chunk), 'reduced') as [Tensor, Tensor] : tsqr(floating(ta));
       const [x, , rank, s] = host('linalg.lstsq', { fn: 'lstsq', rcond }, r, matmul(transpose(q), astype(tb, q.dtype))) as [Tensor, Tensor, Tensor, Tensor];
       const e = subtract(tb, matmul(ta, x));
       const res = sum(multiply(e, e), { axis: 0 });
