@@ -282,8 +282,9 @@ export const linalg = {
   },
   /**
    * np.linalg.qr: Householder; [Q, R] for mode 'reduced' (default) or 'complete', R alone for 'r'. A tall-skinny
-   * matrix chunked by rows (at most 512 columns) is factored by TSQR over its chunks, except in mode 'complete';
-   * its R's rows (Q's columns) may differ in sign from NumPy's, as QR allows.
+   * matrix chunked by rows (at most 512 columns) is factored by TSQR over its chunks, except in mode 'complete'; any
+   * other matrix over several chunks by PLASMA's tile QR (./linalg_qr.ts); their R's rows (Q's columns) may differ
+   * in sign from NumPy's, as QR allows.
    */
   qr(a: Operand, ...args: Args): Tensor[] | Tensor {
     const o = kwargs<{ mode?: string }>('linalg.qr', args, ['mode']);
@@ -351,7 +352,8 @@ export const linalg = {
   },
   /**
    * np.linalg.lstsq(a, b, rcond=None): [x, residuals, rank, s] through the SVD; residuals are empty unless rank == N < M.
-   * A tall-skinny a chunked by rows is factored by TSQR first (./linalg_tiled.ts), the small R x = Qᵀb solved on the host.
+   * A tall-skinny a chunked by rows is factored by TSQR first (./linalg_tiled.ts), any other a over several chunks by
+   * the tiled QR (./linalg_qr.ts); then R x = Qᵀb is solved on the host.
    */
   lstsq(a: Operand, b: Operand, ...args: Args): Tensor[] {
     const o = kwargs<{ rcond?: number | null }>('linalg.lstsq', args, ['rcond']);
