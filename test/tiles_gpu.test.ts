@@ -188,4 +188,28 @@ describe('tiled float32 linear algebra with device webgpu', () => {
     // the strict upper triangle is zero, as wasm's
     for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) expect(dev[i * n + j]).toBe(0);
   }, 120_000);
+
+  it('solve_triangular over 3 tiles: the trsolve updates on the GPU, x as wasm\'s', async () => {
+    const n = 140, w = 30, g = uniform(12);
+    const Tl = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (j < i ? g() / n : j === i ? 2 + g() : 0)));
+    const B = Array.from({ length: n }, () => Array.from({ length: w }, g));
+    const solve = async (device: 'wasm' | 'webgpu') => {
+      mt.options.device = device;
+      try {
+        const x = mt.linalg.solve_triangular(mt.tensor(Tl, { dtype: 'float32', chunkSize: 64 }), mt.tensor(B, { dtype: 'float32', chunkSize: 64 }), { lower: true });
+        return (await x.fetch()).data as Float32Array;
+      } finally {
+        mt.options.device = 'wasm';
+      }
+    };
+    const before = tileGpuStats.byName.trsolve!;
+    const cpu = await solve('wasm');
+    expect(tileGpuStats.byName.trsolve).toBe(before);
+    const dev = await solve('webgpu');
+    // row tiles 1 and 2 have updates (tile 0 has none: on the CPU)
+    expect(tileGpuStats.byName.trsolve! - before).toBe(2);
+    let diff = 0, scale = 0;
+    for (let i = 0; i < n * w; i++) { diff = Math.max(diff, Math.abs(dev[i]! - cpu[i]!)); scale = Math.max(scale, Math.abs(cpu[i]!)); }
+    expect(diff).toBeLessThanOrEqual(1e-5 * scale);
+  }, 120_000);
 });
