@@ -6,12 +6,18 @@
 // chunk's zeros past the tile; the routines gemm, syrk and trsolve against
 // the CPU routines of runtime/tiles.ts; then a float32 mt.linalg.cholesky
 // and solve_triangular over several tiles with device 'webgpu' against the
-// wasm results (‖A − LLᵀ‖/‖A‖ ≤ 1e-5), the tiles counted on the GPU. With no
-// GPU here, the adapter is SwiftShader's (slow: small tiles).
+// wasm results (‖A − LLᵀ‖/‖A‖ ≤ 1e-5), the tiles counted on the GPU; and
+// the same Cholesky on a simulated mesh whose peers compute on 'webgpu'. With
+// no GPU here, the adapter is SwiftShader's (slow: small tiles).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
+import { Coordinator } from '../src/mesh/coordinator.js';
+import { SimNet, rng } from '../src/mesh/sim.js';
+import { MeshState } from '../src/mesh/state.js';
+import { MeshWorker } from '../src/mesh/worker.js';
 import type { Region } from '../src/runtime/region.js';
+import { runtime } from '../src/runtime/runtime.js';
 import { TILE_ROUTINES } from '../src/runtime/tiles.js';
 import { gpuTileRoutine, tileGpuStats, tileUpdate } from '../src/runtime/tiles_gpu.js';
 import { GpuDevice } from '../src/runtime/webgpu.js';
@@ -152,6 +158,20 @@ describe('tiled float32 linear algebra with device webgpu', () => {
     return B.map((bi, i) => B.map((bj, j) => bi.reduce((s, v, k) => s + v * bj[k]!, 0) / n + (i === j ? 1 : 0)));
   }
 
+  /** A seeded symmetric positive definite float32 matrix n×n (B Bᵀ/n + I), and the relative residual ‖A − LLᵀ‖/‖A‖ of a factor. */
+  const residual = (A: number[][], L: Float32Array) => {
+    const n = A.length;
+    let num = 0, den = 0;
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        let s = 0;
+        for (let k = 0; k <= Math.min(i, j); k++) s += L[i * n + k]! * L[j * n + k]!;
+        num += (A[i]![j]! - s) ** 2; den += A[i]![j]! ** 2;
+      }
+    }
+    return Math.sqrt(num / den);
+  };
+
   it('cholesky over 3×3 tiles: the updates on the GPU, the factor as good as wasm\'s', async () => {
     const n = 150, A = spd(n, 11);
     const factor = async (device: 'wasm' | 'webgpu') => {
@@ -169,19 +189,8 @@ describe('tiled float32 linear algebra with device webgpu', () => {
     // 3 tiles a side: SYRK on diagonal tiles 1 and 2 (1 + 2 calls), GEMM below them (1 call)
     expect(tileGpuStats.byName.syrk! - before.syrk!).toBe(3);
     expect(tileGpuStats.byName.gemm! - before.gemm!).toBe(1);
-    const residual = (L: Float32Array) => {
-      let num = 0, den = 0;
-      for (let i = 0; i < n; i++) {
-        for (let j = 0; j < n; j++) {
-          let s = 0;
-          for (let k = 0; k <= Math.min(i, j); k++) s += L[i * n + k]! * L[j * n + k]!;
-          num += (A[i]![j]! - s) ** 2; den += A[i]![j]! ** 2;
-        }
-      }
-      return Math.sqrt(num / den);
-    };
-    expect(residual(dev)).toBeLessThanOrEqual(1e-5);
-    expect(residual(cpu)).toBeLessThanOrEqual(1e-6);
+    expect(residual(A, dev)).toBeLessThanOrEqual(1e-5);
+    expect(residual(A, cpu)).toBeLessThanOrEqual(1e-6);
     let diff = 0;
     for (let i = 0; i < n * n; i++) diff = Math.max(diff, Math.abs(dev[i]! - cpu[i]!));
     expect(diff).toBeLessThanOrEqual(1e-4);
@@ -211,5 +220,38 @@ describe('tiled float32 linear algebra with device webgpu', () => {
     let diff = 0, scale = 0;
     for (let i = 0; i < n * w; i++) { diff = Math.max(diff, Math.abs(dev[i]! - cpu[i]!)); scale = Math.max(scale, Math.abs(cpu[i]!)); }
     expect(diff).toBeLessThanOrEqual(1e-5 * scale);
+  }, 120_000);
+
+  it('cholesky on a mesh whose peers compute on webgpu: the tile updates reported from the GPU', async () => {
+    const n = 150, A = spd(n, 13);
+    const program = () => mt.linalg.cholesky(mt.tensor(A, { dtype: 'float32', chunkSize: 64 }));
+    const cpu = (await program().fetch()).data as Float32Array;
+    const net = new SimNet({ seed: 34, maxDelayMs: 2 });
+    const cep = net.join('coordinator');
+    const cstate = new MeshState(cep, 40);
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 20_000, random: rng(34) });
+    const parts: { close(): void }[] = [coord, cstate];
+    for (const id of ['g1', 'g2']) {
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: 'swiftshader', throughput: 1, memory: 1 << 28, slots: 1 });
+      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, device: 'webgpu' }));
+    }
+    const before = { ...tileGpuStats.byName };
+    try {
+      await new Promise((r) => setTimeout(r, 150));
+      const x = program();
+      await coord.run([x.node]);
+      const got = (await x.fetch()).data as Float32Array;
+      // each update at least once on a GPU (checks re-run some of them on the CPU)
+      expect(tileGpuStats.byName.syrk! - before.syrk!).toBeGreaterThanOrEqual(3);
+      expect(tileGpuStats.byName.gemm! - before.gemm!).toBeGreaterThanOrEqual(1);
+      expect(residual(A, got)).toBeLessThanOrEqual(1e-5);
+      let diff = 0;
+      for (let i = 0; i < n * n; i++) diff = Math.max(diff, Math.abs(got[i]! - cpu[i]!));
+      expect(diff).toBeLessThanOrEqual(1e-4);
+    } finally {
+      parts.forEach((p) => p.close());
+    }
   }, 120_000);
 });
