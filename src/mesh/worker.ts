@@ -423,25 +423,28 @@ export class MeshWorker {
     return { outs: [[m.write.key, { data: out, dtype: m.write.dtype, shape: extent(m.write.box) }]], dev: 'wasm' };
   }
 
-  /** A float32 tile update (runtime/tiles_gpu.ts) on WebGPU where the peer has it and `choice` allows it, as `execute` does kernels; else undefined. */
+  /**
+   * A float32 tile update (runtime/tiles_gpu.ts) on WebGPU where the peer has it and `choice` allows it, as `execute` does kernels
+   * (through withGpu: the device is released after a while without work); else undefined.
+   */
   private async routineOnGpu(m: MessageOf<'routine'>, inputs: { dtype: DType; box: Range[]; data: TypedArray }[], choice: DeviceChoice): Promise<TypedArray | undefined> {
     if (choice === 'wasm' || !gpuTakesTile(m.name, m.write.dtype)) return undefined;
-    const gpu = await this.opts.runtime.gpuDevice();
-    if (!gpu || (choice !== 'webgpu' && gpu.software)) return undefined;
     const region = (data: TypedArray, dtype: DType, box: readonly Range[]) => {
       const e = extent(box);
       return { data, dtype, shape: e, origin: box.map(([lo]) => lo), strides: e.map((_, i) => e.slice(i + 1).reduce((a, b) => a * b, 1)) };
     };
-    const out = alloc(m.write.dtype, m.write.box as Range[]);
-    try {
-      const p = gpuTileRoutine(gpu, m.name, m.params, inputs.map((i) => region(i.data, i.dtype, i.box)), region(out, m.write.dtype, m.write.box as Range[]));
-      if (!p) return undefined;
-      await p;
-      return out;
-    } catch (e) {
-      if (!gpu.lost && !(e instanceof RangeError)) throw e;
-      return undefined;
-    }
+    return this.opts.runtime.withGpu(async (gpu) => {
+      const out = alloc(m.write.dtype, m.write.box as Range[]);
+      try {
+        const p = gpuTileRoutine(gpu, m.name, m.params, inputs.map((i) => region(i.data, i.dtype, i.box)), region(out, m.write.dtype, m.write.box as Range[]));
+        if (!p) return undefined;
+        await p;
+        return out;
+      } catch (e) {
+        if (!gpu.lost && !(e instanceof RangeError)) throw e;
+        return undefined;
+      }
+    }, choice !== 'webgpu');
   }
 
   private async scanTask(m: MessageOf<'scan'>, meter: Meter): Promise<{ outs: [string, Piece][]; dev: Dev }> {
