@@ -158,7 +158,7 @@ describe('tiled float32 linear algebra with device webgpu', () => {
     return B.map((bi, i) => B.map((bj, j) => bi.reduce((s, v, k) => s + v * bj[k]!, 0) / n + (i === j ? 1 : 0)));
   }
 
-  /** A seeded symmetric positive definite float32 matrix n×n (B Bᵀ/n + I), and the relative residual ‖A − LLᵀ‖/‖A‖ of a factor. */
+  /** The relative residual ‖A − LLᵀ‖_F/‖A‖_F of a factor L (row-major n×n), in float64. */
   const residual = (A: number[][], L: Float32Array) => {
     const n = A.length;
     let num = 0, den = 0;
@@ -205,7 +205,8 @@ describe('tiled float32 linear algebra with device webgpu', () => {
     const solve = async (device: 'wasm' | 'webgpu') => {
       mt.options.device = device;
       try {
-        const x = mt.linalg.solve_triangular(mt.tensor(Tl, { dtype: 'float32', chunkSize: 64 }), mt.tensor(B, { dtype: 'float32', chunkSize: 64 }), { lower: true });
+        const f32 = (v: number[][]) => mt.tensor(v, { dtype: 'float32', chunkSize: 64 });
+        const x = mt.linalg.solve_triangular(f32(Tl), f32(B), { lower: true });
         return (await x.fetch()).data as Float32Array;
       } finally {
         mt.options.device = 'wasm';

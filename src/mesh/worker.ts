@@ -427,7 +427,9 @@ export class MeshWorker {
    * A float32 tile update (runtime/tiles_gpu.ts) on WebGPU where the peer has it and `choice` allows it, as `execute` does kernels
    * (through withGpu: the device is released after a while without work); else undefined.
    */
-  private async routineOnGpu(m: MessageOf<'routine'>, inputs: { dtype: DType; box: Range[]; data: TypedArray }[], choice: DeviceChoice): Promise<TypedArray | undefined> {
+  private async routineOnGpu(
+    m: MessageOf<'routine'>, inputs: { dtype: DType; box: Range[]; data: TypedArray }[], choice: DeviceChoice,
+  ): Promise<TypedArray | undefined> {
     if (choice === 'wasm' || !gpuTakesTile(m.name, m.write.dtype)) return undefined;
     const region = (data: TypedArray, dtype: DType, box: readonly Range[]) => {
       const e = extent(box);

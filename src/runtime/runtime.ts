@@ -448,8 +448,9 @@ export class Runtime {
       return isScanTask(t) ? useGpu.length > 0 && scanOnGpu(t) : isKernelTask(t) ? useGpu[t.kernel]! : tileOnGpu(t);
     };
     // a float32 tile update of the tiled factorizations (./tiles_gpu.ts): on a GPU, or on any adapter when asked for
-    const tileOnGpu = (t: RoutineTask): boolean =>
-      (choice === 'webgpu' || !gpu!.software) && gpuTakesTile(t.routine.name, plan.tensors[t.writes[0].tensor]!.dtype);
+    // (a trsolve with no update stays on the pool)
+    const tileOnGpu = (t: RoutineTask): boolean => (choice === 'webgpu' || !gpu!.software)
+      && gpuTakesTile(t.routine.name, plan.tensors[t.writes[0].tensor]!.dtype) && (t.routine.name !== 'trsolve' || t.reads.length > 2);
     // A float32 scan runs one line per invocation: worth the GPU only with enough lines
     const scanOnGpu = (t: ScanTask): boolean => {
       const i = plan.tensors[t.input]!, o = plan.tensors[t.output]!;
