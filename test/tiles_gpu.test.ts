@@ -140,6 +140,9 @@ describe('gpuTileRoutine against the CPU routines', () => {
     const ins = [region(r, w, rand32(r * w, g)), region(r, r, T, [128, 128]), region(r, k1, rand32(r * k1, g)), region(r, k2, rand32(r * k2, g)),
       region(k1, w, rand32(k1 * w, g)), region(k2, w, rand32(k2 * w, g))];
     await agree('trsolve', { tile: [2, 0], lower: true, unit: false }, ins, r, w);
+    // upper with a unit diagonal: T's diagonal tile read above its diagonal only
+    const Tu = T.map((_, i) => (i % r > Math.floor(i / r) ? g() / r : i % r === Math.floor(i / r) ? 99 : 0));
+    await agree('trsolve', { tile: [0, 0], lower: false, unit: true }, [ins[0]!, region(r, r, Tu), ...ins.slice(2)], r, w);
   }, 60_000);
 
   it('takes only float32 gemm, syrk and trsolve with an update', () => {

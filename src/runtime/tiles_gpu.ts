@@ -23,7 +23,10 @@ import type { GpuDevice } from './webgpu.js';
 /** The routines whose float32 calls the GPU takes. */
 export const GPU_TILE_ROUTINES: ReadonlySet<string> = new Set(['gemm', 'syrk', 'trsolve']);
 
-/** Calls run on a GPU since the process started, their multiply-adds ×2 and their time (upload, dispatch, read-back), for tests and reports. */
+/**
+ * Calls run on a GPU since the process started (for tests and reports): their count per routine, flops (2 per
+ * multiply-add), and their times summed (upload, dispatch, read-back; calls in flight together overlap).
+ */
 export const tileGpuStats = { calls: 0, flops: 0, ms: 0, byName: { gemm: 0, syrk: 0, trsolve: 0 } as Record<string, number> };
 
 /** Whether the GPU takes a call of routine `name` writing `dtype` (the caller's placement test, before the regions exist). */
