@@ -514,8 +514,9 @@ export class Runtime {
         this.inlineExecutor().run({ ...kj, copies: [] });
         for (const w of t.writes) deviceOnly.delete(`${w.tensor}/${w.chunk}`); // its outputs are on the host now
       }
-      // the tile routines, each its own submission, all in flight together; one the GPU does not take, or that a lost device failed, runs here
-      await Promise.all(routines.map(async ({ job, task }) => {
+      // the tile routines, each its own submission, all in flight together; one the GPU does not take, or that a lost device
+      // failed, runs here; all settle before a failure is thrown (none writes into the heap after the run is abandoned)
+      const settled = await Promise.allSettled(routines.map(async ({ job, task }) => {
         for (const c of job.copies) copyBox(heap.memory, c);
         const region = (r: HeapRegion) => ({ ...r, data: new ARRAY_CTOR[r.dtype](heap.memory.buffer, r.ptr, regionSpan(r.shape, r.strides)) as TypedArray });
         const g0 = now();
@@ -532,6 +533,7 @@ export class Runtime {
         }
         this.inlineExecutor().run({ ...job, copies: [] });
       }));
+      for (const r of settled) if (r.status === 'rejected') throw r.reason;
       if (!kernels.length) return temps;
       try {
         const g0 = now();
