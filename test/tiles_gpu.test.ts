@@ -201,6 +201,21 @@ describe('tiled float32 linear algebra with device webgpu', () => {
     for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) expect(dev[i * n + j]).toBe(0);
   }, 120_000);
 
+  it('not positive definite on webgpu: the CPU\'s LinAlgError naming the tile (its SYRK ran on the GPU)', async () => {
+    const A = spd(150, 14);
+    A[100]![100] = -1000;
+    const before = tileGpuStats.byName.syrk!;
+    mt.options.device = 'webgpu';
+    try {
+      const err = await mt.linalg.cholesky(mt.tensor(A, { dtype: 'float32', chunkSize: 64 })).fetch().then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(mt.linalg.LinAlgError);
+      expect((err as Error).message).toBe('Matrix is not positive definite (the leading minor of order 101 is not positive, in tile (1, 1))');
+      expect(tileGpuStats.byName.syrk! - before).toBeGreaterThanOrEqual(1);
+    } finally {
+      mt.options.device = 'wasm';
+    }
+  }, 120_000);
+
   it('solve_triangular over 3 tiles: the trsolve updates on the GPU, x as wasm\'s', async () => {
     const n = 140, w = 30, g = uniform(12);
     const Tl = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (j < i ? g() / n : j === i ? 2 + g() : 0)));
