@@ -1,0 +1,418 @@
+// The tile routines of the tiled LU with tournament pivoting (CALU; api/
+// linalg_lu.ts builds their DAG). Each call writes one chunk once, reading a
+// few tiles, so a re-run gives the same bits (as ./tiles.ts's Cholesky
+// routines). Step k of the factorization over T×T tiles:
+//   luleaf    partial-pivoting GETRF of one tile of panel column k: its
+//             candidate rows (global row index in column 0, the rows'
+//             values after it, index −1 past the last candidate);
+//   lutourn   two candidate sets stacked and factored again, the better rows
+//             kept (a combine of the tournament); at the root (`root`), the
+//             winners' indices in pivot order and their packed LU factors
+//             (L_kk unit lower below the diagonal, U_kk on and above it);
+//   lucol     L_ik = swap(A_ik) U_kk⁻¹ (TRSM right, upper);
+//   lurow     U_kj = L_kk⁻¹ gather(k, j): block row k after the swap gathers
+//             the winners' rows from the tiles of block column j;
+//   luupdate  A_ij − L_ik U_kj over swap(A_ij): the tile with the rows that
+//             block k sends down put in (GEMM through ./tiles.ts's gemmNT);
+//   lulower   an output tile of L (below the diagonal): the rows of the raw
+//             L tiles of its block column, permuted by the later steps;
+//   lutri     L_kk (unit lower) or U_kk (upper) out of the root's record;
+//   luperm    a chunk of the permutation: the original row at each final row;
+//   lupmat    a tile of P (P[perm[c], c] = 1) or of Pᵀ;
+//   lurows    a tile of Pᵀ B (B's rows gathered by the permutation);
+//   ludet     step k's part of det: [∏ u_ii · (−1)^swaps, sign, Σ log|u_ii|, zero pivot].
+// The row permutation of step k is LAPACK's: for r in order, row k0 + r
+// swaps with the row where winner r now is. Rows outside block k only ever
+// receive rows of block k, so a tile below it after the swap reads itself and
+// the tile of block k of its column (`stepSource`). A zero pivot skips the
+// scaling (LAPACK's getrf): a singular matrix factors, U gets the zero.
+// Regions float64 or float32 (computed in float64, rounded once on store);
+// workspace chunks are [T, T + 1], a tile in their top-left.
+// In: routine parameters and regions (./region.ts). Out: one chunk written.
+
+import type { RoutineParams } from '../graph/node.js';
+import { type Region, type RegionSpec, type Routine, flag, onlyParams } from './region.js';
+import { gemmNT, trsmLeft } from './tiles.js';
+
+// ---------------------------------------------------------------------------
+// Dense kernels over row-major float64 arrays (exported for tests)
+
+/**
+ * Partial-pivoting LU (LAPACK's getf2) of the m×c row-major A in place:
+ * the pivot is the first largest |A[i, j]| over i >= j; a zero pivot skips
+ * the scaling of the column below it. `ids` (the rows' labels) is permuted
+ * with the rows, so its first min(m, c) entries are the pivot rows in order.
+ */
+export function getrf(A: Float64Array, m: number, c: number, ids: Float64Array): void {
+  const p = Math.min(m, c);
+  for (let j = 0; j < p; j++) {
+    let piv = j, best = Math.abs(A[j * c + j]!);
+    for (let i = j + 1; i < m; i++) { const v = Math.abs(A[i * c + j]!); if (v > best) { best = v; piv = i; } }
+    if (piv !== j) {
+      for (let q = 0; q < c; q++) { const t = A[j * c + q]!; A[j * c + q] = A[piv * c + q]!; A[piv * c + q] = t; }
+      const t = ids[j]!; ids[j] = ids[piv]!; ids[piv] = t;
+    }
+    const d = A[j * c + j]!;
+    if (d !== 0) for (let i = j + 1; i < m; i++) A[i * c + j]! /= d;
+    for (let i = j + 1; i < m; i++) {
+      const l = A[i * c + j]!;
+      if (l === 0) continue;
+      const ri = i * c, rj = j * c;
+      for (let q = j + 1; q < c; q++) A[ri + q] -= l * A[rj + q]!;
+    }
+  }
+}
+
+/** X U = C in place (r×c C, c×c upper U with leading dimension ldu at offset uo): a zero u_bb leaves column b unscaled (getrf's rule). */
+export function trsmRightUpper(C: Float64Array, r: number, c: number, U: Float64Array, uo: number, ldu: number): void {
+  for (let a = 0; a < r; a++) {
+    const ra = a * c;
+    for (let b = 0; b < c; b++) {
+      const d = U[uo + b * ldu + b]!;
+      const x = d !== 0 ? C[ra + b]! / d : C[ra + b]!;
+      C[ra + b] = x;
+      if (x === 0) continue;
+      const ub = uo + b * ldu;
+      for (let q = b + 1; q < c; q++) C[ra + q] -= x * U[ub + q]!;
+    }
+  }
+}
+
+/**
+ * Step k's row permutation as a map from the rows it changes to where their
+ * new contents were before it (new[x] = old[src(x)]), for winners `w`
+ * (global rows, in pivot order) and block k starting at row k0: LAPACK's
+ * sequential swaps. Also the number of swaps that moved a row (det's sign).
+ */
+export function stepSource(k0: number, w: ArrayLike<number>): { src: Map<number, number>; swaps: number } {
+  const rowAt = new Map<number, number>(), posOf = new Map<number, number>();
+  let swaps = 0;
+  for (let r = 0; r < w.length; r++) {
+    const a = k0 + r, wr = w[r]!;
+    const p = posOf.get(wr) ?? wr;
+    if (p === a) continue;
+    swaps++;
+    const ra = rowAt.get(a) ?? a, rp = rowAt.get(p) ?? p;
+    rowAt.set(a, rp); rowAt.set(p, ra); posOf.set(rp, a); posOf.set(ra, p);
+  }
+  return { src: rowAt, swaps };
+}
+
+// ---------------------------------------------------------------------------
+// Regions in and out
+
+/** A 2-d region's rows [0, m) and columns [c0, c0 + n) as a dense row-major float64 array. */
+function dense(r: Region, c0 = 0, n = r.shape[1]! - c0, m = r.shape[0]!): Float64Array {
+  const [s0, s1] = r.strides as [number, number];
+  const out = new Float64Array(m * n);
+  const d = r.data as Float64Array | Float32Array;
+  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) out[i * n + j] = d[i * s0 + (c0 + j) * s1]!;
+  return out;
+}
+
+/** Column `c` of a 2-d region (a record's row indices). */
+function column(r: Region, c = 0): number[] {
+  const [s0, s1] = r.strides as [number, number];
+  return Array.from({ length: r.shape[0]! }, (_, i) => r.data[i * s0 + c * s1] as number);
+}
+
+/** A dense m×n array into the output region's top-left (the output's dtype rounds once), zeros elsewhere. */
+function store(src: Float64Array, m: number, n: number, out: Region): void {
+  const [M, N] = out.shape as [number, number];
+  const [s0, s1] = out.strides as [number, number];
+  const d = out.data as Float64Array | Float32Array;
+  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) d[i * s0 + j * s1] = i < m && j < n ? src[i * n + j]! : 0;
+}
+
+/** Row `x` (global) of the tile whose rows start at `row0`, copied over row `to` of the dense n-wide `dst`. */
+function copyRow(src: Region, row0: number, x: number, dst: Float64Array, to: number, n: number): void {
+  const [s0, s1] = src.strides as [number, number];
+  const d = src.data as Float64Array | Float32Array;
+  const at = (x - row0) * s0;
+  for (let j = 0; j < n; j++) dst[to * n + j] = d[at + j * s1]!;
+}
+
+/** src of step k0 applied to the rows of a dense tile C (rows from row0): rows that change are taken from block k's tile `blk`. */
+function swapInto(C: Float64Array, row0: number, r: number, n: number, src: Map<number, number>, blk: Region, k0: number): void {
+  for (const [x, y] of src) if (x >= row0 && x < row0 + r && y !== x) copyRow(blk, k0, y, C, x - row0, n);
+}
+
+const FLOATS = new Set(['float64', 'float32']);
+
+function int(params: RoutineParams, name: string): number {
+  const v = params[name];
+  if (!Number.isSafeInteger(v) || (v as number) < 0) throw new TypeError(`routine parameter ${name} must be a non-negative integer`);
+  return v as number;
+}
+
+function ints(params: RoutineParams, name: string): number[] {
+  const v = params[name];
+  if (!Array.isArray(v) || !v.every((x) => Number.isSafeInteger(x) && x >= 0)) throw new TypeError(`routine parameter ${name} must be a list of non-negative integers`);
+  return v as number[];
+}
+
+/** Every region float64 or float32, 2-d unless `oneD` names it, and at least `count` of them. */
+function floats(inputs: readonly RegionSpec[], output: RegionSpec, count: number, name: string, oneD: readonly number[] = []): void {
+  if (inputs.length < count) throw new TypeError(`${name} reads at least ${count} regions`);
+  for (const [i, r] of inputs.entries()) {
+    if (!FLOATS.has(r.dtype) || r.shape.length !== (oneD.includes(i) ? 1 : 2)) throw new TypeError(`${name} reads float64 or float32 tiles`);
+  }
+  if (!FLOATS.has(output.dtype) || output.shape.length !== 2) throw new TypeError(`${name} writes a 2-d float64 or float32 chunk`);
+}
+
+/** The stacked valid candidates (index >= 0) of candidate regions with `c` value columns: their values and indices. */
+function candidates(sets: readonly Region[], c: number): { A: Float64Array; ids: Float64Array; m: number } {
+  const keep: [Region, number][] = [];
+  for (const s of sets) column(s).forEach((v, i) => { if (v >= 0) keep.push([s, i]); });
+  const A = new Float64Array(keep.length * c), ids = new Float64Array(keep.length);
+  keep.forEach(([s, i], q) => {
+    ids[q] = s.data[i * s.strides[0]!] as number;
+    for (let j = 0; j < c; j++) A[q * c + j] = s.data[i * s.strides[0]! + (1 + j) * s.strides[1]!] as number;
+  });
+  return { A, ids, m: keep.length };
+}
+
+/** Writes a candidate set: row q = [ids[q], values of row q (c wide)] for q < p, index −1 after. */
+function storeCandidates(ids: ArrayLike<number>, vals: Float64Array, p: number, c: number, out: Region): void {
+  const buf = new Float64Array(out.shape[0]! * (c + 1));
+  for (let q = 0; q < out.shape[0]!; q++) {
+    buf[q * (c + 1)] = q < p ? ids[q]! : -1;
+    if (q < p) buf.set(vals.subarray(q * c, q * c + c), q * (c + 1) + 1);
+  }
+  store(buf, out.shape[0]!, c + 1, out);
+}
+
+/** The src maps of the steps whose index columns are `recs`, step s's block starting at (first + s)·T. */
+const sources = (recs: readonly Region[], first: number, T: number): Map<number, number>[] => recs.map((r, s) => stepSource((first + s) * T, column(r)).src);
+
+export const LU_ROUTINES: Readonly<Record<
+  'luleaf' | 'lutourn' | 'lucol' | 'lurow' | 'luupdate' | 'lulower' | 'lutri' | 'luperm' | 'lupmat' | 'lurows' | 'ludet', Routine
+>> = {
+  luleaf: {
+    check(params, inputs, output) {
+      onlyParams(params, ['row0']);
+      int(params, 'row0');
+      floats(inputs, output, 1, 'luleaf');
+      if (inputs.length !== 1 || output.shape[1]! < inputs[0]!.shape[1]! + 1) throw new TypeError('luleaf reads one tile and writes its candidate rows');
+    },
+    run(params, [t], out) {
+      const [r, c] = t!.shape as [number, number];
+      const A = dense(t!), orig = dense(t!);
+      const ids = Float64Array.from({ length: r }, (_, i) => i);
+      getrf(A, r, c, ids);
+      const p = Math.min(r, c, out.shape[0]!);
+      const vals = new Float64Array(p * c);
+      for (let q = 0; q < p; q++) vals.set(orig.subarray(ids[q]! * c, ids[q]! * c + c), q * c);
+      storeCandidates(Array.from(ids.subarray(0, p), (i) => i + int(params, 'row0')), vals, p, c, out);
+    },
+  },
+  lutourn: {
+    check(params, inputs, output) {
+      onlyParams(params, ['cols', 'root']);
+      const c = int(params, 'cols');
+      flag(params, 'root');
+      floats(inputs, output, 1, 'lutourn');
+      if (inputs.length > 2 || inputs.some((s) => s.shape[1] !== c + 1) || output.shape[1]! < c + 1 || output.shape[0]! < c) {
+        throw new TypeError('lutourn reads one or two candidate sets of cols + 1 columns');
+      }
+    },
+    run(params, sets, out) {
+      const c = int(params, 'cols');
+      const { A, ids, m } = candidates(sets, c);
+      const orig = A.slice();
+      const rowOf = new Map<number, number>();
+      ids.forEach((v, q) => rowOf.set(v, q));
+      getrf(A, m, c, ids);
+      const p = Math.min(m, c);
+      if (params.root === true) { storeCandidates(ids, A, p, c, out); return; }
+      const vals = new Float64Array(p * c);
+      for (let q = 0; q < p; q++) { const at = rowOf.get(ids[q]!)!; vals.set(orig.subarray(at * c, at * c + c), q * c); }
+      storeCandidates(ids, vals, p, c, out);
+    },
+  },
+  lucol: {
+    check(params, inputs, output) {
+      onlyParams(params, ['k0', 'row0']);
+      int(params, 'k0'); int(params, 'row0');
+      floats(inputs, output, 3, 'lucol');
+      const [r, c] = inputs[0]!.shape as [number, number];
+      if (inputs.length !== 3 || inputs[1]!.shape[1] !== c || inputs[2]!.shape[0] !== c || inputs[2]!.shape[1] !== c + 1 || output.shape[0]! < r) {
+        throw new TypeError('lucol reads a tile of the panel, block k\'s tile of it, then the step\'s record');
+      }
+    },
+    run(params, [t, blk, rec], out) {
+      const [r, c] = t!.shape as [number, number];
+      const C = dense(t!);
+      swapInto(C, int(params, 'row0'), r, c, stepSource(int(params, 'k0'), column(rec!)).src, blk!, int(params, 'k0'));
+      trsmRightUpper(C, r, c, dense(rec!, 1), 0, c);
+      store(C, r, c, out);
+    },
+  },
+  lurow: {
+    check(params, inputs, output) {
+      onlyParams(params, ['k0', 'rows0']);
+      int(params, 'k0');
+      const rows0 = ints(params, 'rows0');
+      floats(inputs, output, 2, 'lurow');
+      const c = inputs[0]!.shape[0]!, w = inputs[1]!.shape[1]!;
+      if (inputs.length !== rows0.length + 1 || inputs[0]!.shape[1] !== c + 1 || inputs.slice(1).some((t) => t.shape[1] !== w)) {
+        throw new TypeError('lurow reads the step\'s record, then one tile of block column j per row tile from block k on');
+      }
+    },
+    run(params, [rec, ...tiles], out) {
+      const c = rec!.shape[0]!, w = tiles[0]!.shape[1]!;
+      const rows0 = ints(params, 'rows0');
+      const C = new Float64Array(c * w);
+      column(rec!).forEach((x, r) => {
+        let q = rows0.length - 1;
+        while (rows0[q]! > x) q--;
+        copyRow(tiles[q]!, rows0[q]!, x, C, r, w);
+      });
+      trsmLeft(dense(rec!, 1), c, C, w, true, true);
+      store(C, c, w, out);
+    },
+  },
+  luupdate: {
+    check(params, inputs, output) {
+      onlyParams(params, ['k0', 'row0']);
+      int(params, 'k0'); int(params, 'row0');
+      floats(inputs, output, 5, 'luupdate');
+      const [r, w] = inputs[0]!.shape as [number, number];
+      const c = inputs[3]!.shape[1]!;
+      if (inputs.length !== 5 || inputs[1]!.shape[1] !== w || inputs[2]!.shape[1] !== 1 || inputs[3]!.shape[0] !== r || inputs[4]!.shape[0] !== c
+        || inputs[4]!.shape[1] !== w || output.shape[0]! < r || output.shape[1]! < w) {
+        throw new TypeError('luupdate reads A_ij, A_kj, the record\'s row indices, L_ik and U_kj');
+      }
+    },
+    run(params, [t, blk, idx, l, u], out) {
+      const [r, w] = t!.shape as [number, number];
+      const c = l!.shape[1]!;
+      const C = dense(t!);
+      swapInto(C, int(params, 'row0'), r, w, stepSource(int(params, 'k0'), column(idx!)).src, blk!, int(params, 'k0'));
+      const L = dense(l!), U = dense(u!);
+      const Ut = new Float64Array(w * c);
+      for (let a = 0; a < c; a++) for (let b = 0; b < w; b++) Ut[b * c + a] = U[a * w + b]!;
+      gemmNT(C, 0, w, r, w, L, 0, c, Ut, 0, c, c);
+      store(C, r, w, out);
+    },
+  },
+  lulower: {
+    check(params, inputs, output) {
+      onlyParams(params, ['row0', 'first', 'T', 'tiles']);
+      const [row0, first, T, tiles] = ['row0', 'first', 'T', 'tiles'].map((p) => int(params, p)) as [number, number, number, number];
+      floats(inputs, output, tiles, 'lulower');
+      if (inputs.length !== tiles + Math.floor(row0 / T) - first + 1 || inputs.slice(tiles).some((r) => r.shape[1] !== 1)) {
+        throw new TypeError('lulower reads the raw L tiles of its block column below the diagonal, then the row indices of the steps after it up to its own');
+      }
+    },
+    run(params, inputs, out) {
+      const row0 = int(params, 'row0'), first = int(params, 'first'), T = int(params, 'T'), tiles = int(params, 'tiles');
+      const raw = inputs.slice(0, tiles), srcs = sources(inputs.slice(tiles), first, T);
+      const [r, c] = [out.shape[0]!, raw[0]!.shape[1]!];
+      const C = new Float64Array(r * c);
+      for (let x = 0; x < r; x++) {
+        let y = row0 + x;
+        for (let s = srcs.length - 1; s >= 0; s--) y = srcs[s]!.get(y) ?? y;
+        const q = Math.floor(y / T) - first;
+        copyRow(raw[q]!, (first + q) * T, y, C, x, c);
+      }
+      store(C, r, c, out);
+    },
+  },
+  lutri: {
+    check(params, inputs, output) {
+      onlyParams(params, ['part']);
+      if (params.part !== 'L' && params.part !== 'U') throw new TypeError('routine parameter part must be \'L\' or \'U\'');
+      floats(inputs, output, 1, 'lutri');
+      if (inputs.length !== 1 || inputs[0]!.shape[0] !== inputs[0]!.shape[1]) throw new TypeError('lutri reads the square packed LU factors of a record');
+    },
+    run(params, [rec], out) {
+      const c = rec!.shape[0]!;
+      const A = dense(rec!);
+      const lower = params.part === 'L';
+      for (let i = 0; i < c; i++) for (let j = 0; j < c; j++) if (lower ? j >= i : j < i) A[i * c + j] = lower && i === j ? 1 : 0;
+      store(A, c, c, out);
+    },
+  },
+  luperm: {
+    check(params, inputs, output) {
+      onlyParams(params, ['T']);
+      int(params, 'T');
+      if (inputs.some((r) => !FLOATS.has(r.dtype) || r.shape.length !== 2 || r.shape[1] !== 1) || output.dtype !== 'float64' || output.shape.length !== 1) {
+        throw new TypeError('luperm reads the row indices of steps 0 to its own and writes a float64 chunk of the permutation');
+      }
+    },
+    run(params, recs, out) {
+      const T = int(params, 'T');
+      const srcs = sources(recs, 0, T);
+      const d = out.data as Float64Array;
+      for (let x = 0; x < out.shape[0]!; x++) {
+        let y = out.origin[0]! + x;
+        for (let s = srcs.length - 1; s >= 0; s--) y = srcs[s]!.get(y) ?? y;
+        d[x * out.strides[0]!] = y;
+      }
+    },
+  },
+  lupmat: {
+    check(params, inputs, output) {
+      onlyParams(params, ['transpose', 'offset']);
+      flag(params, 'transpose'); int(params, 'offset');
+      floats(inputs, output, 1, 'lupmat', [0]);
+      if (inputs.length !== 1 || inputs[0]!.shape[0] !== output.shape[params.transpose === true ? 0 : 1]) throw new TypeError('lupmat reads the permutation\'s chunk');
+    },
+    run(params, [perm], out) {
+      const [M, N] = out.shape as [number, number];
+      const off = int(params, 'offset'), tr = params.transpose === true;
+      const p = Array.from({ length: perm!.shape[0]! }, (_, i) => perm!.data[i * perm!.strides[0]!] as number);
+      const C = new Float64Array(M * N);
+      // P[perm[c], c] = 1 (rows from offset); Pᵀ[x, perm[x]] = 1 (columns from offset)
+      if (tr) for (let x = 0; x < M; x++) { const c = p[x]! - off; if (c >= 0 && c < N) C[x * N + c] = 1; }
+      else for (let c = 0; c < N; c++) { const x = p[c]! - off; if (x >= 0 && x < M) C[x * N + c] = 1; }
+      store(C, M, N, out);
+    },
+  },
+  lurows: {
+    check(params, inputs, output) {
+      onlyParams(params, ['rows0']);
+      const rows0 = ints(params, 'rows0');
+      floats(inputs, output, 2, 'lurows', [0]);
+      if (inputs.length !== rows0.length + 1 || inputs.slice(1).some((t) => t.shape[1] !== output.shape[1])) {
+        throw new TypeError('lurows reads the permutation\'s chunk, then the tiles of B\'s block column');
+      }
+    },
+    run(params, [perm, ...tiles], out) {
+      const [M, N] = out.shape as [number, number];
+      const rows0 = ints(params, 'rows0');
+      const C = new Float64Array(M * N);
+      for (let x = 0; x < M; x++) {
+        const y = perm!.data[x * perm!.strides[0]!] as number;
+        let q = rows0.length - 1;
+        while (rows0[q]! > y) q--;
+        copyRow(tiles[q]!, rows0[q]!, y, C, x, N);
+      }
+      store(C, M, N, out);
+    },
+  },
+  ludet: {
+    check(params, inputs, output) {
+      onlyParams(params, ['k0']);
+      int(params, 'k0');
+      floats(inputs, output, 1, 'ludet');
+      if (inputs.length !== 1 || inputs[0]!.shape[1] !== inputs[0]!.shape[0]! + 1 || output.shape[1] !== 4) throw new TypeError('ludet reads a step\'s record');
+    },
+    run(params, [rec], out) {
+      const c = rec!.shape[0]!;
+      const A = dense(rec!);
+      const { swaps } = stepSource(int(params, 'k0'), column(rec!));
+      let det = swaps % 2 ? -1 : 1, sign = det, log = 0, zero = 0;
+      for (let i = 0; i < c; i++) {
+        const u = A[i * (c + 1) + 1 + i]!;
+        det *= u;
+        sign *= Math.sign(u);
+        log += Math.log(Math.abs(u));
+        if (u === 0) zero = 1;
+      }
+      store(Float64Array.of(det, sign, log, zero), 1, 4, out);
+    },
+  },
+};
