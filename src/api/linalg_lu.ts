@@ -23,7 +23,7 @@
 
 import * as G from '../graph/node.js';
 import { MAX_CHUNKS } from '../graph/shape.js';
-import { Tensor, all, any, arange, isfinite, logical_not, multiply, prod, sum, where } from './core.js';
+import { Tensor, all, arange, isfinite, multiply, prod, sum, where } from './core.js';
 import { MIN_TILE, tiledTriangularSolve } from './linalg_tiled.js';
 
 type Box = readonly (readonly [number, number])[];
@@ -187,10 +187,18 @@ export function tiledInv(a: Tensor, T: number): Tensor {
   return tiledTriangularSolve(U, nonsingular(det, y), false, false, T);
 }
 
-/** `y`, once the run has found no exact zero on U's diagonal (numpy's LinAlgError('Singular matrix')). */
+/** `y` tile by tile, each tile once no step of the LU has an exact zero pivot (NumPy's LinAlgError('Singular matrix') otherwise). */
 function nonsingular(det: Tensor, y: Tensor): Tensor {
-  const ok = new Tensor(G.check(logical_not(any(det.get(':, 3'))).node, 'nonzero', 'LinAlgError', 'Singular matrix'));
-  return where(ok, y, y);
+  const nt = det.shape[0]!;
+  const grid = y.shape.map((d, i) => Math.ceil(d / y.node.chunk[i]!)) as [number, number];
+  const calls: G.RoutineCall[] = [];
+  for (let i = 0; i < grid[0]; i++) {
+    for (let j = 0; j < grid[1]; j++) {
+      const box = y.shape.map((d, a) => [[i, j][a]! * y.node.chunk[a]!, Math.min(d, ([i, j][a]! + 1) * y.node.chunk[a]!)] as [number, number]);
+      calls.push({ routine: 'lugate', params: {}, chunk: i * grid[1] + j, reads: [{ input: 0, box }, { input: 1, box: [[0, nt], [3, 4]] }] });
+    }
+  }
+  return new Tensor(G.routine('linalg.lu.gate', [y.node, det.node], calls, y.dtype, y.shape, y.node.chunk));
 }
 
 /** np.linalg.det over the tiled LU: each step's product of U's diagonal times its swaps' sign, multiplied together. */

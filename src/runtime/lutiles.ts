@@ -20,7 +20,9 @@
 //   luperm    a chunk of the permutation: the original row at each final row;
 //   lupmat    a tile of P (P[perm[c], c] = 1) or of Pᵀ;
 //   lurows    a tile of Pᵀ B (B's rows gathered by the permutation);
-//   ludet     step k's part of det: [∏ u_ii · (−1)^swaps, sign, Σ log|u_ii|, zero pivot].
+//   ludet     step k's part of det: [∏ u_ii · (−1)^swaps, sign, Σ log|u_ii|, zero pivot];
+//   lugate    a tile copied, once no step's record has a zero pivot (else
+//             NumPy's LinAlgError 'Singular matrix': solve and inv).
 // The row permutation of step k is LAPACK's: for r in order, row k0 + r
 // swaps with the row where winner r now is. Rows outside block k only ever
 // receive rows of block k, so a tile below it after the swap reads itself and
@@ -30,6 +32,7 @@
 // workspace chunks are [T, T + 1], a tile in their top-left.
 // In: routine parameters and regions (./region.ts). Out: one chunk written.
 
+import { LinAlgError } from '../graph/linalg.js';
 import type { RoutineParams } from '../graph/node.js';
 import { type Region, type RegionSpec, type Routine, flag, onlyParams } from './region.js';
 import { gemmNT, trsmLeft } from './tiles.js';
@@ -186,7 +189,7 @@ function storeCandidates(ids: ArrayLike<number>, vals: Float64Array, p: number, 
 const sources = (recs: readonly Region[], first: number, T: number): Map<number, number>[] => recs.map((r, s) => stepSource((first + s) * T, column(r)).src);
 
 export const LU_ROUTINES: Readonly<Record<
-  'luleaf' | 'lutourn' | 'lucol' | 'lurow' | 'luupdate' | 'lulower' | 'lutri' | 'luperm' | 'lupmat' | 'lurows' | 'ludet', Routine
+  'luleaf' | 'lutourn' | 'lucol' | 'lurow' | 'luupdate' | 'lulower' | 'lutri' | 'luperm' | 'lupmat' | 'lurows' | 'ludet' | 'lugate', Routine
 >> = {
   luleaf: {
     check(params, inputs, output) {
@@ -413,6 +416,19 @@ export const LU_ROUTINES: Readonly<Record<
         if (u === 0) zero = 1;
       }
       store(Float64Array.of(det, sign, log, zero), 1, 4, out);
+    },
+  },
+  lugate: {
+    check(params, inputs, output) {
+      onlyParams(params, []);
+      floats(inputs, output, 2, 'lugate');
+      if (inputs.length !== 2 || inputs[1]!.shape[1] !== 1 || output.shape[0] !== inputs[0]!.shape[0] || output.shape[1] !== inputs[0]!.shape[1]) {
+        throw new TypeError('lugate reads a tile, then the zero-pivot column of the steps\' det records');
+      }
+    },
+    run(_params, [t, zero], out) {
+      if (column(zero!).some((z) => z !== 0)) throw new LinAlgError('Singular matrix');
+      store(dense(t!), t!.shape[0]!, t!.shape[1]!, out);
     },
   },
 };
