@@ -35,39 +35,73 @@
 import { LinAlgError } from '../graph/linalg.js';
 import type { RoutineParams } from '../graph/node.js';
 import { type Region, type RegionSpec, type Routine, flag, onlyParams } from './region.js';
-import { gemmNT, trsmLeft } from './tiles.js';
+import { gemmNT, trsmRightLowerT } from './tiles.js';
 
 // ---------------------------------------------------------------------------
 // Dense kernels over row-major float64 arrays (exported for tests)
 
+/** Columns of a panel of the blocked GETRF: its trailing update is one gemmNT of depth NB. */
+const NB = 64;
+
 /**
- * Partial-pivoting LU (LAPACK's getf2) of the m×c row-major A in place:
+ * Partial-pivoting LU (LAPACK's getrf) of the m×c row-major A in place:
  * the pivot is the first largest |A[i, j]| over i >= j; a zero pivot skips
  * the scaling of the column below it. `ids` (the rows' labels) is permuted
  * with the rows, so its first min(m, c) entries are the pivot rows in order.
+ * Blocked right-looking: each NB-column panel by getf2 (its updates within
+ * the panel), then its rows of U right of it (unit lower solve) and the
+ * trailing matrix's update in one gemmNT.
  */
 export function getrf(A: Float64Array, m: number, c: number, ids: Float64Array): void {
   const p = Math.min(m, c);
-  for (let j = 0; j < p; j++) {
-    let piv = j, best = Math.abs(A[j * c + j]!);
-    for (let i = j + 1; i < m; i++) { const v = Math.abs(A[i * c + j]!); if (v > best) { best = v; piv = i; } }
-    if (piv !== j) {
-      for (let q = 0; q < c; q++) { const t = A[j * c + q]!; A[j * c + q] = A[piv * c + q]!; A[piv * c + q] = t; }
-      const t = ids[j]!; ids[j] = ids[piv]!; ids[piv] = t;
+  for (let j0 = 0; j0 < p; j0 += NB) {
+    const j1 = Math.min(p, j0 + NB);
+    for (let j = j0; j < j1; j++) {
+      let piv = j, best = Math.abs(A[j * c + j]!);
+      for (let i = j + 1; i < m; i++) { const v = Math.abs(A[i * c + j]!); if (v > best) { best = v; piv = i; } }
+      if (piv !== j) {
+        for (let q = 0; q < c; q++) { const t = A[j * c + q]!; A[j * c + q] = A[piv * c + q]!; A[piv * c + q] = t; }
+        const t = ids[j]!; ids[j] = ids[piv]!; ids[piv] = t;
+      }
+      const d = A[j * c + j]!;
+      if (d !== 0) for (let i = j + 1; i < m; i++) A[i * c + j]! /= d;
+      for (let i = j + 1; i < m; i++) {
+        const l = A[i * c + j]!;
+        if (l === 0) continue;
+        const ri = i * c, rj = j * c;
+        for (let q = j + 1; q < j1; q++) A[ri + q] -= l * A[rj + q]!;
+      }
     }
-    const d = A[j * c + j]!;
-    if (d !== 0) for (let i = j + 1; i < m; i++) A[i * c + j]! /= d;
-    for (let i = j + 1; i < m; i++) {
-      const l = A[i * c + j]!;
-      if (l === 0) continue;
-      const ri = i * c, rj = j * c;
-      for (let q = j + 1; q < c; q++) A[ri + q] -= l * A[rj + q]!;
+    const w = c - j1;
+    if (w <= 0) continue;
+    // U12 = L11⁻¹ A12 (rows j0..j1, right of the panel), then A22 −= L21 U12 with U12ᵀ as gemmNT's Q
+    for (let j = j0; j < j1; j++) {
+      for (let i = j + 1; i < j1; i++) {
+        const l = A[i * c + j]!;
+        if (l === 0) continue;
+        for (let q = j1; q < c; q++) A[i * c + q] -= l * A[j * c + q]!;
+      }
     }
+    if (m <= j1) continue;
+    const nb = j1 - j0, Ut = new Float64Array(w * nb);
+    for (let a = 0; a < nb; a++) for (let b = 0; b < w; b++) Ut[b * nb + a] = A[(j0 + a) * c + j1 + b]!;
+    gemmNT(A, j1 * c + j1, c, m - j1, w, A, j1 * c + j0, c, Ut, 0, nb, nb);
   }
 }
 
-/** X U = C in place (r×c C, c×c upper U with leading dimension ldu at offset uo): a zero u_bb leaves column b unscaled (getrf's rule). */
+/**
+ * X U = C in place (r×c C, c×c upper U with leading dimension ldu at offset uo): a zero u_bb leaves column b unscaled
+ * (getrf's rule). Blocked through ./tiles.ts's trsmRightLowerT (X (Uᵀ)ᵀ = C) when no u_bb is zero.
+ */
 export function trsmRightUpper(C: Float64Array, r: number, c: number, U: Float64Array, uo: number, ldu: number): void {
+  let zero = false;
+  for (let b = 0; b < c; b++) if (U[uo + b * ldu + b] === 0) zero = true;
+  if (!zero) {
+    const Lt = new Float64Array(c * c);
+    for (let a = 0; a < c; a++) for (let b = a; b < c; b++) Lt[b * c + a] = U[uo + a * ldu + b]!;
+    trsmRightLowerT(C, r, c, Lt);
+    return;
+  }
   for (let a = 0; a < r; a++) {
     const ra = a * c;
     for (let b = 0; b < c; b++) {
@@ -79,6 +113,15 @@ export function trsmRightUpper(C: Float64Array, r: number, c: number, U: Float64
       for (let q = b + 1; q < c; q++) C[ra + q] -= x * U[ub + q]!;
     }
   }
+}
+
+/** L X = C in place for a unit lower c×c L (row-major, its diagonal not read) and a c×w C: Xᵀ = Cᵀ L⁻ᵀ by trsmRightLowerT. */
+export function trsmLeftUnitLower(L: Float64Array, c: number, C: Float64Array, w: number): void {
+  const Lu = new Float64Array(c * c), Ct = new Float64Array(w * c);
+  for (let a = 0; a < c; a++) { for (let b = 0; b < a; b++) Lu[a * c + b] = L[a * c + b]!; Lu[a * c + a] = 1; }
+  for (let a = 0; a < c; a++) for (let b = 0; b < w; b++) Ct[b * c + a] = C[a * w + b]!;
+  trsmRightLowerT(Ct, w, c, Lu);
+  for (let a = 0; a < c; a++) for (let b = 0; b < w; b++) C[a * w + b] = Ct[b * c + a]!;
 }
 
 /**
@@ -202,7 +245,8 @@ export const LU_ROUTINES: Readonly<Record<
       const [r, c] = t!.shape as [number, number];
       const A = dense(t!), orig = dense(t!);
       const ids = Float64Array.from({ length: r }, (_, i) => i);
-      getrf(A, r, c, ids);
+      // a tile with no more rows than columns keeps every row: its GETRF would only order them
+      if (r > c) getrf(A, r, c, ids);
       const p = Math.min(r, c, out.shape[0]!);
       const vals = new Float64Array(p * c);
       for (let q = 0; q < p; q++) vals.set(orig.subarray(ids[q]! * c, ids[q]! * c + c), q * c);
@@ -271,7 +315,7 @@ export const LU_ROUTINES: Readonly<Record<
         while (rows0[q]! > x) q--;
         copyRow(tiles[q]!, rows0[q]!, x, C, r, w);
       });
-      trsmLeft(dense(rec!, 1), c, C, w, true, true);
+      trsmLeftUnitLower(dense(rec!, 1), c, C, w);
       store(C, c, w, out);
     },
   },
