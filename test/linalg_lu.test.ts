@@ -131,13 +131,18 @@ describe('lu', () => {
     expect(id.res).toBeLessThan(1e-15);
   });
 
-  it('permute_l gives [P L, U]', async () => {
+  it('permute_l gives [P L, U]; p_indices gives P as row indices', async () => {
     const a = normals(37, 11);
     const [P, L, U] = mt.linalg.lu(T(a, 8));
     const [PL, U2] = mt.linalg.lu(T(a, 8), { permute_l: true });
     expect(Array.from(await flat(PL!))).toEqual(Array.from(await flat(mt.matmul(P!, L!))));
     expect(Array.from(await flat(U2!))).toEqual(Array.from(await flat(U!)));
     expect(rel(await flat(mt.matmul(PL!, U2!)), a.flat())).toBeLessThan(1e-14);
+    // SciPy 1.11's p_indices: a = L[p] U, P[i, p[i]] = 1
+    const [p] = mt.linalg.lu(T(a, 8), { p_indices: true });
+    expect(p!.dtype).toBe('int32');
+    const pm = await flat(P!), pi = Array.from(await flat(p!));
+    expect(pi.map((c, i) => pm[i * 37 + c])).toEqual(new Array(37).fill(1));
   });
 
   it('a singular matrix factors, with an exact zero on U\'s diagonal', async () => {

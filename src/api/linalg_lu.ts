@@ -23,7 +23,7 @@
 
 import * as G from '../graph/node.js';
 import { MAX_CHUNKS } from '../graph/shape.js';
-import { Tensor, all, arange, isfinite, multiply, prod, sum, where } from './core.js';
+import { Tensor, all, arange, astype, isfinite, multiply, prod, sum, where } from './core.js';
 import { MIN_TILE, tiledTriangularSolve } from './linalg_tiled.js';
 
 type Box = readonly (readonly [number, number])[];
@@ -158,11 +158,14 @@ export function finiteChecked(a: Tensor): Tensor {
   return where(ok, a, a);
 }
 
-/** scipy.linalg.lu(a, permute_l): [P, L, U] with a = P L U, or [P L, U], over tiles (see the header). */
-export function tiledLuParts(a: Tensor, T: number, permuteL: boolean): Tensor[] {
+/**
+ * scipy.linalg.lu(a, permute_l, p_indices): [P, L, U] with a = P L U, or [P L, U], over tiles (see the header); with
+ * `pIndices` P is SciPy 1.11's int32 row indices p, a = L[p] U (where each row of a went: perm's inverse).
+ */
+export function tiledLuParts(a: Tensor, T: number, permuteL: boolean, pIndices = false): Tensor[] {
   const { L, U, perm } = tiledLu(a, T);
   const dtype = a.dtype as 'float64' | 'float32';
-  if (!permuteL) return [permutationMatrix(perm, T, dtype, false), L, U];
+  if (!permuteL) return [pIndices ? astype(inversePermutation(perm, T), 'int32') : permutationMatrix(perm, T, dtype, false), L, U];
   // P L: L's rows scattered back to a's order, as Pᵀ's rows are: (P L)[perm[x]] = L[x], i.e. the rows of L gathered by perm's inverse
   return [permuteRows(inversePermutation(perm, T), L, T), U];
 }
