@@ -289,10 +289,10 @@ describe('the LU DAG and its routines', () => {
 
   it('the routines check their regions', () => {
     const f64 = (...shape: number[]) => ({ dtype: 'float64' as const, shape });
-    expect(() => ROUTINES.luleaf.check({ row0: 0 }, [f64(4, 4)], f64(4, 5))).not.toThrow();
-    expect(() => ROUTINES.luleaf.check({ row0: -1 }, [f64(4, 4)], f64(4, 5))).toThrow(/row0 must be a non-negative integer/);
-    expect(() => ROUTINES.lutourn.check({ cols: 4, root: true }, [f64(4, 5), f64(4, 5)], f64(4, 5))).not.toThrow();
-    expect(() => ROUTINES.lutourn.check({ cols: 4, root: true }, [f64(4, 5), f64(4, 5), f64(4, 5)], f64(4, 5))).toThrow(/one or two candidate sets/);
+    expect(() => ROUTINES.lutourn.check({ cols: 4, root: true, rows0: [-1, 8] }, [f64(4, 5), f64(4, 4)], f64(4, 5))).not.toThrow();
+    expect(() => ROUTINES.lutourn.check({ cols: 4, root: true, rows0: [-1, -1] }, [f64(4, 5), f64(4, 4)], f64(4, 5))).toThrow(/one or two tiles/);
+    expect(() => ROUTINES.lutourn.check({ cols: 4, root: true, rows0: [-1, -1, -1] }, [f64(4, 5), f64(4, 5), f64(4, 5)], f64(4, 5))).toThrow(/one or two/);
+    expect(() => ROUTINES.lucol.check({ k0: -1, row0: 4 }, [f64(4, 4), f64(4, 4), f64(4, 5)], f64(4, 5))).toThrow(/k0 must be a non-negative integer/);
     expect(() => ROUTINES.luupdate.check({ k0: 0, row0: 4 }, [f64(4, 4), f64(4, 4), f64(4, 1), f64(4, 4), f64(4, 4)], f64(4, 5))).not.toThrow();
     expect(() => ROUTINES.luupdate.check({ k0: 0, row0: 4 }, [f64(4, 4), f64(4, 4), f64(4, 2), f64(4, 4), f64(4, 4)], f64(4, 5))).toThrow(/luupdate reads/);
     expect(() => ROUTINES.lugate.check({}, [{ dtype: 'int32', shape: [4, 4] }, f64(2, 1)], f64(4, 4))).toThrow(/float64 or float32/);

@@ -5,9 +5,10 @@
 // np.linalg.solve, inv, det and slogdet through it. Nothing gathers the
 // matrix: the widest read is one block column's tiles.
 // Step k (right-looking): a tournament over panel column k's tiles from k
-// down (a partial-pivoting GETRF per tile keeps its candidate rows, a binary
-// tree of combines keeps the best of two sets, the root factors the winners:
-// L_kk, U_kk and the pivot order), then, with the step's row swaps fused in,
+// down (a binary tree of combines, each a partial-pivoting GETRF of two
+// tiles' or two candidate sets' rows stacked, keeping T rows; a square
+// tile's own GETRF would keep all its rows, so the leaves are the tiles; the
+// root factors the winners: L_kk, U_kk and the pivot order), then, with the step's row swaps fused in,
 // L_ik = swap(A_ik) U_kk⁻¹, U_kj = L_kk⁻¹ gather(k, j) and the trailing
 // update A_ij − L_ik U_kj. Every version of a tile is a chunk of one
 // workspace node ([V·T, T + 1]: a tile in the top-left, a candidate set or a
@@ -69,14 +70,17 @@ export function tiledLu(a: Tensor, T: number): LuTiles {
   const rowU: number[][] = [];
   for (let k = 0; k < nt; k++) {
     const c = len(k), k0 = k * T;
-    const cand = (v: number): Read => at(v, c, 0, c + 1);
-    let level = Array.from({ length: nt - k }, (_, q) => push('luleaf', { row0: (k + q) * T }, [cur(k + q, k)]));
+    // the tournament's players: the panel's tiles (their first rows), then the candidate sets combines wrote (−1)
+    let level: [Read, number][] = Array.from({ length: nt - k }, (_, q) => [cur(k + q, k), (k + q) * T]);
+    const tourn = (pair: [Read, number][], root: boolean): [Read, number] =>
+      [at(push('lutourn', { cols: c, root, rows0: pair.map((p) => p[1]) }, pair.map((p) => p[0])), c, 0, c + 1), -1];
     while (level.length > 2) {
-      const next: number[] = [];
-      for (let q = 0; q < level.length; q += 2) next.push(q + 1 < level.length ? push('lutourn', { cols: c, root: false }, [cand(level[q]!), cand(level[q + 1]!)]) : level[q]!);
+      const next: [Read, number][] = [];
+      for (let q = 0; q < level.length; q += 2) next.push(q + 1 < level.length ? tourn([level[q]!, level[q + 1]!], false) : level[q]!);
       level = next;
     }
-    const r = push('lutourn', { cols: c, root: true }, level.map(cand));
+    const r = calls.length;
+    tourn(level, true);
     rec[k] = r;
     const record = at(r, c, 0, c + 1), idx = at(r, c, 0, 1);
     rawL[k] = [];

@@ -2,13 +2,13 @@
 // linalg_lu.ts builds their DAG). Each call writes one chunk once, reading a
 // few tiles, so a re-run gives the same bits (as ./tiles.ts's Cholesky
 // routines). Step k of the factorization over T×T tiles:
-//   luleaf    partial-pivoting GETRF of one tile of panel column k: its
-//             candidate rows (global row index in column 0, the rows'
-//             values after it, index −1 past the last candidate);
-//   lutourn   two candidate sets stacked and factored again, the better rows
-//             kept (a combine of the tournament); at the root (`root`), the
-//             winners' indices in pivot order and their packed LU factors
-//             (L_kk unit lower below the diagonal, U_kk on and above it);
+//   lutourn   a combine of the tournament: two tiles of panel column k, or
+//             two candidate sets (global row index in column 0, the rows'
+//             values after it, index −1 past the last), stacked and factored
+//             by partial-pivoting GETRF, the pivot rows kept as a candidate
+//             set; at the root (`root`, reading one or two), the winners'
+//             indices in pivot order and their packed LU factors (L_kk unit
+//             lower below the diagonal, U_kk on and above it): the step's record;
 //   lucol     L_ik = swap(A_ik) U_kk⁻¹ (TRSM right, upper);
 //   lurow     U_kj = L_kk⁻¹ gather(k, j): block row k after the swap gathers
 //             the winners' rows from the tiles of block column j;
@@ -206,14 +206,21 @@ function floats(inputs: readonly RegionSpec[], output: RegionSpec, count: number
   if (!FLOATS.has(output.dtype) || output.shape.length !== 2) throw new TypeError(`${name} writes a 2-d float64 or float32 chunk`);
 }
 
-/** The stacked valid candidates (index >= 0) of candidate regions with `c` value columns: their values and indices. */
-function candidates(sets: readonly Region[], c: number): { A: Float64Array; ids: Float64Array; m: number } {
-  const keep: [Region, number][] = [];
-  for (const s of sets) column(s).forEach((v, i) => { if (v >= 0) keep.push([s, i]); });
+/**
+ * The rows of tiles (c wide, rows from rows0[q]) and candidate sets (c + 1 wide, valid where the index is >= 0)
+ * stacked: their values and global row indices.
+ */
+function candidates(sets: readonly Region[], c: number, rows0: readonly number[]): { A: Float64Array; ids: Float64Array; m: number } {
+  const keep: [Region, number, number][] = [];
+  sets.forEach((s, q) => {
+    if (s.shape[1] === c) for (let i = 0; i < s.shape[0]!; i++) keep.push([s, i, rows0[q]! + i]);
+    else column(s).forEach((v, i) => { if (v >= 0) keep.push([s, i, v]); });
+  });
   const A = new Float64Array(keep.length * c), ids = new Float64Array(keep.length);
-  keep.forEach(([s, i], q) => {
-    ids[q] = s.data[i * s.strides[0]!] as number;
-    for (let j = 0; j < c; j++) A[q * c + j] = s.data[i * s.strides[0]! + (1 + j) * s.strides[1]!] as number;
+  keep.forEach(([s, i, id], q) => {
+    ids[q] = id;
+    const at = i * s.strides[0]! + (s.shape[1] === c ? 0 : s.strides[1]!);
+    for (let j = 0; j < c; j++) A[q * c + j] = s.data[at + j * s.strides[1]!] as number;
   });
   return { A, ids, m: keep.length };
 }
@@ -232,40 +239,23 @@ function storeCandidates(ids: ArrayLike<number>, vals: Float64Array, p: number, 
 const sources = (recs: readonly Region[], first: number, T: number): Map<number, number>[] => recs.map((r, s) => stepSource((first + s) * T, column(r)).src);
 
 export const LU_ROUTINES: Readonly<Record<
-  'luleaf' | 'lutourn' | 'lucol' | 'lurow' | 'luupdate' | 'lulower' | 'lutri' | 'luperm' | 'lupmat' | 'lurows' | 'ludet' | 'lugate', Routine
+  'lutourn' | 'lucol' | 'lurow' | 'luupdate' | 'lulower' | 'lutri' | 'luperm' | 'lupmat' | 'lurows' | 'ludet' | 'lugate', Routine
 >> = {
-  luleaf: {
-    check(params, inputs, output) {
-      onlyParams(params, ['row0']);
-      int(params, 'row0');
-      floats(inputs, output, 1, 'luleaf');
-      if (inputs.length !== 1 || output.shape[1]! < inputs[0]!.shape[1]! + 1) throw new TypeError('luleaf reads one tile and writes its candidate rows');
-    },
-    run(params, [t], out) {
-      const [r, c] = t!.shape as [number, number];
-      const A = dense(t!), orig = dense(t!);
-      const ids = Float64Array.from({ length: r }, (_, i) => i);
-      // a tile with no more rows than columns keeps every row: its GETRF would only order them
-      if (r > c) getrf(A, r, c, ids);
-      const p = Math.min(r, c, out.shape[0]!);
-      const vals = new Float64Array(p * c);
-      for (let q = 0; q < p; q++) vals.set(orig.subarray(ids[q]! * c, ids[q]! * c + c), q * c);
-      storeCandidates(Array.from(ids.subarray(0, p), (i) => i + int(params, 'row0')), vals, p, c, out);
-    },
-  },
   lutourn: {
     check(params, inputs, output) {
-      onlyParams(params, ['cols', 'root']);
+      onlyParams(params, ['cols', 'root', 'rows0']);
       const c = int(params, 'cols');
       flag(params, 'root');
       floats(inputs, output, 1, 'lutourn');
-      if (inputs.length > 2 || inputs.some((s) => s.shape[1] !== c + 1) || output.shape[1]! < c + 1 || output.shape[0]! < c) {
-        throw new TypeError('lutourn reads one or two candidate sets of cols + 1 columns');
+      const rows0 = params.rows0;
+      if (inputs.length > 2 || !Array.isArray(rows0) || rows0.length !== inputs.length || !rows0.every((r) => Number.isSafeInteger(r))
+        || inputs.some((s, q) => s.shape[1] !== (rows0[q]! >= 0 ? c : c + 1)) || output.shape[1]! < c + 1 || output.shape[0]! < c) {
+        throw new TypeError('lutourn reads one or two tiles (cols wide, their first rows in rows0) or candidate sets (cols + 1 wide, rows0 −1)');
       }
     },
     run(params, sets, out) {
       const c = int(params, 'cols');
-      const { A, ids, m } = candidates(sets, c);
+      const { A, ids, m } = candidates(sets, c, params.rows0 as number[]);
       const orig = A.slice();
       const rowOf = new Map<number, number>();
       ids.forEach((v, q) => rowOf.set(v, q));
