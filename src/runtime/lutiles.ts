@@ -40,22 +40,28 @@ import { gemmNT, trsmRightLowerT } from './tiles.js';
 // ---------------------------------------------------------------------------
 // Dense kernels over row-major float64 arrays (exported for tests)
 
-/** Columns of a panel of the blocked GETRF: its trailing update is one gemmNT of depth NB. */
-const NB = 64;
+/** Columns below which the recursive GETRF factors a panel column by column. */
+const LEAF = 16;
 
 /**
  * Partial-pivoting LU (LAPACK's getrf) of the m×c row-major A in place:
  * the pivot is the first largest |A[i, j]| over i >= j; a zero pivot skips
  * the scaling of the column below it. `ids` (the rows' labels) is permuted
  * with the rows, so its first min(m, c) entries are the pivot rows in order.
- * Blocked right-looking: each NB-column panel by getf2 (its updates within
- * the panel), then its rows of U right of it (unit lower solve) and the
- * trailing matrix's update in one gemmNT.
+ * Recursive over columns (LAPACK's getrf2): the left half factored, the
+ * right half's top solved with its unit lower factor and its bottom updated
+ * in one gemmNT, then factored; panels of LEAF columns column by column.
  */
 export function getrf(A: Float64Array, m: number, c: number, ids: Float64Array): void {
   const p = Math.min(m, c);
-  for (let j0 = 0; j0 < p; j0 += NB) {
-    const j1 = Math.min(p, j0 + NB);
+  getrf2(A, m, c, ids, 0, p);
+  if (c > p) lowerSolve(A, c, 0, p, p, c);
+}
+
+/** Columns [j0, j0 + n) of rows j0.. of A (m×c) factored (see getrf), whole rows swapped. */
+function getrf2(A: Float64Array, m: number, c: number, ids: Float64Array, j0: number, n: number): void {
+  if (n <= LEAF) {
+    const j1 = j0 + n;
     for (let j = j0; j < j1; j++) {
       let piv = j, best = Math.abs(A[j * c + j]!);
       for (let i = j + 1; i < m; i++) { const v = Math.abs(A[i * c + j]!); if (v > best) { best = v; piv = i; } }
@@ -72,20 +78,28 @@ export function getrf(A: Float64Array, m: number, c: number, ids: Float64Array):
         for (let q = j + 1; q < j1; q++) A[ri + q] -= l * A[rj + q]!;
       }
     }
-    const w = c - j1;
-    if (w <= 0) continue;
-    // U12 = L11⁻¹ A12 (rows j0..j1, right of the panel), then A22 −= L21 U12 with U12ᵀ as gemmNT's Q
-    for (let j = j0; j < j1; j++) {
-      for (let i = j + 1; i < j1; i++) {
-        const l = A[i * c + j]!;
-        if (l === 0) continue;
-        for (let q = j1; q < c; q++) A[i * c + q] -= l * A[j * c + q]!;
-      }
+    return;
+  }
+  const n1 = n >> 1, n2 = n - n1, k1 = j0 + n1;
+  getrf2(A, m, c, ids, j0, n1);
+  lowerSolve(A, c, j0, k1, k1, j0 + n);
+  if (m > k1) {
+    // A22 −= A21 A12, with A12ᵀ as gemmNT's Q
+    const Ut = new Float64Array(n2 * n1);
+    for (let a = 0; a < n1; a++) for (let b = 0; b < n2; b++) Ut[b * n1 + a] = A[(j0 + a) * c + k1 + b]!;
+    gemmNT(A, k1 * c + k1, c, m - k1, n2, A, k1 * c + j0, c, Ut, 0, n1, n1);
+  }
+  getrf2(A, m, c, ids, k1, n2);
+}
+
+/** Rows [j0, j1) of A (c wide), columns [q0, q1): L⁻¹ times them, L the unit lower factor in columns [j0, j1) of those rows. */
+function lowerSolve(A: Float64Array, c: number, j0: number, j1: number, q0: number, q1: number): void {
+  for (let j = j0; j < j1; j++) {
+    for (let i = j + 1; i < j1; i++) {
+      const l = A[i * c + j]!;
+      if (l === 0) continue;
+      for (let q = q0; q < q1; q++) A[i * c + q] -= l * A[j * c + q]!;
     }
-    if (m <= j1) continue;
-    const nb = j1 - j0, Ut = new Float64Array(w * nb);
-    for (let a = 0; a < nb; a++) for (let b = 0; b < w; b++) Ut[b * nb + a] = A[(j0 + a) * c + j1 + b]!;
-    gemmNT(A, j1 * c + j1, c, m - j1, w, A, j1 * c + j0, c, Ut, 0, nb, nb);
   }
 }
 
