@@ -123,12 +123,21 @@ describe('lu', () => {
     }
   });
 
-  it('one tile is partial pivoting: the same factors as SciPy on a random matrix', async () => {
-    const a = normals(30, 9);
-    const { p, l, u } = await lu(a, undefined);
-    const id = identities(a, p, l, u, 30);
-    expect(id.maxL).toBeLessThanOrEqual(1);
-    expect(id.res).toBeLessThan(1e-15);
+  it('one chunk of any shape is LAPACK\'s partial pivoting: SciPy\'s P, L, U (square, tall, wide)', async () => {
+    const g = general(40);
+    for (const [name, a] of [['sq30', general(30)], ['tall', g.map((r) => r.slice(0, 25))], ['wide', g.slice(0, 25)]] as const) {
+      const [m, n] = [a.length, a[0]!.length], k = Math.min(m, n);
+      const [P, L, U] = mt.linalg.lu(T(a));
+      expect([P!.shape, L!.shape, U!.shape]).toEqual([[m, m], [m, k], [k, n]]);
+      const pm = await flat(P!);
+      expect(Array.from({ length: m }, (_, c) => Array.from({ length: m }, (_, r) => pm[r * m + c]).indexOf(1))).toEqual(F[`${name}_perm`]);
+      expect(rel(await flat(L!), F[`${name}_l`]!)).toBeLessThan(1e-14);
+      expect(rel(await flat(U!), F[`${name}_u`]!)).toBeLessThan(1e-14);
+      const [PL, U2] = mt.linalg.lu(T(a), { permute_l: true });
+      expect(rel(await flat(mt.matmul(PL!, U2!)), a.flat())).toBeLessThan(1e-14);
+      const [p] = mt.linalg.lu(T(a), { p_indices: true });
+      expect(Array.from(await flat(p!)).map((c, i) => pm[i * m + c])).toEqual(new Array(m).fill(1));
+    }
   });
 
   it('permute_l gives [P L, U]; p_indices gives P as row indices', async () => {
@@ -163,11 +172,13 @@ describe('lu', () => {
     await expect(mt.linalg.lu(T(a, 8), { check_finite: false })[2]!.fetch()).resolves.toBeDefined();
   });
 
-  it('takes ints as float64, and refuses what is not a square matrix', async () => {
+  it('takes ints as float64; refuses what is not a matrix, or not square over chunks; empty', async () => {
     const [, L] = mt.linalg.lu(mt.tensor(forced(20), { dtype: 'int32', chunkSize: 8 }));
     expect(L!.dtype).toBe('float64');
     expect(() => mt.linalg.lu(mt.ones([2, 3, 3]))).toThrow(new RangeError('expected matrix'));
-    expect(() => mt.linalg.lu(mt.ones([3, 4]))).toThrow(/only square matrices/);
+    expect(() => mt.linalg.lu(mt.ones([40, 32], { chunkSize: 16 }))).toThrow(/over more than one chunk must be square/);
+    const [P0, L0, U0] = mt.linalg.lu(mt.zeros([0, 3]));
+    expect([P0!.shape, L0!.shape, U0!.shape]).toEqual([[0, 0], [0, 0], [0, 3]]);
   });
 });
 
@@ -191,7 +202,8 @@ describe('solve, inv, det, slogdet over the tiled LU', () => {
         expect(Math.abs(det - (F[`${name}${n}_det`] as unknown as number)) / Math.abs(det)).toBeLessThan(tol);
         const [s, ld] = mt.linalg.slogdet(A);
         expect((await s!.fetch()).item()).toBe(F[`${name}${n}_slogdet`]![0]);
-        expect(Math.abs(((await ld!.fetch()).item() as number) - F[`${name}${n}_slogdet`]![1]!)).toBeLessThan(1e-12 * Math.abs(F[`${name}${n}_slogdet`]![1]!) + 1e-12);
+        const want = F[`${name}${n}_slogdet`]![1]!;
+        expect(Math.abs(((await ld!.fetch()).item() as number) - want)).toBeLessThan(1e-12 * Math.abs(want) + 1e-12);
       }
     }
   });

@@ -22,7 +22,7 @@ import {
 } from './core.js';
 import { compress } from './indexing.js';
 import { spansChunks, tallSkinny, tileSize, tiledCholesky, tiledCholeskyUpper, tiledTriangularSolve, tsqr } from './linalg_tiled.js';
-import { finiteChecked, luTileSize, tiledDet, tiledInv, tiledLuParts, tiledSlogdet, tiledSolve } from './linalg_lu.js';
+import { finiteChecked, luTileSize, oneChunkLu, tiledDet, tiledInv, tiledLuParts, tiledSlogdet, tiledSolve } from './linalg_lu.js';
 
 type Args = unknown[];
 type NormOrd = number | 'fro' | 'f' | 'nuc' | null;
@@ -462,10 +462,11 @@ export const linalg = {
     return r;
   },
   /**
-   * scipy.linalg.lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False): [P, L, U] with a = P L U (L unit
-   * lower, U upper), or [P L, U] with permute_l, P as int32 row indices p (a = L[p] U) with p_indices, for a square 2-d matrix, by the tiled LU with tournament pivoting (./linalg_lu.ts;
-   * one tile when a is one chunk: then LAPACK's partial pivoting). A singular matrix factors (U gets the zero pivot);
-   * check_finite fails the run with ValueError (RangeError) 'array must not contain infs or NaNs'.
+   * scipy.linalg.lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False): [P, L, U] with a = P L U
+   * (L unit lower, U upper), [P L, U] with permute_l, P as int32 row indices p (a = L[p] U) with p_indices (SciPy 1.11).
+   * A one-chunk matrix of any shape in one task (LAPACK's partial pivoting); a square one over more chunks by the tiled
+   * LU with tournament pivoting (./linalg_lu.ts). A singular matrix factors (U gets the zero pivot); check_finite fails
+   * the run with ValueError (RangeError) 'array must not contain infs or NaNs'.
    */
   lu(a: Operand, ...args: Args): Tensor[] {
     const o = kwargs<{ permute_l?: boolean; overwrite_a?: boolean; check_finite?: boolean; p_indices?: boolean }>(
@@ -473,12 +474,18 @@ export const linalg = {
     const t = toTensor(a);
     if (t.ndim !== 2) throw new RangeError('expected matrix');
     if (hasUnknown(t.shape)) return deferredAll('linalg.lu', [t], o.permute_l ? 2 : 3, ([u]) => linalg.lu(u!, o));
-    if (t.shape[0] !== t.shape[1]) throw new TypeError('linalg.lu(): only square matrices are supported');
     let f = luFloat(t);
-    if (f.shape[0] === 0) return o.permute_l ? [f, f] : [o.p_indices ? zeros([0], { dtype: 'int32' }) : f, f, f];
+    const [m, n] = f.shape as [number, number];
+    const k = Math.min(m, n);
+    if (k === 0) {
+      const [L, U] = [zeros([m, k], { dtype: f.dtype }), zeros([k, n], { dtype: f.dtype })];
+      return o.permute_l ? [L, U] : [o.p_indices ? zeros([0], { dtype: 'int32' }) : zeros([0, 0], { dtype: f.dtype }), L, U];
+    }
     if (o.check_finite ?? true) f = finiteChecked(f);
-    const n = f.shape[0]!;
-    return tiledLuParts(f, spansChunks(t) ? luTileSize(n, t.node.chunk) : n, o.permute_l ?? false, o.p_indices ?? false);
+    // one chunk, any shape: one task; a square matrix over more than one chunk: the tiled LU
+    if (!spansChunks(t)) return oneChunkLu(f, o.permute_l ?? false, o.p_indices ?? false);
+    if (m !== n) throw new TypeError('linalg.lu(): a matrix over more than one chunk must be square (rechunk it into one chunk)');
+    return tiledLuParts(f, luTileSize(n, t.node.chunk), o.permute_l ?? false, o.p_indices ?? false);
   },
   /** np.linalg.cond: s_max / s_min for p None or 2 (-2: the reverse), else norm(x, p) * norm(inv(x), p); NaN (a singular matrix's) becomes inf unless x holds a NaN. */
   cond(x: Operand, ...args: Args): Tensor {

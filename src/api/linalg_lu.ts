@@ -24,7 +24,7 @@
 
 import * as G from '../graph/node.js';
 import { MAX_CHUNKS } from '../graph/shape.js';
-import { Tensor, all, arange, astype, isfinite, multiply, prod, sum, where } from './core.js';
+import { Tensor, add, all, arange, astype, equal, eye, isfinite, multiply, prod, reshape, sum, take, tril, triu, where } from './core.js';
 import { MIN_TILE, tiledTriangularSolve } from './linalg_tiled.js';
 
 type Box = readonly (readonly [number, number])[];
@@ -33,7 +33,10 @@ type Read = { input: number; box: Box };
 /** The parts of a tiled LU: L, U (n×n, T×T tiles), the permutation (perm[x]: the row of a at row x of L U; float64 [n]) and the per-step det record. */
 export interface LuTiles { L: Tensor; U: Tensor; perm: Tensor; det: Tensor; T: number }
 
-/** The tile side for the LU of an n×n matrix chunked `chunk`: the chunk's side (at least MIN_TILE), doubled while the workspace would pass half an array's chunk limit. */
+/**
+ * The tile side for the LU of an n×n matrix chunked `chunk`: the chunk's side (at least MIN_TILE), doubled while
+ * the workspace would pass half an array's chunk limit.
+ */
 export function luTileSize(n: number, chunk: readonly number[]): number {
   const [c0, c1] = chunk as [number, number];
   let t = Math.max(MIN_TILE, Math.min(c0, c1));
@@ -132,7 +135,8 @@ export function permutationMatrix(perm: Tensor, T: number, dtype: 'float64' | 'f
   for (let i = 0; i < nt; i++) {
     for (let j = 0; j < nt; j++) {
       const p = transposed ? i : j;
-      calls.push({ routine: 'lupmat', params: { transpose: transposed, offset: (transposed ? j : i) * T }, chunk: i * nt + j, reads: [{ input: 0, box: [span(p, T, n)] }] });
+      const params = { transpose: transposed, offset: (transposed ? j : i) * T };
+      calls.push({ routine: 'lupmat', params, chunk: i * nt + j, reads: [{ input: 0, box: [span(p, T, n)] }] });
     }
   }
   return new Tensor(G.routine(transposed ? 'linalg.lu.pt' : 'linalg.lu.p', [perm.node], calls, dtype, [n, n], [T, T]));
@@ -172,6 +176,24 @@ export function tiledLuParts(a: Tensor, T: number, permuteL: boolean, pIndices =
   if (!permuteL) return [pIndices ? astype(inversePermutation(perm, T), 'int32') : permutationMatrix(perm, T, dtype, false), L, U];
   // P L: L's rows scattered back to a's order, as Pᵀ's rows are: (P L)[perm[x]] = L[x], i.e. the rows of L gathered by perm's inverse
   return [permuteRows(inversePermutation(perm, T), L, T), U];
+}
+
+/**
+ * scipy.linalg.lu of a one-chunk m×n matrix of any shape, in one task (the `lugetrf` routine: LAPACK's getrf), its
+ * parts sliced out: [P, L, U] (P m×m, L m×k unit lower trapezoidal, U k×n upper, k = min(m, n)), [P L, U], or p_indices.
+ */
+export function oneChunkLu(a: Tensor, permuteL: boolean, pIndices: boolean): Tensor[] {
+  const [m, n] = a.shape as [number, number];
+  const k = Math.min(m, n);
+  const packed = new Tensor(G.routine('linalg.lu.getrf', [a.node], [{ routine: 'lugetrf', params: {}, chunk: 0, reads: [{ input: 0, box: [[0, m], [0, n]] }] }],
+    a.dtype, [m, n + 2], [m, n + 2]));
+  const lu = packed.get(':, 2:');
+  const L = add(tril(lu.get(`:, :${k}`), -1), eye(m, k, { dtype: a.dtype }));
+  const U = triu(lu.get(`:${k}`));
+  const inv = astype(packed.get(':, 1'), 'int32');
+  if (permuteL) return [take(L, inv, { axis: 0 }), U];
+  if (pIndices) return [inv, L, U];
+  return [astype(equal(reshape(arange(m), [m, 1]), reshape(packed.get(':, 0'), [1, m])), a.dtype), L, U];
 }
 
 /** The inverse of a permutation vector (inv[perm[c]] = c): P's rows dotted with 0..n−1, over P's tiles (n² multiply-adds, no gather). */

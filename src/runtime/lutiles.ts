@@ -21,6 +21,8 @@
 //   lupmat    a tile of P (P[perm[c], c] = 1) or of Pᵀ;
 //   lurows    a tile of Pᵀ B (B's rows gathered by the permutation);
 //   ludet     step k's part of det: [∏ u_ii · (−1)^swaps, sign, Σ log|u_ii|, zero pivot];
+//   lugetrf   a whole one-chunk matrix (any shape) factored in one call:
+//             [perm, perm's inverse, packed L\U] (SciPy's lu of one chunk);
 //   lugate    a tile copied, once no step's record has a zero pivot (else
 //             NumPy's LinAlgError 'Singular matrix': solve and inv).
 // The row permutation of step k is LAPACK's: for r in order, row k0 + r
@@ -207,7 +209,9 @@ function int(params: RoutineParams, name: string): number {
 
 function ints(params: RoutineParams, name: string): number[] {
   const v = params[name];
-  if (!Array.isArray(v) || !v.every((x) => Number.isSafeInteger(x) && x >= 0)) throw new TypeError(`routine parameter ${name} must be a list of non-negative integers`);
+  if (!Array.isArray(v) || !v.every((x) => Number.isSafeInteger(x) && x >= 0)) {
+    throw new TypeError(`routine parameter ${name} must be a list of non-negative integers`);
+  }
   return v as number[];
 }
 
@@ -253,7 +257,7 @@ function storeCandidates(ids: ArrayLike<number>, vals: Float64Array, p: number, 
 const sources = (recs: readonly Region[], first: number, T: number): Map<number, number>[] => recs.map((r, s) => stepSource((first + s) * T, column(r)).src);
 
 export const LU_ROUTINES: Readonly<Record<
-  'lutourn' | 'lucol' | 'lurow' | 'luupdate' | 'lulower' | 'lutri' | 'luperm' | 'lupmat' | 'lurows' | 'ludet' | 'lugate', Routine
+  'lutourn' | 'lucol' | 'lurow' | 'luupdate' | 'lulower' | 'lutri' | 'luperm' | 'lupmat' | 'lurows' | 'ludet' | 'lugetrf' | 'lugate', Routine
 >> = {
   lutourn: {
     check(params, inputs, output) {
@@ -409,7 +413,9 @@ export const LU_ROUTINES: Readonly<Record<
       onlyParams(params, ['transpose', 'offset']);
       flag(params, 'transpose'); int(params, 'offset');
       floats(inputs, output, 1, 'lupmat', [0]);
-      if (inputs.length !== 1 || inputs[0]!.shape[0] !== output.shape[params.transpose === true ? 0 : 1]) throw new TypeError('lupmat reads the permutation\'s chunk');
+      if (inputs.length !== 1 || inputs[0]!.shape[0] !== output.shape[params.transpose === true ? 0 : 1]) {
+        throw new TypeError('lupmat reads the permutation\'s chunk');
+      }
     },
     run(params, [perm], out) {
       const [M, N] = out.shape as [number, number];
@@ -477,6 +483,28 @@ export const LU_ROUTINES: Readonly<Record<
     run(_params, [t, zero], out) {
       if (column(zero!).some((z) => z !== 0)) throw new LinAlgError('Singular matrix');
       store(dense(t!), t!.shape[0]!, t!.shape[1]!, out);
+    },
+  },
+  lugetrf: {
+    check(params, inputs, output) {
+      onlyParams(params, []);
+      floats(inputs, output, 1, 'lugetrf');
+      if (inputs.length !== 1 || output.shape[0] !== inputs[0]!.shape[0] || output.shape[1] !== inputs[0]!.shape[1]! + 2) {
+        throw new TypeError('lugetrf reads one m×n matrix and writes [m, n + 2]');
+      }
+    },
+    run(_params, [t], out) {
+      const [m, n] = t!.shape as [number, number];
+      const A = dense(t!);
+      const ids = Float64Array.from({ length: m }, (_, i) => i);
+      getrf(A, m, n, ids);
+      const buf = new Float64Array(m * (n + 2));
+      for (let x = 0; x < m; x++) {
+        buf[x * (n + 2)] = ids[x]!;
+        buf[ids[x]! * (n + 2) + 1] = x;
+        buf.set(A.subarray(x * n, x * n + n), x * (n + 2) + 2);
+      }
+      store(buf, m, n + 2, out);
     },
   },
 };
