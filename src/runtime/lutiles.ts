@@ -84,7 +84,17 @@ function getrf2(A: Float64Array, m: number, c: number, ids: Float64Array, j0: nu
   }
   const n1 = n >> 1, n2 = n - n1, k1 = j0 + n1;
   getrf2(A, m, c, ids, j0, n1);
-  lowerSolve(A, c, j0, k1, k1, j0 + n);
+  if (n1 < 32) lowerSolve(A, c, j0, k1, k1, j0 + n);
+  else {
+    // a wide enough block solved through gemmNT (trsmLeftUnitLower), copied out and back
+    const L11 = new Float64Array(n1 * n1), A12 = new Float64Array(n1 * n2);
+    for (let a = 0; a < n1; a++) {
+      L11.set(A.subarray((j0 + a) * c + j0, (j0 + a) * c + k1), a * n1);
+      A12.set(A.subarray((j0 + a) * c + k1, (j0 + a) * c + j0 + n), a * n2);
+    }
+    trsmLeftUnitLower(L11, n1, A12, n2);
+    for (let a = 0; a < n1; a++) A.set(A12.subarray(a * n2, a * n2 + n2), (j0 + a) * c + k1);
+  }
   if (m > k1) {
     // A22 −= A21 A12, with A12ᵀ as gemmNT's Q
     const Ut = new Float64Array(n2 * n1);
