@@ -305,7 +305,8 @@ describe('the LU DAG and its routines', () => {
     expect(() => ROUTINES.lutourn.check({ cols: 4, root: true, rows0: [-1, -1] }, [f64(4, 5), f64(4, 4)], f64(4, 5))).toThrow(/one or two tiles/);
     expect(() => ROUTINES.lutourn.check({ cols: 4, root: true, rows0: [-1, -1, -1] }, [f64(4, 5), f64(4, 5), f64(4, 5)], f64(4, 5))).toThrow(/one or two/);
     expect(() => ROUTINES.lucol.check({ k0: -1, row0: 4 }, [f64(4, 4), f64(4, 4), f64(4, 5)], f64(4, 5))).toThrow(/k0 must be a non-negative integer/);
-    expect(() => ROUTINES.luupdate.check({ k0: 0, row0: 4 }, [f64(4, 4), f64(4, 4), f64(4, 1), f64(4, 4), f64(4, 4)], f64(4, 5))).not.toThrow();
+    expect(() => ROUTINES.luupdate.check({ k0: 0, row0: 4 }, [f64(4, 3), f64(4, 3), f64(4, 1), f64(4, 4), f64(3, 4)], f64(4, 5))).not.toThrow();
+    expect(() => ROUTINES.lutrans.check({}, [f64(3, 4)], f64(4, 3))).not.toThrow();
     expect(() => ROUTINES.luupdate.check({ k0: 0, row0: 4 }, [f64(4, 4), f64(4, 4), f64(4, 2), f64(4, 4), f64(4, 4)], f64(4, 5))).toThrow(/luupdate reads/);
     expect(() => ROUTINES.lugate.check({}, [{ dtype: 'int32', shape: [4, 4] }, f64(2, 1)], f64(4, 4))).toThrow(/float64 or float32/);
   });

@@ -10,10 +10,11 @@
 // tile's own GETRF would keep all its rows, so the leaves are the tiles;
 // the root factors the winners: L_kk, U_kk and the pivot order), then, with
 // the step's row swaps fused in, L_ik = swap(A_ik) U_kk⁻¹, U_kj = L_kk⁻¹
-// gather(k, j) and the trailing update A_ij − L_ik U_kj. The tournament
-// costs about n²T multiply-adds beside the LU's n³/3, at GETRF's rate. Every version of a tile is a chunk of one
-// workspace node ([V·T, T + 1]: a tile in the top-left, a candidate set or a
-// step's record as [row index, values]). L's earlier block columns are kept
+// gather(k, j) (kept transposed: the update's GEMM reads it in place) and
+// the trailing update A_ij − L_ik U_kj. The tournament costs about n²T
+// multiply-adds beside the LU's n³/3, at GETRF's rate. Every version of a
+// tile is a chunk of one workspace node ([V·T, T + 1]: a tile in the
+// top-left, a candidate set or a step's record as [row index, values]). L's earlier block columns are kept
 // as the steps wrote them: its output tiles apply the later steps' swaps as
 // they copy (reading the block column's raw tiles and those steps' indices).
 // The pivots may differ from LAPACK's partial pivoting (the tournament picks
@@ -94,7 +95,7 @@ export function tiledLu(a: Tensor, T: number): LuTiles {
     for (let j = k + 1; j < nt; j++) rowU[k]![j] = push('lurow', { k0, rows0 }, [record, ...rows0.map((_, q) => cur(k + q, j))]);
     for (let i = k + 1; i < nt; i++) {
       for (let j = k + 1; j < nt; j++) {
-        const reads = [cur(i, j), cur(k, j), idx, at(rawL[k]![i]!, len(i), 0, c), at(rowU[k]![j]!, c, 0, len(j))];
+        const reads = [cur(i, j), cur(k, j), idx, at(rawL[k]![i]!, len(i), 0, c), at(rowU[k]![j]!, len(j), 0, c)];
         latest.set(i * nt + j, push('luupdate', { k0, row0: i * T }, reads));
       }
     }
@@ -115,7 +116,7 @@ export function tiledLu(a: Tensor, T: number): LuTiles {
           ...Array.from({ length: i - j }, (_, q) => wat(rec[j + 1 + q]!, len(j + 1 + q), 0, 1)),
         ],
       });
-      ucalls.push(j < i ? zero : j === i ? diag('U') : { routine: 'copy', params: {}, reads: [wat(rowU[i]![j]!, len(i), 0, len(j))], chunk });
+      ucalls.push(j < i ? zero : j === i ? diag('U') : { routine: 'lutrans', params: {}, reads: [wat(rowU[i]![j]!, len(j), 0, len(i))], chunk });
     }
   }
   const L = new Tensor(G.routine('linalg.lu.l', [work], lcalls, a.dtype, [n, n], [T, T]));

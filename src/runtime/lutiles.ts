@@ -10,8 +10,10 @@
 //             indices in pivot order and their packed LU factors (L_kk unit
 //             lower below the diagonal, U_kk on and above it): the step's record;
 //   lucol     L_ik = swap(A_ik) U_kk⁻¹ (TRSM right, upper);
-//   lurow     U_kj = L_kk⁻¹ gather(k, j): block row k after the swap gathers
+//   lurow     U_kj = L_kk⁻¹ gather(k, j), stored transposed (the updates'
+//             GEMM reads it in place): block row k after the swap gathers
 //             the winners' rows from the tiles of block column j;
+//   lutrans   a tile transposed (U_kj out of the workspace);
 //   luupdate  A_ij − L_ik U_kj over swap(A_ij): the tile with the rows that
 //             block k sends down put in (GEMM through ./tiles.ts's gemmNT);
 //   lulower   an output tile of L (below the diagonal): the rows of the raw
@@ -143,11 +145,17 @@ export function trsmRightUpper(C: Float64Array, r: number, c: number, U: Float64
 
 /** L X = C in place for a unit lower c×c L (row-major, its diagonal not read) and a c×w C: Xᵀ = Cᵀ L⁻ᵀ by trsmRightLowerT. */
 export function trsmLeftUnitLower(L: Float64Array, c: number, C: Float64Array, w: number): void {
-  const Lu = new Float64Array(c * c), Ct = new Float64Array(w * c);
-  for (let a = 0; a < c; a++) { for (let b = 0; b < a; b++) Lu[a * c + b] = L[a * c + b]!; Lu[a * c + a] = 1; }
+  const Ct = new Float64Array(w * c);
   for (let a = 0; a < c; a++) for (let b = 0; b < w; b++) Ct[b * c + a] = C[a * w + b]!;
-  trsmRightLowerT(Ct, w, c, Lu);
+  trsmRightUnitLowerT(Ct, w, c, L);
   for (let a = 0; a < c; a++) for (let b = 0; b < w; b++) C[a * w + b] = Ct[b * c + a]!;
+}
+
+/** X Lᵀ = C in place for a unit lower c×c L (its diagonal not read) and an r×c C: trsmRightLowerT over L with ones on its diagonal. */
+export function trsmRightUnitLowerT(C: Float64Array, r: number, c: number, L: Float64Array): void {
+  const Lu = new Float64Array(c * c);
+  for (let a = 0; a < c; a++) { Lu.set(L.subarray(a * c, a * c + a), a * c); Lu[a * c + a] = 1; }
+  trsmRightLowerT(C, r, c, Lu);
 }
 
 /**
@@ -178,8 +186,15 @@ function dense(r: Region, c0 = 0, n = r.shape[1]! - c0, m = r.shape[0]!): Float6
   const [s0, s1] = r.strides as [number, number];
   const out = new Float64Array(m * n);
   const d = r.data as Float64Array | Float32Array;
-  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) out[i * n + j] = d[i * s0 + (c0 + j) * s1]!;
+  if (s1 === 1) for (let i = 0; i < m; i++) out.set(d.subarray(i * s0 + c0, i * s0 + c0 + n), i * n);
+  else for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) out[i * n + j] = d[i * s0 + (c0 + j) * s1]!;
   return out;
+}
+
+/** A region read in place when it is float64 rows (its leading dimension the row stride), else its dense copy. */
+function rows(r: Region): { a: Float64Array; ld: number } {
+  if (r.data instanceof Float64Array && (r.strides[1] === 1 || r.shape[1]! <= 1)) return { a: r.data, ld: r.strides[0]! };
+  return { a: dense(r), ld: r.shape[1]! };
 }
 
 /** Column `c` of a 2-d region (a record's row indices). */
@@ -193,6 +208,14 @@ function store(src: Float64Array, m: number, n: number, out: Region): void {
   const [M, N] = out.shape as [number, number];
   const [s0, s1] = out.strides as [number, number];
   const d = out.data as Float64Array | Float32Array;
+  if (s1 === 1) {
+    // row by row (float32 rounds in the set): the tile's row, then zeros to the chunk's width; zero rows past the tile
+    for (let i = 0; i < M; i++) {
+      if (i < m) { d.set(src.subarray(i * n, i * n + Math.min(n, N)), i * s0); d.fill(0, i * s0 + Math.min(n, N), i * s0 + N); }
+      else d.fill(0, i * s0, i * s0 + N);
+    }
+    return;
+  }
   for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) d[i * s0 + j * s1] = i < m && j < n ? src[i * n + j]! : 0;
 }
 
@@ -267,7 +290,7 @@ function storeCandidates(ids: ArrayLike<number>, vals: Float64Array, p: number, 
 const sources = (recs: readonly Region[], first: number, T: number): Map<number, number>[] => recs.map((r, s) => stepSource((first + s) * T, column(r)).src);
 
 export const LU_ROUTINES: Readonly<Record<
-  'lutourn' | 'lucol' | 'lurow' | 'luupdate' | 'lulower' | 'lutri' | 'luperm' | 'lupmat' | 'lurows' | 'ludet' | 'lugetrf' | 'lugate', Routine
+  'lutourn' | 'lucol' | 'lurow' | 'luupdate' | 'lulower' | 'lutri' | 'luperm' | 'lupmat' | 'lurows' | 'ludet' | 'lugetrf' | 'lugate' | 'lutrans', Routine
 >> = {
   lutourn: {
     check(params, inputs, output) {
@@ -333,8 +356,11 @@ export const LU_ROUTINES: Readonly<Record<
         while (rows0[q]! > x) q--;
         copyRow(tiles[q]!, rows0[q]!, x, C, r, w);
       });
-      trsmLeftUnitLower(dense(rec!, 1), c, C, w);
-      store(C, c, w, out);
+      // U_kjᵀ = (L_kk⁻¹ C)ᵀ = Cᵀ L_kk⁻ᵀ
+      const Ct = new Float64Array(w * c);
+      for (let a = 0; a < c; a++) for (let b = 0; b < w; b++) Ct[b * c + a] = C[a * w + b]!;
+      trsmRightUnitLowerT(Ct, w, c, dense(rec!, 1));
+      store(Ct, w, c, out);
     },
   },
   luupdate: {
@@ -344,9 +370,9 @@ export const LU_ROUTINES: Readonly<Record<
       floats(inputs, output, 5, 'luupdate');
       const [r, w] = inputs[0]!.shape as [number, number];
       const c = inputs[3]!.shape[1]!;
-      if (inputs.length !== 5 || inputs[1]!.shape[1] !== w || inputs[2]!.shape[1] !== 1 || inputs[3]!.shape[0] !== r || inputs[4]!.shape[0] !== c
-        || inputs[4]!.shape[1] !== w || output.shape[0]! < r || output.shape[1]! < w) {
-        throw new TypeError('luupdate reads A_ij, A_kj, the record\'s row indices, L_ik and U_kj');
+      if (inputs.length !== 5 || inputs[1]!.shape[1] !== w || inputs[2]!.shape[1] !== 1 || inputs[3]!.shape[0] !== r || inputs[4]!.shape[1] !== c
+        || inputs[4]!.shape[0] !== w || output.shape[0]! < r || output.shape[1]! < w) {
+        throw new TypeError('luupdate reads A_ij, A_kj, the record\'s row indices, L_ik and U_kjᵀ');
       }
     },
     run(params, [t, blk, idx, l, u], out) {
@@ -354,10 +380,8 @@ export const LU_ROUTINES: Readonly<Record<
       const c = l!.shape[1]!;
       const C = dense(t!);
       swapInto(C, int(params, 'row0'), r, w, stepSource(int(params, 'k0'), column(idx!)).src, blk!, int(params, 'k0'));
-      const L = dense(l!), U = dense(u!);
-      const Ut = new Float64Array(w * c);
-      for (let a = 0; a < c; a++) for (let b = 0; b < w; b++) Ut[b * c + a] = U[a * w + b]!;
-      gemmNT(C, 0, w, r, w, L, 0, c, Ut, 0, c, c);
+      const L = rows(l!), Ut = rows(u!);
+      gemmNT(C, 0, w, r, w, L.a, 0, L.ld, Ut.a, 0, Ut.ld, c);
       store(C, r, w, out);
     },
   },
@@ -515,6 +539,21 @@ export const LU_ROUTINES: Readonly<Record<
         buf.set(A.subarray(x * n, x * n + n), x * (n + 2) + 2);
       }
       store(buf, m, n + 2, out);
+    },
+  },
+  lutrans: {
+    check(params, inputs, output) {
+      onlyParams(params, []);
+      floats(inputs, output, 1, 'lutrans');
+      if (inputs.length !== 1 || output.shape[0] !== inputs[0]!.shape[1] || output.shape[1] !== inputs[0]!.shape[0]) {
+        throw new TypeError('lutrans reads one tile and writes its transpose');
+      }
+    },
+    run(_params, [t], out) {
+      const [r, c] = t!.shape as [number, number];
+      const A = dense(t!), B = new Float64Array(r * c);
+      for (let a = 0; a < r; a++) for (let b = 0; b < c; b++) B[b * r + a] = A[a * c + b]!;
+      store(B, c, r, out);
     },
   },
 };
