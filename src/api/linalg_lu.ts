@@ -122,7 +122,7 @@ export function tiledLu(a: Tensor, T: number): LuTiles {
   const L = new Tensor(G.routine('linalg.lu.l', [work], lcalls, a.dtype, [n, n], [T, T]));
   const U = new Tensor(G.routine('linalg.lu.u', [work], ucalls, a.dtype, [n, n], [T, T]));
   const perm = new Tensor(G.routine('linalg.lu.perm', [work], Array.from({ length: nt }, (_, c) => ({
-    routine: 'luperm', params: { T }, chunk: c, reads: Array.from({ length: c + 1 }, (_, s) => wat(rec[s]!, len(s), 0, 1)),
+    routine: 'luperm', params: { T, row0: c * T }, chunk: c, reads: Array.from({ length: c + 1 }, (_, s) => wat(rec[s]!, len(s), 0, 1)),
   })), 'float64', [n], [T]));
   const det = new Tensor(G.routine('linalg.lu.det', [work], Array.from({ length: nt }, (_, k) => ({
     routine: 'ludet', params: { k0: k * T }, chunk: k, reads: [wat(rec[k]!, len(k), 0, len(k) + 1)],

@@ -425,8 +425,8 @@ export const LU_ROUTINES: Readonly<Record<
   },
   luperm: {
     check(params, inputs, output) {
-      onlyParams(params, ['T']);
-      int(params, 'T');
+      onlyParams(params, ['T', 'row0']);
+      int(params, 'T'); int(params, 'row0');
       if (inputs.some((r) => !FLOATS.has(r.dtype) || r.shape.length !== 2 || r.shape[1] !== 1) || output.dtype !== 'float64' || output.shape.length !== 1) {
         throw new TypeError('luperm reads the row indices of steps 0 to its own and writes a float64 chunk of the permutation');
       }
@@ -436,7 +436,7 @@ export const LU_ROUTINES: Readonly<Record<
       const srcs = sources(recs, 0, T);
       const d = out.data as Float64Array;
       for (let x = 0; x < out.shape[0]!; x++) {
-        let y = out.origin[0]! + x;
+        let y = int(params, 'row0') + x;
         for (let s = srcs.length - 1; s >= 0; s--) y = srcs[s]!.get(y) ?? y;
         d[x * out.strides[0]!] = y;
       }
