@@ -6,12 +6,18 @@
 // on matrices of 1, 4 and many tiles with ragged edges, float64 and float32,
 // well- and ill-conditioned; np.linalg.solve, inv, det and slogdet against
 // NumPy (fixtures/gen_linalg_lu.py); independence of the tile size; the
-// errors: a singular matrix, one not square, infs and NaNs; and that no task
-// reads more than one block column of tiles.
+// errors: a singular matrix, one not square, infs and NaNs; that no task
+// reads more than one block column of tiles; and the same bits over a
+// simulated mesh of three peers (src/mesh/sim.ts).
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
+import { Coordinator } from '../src/mesh/coordinator.js';
+import { SimNet } from '../src/mesh/sim.js';
+import { MeshState } from '../src/mesh/state.js';
+import { MeshWorker } from '../src/mesh/worker.js';
 import { ROUTINES } from '../src/runtime/routines.js';
+import { runtime } from '../src/runtime/runtime.js';
 import { getrf, stepSource, trsmRightUpper } from '../src/runtime/lutiles.js';
 
 afterAll(() => mt.shutdown());
@@ -310,4 +316,40 @@ describe('the LU DAG and its routines', () => {
     expect(() => ROUTINES.luupdate.check({ k0: 0, row0: 4 }, [f64(4, 4), f64(4, 4), f64(4, 2), f64(4, 4), f64(4, 4)], f64(4, 5))).toThrow(/luupdate reads/);
     expect(() => ROUTINES.lugate.check({}, [{ dtype: 'int32', shape: [4, 4] }, f64(2, 1)], f64(4, 4))).toThrow(/float64 or float32/);
   });
+});
+
+describe('over a simulated mesh', () => {
+  it('lu and solve give the local run\'s bits on three peers; a singular solve fails with LinAlgError', async () => {
+    const a = normals(45, 31), b = rhs(45, 2);
+    const programs = [() => mt.linalg.lu(T(a, 16), { check_finite: false }), () => [mt.linalg.solve(T(a, 16), T(b))]];
+    const local = await Promise.all(programs.map(async (f) => Promise.all(f().map(flat))));
+    const net = new SimNet({ seed: 5, maxDelayMs: 2 });
+    const cep = net.join('coordinator');
+    const cstate = new MeshState(cep, 40);
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 5000, fetchTimeoutMs: 500 });
+    const parts: { close(): void }[] = [coord, cstate];
+    for (const id of ['w1', 'w2', 'w3']) {
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
+      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 500 }));
+    }
+    try {
+      await new Promise((r) => setTimeout(r, 150));
+      for (const [p, f] of programs.entries()) {
+        const outs = f();
+        const rep = await coord.run(outs.map((o) => o.node));
+        expect(rep.tasks).toBeGreaterThan(50);
+        expect(rep.commits).toBe(rep.tasks + rep.recomputed);
+        for (const [q, o] of outs.entries()) expect(Array.from(await flat(o))).toEqual(Array.from(local[p]![q]!));
+      }
+      const sing = a.map((r) => r.map((v, j) => (j === 3 ? 0 : v)));
+      const x = mt.linalg.solve(T(sing, 16), T(b));
+      const err = await coord.run([x.node]).then(() => null, (e: unknown) => e);
+      expect((err as Error).name).toBe('LinAlgError');
+      expect((err as Error).message).toMatch(/Singular matrix/);
+    } finally {
+      parts.forEach((p) => p.close());
+    }
+  }, 60_000);
 });
