@@ -4,7 +4,9 @@
 // (graph/node.ts `linalg`, computed by runtime/resolve.ts with
 // numerics/linalg.ts's routines) holding every part of the result, which the
 // parts here slice out: a decomposition is computed once per run however
-// many of its parts are read. What is matrix products only (multi_dot,
+// many of its parts are read. A square matrix over more than one chunk goes
+// through the tiled LU instead (det, slogdet, inv, solve, scipy's lu:
+// ./linalg_lu.ts). What is matrix products only (multi_dot,
 // matrix_power, pinv's recombination) stays lazy matmul, run in kernels.
 // In: tensors, JS data and NumPy's arguments (keywords in a trailing
 // options object). Out: lazy Tensors, lists of them for NumPy's tuples.
