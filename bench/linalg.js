@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Tiled linear algebra beside NumPy (issue 34's benchmark, local pool part):
 // Tessera's own float64 GEMM rate, the tiled Cholesky (a routine DAG of
-// POTRF/TRSM/SYRK/GEMM tiles), and the tall-skinny QR and SVD by TSQR, each
+// POTRF/TRSM/SYRK/GEMM tiles), the tiled LU with tournament pivoting (np.linalg.solve
+// beside SciPy's lu_factor + lu_solve), and the tall-skinny QR and SVD by TSQR, each
 // timed in a fresh process per system and case, NumPy through
 // /usr/bin/python3 with OpenBLAS on as many threads as Tessera's workers.
 // Each side builds its own inputs (a factorization's time does not depend on
@@ -9,7 +10,7 @@
 // kept). Cholesky and QR are GEMM-bound: the target is that they reach at
 // least 70% of Tessera's GEMM rate in the same run.
 //
-//   npm run build && node bench/linalg.js [--quick] [--huge] [--runs 3] [--workers 2] [--only gemm,cholesky,qr,svd]
+//   npm run build && node bench/linalg.js [--quick] [--huge] [--runs 3] [--workers 2] [--only gemm,cholesky,lu,qr,svd]
 //   npm run bench -- --only linalg
 //
 // Sizes: square n = 4096 (--quick 2048, --huge also 8192) in 512-tiles
@@ -38,6 +39,7 @@ function cases() {
   for (const N of squares) {
     out.push({ id: 'gemm', what: `C = A @ B, ${N} x ${N} (${tile}-tiles)`, n: N, tile, flops: 2 * N ** 3 });
     out.push({ id: 'cholesky', what: `cholesky(A), ${N} x ${N} (${tile}-tiles)`, n: N, tile, flops: N ** 3 / 3 });
+    out.push({ id: 'lu', what: `solve(A, b) by LU, ${N} x ${N} (${tile}-tiles)`, n: N, tile, flops: 2 * N ** 3 / 3 });
   }
   out.push({ id: 'qr', what: `qr(A) reduced, ${m} x ${n} (chunks of ${rows} rows)`, m, n, rows, flops: 2 * m * n * n });
   out.push({ id: 'svd', what: `svd(A, full_matrices=False), ${m} x ${n} (chunks of ${rows} rows)`, m, n, rows, flops: 2 * m * n * n });
@@ -54,7 +56,14 @@ async function child(c) {
   const { mt } = await import(pathToFileURL(path.join(ROOT, 'dist', 'index.js')).href);
   mt.options.workers = workers;
   let make, check;
-  if (c.id === 'gemm' || c.id === 'cholesky') {
+  if (c.id === 'lu') {
+    // the tiled LU with tournament pivoting, then the two triangular solves (a one-column b)
+    const rng = mt.random.default_rng(1);
+    const A = await rng.uniform(-1, 1, [c.n, c.n], { chunkSize: c.tile }).execute();
+    const b = await rng.uniform(-1, 1, [c.n, 1], { chunkSize: [c.tile, 1] }).execute();
+    make = () => [mt.linalg.solve(A, b)];
+    check = async ([x]) => Number(await mt.divide(mt.linalg.norm(mt.subtract(mt.matmul(A, x), b)), mt.multiply(mt.linalg.norm(A), mt.linalg.norm(x))).item());
+  } else if (c.id === 'gemm' || c.id === 'cholesky') {
     const rng = mt.random.default_rng(1);
     const G = rng.uniform(-1, 1, [c.n, c.n], { chunkSize: c.tile });
     const A = await (c.id === 'gemm' ? G : mt.add(mt.divide(mt.matmul(G, G.T), c.n), mt.eye(c.n, { chunkSize: c.tile }))).execute();
@@ -92,7 +101,11 @@ import json, sys, time, resource
 import numpy as np
 c = json.loads(sys.argv[1]); runs = int(sys.argv[2])
 rng = np.random.default_rng(1)
-if c['id'] in ('gemm', 'cholesky'):
+if c['id'] == 'lu':
+    import scipy.linalg as sl
+    n = c['n']; a = rng.uniform(-1, 1, (n, n)); b = rng.uniform(-1, 1, (n, 1))
+    f = lambda: sl.lu_solve(sl.lu_factor(a), b)
+elif c['id'] in ('gemm', 'cholesky'):
     n = c['n']; g = rng.uniform(-1, 1, (n, n))
     if c['id'] == 'gemm':
         b = rng.uniform(-1, 1, (n, n)); f = lambda: g @ b
