@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Tiled linear algebra beside NumPy (issue 34's benchmark, local pool part):
 // Tessera's own float64 GEMM rate, the tiled Cholesky (a routine DAG of
-// POTRF/TRSM/SYRK/GEMM tiles), the square QR over tiles (PLASMA's tile QR:
+// POTRF/TRSM/SYRK/GEMM tiles), the tiled LU with tournament pivoting (np.linalg.solve
+// beside SciPy's lu_factor + lu_solve), the square QR over tiles (PLASMA's tile QR:
 // qrsqr R alone, qrsq Q and R), and the tall-skinny QR and SVD by TSQR, each
 // timed in a fresh process per system and case, NumPy through
 // /usr/bin/python3 with OpenBLAS on as many threads as Tessera's workers.
@@ -10,7 +11,7 @@
 // kept). Cholesky and QR are GEMM-bound: the target is that they reach at
 // least 70% of Tessera's GEMM rate in the same run.
 //
-//   npm run build && node bench/linalg.js [--quick] [--huge] [--runs 3] [--workers 2] [--only gemm,cholesky,qrsqr,qrsq,qr,svd]
+//   npm run build && node bench/linalg.js [--quick] [--huge] [--runs 3] [--workers 2] [--only gemm,cholesky,lu,qrsqr,qrsq,qr,svd]
 //   npm run bench -- --only linalg
 //
 // Sizes: square n = 4096 (--quick 2048, --huge also 8192) in 512-tiles
@@ -39,6 +40,7 @@ function cases() {
   for (const N of squares) {
     out.push({ id: 'gemm', what: `C = A @ B, ${N} x ${N} (${tile}-tiles)`, n: N, tile, flops: 2 * N ** 3 });
     out.push({ id: 'cholesky', what: `cholesky(A), ${N} x ${N} (${tile}-tiles)`, n: N, tile, flops: N ** 3 / 3 });
+    out.push({ id: 'lu', what: `solve(A, b) by LU, ${N} x ${N} (${tile}-tiles)`, n: N, tile, flops: 2 * N ** 3 / 3 });
     // the tiled QR: R alone (4n³/3, LAPACK's geqrf) and Q with R (8n³/3: geqrf, then orgqr's 4n³/3 to form Q)
     out.push({ id: 'qrsqr', what: `qr(A, mode='r'), ${N} x ${N} (${tile}-tiles; 4n³/3 flops)`, n: N, tile, flops: 4 * N ** 3 / 3 });
     out.push({ id: 'qrsq', what: `qr(A) reduced, Q and R, ${N} x ${N} (${tile}-tiles; 8n³/3 flops)`, n: N, tile, flops: 8 * N ** 3 / 3 });
@@ -58,7 +60,14 @@ async function child(c) {
   const { mt } = await import(pathToFileURL(path.join(ROOT, 'dist', 'index.js')).href);
   mt.options.workers = workers;
   let make, check;
-  if (c.id === 'qrsq' || c.id === 'qrsqr') {
+  if (c.id === 'lu') {
+    // the tiled LU with tournament pivoting, then the two triangular solves (a one-column b)
+    const rng = mt.random.default_rng(1);
+    const A = await rng.uniform(-1, 1, [c.n, c.n], { chunkSize: c.tile }).execute();
+    const b = await rng.uniform(-1, 1, [c.n, 1], { chunkSize: [c.tile, 1] }).execute();
+    make = () => [mt.linalg.solve(A, b)];
+    check = async ([x]) => Number(await mt.divide(mt.linalg.norm(mt.subtract(mt.matmul(A, x), b)), mt.multiply(mt.linalg.norm(A), mt.linalg.norm(x))).item());
+  } else if (c.id === 'qrsq' || c.id === 'qrsqr') {
     const A = await mt.random.default_rng(1).uniform(-1, 1, [c.n, c.n], { chunkSize: c.tile }).execute();
     make = () => (c.id === 'qrsqr' ? [mt.linalg.qr(A, { mode: 'r' })] : mt.linalg.qr(A));
     if (c.id === 'qrsq') check = async ([Q, R]) => Number(await mt.divide(mt.linalg.norm(mt.subtract(A, mt.matmul(Q, R))), mt.linalg.norm(A)).item());
@@ -100,7 +109,11 @@ import json, sys, time, resource
 import numpy as np
 c = json.loads(sys.argv[1]); runs = int(sys.argv[2])
 rng = np.random.default_rng(1)
-if c['id'] in ('qrsq', 'qrsqr'):
+if c['id'] == 'lu':
+    import scipy.linalg as sl
+    n = c['n']; a = rng.uniform(-1, 1, (n, n)); b = rng.uniform(-1, 1, (n, 1))
+    f = lambda: sl.lu_solve(sl.lu_factor(a), b)
+elif c['id'] in ('qrsq', 'qrsqr'):
     a = rng.uniform(-1, 1, (c['n'], c['n'])); f = (lambda: np.linalg.qr(a, mode='r')) if c['id'] == 'qrsqr' else (lambda: np.linalg.qr(a))
 elif c['id'] in ('gemm', 'cholesky'):
     n = c['n']; g = rng.uniform(-1, 1, (n, n))

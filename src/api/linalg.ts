@@ -4,7 +4,9 @@
 // (graph/node.ts `linalg`, computed by runtime/resolve.ts with
 // numerics/linalg.ts's routines) holding every part of the result, which the
 // parts here slice out: a decomposition is computed once per run however
-// many of its parts are read. What is matrix products only (multi_dot,
+// many of its parts are read. A square matrix over more than one chunk goes
+// through the tiled LU instead (det, slogdet, inv, solve, scipy's lu:
+// ./linalg_lu.ts). What is matrix products only (multi_dot,
 // matrix_power, pinv's recombination) stays lazy matmul, run in kernels.
 // In: tensors, JS data and NumPy's arguments (keywords in a trailing
 // options object). Out: lazy Tensors, lists of them for NumPy's tuples.
@@ -22,6 +24,7 @@ import {
 } from './core.js';
 import { compress } from './indexing.js';
 import { spansChunks, tallSkinny, tileSize, tiledCholesky, tiledCholeskyUpper, tiledTriangularSolve, tsqr } from './linalg_tiled.js';
+import { finiteChecked, luTileSize, oneChunkLu, tiledDet, tiledInv, tiledLuParts, tiledSlogdet, tiledSolve } from './linalg_lu.js';
 import { qrTileSize, tiledQR } from './linalg_qr.js';
 
 type Args = unknown[];
@@ -146,6 +149,8 @@ function norm(x: Operand, ...args: Args): Tensor {
 
 function inv(a: Operand, ...args: Args): Tensor {
   kwargs('linalg.inv', args, []);
+  const t = toTensor(a);
+  if (luTiled(t)) return tiledInv(luFloat(t), luTileSize(t.shape[0]!, t.node.chunk));
   return host('linalg.inv', { fn: 'inv', singular: 'raise' }, toTensor(a))[0]!;
 }
 
@@ -181,11 +186,15 @@ export const linalg = {
   /** np.linalg.det: from the LU factors (partial pivoting); 0 for a singular matrix. */
   det(a: Operand, ...args: Args): Tensor {
     kwargs('linalg.det', args, []);
+    const t = toTensor(a);
+    if (luTiled(t)) return tiledDet(luFloat(t), luTileSize(t.shape[0]!, t.node.chunk));
     return host('linalg.det', { fn: 'det' }, toTensor(a))[0]!;
   },
   /** np.linalg.slogdet: [sign, log|det|] (sign 0 and -inf for a singular matrix). */
   slogdet(a: Operand, ...args: Args): Tensor[] {
     kwargs('linalg.slogdet', args, []);
+    const t = toTensor(a);
+    if (luTiled(t)) return tiledSlogdet(luFloat(t), luTileSize(t.shape[0]!, t.node.chunk));
     return host('linalg.slogdet', { fn: 'slogdet' }, toTensor(a));
   },
   /** np.linalg.inv: LU with partial pivoting; a singular matrix fails the run with LinAlgError('Singular matrix'). */
@@ -236,6 +245,13 @@ export const linalg = {
   solve(a: Operand, b: Operand, ...args: Args): Tensor {
     kwargs('linalg.solve', args, []);
     const [ta, tb, vector] = solveOperands(toTensor(a), toTensor(b));
+    if (luTiled(ta) && tb.ndim === 2 && !hasUnknown(tb.shape) && tb.dtype !== 'float16') {
+      // a matrix over more than one chunk: the tiled LU (./linalg_lu.ts); float32 when both are
+      const dtype = ta.dtype === 'float32' && tb.dtype === 'float32' ? 'float32' : 'float64';
+      const n = ta.shape[0]!;
+      const x = tb.shape[1] === 0 ? zeros(tb.shape, { dtype }) : tiledSolve(astype(ta, dtype), astype(tb, dtype), luTileSize(n, ta.node.chunk));
+      return vector ? reshape(x, [n]) : x;
+    }
     const x = host('linalg.solve', { fn: 'solve' }, ta, tb)[0]!;
     return vector ? reshape(x, x.shape.slice(0, -1)) : x;
   },
@@ -458,6 +474,32 @@ export const linalg = {
     if (last) return reshape(r, [r.shape[0]!]);
     return r;
   },
+  /**
+   * scipy.linalg.lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False): [P, L, U] with a = P L U
+   * (L unit lower, U upper), [P L, U] with permute_l, P as int32 row indices p (a = L[p] U) with p_indices (SciPy 1.11).
+   * A one-chunk matrix of any shape in one task (LAPACK's partial pivoting); a square one over more chunks by the tiled
+   * LU with tournament pivoting (./linalg_lu.ts). A singular matrix factors (U gets the zero pivot); check_finite fails
+   * the run with ValueError (RangeError) 'array must not contain infs or NaNs'.
+   */
+  lu(a: Operand, ...args: Args): Tensor[] {
+    const o = kwargs<{ permute_l?: boolean; overwrite_a?: boolean; check_finite?: boolean; p_indices?: boolean }>(
+      'linalg.lu', args, ['permute_l', 'overwrite_a', 'check_finite', 'p_indices']);
+    const t = toTensor(a);
+    if (t.ndim !== 2) throw new RangeError('expected matrix');
+    if (hasUnknown(t.shape)) return deferredAll('linalg.lu', [t], o.permute_l ? 2 : 3, ([u]) => linalg.lu(u!, o));
+    let f = luFloat(t);
+    const [m, n] = f.shape as [number, number];
+    const k = Math.min(m, n);
+    if (k === 0) {
+      const [L, U] = [zeros([m, k], { dtype: f.dtype }), zeros([k, n], { dtype: f.dtype })];
+      return o.permute_l ? [L, U] : [o.p_indices ? zeros([0], { dtype: 'int32' }) : zeros([0, 0], { dtype: f.dtype }), L, U];
+    }
+    if (o.check_finite ?? true) f = finiteChecked(f);
+    // one chunk, any shape: one task; a square matrix over more than one chunk: the tiled LU
+    if (!spansChunks(t)) return oneChunkLu(f, o.permute_l ?? false, o.p_indices ?? false);
+    if (m !== n) throw new TypeError('linalg.lu(): a matrix over more than one chunk must be square (rechunk it into one chunk)');
+    return tiledLuParts(f, luTileSize(n, t.node.chunk), o.permute_l ?? false, o.p_indices ?? false);
+  },
   /** np.linalg.cond: s_max / s_min for p None or 2 (-2: the reverse), else norm(x, p) * norm(inv(x), p); NaN (a singular matrix's) becomes inf unless x holds a NaN. */
   cond(x: Operand, ...args: Args): Tensor {
     const o = kwargs<{ p?: NormOrd }>('linalg.cond', args, ['p']);
@@ -478,6 +520,11 @@ export const linalg = {
     return where(logical_and(isnan(r), logical_not(any(isnan(t), { axis: [-2, -1] }))), Infinity, r);
   },
 };
+
+/** Whether the LU-based functions take the tiled path (./linalg_lu.ts): a 2-d square matrix of known shape over more than one chunk. */
+const luTiled = (t: Tensor): boolean => spansChunks(t) && !hasUnknown(t.shape) && t.shape[0] === t.shape[1] && t.dtype !== 'float16';
+/** float32 stays float32, other dtypes compute in float64 (float16 in float32, as SciPy's lu). */
+const luFloat = (t: Tensor): Tensor => (t.dtype === 'float32' || t.dtype === 'float64' ? t : astype(t, t.dtype === 'float16' ? 'float32' : 'float64'));
 
 /** A shape as Python prints its tuple: (3,) or (3, 4). */
 const pyShape = (s: readonly number[]): string => (s.length === 1 ? `(${s[0]},)` : `(${s.join(', ')})`);

@@ -22,6 +22,7 @@ import type { Kernel } from '../ir/ir.js';
 import { decodeKernel } from '../ir/wire.js';
 import { type DeviceChoice, type Runtime } from '../runtime/runtime.js';
 import { ROUTINES, isRoutine } from '../runtime/routines.js';
+import { gpuTakesTile, gpuTileRoutine } from '../runtime/tiles_gpu.js';
 import type { Range } from '../tile/tile.js';
 import { decodeChunk, encodeChunk } from './arrow.js';
 import { digestOf } from './digest.js';
@@ -416,8 +417,36 @@ export class MeshWorker {
     if (elements * 16 > this.opts.memory) throw new Error(`memory cap: the routine needs ${elements} elements`);
     const inputs = await this.gather(m.job, m.reads, meter);
     const write = { dtype: m.write.dtype, box: m.write.box as Range[] };
+    const dev = await this.routineOnGpu(m, inputs, m.check ? 'wasm' : this.opts.device ?? 'wasm');
+    if (dev) return { outs: [[m.write.key, { data: dev, dtype: m.write.dtype, shape: extent(m.write.box) }]], dev: 'gpu' };
     const out = await this.opts.runtime.runRoutine(m.name, m.params, inputs, write);
     return { outs: [[m.write.key, { data: out, dtype: m.write.dtype, shape: extent(m.write.box) }]], dev: 'wasm' };
+  }
+
+  /**
+   * A float32 tile update (runtime/tiles_gpu.ts) on WebGPU where the peer has it and `choice` allows it, as `execute` does kernels
+   * (through withGpu: the device is released after a while without work); else undefined.
+   */
+  private async routineOnGpu(
+    m: MessageOf<'routine'>, inputs: { dtype: DType; box: Range[]; data: TypedArray }[], choice: DeviceChoice,
+  ): Promise<TypedArray | undefined> {
+    if (choice === 'wasm' || !gpuTakesTile(m.name, m.write.dtype)) return undefined;
+    const region = (data: TypedArray, dtype: DType, box: readonly Range[]) => {
+      const e = extent(box);
+      return { data, dtype, shape: e, origin: box.map(([lo]) => lo), strides: e.map((_, i) => e.slice(i + 1).reduce((a, b) => a * b, 1)) };
+    };
+    return this.opts.runtime.withGpu(async (gpu) => {
+      const out = alloc(m.write.dtype, m.write.box as Range[]);
+      try {
+        const p = gpuTileRoutine(gpu, m.name, m.params, inputs.map((i) => region(i.data, i.dtype, i.box)), region(out, m.write.dtype, m.write.box as Range[]));
+        if (!p) return undefined;
+        await p;
+        return out;
+      } catch (e) {
+        if (!gpu.lost && !(e instanceof RangeError)) throw e;
+        return undefined;
+      }
+    }, choice !== 'webgpu');
   }
 
   private async scanTask(m: MessageOf<'scan'>, meter: Meter): Promise<{ outs: [string, Piece][]; dev: Dev }> {

@@ -62,6 +62,7 @@ import { NEIGHBOR_ROUTINES } from './neighbors.js';
 import { RADIUS_ROUTINES } from './radius.js';
 import { TILE_ROUTINES } from './tiles.js';
 import { QR_TILE_ROUTINES } from './qrtiles.js';
+import { LU_ROUTINES } from './lutiles.js';
 import { LOGIT_ROUTINES } from './logit.js';
 
 export { type Region, type RegionSpec, regionSpan };
@@ -533,7 +534,8 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
 /** Every routine a plan may name: the sort's, those of ufunc.at and bincount (./scatter.ts), searchsorted's (./search.ts) and a groupby's fold (./group.ts). */
 export const ROUTINES = {
   ...SORT_ROUTINES, ...SCATTER_ROUTINES, ...SEARCH_ROUTINES, ...GROUP_ROUTINES, ...JOIN_ROUTINES, ...CLUSTER_ROUTINES, ...TSQR_ROUTINES, ...NEIGHBOR_ROUTINES,
-  ...RADIUS_ROUTINES, ...TILE_ROUTINES, ...LOGIT_ROUTINES, ...QR_TILE_ROUTINES,
+  ...RADIUS_ROUTINES, ...TILE_ROUTINES, ...LOGIT_ROUTINES,
+  ...LU_ROUTINES, ...QR_TILE_ROUTINES,
 } as const;
 
 export type RoutineName = keyof typeof ROUTINES;

@@ -16,7 +16,7 @@ import { type Kernel, programKey, siteParams } from '../ir/ir.js';
 import type { Binding } from '../ir/args.js';
 import {
   type AnyTask, type Plan, type Range, type RoutineTask, type ScanTask, type Task, type TensorSpec,
-  FAN_IN, chunkBox, chunksOf, isKernelTask, isScanTask, tile,
+  FAN_IN, chunkBox, chunksOf, isKernelTask, isRoutineTask, isScanTask, tile,
 } from '../tile/tile.js';
 import { type Layout, render, writeParams } from '../wasm/render.js';
 import {
@@ -31,6 +31,8 @@ import { renderWgsl } from '../wgsl/render.js';
 import { topo } from '../graph/node.js';
 import { COUNTER_BYTES, Pool, defaultWorkers } from './pool.js';
 import { DeviceCopyLost, GpuDevice, type GpuTask, type Region } from './webgpu.js';
+import { gpuTakesTile, gpuTileRoutine } from './tiles_gpu.js';
+import { regionSpan } from './region.js';
 
 export interface Stored {
   readonly dtype: DType;
@@ -443,8 +445,12 @@ export class Runtime {
     const onGpu = (id: number): boolean => {
       const t = plan.tasks[id]!;
       if (!gpu || gpu.lost) return false;
-      return isScanTask(t) ? useGpu.length > 0 && scanOnGpu(t) : isKernelTask(t) && useGpu[t.kernel]!;
+      return isScanTask(t) ? useGpu.length > 0 && scanOnGpu(t) : isKernelTask(t) ? useGpu[t.kernel]! : tileOnGpu(t);
     };
+    // a float32 tile update of the tiled factorizations (./tiles_gpu.ts): on a GPU, or on any adapter when asked for
+    // (a trsolve with no update stays on the pool)
+    const tileOnGpu = (t: RoutineTask): boolean => (choice === 'webgpu' || !gpu!.software)
+      && gpuTakesTile(t.routine.name, plan.tensors[t.writes[0].tensor]!.dtype) && (t.routine.name !== 'trsolve' || t.reads.length > 2);
     // A float32 scan runs one line per invocation: worth the GPU only with enough lines
     const scanOnGpu = (t: ScanTask): boolean => {
       const i = plan.tensors[t.input]!, o = plan.tensors[t.output]!;
@@ -464,6 +470,7 @@ export class Runtime {
     const runOnGpu = async (ids: readonly number[]): Promise<Block[][]> => {
       const temps: Block[][] = [];
       const kernels: { job: KernelJob; gt: GpuTask; task: Task }[] = [];
+      const routines: { job: RoutineJob; task: RoutineTask }[] = [];
       for (const id of ids) {
         const t = plan.tasks[id]!;
         if (isScanTask(t)) {
@@ -481,7 +488,14 @@ export class Runtime {
           temps.push([]);
           continue;
         }
-        if (!isKernelTask(t)) throw new Error('internal: a routine task queued for the GPU');
+        if (isRoutineTask(t)) {
+          const [job, tt, copied] = st.bind(t);
+          bytesCopied += copied;
+          temps.push(tt);
+          routines.push({ job: job as RoutineJob, task: t });
+          continue;
+        }
+        if (!isKernelTask(t)) throw new Error('internal: a task of no kind queued for the GPU');
         const [job, tt, copied] = st.bind(t);
         bytesCopied += copied;
         temps.push(tt);
@@ -500,6 +514,26 @@ export class Runtime {
         this.inlineExecutor().run({ ...kj, copies: [] });
         for (const w of t.writes) deviceOnly.delete(`${w.tensor}/${w.chunk}`); // its outputs are on the host now
       }
+      // the tile routines, each its own submission, all in flight together; one the GPU does not take, or that a lost device
+      // failed, runs here; all settle before a failure is thrown (none writes into the heap after the run is abandoned)
+      const settled = await Promise.allSettled(routines.map(async ({ job, task }) => {
+        for (const c of job.copies) copyBox(heap.memory, c);
+        const region = (r: HeapRegion) => ({ ...r, data: new ARRAY_CTOR[r.dtype](heap.memory.buffer, r.ptr, regionSpan(r.shape, r.strides)) as TypedArray });
+        const g0 = now();
+        try {
+          const p = gpuTileRoutine(gpu!, job.name, job.params, job.inputs.map(region), region(job.output));
+          if (p) {
+            await p;
+            exe.span(`routine ${job.name}`, 'gpu', GPU_THREAD, g0, now(), { task: task.id });
+            gpuTasks++;
+            return;
+          }
+        } catch (e) {
+          if (!gpu!.lost && !(e instanceof RangeError)) throw e;
+        }
+        this.inlineExecutor().run({ ...job, copies: [] });
+      }));
+      for (const r of settled) if (r.status === 'rejected') throw r.reason;
       if (!kernels.length) return temps;
       try {
         const g0 = now();

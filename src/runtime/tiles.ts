@@ -218,8 +218,17 @@ function trsmBlock(C: Float64Array, r: number, c: number, L: Float64Array, ob: n
   }
 }
 
-/** C (r×w, dense) −= P (r×K, leading dimension ldp) · X (K×w, leading dimension ldx): GEMM NN, rows of X as axpys. */
+/**
+ * C (r×w, dense) −= P (r×K, leading dimension ldp) · X (K×w, leading dimension ldx): past WASM_MIN_WORK through
+ * gemmNT with Xᵀ copied into scratch slot 4 (K·w copies against r·w·K multiply-adds), else rows of X as axpys.
+ */
 export function gemmNN(C: Float64Array, r: number, w: number, P: Float64Array, ldp: number, X: Float64Array, ldx: number, K: number): void {
+  if (r * w * K >= WASM_MIN_WORK && tileGemm()) {
+    const Xt = scratch(4, w * K);
+    for (let k = 0; k < K; k++) for (let b = 0, xk = k * ldx; b < w; b++) Xt[b * K + k] = X[xk + b]!;
+    gemmNT(C, 0, w, r, w, P, 0, ldp, Xt, 0, K, K);
+    return;
+  }
   for (let a = 0; a < r; a++) {
     const ca = a * w, pa = a * ldp;
     for (let k = 0; k < K; k++) {

@@ -48,7 +48,7 @@ export class DeviceCopyLost extends Error {
 }
 
 /** Inputs and outputs of each hand-written shader (after the params binding), as its header says. */
-const SHADER_IO: Record<string, readonly [number, number]> = { matmul: [2, 1], scan: [2, 1], knn: [2, 2] };
+const SHADER_IO: Record<string, readonly [number, number]> = { matmul: [2, 1], scan: [2, 1], knn: [2, 2], tilegemm: [3, 1] };
 
 /** A hand-written shader's buffer of 32-bit words; an input named by `key` stays resident on the device (uploaded once, until `forget`). */
 export interface ShaderBuffer { readonly data: Float32Array | Int32Array | Uint32Array; readonly key?: object }
