@@ -7,13 +7,19 @@
 // with tile counts differing per axis, float64 and float32, well and
 // ill-conditioned; independence of the tile size (a property over random
 // shapes and tiles); NaN input; lstsq through it; the routines' checks; the
-// kernels against plain loops.
+// kernels against plain loops; the same bits over a simulated mesh of three
+// peers (src/mesh/sim.ts).
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import { qrTileSize, tiledQR } from '../src/api/linalg_qr.js';
+import { Coordinator } from '../src/mesh/coordinator.js';
+import { SimNet } from '../src/mesh/sim.js';
+import { MeshState } from '../src/mesh/state.js';
+import { MeshWorker } from '../src/mesh/worker.js';
 import { ROUTINES } from '../src/runtime/routines.js';
+import { runtime } from '../src/runtime/runtime.js';
 import { qrBlockNegModule, qrGemmModule, qrGemmNNModule, qrLevel2Modules } from '../src/wasm/qrgemm.js';
 
 afterAll(() => mt.shutdown());
@@ -291,4 +297,35 @@ describe('the QR\'s GEMM kernels', () => {
       }
     }
   });
+});
+
+describe('over a simulated mesh', () => {
+  it('qr (reduced and complete) gives the local run\'s bits on three peers', async () => {
+    const a = normals(45, 37, 21);
+    const programs = [() => mt.linalg.qr(tensor(a, 16)) as mt.Tensor[], () => mt.linalg.qr(tensor(a, [12, 20]), { mode: 'complete' }) as mt.Tensor[]];
+    const local = await Promise.all(programs.map(async (f) => Promise.all(f().map(flat))));
+    const net = new SimNet({ seed: 7, maxDelayMs: 2 });
+    const cep = net.join('coordinator');
+    const cstate = new MeshState(cep, 40);
+    const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 5000, fetchTimeoutMs: 500 });
+    const parts: { close(): void }[] = [coord, cstate];
+    for (const id of ['w1', 'w2', 'w3']) {
+      const ep = net.join(id);
+      const st = new MeshState(ep, 40);
+      st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 1 });
+      parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28, heartbeatMs: 25, fetchTimeoutMs: 500 }));
+    }
+    try {
+      await new Promise((r) => setTimeout(r, 150));
+      for (const [p, f] of programs.entries()) {
+        const outs = f();
+        const rep = await coord.run(outs.map((o) => o.node));
+        expect(rep.tasks).toBeGreaterThan(20);
+        expect(rep.commits).toBe(rep.tasks + rep.recomputed);
+        for (const [q, o] of outs.entries()) expect(Array.from(await flat(o))).toEqual(Array.from(local[p]![q]!));
+      }
+    } finally {
+      parts.forEach((x) => x.close());
+    }
+  }, 60_000);
 });
