@@ -9,7 +9,9 @@
 // Each side builds its own inputs (a factorization's time does not depend on
 // the values) and runs one warm-up, then --runs timed runs (the median is
 // kept). Cholesky and QR are GEMM-bound: the target is that they reach at
-// least 70% of Tessera's GEMM rate in the same run.
+// least 70% of Tessera's GEMM rate in the same run. Tessera's side also
+// reports its CPU seconds (all threads), and the JSON the same ratio per CPU
+// second (of_tessera_gemm_cpu), which a busy machine does not skew.
 //
 //   npm run build && node bench/linalg.js [--quick] [--huge] [--runs 3] [--workers 2] [--only gemm,cholesky,lu,qrsqr,qrsq,qr,svd]
 //   npm run bench -- --only linalg
@@ -90,17 +92,18 @@ async function child(c) {
       return Number(await mt.divide(mt.linalg.norm(mt.subtract(A, back)), mt.linalg.norm(A)).item());
     };
   }
-  const times = [];
+  const times = [], cpus = [];
   let last;
   for (let r = 0; r <= runs; r++) {
     const outs = make();
-    const t0 = performance.now();
+    const t0 = performance.now(), c0 = process.cpuUsage();
     await mt.execute(...outs);
-    if (r > 0) times.push((performance.now() - t0) / 1000);
+    const c = process.cpuUsage(c0);
+    if (r > 0) { times.push((performance.now() - t0) / 1000); cpus.push((c.user + c.system) / 1e6); }
     last = outs;
   }
   const residual = check ? await check(last) : null;
-  process.stdout.write(JSON.stringify({ s: median(times), residual, rss_mib: Math.round(process.resourceUsage().maxRSS / 1024) }) + '\n');
+  process.stdout.write(JSON.stringify({ s: median(times), cpu_s: median(cpus), residual, rss_mib: Math.round(process.resourceUsage().maxRSS / 1024) }) + '\n');
   await mt.shutdown();
 }
 
@@ -145,16 +148,19 @@ if (has('--child')) {
   await child(JSON.parse(argv[argv.indexOf('--child') + 1]));
 } else {
   const rows = [];
-  let gemmRate = null;
+  let gemmRate = null, gemmCpuRate = null;
   for (const c of cases()) {
     const cell = { case: c.id, what: c.what };
     for (const system of ['numpy', 'tessera']) {
       const r = side(system, c);
       cell[system] = r;
       if (r.s) r.gflops = +(c.flops / r.s / 1e9).toFixed(2);
+      if (r.cpu_s) r.gflops_per_cpu_s = +(c.flops / r.cpu_s / 1e9).toFixed(2);
     }
-    if (c.id === 'gemm' && cell.tessera.gflops) gemmRate = cell.tessera.gflops;
+    if (c.id === 'gemm' && cell.tessera.gflops) [gemmRate, gemmCpuRate] = [cell.tessera.gflops, cell.tessera.gflops_per_cpu_s];
     if (c.id !== 'gemm' && gemmRate && cell.tessera.gflops) cell.of_tessera_gemm = +(cell.tessera.gflops / gemmRate).toFixed(2);
+    // the same ratio per second of CPU time (all threads): what the kernels and the runtime cost, whatever else loads the machine
+    if (c.id !== 'gemm' && gemmCpuRate && cell.tessera.gflops_per_cpu_s) cell.of_tessera_gemm_cpu = +(cell.tessera.gflops_per_cpu_s / gemmCpuRate).toFixed(2);
     process.stdout.write(JSON.stringify(cell) + '\n');
     rows.push(cell);
   }
