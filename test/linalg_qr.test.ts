@@ -138,6 +138,17 @@ describe('tiled QR', () => {
     // all 204 versions kept would be about 10 times the matrix; the input, R and the live versions stay below 4
     expect(mt.lastReport().peakBytes).toBeLessThan(4 * n * n * 8);
   });
+  it('a workspace cut into nodes of a few calls (the plan refuses a stored node past the 4 GiB heap) gives the same bits', async () => {
+    const n = 128, a = tensor(normals(n, n + 20, 14), 32);
+    await a.execute();
+    const one = tiledQR(a, 32, 'complete');
+    const cut = tiledQR(a, 32, 'complete', 7 * (2 * 32 + 32) * 32 * 8);
+    expect(cut[1]!.node.inputs.length).toBeGreaterThan(1);
+    await mt.execute(...cut);
+    // all 180 versions kept would be about 13 times the matrix
+    expect(mt.lastReport().peakBytes).toBeLessThan(7 * n * (n + 20) * 8);
+    for (let i = 0; i < 2; i++) expect(Array.from(await flat(cut[i]!))).toEqual(Array.from(await flat(one[i]!)));
+  });
   it('float32 stays float32, at float32 precision', async () => {
     for (const [m, n, T] of [[40, 40, 8], [50, 23, 12]] as const) {
       const { r, res, orth, upper } = await qr(gen(m, n), T, T, 'reduced', 'float32');

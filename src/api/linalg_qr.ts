@@ -27,7 +27,6 @@ import { tileSize } from './linalg_tiled.js';
 export const QR_IB = 32;
 
 type Box = readonly (readonly [number, number])[];
-type Read = { input: number; box: Box };
 
 /** [lo, hi) of tile k of side T along an axis of length n. */
 const span = (k: number, T: number, n: number): [number, number] => [k * T, Math.min(n, (k + 1) * T)];
@@ -43,117 +42,146 @@ export function qrTileSize(m: number, n: number, chunk: readonly number[]): numb
   return t;
 }
 
+/** Bytes of one workspace node at most: the plan checks a stored node's whole extent against the chunk heap (4 GiB), freed versions too. */
+const SEGMENT_BYTES = 2 ** 30;
+
+/** A read, symbolic until the nodes exist: a box of the input, or rows of a version (a workspace's call `v`, its tile `part`). */
+type Sym = { box: Box } | { ws: number; v: number; part: number; rows: number; cols?: number };
+interface SymCall { routine: string; params: G.RoutineParams; reads: Sym[] }
+
 /**
  * [Q, R] of an m × n float64 or float32 matrix over T × T tiles (T a multiple of 4): mode 'reduced' (Q m × k, R k × n,
  * k = min(m, n)), 'complete' (Q m × m, R m × n), or 'r' (R alone, k × n). Householder as LAPACK's: R's diagonal may be
- * negative. float32 stays float32 (the workspace is float64).
+ * negative. float32 stays float32 (the workspace is float64). Each workspace is cut into nodes of at most
+ * `segmentBytes` (consecutive calls; a call reads the nodes before its own, and its own node's earlier chunks).
  */
-export function tiledQR(a: Tensor, T: number, mode: 'reduced' | 'complete' | 'r'): Tensor[] {
+export function tiledQR(a: Tensor, T: number, mode: 'reduced' | 'complete' | 'r', segmentBytes = SEGMENT_BYTES): Tensor[] {
   const [m, n] = a.shape as [number, number];
   if (T % 4 || T <= 0) throw new Error(`internal: the QR's tile side ${T} is not a multiple of 4`);
   const mt = Math.ceil(m / T), nt = Math.ceil(n / T), kt = Math.min(mt, nt);
   const ib = Math.min(QR_IB, T), H = 2 * T + ib;
+  const perSeg = Math.max(1, Math.floor(segmentBytes / (H * T * 8)));
   const base = { t: T, ib };
-  // the factorization: the latest version of each tile (a call's chunk and which of its two tiles), its reflectors
-  const calls: G.RoutineCall[] = [];
+  const F = 0, QW = 1;
+  const wsCalls: SymCall[][] = [[], []];
+  const push = (w: number, routine: string, params: G.RoutineParams, reads: Sym[]): number => {
+    wsCalls[w]!.push({ routine, params, reads });
+    return wsCalls[w]!.length - 1;
+  };
+  const ver = (ws: number, v: number, part: number, rows = T): Sym => ({ ws, v, part, rows });
+  // the factorization: the latest version of each tile (a call and which of its two tiles), each step's reflectors
   const latest = new Map<number, [number, number]>();
   const geqrtOf = new Map<number, number>(), tsqrtOf = new Map<number, number>();
-  const SELF = 1;
-  const stored = (input: number, v: number, part: number, rows = T): Read => ({ input, box: [[v * H + part * T, v * H + part * T + rows], [0, T]] });
   /** The reads of tiles, their `raw` list: a tile not yet written is a box of a itself. */
-  const tiles = (ts: [number, number][]): { reads: Read[]; raw: number[] } => {
+  const tiles = (ts: [number, number][]): { reads: Sym[]; raw: number[] } => {
     const raw: number[] = [];
-    const reads = ts.map(([i, j], x) => {
+    const reads = ts.map(([i, j], x): Sym => {
       const v = latest.get(i * nt + j);
-      if (v) return stored(SELF, v[0], v[1]);
+      if (v) return ver(F, v[0], v[1]);
       raw.push(x);
-      return { input: 0, box: [span(i, T, m), span(j, T, n)] as Box };
+      return { box: [span(i, T, m), span(j, T, n)] };
     });
     return { reads, raw };
   };
-  const push = (routine: string, params: G.RoutineParams, reads: Read[]): number => {
-    calls.push({ routine, params, reads, chunk: calls.length });
-    return calls.length - 1;
-  };
   for (let k = 0; k < kt; k++) {
     const d = tiles([[k, k]]);
-    const g = push('qrgeqrt', { ...base, raw: d.raw }, d.reads);
+    const g = push(F, 'qrgeqrt', { ...base, raw: d.raw }, d.reads);
     latest.set(k * nt + k, [g, 0]);
     geqrtOf.set(k, g);
     for (let j = k + 1; j < nt; j++) {
       const c = tiles([[k, j]]);
-      latest.set(k * nt + j, [push('qrunmqr', { ...base, raw: c.raw, trans: true }, [...c.reads, stored(SELF, g, 0), stored(SELF, g, 2, ib)]), 0]);
+      latest.set(k * nt + j, [push(F, 'qrunmqr', { ...base, raw: c.raw, trans: true }, [...c.reads, ver(F, g, 0), ver(F, g, 2, ib)]), 0]);
     }
     for (let i = k + 1; i < mt; i++) {
       const p = tiles([[k, k], [i, k]]);
-      const t = push('qrtsqrt', { ...base, raw: p.raw }, p.reads);
+      const t = push(F, 'qrtsqrt', { ...base, raw: p.raw }, p.reads);
       latest.set(k * nt + k, [t, 0]);
       tsqrtOf.set(i * mt + k, t);
       for (let j = k + 1; j < nt; j++) {
         const q = tiles([[k, j], [i, j]]);
-        const s = push('qrtsmqr', { ...base, raw: q.raw, trans: true }, [...q.reads, stored(SELF, t, 1), stored(SELF, t, 2, ib)]);
+        const s = push(F, 'qrtsmqr', { ...base, raw: q.raw, trans: true }, [...q.reads, ver(F, t, 1), ver(F, t, 2, ib)]);
         latest.set(k * nt + j, [s, 0]);
         latest.set(i * nt + j, [s, 1]);
       }
     }
   }
-  const work = G.routine('linalg.qr.tiles', [a.node], calls, 'float64', [calls.length * H, T], [H, T]);
-  const rows = mode === 'complete' ? m : Math.min(m, n), rt = Math.ceil(rows / T);
-  // R: tile (i, j) read transposed from its latest version, zeros below the diagonal
-  const rCalls: G.RoutineCall[] = [];
-  for (let i = 0; i < rt; i++) {
-    for (let j = 0; j < nt; j++) {
-      const ri = span(i, T, rows), cj = span(j, T, n), v = latest.get(i * nt + j);
-      const chunk = i * nt + j;
-      rCalls.push(j < i || !v ? { routine: 'zero', params: {}, reads: [], chunk } : {
-        routine: 'qrcopy', params: { tri: i === j }, chunk,
-        reads: [{ input: 0, box: [[v[0] * H + v[1] * T, v[0] * H + v[1] * T + cj[1] - cj[0]], [0, ri[1] - ri[0]]] }],
-      });
-    }
-  }
-  const R = new Tensor(G.routine('linalg.qr.r', [work], rCalls, a.dtype, [rows, n], [T, T]));
-  if (mode === 'r') return [R];
   // Q: the identity's tiles, the reflectors applied in reverse
-  const qn = rows, qt = rt;
-  const qCalls: G.RoutineCall[] = [];
+  const rows = mode === 'complete' ? m : Math.min(m, n), rt = Math.ceil(rows / T);
   const qLatest = new Map<number, [number, number]>();
-  const QSELF = 1;
-  const qPush = (routine: string, params: G.RoutineParams, reads: Read[]): number => {
-    qCalls.push({ routine, params, reads, chunk: qCalls.length });
-    return qCalls.length - 1;
+  const qTile = (i: number, j: number): Sym => {
+    let v = qLatest.get(i * rt + j);
+    if (!v) { v = [push(QW, 'qreye', { ...base, diag: i === j }, []), 0]; qLatest.set(i * rt + j, v); }
+    return ver(QW, v[0], v[1]);
   };
-  const qTile = (i: number, j: number): Read => {
-    let v = qLatest.get(i * qt + j);
-    if (!v) { v = [qPush('qreye', { ...base, diag: i === j }, []), 0]; qLatest.set(i * qt + j, v); }
-    return stored(QSELF, v[0], v[1]);
-  };
-  for (let k = kt - 1; k >= 0; k--) {
-    for (let i = mt - 1; i > k; i--) {
-      const t = tsqrtOf.get(i * mt + k)!;
-      for (let j = k; j < qt; j++) {
-        const reads = [qTile(k, j), qTile(i, j), stored(0, t, 1), stored(0, t, 2, ib)];
-        const s = qPush('qrtsmqr', { ...base, raw: [], trans: false }, reads);
-        qLatest.set(k * qt + j, [s, 0]);
-        qLatest.set(i * qt + j, [s, 1]);
+  if (mode !== 'r') {
+    for (let k = kt - 1; k >= 0; k--) {
+      for (let i = mt - 1; i > k; i--) {
+        const t = tsqrtOf.get(i * mt + k)!;
+        for (let j = k; j < rt; j++) {
+          const reads = [qTile(k, j), qTile(i, j), ver(F, t, 1), ver(F, t, 2, ib)];
+          const s = push(QW, 'qrtsmqr', { ...base, raw: [], trans: false }, reads);
+          qLatest.set(k * rt + j, [s, 0]);
+          qLatest.set(i * rt + j, [s, 1]);
+        }
+      }
+      const g = geqrtOf.get(k)!;
+      for (let j = k; j < rt; j++) {
+        const reads = [qTile(k, j), ver(F, g, 0), ver(F, g, 2, ib)];
+        qLatest.set(k * rt + j, [push(QW, 'qrunmqr', { ...base, raw: [], trans: false }, reads), 0]);
       }
     }
-    const g = geqrtOf.get(k)!;
-    for (let j = k; j < qt; j++) {
-      const reads = [qTile(k, j), stored(0, g, 0), stored(0, g, 2, ib)];
-      qLatest.set(k * qt + j, [qPush('qrunmqr', { ...base, raw: [], trans: false }, reads), 0]);
+  }
+  // the nodes: each workspace's segments in order, then R and Q copied out of them
+  const segs: G.Node[][] = [[], []];
+  const key = (r: Sym): string => ('box' in r ? 'a' : `${r.ws}:${Math.floor(r.v / perSeg)}`);
+  const node = (name: string, calls: SymCall[], self: string | null, dtype: 'float64' | 'float32', shape: number[], chunk: number[]): G.Node => {
+    const inputs: G.Node[] = [], index = new Map<string, number>();
+    for (const c of calls) {
+      for (const r of c.reads) {
+        const kr = key(r);
+        if (kr === self || index.has(kr)) continue;
+        index.set(kr, inputs.length);
+        inputs.push('box' in r ? a.node : segs[r.ws]![Math.floor(r.v / perSeg)]!);
+      }
+    }
+    const routineCalls = calls.map((c, chunkIndex): G.RoutineCall => ({
+      routine: c.routine, params: c.params, chunk: chunkIndex,
+      reads: c.reads.map((r) => {
+        const input = key(r) === self ? inputs.length : index.get(key(r))!;
+        if ('box' in r) return { input, box: r.box };
+        const o = (r.v % perSeg) * H + r.part * T;
+        return { input, box: [[o, o + r.rows], [0, r.cols ?? T]] as Box };
+      }),
+    }));
+    return G.routine(name, inputs, routineCalls, dtype, shape, chunk);
+  };
+  for (const [w, name] of [[F, 'linalg.qr.tiles'], [QW, 'linalg.qr.qtiles']] as const) {
+    const calls = wsCalls[w]!;
+    for (let s = 0; s * perSeg < calls.length; s++) {
+      const part = calls.slice(s * perSeg, (s + 1) * perSeg);
+      segs[w]!.push(node(name, part, `${w}:${s}`, 'float64', [part.length * H, T], [H, T]));
     }
   }
-  const qWork = G.routine('linalg.qr.qtiles', [work], qCalls, 'float64', [qCalls.length * H, T], [H, T]);
-  const oCalls: G.RoutineCall[] = [];
+  /** Tile (i, j) of an output: its latest version's box (cols × rows, stored transposed), or zeros. */
+  const out = (ws: number, v: [number, number] | undefined, ri: [number, number], cj: [number, number], tri: boolean): SymCall =>
+    !v ? { routine: 'zero', params: {}, reads: [] }
+      : { routine: 'qrcopy', params: { tri }, reads: [{ ws, v: v[0], part: v[1], rows: cj[1] - cj[0], cols: ri[1] - ri[0] }] };
+  const rCalls: SymCall[] = [];
+  for (let i = 0; i < rt; i++) {
+    for (let j = 0; j < nt; j++) {
+      const ri = span(i, T, rows), cj = span(j, T, n);
+      rCalls.push(out(F, j < i ? undefined : latest.get(i * nt + j), ri, cj, i === j));
+    }
+  }
+  const R = new Tensor(node('linalg.qr.r', rCalls, null, a.dtype as 'float64' | 'float32', [rows, n], [T, T]));
+  if (mode === 'r') return [R];
+  const oCalls: SymCall[] = [];
   for (let i = 0; i < mt; i++) {
-    for (let j = 0; j < qt; j++) {
-      const ri = span(i, T, m), cj = span(j, T, qn), v = qLatest.get(i * qt + j)!;
-      oCalls.push({
-        routine: 'qrcopy', params: { tri: false }, chunk: i * qt + j,
-        reads: [{ input: 0, box: [[v[0] * H + v[1] * T, v[0] * H + v[1] * T + cj[1] - cj[0]], [0, ri[1] - ri[0]]] }],
-      });
+    for (let j = 0; j < rt; j++) {
+      const ri = span(i, T, m), cj = span(j, T, rows);
+      oCalls.push(out(QW, qLatest.get(i * rt + j)!, ri, cj, false));
     }
   }
-  const Q = new Tensor(G.routine('linalg.qr.q', [qWork], oCalls, a.dtype, [m, qn], [T, T]));
+  const Q = new Tensor(node('linalg.qr.q', oCalls, null, a.dtype as 'float64' | 'float32', [m, rows], [T, T]));
   return [Q, R];
 }
