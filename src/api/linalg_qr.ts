@@ -5,13 +5,16 @@
 // diagonal tile, UNMQR of the tiles right of it, then for each tile below it
 // TSQRT (the diagonal's R on top of it) and TSMQR of the pair of rows to the
 // right. A call writes one chunk once, so every version of a tile is a chunk
-// of a workspace node ([2T + ib, T]: tsmqr's two tiles, tsqrt's R and V2,
-// and the T factors), as in the tiled Cholesky (./linalg_tiled.ts); a
-// version the later calls no longer read is freed. Q is LAPACK's orgqr over
-// tiles: a second workspace starts from the identity's tiles and applies the
-// stored reflectors in reverse (steps k from last to first, each its TSMQRs
-// from the bottom up, then its UNMQR), touching only the columns j >= k that
-// are not still the identity's. R is copied out of the first workspace
+// of a workspace ([2T + ib, T]: tsmqr's two tiles, tsqrt's R and V2, and the
+// T factors), as in the tiled Cholesky (./linalg_tiled.ts); a version the
+// later calls no longer read is freed. A workspace is a run of routine nodes
+// of at most 1 GiB each (the plan checks a stored node's whole extent against
+// the 4 GiB chunk heap, though few of its chunks are ever alive at once):
+// each holds consecutive calls and reads the nodes before it. Q is LAPACK's
+// orgqr over tiles: a second workspace starts from the identity's tiles and
+// applies the stored reflectors in reverse (steps k from last to first, each
+// its TSMQRs from the bottom up, then its UNMQR), touching only the columns
+// j >= k that are not still the identity's. R is copied out of the first workspace
 // (zeros below the diagonal), Q out of the second. The critical path is about
 // 3 tasks a step (GEQRT, TSQRT, TSMQR of the next diagonal tile); the TSMQRs,
 // about mt·nt²/2 of them, run beside it. The tile side is a multiple of 4 (the
