@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Placement measured by simulation (issue 34): GEMM, Cholesky, TSQR and the
+// Placement measured by simulation (issue 34): GEMM, Cholesky, tile QR, TSQR and the
 // logistic-regression gradient as task DAGs (src/mesh/simdags.ts) on 16, 64
 // and 256 simulated peers with seeded speeds and links (src/mesh/placesim.ts),
 // each placed by the real policy objects: today's locality rule
@@ -14,10 +14,10 @@
 // not see where, as the coordinator's views do not say.
 //
 //   npm run build && node bench/placement.js [--quick] [--peers 16,64,256] [--n 65536] [--tile 2048]
-//                                            [--only gemm,cholesky,tsqr,logreg] [--seed 1]
+//                                            [--only gemm,cholesky,qr,tsqr,logreg] [--seed 1]
 //   npm run bench -- --only placement [--quick]     (the same, through bench/run.js)
 //
-// Sizes: GEMM, Cholesky and the gradient on n x n float64 in tile x tile
+// Sizes: GEMM, Cholesky, QR and the gradient on n x n float64 in tile x tile
 // tiles; TSQR of a (64·n) x tile matrix in row blocks of 4·tile rows.
 // --quick: n = 16384, peers 16 and 64. Output: one JSON line per (operation,
 // peers, policy), then the Markdown table; bench/results/placement.{json,md}.
@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { Lshs } from '../dist/mesh/lshs.js';
 import { Locality } from '../dist/mesh/placement.js';
 import { peerModels, simulate } from '../dist/mesh/placesim.js';
-import { cholesky, gemm, logreg, tsqr } from '../dist/mesh/simdags.js';
+import { cholesky, gemm, logreg, qr, tsqr } from '../dist/mesh/simdags.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -47,6 +47,7 @@ const peerCounts = opt('--peers', quick ? '16,64' : '16,64,256').split(',').map(
 const ops = {
   gemm: (p) => gemm(n, tile, p),
   cholesky: (p) => cholesky(n, tile, p),
+  qr: (p) => qr(n, tile, p),
   tsqr: (p) => tsqr(64 * n, tile, 4 * tile, p),
   logreg: (p) => logreg(n, tile, p),
 };

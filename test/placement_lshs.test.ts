@@ -14,7 +14,7 @@ import { LOCALITY_BYTES, LOCALITY_WAIT_MS, Locality, type InputView, type Placem
 import { type PeerModel, peerModels, simulate } from '../src/mesh/placesim.js';
 import { Ring } from '../src/mesh/ring.js';
 import { SimNet, rng } from '../src/mesh/sim.js';
-import { type Dag, cholesky, gemm, logreg, tsqr } from '../src/mesh/simdags.js';
+import { type Dag, cholesky, gemm, logreg, qr, tsqr } from '../src/mesh/simdags.js';
 import { MeshState } from '../src/mesh/state.js';
 import { MeshWorker } from '../src/mesh/worker.js';
 import { runtime } from '../src/runtime/runtime.js';
@@ -344,7 +344,7 @@ describe('the placement simulator', () => {
     }
   });
 
-  it('builds the four DAGs with their task counts and bounds', () => {
+  it('builds the five DAGs with their task counts and bounds', () => {
     const t = 4, b = 64, n = t * b;
     const g = gemm(n, b, 16);
     // t³ products and t²(t − 1) combines in the simulator; SUMMA's 2n²√P words
@@ -358,6 +358,20 @@ describe('the placement simulator', () => {
     expect(tsqr(16 * b, b, b, 4).bound!.bytes).toBe(3 * b * b * 8);
     // xw and xtr per tile, r per row block
     expect(logreg(n, b, 16).tasks.length).toBe(2 * t * t + t);
+    // tile QR: GEQRT t, UNMQR and TSQRT t(t − 1)/2 each, TSMQR (t − 1)t(2t − 1)/6; every tile returned, and each diagonal's V
+    const q = qr(n, b, 16);
+    expect(q.tasks.length).toBe(t + t * (t - 1) + ((t - 1) * t * (2 * t - 1)) / 6);
+    // 4b³/3, 2b³, 2b³ and 4b³ a task: 4n³/3 flops, exactly
+    expect(q.tasks.reduce((s, x) => s + x.flops, 0) / ((4 / 3) * n ** 3)).toBeCloseTo(1, 12);
+    expect(q.outputs.length).toBe(t * t + t - 1);
+    expect(q.bound!.bytes).toBe(n * n * 4 * 8);
+    // each TSQRT and TSMQR writes two tiles, both on its peer
+    expect(q.tasks.filter((x) => x.alsoWrites?.length === 1).length).toBe(t * (t - 1) / 2 + ((t - 1) * t * (2 * t - 1)) / 6);
+    for (const make of [() => new Lshs(), () => new Locality()]) {
+      const r = simulate(q, peerModels(16, 1), make(), { dispatch: 'push', reduce: 'lie' });
+      expect(r.tasks).toBe(q.tasks.length);
+      expect(r.moved).toBeGreaterThan(0);
+    }
     expect(() => gemm(100, 64, 4)).toThrow(/multiple/);
   });
 
