@@ -91,7 +91,7 @@ export class Lshs implements Placement {
     if (!cands.length) this.leastLoaded(workers, cands);
     if (!cands.length) return undefined;
     // candidates lacking the same reads fetch them from the same senders: worked out once per such set
-    const fetches = reads.length <= 30 ? new Map<number, Fetch>() : undefined;
+    const fetches = cands.length > 2 && reads.length <= 30 ? new Map<number, Fetch>() : undefined;
     let best: WorkerView | undefined, bestKey: number[] = [];
     for (const w of cands) {
       const key = this.score(w, reads, fetches, task.outBytes ?? 0, false);
