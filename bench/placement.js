@@ -16,6 +16,7 @@
 //   npm run build && node bench/placement.js [--quick] [--peers 16,64,256] [--n 65536] [--tile 2048]
 //                                            [--only gemm,cholesky,qr,tsqr,logreg] [--seed 1]
 //   npm run bench -- --only placement [--quick]     (the same, through bench/run.js)
+//   ... --coordinator [16]: also the real Coordinator's own time per task, on 16 simulated workers
 //
 // Sizes: GEMM, Cholesky, QR and the gradient on n x n float64 in tile x tile
 // tiles; TSQR of a (64·n) x tile matrix in row blocks of 4·tile rows.
@@ -37,6 +38,56 @@ import { peerModels, simulate } from '../dist/mesh/placesim.js';
 import { cholesky, gemm, logreg, qr, tsqr } from '../dist/mesh/simdags.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The real Coordinator's own time per task: a job of `chunks` partial sums
+ * (and their combines) on `workers` simulated workers (src/mesh/sim.ts) in
+ * this process, under V8's sampling profiler; the self time of the
+ * coordinator's files, divided by the tasks. Message coding and the shared
+ * state (Yjs) are every peer's here, so they are given apart.
+ */
+async function coordinatorCost(workers, chunks) {
+  const { Session } = await import('node:inspector/promises');
+  const mt = await import('../dist/api/tensor.js');
+  const { Coordinator } = await import('../dist/mesh/coordinator.js');
+  const { SimNet } = await import('../dist/mesh/sim.js');
+  const { MeshState } = await import('../dist/mesh/state.js');
+  const { MeshWorker } = await import('../dist/mesh/worker.js');
+  const { runtime } = await import('../dist/runtime/runtime.js');
+  const net = new SimNet({ seed, maxDelayMs: 1 });
+  const cep = net.join('coordinator'), cst = new MeshState(cep, 40);
+  // the coordinator's and workers' default ticks and heartbeats (a test's short ones multiply the state's traffic)
+  const coord = new Coordinator(cep, cst, { runtime, leaseMs: 60_000, speculate: false });
+  const parts = [coord, cst];
+  for (let i = 0; i < workers; i++) {
+    const ep = net.join(`w${i}`), st = new MeshState(ep, 40);
+    st.announce({ role: 'worker', device: 'wasm', throughput: 1, memory: 1 << 28, slots: 2 });
+    parts.push(st, new MeshWorker(ep, { runtime, memory: 1 << 28 }));
+  }
+  await new Promise((r) => setTimeout(r, 300));
+  const x = mt.arange(0, chunks * 100, 1, { chunkSize: 100 }).multiply(0.5).sin().sum();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  const t0 = performance.now();
+  const rep = await coord.run([x.node]);
+  const ms = performance.now() - t0;
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  parts.forEach((p) => p.close());
+  await mt.shutdown();
+  const self = new Map(), urls = new Map(profile.nodes.map((n) => [n.id, n.callFrame.url]));
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  let own = 0, messages = 0;
+  for (const [id, us] of self) {
+    const url = urls.get(id);
+    if (/\/mesh\/(coordinator|placement|ring|lshs)\.js$/.test(url)) own += us;
+    else if (/\/mesh\/(protocol|state)\.js$|lib0|yjs/.test(url)) messages += us;
+  }
+  return { type: 'coordinator', workers, tasks: rep.tasks, ms, coordinatorMs: own / 1000, perTaskUs: own / rep.tasks, messagesPerTaskUs: messages / rep.tasks };
+}
 const argv = process.argv.slice(2);
 const has = (f) => argv.includes(f);
 const opt = (f, d) => { const i = argv.indexOf(f); return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : d; };
@@ -102,6 +153,13 @@ lines.push('', 'Bounds: ' + [...new Map(rows.filter((r) => r.boundWhat).map((r) 
 const slowest = (policy) => rows.filter((r) => r.policy === policy && r.peers >= 64).reduce((m, r) => (m && m.placedPerSecond <= r.placedPerSecond ? m : r), undefined);
 const rates = POLICIES.map((p) => slowest(p.name)).filter(Boolean).map((r) => `${r.policy} ${rate(r.placedPerSecond)} (${r.op}, ${r.peers} peers)`);
 if (rates.length) lines.push('', `Slowest decision rate at 64 peers and more (target 20k tasks/s): ${rates.join('; ')}.`);
+const coordinator = has('--coordinator') ? await coordinatorCost(Number(opt('--coordinator', 16)) || 16, 1000) : undefined;
+if (coordinator) {
+  process.stdout.write(JSON.stringify(coordinator) + '\n');
+  lines.push('', `The real Coordinator on ${coordinator.workers} simulated workers in one process, ${coordinator.tasks} tasks: `
+    + `${coordinator.perTaskUs.toFixed(0)} µs of its own code per task (coordinator, placement, ring), `
+    + `${coordinator.messagesPerTaskUs.toFixed(0)} µs more in message coding and the shared state, all peers' together.`);
+}
 const md = lines.join('\n') + '\n';
 process.stdout.write('\n' + md);
 const dir = path.join(HERE, 'results');
