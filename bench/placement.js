@@ -135,22 +135,26 @@ for (const op of only) {
 const GiB = 2 ** 30;
 const gib = (b) => (b >= 100 * GiB ? (b / GiB).toFixed(0) : b >= GiB ? (b / GiB).toFixed(1) : (b / GiB).toFixed(3));
 const rate = (x) => (x >= 1e6 ? `${(x / 1e6).toFixed(1)}M` : `${(x / 1e3).toFixed(0)}k`);
-const cell = (r) => `${gib(r.moved)}${r.bound ? ` (${(r.moved / r.bound).toFixed(2)}x)` : ''} | ${gib(r.maxNet)} | ${gib(r.peakMem)} | ${r.makespan >= 10 ? r.makespan.toFixed(0) : r.makespan.toPrecision(2)} | ${rate(r.placedPerSecond)}`;
+const cell = (r) => `${gib(r.moved)}${r.bound ? ` (${(r.moved / r.bound).toFixed(2)}x)` : ''} | ${gib(r.maxNet)} | ${gib(r.peakMem)} | `
+  + `${r.makespan >= 10 ? r.makespan.toFixed(0) : r.makespan.toPrecision(2)} | ${rate(r.placedPerSecond)}`;
 const lines = [
   `Placement by simulation: n = ${n}, tiles ${tile}, seed ${seed} (GiB; makespan in simulated seconds; placed/s: tasks per second of the policy's own time)`,
   '',
-  '| operation | peers | tasks | bound GiB | locality: moved | max net | peak mem | makespan | placed/s | LSHS: moved | max net | peak mem | makespan | placed/s | max net cut | LSHS in the coordinator\'s loop: moved | max net |',
+  '| operation | peers | tasks | bound GiB | locality: moved | max net | peak mem | makespan | placed/s '
+    + '| LSHS: moved | max net | peak mem | makespan | placed/s | max net cut | LSHS in the coordinator\'s loop: moved | max net |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ];
 for (const op of only) {
   for (const peers of peerCounts) {
     const [loc, lshs, pull] = POLICIES.map((p) => rows.find((r) => r.op === op && r.peers === peers && r.policy === p.name));
-    lines.push(`| ${loc.dag} | ${peers} | ${loc.tasks} | ${loc.bound ? gib(loc.bound) : '—'} | ${cell(loc)} | ${cell(lshs)} | ${(loc.maxNet / lshs.maxNet).toFixed(2)}x | ${gib(pull.moved)} | ${gib(pull.maxNet)} |`);
+    lines.push(`| ${loc.dag} | ${peers} | ${loc.tasks} | ${loc.bound ? gib(loc.bound) : '—'} | ${cell(loc)} | ${cell(lshs)} | `
+      + `${(loc.maxNet / lshs.maxNet).toFixed(2)}x | ${gib(pull.moved)} | ${gib(pull.maxNet)} |`);
   }
 }
 lines.push('', 'Bounds: ' + [...new Map(rows.filter((r) => r.boundWhat).map((r) => [r.op, `${r.op}: ${r.boundWhat}`])).values()].join('; ') + '.');
 // the issue's target: the simulated coordinator places at least 20,000 tasks per second on one core (the slowest case per policy, 64 peers and up)
-const slowest = (policy) => rows.filter((r) => r.policy === policy && r.peers >= 64).reduce((m, r) => (m && m.placedPerSecond <= r.placedPerSecond ? m : r), undefined);
+const slowest = (policy) => rows.filter((r) => r.policy === policy && r.peers >= 64)
+  .reduce((m, r) => (m && m.placedPerSecond <= r.placedPerSecond ? m : r), undefined);
 const rates = POLICIES.map((p) => slowest(p.name)).filter(Boolean).map((r) => `${r.policy} ${rate(r.placedPerSecond)} (${r.op}, ${r.peers} peers)`);
 if (rates.length) lines.push('', `Slowest decision rate at 64 peers and more (target 20k tasks/s): ${rates.join('; ')}.`);
 const coordinator = has('--coordinator') ? await coordinatorCost(Number(opt('--coordinator', 16)) || 16, 1000) : undefined;
