@@ -14,7 +14,10 @@
 // minimises NumS's objective, the sum over the three loads of the largest on
 // any peer after placing it; among equals, the one moving fewest bytes, then
 // the one whose own loads (and its senders' network-out) stay smallest, then
-// the less busy, then the first in the workers' order.
+// the less busy, then the first in the workers' order. Candidates that lack
+// the same reads fetch them from the same senders, so a task works that out
+// once per such set, not once per candidate: a block read by many tasks has
+// a copy on each of their peers, and they are all candidates of its readers.
 // Like NumS it never forgets a load (nothing it placed is freed in its
 // model): the memory load is the bytes placed there so far, a measure of the
 // work given to a peer as much as of what it holds. The reduction's side of
