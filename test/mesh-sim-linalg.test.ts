@@ -7,7 +7,7 @@
 // for bit (each tile task is deterministic and writes its tile once, so a
 // re-run writes the same bits), with every task committed once plus once per
 // recomputation of a lost piece, and the report must show the re-runs.
-// Cases and schedules are tables: a factorization added later (LU, square QR)
+// Cases and schedules are tables: a factorization added later (square QR)
 // is one more row of CASES.
 // In: small float64 matrices over 4×4 to 6×6 tiles, a tall one over 10 row chunks.
 
@@ -66,6 +66,15 @@ const CASES: Record<string, Case> = {
   // six column chunks of b: 36 tile tasks, X_ic folding its T_ik X_kc products
   'solve_triangular 6×6 tiles': {
     build: () => [mt.linalg.solve_triangular(uniform(192, 192, [32, 32], 4, true), uniform(192, 12, [32, 2], 5), { lower: true })],
+    tol: 0,
+  },
+  // the tournament, the swaps folded into the updates, the permuted copy-out of L; solve through it
+  'lu and solve, 4×4 tiles': {
+    build: () => {
+      const a = uniform(128, 128, [32, 32], 7);
+      // check_finite=False: its check is a host stage (a session runs it; Coordinator.run takes a graph without one)
+      return [...(mt.linalg.lu(a, { check_finite: false }) as mt.Tensor[]), mt.linalg.solve(a, uniform(128, 2, [32, 2], 8))];
+    },
     tol: 0,
   },
   'tsqr 2000×16 over 10 row chunks': { build: () => mt.linalg.qr(uniform(2000, 16, [200, 16], 6)) as mt.Tensor[], tol: 0 },
