@@ -410,6 +410,12 @@ class Job {
    * against the memory cap the worker announced.
    */
   private readonly heldBy = new Map<string, number>();
+  /**
+   * What a worker that refused a task for its memory cap said it holds (less
+   * that task's output): counted as held there, less what is freed there since, until the
+   * mesh would otherwise stall (its word may predate frees still on the way).
+   */
+  private readonly fullAt = new Map<string, number>();
   /** Per task, the times a worker refused it because its memory cap was reached. */
   private readonly full = new Map<number, number>();
   private readonly kernelText = new Map<number, string>();
@@ -802,7 +808,7 @@ class Job {
       if (this.taskState[t] !== 'ready') continue;
       // a worker whose pieces and running leases would pass its memory cap with this task's output is not free for it
       const bytes = this.writes[t]!.reduce((a, p) => a + p.bytes, 0);
-      const fits = (id: string) => (this.heldBy.get(id) ?? 0) + ((this.load.get(id) ?? 0) + 1) * bytes <= ws.get(id)!.memory;
+      const fits = (id: string) => this.heldOn(id) + ((this.load.get(id) ?? 0) + 1) * bytes <= ws.get(id)!.memory;
       const peer = this.place(t, ws, (id) => free(id) && fits(id));
       // (the policy holds it back for a busy worker that holds its input, or none has room: it keeps its place in the queue)
       if (peer === undefined) {
@@ -816,10 +822,15 @@ class Job {
     this.queue.unshift(...held);
     // nothing running, and what is ready fits on no worker: no task will free a byte, so waiting would hang
     if (noRoom && !leased && ws.size && [...ws.keys()].every((id) => !(this.load.get(id) ?? 0)) && !this.checks.size) {
+      // first forget what full workers said (a refusal again says it again, and MAX_FULL bounds the retries)
+      if (this.fullAt.size) { this.fullAt.clear(); this.dispatch(); return; }
       const caps = [...ws.entries()].map(([id, w]) => `${id} holds ${fmtBytes(this.heldBy.get(id) ?? 0)} of ${fmtBytes(w.memory)}`).join(', ');
       this.fail(new JobFailed(`out of memory on the mesh: ${noRoom} ready tasks fit on no worker (${caps})`));
     }
   }
+
+  /** Bytes of pieces placement counts as held on worker `id`: this job's, or more where the worker said so refusing a task. */
+  private heldOn(id: string): number { return Math.max(this.heldBy.get(id) ?? 0, this.fullAt.get(id) ?? 0); }
 
   /** Why task t went to `peer`, for DEBUG level 2: how much of its input the peer holds, and its load. */
   private placement(t: number, peer: string): string {
@@ -1278,6 +1289,7 @@ class Job {
       if (h === this.ep.id) continue;
       void this.ep.send(h, { t: 'free', job: this.id, keys: [wire(p)] }).catch(() => undefined);
       if (this.heldBy.has(h)) this.heldBy.set(h, Math.max(0, this.heldBy.get(h)! - p.bytes));
+      if (this.fullAt.has(h)) this.fullAt.set(h, Math.max(0, this.fullAt.get(h)! - p.bytes));
     }
     p.holders.clear();
   }
@@ -1314,9 +1326,9 @@ class Job {
     if (cap) {
       // the worker was full (pieces of other jobs, copies this coordinator does not count): not its fault, nor the
       // task's; it goes elsewhere or waits for room, unless that keeps happening. What it said it holds
-      // (the sum it gave, less this task's output) is counted as held there until frees take it down.
+      // (the sum it gave, less this task's output) is counted as held there (fullAt).
       const out = this.writes[t]!.reduce((s, p) => s + p.bytes, 0);
-      this.heldBy.set(from, Math.max(this.heldBy.get(from) ?? 0, Number(cap[1]) - out));
+      this.fullAt.set(from, Number(cap[1]) - out);
       const n = (this.full.get(t) ?? 0) + 1;
       this.full.set(t, n);
       if (n >= MAX_FULL) { this.fail(new JobFailed(`task ${t} was refused ${n} times by full workers; last on peer ${from}: ${m.reason}`)); return; }
