@@ -3,7 +3,7 @@
 // capped by `--memory`, factor a matrix larger than any one of them may hold
 // and solve with the factor; the relative residual is printed.
 //
-//   node bench/cholesky_mesh.js [--n 12288] [--tile 1024] [--memory 512MiB] [--workers 3] [--rho 0.5]
+//   node bench/cholesky_mesh.js [--n 12288] [--tile 1024] [--memory 512MiB] [--workers 3] [--rho 0.5] [--out path] [--worker-logs dir]
 //   npm run bench -- --only mesh-cholesky          (the same, through bench/run.js)
 //
 // Setup as `tessera demo` makes it: a signaling server in this process,
@@ -33,7 +33,7 @@
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,7 +44,7 @@ const CLI = path.join(ROOT, 'dist/cli/tessera.js');
 const dist = (p) => import(new URL(p, new URL('../', import.meta.url)).href);
 
 const argv = process.argv.slice(2);
-const OPTIONS = ['--n', '--tile', '--memory', '--workers', '--rho', '--out'];
+const OPTIONS = ['--n', '--tile', '--memory', '--workers', '--rho', '--out', '--worker-logs'];
 for (let i = 0; i < argv.length; i++) {
   if (OPTIONS.includes(argv[i]) && argv[i + 1] !== undefined) { i++; continue; }
   process.stderr.write(`cholesky_mesh: unknown argument ${argv[i]}\nusage: node bench/cholesky_mesh.js [${OPTIONS.map((o) => `${o} v`).join('] [')}]\n`);
@@ -58,6 +58,8 @@ const WORKERS = Number(opt('--workers', '3'));
 const RHO = Number(opt('--rho', '0.5'));
 /** Where the results go (bench/results/cholesky_mesh.{json,md}); `-` writes none. */
 const OUT = opt('--out', path.join(HERE, 'results', 'cholesky_mesh'));
+/** A folder to write each worker's `--verbose` lines to (worker-1.log, ...), for a look at its tasks and fetches. */
+const LOGS = opt('--worker-logs', undefined);
 const ALPHA = 0.01;
 const WAIT_MS = 120_000;
 
@@ -79,6 +81,7 @@ function startWorker(url, room, token, k) {
     c.buf += d;
     const lines = c.buf.split('\n');
     c.buf = lines.pop();
+    if (LOGS) appendFileSync(path.join(LOGS, `worker-${k + 1}.log`), lines.map((l) => `${l}\n`).join(''));
     for (const l of lines) {
       c.tail = (c.tail + l + '\n').slice(-4000);
       const joined = /\[worker\] (\S+) joined/.exec(l);
