@@ -209,7 +209,7 @@ async function main() {
     };
     const human = `Cholesky + solve of a ${N}² float64 matrix (${(bytes / 1e9).toFixed(2)} GB) on ${WORKERS} workers with --memory ${MEMORY}, tiles ${TILE}: `
       + `${factorS.toFixed(1)} s (${row.gflops} GFLOP/s), residual pass ${residualS.toFixed(1)} s; ‖Ax−b‖/(‖A‖_F‖x‖) = ${rel.toExponential(2)}; `
-      + `${(row.bytes_moved / 1e9).toFixed(2)} GB moved between peers, ${mib(row.bytes_to_coordinator)} to the coordinator; `
+      + `${(row.bytes_moved / 1e9).toFixed(2)} GB moved between peers, ${(row.bytes_to_coordinator / 1024).toFixed(0)} KiB to the coordinator (x and three sums); `
       + `per worker, peak pieces written ${workers.map((w) => mib(w.peak_written_bytes)).join(' / ')} (cap ${MEMORY}), with fetched copies `
       + `${workers.map((w) => mib(w.peak_held_bytes)).join(' / ')}, peak RSS ${workers.map((w) => mib(w.peak_rss_bytes)).join(' / ')}`;
     console.log(JSON.stringify(row));
