@@ -108,6 +108,7 @@ export interface PeerReport { readonly id: string; tasks: number; bytesIn: numbe
 
 export interface MeshReport {
   readonly job: string;
+  /** The job's tasks, less those whose pieces nothing reads (not run: see Job.skipUnread). */
   tasks: number;
   /** Leases granted: one per task, plus re-leases and speculative copies. */
   leases: number;
@@ -552,7 +553,7 @@ class Job {
     if (!this.plan.tasks.length) return Promise.resolve(this.finish());
     return new Promise<MeshReport>((resolve, reject) => {
       this.settle = { resolve, reject };
-      this.skipUnread();
+      this.report.tasks -= this.skipUnread();
       this.plan.tasks.forEach((_, t) => this.check(t));
       for (const p of this.pieces.values()) {
         const done = p.producer !== undefined && this.taskState[p.producer] === 'done';
@@ -668,15 +669,18 @@ class Job {
    * above a factor's diagonal and a transposed factor's below it. Run, each
    * would be held on a worker until the job ends (a piece is freed when its
    * last reader is done, and these have none): at 12288² float64 in 1024²
-   * tiles, 1.5 GB of the mesh's memory.
+   * tiles, 1.5 GB of the mesh's memory. Returns how many it marked.
    */
-  private skipUnread(): void {
+  private skipUnread(): number {
+    let n = 0;
     for (let t = this.plan.tasks.length - 1; t >= 0; t--) {
       if (this.taskState[t] === 'done' || this.writes[t]!.some((p) => p.left > 0 || p.output)) continue;
       this.taskState[t] = 'done';
       this.done++;
+      n++;
       for (const q of new Set(this.reads[t]!.flat())) q.left--;
     }
+    return n;
   }
 
   describe(): string {
