@@ -137,7 +137,7 @@ function progress(label, t0) {
     if (now - last < 5000 && done < total) return;
     last = now;
     const held = children.map((c) => `${c.label} ${mib(c.peakWritten)}`).join(', ');
-    log(`  ${label}: ${done}/${total} tasks, ${((now - t0) / 1000).toFixed(1)} s (peak pieces written and held: ${held})\n`);
+    log(`  ${label}: ${done}/${total} tasks, ${((now - t0) / 1000).toFixed(1)} s (peak pieces written: ${held})\n`);
   };
 }
 
@@ -196,7 +196,10 @@ async function main() {
     const flops = N ** 3 / 3 + 2 * N ** 2;
     const workers = children.map((c) => {
       const peer = [...r1.peers, ...r2.peers].filter((p) => p.id === c.id);
-      return { worker: c.label, id: c.id, tasks: peer.reduce((a, p) => a + p.tasks, 0), refused: c.refused, peak_written_bytes: c.peakWritten, peak_held_bytes: c.peakHeld, peak_rss_bytes: hwm(c) };
+      return {
+        worker: c.label, id: c.id, tasks: peer.reduce((a, p) => a + p.tasks, 0), refused: c.refused,
+        peak_written_bytes: c.peakWritten, peak_held_bytes: c.peakHeld, peak_rss_bytes: hwm(c),
+      };
     });
     const row = {
       type: 'mesh_cholesky', n: N, tile: TILE, workers: WORKERS, memory: MEMORY, matrix_bytes: bytes,
@@ -209,7 +212,8 @@ async function main() {
     };
     const human = `Cholesky + solve of a ${N}² float64 matrix (${(bytes / 1e9).toFixed(2)} GB) on ${WORKERS} workers with --memory ${MEMORY}, tiles ${TILE}: `
       + `${factorS.toFixed(1)} s (${row.gflops} GFLOP/s), residual pass ${residualS.toFixed(1)} s; ‖Ax−b‖/(‖A‖_F‖x‖) = ${rel.toExponential(2)}; `
-      + `${(row.bytes_moved / 1e9).toFixed(2)} GB moved between peers, ${(row.bytes_to_coordinator / 1024).toFixed(0)} KiB to the coordinator (x and three sums); `
+      + `${(row.bytes_moved / 1e9).toFixed(2)} GB moved between peers, `
+      + `${(row.bytes_to_coordinator / 1024).toFixed(0)} KiB to the coordinator (x and three sums); `
       + `per worker, peak pieces written ${workers.map((w) => mib(w.peak_written_bytes)).join(' / ')} (cap ${MEMORY}), with fetched copies `
       + `${workers.map((w) => mib(w.peak_held_bytes)).join(' / ')}, peak RSS ${workers.map((w) => mib(w.peak_rss_bytes)).join(' / ')}`;
     console.log(JSON.stringify(row));
@@ -221,7 +225,8 @@ async function main() {
       const md = [
         '# Real-mesh Cholesky', '', `\`${cmd}\` (${row.date}, ${row.cpus} CPUs, Node ${row.node})`, '', human, '',
         '| worker | tasks | refused (memory cap) | peak pieces written | with fetched copies | peak RSS |', '|---|---:|---:|---:|---:|---:|',
-        ...workers.map((w) => `| ${w.worker} | ${w.tasks} | ${w.refused} | ${mib(w.peak_written_bytes)} | ${mib(w.peak_held_bytes)} | ${mib(w.peak_rss_bytes)} |`), '',
+        ...workers.map((w) => `| ${w.worker} | ${w.tasks} | ${w.refused} | ${mib(w.peak_written_bytes)} | ${mib(w.peak_held_bytes)} `
+          + `| ${mib(w.peak_rss_bytes)} |`), '',
       ].join('\n');
       writeFileSync(`${OUT}.md`, md);
     }
