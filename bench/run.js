@@ -16,8 +16,10 @@
 // system; 1e7 rows, or 1e6 with --quick), alone: never part of another run.
 // `--only learn` runs learn beside scikit-learn (bench/learn.js: the seed's
 // KNN, KMeans, LogisticRegression, PCA), alone as well; so do `--only
-// linalg` (the tiled factorizations beside NumPy, bench/linalg.js) and
-// `--only placement` (placement policies measured by simulation, bench/placement.js).
+// linalg` (the tiled factorizations beside NumPy, bench/linalg.js),
+// `--only placement` (placement policies measured by simulation, bench/placement.js)
+// and `--only mesh-cholesky` (a 12288² Cholesky and solve on 3 workers capped at
+// 512 MiB each, bench/cholesky_mesh.js; 4096² under 64 MiB with --quick).
 //
 // This process only orchestrates. For each case it starts one fresh process
 // per implementation (bench/child.js for the JavaScript libraries, python3
@@ -345,6 +347,13 @@ async function main() {
     if (only.length > 1) { log('bench: --only linalg runs alone\n'); process.exit(2); }
     const args = [path.join(HERE, 'linalg.js'), ...(has('--quick') ? ['--quick'] : []), ...(has('--huge') ? ['--huge'] : [])];
     const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
+    process.exit(r.status ?? 1);
+  }
+  // the real-mesh Cholesky demonstration (bench/cholesky_mesh.js) runs alone, only when asked for by name
+  if (only?.includes('mesh-cholesky')) {
+    if (only.length > 1) { log('bench: --only mesh-cholesky runs alone\n'); process.exit(2); }
+    const size = has('--quick') ? ['--n', '4096', '--tile', '512', '--memory', '64MiB'] : [];
+    const r = spawnSync(process.execPath, [path.join(HERE, 'cholesky_mesh.js'), ...size], { cwd: ROOT, stdio: 'inherit' });
     process.exit(r.status ?? 1);
   }
   // the placement simulation (bench/placement.js) runs alone, only when asked for by name

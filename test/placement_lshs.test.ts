@@ -2,17 +2,19 @@
 // its block-cyclic layout, the ring's order without listing the ring, and
 // the placement simulator (src/mesh/placesim.ts) on DAGs small enough to
 // account for by hand: bytes moved, network loads, peak memory and makespan
-// exact, the same numbers for the same seed.
+// exact, the same numbers for the same seed. The policies' fast paths (for
+// hundreds of peers) against their plain scans as first written, on random
+// views: the same answers, the same loads.
 
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import { Coordinator } from '../src/mesh/coordinator.js';
 import { Lshs, blockCyclic, peerGrid } from '../src/mesh/lshs.js';
-import { Locality, type InputView, type Placement, type TaskView, type WorkerView } from '../src/mesh/placement.js';
+import { LOCALITY_BYTES, LOCALITY_WAIT_MS, Locality, type InputView, type Placement, type TaskView, type WorkerView } from '../src/mesh/placement.js';
 import { type PeerModel, peerModels, simulate } from '../src/mesh/placesim.js';
 import { Ring } from '../src/mesh/ring.js';
 import { SimNet, rng } from '../src/mesh/sim.js';
-import { type Dag, cholesky, gemm, logreg, tsqr } from '../src/mesh/simdags.js';
+import { type Dag, cholesky, gemm, logreg, qr, tsqr } from '../src/mesh/simdags.js';
 import { MeshState } from '../src/mesh/state.js';
 import { MeshWorker } from '../src/mesh/worker.js';
 import { runtime } from '../src/runtime/runtime.js';
@@ -113,6 +115,147 @@ describe('the LSHS policy', () => {
   });
 });
 
+/**
+ * The locality rule as first written: one pass over every worker per task
+ * (the policy answers from the holders alone where it can, and walks the
+ * ring among many equals; its answers must be these).
+ */
+function localityByScan(task: TaskView, workers: readonly WorkerView[]): string | undefined {
+  const before = new Ring(new Map(workers.map((w) => [w.id, w.throughput]))).order(task.key);
+  if (task.inputs.reduce((s, p) => s + p.bytes, 0) === 0) {
+    let best: WorkerView | undefined;
+    for (const w of workers) {
+      if (!w.free) continue;
+      const d = best ? w.leases / w.slots - best.leases / best.slots : -1;
+      if (d < 0 || (d === 0 && before(w.id, best!.id) < 0)) best = w;
+    }
+    return best?.id;
+  }
+  const held = new Map<string, number>();
+  for (const p of task.inputs) for (const h of p.holders) held.set(h, (held.get(h) ?? 0) + p.bytes);
+  let best: WorkerView | undefined, bestFar = 0, bestLocal = 0, holder = workers[0], holderLocal = holder ? held.get(holder.id) ?? 0 : 0;
+  for (const w of workers) {
+    const local = held.get(w.id) ?? 0;
+    if (local > holderLocal) { holder = w; holderLocal = local; }
+    if (!w.free) continue;
+    let far = 0;
+    for (const p of task.inputs) if (!p.reachable.has(w.id)) far += p.bytes;
+    const d = !best ? -1 : far - bestFar || bestLocal - local || w.leases - best.leases || before(w.id, best.id);
+    if (d < 0) { best = w; bestFar = far; bestLocal = local; }
+  }
+  if (!best) return undefined;
+  const busy = task.waitedMs !== undefined && !holder!.free && holderLocal - bestLocal >= LOCALITY_BYTES;
+  const progressing = (task.waitedMs ?? Infinity) < LOCALITY_WAIT_MS || (holder!.sinceLeaseMs ?? Infinity) < LOCALITY_WAIT_MS;
+  return busy && progressing ? undefined : best.id;
+}
+
+/** LSHS as first written: every candidate looks every holder of every read over for its senders. */
+class LshsByScan {
+  readonly loads = new Map<string, { mem: number; in: number; out: number }>();
+  private readonly top = { mem: 0, in: 0, out: 0 };
+  place(task: TaskView, workers: readonly WorkerView[]): string | undefined {
+    const byId = new Map(workers.map((w) => [w.id, w]));
+    const reads = [...(task.sources ?? []), ...task.inputs];
+    const cands: WorkerView[] = [];
+    for (const p of reads) for (const h of p.holders) { const w = byId.get(h); if (w?.free && !cands.includes(w)) cands.push(w); }
+    if (!cands.length) {
+      // the least loaded free worker, the first of equals
+      let least: WorkerView | undefined, ls = Infinity;
+      for (const w of workers) { const l = this.loads.get(w.id), s = l ? l.mem + l.in + l.out : 0; if (w.free && s < ls) { least = w; ls = s; } }
+      if (least) cands.push(least);
+    }
+    if (!cands.length) return undefined;
+    let best: WorkerView | undefined, bestKey: number[] = [];
+    for (const w of cands) {
+      const key = this.score(w, reads, task.outBytes ?? 0, false);
+      const i = key.findIndex((k, j) => k !== bestKey[j]);
+      if (!best || (i >= 0 && key[i]! < bestKey[i]!)) { best = w; bestKey = key; }
+    }
+    this.score(best!, reads, task.outBytes ?? 0, true);
+    return best!.id;
+  }
+  private score(w: WorkerView, reads: readonly InputView[], outBytes: number, commit: boolean): number[] {
+    const load = (id: string) => this.loads.get(id) ?? { mem: 0, in: 0, out: 0 };
+    const own = load(w.id), senders: string[] = [], sent: number[] = [];
+    let inB = 0;
+    for (const p of reads) {
+      if (p.holders.has(w.id) || p.bytes === 0) continue;
+      let from: string | undefined, fromOut = Infinity;
+      for (const h of p.holders) {
+        const i = senders.indexOf(h), o = load(h).out + (i < 0 ? 0 : sent[i]!);
+        if (o < fromOut) { from = h; fromOut = o; }
+      }
+      if (from === undefined) continue;
+      const i = senders.indexOf(from);
+      if (i < 0) { senders.push(from); sent.push(p.bytes); } else sent[i]! += p.bytes;
+      inB += p.bytes;
+    }
+    const mem = own.mem + inB + outBytes, inL = own.in + inB;
+    let outTop = own.out;
+    for (let i = 0; i < senders.length; i++) outTop = Math.max(outTop, load(senders[i]!).out + sent[i]!);
+    if (commit) {
+      this.loads.set(w.id, { mem, in: inL, out: own.out });
+      for (let i = 0; i < senders.length; i++) { const l = load(senders[i]!); this.loads.set(senders[i]!, { ...l, out: l.out + sent[i]! }); }
+      this.top.mem = Math.max(this.top.mem, mem); this.top.in = Math.max(this.top.in, inL); this.top.out = Math.max(this.top.out, outTop);
+    }
+    return [Math.max(this.top.mem, mem) + Math.max(this.top.in, inL) + Math.max(this.top.out, outTop), inB, mem + inL + outTop, w.leases / w.slots];
+  }
+}
+
+/** Random workers and tasks: holders among them (and gone ones), links cut, busy holders, ties of every kind. */
+function randomViews(r: () => number, P: number): { workers: WorkerView[]; task: () => TaskView } {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const workers = Array.from({ length: P }, (_, i) => {
+    const slots = 1 + Math.floor(r() * 3), leases = Math.floor(r() * (slots + 1));
+    return { id: `w${i}`, slots, throughput: pick([1, 1, 2, 0.5]), leases, free: leases < slots && r() < 0.8, sinceLeaseMs: pick([0, 500, 5000]) };
+  });
+  const ids = [...workers.map((w) => w.id), 'gone'];
+  const task = (): TaskView => {
+    const inputs = Array.from({ length: Math.floor(r() * 4) }, () => {
+      const holders = new Set(Array.from({ length: 1 + Math.floor(r() * 3) }, () => pick(ids)));
+      const reachable = r() < 0.7 ? new Set(ids) : new Set([...holders, ...ids.filter(() => r() < 0.5)]);
+      return { bytes: pick([0, 1000, LOCALITY_BYTES, 3 << 20]), holders, reachable };
+    });
+    const sources = Array.from({ length: Math.floor(r() * 3) }, () => ({ bytes: pick([64, 4096]), holders: new Set([pick(ids)]), reachable: new Set(ids) }));
+    const waited = pick([undefined, 0, LOCALITY_WAIT_MS / 2, 2 * LOCALITY_WAIT_MS]);
+    return { key: `t${Math.floor(r() * 1e6)}`, inputs, sources, outBytes: pick([0, 100, 5000]), ...(waited === undefined ? {} : { waitedMs: waited }) };
+  };
+  return { workers, task };
+}
+
+describe('the policies made fast at hundreds of peers', () => {
+  it('the locality rule answers as its one-pass scan of every worker does', () => {
+    const r = rng(17);
+    let held = 0, placed = 0;
+    for (let round = 0; round < 60; round++) {
+      const { workers, task } = randomViews(r, [1, 3, 12, 40, 300][round % 5]!);
+      const p = new Locality();
+      for (let k = 0; k < 40; k++) {
+        // the coordinator's views: a new list each call, in any order
+        const ws = k % 7 === 6 ? [...workers].reverse() : workers.map((w) => ({ ...w }));
+        const t = task(), got = p.place(t, ws);
+        expect(got, `round ${round} task ${k}`).toBe(localityByScan(t, ws));
+        if (got === undefined) held++; else placed++;
+      }
+    }
+    expect(held).toBeGreaterThan(50);
+    expect(placed).toBeGreaterThan(1000);
+  });
+
+  it('LSHS chooses and loads its peers as when every candidate looked every holder over', () => {
+    const r = rng(23);
+    for (let round = 0; round < 20; round++) {
+      const { workers, task } = randomViews(r, [2, 9, 64][round % 3]!);
+      const fast = new Lshs(), scan = new LshsByScan();
+      for (let k = 0; k < 100; k++) {
+        const t = task();
+        expect(fast.place(t, workers), `round ${round} task ${k}`).toBe(scan.place(t, workers));
+      }
+      for (const w of workers) expect(fast.load(w.id)).toEqual(scan.loads.get(w.id) ?? { mem: 0, in: 0, out: 0 });
+    }
+  });
+});
+
 describe("the ring's order", () => {
   it('is the order of owners(key), without listing the ring', () => {
     const ids = ['p0', 'p1', 'p2', 'p3', 'p4'];
@@ -201,7 +344,7 @@ describe('the placement simulator', () => {
     }
   });
 
-  it('builds the four DAGs with their task counts and bounds', () => {
+  it('builds the five DAGs with their task counts and bounds', () => {
     const t = 4, b = 64, n = t * b;
     const g = gemm(n, b, 16);
     // t³ products and t²(t − 1) combines in the simulator; SUMMA's 2n²√P words
@@ -215,6 +358,20 @@ describe('the placement simulator', () => {
     expect(tsqr(16 * b, b, b, 4).bound!.bytes).toBe(3 * b * b * 8);
     // xw and xtr per tile, r per row block
     expect(logreg(n, b, 16).tasks.length).toBe(2 * t * t + t);
+    // tile QR: GEQRT t, UNMQR and TSQRT t(t − 1)/2 each, TSMQR (t − 1)t(2t − 1)/6; every tile returned, and each diagonal's V
+    const q = qr(n, b, 16);
+    expect(q.tasks.length).toBe(t + t * (t - 1) + ((t - 1) * t * (2 * t - 1)) / 6);
+    // 4b³/3, 2b³, 2b³ and 4b³ a task: 4n³/3 flops, exactly
+    expect(q.tasks.reduce((s, x) => s + x.flops, 0) / ((4 / 3) * n ** 3)).toBeCloseTo(1, 12);
+    expect(q.outputs.length).toBe(t * t + t - 1);
+    expect(q.bound!.bytes).toBe(n * n * 4 * 8);
+    // each TSQRT and TSMQR writes two tiles, both on its peer
+    expect(q.tasks.filter((x) => x.alsoWrites?.length === 1).length).toBe(t * (t - 1) / 2 + ((t - 1) * t * (2 * t - 1)) / 6);
+    for (const make of [() => new Lshs(), () => new Locality()]) {
+      const r = simulate(q, peerModels(16, 1), make(), { dispatch: 'push', reduce: 'lie' });
+      expect(r.tasks).toBe(q.tasks.length);
+      expect(r.moved).toBeGreaterThan(0);
+    }
     expect(() => gemm(100, 64, 4)).toThrow(/multiple/);
   });
 

@@ -95,6 +95,8 @@ const MAX_RELAYS = 256;
 
 /** Lapsed leases, failed tasks or unserved pieces in a row after which a worker gets no more of a job's tasks. */
 const STRIKES = 3;
+/** Times a task may be refused by full workers (their memory cap) before the job fails for want of memory. */
+const MAX_FULL = 50;
 
 /** Finished jobs a coordinator leaves in the shared state for dashboards. */
 const KEEP_FINISHED = 3;
@@ -106,6 +108,7 @@ export interface PeerReport { readonly id: string; tasks: number; bytesIn: numbe
 
 export interface MeshReport {
   readonly job: string;
+  /** The job's tasks, less those whose pieces nothing reads (not run: see Job.skipUnread). */
   tasks: number;
   /** Leases granted: one per task, plus re-leases and speculative copies. */
   leases: number;
@@ -402,6 +405,20 @@ class Job {
   private readonly dataErrors = new Map<number, { peers: Set<string>; reports: number }>();
   private readonly queue: number[] = [];
   private readonly load = new Map<string, number>();
+  /**
+   * Bytes of this job's pieces each worker holds, as committed here (freed
+   * ones taken off): with the leases running there, what placement counts
+   * against the memory cap the worker announced.
+   */
+  private readonly heldBy = new Map<string, number>();
+  /**
+   * What a worker that refused a task for its memory cap said it holds (less
+   * that task's output): counted as held there, less what is freed there since, until the
+   * mesh would otherwise stall (its word may predate frees still on the way).
+   */
+  private readonly fullAt = new Map<string, number>();
+  /** Per task, the times a worker refused it because its memory cap was reached. */
+  private readonly full = new Map<number, number>();
   private readonly kernelText = new Map<number, string>();
   /** `${peer}/${kernel}`: kernels whose text a peer was sent in this job. */
   private readonly kernelsSent = new Set<string>();
@@ -536,6 +553,7 @@ class Job {
     if (!this.plan.tasks.length) return Promise.resolve(this.finish());
     return new Promise<MeshReport>((resolve, reject) => {
       this.settle = { resolve, reject };
+      this.report.tasks -= this.skipUnread();
       this.plan.tasks.forEach((_, t) => this.check(t));
       for (const p of this.pieces.values()) {
         const done = p.producer !== undefined && this.taskState[p.producer] === 'done';
@@ -639,13 +657,30 @@ class Job {
       if (this.trust.draw(c.peer)) this.startCheck(t, c.peer, c.gpu === true);
     }
     if (!this.report.resumed) return;
+    this.skipUnread();
+    this.event('resume', { detail: `${this.report.resumed} results adopted from the journal` });
+  }
+
+  /**
+   * Marks done the tasks whose pieces nothing reads (any more) and that are
+   * no outputs, last task first so that what only they read goes too. At
+   * the start of a job these are chunks a routine node never reads: the
+   * upper triangle of a matrix whose Cholesky factor is taken, the zero tiles
+   * above a factor's diagonal and a transposed factor's below it. Run, each
+   * would be held on a worker until the job ends (a piece is freed when its
+   * last reader is done, and these have none): at 12288² float64 in 1024²
+   * tiles, 1.5 GB of the mesh's memory. Returns how many it marked.
+   */
+  private skipUnread(): number {
+    let n = 0;
     for (let t = this.plan.tasks.length - 1; t >= 0; t--) {
       if (this.taskState[t] === 'done' || this.writes[t]!.some((p) => p.left > 0 || p.output)) continue;
-      this.taskState[t] = 'done'; // nothing reads it any more
+      this.taskState[t] = 'done';
       this.done++;
+      n++;
       for (const q of new Set(this.reads[t]!.flat())) q.left--;
     }
-    this.event('resume', { detail: `${this.report.resumed} results adopted from the journal` });
+    return n;
   }
 
   describe(): string {
@@ -737,15 +772,16 @@ class Job {
     }
   }
 
-  private workers(): Map<string, { slots: number; throughput: number }> {
+  private workers(): Map<string, { slots: number; throughput: number; memory: number }> {
     const ws = this.state.workers();
-    const out = new Map<string, { slots: number; throughput: number }>();
+    const out = new Map<string, { slots: number; throughput: number; memory: number }>();
     const add = () => {
       for (const [id, c] of ws) {
         if (this.trust.quarantined.has(id) || this.benched.has(id)) continue;
         // capabilities come from the shared state, which any peer can write: take them with care
         const slots = Number.isFinite(c.slots) ? Math.max(1, Math.min(256, Math.floor(c.slots))) : 1;
-        out.set(id, { slots, throughput: Number.isFinite(c.throughput) && c.throughput > 0 ? c.throughput : 1 });
+        const memory = Number.isFinite(c.memory) && c.memory > 0 ? c.memory : Infinity;
+        out.set(id, { slots, throughput: Number.isFinite(c.throughput) && c.throughput > 0 ? c.throughput : 1, memory });
       }
     };
     add();
@@ -770,16 +806,35 @@ class Job {
     // (not after cycling the whole queue, which made each message O(queue))
     const anyFree = () => { for (const id of ws.keys()) if (free(id)) return true; return false; };
     const held: number[] = [];
+    let leased = 0, noRoom = 0;
     while (this.queue.length && anyFree()) {
       const t = this.queue.shift()!;
       if (this.taskState[t] !== 'ready') continue;
-      const peer = this.place(t, ws, free);
-      // (the policy holds it back for a busy worker that holds its input: it keeps its place in the queue)
-      if (peer === undefined) held.push(t);
-      else this.lease(t, peer);
+      // a worker whose pieces and running leases would pass its memory cap with this task's output is not free for it
+      const bytes = this.writes[t]!.reduce((a, p) => a + p.bytes, 0);
+      const fits = (id: string) => this.heldOn(id) + ((this.load.get(id) ?? 0) + 1) * bytes <= ws.get(id)!.memory;
+      const peer = this.place(t, ws, (id) => free(id) && fits(id));
+      // (the policy holds it back for a busy worker that holds its input, or none has room: it keeps its place in the queue)
+      if (peer === undefined) {
+        held.push(t);
+        if (![...ws.keys()].some(fits)) noRoom++;
+      } else {
+        this.lease(t, peer);
+        leased++;
+      }
     }
     this.queue.unshift(...held);
+    // nothing running, and what is ready fits on no worker: no task will free a byte, so waiting would hang
+    if (noRoom && !leased && ws.size && [...ws.keys()].every((id) => !(this.load.get(id) ?? 0)) && !this.checks.size) {
+      // first forget what full workers said (a refusal again says it again, and MAX_FULL bounds the retries)
+      if (this.fullAt.size) { this.fullAt.clear(); this.dispatch(); return; }
+      const caps = [...ws.entries()].map(([id, w]) => `${id} holds ${fmtBytes(this.heldBy.get(id) ?? 0)} of ${fmtBytes(w.memory)}`).join(', ');
+      this.fail(new JobFailed(`out of memory on the mesh: ${noRoom} ready tasks fit on no worker (${caps})`));
+    }
   }
+
+  /** Bytes of pieces placement counts as held on worker `id`: this job's, or more where the worker said so refusing a task. */
+  private heldOn(id: string): number { return Math.max(this.heldBy.get(id) ?? 0, this.fullAt.get(id) ?? 0); }
 
   /** Why task t went to `peer`, for DEBUG level 2: how much of its input the peer holds, and its load. */
   private placement(t: number, peer: string): string {
@@ -796,7 +851,7 @@ class Job {
     return { key: this.writes[t]![0]!.key, inputs, waitedMs: performance.now() - this.readyAt[t]! };
   }
 
-  private place(t: number, ws: Map<string, { slots: number; throughput: number }>, free: (id: string) => boolean): string | undefined {
+  private place(t: number, ws: Map<string, { slots: number; throughput: number; memory: number }>, free: (id: string) => boolean): string | undefined {
     const now = performance.now();
     const workers: WorkerView[] = [...ws].map(([id, w]) => ({
       id, slots: w.slots, throughput: w.throughput, leases: this.load.get(id) ?? 0, free: free(id), sinceLeaseMs: now - (this.leasedAt.get(id) ?? this.t0),
@@ -975,6 +1030,7 @@ class Job {
     for (const p of this.writes[t]!) {
       this.placed.push([p.key, from]);
       if (this.placed.length > KEEP_PLACED) this.placed.shift();
+      if (!p.holders.has(from)) this.heldBy.set(from, (this.heldBy.get(from) ?? 0) + p.bytes);
       p.holders.add(from);
       for (const r of p.readers) this.check(r);
       if (this.kept.has(p)) {
@@ -1233,7 +1289,12 @@ class Job {
 
   /** Frees a piece no unfinished task reads on the peers that hold it. */
   private release(p: Piece): void {
-    for (const h of p.holders) if (h !== this.ep.id) void this.ep.send(h, { t: 'free', job: this.id, keys: [wire(p)] }).catch(() => undefined);
+    for (const h of p.holders) {
+      if (h === this.ep.id) continue;
+      void this.ep.send(h, { t: 'free', job: this.id, keys: [wire(p)] }).catch(() => undefined);
+      if (this.heldBy.has(h)) this.heldBy.set(h, Math.max(0, this.heldBy.get(h)! - p.bytes));
+      if (this.fullAt.has(h)) this.fullAt.set(h, Math.max(0, this.fullAt.get(h)! - p.bytes));
+    }
     p.holders.clear();
   }
 
@@ -1265,6 +1326,19 @@ class Job {
       return;
     }
     if (this.taskState[t] === 'done') return;
+    const cap = m.missing ? undefined : /^memory cap: (\d+) bytes of pieces/.exec(m.reason);
+    if (cap) {
+      // the worker was full (pieces of other jobs, copies this coordinator does not count): not its fault, nor the
+      // task's; it goes elsewhere or waits for room, unless that keeps happening. What it said it holds
+      // (the sum it gave, less this task's output) is counted as held there (fullAt).
+      const out = this.writes[t]!.reduce((s, p) => s + p.bytes, 0);
+      this.fullAt.set(from, Number(cap[1]) - out);
+      const n = (this.full.get(t) ?? 0) + 1;
+      this.full.set(t, n);
+      if (n >= MAX_FULL) { this.fail(new JobFailed(`task ${t} was refused ${n} times by full workers; last on peer ${from}: ${m.reason}`)); return; }
+      this.lapse(t, m.attempt);
+      return;
+    }
     if (m.error === 'LinAlgError' && !m.missing) {
       // the data failed the task (a tile not positive definite), not the peer: no strike; a second peer's word
       // makes it the job's error (one peer's claim alone could end a job), or a third report where only one peer takes it

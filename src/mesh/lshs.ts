@@ -14,7 +14,10 @@
 // minimises NumS's objective, the sum over the three loads of the largest on
 // any peer after placing it; among equals, the one moving fewest bytes, then
 // the one whose own loads (and its senders' network-out) stay smallest, then
-// the less busy, then the first in the workers' order.
+// the less busy, then the first in the workers' order. Candidates that lack
+// the same reads fetch them from the same senders, so a task works that out
+// once per such set, not once per candidate: a block read by many tasks has
+// a copy on each of their peers, and they are all candidates of its readers.
 // Like NumS it never forgets a load (nothing it placed is freed in its
 // model): the memory load is the bytes placed there so far, a measure of the
 // work given to a peer as much as of what it holds. The reduction's side of
@@ -52,6 +55,9 @@ export const LSHS_SPREAD = 1;
 
 interface Load { mem: number; in: number; out: number }
 
+/** Holders of a task's reads past which `Lshs` keeps a set of its candidates rather than a list. */
+const MANY = 16;
+
 export class Lshs implements Placement {
   private readonly loads = new Map<string, Load>();
   /** The largest memory, network-in and network-out load on any peer. */
@@ -75,21 +81,26 @@ export class Lshs implements Placement {
       this.lastCount = workers.length;
     }
     const reads = task.sources?.length ? [...task.sources, ...task.inputs] : task.inputs;
-    const cands: WorkerView[] = [];
+    // the free holders, each once, in the order the reads name them (a Set past a few: blocks read often have many copies)
+    let holders = 0;
+    for (const p of reads) holders += p.holders.size;
+    const cands: WorkerView[] = [], seen = holders > MANY ? new Set<WorkerView>() : undefined;
     for (const p of reads) {
       for (const h of p.holders) {
         const w = this.byId.get(h);
-        if (w?.free && !cands.includes(w)) cands.push(w);
+        if (w?.free && (seen ? !seen.has(w) : !cands.includes(w))) { seen?.add(w); cands.push(w); }
       }
     }
     if (!cands.length) this.leastLoaded(workers, cands);
     if (!cands.length) return undefined;
+    // candidates lacking the same reads fetch them from the same senders: worked out once per such set
+    const fetches = cands.length > 2 && reads.length <= 30 ? new Map<number, Fetch>() : undefined;
     let best: WorkerView | undefined, bestKey: number[] = [];
     for (const w of cands) {
-      const key = this.score(w, reads, task.outBytes ?? 0, false);
+      const key = this.score(w, reads, fetches, task.outBytes ?? 0, false);
       if (!best || less(key, bestKey)) { best = w; bestKey = key; }
     }
-    this.score(best!, reads, task.outBytes ?? 0, true);
+    this.score(best!, reads, fetches, task.outBytes ?? 0, true);
     return best!.id;
   }
 
@@ -106,7 +117,7 @@ export class Lshs implements Placement {
     const k = this.spread;
     const picked: { w: WorkerView; s: number }[] = [];
     for (const w of workers) {
-      if (!w.free || cands.includes(w)) continue;
+      if (!w.free) continue;
       const l = this.loads.get(w.id), s = l ? l.mem + l.in + l.out : 0;
       if (picked.length < k) picked.push({ w, s });
       else if (s < picked[picked.length - 1]!.s) picked[picked.length - 1] = { w, s };
@@ -117,17 +128,17 @@ export class Lshs implements Placement {
   }
 
   /**
-   * The loads after placing on `w`: [objective, bytes moved, the largest
-   * load of the peers it touches summed over the three kinds, leases per
-   * slot]. With `commit`, the loads become those.
+   * What a peer that lacks the reads in `lacks` (its bits) fetches: each
+   * from the holder that will have sent least, this task's earlier fetches
+   * counted (the first in the holders' order among equals); the largest
+   * network-out load of those senders after it.
    */
-  private score(w: WorkerView, reads: readonly InputView[], outBytes: number, commit: boolean): number[] {
-    const own = this.load(w.id);
-    let inB = 0, moved = 0;
-    // senders and what each would send (few: a task reads a handful of pieces)
+  private fetch(reads: readonly InputView[], lacks: (r: number) => boolean): Fetch {
     const senders: string[] = [], sent: number[] = [];
-    for (const p of reads) {
-      if (p.holders.has(w.id) || p.bytes === 0) continue;
+    let bytes = 0;
+    for (let r = 0; r < reads.length; r++) {
+      const p = reads[r]!;
+      if (!lacks(r) || p.bytes === 0) continue;
       let from: string | undefined, fromOut = Infinity;
       for (const h of p.holders) {
         const i = senders.indexOf(h);
@@ -137,12 +148,33 @@ export class Lshs implements Placement {
       if (from === undefined) continue; // no holder: nothing to fetch as far as the views tell
       const i = senders.indexOf(from);
       if (i < 0) { senders.push(from); sent.push(p.bytes); } else sent[i]! += p.bytes;
-      inB += p.bytes; moved += p.bytes;
+      bytes += p.bytes;
     }
+    let outTop = -Infinity;
+    for (let i = 0; i < senders.length; i++) outTop = Math.max(outTop, (this.loads.get(senders[i]!)?.out ?? 0) + sent[i]!);
+    return { senders, sent, bytes, outTop };
+  }
+
+  /**
+   * The loads after placing on `w`: [objective, bytes moved, the largest
+   * load of the peers it touches summed over the three kinds, leases per
+   * slot]. With `commit`, the loads become those.
+   */
+  private score(w: WorkerView, reads: readonly InputView[], fetches: Map<number, Fetch> | undefined, outBytes: number, commit: boolean): number[] {
+    const own = this.load(w.id);
+    let f: Fetch | undefined;
+    if (fetches) {
+      let lacks = 0;
+      for (let r = 0; r < reads.length; r++) if (!reads[r]!.holders.has(w.id)) lacks |= 1 << r;
+      f = fetches.get(lacks);
+      if (!f) fetches.set(lacks, (f = this.fetch(reads, (r) => (lacks & (1 << r)) !== 0)));
+    } else {
+      f = this.fetch(reads, (r) => !reads[r]!.holders.has(w.id));
+    }
+    const { senders, sent, bytes: inB } = f;
     // the loads that change: the candidate's memory and network-in, its senders' network-out
     const mem = own.mem + inB + outBytes, inL = own.in + inB;
-    let outTop = own.out;
-    for (let i = 0; i < senders.length; i++) outTop = Math.max(outTop, (this.loads.get(senders[i]!)?.out ?? 0) + sent[i]!);
+    const outTop = Math.max(own.out, f.outTop);
     const memTop = mem, inTop = inL;
     if (commit) {
       this.loads.set(w.id, { mem, in: inL, out: own.out });
@@ -153,12 +185,15 @@ export class Lshs implements Placement {
       this.top.mem = Math.max(this.top.mem, memTop);
       this.top.in = Math.max(this.top.in, inTop);
       this.top.out = Math.max(this.top.out, outTop);
-      this.moved += moved;
+      this.moved += inB;
     }
     const objective = Math.max(this.top.mem, memTop) + Math.max(this.top.in, inTop) + Math.max(this.top.out, outTop);
-    return [objective, moved, memTop + inTop + outTop, w.leases / w.slots];
+    return [objective, inB, memTop + inTop + outTop, w.leases / w.slots];
   }
 }
+
+/** What a candidate fetches: from which senders, how many bytes each and in all, and the senders' largest network-out load after. */
+interface Fetch { readonly senders: readonly string[]; readonly sent: readonly number[]; readonly bytes: number; readonly outTop: number }
 
 /** Lexicographic order of score keys. */
 function less(a: readonly number[], b: readonly number[]): boolean {

@@ -80,7 +80,7 @@ export interface PlaceSimReport {
   readonly perPeer: readonly { readonly in: number; readonly out: number; readonly peakMem: number }[];
 }
 
-interface Task { key: string; reads: readonly number[]; write: number; flops: number; deps: number }
+interface Task { key: string; reads: readonly number[]; write: number; also: readonly number[]; flops: number; deps: number }
 interface Group { key: string; out: number; flops: number; pending: number; pool: number[]; n: number }
 
 /** Runs `dag` on `peers`, placing with `policy`. */
@@ -110,7 +110,7 @@ export function simulate(dag: Dag, peers: readonly PeerModel[], policy: Placemen
 
   // tasks, and the reductions: a fixed tree now, or groups combined as partials arrive
   const tasks: Task[] = [];
-  const statics: { key: string; reads: readonly number[]; write: number; flops: number }[] = [...dag.tasks];
+  const statics: { key: string; reads: readonly number[]; write: number; alsoWrites?: readonly number[]; flops: number }[] = [...dag.tasks];
   for (const r of dag.reduces) {
     if (opts.reduce === 'lie') {
       const g: Group = { key: r.key, out: r.out, flops: r.flops, pending: r.parts.length, pool: [], n: 0 };
@@ -143,7 +143,9 @@ export function simulate(dag: Dag, peers: readonly PeerModel[], policy: Placemen
     const task = tasks[t]!, inputs: InputView[] = [], sources: InputView[] = [];
     for (const r of new Set(task.reads)) (source(r) === undefined ? inputs : sources).push(views[r]!);
     const waited = opts.dispatch === 'pull' ? { waitedMs: (now - readyAt[t]!) * 1000 } : {};
-    const view: TaskView = { key: task.key, inputs, sources, outBytes: bytes[task.write]!, ...waited };
+    let outBytes = bytes[task.write]!;
+    for (const w of task.also) outBytes += bytes[w]!;
+    const view: TaskView = { key: task.key, inputs, sources, outBytes, ...waited };
     const t0 = performance.now();
     const id = policy.place(view, workers as readonly WorkerView[]);
     placeMs += performance.now() - t0;
@@ -192,11 +194,11 @@ export function simulate(dag: Dag, peers: readonly PeerModel[], policy: Placemen
     readyAt[t] = now;
     if (opts.dispatch === 'push') place(t); else queue.push(t);
   };
-  const addTask = (key: string, reads: readonly number[], write: number, flops: number): void => {
+  const addTask = (key: string, reads: readonly number[], write: number, flops: number, also: readonly number[] = []): void => {
     const t = tasks.length;
     let deps = 0;
     for (const r of new Set(reads)) { left[r]!++; if (!produced[r]) { deps++; waiting[r]!.push(t); } }
-    tasks.push({ key, reads, write, flops, deps });
+    tasks.push({ key, reads, write, also, flops, deps });
     if (deps === 0) ready(t);
   };
   const combine = (g: Group, a: number, b: number): void => {
@@ -226,10 +228,12 @@ export function simulate(dag: Dag, peers: readonly PeerModel[], policy: Placemen
     if (opts.dispatch === 'pull') { workers[p]!.leases = running[p]!; workers[p]!.free = true; }
     else workers[p]!.leases = --assigned[p]!;
     const w = task.write;
-    at[w]!.set(p, now); views[w]!.holders.add(ids[p]!); produced[w] = true; hold(p, w);
+    for (const x of [w, ...task.also]) { at[x]!.set(p, now); views[x]!.holders.add(ids[p]!); produced[x] = true; hold(p, x); }
     for (const r of new Set(task.reads)) if (--left[r]! === 0 && !keep.has(r)) free(r);
-    for (const u of waiting[w]!) if (--tasks[u]!.deps === 0) ready(u);
-    waiting[w] = [];
+    for (const x of [w, ...task.also]) {
+      for (const u of waiting[x]!) if (--tasks[u]!.deps === 0) ready(u);
+      waiting[x] = [];
+    }
     const g = groupOf[w];
     if (g) arrive(g, w, p);
     if (opts.dispatch === 'push') drain(p);
@@ -248,7 +252,7 @@ export function simulate(dag: Dag, peers: readonly PeerModel[], policy: Placemen
     if (qHead > 4096 && qHead * 2 > queue.length) { queue.splice(0, qHead); qHead = 0; }
   };
 
-  for (const s of statics) addTask(s.key, s.reads, s.write, s.flops);
+  for (const s of statics) addTask(s.key, s.reads, s.write, s.flops, s.alsoWrites);
   schedule();
   while (heap.size) {
     const [time, t] = heap.pop();

@@ -11,6 +11,10 @@
 //             products A[i,k]·B[k,j], then their sum
 //   cholesky  right-looking over the lower triangle's tiles: POTRF, TRSM,
 //             SYRK and GEMM updates, each writing a new version of its tile
+//   qr        PLASMA's tile QR of a square matrix (flat tree): per step k,
+//             GEQRT of the diagonal tile, UNMQR of the tiles right of it,
+//             TSQRT of each tile below it against the diagonal's R, TSMQR of
+//             each trailing pair of tiles (row k's and row i's) with it
 //   tsqr      a tall-skinny m x n matrix in row blocks: each block's R, then
 //             a tree of QRs of two stacked R factors
 //   logreg    the logistic-regression gradient Xᵀ(σ(Xw) − y) over b x b tiles
@@ -23,6 +27,8 @@ export interface DagTask {
   readonly key: string;
   readonly reads: readonly number[];
   readonly write: number;
+  /** Further blocks it writes, on the same peer (a tile QR's TSQRT and TSMQR update two tiles each). */
+  readonly alsoWrites?: readonly number[];
   readonly flops: number;
 }
 
@@ -63,6 +69,12 @@ class Builder {
     const write = this.block(bytes);
     this.tasks.push({ key, reads, write, flops });
     return write;
+  }
+  /** A task writing two blocks of `bytes` each. */
+  task2(key: string, reads: readonly number[], bytes: number, flops: number): [number, number] {
+    const write = this.block(bytes), also = this.block(bytes);
+    this.tasks.push({ key, reads, write, alsoWrites: [also], flops });
+    return [write, also];
   }
   /** The sum of `parts` (one part is its own sum). */
   reduce(key: string, parts: readonly number[], flops: number): number {
@@ -134,6 +146,43 @@ export function cholesky(n: number, b: number, peers: number): Dag {
   }
   for (let i = 0; i < t; i++) for (let j = 0; j <= i; j++) g.outputs.push(cur[i]![j]!);
   return g.dag(`cholesky ${n}/${b}`, { bytes: volume, what: '2-d block-cyclic owner-computes volume (ScaLAPACK)' });
+}
+
+/**
+ * The QR factorization of an n x n float64 matrix in b x b tiles
+ * (block-cyclic), as PLASMA's tile QR with a flat tree (Buttari, Langou,
+ * Kurzak and Dongarra): at step k, GEQRT factors tile (k, k) (its V, R and
+ * T, 4b³/3 flops); UNMQR applies it to each tile (k, j), j > k (2b³); TSQRT
+ * factors R_kk stacked on tile (i, k), i > k, one after another (2b³,
+ * writing the new R_kk and tile (i, k)'s V and T); TSMQR applies that to
+ * the pair of tiles (k, j) and (i, j) (4b³, writing both). 4n³/3 flops in
+ * all. The job returns every tile's last version (R on and above the
+ * diagonal, the Householder vectors below, as LAPACK's geqrf). Measured
+ * against n²√P words, the order of the lower bound on the words moved by a
+ * QR on P peers each holding n²/P (Ballard, Demmel, Holtz and Schwartz):
+ * its constant is not known, so a yardstick, not a floor; the flat tree
+ * passes each row-k tile down its whole column, about n²·(n/b)/3 words.
+ */
+export function qr(n: number, b: number, peers: number): Dag {
+  const t = tiles(n, b), grid = peerGrid(peers), g = new Builder(), tile = b * b * F64, b3 = b ** 3;
+  const cur: number[][] = [];
+  for (let i = 0; i < t; i++) { cur.push([]); for (let j = 0; j < t; j++) cur[i]!.push(g.source(tile, blockCyclic(i, j, grid))); }
+  for (let k = 0; k < t; k++) {
+    const vkk = g.task(`geqrt/${k}`, [cur[k]![k]!], tile, (4 * b3) / 3);
+    let r = vkk;
+    for (let j = k + 1; j < t; j++) cur[k]![j] = g.task(`unmqr/${k},${j}`, [vkk, cur[k]![j]!], tile, 2 * b3);
+    for (let i = k + 1; i < t; i++) {
+      const [rkk, vik] = g.task2(`tsqrt/${i},${k}`, [r, cur[i]![k]!], tile, 2 * b3);
+      r = rkk;
+      cur[i]![k] = vik;
+      for (let j = k + 1; j < t; j++) [cur[k]![j], cur[i]![j]] = g.task2(`tsmqr/${i},${j},${k}`, [vik, cur[k]![j]!, cur[i]![j]!], tile, 4 * b3);
+    }
+    // the diagonal tile: R from the last TSQRT (GEQRT's own when k is the last), V from GEQRT
+    cur[k]![k] = r;
+    if (r !== vkk) g.outputs.push(vkk);
+  }
+  for (let i = 0; i < t; i++) for (let j = 0; j < t; j++) g.outputs.push(cur[i]![j]!);
+  return g.dag(`qr ${n}/${b}`, { bytes: n * n * Math.sqrt(peers) * F64, what: 'n²√P words: the order of the QR lower bound (its constant unknown)' });
 }
 
 /**

@@ -90,8 +90,11 @@ export class MeshWorker {
   private readonly waiting = new Map<number, { peer: string; key: string; resolve: (p: Uint8Array | undefined) => void; timer: ReturnType<typeof setTimeout> }>();
   private nextReq = 1;
   private readonly timer: ReturnType<typeof setInterval>;
-  /** Tasks run and bytes fetched from other peers, for reports. */
-  readonly stats = { tasks: 0, failed: 0, bytesIn: 0, bytesServed: 0 };
+  /**
+   * Tasks run and bytes fetched from other peers, for reports; the most bytes of pieces held at once (written and
+   * fetched copies), and of written ones alone (what the memory cap bounds).
+   */
+  readonly stats = { tasks: 0, failed: 0, bytesIn: 0, bytesServed: 0, peakHeld: 0, peakWritten: 0 };
 
   constructor(private readonly ep: Endpoint, private readonly opts: WorkerOptions) {
     ep.on({
@@ -277,6 +280,7 @@ export class MeshWorker {
       const k = `${job}/${key}`;
       this.fetched.set(k, piece);
       this.fetchedBytes += pieceBytes(piece);
+      this.stats.peakHeld = Math.max(this.stats.peakHeld, this.bytesHeld);
       for (const [old, q] of this.fetched) {
         if (this.fetchedBytes <= this.opts.memory / 4 || old === k) break;
         this.fetched.delete(old);
@@ -313,8 +317,11 @@ export class MeshWorker {
         this.store.set(k, p);
         this.held += pieceBytes(p);
       }
+      this.stats.peakHeld = Math.max(this.stats.peakHeld, this.bytesHeld);
+      this.stats.peakWritten = Math.max(this.stats.peakWritten, this.held);
       this.stats.tasks++;
-      this.opts.log?.(`task ${m.job}/${m.task} done in ${(performance.now() - t0).toFixed(0)} ms`);
+      this.opts.log?.(`task ${m.job}/${m.task} done in ${(performance.now() - t0).toFixed(0)} ms; pieces held: ${this.held} bytes written, `
+        + `${this.fetchedBytes} fetched; at most ${this.stats.peakWritten} written, ${this.stats.peakHeld} in all`);
       const sizes = outs.map(([, p]) => pieceBytes(p));
       await this.ep.send(from, { t: 'done', job: m.job, task: m.task, attempt: m.attempt, bytes: sizes, ms: performance.now() - t0, bytesIn: meter.bytes, digests, dev });
     } catch (e) {
