@@ -2,15 +2,18 @@
 // Tiled linear algebra beside NumPy (issue 34's benchmark, local pool part):
 // Tessera's own float64 GEMM rate, the tiled Cholesky (a routine DAG of
 // POTRF/TRSM/SYRK/GEMM tiles), the tiled LU with tournament pivoting (np.linalg.solve
-// beside SciPy's lu_factor + lu_solve), and the tall-skinny QR and SVD by TSQR, each
+// beside SciPy's lu_factor + lu_solve), the square QR over tiles (PLASMA's tile QR:
+// qrsqr R alone, qrsq Q and R), and the tall-skinny QR and SVD by TSQR, each
 // timed in a fresh process per system and case, NumPy through
 // /usr/bin/python3 with OpenBLAS on as many threads as Tessera's workers.
 // Each side builds its own inputs (a factorization's time does not depend on
 // the values) and runs one warm-up, then --runs timed runs (the median is
 // kept). Cholesky and QR are GEMM-bound: the target is that they reach at
-// least 70% of Tessera's GEMM rate in the same run.
+// least 70% of Tessera's GEMM rate in the same run. Tessera's side also
+// reports its CPU seconds (all threads), and the JSON the same ratio per CPU
+// second (of_tessera_gemm_cpu), which a busy machine does not skew.
 //
-//   npm run build && node bench/linalg.js [--quick] [--huge] [--runs 3] [--workers 2] [--only gemm,cholesky,lu,qr,svd]
+//   npm run build && node bench/linalg.js [--quick] [--huge] [--runs 3] [--workers 2] [--only gemm,cholesky,lu,qrsqr,qrsq,qr,svd]
 //   npm run bench -- --only linalg
 //
 // Sizes: square n = 4096 (--quick 2048, --huge also 8192) in 512-tiles
@@ -40,6 +43,9 @@ function cases() {
     out.push({ id: 'gemm', what: `C = A @ B, ${N} x ${N} (${tile}-tiles)`, n: N, tile, flops: 2 * N ** 3 });
     out.push({ id: 'cholesky', what: `cholesky(A), ${N} x ${N} (${tile}-tiles)`, n: N, tile, flops: N ** 3 / 3 });
     out.push({ id: 'lu', what: `solve(A, b) by LU, ${N} x ${N} (${tile}-tiles)`, n: N, tile, flops: 2 * N ** 3 / 3 });
+    // the tiled QR: R alone (4n³/3, LAPACK's geqrf) and Q with R (8n³/3: geqrf, then orgqr's 4n³/3 to form Q)
+    out.push({ id: 'qrsqr', what: `qr(A, mode='r'), ${N} x ${N} (${tile}-tiles; 4n³/3 flops)`, n: N, tile, flops: 4 * N ** 3 / 3 });
+    out.push({ id: 'qrsq', what: `qr(A) reduced, Q and R, ${N} x ${N} (${tile}-tiles; 8n³/3 flops)`, n: N, tile, flops: 8 * N ** 3 / 3 });
   }
   out.push({ id: 'qr', what: `qr(A) reduced, ${m} x ${n} (chunks of ${rows} rows)`, m, n, rows, flops: 2 * m * n * n });
   out.push({ id: 'svd', what: `svd(A, full_matrices=False), ${m} x ${n} (chunks of ${rows} rows)`, m, n, rows, flops: 2 * m * n * n });
@@ -63,6 +69,10 @@ async function child(c) {
     const b = await rng.uniform(-1, 1, [c.n, 1], { chunkSize: [c.tile, 1] }).execute();
     make = () => [mt.linalg.solve(A, b)];
     check = async ([x]) => Number(await mt.divide(mt.linalg.norm(mt.subtract(mt.matmul(A, x), b)), mt.multiply(mt.linalg.norm(A), mt.linalg.norm(x))).item());
+  } else if (c.id === 'qrsq' || c.id === 'qrsqr') {
+    const A = await mt.random.default_rng(1).uniform(-1, 1, [c.n, c.n], { chunkSize: c.tile }).execute();
+    make = () => (c.id === 'qrsqr' ? [mt.linalg.qr(A, { mode: 'r' })] : mt.linalg.qr(A));
+    if (c.id === 'qrsq') check = async ([Q, R]) => Number(await mt.divide(mt.linalg.norm(mt.subtract(A, mt.matmul(Q, R))), mt.linalg.norm(A)).item());
   } else if (c.id === 'gemm' || c.id === 'cholesky') {
     const rng = mt.random.default_rng(1);
     const G = rng.uniform(-1, 1, [c.n, c.n], { chunkSize: c.tile });
@@ -82,17 +92,18 @@ async function child(c) {
       return Number(await mt.divide(mt.linalg.norm(mt.subtract(A, back)), mt.linalg.norm(A)).item());
     };
   }
-  const times = [];
+  const times = [], cpus = [];
   let last;
   for (let r = 0; r <= runs; r++) {
     const outs = make();
-    const t0 = performance.now();
+    const t0 = performance.now(), c0 = process.cpuUsage();
     await mt.execute(...outs);
-    if (r > 0) times.push((performance.now() - t0) / 1000);
+    const c = process.cpuUsage(c0);
+    if (r > 0) { times.push((performance.now() - t0) / 1000); cpus.push((c.user + c.system) / 1e6); }
     last = outs;
   }
   const residual = check ? await check(last) : null;
-  process.stdout.write(JSON.stringify({ s: median(times), residual, rss_mib: Math.round(process.resourceUsage().maxRSS / 1024) }) + '\n');
+  process.stdout.write(JSON.stringify({ s: median(times), cpu_s: median(cpus), residual, rss_mib: Math.round(process.resourceUsage().maxRSS / 1024) }) + '\n');
   await mt.shutdown();
 }
 
@@ -105,6 +116,8 @@ if c['id'] == 'lu':
     import scipy.linalg as sl
     n = c['n']; a = rng.uniform(-1, 1, (n, n)); b = rng.uniform(-1, 1, (n, 1))
     f = lambda: sl.lu_solve(sl.lu_factor(a), b)
+elif c['id'] in ('qrsq', 'qrsqr'):
+    a = rng.uniform(-1, 1, (c['n'], c['n'])); f = (lambda: np.linalg.qr(a, mode='r')) if c['id'] == 'qrsqr' else (lambda: np.linalg.qr(a))
 elif c['id'] in ('gemm', 'cholesky'):
     n = c['n']; g = rng.uniform(-1, 1, (n, n))
     if c['id'] == 'gemm':
@@ -135,16 +148,19 @@ if (has('--child')) {
   await child(JSON.parse(argv[argv.indexOf('--child') + 1]));
 } else {
   const rows = [];
-  let gemmRate = null;
+  let gemmRate = null, gemmCpuRate = null;
   for (const c of cases()) {
     const cell = { case: c.id, what: c.what };
     for (const system of ['numpy', 'tessera']) {
       const r = side(system, c);
       cell[system] = r;
       if (r.s) r.gflops = +(c.flops / r.s / 1e9).toFixed(2);
+      if (r.cpu_s) r.gflops_per_cpu_s = +(c.flops / r.cpu_s / 1e9).toFixed(2);
     }
-    if (c.id === 'gemm' && cell.tessera.gflops) gemmRate = cell.tessera.gflops;
+    if (c.id === 'gemm' && cell.tessera.gflops) [gemmRate, gemmCpuRate] = [cell.tessera.gflops, cell.tessera.gflops_per_cpu_s];
     if (c.id !== 'gemm' && gemmRate && cell.tessera.gflops) cell.of_tessera_gemm = +(cell.tessera.gflops / gemmRate).toFixed(2);
+    // the same ratio per second of CPU time (all threads): what the kernels and the runtime cost, whatever else loads the machine
+    if (c.id !== 'gemm' && gemmCpuRate && cell.tessera.gflops_per_cpu_s) cell.of_tessera_gemm_cpu = +(cell.tessera.gflops_per_cpu_s / gemmCpuRate).toFixed(2);
     process.stdout.write(JSON.stringify(cell) + '\n');
     rows.push(cell);
   }

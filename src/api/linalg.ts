@@ -25,6 +25,7 @@ import {
 import { compress } from './indexing.js';
 import { spansChunks, tallSkinny, tileSize, tiledCholesky, tiledCholeskyUpper, tiledTriangularSolve, tsqr } from './linalg_tiled.js';
 import { finiteChecked, luTileSize, oneChunkLu, tiledDet, tiledInv, tiledLuParts, tiledSlogdet, tiledSolve } from './linalg_lu.js';
+import { qrTileSize, tiledQR } from './linalg_qr.js';
 
 type Args = unknown[];
 type NormOrd = number | 'fro' | 'f' | 'nuc' | null;
@@ -297,8 +298,9 @@ export const linalg = {
   },
   /**
    * np.linalg.qr: Householder; [Q, R] for mode 'reduced' (default) or 'complete', R alone for 'r'. A tall-skinny
-   * matrix chunked by rows (at most 512 columns) is factored by TSQR over its chunks, except in mode 'complete';
-   * its R's rows (Q's columns) may differ in sign from NumPy's, as QR allows.
+   * matrix chunked by rows (at most 512 columns) is factored by TSQR over its chunks, except in mode 'complete'; any
+   * other matrix over several chunks by PLASMA's tile QR (./linalg_qr.ts); their R's rows (Q's columns) may differ
+   * in sign from NumPy's, as QR allows.
    */
   qr(a: Operand, ...args: Args): Tensor[] | Tensor {
     const o = kwargs<{ mode?: string }>('linalg.qr', args, ['mode']);
@@ -310,6 +312,12 @@ export const linalg = {
     if (mode !== 'complete' && !hasUnknown(t.shape) && tallSkinny(t) && t.dtype !== 'float16') {
       const [q, r] = tsqr(floating(t));
       return mode === 'r' ? r : [q, r];
+    }
+    // any other matrix of more than one chunk: PLASMA's tile QR over tiles (./linalg_qr.ts), never gathered
+    if (spansChunks(t) && !hasUnknown(t.shape) && t.dtype !== 'float16' && t.size > 0) {
+      const f = floating(t);
+      const parts = tiledQR(f, qrTileSize(t.shape[0]!, t.shape[1]!, f.node.chunk), mode);
+      return mode === 'r' ? parts[0]! : parts;
     }
     const parts = host('linalg.qr', { fn: 'qr', mode }, t);
     return mode === 'r' ? parts[0]! : parts;
@@ -360,7 +368,8 @@ export const linalg = {
   },
   /**
    * np.linalg.lstsq(a, b, rcond=None): [x, residuals, rank, s] through the SVD; residuals are empty unless rank == N < M.
-   * A tall-skinny a chunked by rows is factored by TSQR first (./linalg_tiled.ts), the small R x = Qᵀb solved on the host.
+   * A tall-skinny a chunked by rows is factored by TSQR first (./linalg_tiled.ts), any other a over several chunks by
+   * the tiled QR (./linalg_qr.ts); then R x = Qᵀb is solved on the host.
    */
   lstsq(a: Operand, b: Operand, ...args: Args): Tensor[] {
     const o = kwargs<{ rcond?: number | null }>('linalg.lstsq', args, ['rcond']);
@@ -376,10 +385,12 @@ export const linalg = {
     let rcond = o.rcond ?? EPS64 * Math.max(m, n);
     if (rcond < 0) rcond = EPS64;
     const k = tb.shape[1]!;
-    if (m >= n && tallSkinny(ta) && ta.dtype !== 'float16' && tb.dtype !== 'float16') {
+    const tiled = !tallSkinny(ta) && spansChunks(ta) && ta.size > 0;
+    if (((m >= n && tallSkinny(ta)) || tiled) && ta.dtype !== 'float16' && tb.dtype !== 'float16') {
       // a tall-skinny a chunked by rows: a = QR by TSQR, then the small problem R x = Qᵀb on the host (R has a's singular
-      // values, so rcond and the rank are a's); the residuals ‖b − a x‖² in one more chunked pass, never gathered
-      const [q, r] = tsqr(floating(ta));
+      // values, so rcond and the rank are a's); the residuals ‖b − a x‖² in one more chunked pass, never gathered. Any
+      // other a over several chunks: the tiled QR (./linalg_qr.ts), R (k × n, k = min(m, n)) and Qᵀb alone gathered.
+      const [q, r] = tiled ? tiledQR(floating(ta), qrTileSize(m, n, ta.node.chunk), 'reduced') as [Tensor, Tensor] : tsqr(floating(ta));
       const [x, , rank, s] = host('linalg.lstsq', { fn: 'lstsq', rcond }, r, matmul(transpose(q), astype(tb, q.dtype))) as [Tensor, Tensor, Tensor, Tensor];
       const e = subtract(tb, matmul(ta, x));
       const res = sum(multiply(e, e), { axis: 0 });

@@ -61,6 +61,7 @@ import { TSQR_ROUTINES } from './tsqr.js';
 import { NEIGHBOR_ROUTINES } from './neighbors.js';
 import { RADIUS_ROUTINES } from './radius.js';
 import { TILE_ROUTINES } from './tiles.js';
+import { QR_TILE_ROUTINES } from './qrtiles.js';
 import { LU_ROUTINES } from './lutiles.js';
 import { LOGIT_ROUTINES } from './logit.js';
 
@@ -534,7 +535,7 @@ const SORT_ROUTINES: Readonly<Record<SortRoutine, Routine>> = {
 export const ROUTINES = {
   ...SORT_ROUTINES, ...SCATTER_ROUTINES, ...SEARCH_ROUTINES, ...GROUP_ROUTINES, ...JOIN_ROUTINES, ...CLUSTER_ROUTINES, ...TSQR_ROUTINES, ...NEIGHBOR_ROUTINES,
   ...RADIUS_ROUTINES, ...TILE_ROUTINES, ...LOGIT_ROUTINES,
-  ...LU_ROUTINES,
+  ...LU_ROUTINES, ...QR_TILE_ROUTINES,
 } as const;
 
 export type RoutineName = keyof typeof ROUTINES;
