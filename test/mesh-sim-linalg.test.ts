@@ -1,4 +1,4 @@
-// The tiled factorizations (src/api/linalg_tiled.ts) as mesh jobs: the real
+// The tiled factorizations (src/api/linalg_tiled.ts, linalg_lu.ts, linalg_qr.ts) as mesh jobs: the real
 // Coordinator and worker peers over the seeded in-memory network
 // (src/mesh/sim.ts), through failure schedules that strike mid-DAG: a worker
 // killed after a given count of task results reached the coordinator, two
@@ -7,8 +7,8 @@
 // for bit (each tile task is deterministic and writes its tile once, so a
 // re-run writes the same bits), with every task committed once plus once per
 // recomputation of a lost piece, and the report must show the re-runs.
-// Cases and schedules are tables: a factorization added later (square QR)
-// is one more row of CASES.
+// Cases and schedules are tables: a factorization added later is one more
+// row of CASES.
 // In: small float64 matrices over 4×4 to 6×6 tiles, a tall one over 10 row chunks.
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -77,6 +77,8 @@ const CASES: Record<string, Case> = {
     },
     tol: 0,
   },
+  // PLASMA's tile QR: GEQRT, UNMQR, TSQRT and TSMQR tiles, Q by the reflectors applied to the identity's tiles
+  'qr (tile Householder), 4×3 tiles': { build: () => mt.linalg.qr(uniform(128, 96, [32, 32], 9)) as mt.Tensor[], tol: 0 },
   'tsqr 2000×16 over 10 row chunks': { build: () => mt.linalg.qr(uniform(2000, 16, [200, 16], 6)) as mt.Tensor[], tol: 0 },
 };
 
