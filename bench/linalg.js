@@ -13,10 +13,11 @@
 // reports its CPU seconds (all threads), and the JSON the same ratio per CPU
 // second (of_tessera_gemm_cpu), which a busy machine does not skew.
 //
-//   npm run build && node bench/linalg.js [--quick] [--huge] [--runs 3] [--workers 2] [--only gemm,cholesky,lu,qrsqr,qrsq,qr,svd]
+//   npm run build && node bench/linalg.js [--quick] [--huge] [--runs 3] [--huge-runs 1] [--workers 2]
+//                                         [--only gemm,cholesky,lu,qrsqr,qrsq,qr,svd]
 //   npm run bench -- --only linalg
 //
-// Sizes: square n = 4096 (--quick 2048, --huge also 8192) in 512-tiles
+// Sizes: square n = 4096 (--quick 2048, --huge also 8192, timed --huge-runs times) in 512-tiles
 // (256 with --quick); tall-skinny 262,144 x 64 in chunks of 16,384 rows.
 // Output: one JSON line per cell, then a Markdown table; bench/results/linalg.{json,md}.
 
@@ -31,6 +32,8 @@ const argv = process.argv.slice(2);
 const has = (f) => argv.includes(f);
 const opt = (f, d) => { const i = argv.indexOf(f); return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : d; };
 const runs = Number(opt('--runs', 3)), workers = Number(opt('--workers', 2));
+/** Timed runs of an 8192-square case (a minute or more each): --huge-runs, 1 by default. */
+const hugeRuns = Number(opt('--huge-runs', 1));
 
 /** The cases: id, size, flops of one run. */
 function cases() {
@@ -40,12 +43,14 @@ function cases() {
   const [m, n, rows] = quick ? [65536, 64, 8192] : [262144, 64, 16384];
   const out = [];
   for (const N of squares) {
+    const at = out.length;
     out.push({ id: 'gemm', what: `C = A @ B, ${N} x ${N} (${tile}-tiles)`, n: N, tile, flops: 2 * N ** 3 });
     out.push({ id: 'cholesky', what: `cholesky(A), ${N} x ${N} (${tile}-tiles)`, n: N, tile, flops: N ** 3 / 3 });
     out.push({ id: 'lu', what: `solve(A, b) by LU, ${N} x ${N} (${tile}-tiles)`, n: N, tile, flops: 2 * N ** 3 / 3 });
     // the tiled QR: R alone (4n³/3, LAPACK's geqrf) and Q with R (8n³/3: geqrf, then orgqr's 4n³/3 to form Q)
     out.push({ id: 'qrsqr', what: `qr(A, mode='r'), ${N} x ${N} (${tile}-tiles; 4n³/3 flops)`, n: N, tile, flops: 4 * N ** 3 / 3 });
     out.push({ id: 'qrsq', what: `qr(A) reduced, Q and R, ${N} x ${N} (${tile}-tiles; 8n³/3 flops)`, n: N, tile, flops: 8 * N ** 3 / 3 });
+    if (N > 4096) for (const c of out.slice(at)) c.runs = hugeRuns;
   }
   out.push({ id: 'qr', what: `qr(A) reduced, ${m} x ${n} (chunks of ${rows} rows)`, m, n, rows, flops: 2 * m * n * n });
   out.push({ id: 'svd', what: `svd(A, full_matrices=False), ${m} x ${n} (chunks of ${rows} rows)`, m, n, rows, flops: 2 * m * n * n });
@@ -94,7 +99,7 @@ async function child(c) {
   }
   const times = [], cpus = [];
   let last;
-  for (let r = 0; r <= runs; r++) {
+  for (let r = 0; r <= (c.runs ?? runs); r++) {
     const outs = make();
     const t0 = performance.now(), c0 = process.cpuUsage();
     await mt.execute(...outs);
@@ -138,7 +143,7 @@ print(json.dumps({'s': ts[len(ts) // 2], 'residual': None, 'rss_mib': resource.g
 function side(system, c) {
   const env = { ...process.env, OPENBLAS_NUM_THREADS: String(workers), OMP_NUM_THREADS: String(workers) };
   const r = system === 'numpy'
-    ? spawnSync('/usr/bin/python3', ['-c', NUMPY, JSON.stringify(c), String(runs)], { encoding: 'utf8', env, timeout: 1800_000 })
+    ? spawnSync('/usr/bin/python3', ['-c', NUMPY, JSON.stringify(c), String(c.runs ?? runs)], { encoding: 'utf8', env, timeout: 1800_000 })
     : spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', JSON.stringify(c), ...argv], { encoding: 'utf8', env, timeout: 1800_000 });
   const line = (r.stdout || '').trim().split('\n').pop();
   try { return JSON.parse(line); } catch { return { error: (r.stderr || r.stdout || 'no output').trim().split('\n').slice(-3).join(' | ') }; }
