@@ -27,3 +27,6 @@ export type { Tensor, NDArray } from './api/tensor.js';
 export type { JobProgress, JobEvent, Caps } from './mesh/state.js';
 export type { Session, SessionOptions } from './mesh/session.js';
 export type { MeshReport } from './mesh/coordinator.js';
+// placement policies for `session({ coordinator: { placement: () => new Lshs() } })` (the locality rule is the default)
+export { Locality, type Placement, type TaskView, type WorkerView } from './mesh/placement.js';
+export { Lshs } from './mesh/lshs.js';

@@ -3,7 +3,7 @@
 // (src/mesh/sim.ts), through failure schedules that strike mid-DAG: a worker
 // killed after a given count of task results reached the coordinator, two
 // killed at different steps, one frozen past its lease that wakes up late,
-// one joining mid-job. Every job must end with the local pool's result, bit
+// one joining mid-job; and one kill with the coordinator placing by LSHS. Every job must end with the local pool's result, bit
 // for bit (each tile task is deterministic and writes its tile once, so a
 // re-run writes the same bits), with every task committed once plus once per
 // recomputation of a lost piece, and the report must show the re-runs.
@@ -14,6 +14,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import * as mt from '../src/api/tensor.js';
 import { Coordinator, type MeshReport } from '../src/mesh/coordinator.js';
+import { Lshs } from '../src/mesh/lshs.js';
 import { SimNet, rng } from '../src/mesh/sim.js';
 import { MeshState } from '../src/mesh/state.js';
 import { MeshWorker } from '../src/mesh/worker.js';
@@ -90,6 +91,8 @@ interface Schedule {
   readonly freeze?: { readonly at: number; readonly ms: number };
   /** A worker joins at the n-th result. */
   readonly join?: number;
+  /** The coordinator places by NumS's LSHS (src/mesh/lshs.ts) instead of the locality rule. */
+  readonly lshs?: boolean;
 }
 
 const SCHEDULES: Record<string, Schedule> = {
@@ -97,6 +100,7 @@ const SCHEDULES: Record<string, Schedule> = {
   'two workers killed at different steps': { workers: 4, kills: [5, 17] },
   'a worker frozen past its lease, then waking': { workers: 3, freeze: { at: 6, ms: 400 } },
   'a worker joining mid-job, one killed after': { workers: 2, join: 4, kills: [12] },
+  'placed by LSHS, one worker killed mid-DAG': { workers: 3, kills: [8], lshs: true },
 };
 
 const local = new Map<string, Float64Array[]>();
@@ -120,7 +124,9 @@ async function runOnSim(name: string, sname: string, seed: number): Promise<Mesh
   const cep = net.join('coordinator');
   const cstate = new MeshState(cep, 40);
   // leases shorter than the freeze: the frozen worker's tasks go elsewhere, and its late results are dropped
-  const coord = new Coordinator(cep, cstate, { runtime, tickMs: 10, leaseMs: 150, fetchTimeoutMs: 80, waitForWorkersMs: 10_000 });
+  const coord = new Coordinator(cep, cstate, {
+    runtime, tickMs: 10, leaseMs: 150, fetchTimeoutMs: 80, waitForWorkersMs: 10_000, ...(s.lshs ? { placement: () => new Lshs() } : {}),
+  });
   const closers: (() => void)[] = [() => coord.close(), () => cstate.close()];
   const live: string[] = [];
   let n = 0;
