@@ -33,6 +33,7 @@ import { COUNTER_BYTES, Pool, defaultWorkers } from './pool.js';
 import { DeviceCopyLost, GpuDevice, type GpuTask, type Region } from './webgpu.js';
 import { gpuTakesTile, gpuTileRoutine } from './tiles_gpu.js';
 import { regionSpan } from './region.js';
+import { ReadyHeap, taskRanks } from './order.js';
 
 export interface Stored {
   readonly dtype: DType;
@@ -559,25 +560,19 @@ export class Runtime {
     let bytesCopied = 0;
     try {
       // Ready tasks in two queues: kernels the GPU takes, and the rest (a lost device sends its queue back)
-      // (the CPU's queue is two: `later`, what was ready from the start, and `ready`, what a finished task made
-      // ready, taken first: a reduction's combine runs as soon as its partials exist, freeing them, rather than
-      // after every other partial of the run (a matmul's K partials would otherwise all be alive at once: 8 GiB at 8192²))
-      const ready: number[] = [];
-      const later: number[] = [];
+      // Ready CPU tasks are taken in the order of ./order.ts (least rank first: what one output needs, then the next)
+      const ready = new ReadyHeap(taskRanks(plan.tasks));
       const gpuReady: number[] = [];
-      const enqueue = (id: number, first = false) => (onGpu(id) ? gpuReady : first ? later : ready).push(id);
-      /** The next ready CPU task: one a finished task made ready, else one ready from the start (`end`: the inline path's order). */
-      const take = (end = false): number => (ready.length ? (end ? ready.pop()! : ready.shift()!) : end ? later.pop()! : later.shift()!);
-      const readyCount = (): number => ready.length + later.length;
+      const enqueue = (id: number) => (onGpu(id) ? gpuReady : ready).push(id);
       const gpuQueueBack = () => {
         if (!gpu?.lost) return;
         if (deviceOnly.size) throw new DeviceCopyLost(); // chunks that lived on the GPU only are gone
-        if (gpuReady.length) later.push(...gpuReady.splice(0));
+        for (const id of gpuReady.splice(0)) ready.push(id);
       };
       const waiting = plan.tasks.map((t) => t.deps.length);
       const dependents: number[][] = plan.tasks.map(() => []);
       plan.tasks.forEach((t) => t.deps.forEach((d) => dependents[d]!.push(t.id)));
-      [...plan.tasks].reverse().forEach((t) => { if (t.deps.length === 0) enqueue(t.id, true); });
+      plan.tasks.forEach((t) => { if (t.deps.length === 0) enqueue(t.id); });
       const finish = (id: number, temps: Block[]) => {
         done++;
         for (const b of temps) heap.release(b);
@@ -587,14 +582,14 @@ export class Runtime {
       };
       if (!pool) {
         const ex = this.inlineExecutor();
-        while (readyCount() || gpuReady.length) {
+        while (ready.length || gpuReady.length) {
           gpuQueueBack();
           if (gpuReady.length) {
             const ids = gpuReady.splice(0, GPU_BATCH);
             (await runOnGpu(ids)).forEach((t, i) => finish(ids[i]!, t));
             continue;
           }
-          const id = take(true);
+          const id = ready.pop();
           const [job, temps, copied] = st.bind(plan.tasks[id]!);
           bytesCopied += copied;
           const s0 = now();
@@ -623,8 +618,8 @@ export class Runtime {
             let words = 0;
             let params: Block;
             try {
-              while (readyCount() && ids.length < most && (ids.length < pool.size || heap.inUse - before < BATCH_BYTES)) {
-                const id = take();
+              while (ready.length && ids.length < most && (ids.length < pool.size || heap.inUse - before < BATCH_BYTES)) {
+                const id = ready.pop();
                 const [job, tt, copied] = st.bind(plan.tasks[id]!);
                 bytesCopied += copied;
                 ids.push(id); jobs.push(job); temps.push(tt);
@@ -687,8 +682,8 @@ export class Runtime {
                 );
               }
               // The one task left, small, with every worker idle (a reduction's last combine): here, sooner than a worker would hear of it.
-              while (!failure && busy === 0 && readyCount() === 1 && smallTask(plan.tasks[(ready[0] ?? later[0])!]!)) {
-                const id = take();
+              while (!failure && busy === 0 && ready.length === 1 && smallTask(plan.tasks[ready.peek()!]!)) {
+                const id = ready.pop();
                 const [job, tt, copied] = st.bind(plan.tasks[id]!);
                 bytesCopied += copied;
                 const s0 = now();
@@ -696,7 +691,7 @@ export class Runtime {
                 taskSpan(id, MAIN_THREAD, s0, now());
                 finish(id, tt);
               }
-              while (!failure && readyCount() && untaken < 2 && pool.canBatch()) launch();
+              while (!failure && ready.length && untaken < 2 && pool.canBatch()) launch();
             } catch (e) {
               fail(e);
             }
