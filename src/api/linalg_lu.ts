@@ -27,7 +27,7 @@
 import * as G from '../graph/node.js';
 import { MAX_CHUNKS } from '../graph/shape.js';
 import { Tensor, add, all, arange, astype, equal, eye, isfinite, multiply, prod, reshape, sum, take, tril, triu, where } from './core.js';
-import { MIN_TILE, tiledTriangularSolve } from './linalg_tiled.js';
+import { MIN_TILE, tiledTriangularSolve, versions } from './linalg_tiled.js';
 
 type Box = readonly (readonly [number, number])[];
 type Read = { input: number; box: Box };
@@ -56,15 +56,9 @@ const span = (k: number, T: number, n: number): [number, number] => [k * T, Math
  */
 export function tiledLu(a: Tensor, T: number): LuTiles {
   const n = a.shape[0]!;
-  const nt = Math.ceil(n / T);
   const SELF = 1;
-  const len = (i: number): number => Math.min(n, (i + 1) * T) - i * T;
+  const { nt, len, latest, cur } = versions(n, T, SELF);
   const calls: G.RoutineCall[] = [];
-  const latest = new Map<number, number>();
-  const cur = (i: number, j: number): Read => {
-    const v = latest.get(i * nt + j);
-    return v === undefined ? { input: 0, box: [span(i, T, n), span(j, T, n)] } : { input: SELF, box: [[v * T, v * T + len(i)], [0, len(j)]] };
-  };
   const at = (v: number, rows: number, c0: number, c1: number): Read => ({ input: SELF, box: [[v * T, v * T + rows], [c0, c1]] });
   const push = (routine: string, params: G.RoutineParams, reads: Read[]): number => {
     calls.push({ routine, params, reads, chunk: calls.length });

@@ -50,22 +50,33 @@ export const spansChunks = (t: Tensor): boolean => t.ndim === 2 && t.node.chunk.
 const span = (k: number, T: number, n: number): [number, number] => [k * T, Math.min(n, (k + 1) * T)];
 
 /**
+ * The version tiles of a workspace node (see the header) over an n×n matrix in T×T tiles: `latest` maps tile
+ * (i, j) (key i·nt + j) to the call that wrote its latest version, the chunk of that call in the workspace;
+ * `cur(i, j)` reads that version (input `self`, the workspace, a ragged tile in its chunk's top-left), or the
+ * tile of input 0 while no call wrote one. (The tiled Cholesky's, and the LU's in ./linalg_lu.ts.)
+ */
+export function versions(n: number, T: number, self: number): {
+  nt: number; len: (i: number) => number; latest: Map<number, number>; cur: (i: number, j: number) => { input: number; box: Box };
+} {
+  const nt = Math.ceil(n / T);
+  const len = (i: number): number => Math.min(n, (i + 1) * T) - i * T;
+  const latest = new Map<number, number>();
+  const cur = (i: number, j: number): { input: number; box: Box } => {
+    const v = latest.get(i * nt + j);
+    return v === undefined ? { input: 0, box: [span(i, T, n), span(j, T, n)] } : { input: self, box: [[v * T, v * T + len(i)], [0, len(j)]] };
+  };
+  return { nt, len, latest, cur };
+}
+
+/**
  * Lower L with L Lᵀ = a, from a's lower triangle (a float64 or float32 n×n
  * matrix; the caller has cast and checked it), over T×T tiles: the
  * right-looking DAG in a workspace node, then the factor's tiles copied out.
  */
 export function tiledCholesky(a: Tensor, T: number): Tensor {
   const n = a.shape[0]!;
-  const nt = Math.ceil(n / T);
-  const SELF = 1;
-  const len = (i: number): number => Math.min(n, (i + 1) * T) - i * T;
+  const { nt, latest, cur } = versions(n, T, 1);
   const calls: G.RoutineCall[] = [];
-  /** The workspace chunk holding the latest version of tile (i, j); none while it is a's own. */
-  const latest = new Map<number, number>();
-  const cur = (i: number, j: number): { input: number; box: Box } => {
-    const v = latest.get(i * nt + j);
-    return v === undefined ? { input: 0, box: [span(i, T, n), span(j, T, n)] } : { input: SELF, box: [[v * T, v * T + len(i)], [0, len(j)]] };
-  };
   const write = (i: number, j: number, routine: string, params: G.RoutineParams, reads: { input: number; box: Box }[]): void => {
     latest.set(i * nt + j, calls.length);
     calls.push({ routine, params, reads, chunk: calls.length });
