@@ -393,25 +393,25 @@ export class MeshWorker {
 
   /** On WebGPU where the peer has it, `choice` allows it and the kernel fits, else on the WASM pool. */
   private async execute(t: Parameters<Runtime['runTask']>[0], choice: DeviceChoice): Promise<{ datas: TypedArray[]; dev: Dev }> {
-    if (choice !== 'wasm') {
-      const gpu = await this.opts.runtime.gpuDevice();
-      if (gpu && (choice === 'webgpu' || !gpu.software) && gpu.supports(t.kernel) === undefined) {
-        const region = (data: TypedArray, dtype: DType, box: readonly Range[]) => {
-          const e = extent(box);
-          return { data, dtype, origin: box.map(([lo]) => lo), strides: e.map((_, i) => e.slice(i + 1).reduce((a, b) => a * b, 1)) };
-        };
-        const outs = t.outputs.map((o) => alloc(o.dtype, o.box));
-        const task = { kernel: t.kernel, partial: t.partial, outer: t.outer, red: t.red, inputs: t.inputs.map((i) => region(i.data, i.dtype, i.box)), outputs: outs.map((d, i) => region(d, t.outputs[i]!.dtype, t.outputs[i]!.box)) };
-        if (gpu.fits(task)) {
-          try {
-            await gpu.run(task);
-            return { datas: outs, dev: 'gpu' };
-          } catch (e) {
-            if (!gpu.lost && !(e instanceof RangeError)) throw e;
-          }
-        }
+    // through withGpu: the device is released after a while without work (a Node WebGPU device keeps a core busy)
+    const onGpu = choice === 'wasm' ? undefined : await this.opts.runtime.withGpu(async (gpu) => {
+      if (!((choice === 'webgpu' || !gpu.software) && gpu.supports(t.kernel) === undefined)) return undefined;
+      const region = (data: TypedArray, dtype: DType, box: readonly Range[]) => {
+        const e = extent(box);
+        return { data, dtype, origin: box.map(([lo]) => lo), strides: e.map((_, i) => e.slice(i + 1).reduce((a, b) => a * b, 1)) };
+      };
+      const outs = t.outputs.map((o) => alloc(o.dtype, o.box));
+      const task = { kernel: t.kernel, partial: t.partial, outer: t.outer, red: t.red, inputs: t.inputs.map((i) => region(i.data, i.dtype, i.box)), outputs: outs.map((d, i) => region(d, t.outputs[i]!.dtype, t.outputs[i]!.box)) };
+      if (!gpu.fits(task)) return undefined;
+      try {
+        await gpu.run(task);
+        return { datas: outs, dev: 'gpu' as const };
+      } catch (e) {
+        if (!gpu.lost && !(e instanceof RangeError)) throw e;
+        return undefined;
       }
-    }
+    });
+    if (onGpu) return onGpu;
     return { datas: await this.opts.runtime.runTask(t), dev: 'wasm' };
   }
 
