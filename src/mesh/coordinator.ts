@@ -1326,13 +1326,12 @@ class Job {
       return;
     }
     if (this.taskState[t] === 'done') return;
-    const cap = m.missing ? undefined : /^memory cap: (\d+) bytes of pieces/.exec(m.reason);
-    if (cap) {
+    if (m.full !== undefined && !m.missing) {
       // the worker was full (pieces of other jobs, copies this coordinator does not count): not its fault, nor the
       // task's; it goes elsewhere or waits for room, unless that keeps happening. What it said it holds
       // (the sum it gave, less this task's output) is counted as held there (fullAt).
       const out = this.writes[t]!.reduce((s, p) => s + p.bytes, 0);
-      this.fullAt.set(from, Number(cap[1]) - out);
+      this.fullAt.set(from, Math.max(0, m.full - out));
       const n = (this.full.get(t) ?? 0) + 1;
       this.full.set(t, n);
       if (n >= MAX_FULL) { this.fail(new JobFailed(`task ${t} was refused ${n} times by full workers; last on peer ${from}: ${m.reason}`)); return; }

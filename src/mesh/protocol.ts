@@ -104,6 +104,8 @@ export const Message = z.discriminatedUnion('t', [
     unreachable: peerId.optional(),
     /** The task's data, not the peer, failed it (a tile that is not positive definite): the job's error, once a second peer agrees. */
     error: z.literal('LinAlgError').optional(),
+    /** The output would have taken the peer's pieces past its memory cap: the bytes it would have held (the peer is full, not faulty). */
+    full: int.optional(),
   }),
   z.strictObject({
     t: z.literal('hb'), running: z.array(z.strictObject(lease)).max(4096),

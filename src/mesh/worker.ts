@@ -65,6 +65,11 @@ class Unreachable extends Error {
   constructor(readonly job: string, readonly key: string, readonly from: string) { super(`cannot reach ${from}, which holds piece ${key}`); }
 }
 
+/** The task's output would take this peer's pieces past its memory cap: `bytes` held with it (the fail message's `full`). */
+class Full extends Error {
+  constructor(readonly bytes: number, cap: number) { super(`memory cap: ${bytes} bytes of pieces over the ${cap}-byte limit`); }
+}
+
 const pieceBytes = (p: Piece): number => p.data.byteLength;
 
 /** Bytes one task fetched from other peers (for its `done`: the coordinator counts what moved). */
@@ -309,7 +314,7 @@ export class MeshWorker {
       }
       const digests = await Promise.all(outs.map(([, p]) => digestOf(p.data)));
       const bytes = outs.reduce((a, [, p]) => a + pieceBytes(p), 0);
-      if (this.held + bytes > this.opts.memory) throw new Error(`memory cap: ${this.held + bytes} bytes of pieces over the ${this.opts.memory}-byte limit`);
+      if (this.held + bytes > this.opts.memory) throw new Full(this.held + bytes, this.opts.memory);
       if (this.ended.has(m.job)) return; // cancelled, or done without this copy, while it ran: nobody will free it
       for (const [key, p] of outs) {
         const k = `${m.job}/${key}`;
@@ -334,7 +339,8 @@ export class MeshWorker {
       const reason = (e as Error).message.slice(0, 2000);
       const lease = { job: m.job, task: m.task, attempt: m.attempt };
       const dataError = (e as Error).name === 'LinAlgError' ? { error: 'LinAlgError' as const } : {};
-      const fail = { t: 'fail' as const, ...lease, reason, ...(missing ? { missing } : {}), ...dataError };
+      const full = e instanceof Full ? { full: e.bytes } : {};
+      const fail = { t: 'fail' as const, ...lease, reason, ...(missing ? { missing } : {}), ...dataError, ...full };
       await this.ep.send(from, { ...fail, ...needKernel, ...unreachable }).catch(() => undefined);
     } finally {
       this.running.delete(lk);
